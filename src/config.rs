@@ -1,0 +1,726 @@
+//! The study config (SPEC §3): YAML → [`StudyConfig`], then checks that serde cannot make.
+//!
+//! serde_yaml is deprecated upstream; it is used in this file only, so moving to a maintained
+//! fork is a change here and nowhere else. Every struct denies unknown keys, and errors name
+//! the file, the line and column, and the key path (`cohorts[1].analysis.km_ci`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::model::Date;
+use crate::stats::CiTransform;
+
+/// Largest config file accepted; a study config is a few kilobytes.
+const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
+
+/// A whole study config as written in YAML.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StudyConfig {
+    /// Study identity and the wording used in the abstract.
+    pub study: Study,
+    /// Where the ADaM files are.
+    pub data: DataFiles,
+    /// Data cut-off date; `--cutoff` overrides it. Default: none.
+    #[serde(default)]
+    pub cutoff: Option<Date>,
+    /// Several cut-off dates, each built into its own folder. Default: none.
+    #[serde(default)]
+    pub cutoffs: Vec<Date>,
+    /// Analysis conventions; every key has a default.
+    #[serde(default)]
+    pub analysis: AnalysisConfig,
+    /// The cohorts to report; at least one.
+    pub cohorts: Vec<CohortConfig>,
+    /// Where and how to write documents.
+    #[serde(default)]
+    pub output: OutputConfig,
+}
+
+/// `study:`
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Study {
+    /// Required; `[A-Za-z0-9._-]+`, used in output paths.
+    pub id: String,
+    /// Trial registry number, e.g. `NCT04203719`. Default: none.
+    #[serde(default)]
+    pub registry_id: Option<String>,
+    /// Study title. Default: the study id.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// E.g. "single-arm, multi-cohort, multicenter phase II". Default: none.
+    #[serde(default)]
+    pub design: Option<String>,
+    /// Treatment regimen in words. Default: none.
+    #[serde(default)]
+    pub regimen: Option<String>,
+    /// Where the centres are, e.g. "China" ("enrolled in 7 centers in China"). Default: none.
+    #[serde(default)]
+    pub country: Option<String>,
+    /// Primary endpoint in words. Default: "objective response rate (ORR) per RECIST 1.1".
+    #[serde(default)]
+    pub primary_endpoint: Option<String>,
+    /// Secondary endpoints in words. Default: none.
+    #[serde(default)]
+    pub secondary_endpoints: Vec<String>,
+}
+
+/// `data:`
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DataFiles {
+    /// Base folder for the files below, relative to the config file. Default: the config's folder.
+    #[serde(default)]
+    pub dir: Option<PathBuf>,
+    /// Subject-level analysis dataset. Required.
+    pub adsl: PathBuf,
+    /// Response assessments (per-visit `PARAMCD = OVR`). Default: none.
+    #[serde(default)]
+    pub adrs: Option<PathBuf>,
+    /// Time-to-event dataset; when given, used as is instead of deriving. Default: none.
+    #[serde(default)]
+    pub adtte: Option<PathBuf>,
+    /// Adverse events. Default: none.
+    #[serde(default)]
+    pub adae: Option<PathBuf>,
+    /// Tumour measurements (sum of diameters). Default: none.
+    #[serde(default)]
+    pub adtr: Option<PathBuf>,
+    /// `PARAMCD` of the sum-of-diameters parameter in ADTR. Default: `SDIAM`.
+    #[serde(default)]
+    pub adtr_paramcd: Option<String>,
+}
+
+/// `analysis:` at study level, or the per-cohort override. Every key is optional here;
+/// [`AnalysisConfig::resolve`] fills the defaults.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnalysisConfig {
+    /// days | weeks | months | years. Default: months.
+    pub time_unit: Option<TimeUnit>,
+    /// Confidence level of every interval. Default: 0.95.
+    pub ci_level: Option<f64>,
+    /// Transform of the pointwise KM band. Default: log-log.
+    pub km_ci: Option<CiTransform>,
+    /// Median CI method: a transform, or `collett`. Default: same as `km_ci`.
+    pub median_ci: Option<MedianCi>,
+    /// Endpoint whose reverse-KM median is the median follow-up. Default: OS.
+    pub followup: Option<String>,
+    /// clopper-pearson | wilson. Default: clopper-pearson.
+    pub proportion_ci: Option<ProportionCi>,
+    /// Days from a CR/PR to the assessment that confirms it. Default: 28.
+    pub confirmation_days: Option<i64>,
+    /// SD counts only on or after this many days from treatment start. Default: 42.
+    pub sd_min_days: Option<i64>,
+    /// Confirmed (RECIST 1.1 for single-arm trials) or unconfirmed BOR. Default: true.
+    pub confirmed: Option<bool>,
+    /// Most NE assessments allowed between a response and its confirmation. Default: 1.
+    pub max_nr_ne: Option<usize>,
+    /// Allow one SD between a PR and its confirmation. Default: false.
+    pub accept_sd: Option<bool>,
+    /// Count NON-CR/NON-PD in the disease control rate. Default: true.
+    pub dcr_includes_non_cr_non_pd: Option<bool>,
+    /// A PD or death more than this many days after the last adequate assessment follows two
+    /// or more missed assessments and is censored there (FDA 2018). Default: 91 (2 × 6 weeks
+    /// + 1 week window); 0 turns the rule off.
+    pub missed_visit_days: Option<i64>,
+    /// Landmark times for survival rates, in `time_unit`. Default: [6, 12].
+    pub landmarks: Option<Vec<f64>>,
+    /// Endpoint name → ADTTE PARAMCD. Default: { PFS: PFS, OS: OS, DOR: DOR }.
+    pub tte_params: Option<IndexMap<String, String>>,
+    /// `AEREL`/`AREL` values counted as treatment-related (case-insensitive).
+    /// Default: [Y, RELATED, PROBABLE, POSSIBLE].
+    pub related_values: Option<Vec<String>>,
+    /// Decimals of percentages in documents. Default: 1.
+    pub percent_decimals: Option<usize>,
+    /// Decimals of times (medians, follow-up) in documents. Default: 1.
+    pub time_decimals: Option<usize>,
+    /// How many adverse-event terms the abstract and figures show. Default: 10.
+    pub ae_top_n: Option<usize>,
+}
+
+/// Time unit of every reported time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TimeUnit {
+    /// 1 day.
+    Days,
+    /// 7 days.
+    Weeks,
+    /// 30.4375 days (365.25 / 12).
+    Months,
+    /// 365.25 days.
+    Years,
+}
+
+impl TimeUnit {
+    /// Days in one unit.
+    pub fn days(self) -> f64 {
+        match self {
+            TimeUnit::Days => 1.0,
+            TimeUnit::Weeks => 7.0,
+            TimeUnit::Months => 30.4375,
+            TimeUnit::Years => 365.25,
+        }
+    }
+
+    /// Plural name for text ("months").
+    pub fn name(self) -> &'static str {
+        match self {
+            TimeUnit::Days => "days",
+            TimeUnit::Weeks => "weeks",
+            TimeUnit::Months => "months",
+            TimeUnit::Years => "years",
+        }
+    }
+}
+
+/// Median CI method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MedianCi {
+    /// Brookmeyer–Crowley under the log-log band.
+    LogLog,
+    /// Brookmeyer–Crowley under the log band.
+    Log,
+    /// Brookmeyer–Crowley under the plain band.
+    Plain,
+    /// Brookmeyer–Crowley under the arcsine-square-root band.
+    Arcsin,
+    /// Estimate ± z·SE with Collett's density-based SE (SPSS).
+    Collett,
+}
+
+impl MedianCi {
+    /// The band transform for Brookmeyer–Crowley, or `None` for Collett.
+    pub fn transform(self) -> Option<CiTransform> {
+        match self {
+            MedianCi::LogLog => Some(CiTransform::LogLog),
+            MedianCi::Log => Some(CiTransform::Log),
+            MedianCi::Plain => Some(CiTransform::Plain),
+            MedianCi::Arcsin => Some(CiTransform::Arcsin),
+            MedianCi::Collett => None,
+        }
+    }
+
+    fn from_transform(t: CiTransform) -> MedianCi {
+        match t {
+            CiTransform::LogLog => MedianCi::LogLog,
+            CiTransform::Log => MedianCi::Log,
+            CiTransform::Plain => MedianCi::Plain,
+            CiTransform::Arcsin => MedianCi::Arcsin,
+        }
+    }
+}
+
+/// Confidence interval for a proportion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProportionCi {
+    /// Exact (binom.test).
+    ClopperPearson,
+    /// Wilson score, no continuity correction.
+    Wilson,
+}
+
+/// Analysis conventions with every default filled in.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Analysis {
+    /// See [`AnalysisConfig::time_unit`].
+    pub time_unit: TimeUnit,
+    /// See [`AnalysisConfig::ci_level`].
+    pub ci_level: f64,
+    /// See [`AnalysisConfig::km_ci`].
+    pub km_ci: CiTransform,
+    /// See [`AnalysisConfig::median_ci`].
+    pub median_ci: MedianCi,
+    /// See [`AnalysisConfig::followup`].
+    pub followup: String,
+    /// See [`AnalysisConfig::proportion_ci`].
+    pub proportion_ci: ProportionCi,
+    /// See [`AnalysisConfig::confirmation_days`].
+    pub confirmation_days: i64,
+    /// See [`AnalysisConfig::sd_min_days`].
+    pub sd_min_days: i64,
+    /// See [`AnalysisConfig::confirmed`].
+    pub confirmed: bool,
+    /// See [`AnalysisConfig::max_nr_ne`].
+    pub max_nr_ne: usize,
+    /// See [`AnalysisConfig::accept_sd`].
+    pub accept_sd: bool,
+    /// See [`AnalysisConfig::dcr_includes_non_cr_non_pd`].
+    pub dcr_includes_non_cr_non_pd: bool,
+    /// See [`AnalysisConfig::missed_visit_days`].
+    pub missed_visit_days: i64,
+    /// See [`AnalysisConfig::landmarks`].
+    pub landmarks: Vec<f64>,
+    /// See [`AnalysisConfig::tte_params`].
+    pub tte_params: IndexMap<String, String>,
+    /// See [`AnalysisConfig::related_values`].
+    pub related_values: Vec<String>,
+    /// See [`AnalysisConfig::percent_decimals`].
+    pub percent_decimals: usize,
+    /// See [`AnalysisConfig::time_decimals`].
+    pub time_decimals: usize,
+    /// See [`AnalysisConfig::ae_top_n`].
+    pub ae_top_n: usize,
+}
+
+impl AnalysisConfig {
+    /// Fills every key from `self`, else `fallback`, else the documented default.
+    pub fn resolve(&self, fallback: &AnalysisConfig) -> Analysis {
+        let km_ci = self
+            .km_ci
+            .or(fallback.km_ci)
+            .unwrap_or(CiTransform::LogLog);
+        Analysis {
+            time_unit: self
+                .time_unit
+                .or(fallback.time_unit)
+                .unwrap_or(TimeUnit::Months),
+            ci_level: self.ci_level.or(fallback.ci_level).unwrap_or(0.95),
+            km_ci,
+            median_ci: self
+                .median_ci
+                .or(fallback.median_ci)
+                .unwrap_or(MedianCi::from_transform(km_ci)),
+            followup: self
+                .followup
+                .clone()
+                .or_else(|| fallback.followup.clone())
+                .unwrap_or_else(|| "OS".to_string()),
+            proportion_ci: self
+                .proportion_ci
+                .or(fallback.proportion_ci)
+                .unwrap_or(ProportionCi::ClopperPearson),
+            confirmation_days: self
+                .confirmation_days
+                .or(fallback.confirmation_days)
+                .unwrap_or(28),
+            sd_min_days: self.sd_min_days.or(fallback.sd_min_days).unwrap_or(42),
+            confirmed: self.confirmed.or(fallback.confirmed).unwrap_or(true),
+            max_nr_ne: self.max_nr_ne.or(fallback.max_nr_ne).unwrap_or(1),
+            accept_sd: self.accept_sd.or(fallback.accept_sd).unwrap_or(false),
+            dcr_includes_non_cr_non_pd: self
+                .dcr_includes_non_cr_non_pd
+                .or(fallback.dcr_includes_non_cr_non_pd)
+                .unwrap_or(true),
+            missed_visit_days: self
+                .missed_visit_days
+                .or(fallback.missed_visit_days)
+                .unwrap_or(91),
+            landmarks: self
+                .landmarks
+                .clone()
+                .or_else(|| fallback.landmarks.clone())
+                .unwrap_or_else(|| vec![6.0, 12.0]),
+            tte_params: self
+                .tte_params
+                .clone()
+                .or_else(|| fallback.tte_params.clone())
+                .unwrap_or_else(|| {
+                    ["PFS", "OS", "DOR"]
+                        .iter()
+                        .map(|p| (p.to_string(), p.to_string()))
+                        .collect()
+                }),
+            related_values: self
+                .related_values
+                .clone()
+                .or_else(|| fallback.related_values.clone())
+                .unwrap_or_else(|| {
+                    ["Y", "RELATED", "PROBABLE", "POSSIBLE"]
+                        .iter()
+                        .map(|s| s.to_string())
+                        .collect()
+                }),
+            percent_decimals: self
+                .percent_decimals
+                .or(fallback.percent_decimals)
+                .unwrap_or(1),
+            time_decimals: self.time_decimals.or(fallback.time_decimals).unwrap_or(1),
+            ae_top_n: self.ae_top_n.or(fallback.ae_top_n).unwrap_or(10),
+        }
+    }
+}
+
+/// A scalar written in YAML (`COHORT: 2` and `COHORT: "2"` mean the same filter).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum Scalar {
+    /// A quoted or plain string.
+    Text(String),
+    /// An integer.
+    Integer(i64),
+    /// A number with a fraction.
+    Number(f64),
+    /// true/false.
+    Bool(bool),
+}
+
+impl Scalar {
+    /// The value as the text it is compared with in the data.
+    pub fn as_text(&self) -> String {
+        match self {
+            Scalar::Text(s) => s.clone(),
+            Scalar::Integer(i) => i.to_string(),
+            Scalar::Number(x) => x.to_string(),
+            Scalar::Bool(b) => if *b { "Y" } else { "N" }.to_string(),
+        }
+    }
+}
+
+/// One entry of `cohorts:`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CohortConfig {
+    /// Required; `[a-z0-9-]+`, used in output paths.
+    pub id: String,
+    /// Human-readable name. Default: the id.
+    #[serde(default)]
+    pub label: Option<String>,
+    /// Title of the abstract. Default: built from the study title and the label.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// The population in words, e.g. "recurrent or metastatic HNSCC (R/M HNSCC)". Default: label.
+    #[serde(default)]
+    pub population: Option<String>,
+    /// ADSL column = value filters (all must hold). Default: every subject.
+    #[serde(default, rename = "where")]
+    pub filter: BTreeMap<String, Scalar>,
+    /// Cut-off of this cohort, overriding the study's. Default: the study's.
+    #[serde(default)]
+    pub cutoff: Option<Date>,
+    /// Overrides of any analysis key for this cohort. Default: none.
+    #[serde(default)]
+    pub analysis: AnalysisConfig,
+    /// Markdown; may use Tera expressions over the results. Default: none.
+    #[serde(default)]
+    pub background: Option<String>,
+    /// Markdown: eligibility and treatment, the start of Methods. Default: none.
+    #[serde(default)]
+    pub methods: Option<String>,
+    /// Markdown; may use Tera expressions over the results. Default: none.
+    #[serde(default)]
+    pub conclusions: Option<String>,
+    /// ADSL columns summarised as baseline characteristics. Default: none.
+    #[serde(default)]
+    pub baseline: Vec<BaselineItem>,
+}
+
+/// One baseline characteristic to summarise.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct BaselineItem {
+    /// ADSL column.
+    pub column: String,
+    /// continuous (median, range) or categorical (n, %).
+    pub kind: BaselineKind,
+    /// Label in tables. Default: the column name.
+    #[serde(default)]
+    pub label: Option<String>,
+}
+
+/// How a baseline column is summarised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BaselineKind {
+    /// Median (range), mean (SD).
+    Continuous,
+    /// n (%) per level.
+    Categorical,
+}
+
+/// `output:`
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputConfig {
+    /// Output folder, relative to the config file. Default: `output`.
+    #[serde(default = "default_output_dir")]
+    pub dir: PathBuf,
+    /// md | html | docx | png. Default: [md, html].
+    #[serde(default = "default_formats")]
+    pub formats: Vec<Format>,
+    /// Folder of user templates overriding built-ins by name. Default: none.
+    #[serde(default)]
+    pub templates: Option<PathBuf>,
+    /// Conference whose abstract length limit is checked. Default: asco.
+    #[serde(default)]
+    pub conference: Option<String>,
+}
+
+impl Default for OutputConfig {
+    fn default() -> Self {
+        OutputConfig {
+            dir: default_output_dir(),
+            formats: default_formats(),
+            templates: None,
+            conference: None,
+        }
+    }
+}
+
+fn default_output_dir() -> PathBuf {
+    PathBuf::from("output")
+}
+
+fn default_formats() -> Vec<Format> {
+    vec![Format::Md, Format::Html]
+}
+
+/// An output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// Markdown abstract.
+    Md,
+    /// Self-contained HTML abstract and report.
+    Html,
+    /// Word documents.
+    Docx,
+    /// PNG copies of the figures.
+    Png,
+}
+
+/// A config read from disk, with the paths resolved against its folder.
+#[derive(Debug, Clone)]
+pub struct LoadedConfig {
+    /// The config file as given.
+    pub path: PathBuf,
+    /// The raw bytes (hashed into the manifest).
+    pub bytes: Vec<u8>,
+    /// The parsed config.
+    pub config: StudyConfig,
+}
+
+impl LoadedConfig {
+    /// Folder the relative paths of the config start from.
+    pub fn base_dir(&self) -> PathBuf {
+        self.path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default()
+    }
+
+    /// Absolute-or-relative path of a data file named in `data:`.
+    pub fn data_path(&self, file: &Path) -> PathBuf {
+        let mut base = self.base_dir();
+        if let Some(dir) = &self.config.data.dir {
+            base = base.join(dir);
+        }
+        base.join(file)
+    }
+
+    /// Output folder, from `--out` or `output.dir`.
+    pub fn output_dir(&self, out_override: Option<&Path>) -> PathBuf {
+        match out_override {
+            Some(dir) => dir.to_path_buf(),
+            None => self.base_dir().join(&self.config.output.dir),
+        }
+    }
+
+    /// Study-level analysis settings resolved for one cohort.
+    pub fn analysis_for(&self, cohort: &CohortConfig) -> Analysis {
+        cohort.analysis.resolve(&self.config.analysis)
+    }
+}
+
+/// Reads, parses and checks one config file.
+pub fn load(path: &Path) -> Result<LoadedConfig> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, "cannot read config", e))?;
+    if meta.len() > MAX_CONFIG_BYTES {
+        return Err(config_error(
+            path,
+            "",
+            format!(
+                "the file is {} bytes; a study config is expected to be under {MAX_CONFIG_BYTES}",
+                meta.len()
+            ),
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, "cannot read config", e))?;
+    let config = parse(path, &bytes)?;
+    Ok(LoadedConfig {
+        path: path.to_path_buf(),
+        bytes,
+        config,
+    })
+}
+
+/// Parses config text (`path` only names it in errors) and checks it.
+pub fn parse(path: &Path, bytes: &[u8]) -> Result<StudyConfig> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        config_error(
+            path,
+            "",
+            format!(
+                "not valid UTF-8 (byte {}); save the config as UTF-8",
+                e.valid_up_to()
+            ),
+        )
+    })?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let deserializer = serde_yaml::Deserializer::from_str(text);
+    let config: StudyConfig = serde_path_to_error::deserialize(deserializer).map_err(|e| {
+        let key = e.path().to_string();
+        let inner = e.into_inner();
+        let location = match inner.location() {
+            Some(loc) => format!("line {}, column {}: ", loc.line(), loc.column()),
+            None => String::new(),
+        };
+        let key_part = if key.is_empty() || key == "." {
+            String::new()
+        } else {
+            format!("key `{key}`: ")
+        };
+        let message = strip_yaml_location(&inner.to_string());
+        config_error(path, &format!("{location}{key_part}"), message)
+    })?;
+    validate(path, &config)?;
+    Ok(config)
+}
+
+/// serde_yaml appends " at line L column C" to its messages; the location is printed once.
+fn strip_yaml_location(message: &str) -> String {
+    match message.find(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message.to_string(),
+    }
+}
+
+fn config_error(path: &Path, location: &str, message: impl Into<String>) -> Error {
+    Error::Config {
+        file: path.to_path_buf(),
+        location: location.to_string(),
+        message: message.into(),
+    }
+}
+
+/// Checks serde cannot express: ids usable as folder names, unique cohorts, sane levels.
+fn validate(path: &Path, config: &StudyConfig) -> Result<()> {
+    let id = &config.study.id;
+    if id.is_empty()
+        || id == "."
+        || id == ".."
+        || !id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    {
+        return Err(config_error(
+            path,
+            "key `study.id`: ",
+            format!("`{id}` is not usable as a folder name; expected letters, digits, `-`, `_` or `.`"),
+        ));
+    }
+    if config.cohorts.is_empty() {
+        return Err(config_error(
+            path,
+            "key `cohorts`: ",
+            "no cohort given; expected at least one",
+        ));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, cohort) in config.cohorts.iter().enumerate() {
+        let key = format!("key `cohorts[{i}].id`: ");
+        if cohort.id.is_empty()
+            || !cohort
+                .id
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        {
+            return Err(config_error(
+                path,
+                &key,
+                format!(
+                    "`{}` is not a valid cohort id; expected lower-case letters, digits and `-` only",
+                    cohort.id
+                ),
+            ));
+        }
+        if cohort.id == "derived" {
+            return Err(config_error(
+                path,
+                &key,
+                "`derived` is reserved for the derived datasets folder; choose another id",
+            ));
+        }
+        if !seen.insert(cohort.id.as_str()) {
+            return Err(config_error(
+                path,
+                &key,
+                format!("duplicate cohort id `{}`; expected unique ids", cohort.id),
+            ));
+        }
+        check_analysis(path, &format!("cohorts[{i}].analysis"), &cohort.analysis)?;
+    }
+    check_analysis(path, "analysis", &config.analysis)?;
+    Ok(())
+}
+
+fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
+    if let Some(level) = a.ci_level {
+        if !(level > 0.0 && level < 1.0) {
+            return Err(config_error(
+                path,
+                &format!("key `{key}.ci_level`: "),
+                format!("{level} is not a confidence level; expected a number between 0 and 1, e.g. 0.95"),
+            ));
+        }
+    }
+    for (name, value) in [
+        ("confirmation_days", a.confirmation_days),
+        ("sd_min_days", a.sd_min_days),
+        ("missed_visit_days", a.missed_visit_days),
+    ] {
+        if let Some(v) = value {
+            if v < 0 {
+                return Err(config_error(
+                    path,
+                    &format!("key `{key}.{name}`: "),
+                    format!("{v} days; expected zero or more"),
+                ));
+            }
+        }
+    }
+    if let Some(landmarks) = &a.landmarks {
+        if let Some(bad) = landmarks.iter().find(|t| !t.is_finite() || **t < 0.0) {
+            return Err(config_error(
+                path,
+                &format!("key `{key}.landmarks`: "),
+                format!("{bad} is not a time; expected non-negative numbers in the time unit"),
+            ));
+        }
+    }
+    if let Some(params) = &a.tte_params {
+        for name in params.keys() {
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
+            {
+                return Err(config_error(
+                    path,
+                    &format!("key `{key}.tte_params`: "),
+                    format!("endpoint name `{name}`; expected letters, digits and `_`"),
+                ));
+            }
+        }
+    }
+    if let Some(followup) = &a.followup {
+        if let Some(params) = &a.tte_params {
+            if !params.contains_key(followup) {
+                return Err(config_error(
+                    path,
+                    &format!("key `{key}.followup`: "),
+                    format!("`{followup}` is not an endpoint of tte_params"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}

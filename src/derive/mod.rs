@@ -1,0 +1,128 @@
+//! Per-subject derivations: confirmed best overall response, PFS, OS and DoR.
+//!
+//! Pure functions over one subject's ADSL record ([`Subject`]) and OVR assessments
+//! ([`Assessment`]); no file I/O, no cohort logic. The data are expected to be cut at the data
+//! cut-off already. [`derive_subject`] is what the pipeline calls; the pieces are public for
+//! QC and for reproducing admiralonco's reference cases:
+//!
+//! - [`bor`]: best overall response (RECIST 1.1, admiralonco rules) and confirmed response.
+//! - [`tte`]: PFS, OS and DoR in days, with FDA 2018 PFS censoring rules.
+
+pub mod bor;
+mod error;
+mod timeline;
+pub mod tte;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+pub use bor::{
+    best_overall_response, best_overall_response_to_first_pd, confirmed_response, drop_after,
+    first_progression, parse_response, require_assessments, BestResponse, BorOptions, BorOutcome,
+    ConfirmedResponse,
+};
+pub use error::DeriveError;
+pub use tte::{
+    duration_of_response, overall_survival, progression_free_survival, PfsOptions, TimeToEvent,
+};
+
+use crate::model::{Assessment, Subject};
+
+/// Options of every per-subject derivation.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct DeriveOptions {
+    /// Best overall response rules.
+    pub bor: BorOptions,
+    /// PFS and DoR censoring rules.
+    pub pfs: PfsOptions,
+}
+
+impl DeriveOptions {
+    /// The options a study's `analysis` settings ask for; settings the config does not expose
+    /// (`missing_as_ne`, `missed_visit_days`) keep their defaults.
+    pub fn from_analysis(analysis: &crate::config::Analysis) -> DeriveOptions {
+        DeriveOptions {
+            bor: BorOptions {
+                confirmed: analysis.confirmed,
+                confirmation_days: analysis.confirmation_days,
+                sd_min_days: analysis.sd_min_days,
+                max_nr_ne: analysis.max_nr_ne,
+                accept_sd: analysis.accept_sd,
+                ..BorOptions::default()
+            },
+            pfs: PfsOptions::default(),
+        }
+    }
+}
+
+/// Everything derived for one subject.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DerivedSubject {
+    /// `USUBJID`
+    pub usubjid: String,
+    /// Best overall response (assessments after the first PD ignored; SD window from TRTSDT).
+    pub bor: BorOutcome,
+    /// PFS from TRTSDT; `None` without TRTSDT.
+    pub pfs: Option<TimeToEvent>,
+    /// OS from TRTSDT; `None` without TRTSDT.
+    pub os: Option<TimeToEvent>,
+    /// DoR from the first counted response; `None` for non-responders.
+    pub dor: Option<TimeToEvent>,
+}
+
+/// Derives BOR, PFS, OS and DoR for one subject from its own assessments (any order).
+///
+/// The BOR ignores assessments after the first PD
+/// ([`best_overall_response_to_first_pd`]) and uses TRTSDT as the reference date of the SD
+/// window. DoR starts at [`BorOutcome::first_response_date`], so with `opts.bor.confirmed` only
+/// confirmed responders have one.
+pub fn derive_subject(
+    subject: &Subject,
+    assessments: &[Assessment],
+    opts: &DeriveOptions,
+) -> Result<DerivedSubject, DeriveError> {
+    if let Some(stray) = assessments.iter().find(|a| a.usubjid != subject.usubjid) {
+        return Err(DeriveError::MixedSubjects {
+            usubjid: subject.usubjid.clone(),
+            other: stray.usubjid.clone(),
+        });
+    }
+    let bor = best_overall_response_to_first_pd(subject.trt_start, assessments, &opts.bor)?;
+    let pfs = progression_free_survival(subject, assessments, &opts.pfs)?;
+    let os = overall_survival(subject, assessments)?;
+    let dor = duration_of_response(subject, assessments, bor.first_response_date, &opts.pfs)?;
+    Ok(DerivedSubject {
+        usubjid: subject.usubjid.clone(),
+        bor,
+        pfs,
+        os,
+        dor,
+    })
+}
+
+/// [`derive_subject`] for each of `subjects`, in their order, picking each one's assessments out
+/// of `assessments`. Assessments of subjects not listed are ignored: choosing the population
+/// (cohort, analysis set) is the caller's business.
+pub fn derive_subjects(
+    subjects: &[Subject],
+    assessments: &[Assessment],
+    opts: &DeriveOptions,
+) -> Result<Vec<DerivedSubject>, DeriveError> {
+    let mut by_subject: BTreeMap<&str, Vec<Assessment>> = BTreeMap::new();
+    for a in assessments {
+        by_subject
+            .entry(a.usubjid.as_str())
+            .or_default()
+            .push(a.clone());
+    }
+    subjects
+        .iter()
+        .map(|s| {
+            let own = by_subject
+                .get(s.usubjid.as_str())
+                .map_or(&[][..], |v| v.as_slice());
+            derive_subject(s, own, opts)
+        })
+        .collect()
+}

@@ -1,0 +1,412 @@
+//! Time-to-event endpoints of one subject, in days: progression-free survival (PFS), overall
+//! survival (OS) and duration of response (DoR), derived from ADSL dates and the subject's OVR
+//! assessments when no ADTTE is given.
+//!
+//! The input is already cut at the data cut-off (the `cut` stage drops later assessments, nulls
+//! later deaths and clamps `LSTALVDT`), so no cut-off date appears here.
+//!
+//! # Time
+//!
+//! `days = ADT − origin + 1`, the ADaM convention of the pharmaverse ADTTE (`AVAL = ADT − STARTDT
+//! + 1`): an event or censoring on the origin day is day 1, never 0. The origin is TRTSDT for PFS
+//! and OS, and the first counted CR/PR ([`super::BorOutcome::first_response_date`]) for DoR.
+//! `cnsr` is 0 for an event and 1 for any censoring (as in the pharmaverse ADTTE and readout's
+//! derived CSV); `reason` says which rule applied.
+//!
+//! # PFS and DoR
+//!
+//! Censoring follows the FDA guidance for industry "Clinical Trial Endpoints for the Approval of
+//! Cancer Drugs and Biologics" (December 2018), table of PFS censoring options:
+//!
+//! - **Event**: the first PD (an OVR assessment of PD) or death, whichever comes first. A PD and a
+//!   death on the same day are one event ("PD and death").
+//! - **No event**: censored at the last *adequate* assessment — CR, PR, SD or NON-CR/NON-PD; NE and
+//!   ND assessments do not document absence of progression.
+//! - **No adequate post-baseline assessment** (PFS): censored at TRTSDT, day 1. A death without
+//!   any assessment is still an event unless the next rule applies (FDA: "death before first PD
+//!   assessment: progressed").
+//! - **Event after two or more missed assessments**: when the PD or death comes more than
+//!   [`PfsOptions::missed_visit_days`] after the last adequate assessment (or after the origin
+//!   when there is none), the subject is censored at that last adequate assessment (or at the
+//!   origin). The default, 91 days, is two 6-week assessment intervals plus a 7-day visit
+//!   window; set it to twice the protocol's interval plus its window, or `None` to count every
+//!   PD/death as an event (what pharmaverse's ADTTE does).
+//! - Assessments dated before the origin are ignored.
+//! - Not handled (the data model has no such dates): censoring at the start of new anticancer
+//!   therapy.
+//!
+//! DoR exists only for responders; its origin is the first counted response and the same rules
+//! apply from there (a PD after the response; the response itself is an adequate assessment).
+//!
+//! # OS
+//!
+//! Event at DTHDT; otherwise censored at LSTALVDT. When LSTALVDT is missing, censored at the
+//! latest date the subject is known alive: the latest of TRTEDT, the last assessment (any
+//! response: being assessed proves being alive) and TRTSDT. A censoring date before TRTSDT (the
+//! pharmaverse ADSL has LSTALVDT before TRTSDT for two subjects) is moved to TRTSDT, day 1.
+//!
+//! A death before the origin is an error ([`DeriveError::DateBeforeOrigin`]): no rule can make a
+//! time out of it.
+
+use serde::Serialize;
+
+use super::timeline::{days_between, Timeline};
+use super::DeriveError;
+use crate::model::{Assessment, Date, Response, Status, Subject};
+
+/// Options of the PFS and DoR censoring rules.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PfsOptions {
+    /// A PD or death more than this many days after the last adequate assessment (or the origin)
+    /// came after two or more missed assessments and is censored at that assessment.
+    /// Default `Some(91)`: 2 × 42-day interval + 7-day window. `None` turns the rule off.
+    pub missed_visit_days: Option<i64>,
+}
+
+impl Default for PfsOptions {
+    fn default() -> Self {
+        PfsOptions {
+            missed_visit_days: Some(91),
+        }
+    }
+}
+
+impl PfsOptions {
+    fn validate(&self) -> Result<(), DeriveError> {
+        match self.missed_visit_days {
+            Some(days) if days < 0 => Err(DeriveError::InvalidOption {
+                name: "missed_visit_days",
+                value: days,
+                expected: "a number of days >= 0",
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// One derived time-to-event observation.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TimeToEvent {
+    /// `ADT − origin + 1`, in days.
+    pub days: f64,
+    /// Event or censored.
+    pub status: Status,
+    /// `ADT`: the event or censoring date.
+    pub date: Date,
+    /// Why, in words, e.g. "PD on 2021-05-01" or "censored at last adequate assessment 2021-04-02".
+    pub reason: String,
+    /// ADaM `CNSR`: 0 event, 1 censored.
+    pub cnsr: u32,
+}
+
+impl TimeToEvent {
+    fn new(origin: Date, date: Date, status: Status, reason: String) -> TimeToEvent {
+        TimeToEvent {
+            days: (days_between(origin, date) + 1) as f64,
+            status,
+            date,
+            reason,
+            cnsr: match status {
+                Status::Event => 0,
+                Status::Censored => 1,
+            },
+        }
+    }
+}
+
+/// PFS from TRTSDT; `None` without TRTSDT.
+pub fn progression_free_survival(
+    subject: &Subject,
+    assessments: &[Assessment],
+    opts: &PfsOptions,
+) -> Result<Option<TimeToEvent>, DeriveError> {
+    opts.validate()?;
+    let timeline = subject_timeline(subject, assessments)?;
+    let Some(origin) = subject.trt_start else {
+        return Ok(None);
+    };
+    progression_or_death(
+        subject,
+        &timeline.items,
+        Origin {
+            endpoint: "PFS",
+            label: "TRTSDT",
+            date: origin,
+        },
+        opts,
+    )
+    .map(Some)
+}
+
+/// DoR from `first_response_date` (the first counted CR/PR); `None` for a non-responder.
+pub fn duration_of_response(
+    subject: &Subject,
+    assessments: &[Assessment],
+    first_response_date: Option<Date>,
+    opts: &PfsOptions,
+) -> Result<Option<TimeToEvent>, DeriveError> {
+    opts.validate()?;
+    let timeline = subject_timeline(subject, assessments)?;
+    let Some(origin) = first_response_date else {
+        return Ok(None);
+    };
+    progression_or_death(
+        subject,
+        &timeline.items,
+        Origin {
+            endpoint: "DOR",
+            label: "the first response",
+            date: origin,
+        },
+        opts,
+    )
+    .map(Some)
+}
+
+/// OS from TRTSDT; `None` without TRTSDT.
+pub fn overall_survival(
+    subject: &Subject,
+    assessments: &[Assessment],
+) -> Result<Option<TimeToEvent>, DeriveError> {
+    let timeline = subject_timeline(subject, assessments)?;
+    let Some(origin) = subject.trt_start else {
+        return Ok(None);
+    };
+    if let Some(death) = subject.death {
+        check_not_before(subject, "OS", "death (DTHDT)", death, origin)?;
+        return Ok(Some(TimeToEvent::new(
+            origin,
+            death,
+            Status::Event,
+            format!("death on {death}"),
+        )));
+    }
+    let (date, reason) = match subject.last_alive {
+        Some(alive) if alive < origin => (
+            origin,
+            format!(
+                "alive: last known alive date (LSTALVDT) {alive} is before TRTSDT {origin}; \
+                 censored at TRTSDT"
+            ),
+        ),
+        Some(alive) => (
+            alive,
+            format!("alive: censored at last known alive date (LSTALVDT) {alive}"),
+        ),
+        None => {
+            let mut latest = (origin, "TRTSDT");
+            let candidates = [
+                (subject.trt_end, "TRTEDT"),
+                (timeline.items.last().map(|a| a.date), "last assessment"),
+            ];
+            for (date, what) in candidates {
+                if let Some(d) = date.filter(|&d| d > latest.0) {
+                    latest = (d, what);
+                }
+            }
+            (
+                latest.0,
+                format!(
+                    "alive: LSTALVDT missing; censored at the latest known date {} ({})",
+                    latest.0, latest.1
+                ),
+            )
+        }
+    };
+    Ok(Some(TimeToEvent::new(
+        origin,
+        date,
+        Status::Censored,
+        reason,
+    )))
+}
+
+/// The origin of a PFS-like endpoint.
+struct Origin {
+    endpoint: &'static str,
+    label: &'static str,
+    date: Date,
+}
+
+/// An assessment that documents the absence of progression.
+fn adequate(r: Response) -> bool {
+    matches!(
+        r,
+        Response::CompleteResponse
+            | Response::PartialResponse
+            | Response::StableDisease
+            | Response::NonCrNonPd
+    )
+}
+
+fn progression_or_death(
+    subject: &Subject,
+    items: &[Assessment],
+    origin: Origin,
+    opts: &PfsOptions,
+) -> Result<TimeToEvent, DeriveError> {
+    let start = origin.date;
+    if let Some(death) = subject.death {
+        check_not_before(subject, origin.endpoint, "death (DTHDT)", death, start)?;
+    }
+    let post: Vec<&Assessment> = items.iter().filter(|a| a.date >= start).collect();
+    let pd = post
+        .iter()
+        .find(|a| a.response == Response::ProgressiveDisease)
+        .map(|a| a.date);
+    let event = match (pd, subject.death) {
+        (Some(p), Some(d)) if d < p => Some((d, "death")),
+        (Some(p), Some(d)) if d == p => Some((p, "PD and death")),
+        (Some(p), _) => Some((p, "PD")),
+        (None, Some(d)) => Some((d, "death")),
+        (None, None) => None,
+    };
+    let last_adequate = post
+        .iter()
+        .filter(|a| adequate(a.response) && event.map_or(true, |(e, _)| a.date <= e))
+        .last();
+    let anchor = last_adequate.map_or(start, |a| a.date);
+    let censored_at = match last_adequate {
+        Some(a) => format!(
+            "censored at last adequate assessment {} ({})",
+            a.date,
+            a.response.code()
+        ),
+        None => format!(
+            "no adequate assessment on or after {} {start}: censored at {}",
+            origin.label, origin.label
+        ),
+    };
+
+    let Some((event_date, what)) = event else {
+        return Ok(TimeToEvent::new(
+            start,
+            anchor,
+            Status::Censored,
+            censored_at,
+        ));
+    };
+    let gap = days_between(anchor, event_date);
+    match opts.missed_visit_days {
+        Some(limit) if gap > limit => {
+            let since = match last_adequate {
+                Some(a) => format!("the last adequate assessment {}", a.date),
+                None => format!("{} {start} with no adequate assessment", origin.label),
+            };
+            Ok(TimeToEvent::new(
+                start,
+                anchor,
+                Status::Censored,
+                format!(
+                    "{what} on {event_date} came {gap} days after {since} (more than {limit}: \
+                     two or more missed assessments); {censored_at}"
+                ),
+            ))
+        }
+        _ => Ok(TimeToEvent::new(
+            start,
+            event_date,
+            Status::Event,
+            format!("{what} on {event_date}"),
+        )),
+    }
+}
+
+/// The subject's assessments in date order, checked to be the subject's own.
+fn subject_timeline(
+    subject: &Subject,
+    assessments: &[Assessment],
+) -> Result<Timeline, DeriveError> {
+    if let Some(stray) = assessments.iter().find(|a| a.usubjid != subject.usubjid) {
+        return Err(DeriveError::MixedSubjects {
+            usubjid: subject.usubjid.clone(),
+            other: stray.usubjid.clone(),
+        });
+    }
+    Timeline::new(assessments)
+}
+
+fn check_not_before(
+    subject: &Subject,
+    endpoint: &'static str,
+    what: &'static str,
+    date: Date,
+    origin: Date,
+) -> Result<(), DeriveError> {
+    if date < origin {
+        return Err(DeriveError::DateBeforeOrigin {
+            usubjid: subject.usubjid.clone(),
+            endpoint,
+            what,
+            date,
+            origin,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(s: &str) -> Date {
+        s.parse().unwrap()
+    }
+
+    fn subject() -> Subject {
+        Subject {
+            usubjid: "S1".into(),
+            site: None,
+            trt_start: Some(d("2021-01-01")),
+            trt_end: None,
+            enrolled: None,
+            death: None,
+            last_alive: Some(d("2021-06-30")),
+            safety: true,
+            efficacy: true,
+            columns: Default::default(),
+        }
+    }
+
+    fn a(date: &str, avalc: &str) -> Assessment {
+        Assessment {
+            usubjid: "S1".into(),
+            date: d(date),
+            response: Response::from_avalc(avalc).unwrap(),
+            visit: None,
+        }
+    }
+
+    #[test]
+    fn event_on_origin_day_is_day_one() {
+        let s = Subject {
+            death: Some(d("2021-01-01")),
+            ..subject()
+        };
+        let os = overall_survival(&s, &[]).unwrap().unwrap();
+        assert_eq!(os.days, 1.0);
+        assert_eq!(os.status, Status::Event);
+        assert_eq!(os.cnsr, 0);
+    }
+
+    #[test]
+    fn pfs_event_reason_names_pd_date() {
+        let pfs = progression_free_survival(
+            &subject(),
+            &[a("2021-02-12", "SD"), a("2021-03-26", "PD")],
+            &PfsOptions::default(),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(pfs.reason, "PD on 2021-03-26");
+        assert_eq!(pfs.days, 85.0);
+    }
+
+    #[test]
+    fn assessment_of_another_subject_is_an_error() {
+        let mut other = a("2021-02-12", "SD");
+        other.usubjid = "S2".into();
+        let err = overall_survival(&subject(), &[other]).unwrap_err();
+        assert!(err.to_string().contains("S2"), "{err}");
+    }
+}

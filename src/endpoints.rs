@@ -1,0 +1,907 @@
+//! Per-cohort endpoints: populations, baseline, best response with ORR/DCR, time-to-event
+//! summaries, follow-up and safety (SPEC §6 `results.json`). Pure: takes the cut tables and
+//! the per-subject derivations, returns numbers; no I/O, no formatting.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use indexmap::IndexMap;
+use serde::Serialize;
+
+use crate::config::{Analysis, BaselineItem, BaselineKind, CohortConfig, ProportionCi};
+use crate::derive::{BestResponse, DerivedSubject, TimeToEvent};
+use crate::error::{Error, Result};
+use crate::load::StudyData;
+use crate::model::{AdverseEvent, Date, Status, Subject};
+use crate::stats::{self, KaplanMeier};
+
+/// Everything computed for one cohort: the serialised results and what the figures need.
+#[derive(Debug, Clone)]
+pub struct CohortAnalysis {
+    /// The `results.json` entry.
+    pub results: CohortResults,
+    /// One row per subject of the cohort (efficacy population first derived, all enrolled).
+    pub derived: Vec<DerivedRow>,
+    /// Kaplan–Meier fits per endpoint, in days (for figures).
+    pub km: IndexMap<String, KaplanMeier>,
+    /// Per-subject tumour data for waterfall/spider/swimmer figures.
+    pub tumour: Vec<SubjectTumour>,
+}
+
+/// One cohort in `results.json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct CohortResults {
+    /// Cohort id.
+    pub id: String,
+    /// Cohort label.
+    pub label: String,
+    /// The cut-off date used, if any.
+    pub cutoff: Option<Date>,
+    /// Population sizes.
+    pub n: Populations,
+    /// Enrolment window and centres.
+    pub enrolment: Enrolment,
+    /// Baseline characteristics, in config order.
+    pub baseline: Vec<BaselineSummary>,
+    /// Best overall response, ORR and DCR; `null` without ADRS.
+    pub response: Option<ResponseResults>,
+    /// Time-to-event endpoints, in `tte_params` order.
+    pub tte: IndexMap<String, TteResults>,
+    /// Median follow-up by reverse Kaplan–Meier.
+    pub followup: Option<FollowUp>,
+    /// Safety summary; `null` without ADAE.
+    pub safety: Option<Safety>,
+    /// Non-fatal data problems found for this cohort.
+    pub warnings: Vec<String>,
+}
+
+/// Population counts.
+#[derive(Debug, Clone, Serialize)]
+pub struct Populations {
+    /// Subjects in the cohort at the cut-off.
+    pub enrolled: usize,
+    /// Efficacy population (`EFFFL`/`FASFL`/`ITTFL`).
+    pub efficacy: usize,
+    /// Safety population (`SAFFL`).
+    pub safety: usize,
+}
+
+/// When and where subjects were enrolled.
+#[derive(Debug, Clone, Serialize)]
+pub struct Enrolment {
+    /// First enrolment (or treatment start) date.
+    pub first: Option<Date>,
+    /// Last enrolment date.
+    pub last: Option<Date>,
+    /// Number of distinct `SITEID`; `null` when ADSL has no site.
+    pub centres: Option<usize>,
+}
+
+/// One baseline characteristic.
+#[derive(Debug, Clone, Serialize)]
+pub struct BaselineSummary {
+    /// ADSL column.
+    pub column: String,
+    /// Label for tables.
+    pub label: String,
+    /// continuous | categorical.
+    pub kind: BaselineKind,
+    /// Subjects with a value.
+    pub n: usize,
+    /// Subjects without a value.
+    pub missing: usize,
+    /// Continuous summary.
+    pub stats: Option<ContinuousSummary>,
+    /// Categorical levels, most frequent first.
+    pub levels: Vec<LevelCount>,
+}
+
+/// Median (range), mean (SD).
+#[derive(Debug, Clone, Serialize)]
+pub struct ContinuousSummary {
+    /// Mean.
+    pub mean: f64,
+    /// Sample standard deviation (`null` for one value).
+    pub sd: Option<f64>,
+    /// Median.
+    pub median: f64,
+    /// Minimum.
+    pub min: f64,
+    /// Maximum.
+    pub max: f64,
+}
+
+/// One level of a categorical characteristic.
+#[derive(Debug, Clone, Serialize)]
+pub struct LevelCount {
+    /// The value.
+    pub value: String,
+    /// Subjects with it.
+    pub n: usize,
+    /// Denominator (subjects enrolled in the cohort).
+    #[serde(rename = "N")]
+    pub total: usize,
+    /// n / N.
+    pub rate: f64,
+}
+
+/// A proportion with its confidence interval.
+#[derive(Debug, Clone, Serialize)]
+pub struct Proportion {
+    /// Numerator.
+    pub n: usize,
+    /// Denominator.
+    #[serde(rename = "N")]
+    pub total: usize,
+    /// n / N (`null` when N = 0).
+    pub rate: Option<f64>,
+    /// Lower confidence limit.
+    pub lower: Option<f64>,
+    /// Upper confidence limit.
+    pub upper: Option<f64>,
+}
+
+/// Best overall response counts, ORR and DCR.
+#[derive(Debug, Clone, Serialize)]
+pub struct ResponseResults {
+    /// Confirmed (true) or unconfirmed BOR.
+    pub confirmed: bool,
+    /// Subjects per category; subjects without a post-baseline assessment count as NE.
+    pub bor: IndexMap<String, usize>,
+    /// CR + PR.
+    pub orr: Proportion,
+    /// CR + PR + SD (+ NON-CR/NON-PD when configured).
+    pub dcr: Proportion,
+}
+
+/// A median, quantile or other estimate with its interval; `null` = not reached.
+#[derive(Debug, Clone, Serialize)]
+pub struct Estimate {
+    /// Point estimate.
+    pub estimate: Option<f64>,
+    /// Lower confidence limit.
+    pub lower: Option<f64>,
+    /// Upper confidence limit.
+    pub upper: Option<f64>,
+}
+
+/// Survival at a landmark time.
+#[derive(Debug, Clone, Serialize)]
+pub struct LandmarkRate {
+    /// Time in the analysis unit.
+    pub time: f64,
+    /// Subjects at risk.
+    pub n_risk: usize,
+    /// S(t).
+    pub surv: f64,
+    /// Greenwood SE of S(t) (`null` where undefined).
+    pub std_err: Option<f64>,
+    /// Lower confidence limit.
+    pub lower: Option<f64>,
+    /// Upper confidence limit.
+    pub upper: Option<f64>,
+    /// The time is after the last observation (values carried forward).
+    pub beyond_last_followup: bool,
+}
+
+/// One time-to-event endpoint.
+#[derive(Debug, Clone, Serialize)]
+pub struct TteResults {
+    /// Subjects analysed.
+    pub n: usize,
+    /// Events.
+    pub events: usize,
+    /// Censored subjects.
+    pub censored: usize,
+    /// "derived" (from ADSL/ADRS) or "ADTTE".
+    pub source: &'static str,
+    /// The ADTTE PARAMCD, when read from ADTTE.
+    pub paramcd: String,
+    /// Median with CI (method from `median_ci`).
+    pub median: Estimate,
+    /// 25th percentile (time S reaches 0.75) with Brookmeyer–Crowley CI.
+    pub q25: Estimate,
+    /// 75th percentile (time S reaches 0.25) with Brookmeyer–Crowley CI.
+    pub q75: Estimate,
+    /// Landmark survival rates.
+    pub landmarks: Vec<LandmarkRate>,
+    /// Longest time observed.
+    pub max_time: Option<f64>,
+}
+
+/// Median follow-up.
+#[derive(Debug, Clone, Serialize)]
+pub struct FollowUp {
+    /// The endpoint whose censoring defines follow-up.
+    pub param: String,
+    /// Reverse-KM median.
+    pub estimate: Option<f64>,
+    /// Lower confidence limit.
+    pub lower: Option<f64>,
+    /// Upper confidence limit.
+    pub upper: Option<f64>,
+}
+
+/// Subjects with at least one event of a kind.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct AeCounts {
+    /// Any grade.
+    pub any: usize,
+    /// Grade 3 or higher.
+    pub grade3plus: usize,
+    /// Grade 4 or higher.
+    pub grade4plus: usize,
+    /// Serious.
+    pub serious: usize,
+    /// Fatal (grade 5).
+    pub fatal: usize,
+}
+
+/// Per-term counts of subjects (each subject counted once, at its worst grade).
+#[derive(Debug, Clone, Serialize)]
+pub struct TermCounts {
+    /// Preferred term.
+    pub term: String,
+    /// System organ class.
+    pub soc: Option<String>,
+    /// Subjects with the term as a TEAE.
+    pub teae_any: usize,
+    /// ... at grade ≥3.
+    pub teae_grade3plus: usize,
+    /// Subjects with the term as a treatment-related AE.
+    pub trae_any: usize,
+    /// ... at grade ≥3.
+    pub trae_grade3plus: usize,
+}
+
+/// Safety summary over the safety population.
+#[derive(Debug, Clone, Serialize)]
+pub struct Safety {
+    /// Safety population size.
+    #[serde(rename = "N")]
+    pub total: usize,
+    /// Treatment-emergent AEs.
+    pub teae: AeCounts,
+    /// Treatment-related AEs.
+    pub trae: AeCounts,
+    /// Per term, most frequent treatment-related first.
+    pub by_term: Vec<TermCounts>,
+}
+
+/// One row of `derived/<cohort>.csv`.
+#[derive(Debug, Clone)]
+pub struct DerivedRow {
+    /// Subject.
+    pub usubjid: String,
+    /// In the efficacy population.
+    pub efficacy: bool,
+    /// Best overall response code (empty without ADRS).
+    pub bor: String,
+    /// Date of the BOR record.
+    pub bor_date: Option<Date>,
+    /// Why the subject got its BOR.
+    pub bor_reason: String,
+    /// Per endpoint: (time in analysis unit, CNSR) or `None`.
+    pub tte: IndexMap<String, Option<(f64, u32)>>,
+}
+
+/// Tumour-burden and timeline data of one subject, for figures (times in the analysis unit).
+#[derive(Debug, Clone)]
+pub struct SubjectTumour {
+    /// Subject.
+    pub usubjid: String,
+    /// BOR code.
+    pub response: String,
+    /// (time, percentage change from baseline) of each post-baseline measurement.
+    pub pchg: Vec<(f64, f64)>,
+    /// End of treatment or follow-up.
+    pub end: f64,
+    /// Still on treatment at the cut-off.
+    pub ongoing: bool,
+    /// First CR/PR.
+    pub first_response: Option<f64>,
+    /// Progression.
+    pub progression: Option<f64>,
+    /// Death.
+    pub death: Option<f64>,
+}
+
+/// Inputs of [`analyse_cohort`].
+pub struct CohortInput<'a> {
+    /// The cohort's config entry.
+    pub cohort: &'a CohortConfig,
+    /// Resolved analysis settings.
+    pub analysis: &'a Analysis,
+    /// The cut-off used.
+    pub cutoff: Option<Date>,
+    /// The study tables, already cut.
+    pub data: &'a StudyData,
+    /// Subjects of the cohort (indices into `data.subjects`).
+    pub members: &'a [usize],
+    /// Derivations per member, same order as `members` (empty without ADRS).
+    pub derived: &'a [DerivedSubject],
+}
+
+fn ci_err(cohort: &str, what: &str, e: impl std::fmt::Display) -> Error {
+    Error::Analysis {
+        cohort: cohort.to_string(),
+        message: format!("{what}: {e}"),
+    }
+}
+
+/// Computes every endpoint of one cohort.
+pub fn analyse_cohort(input: &CohortInput<'_>) -> Result<CohortAnalysis> {
+    let a = input.analysis;
+    let id = input.cohort.id.as_str();
+    let unit = a.time_unit.days();
+    let subjects: Vec<&Subject> = input
+        .members
+        .iter()
+        .filter_map(|&i| input.data.subjects.get(i))
+        .collect();
+    let mut warnings = Vec::new();
+
+    let n = Populations {
+        enrolled: subjects.len(),
+        efficacy: subjects.iter().filter(|s| s.efficacy).count(),
+        safety: subjects.iter().filter(|s| s.safety).count(),
+    };
+    let enrol_dates: Vec<Date> = subjects.iter().filter_map(|s| s.enrolled).collect();
+    let sites: BTreeSet<&str> = subjects.iter().filter_map(|s| s.site.as_deref()).collect();
+    let enrolment = Enrolment {
+        first: enrol_dates.iter().min().copied(),
+        last: enrol_dates.iter().max().copied(),
+        centres: if sites.is_empty() {
+            None
+        } else {
+            Some(sites.len())
+        },
+    };
+    let baseline = input
+        .cohort
+        .baseline
+        .iter()
+        .map(|item| summarise_baseline(item, &subjects, &mut warnings))
+        .collect();
+
+    let by_id: HashMap<&str, &DerivedSubject> = input
+        .derived
+        .iter()
+        .map(|d| (d.usubjid.as_str(), d))
+        .collect();
+    let efficacy: Vec<&Subject> = subjects.iter().copied().filter(|s| s.efficacy).collect();
+
+    let response = if input.derived.is_empty() {
+        None
+    } else {
+        Some(response_results(id, a, &efficacy, &by_id)?)
+    };
+
+    // Time-to-event: ADTTE as given, or the derivations.
+    let mut tte = IndexMap::new();
+    let mut km_fits = IndexMap::new();
+    let mut observed: IndexMap<String, (Vec<f64>, Vec<bool>)> = IndexMap::new();
+    let mut per_subject: HashMap<&str, IndexMap<String, Option<(f64, u32)>>> = HashMap::new();
+    for (endpoint, paramcd) in &a.tte_params {
+        let mut times = Vec::new();
+        let mut events = Vec::new();
+        let from_adtte = input.data.has_adtte;
+        if from_adtte {
+            let records: HashMap<&str, &crate::model::TteRecord> = input
+                .data
+                .tte
+                .iter()
+                .filter(|r| &r.paramcd == paramcd)
+                .map(|r| (r.usubjid.as_str(), r))
+                .collect();
+            for s in &efficacy {
+                let value = records.get(s.usubjid.as_str()).map(|r| {
+                    times.push(r.days);
+                    events.push(r.status == Status::Event);
+                    (r.days / unit, r.cnsr)
+                });
+                per_subject
+                    .entry(s.usubjid.as_str())
+                    .or_default()
+                    .insert(endpoint.clone(), value);
+            }
+        } else {
+            for s in &efficacy {
+                let value = by_id
+                    .get(s.usubjid.as_str())
+                    .and_then(|d| derived_endpoint(d, endpoint))
+                    .map(|t| {
+                        times.push(t.days);
+                        events.push(t.status == Status::Event);
+                        (t.days / unit, t.cnsr)
+                    });
+                per_subject
+                    .entry(s.usubjid.as_str())
+                    .or_default()
+                    .insert(endpoint.clone(), value);
+            }
+            if !matches!(endpoint.as_str(), "PFS" | "OS" | "DOR") {
+                warnings.push(format!(
+                    "endpoint `{endpoint}` can only come from ADTTE (PARAMCD `{paramcd}`), and no ADTTE is given"
+                ));
+                continue;
+            }
+            if input.derived.is_empty() && endpoint != "OS" {
+                continue;
+            }
+        }
+        if times.is_empty() {
+            if endpoint != "DOR" {
+                warnings.push(format!("endpoint `{endpoint}`: no subject has a time"));
+            }
+            continue;
+        }
+        let fit = stats::kaplan_meier(&times, &events)
+            .map_err(|e| ci_err(id, &format!("Kaplan–Meier for {endpoint}"), e))?;
+        tte.insert(
+            endpoint.clone(),
+            summarise_tte(&fit, a, &times, &events, from_adtte, paramcd)
+                .map_err(|e| ci_err(id, endpoint, e))?,
+        );
+        km_fits.insert(endpoint.clone(), fit);
+        observed.insert(endpoint.clone(), (times, events));
+    }
+
+    let followup = match observed.get(&a.followup) {
+        Some((times, events)) => {
+            let censorings: Vec<bool> = events.iter().map(|e| !e).collect();
+            let reverse = stats::kaplan_meier(times, &censorings)
+                .map_err(|e| ci_err(id, "reverse Kaplan–Meier", e))?;
+            let m = median(&reverse, a).map_err(|e| ci_err(id, "median follow-up", e))?;
+            Some(FollowUp {
+                param: a.followup.clone(),
+                estimate: m.estimate.map(|x| x / unit),
+                lower: m.lower.map(|x| x / unit),
+                upper: m.upper.map(|x| x / unit),
+            })
+        }
+        None => None,
+    };
+
+    let safety = if input.data.adverse_events.is_empty() && subjects.is_empty() {
+        None
+    } else {
+        Some(safety_results(&subjects, &input.data.adverse_events))
+    };
+
+    let derived = subjects
+        .iter()
+        .map(|s| {
+            let d = by_id.get(s.usubjid.as_str());
+            let mut tte = per_subject.remove(s.usubjid.as_str()).unwrap_or_default();
+            for endpoint in a.tte_params.keys() {
+                tte.entry(endpoint.clone()).or_insert(None);
+            }
+            DerivedRow {
+                usubjid: s.usubjid.clone(),
+                efficacy: s.efficacy,
+                bor: d.map(|d| bor_category(d.bor.bor).to_string())
+                    .unwrap_or_default(),
+                bor_date: d.and_then(|d| d.bor.date),
+                bor_reason: d.map(|d| d.bor.reason.clone()).unwrap_or_default(),
+                tte,
+            }
+        })
+        .collect();
+
+    let tumour = tumour_data(input, &subjects, &by_id);
+
+    Ok(CohortAnalysis {
+        results: CohortResults {
+            id: id.to_string(),
+            label: input
+                .cohort
+                .label
+                .clone()
+                .unwrap_or_else(|| input.cohort.id.clone()),
+            cutoff: input.cutoff,
+            n,
+            enrolment,
+            baseline,
+            response,
+            tte,
+            followup,
+            safety: if input.data.adverse_events.is_empty() {
+                None
+            } else {
+                safety
+            },
+            warnings,
+        },
+        derived,
+        km: km_fits,
+        tumour,
+    })
+}
+
+fn derived_endpoint<'a>(d: &'a DerivedSubject, endpoint: &str) -> Option<&'a TimeToEvent> {
+    match endpoint {
+        "PFS" => d.pfs.as_ref(),
+        "OS" => d.os.as_ref(),
+        "DOR" => d.dor.as_ref(),
+        _ => None,
+    }
+}
+
+/// The reporting category of a BOR: subjects without any assessment count as NE.
+pub fn bor_category(bor: BestResponse) -> &'static str {
+    match bor {
+        BestResponse::CompleteResponse => "CR",
+        BestResponse::PartialResponse => "PR",
+        BestResponse::StableDisease => "SD",
+        BestResponse::NonCrNonPd => "NON-CR/NON-PD",
+        BestResponse::ProgressiveDisease => "PD",
+        BestResponse::NotEvaluable | BestResponse::NotDone | BestResponse::Missing => "NE",
+    }
+}
+
+/// The BOR categories in reporting order.
+pub const BOR_CATEGORIES: [&str; 6] = ["CR", "PR", "SD", "NON-CR/NON-PD", "PD", "NE"];
+
+fn response_results(
+    id: &str,
+    a: &Analysis,
+    efficacy: &[&Subject],
+    by_id: &HashMap<&str, &DerivedSubject>,
+) -> Result<ResponseResults> {
+    let mut bor: IndexMap<String, usize> =
+        BOR_CATEGORIES.iter().map(|c| (c.to_string(), 0)).collect();
+    for s in efficacy {
+        let cat = by_id
+            .get(s.usubjid.as_str())
+            .map(|d| bor_category(d.bor.bor))
+            .unwrap_or("NE");
+        if let Some(count) = bor.get_mut(cat) {
+            *count += 1;
+        }
+    }
+    let count = |k: &str| bor.get(k).copied().unwrap_or(0);
+    let total = efficacy.len();
+    let orr_n = count("CR") + count("PR");
+    let mut dcr_n = orr_n + count("SD");
+    if a.dcr_includes_non_cr_non_pd {
+        dcr_n += count("NON-CR/NON-PD");
+    }
+    Ok(ResponseResults {
+        confirmed: a.confirmed,
+        orr: proportion(id, a, orr_n, total)?,
+        dcr: proportion(id, a, dcr_n, total)?,
+        bor,
+    })
+}
+
+/// A proportion with the configured CI (`null` rate and limits when N = 0).
+pub fn proportion(id: &str, a: &Analysis, n: usize, total: usize) -> Result<Proportion> {
+    if total == 0 {
+        return Ok(Proportion {
+            n,
+            total,
+            rate: None,
+            lower: None,
+            upper: None,
+        });
+    }
+    let ci = match a.proportion_ci {
+        ProportionCi::ClopperPearson => stats::clopper_pearson(n, total, a.ci_level),
+        ProportionCi::Wilson => stats::wilson(n, total, a.ci_level),
+    }
+    .map_err(|e| ci_err(id, "proportion CI", e))?;
+    Ok(Proportion {
+        n,
+        total,
+        rate: Some(n as f64 / total as f64),
+        lower: Some(ci.lower),
+        upper: Some(ci.upper),
+    })
+}
+
+fn median(fit: &KaplanMeier, a: &Analysis) -> std::result::Result<Estimate, stats::StatsError> {
+    let q = match a.median_ci.transform() {
+        Some(t) => fit.quantile(0.5, a.ci_level, t)?,
+        None => fit.median_collett(a.ci_level)?,
+    };
+    Ok(Estimate {
+        estimate: q.estimate,
+        lower: q.lower,
+        upper: q.upper,
+    })
+}
+
+fn summarise_tte(
+    fit: &KaplanMeier,
+    a: &Analysis,
+    times: &[f64],
+    events: &[bool],
+    from_adtte: bool,
+    paramcd: &str,
+) -> std::result::Result<TteResults, stats::StatsError> {
+    let n_events = events.iter().filter(|e| **e).count();
+    let unit = a.time_unit.days();
+    let scale = |e: Estimate| Estimate {
+        estimate: e.estimate.map(|x| x / unit),
+        lower: e.lower.map(|x| x / unit),
+        upper: e.upper.map(|x| x / unit),
+    };
+    let quant = |p: f64| {
+        let q = fit.quantile(p, a.ci_level, a.km_ci)?;
+        Ok::<_, stats::StatsError>(scale(Estimate {
+            estimate: q.estimate,
+            lower: q.lower,
+            upper: q.upper,
+        }))
+    };
+    let landmarks = a
+        .landmarks
+        .iter()
+        .map(|&t| {
+            let l = fit.landmark(t * unit, a.ci_level, a.km_ci)?;
+            Ok(LandmarkRate {
+                time: t,
+                n_risk: l.n_risk,
+                surv: l.surv,
+                std_err: l.std_err,
+                lower: l.lower,
+                upper: l.upper,
+                beyond_last_followup: l.beyond_last_followup,
+            })
+        })
+        .collect::<std::result::Result<Vec<_>, stats::StatsError>>()?;
+    Ok(TteResults {
+        n: times.len(),
+        events: n_events,
+        censored: times.len() - n_events,
+        source: if from_adtte { "ADTTE" } else { "derived" },
+        paramcd: paramcd.to_string(),
+        median: scale(median(fit, a)?),
+        q25: quant(0.25)?,
+        q75: quant(0.75)?,
+        landmarks,
+        max_time: times.iter().copied().reduce(f64::max).map(|t| t / unit),
+    })
+}
+
+fn summarise_baseline(
+    item: &BaselineItem,
+    subjects: &[&Subject],
+    warnings: &mut Vec<String>,
+) -> BaselineSummary {
+    let values: Vec<&str> = subjects
+        .iter()
+        .filter_map(|s| s.columns.get(&item.column).map(String::as_str))
+        .collect();
+    let missing = subjects.len() - values.len();
+    let label = item.label.clone().unwrap_or_else(|| item.column.clone());
+    match item.kind {
+        BaselineKind::Continuous => {
+            let mut numbers: Vec<f64> = Vec::with_capacity(values.len());
+            let mut bad = 0;
+            for v in &values {
+                match v.parse::<f64>() {
+                    Ok(x) if x.is_finite() => numbers.push(x),
+                    _ => bad += 1,
+                }
+            }
+            if bad > 0 {
+                warnings.push(format!(
+                    "baseline `{}`: {bad} value(s) are not numbers and were left out",
+                    item.column
+                ));
+            }
+            if values.is_empty() && !subjects.is_empty() {
+                warnings.push(format!(
+                    "baseline `{}`: no subject has a value (is the column in ADSL?)",
+                    item.column
+                ));
+            }
+            numbers.sort_by(f64::total_cmp);
+            BaselineSummary {
+                column: item.column.clone(),
+                label,
+                kind: item.kind,
+                n: numbers.len(),
+                missing: missing + bad,
+                stats: continuous_summary(&numbers),
+                levels: Vec::new(),
+            }
+        }
+        BaselineKind::Categorical => {
+            let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+            for v in &values {
+                *counts.entry(v).or_default() += 1;
+            }
+            if values.is_empty() && !subjects.is_empty() {
+                warnings.push(format!(
+                    "baseline `{}`: no subject has a value (is the column in ADSL?)",
+                    item.column
+                ));
+            }
+            let mut levels: Vec<LevelCount> = counts
+                .into_iter()
+                .map(|(value, n)| LevelCount {
+                    value: value.to_string(),
+                    n,
+                    total: subjects.len(),
+                    rate: n as f64 / subjects.len().max(1) as f64,
+                })
+                .collect();
+            levels.sort_by(|x, y| y.n.cmp(&x.n).then_with(|| x.value.cmp(&y.value)));
+            BaselineSummary {
+                column: item.column.clone(),
+                label,
+                kind: item.kind,
+                n: values.len(),
+                missing,
+                stats: None,
+                levels,
+            }
+        }
+    }
+}
+
+/// Median, range, mean and SD of sorted values.
+fn continuous_summary(sorted: &[f64]) -> Option<ContinuousSummary> {
+    let n = sorted.len();
+    let (&min, &max) = (sorted.first()?, sorted.last()?);
+    let median = if n % 2 == 1 {
+        *sorted.get(n / 2)?
+    } else {
+        (sorted.get(n / 2 - 1)? + sorted.get(n / 2)?) / 2.0
+    };
+    let mean = sorted.iter().sum::<f64>() / n as f64;
+    let sd = if n > 1 {
+        Some((sorted.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt())
+    } else {
+        None
+    };
+    Some(ContinuousSummary {
+        mean,
+        sd,
+        median,
+        min,
+        max,
+    })
+}
+
+fn safety_results(subjects: &[&Subject], events: &[AdverseEvent]) -> Safety {
+    let safety: BTreeSet<&str> = subjects
+        .iter()
+        .filter(|s| s.safety)
+        .map(|s| s.usubjid.as_str())
+        .collect();
+    // Worst grade per subject, overall and per term, for TEAEs and TRAEs.
+    #[derive(Default, Clone, Copy)]
+    struct Worst {
+        any: bool,
+        grade: u8,
+        serious: bool,
+        fatal: bool,
+    }
+    impl Worst {
+        fn add(&mut self, e: &AdverseEvent) {
+            self.any = true;
+            self.grade = self.grade.max(e.grade.unwrap_or(0));
+            self.serious |= e.serious;
+            self.fatal |= e.fatal;
+        }
+    }
+    let mut teae: BTreeMap<&str, Worst> = BTreeMap::new();
+    let mut trae: BTreeMap<&str, Worst> = BTreeMap::new();
+    let mut term_teae: BTreeMap<(&str, &str), Worst> = BTreeMap::new();
+    let mut term_trae: BTreeMap<(&str, &str), Worst> = BTreeMap::new();
+    let mut soc: BTreeMap<&str, &str> = BTreeMap::new();
+    for e in events {
+        if !e.emergent || !safety.contains(e.usubjid.as_str()) {
+            continue;
+        }
+        let key = (e.term.as_str(), e.usubjid.as_str());
+        teae.entry(&e.usubjid).or_default().add(e);
+        term_teae.entry(key).or_default().add(e);
+        if e.related {
+            trae.entry(&e.usubjid).or_default().add(e);
+            term_trae.entry(key).or_default().add(e);
+        }
+        if let Some(s) = &e.soc {
+            soc.entry(&e.term).or_insert(s);
+        }
+    }
+    let counts = |m: &BTreeMap<&str, Worst>| AeCounts {
+        any: m.values().filter(|w| w.any).count(),
+        grade3plus: m.values().filter(|w| w.grade >= 3).count(),
+        grade4plus: m.values().filter(|w| w.grade >= 4).count(),
+        serious: m.values().filter(|w| w.serious).count(),
+        fatal: m.values().filter(|w| w.fatal).count(),
+    };
+    let mut terms: BTreeMap<&str, TermCounts> = BTreeMap::new();
+    for (&(term, _), w) in &term_teae {
+        let t = terms.entry(term).or_insert_with(|| TermCounts {
+            term: term.to_string(),
+            soc: soc.get(term).map(|s| s.to_string()),
+            teae_any: 0,
+            teae_grade3plus: 0,
+            trae_any: 0,
+            trae_grade3plus: 0,
+        });
+        t.teae_any += 1;
+        t.teae_grade3plus += usize::from(w.grade >= 3);
+    }
+    for (&(term, _), w) in &term_trae {
+        if let Some(t) = terms.get_mut(term) {
+            t.trae_any += 1;
+            t.trae_grade3plus += usize::from(w.grade >= 3);
+        }
+    }
+    let mut by_term: Vec<TermCounts> = terms.into_values().collect();
+    by_term.sort_by(|x, y| {
+        y.trae_any
+            .cmp(&x.trae_any)
+            .then(y.teae_any.cmp(&x.teae_any))
+            .then_with(|| x.term.cmp(&y.term))
+    });
+    Safety {
+        total: safety.len(),
+        teae: counts(&teae),
+        trae: counts(&trae),
+        by_term,
+    }
+}
+
+fn tumour_data(
+    input: &CohortInput<'_>,
+    subjects: &[&Subject],
+    by_id: &HashMap<&str, &DerivedSubject>,
+) -> Vec<SubjectTumour> {
+    let unit = input.analysis.time_unit.days();
+    let mut lesions: HashMap<&str, Vec<&crate::model::LesionSum>> = HashMap::new();
+    for l in &input.data.lesions {
+        lesions.entry(l.usubjid.as_str()).or_default().push(l);
+    }
+    let mut out = Vec::new();
+    for s in subjects.iter().filter(|s| s.efficacy) {
+        let Some(start) = s.trt_start else { continue };
+        let days = |d: Date| (d - start).num_days() as f64 / unit;
+        let d = by_id.get(s.usubjid.as_str());
+        let mut rows = lesions.remove(s.usubjid.as_str()).unwrap_or_default();
+        rows.sort_by_key(|l| l.date);
+        let base = rows
+            .iter()
+            .find_map(|l| l.base)
+            .or_else(|| rows.iter().rev().find(|l| l.date <= start).map(|l| l.sum));
+        let pchg = rows
+            .iter()
+            .filter(|l| l.date > start)
+            .filter_map(|l| {
+                let p = l.pchg.or_else(|| {
+                    base.filter(|b| *b > 0.0)
+                        .map(|b| (l.sum - b) / b * 100.0)
+                })?;
+                Some((days(l.date), p))
+            })
+            .collect();
+        let end_date = s
+            .trt_end
+            .or(input.cutoff)
+            .or(s.last_alive)
+            .unwrap_or(start);
+        let progression = d
+            .and_then(|d| d.pfs.as_ref())
+            .filter(|t| t.status == Status::Event && s.death != Some(t.date))
+            .map(|t| days(t.date));
+        out.push(SubjectTumour {
+            usubjid: s.usubjid.clone(),
+            response: d
+                .map(|d| bor_category(d.bor.bor).to_string())
+                .unwrap_or_else(|| "NE".to_string()),
+            pchg,
+            end: days(end_date),
+            ongoing: s.trt_end.is_none() && s.death.is_none(),
+            first_response: d.and_then(|d| d.bor.first_response_date).map(days),
+            progression,
+            death: s.death.map(days),
+        });
+    }
+    out
+}

@@ -1,0 +1,657 @@
+//! Loading ADaM CSV files into typed tables (SPEC §2). One of the two stages that touch the
+//! file system. Every error names the file, the line, the column and the bad value; problems
+//! that do not make a number wrong (an adverse event without a grade) become warnings.
+//!
+//! Not here: cut-off handling (`cut`), derivations (`derive`).
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::config::LoadedConfig;
+use crate::error::{Error, Result};
+use crate::model::{
+    AdverseEvent, Assessment, Date, LesionSum, Response, Status, Subject, TteRecord,
+};
+
+/// Every input table of a study, typed.
+#[derive(Debug, Clone, Default)]
+pub struct StudyData {
+    /// ADSL rows, in file order.
+    pub subjects: Vec<Subject>,
+    /// ADRS per-visit overall responses (`PARAMCD = OVR`).
+    pub assessments: Vec<Assessment>,
+    /// ADTTE rows.
+    pub tte: Vec<TteRecord>,
+    /// Whether an ADTTE file was given (its endpoints are then used as they are).
+    pub has_adtte: bool,
+    /// Whether an ADTR file was given.
+    pub has_adtr: bool,
+    /// ADAE rows.
+    pub adverse_events: Vec<AdverseEvent>,
+    /// ADTR sum-of-diameters rows.
+    pub lesions: Vec<LesionSum>,
+    /// The files read, with their SHA-256, for the manifest.
+    pub inputs: Vec<InputFile>,
+    /// Non-fatal data problems.
+    pub warnings: Vec<String>,
+}
+
+/// A file read by the build.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InputFile {
+    /// The path as resolved from the config.
+    pub path: String,
+    /// Hex SHA-256 of its bytes.
+    pub sha256: String,
+}
+
+/// Hex SHA-256 of some bytes.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut out = String::with_capacity(64);
+    for b in digest {
+        out.push_str(&format!("{b:02x}"));
+    }
+    out
+}
+
+/// Loads every table the config names.
+pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
+    let analysis = cfg.analysis_for_study();
+    let data = &cfg.config.data;
+    let mut study = StudyData::default();
+
+    let adsl_path = cfg.data_path(&data.adsl);
+    let table = CsvTable::read(&adsl_path)?;
+    study.subjects = read_adsl(&table)?;
+    study.inputs.push(table.input_file());
+    let known: HashSet<&str> = study.subjects.iter().map(|s| s.usubjid.as_str()).collect();
+
+    if let Some(file) = &data.adrs {
+        let table = CsvTable::read(&cfg.data_path(file))?;
+        study.assessments = read_adrs(&table, &known)?;
+        study.inputs.push(table.input_file());
+    }
+    if let Some(file) = &data.adtte {
+        let table = CsvTable::read(&cfg.data_path(file))?;
+        study.tte = read_adtte(&table, &known)?;
+        study.has_adtte = true;
+        study.inputs.push(table.input_file());
+    }
+    if let Some(file) = &data.adae {
+        let table = CsvTable::read(&cfg.data_path(file))?;
+        let related: HashSet<String> = analysis
+            .related_values
+            .iter()
+            .map(|v| v.trim().to_ascii_uppercase())
+            .collect();
+        study.adverse_events = read_adae(&table, &known, &related, &mut study.warnings)?;
+        study.inputs.push(table.input_file());
+    }
+    if let Some(file) = &data.adtr {
+        let table = CsvTable::read(&cfg.data_path(file))?;
+        let paramcd = data.adtr_paramcd.as_deref().unwrap_or("SDIAM");
+        study.lesions = read_adtr(&table, &known, paramcd)?;
+        study.has_adtr = true;
+        study.inputs.push(table.input_file());
+    }
+    Ok(study)
+}
+
+impl LoadedConfig {
+    /// Study-level analysis settings (used where data are read once for all cohorts).
+    pub fn analysis_for_study(&self) -> crate::config::Analysis {
+        self.config
+            .analysis
+            .resolve(&crate::config::AnalysisConfig::default())
+    }
+}
+
+/// A CSV file read whole, with its header indexed. Cells are read as UTF-8 text.
+pub struct CsvTable {
+    path: PathBuf,
+    sha256: String,
+    headers: Vec<String>,
+    index: HashMap<String, usize>,
+    records: Vec<(u64, csv::ByteRecord)>,
+}
+
+/// One data row of a [`CsvTable`], with its line number for error messages.
+pub struct Row<'a> {
+    table: &'a CsvTable,
+    line: u64,
+    record: &'a csv::ByteRecord,
+}
+
+impl CsvTable {
+    /// Reads and checks a CSV file: UTF-8 (a BOM is skipped), a header with unique names,
+    /// at least one data row, the same number of fields on every row. CRLF is accepted.
+    pub fn read(path: &Path) -> Result<CsvTable> {
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, "cannot read data file", e))?;
+        CsvTable::from_bytes(path, &bytes)
+    }
+
+    /// As [`CsvTable::read`], from bytes already in memory (`path` names them in errors).
+    pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<CsvTable> {
+        let sha256 = sha256_hex(bytes);
+        let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        if body.iter().all(|b| b.is_ascii_whitespace()) {
+            return Err(Error::data_file(
+                path,
+                "the file is empty; expected a header row and one row per record",
+            ));
+        }
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .flexible(false)
+            .from_reader(body);
+        let header = reader.byte_headers().map_err(|e| csv_error(path, e))?.clone();
+        let mut headers = Vec::with_capacity(header.len());
+        let mut index = HashMap::new();
+        for (i, raw) in header.iter().enumerate() {
+            let name = std::str::from_utf8(raw)
+                .map_err(|_| {
+                    Error::Data {
+                        file: path.to_path_buf(),
+                        location: "line 1: ".to_string(),
+                        message: format!(
+                            "header field {} is not valid UTF-8; save the file as UTF-8 (it looks like Latin-1 or Windows-1252)",
+                            i + 1
+                        ),
+                    }
+                })?
+                .trim()
+                .to_string();
+            if index.insert(name.clone(), i).is_some() {
+                return Err(Error::Data {
+                    file: path.to_path_buf(),
+                    location: "line 1: ".to_string(),
+                    message: format!("column `{name}` appears twice; expected unique column names"),
+                });
+            }
+            headers.push(name);
+        }
+        let mut records = Vec::new();
+        let mut record = csv::ByteRecord::new();
+        loop {
+            match reader.read_byte_record(&mut record) {
+                Ok(true) => {
+                    let line = record.position().map(|p| p.line()).unwrap_or(0);
+                    if record.len() == 1 && record.get(0).is_some_and(|f| f.is_empty()) {
+                        continue; // a blank line
+                    }
+                    records.push((line, record.clone()));
+                }
+                Ok(false) => break,
+                Err(e) => return Err(csv_error(path, e)),
+            }
+        }
+        if records.is_empty() {
+            return Err(Error::data_file(
+                path,
+                "the file has a header but no data rows; expected one row per record",
+            ));
+        }
+        Ok(CsvTable {
+            path: path.to_path_buf(),
+            sha256,
+            headers,
+            index,
+            records,
+        })
+    }
+
+    /// The file path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The column names in file order.
+    pub fn headers(&self) -> &[String] {
+        &self.headers
+    }
+
+    fn input_file(&self) -> InputFile {
+        InputFile {
+            path: self.path.display().to_string(),
+            sha256: self.sha256.clone(),
+        }
+    }
+
+    /// Index of a column, if present.
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.index.get(name).copied()
+    }
+
+    /// The first of several alternative columns that is present.
+    pub fn first_column(&self, names: &[&str]) -> Option<(usize, String)> {
+        names
+            .iter()
+            .find_map(|n| self.column(n).map(|i| (i, n.to_string())))
+    }
+
+    /// Index of a column that must be present.
+    pub fn require(&self, name: &str) -> Result<usize> {
+        self.column(name).ok_or_else(|| Error::Data {
+            file: self.path.clone(),
+            location: "line 1: ".to_string(),
+            message: format!(
+                "required column `{name}` is missing; the header has: {}",
+                self.headers.join(", ")
+            ),
+        })
+    }
+
+    /// The data rows.
+    pub fn rows(&self) -> impl Iterator<Item = Row<'_>> {
+        self.records.iter().map(move |(line, record)| Row {
+            table: self,
+            line: *line,
+            record,
+        })
+    }
+}
+
+fn csv_error(path: &Path, e: csv::Error) -> Error {
+    let location = match e.position() {
+        Some(p) => format!("line {}: ", p.line()),
+        None => String::new(),
+    };
+    let message = match e.kind() {
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => format!("the row has {len} fields; expected {expected_len} like the header"),
+        csv::ErrorKind::Io(io) => format!("cannot read: {io}"),
+        _ => format!("not valid CSV: {e}"),
+    };
+    Error::Data {
+        file: path.to_path_buf(),
+        location,
+        message,
+    }
+}
+
+impl<'a> Row<'a> {
+    /// Line number in the file (1 is the header).
+    pub fn line(&self) -> u64 {
+        self.line
+    }
+
+    /// A cell as trimmed text; `""` when the column is absent.
+    pub fn text(&self, column: Option<usize>) -> Result<&'a str> {
+        let Some(i) = column else { return Ok("") };
+        let raw = self.record.get(i).unwrap_or(b"");
+        let text = std::str::from_utf8(raw).map_err(|_| {
+            self.error(
+                i,
+                "the cell is not valid UTF-8; save the file as UTF-8 (it looks like Latin-1 or Windows-1252)",
+            )
+        })?;
+        Ok(text.trim())
+    }
+
+    /// A cell as text, `None` when empty or absent.
+    pub fn opt_text(&self, column: Option<usize>) -> Result<Option<&'a str>> {
+        let t = self.text(column)?;
+        Ok(if t.is_empty() { None } else { Some(t) })
+    }
+
+    /// A date cell (`YYYY-MM-DD`, or an ISO datetime whose date part is taken).
+    pub fn date(&self, column: Option<usize>) -> Result<Option<Date>> {
+        let Some(text) = self.opt_text(column)? else {
+            return Ok(None);
+        };
+        let date_part = text.get(..10).unwrap_or(text);
+        let rest = text.get(10..).unwrap_or("");
+        let ok_rest = rest.is_empty() || rest.starts_with('T') || rest.starts_with(' ');
+        match Date::parse_from_str(date_part, "%Y-%m-%d") {
+            Ok(d) if ok_rest => Ok(Some(d)),
+            _ => Err(self.error(
+                column.unwrap_or(0),
+                format!("`{text}` is not a date; expected YYYY-MM-DD"),
+            )),
+        }
+    }
+
+    /// A numeric cell; `None` when empty. NaN and infinities are errors.
+    pub fn number(&self, column: Option<usize>) -> Result<Option<f64>> {
+        let Some(text) = self.opt_text(column)? else {
+            return Ok(None);
+        };
+        match text.parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok(Some(x)),
+            _ => Err(self.error(
+                column.unwrap_or(0),
+                format!("`{text}` is not a number; expected a finite decimal number"),
+            )),
+        }
+    }
+
+    /// A data error at this row and column.
+    pub fn error(&self, column: usize, message: impl Into<String>) -> Error {
+        let name = self
+            .table
+            .headers
+            .get(column)
+            .map(String::as_str)
+            .unwrap_or("?");
+        Error::cell(&self.table.path, self.line, name, message)
+    }
+}
+
+fn require_subject(row: &Row<'_>, col: usize, usubjid: &str, known: &HashSet<&str>) -> Result<()> {
+    if usubjid.is_empty() {
+        return Err(row.error(col, "USUBJID is empty; expected a subject id"));
+    }
+    if !known.contains(usubjid) {
+        return Err(row.error(
+            col,
+            format!("subject `{usubjid}` is not in ADSL; expected every subject to have an ADSL row"),
+        ));
+    }
+    Ok(())
+}
+
+fn flag(row: &Row<'_>, column: Option<usize>, absent: bool) -> Result<bool> {
+    match column {
+        None => Ok(absent),
+        Some(_) => Ok(row.text(column)?.eq_ignore_ascii_case("Y")),
+    }
+}
+
+/// ADSL: one row per subject.
+pub fn read_adsl(table: &CsvTable) -> Result<Vec<Subject>> {
+    let c_id = table.require("USUBJID")?;
+    let c_site = table.column("SITEID");
+    let c_trts = table.column("TRTSDT");
+    let c_trte = table.column("TRTEDT");
+    let c_enrl = table.first_column(&["ENRLDT", "RANDDT"]).map(|c| c.0);
+    let c_dth = table.column("DTHDT");
+    let c_alive = table.column("LSTALVDT");
+    let c_saf = table.column("SAFFL");
+    let c_eff = table
+        .first_column(&["EFFFL", "FASFL", "ITTFL"])
+        .map(|c| c.0);
+    let mut seen: HashMap<String, u64> = HashMap::new();
+    let mut subjects = Vec::with_capacity(table.records.len());
+    for row in table.rows() {
+        let usubjid = row.text(Some(c_id))?;
+        if usubjid.is_empty() {
+            return Err(row.error(c_id, "USUBJID is empty; expected a subject id"));
+        }
+        if let Some(first) = seen.insert(usubjid.to_string(), row.line()) {
+            return Err(row.error(
+                c_id,
+                format!("subject `{usubjid}` appears again (first on line {first}); expected one row per subject"),
+            ));
+        }
+        let mut columns = std::collections::BTreeMap::new();
+        for (i, name) in table.headers.iter().enumerate() {
+            let v = row.text(Some(i))?;
+            if !v.is_empty() {
+                columns.insert(name.clone(), v.to_string());
+            }
+        }
+        let trt_start = row.date(c_trts)?;
+        subjects.push(Subject {
+            usubjid: usubjid.to_string(),
+            site: row.opt_text(c_site)?.map(str::to_string),
+            trt_start,
+            trt_end: row.date(c_trte)?,
+            enrolled: row.date(c_enrl)?.or(trt_start),
+            death: row.date(c_dth)?,
+            last_alive: row.date(c_alive)?,
+            safety: flag(&row, c_saf, true)?,
+            efficacy: flag(&row, c_eff, true)?,
+            columns,
+        });
+    }
+    Ok(subjects)
+}
+
+/// ADRS: the per-visit overall responses (`PARAMCD = OVR`); other parameters are skipped.
+pub fn read_adrs(table: &CsvTable, known: &HashSet<&str>) -> Result<Vec<Assessment>> {
+    let c_id = table.require("USUBJID")?;
+    let c_param = table.require("PARAMCD")?;
+    let c_adt = table.require("ADT")?;
+    let c_avalc = table.require("AVALC")?;
+    let c_visit = table.column("AVISIT");
+    let mut out = Vec::new();
+    let mut per_date: HashSet<(String, Date)> = HashSet::new();
+    for row in table.rows() {
+        if row.text(Some(c_param))? != "OVR" {
+            continue;
+        }
+        let usubjid = row.text(Some(c_id))?;
+        require_subject(&row, c_id, usubjid, known)?;
+        let Some(date) = row.date(Some(c_adt))? else {
+            return Err(row.error(c_adt, "ADT is empty; expected the assessment date"));
+        };
+        let avalc = row.text(Some(c_avalc))?;
+        let response = Response::from_avalc(avalc).ok_or_else(|| {
+            row.error(
+                c_avalc,
+                format!("`{avalc}` is not a RECIST response; expected CR, PR, SD, NON-CR/NON-PD, PD, NE or ND"),
+            )
+        })?;
+        if !per_date.insert((usubjid.to_string(), date)) {
+            return Err(row.error(
+                c_adt,
+                format!("subject `{usubjid}` has two overall responses on {date}; expected one per assessment date"),
+            ));
+        }
+        out.push(Assessment {
+            usubjid: usubjid.to_string(),
+            date,
+            response,
+            visit: row.opt_text(c_visit)?.map(str::to_string),
+        });
+    }
+    Ok(out)
+}
+
+/// ADTTE: one row per subject and parameter. `AVAL` is converted to days using `AVALU`.
+pub fn read_adtte(table: &CsvTable, known: &HashSet<&str>) -> Result<Vec<TteRecord>> {
+    let c_id = table.require("USUBJID")?;
+    let c_param = table.require("PARAMCD")?;
+    let c_aval = table.require("AVAL")?;
+    let c_cnsr = table.require("CNSR")?;
+    let c_unit = table.column("AVALU");
+    let c_start = table.column("STARTDT");
+    let c_adt = table.column("ADT");
+    let mut out = Vec::with_capacity(table.records.len());
+    let mut seen: HashSet<(String, String)> = HashSet::new();
+    for row in table.rows() {
+        let usubjid = row.text(Some(c_id))?;
+        require_subject(&row, c_id, usubjid, known)?;
+        let paramcd = row.text(Some(c_param))?;
+        if paramcd.is_empty() {
+            return Err(row.error(c_param, "PARAMCD is empty; expected a parameter code"));
+        }
+        if !seen.insert((usubjid.to_string(), paramcd.to_string())) {
+            return Err(row.error(
+                c_param,
+                format!("subject `{usubjid}` has two `{paramcd}` records; expected one per subject and parameter"),
+            ));
+        }
+        let aval = row.number(Some(c_aval))?.ok_or_else(|| {
+            row.error(c_aval, "AVAL is empty; expected the time to event or censoring")
+        })?;
+        if aval < 0.0 {
+            return Err(row.error(c_aval, format!("`{aval}` is negative; expected a time ≥ 0")));
+        }
+        let unit_days = match row.text(c_unit)?.to_ascii_uppercase().as_str() {
+            "" | "DAY" | "DAYS" => 1.0,
+            "WEEK" | "WEEKS" => 7.0,
+            "MONTH" | "MONTHS" => 30.4375,
+            "YEAR" | "YEARS" => 365.25,
+            other => {
+                return Err(row.error(
+                    c_unit.unwrap_or(0),
+                    format!("`{other}` is not a time unit; expected DAYS, WEEKS, MONTHS or YEARS"),
+                ))
+            }
+        };
+        let cnsr_text = row.text(Some(c_cnsr))?;
+        let cnsr = parse_cnsr(cnsr_text).ok_or_else(|| {
+            row.error(
+                c_cnsr,
+                format!("`{cnsr_text}` is not a censoring code; expected 0 (event) or a positive integer (censored)"),
+            )
+        })?;
+        out.push(TteRecord {
+            usubjid: usubjid.to_string(),
+            paramcd: paramcd.to_string(),
+            days: aval * unit_days,
+            status: if cnsr == 0 {
+                Status::Event
+            } else {
+                Status::Censored
+            },
+            cnsr,
+            start: row.date(c_start)?,
+            date: row.date(c_adt)?,
+        });
+    }
+    Ok(out)
+}
+
+/// `CNSR` is a non-negative integer; SAS exports write it as `1` or `1.0`.
+fn parse_cnsr(text: &str) -> Option<u32> {
+    if let Ok(v) = text.parse::<u32>() {
+        return Some(v);
+    }
+    let x: f64 = text.parse().ok()?;
+    if x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x <= f64::from(u32::MAX) {
+        Some(x as u32)
+    } else {
+        None
+    }
+}
+
+/// ADAE: one row per event. The grade is CTCAE (`ATOXGR`/`AETOXGR`) or, failing that, mapped
+/// from severity (`ASEV`/`AESEV`: MILD 1, MODERATE 2, SEVERE 3).
+pub fn read_adae(
+    table: &CsvTable,
+    known: &HashSet<&str>,
+    related_values: &HashSet<String>,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<AdverseEvent>> {
+    let c_id = table.require("USUBJID")?;
+    let c_term = table.require("AEDECOD")?;
+    let c_soc = table.column("AEBODSYS");
+    let c_grade = table.first_column(&["ATOXGR", "AETOXGR"]);
+    let c_sev = table.first_column(&["ASEV", "AESEV"]).map(|c| c.0);
+    let c_rel = table.first_column(&["AREL", "AEREL"]).map(|c| c.0);
+    let c_start = table.column("ASTDT");
+    let c_emergent = table.column("TRTEMFL");
+    let c_ser = table.column("AESER");
+    let c_out = table.column("AEOUT");
+    let mut out = Vec::with_capacity(table.records.len());
+    let mut ungraded = 0usize;
+    for row in table.rows() {
+        let usubjid = row.text(Some(c_id))?;
+        require_subject(&row, c_id, usubjid, known)?;
+        let term = row.text(Some(c_term))?;
+        if term.is_empty() {
+            return Err(row.error(c_term, "AEDECOD is empty; expected the preferred term"));
+        }
+        let grade = match &c_grade {
+            Some((i, _)) => parse_grade(&row, *i)?,
+            None => None,
+        };
+        let grade = match grade {
+            Some(g) => Some(g),
+            None => match row.text(c_sev)?.to_ascii_uppercase().as_str() {
+                "MILD" => Some(1),
+                "MODERATE" => Some(2),
+                "SEVERE" => Some(3),
+                _ => None,
+            },
+        };
+        if grade.is_none() {
+            ungraded += 1;
+        }
+        let outcome = row.text(c_out)?;
+        out.push(AdverseEvent {
+            usubjid: usubjid.to_string(),
+            term: term.to_string(),
+            soc: row.opt_text(c_soc)?.map(str::to_string),
+            grade,
+            related: related_values.contains(&row.text(c_rel)?.to_ascii_uppercase()),
+            start: row.date(c_start)?,
+            emergent: flag(&row, c_emergent, true)?,
+            serious: row.text(c_ser)?.eq_ignore_ascii_case("Y"),
+            fatal: grade == Some(5) || outcome.eq_ignore_ascii_case("FATAL"),
+        });
+    }
+    if ungraded > 0 {
+        warnings.push(format!(
+            "{}: {ungraded} adverse event(s) have no grade or severity; they count for any grade, not for grade ≥3",
+            table.path.display()
+        ));
+    }
+    Ok(out)
+}
+
+/// A CTCAE grade: `3`, `3.0` or `GRADE 3`; empty is `None`.
+fn parse_grade(row: &Row<'_>, column: usize) -> Result<Option<u8>> {
+    let text = row.text(Some(column))?;
+    if text.is_empty() {
+        return Ok(None);
+    }
+    let digits = text
+        .trim_start_matches(|c: char| c.is_ascii_alphabetic() || c == ' ')
+        .trim();
+    let value = digits.parse::<f64>().ok().filter(|g| g.fract() == 0.0);
+    match value {
+        Some(g) if (1.0..=5.0).contains(&g) => Ok(Some(g as u8)),
+        _ => Err(row.error(
+            column,
+            format!("`{text}` is not a CTCAE grade; expected 1 to 5"),
+        )),
+    }
+}
+
+/// ADTR: the sum-of-diameters parameter (`PARAMCD`, when the column exists).
+pub fn read_adtr(table: &CsvTable, known: &HashSet<&str>, paramcd: &str) -> Result<Vec<LesionSum>> {
+    let c_id = table.require("USUBJID")?;
+    let c_adt = table.require("ADT")?;
+    let c_aval = table.require("AVAL")?;
+    let c_param = table.column("PARAMCD");
+    let c_base = table.column("BASE");
+    let c_pchg = table.column("PCHG");
+    let mut out = Vec::new();
+    for row in table.rows() {
+        if c_param.is_some() && row.text(c_param)? != paramcd {
+            continue;
+        }
+        let usubjid = row.text(Some(c_id))?;
+        require_subject(&row, c_id, usubjid, known)?;
+        let Some(date) = row.date(Some(c_adt))? else {
+            continue; // a measurement without a date cannot be placed in time
+        };
+        let Some(sum) = row.number(Some(c_aval))? else {
+            continue;
+        };
+        if sum < 0.0 {
+            return Err(row.error(c_aval, format!("`{sum}` is negative; expected a sum of diameters ≥ 0")));
+        }
+        out.push(LesionSum {
+            usubjid: usubjid.to_string(),
+            date,
+            sum,
+            base: row.number(c_base)?,
+            pchg: row.number(c_pchg)?,
+        });
+    }
+    Ok(out)
+}
+
+/// The distinct subjects of a list of ids (helper for summaries).
+pub fn distinct<'a>(ids: impl Iterator<Item = &'a str>) -> BTreeSet<&'a str> {
+    ids.collect()
+}

@@ -1,0 +1,165 @@
+//! Typed domain records shared by every stage: what the loaders produce and the derivations
+//! consume. No I/O and no configuration here, only the vocabulary of the trial data.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+/// A calendar date (ADaM `*DT` variables).
+pub type Date = chrono::NaiveDate;
+
+/// One per-visit overall response (ADRS `PARAMCD = OVR`, `AVALC`), RECIST 1.1 vocabulary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum Response {
+    /// `CR`
+    CompleteResponse,
+    /// `PR`
+    PartialResponse,
+    /// `SD`
+    StableDisease,
+    /// `NON-CR/NON-PD`: subjects with non-measurable disease only.
+    NonCrNonPd,
+    /// `PD`
+    ProgressiveDisease,
+    /// `NE`
+    NotEvaluable,
+    /// `ND` (assessment not done) or an empty `AVALC`.
+    NotDone,
+}
+
+impl Response {
+    /// Parses an ADaM `AVALC` value (case-insensitive, surrounding blanks ignored).
+    /// An empty value is a missing assessment and reads as [`Response::NotDone`].
+    /// Returns `None` for anything outside the RECIST vocabulary.
+    pub fn from_avalc(value: &str) -> Option<Response> {
+        let v = value.trim();
+        let r = match v.to_ascii_uppercase().as_str() {
+            "CR" => Response::CompleteResponse,
+            "PR" => Response::PartialResponse,
+            "SD" => Response::StableDisease,
+            "NON-CR/NON-PD" | "NON CR/NON PD" | "NONCR/NONPD" => Response::NonCrNonPd,
+            "PD" => Response::ProgressiveDisease,
+            "NE" => Response::NotEvaluable,
+            "ND" | "" => Response::NotDone,
+            _ => return None,
+        };
+        Some(r)
+    }
+
+    /// The ADaM `AVALC` spelling.
+    pub fn code(self) -> &'static str {
+        match self {
+            Response::CompleteResponse => "CR",
+            Response::PartialResponse => "PR",
+            Response::StableDisease => "SD",
+            Response::NonCrNonPd => "NON-CR/NON-PD",
+            Response::ProgressiveDisease => "PD",
+            Response::NotEvaluable => "NE",
+            Response::NotDone => "ND",
+        }
+    }
+}
+
+/// One subject (one ADSL row).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Subject {
+    /// `USUBJID`
+    pub usubjid: String,
+    /// `SITEID`
+    pub site: Option<String>,
+    /// `TRTSDT`: start of treatment, the origin of every time-to-event endpoint.
+    pub trt_start: Option<Date>,
+    /// `TRTEDT`
+    pub trt_end: Option<Date>,
+    /// `ENRLDT`, else `RANDDT`: used for enrolment windows and the cut-off.
+    pub enrolled: Option<Date>,
+    /// `DTHDT`
+    pub death: Option<Date>,
+    /// `LSTALVDT`: last date known alive.
+    pub last_alive: Option<Date>,
+    /// `SAFFL = Y` (true when the column is absent).
+    pub safety: bool,
+    /// `EFFFL`/`FASFL`/`ITTFL = Y` (true when none of them is present).
+    pub efficacy: bool,
+    /// Every ADSL column as text (empty cells omitted), for filters and baseline summaries.
+    pub columns: BTreeMap<String, String>,
+}
+
+/// One per-visit overall response (ADRS, `PARAMCD = OVR`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Assessment {
+    /// `USUBJID`
+    pub usubjid: String,
+    /// `ADT`
+    pub date: Date,
+    /// `AVALC`
+    pub response: Response,
+    /// `AVISIT`, when present.
+    pub visit: Option<String>,
+}
+
+/// Whether a time-to-event observation ended in the event or was censored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Status {
+    /// The event happened at the time (`CNSR = 0`).
+    Event,
+    /// Observation stopped at the time without the event (`CNSR > 0`).
+    Censored,
+}
+
+/// One ADTTE row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TteRecord {
+    /// `USUBJID`
+    pub usubjid: String,
+    /// `PARAMCD`
+    pub paramcd: String,
+    /// `AVAL`, in days.
+    pub days: f64,
+    /// `CNSR`
+    pub status: Status,
+    /// `CNSR` as given (ADaM censoring reason code; 0 for an event).
+    pub cnsr: u32,
+    /// `STARTDT`
+    pub start: Option<Date>,
+    /// `ADT`
+    pub date: Option<Date>,
+}
+
+/// One adverse event (ADAE row).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AdverseEvent {
+    /// `USUBJID`
+    pub usubjid: String,
+    /// `AEDECOD`: preferred term.
+    pub term: String,
+    /// `AEBODSYS`: system organ class.
+    pub soc: Option<String>,
+    /// CTCAE grade 1–5 (`ATOXGR`/`AETOXGR`), or mapped from severity.
+    pub grade: Option<u8>,
+    /// Related to study treatment (per `analysis.related_values`).
+    pub related: bool,
+    /// `ASTDT`
+    pub start: Option<Date>,
+    /// `TRTEMFL = Y` (true when the column is absent).
+    pub emergent: bool,
+    /// `AESER = Y`
+    pub serious: bool,
+    /// Grade 5 or `AEOUT = FATAL`.
+    pub fatal: bool,
+}
+
+/// One sum-of-target-lesion-diameters measurement (ADTR).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LesionSum {
+    /// `USUBJID`
+    pub usubjid: String,
+    /// `ADT`
+    pub date: Date,
+    /// `AVAL`: sum of diameters, mm.
+    pub sum: f64,
+    /// `BASE`
+    pub base: Option<f64>,
+    /// `PCHG`
+    pub pchg: Option<f64>,
+}

@@ -1,0 +1,456 @@
+//! Kaplan–Meier curves for one or several cohorts/arms, with censoring marks, an optional
+//! pointwise confidence band, median drop lines, a legend and a number-at-risk table aligned
+//! with the time ticks.
+
+use super::axis::TimeAxis;
+use super::canvas::{
+    format_tick, ticks, truncate_to_width, wrap_text, Anchor, Canvas, Key, Legend, LegendItem,
+    Marker, Scale, VAnchor,
+};
+use super::style::{
+    line_height, series_colour, text_width, CANVAS_WIDTH, DARK_GREY, GREY, LABEL_PX, PAD,
+    TICK_PX, TITLE_PX,
+};
+use super::{finite, time_axis_title, PlotError};
+
+/// One row of a Kaplan–Meier table, as `survival::survfit` reports it: one row per distinct
+/// time with an event or a censoring.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KmPoint {
+    /// Time, in the unit of the plot's time axis.
+    pub time: f64,
+    /// Survival just after `time`.
+    pub surv: f64,
+    /// Lower pointwise confidence limit, if estimable.
+    pub lower: Option<f64>,
+    /// Upper pointwise confidence limit, if estimable.
+    pub upper: Option<f64>,
+    /// Subjects at risk at `time` (time ≥ `time`).
+    pub n_risk: usize,
+    /// Events at `time`.
+    pub n_event: usize,
+    /// Censorings at `time`.
+    pub n_censor: usize,
+}
+
+/// One curve: a cohort or arm.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KmSeries {
+    /// Cohort/arm name, shown in the legend and the risk table.
+    pub label: String,
+    /// The Kaplan–Meier table, by time.
+    pub points: Vec<KmPoint>,
+    /// Subjects at risk at time 0.
+    pub n: usize,
+    /// Median survival time, `None` when not reached.
+    pub median: Option<f64>,
+    /// Legend text after the label, e.g. "median 8.4 (95% CI 5.5, 13.1)"; may be empty.
+    pub median_label: String,
+}
+
+/// How to draw a Kaplan–Meier figure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KmPlotOptions {
+    /// Title above the figure; empty for none (the document's caption usually serves).
+    pub title: String,
+    /// y-axis title, e.g. "Progression-free survival".
+    pub y_label: String,
+    /// Unit of time, e.g. "Months"; the x-axis reads "Time (months)".
+    pub time_unit: String,
+    /// Draw the pointwise confidence band.
+    pub show_ci: bool,
+    /// Spacing of time ticks (and of the risk table); `None` picks one. A step too small for
+    /// the risk-table numbers to fit is widened to a multiple of itself.
+    pub tick_step: Option<f64>,
+    /// End of the time axis; `None` is the last time of any curve, rounded up to a tick.
+    pub x_max: Option<f64>,
+}
+
+impl Default for KmPlotOptions {
+    /// No title, "Survival probability", months, confidence band shown, automatic axis.
+    fn default() -> Self {
+        KmPlotOptions {
+            title: String::new(),
+            y_label: "Survival probability".to_string(),
+            time_unit: "Months".to_string(),
+            show_ci: true,
+            tick_step: None,
+            x_max: None,
+        }
+    }
+}
+
+/// Subjects at risk at time `t`: those whose time is ≥ `t`, which is `survfit`'s `n.risk` at
+/// the first tabulated time ≥ `t` (nobody leaves between tabulated times), and 0 after the
+/// last one. With no rows at all, everyone (`series.n`) is at risk at time 0 and nobody later.
+///
+/// `t` is compared with a relative tolerance of 1e-9 so that a tick computed as `k * step`
+/// in floating point still counts the subjects whose time equals the tick.
+pub fn number_at_risk(series: &KmSeries, t: f64) -> usize {
+    let t = t - 1e-9 * t.abs().max(1.0);
+    let next = series
+        .points
+        .iter()
+        .filter(|p| p.time >= t)
+        .min_by(|a, b| a.time.total_cmp(&b.time));
+    match next {
+        Some(p) => p.n_risk,
+        None if series.points.is_empty() && t <= 0.0 => series.n,
+        None => 0,
+    }
+}
+
+const PLOT_H: i32 = 300;
+const TICK_LEN: i32 = 5;
+fn validate(series: &[KmSeries], opts: &KmPlotOptions) -> Result<(), PlotError> {
+    if let Some(step) = opts.tick_step {
+        if !(step.is_finite() && step > 0.0) {
+            return Err(PlotError::InvalidInput(format!(
+                "KM tick step must be a positive number, not {step}"
+            )));
+        }
+    }
+    if let Some(m) = opts.x_max {
+        if !(m.is_finite() && m > 0.0) {
+            return Err(PlotError::InvalidInput(format!(
+                "KM x_max must be a positive number, not {m}"
+            )));
+        }
+    }
+    for s in series {
+        if let Some(m) = s.median {
+            finite(m, || format!("median of '{}'", s.label))?;
+        }
+        for p in &s.points {
+            let time = finite(p.time, || format!("a time of '{}'", s.label))?;
+            if time < 0.0 {
+                return Err(PlotError::InvalidInput(format!(
+                    "'{}' has a negative time {time}",
+                    s.label
+                )));
+            }
+            for (what, v) in [("survival", Some(p.surv)), ("lower", p.lower), ("upper", p.upper)]
+            {
+                if let Some(v) = v {
+                    if !(0.0..=1.0).contains(&v) {
+                        return Err(PlotError::InvalidInput(format!(
+                            "'{}' has {what} {v} at time {time}, outside [0, 1]",
+                            s.label
+                        )));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn sorted_points(s: &KmSeries) -> Vec<&KmPoint> {
+    let mut pts: Vec<&KmPoint> = s.points.iter().collect();
+    pts.sort_by(|a, b| a.time.total_cmp(&b.time));
+    pts
+}
+
+/// The step function from (0, 1) to the last time, cut at `x_max`, in data coordinates.
+fn step_path(points: &[&KmPoint], x_max: f64) -> Vec<(f64, f64)> {
+    let mut out = vec![(0.0, 1.0)];
+    let mut s = 1.0;
+    for p in points {
+        if p.time > x_max {
+            out.push((x_max, s));
+            return out;
+        }
+        out.push((p.time, s));
+        out.push((p.time, p.surv));
+        s = p.surv;
+    }
+    out
+}
+
+/// Contiguous runs of the step-shaped confidence band, each a polygon in data coordinates.
+fn band_polygons(points: &[&KmPoint], x_max: f64) -> Vec<Vec<(f64, f64)>> {
+    let mut polys = Vec::new();
+    let mut upper: Vec<(f64, f64)> = Vec::new();
+    let mut lower: Vec<(f64, f64)> = Vec::new();
+    let mut close = |upper: &mut Vec<(f64, f64)>, lower: &mut Vec<(f64, f64)>| {
+        if !upper.is_empty() {
+            let mut poly = std::mem::take(upper);
+            poly.extend(lower.drain(..).rev());
+            polys.push(poly);
+        }
+    };
+    for (i, p) in points.iter().enumerate() {
+        let start = p.time;
+        let end = points.get(i + 1).map_or(start, |q| q.time).min(x_max);
+        match (p.lower, p.upper) {
+            (Some(lo), Some(up)) if start < x_max && end > start => {
+                upper.push((start, up));
+                upper.push((end, up));
+                lower.push((start, lo));
+                lower.push((end, lo));
+            }
+            _ => close(&mut upper, &mut lower),
+        }
+    }
+    close(&mut upper, &mut lower);
+    polys
+}
+
+/// Draws Kaplan–Meier curves with a number-at-risk table.
+///
+/// Errors: [`PlotError::NoData`] when there is no series or no series has any row;
+/// [`PlotError::InvalidInput`] for non-finite or negative times, probabilities outside
+/// [0, 1], or a non-positive `tick_step`/`x_max`.
+pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, PlotError> {
+    if series.iter().all(|s| s.points.is_empty()) {
+        return Err(PlotError::NoData);
+    }
+    validate(series, opts)?;
+
+    let w = CANVAS_WIDTH;
+    let data_max = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.time))
+        .fold(0.0_f64, f64::max);
+    let data_max = if data_max > 0.0 { data_max } else { 1.0 };
+    let max_n = series
+        .iter()
+        .flat_map(|s| std::iter::once(s.n).chain(s.points.iter().map(|p| p.n_risk)))
+        .max()
+        .unwrap_or(0);
+
+    // Left margin: room for the y-axis title and tick labels, and for the risk-table labels.
+    let y_ticks = ticks(0.0, 1.0, 0.2);
+    let y_title = wrap_text(&opts.y_label, LABEL_PX, PLOT_H - 10)?;
+    let y_title_w = line_height(LABEL_PX) * i32::try_from(y_title.len()).unwrap_or(1);
+    let y_tick_w = text_width("0.0", TICK_PX)?.max(text_width("1.0", TICK_PX)?);
+    let axis_block = PAD + y_title_w + 6 + y_tick_w + 4 + TICK_LEN;
+    let mut risk_labels = Vec::with_capacity(series.len());
+    for s in series {
+        risk_labels.push(truncate_to_width(&s.label, TICK_PX, w * 32 / 100)?);
+    }
+    let mut risk_label_w = 0;
+    for l in &risk_labels {
+        risk_label_w = risk_label_w.max(text_width(l, TICK_PX)?);
+    }
+    let left = axis_block.max(PAD + risk_label_w + 10);
+
+    // Right margin: half the widest label centred on the last tick. Two passes, because the
+    // labels depend on the step and the step on the room.
+    let n_w = text_width(&max_n.to_string(), TICK_PX)?;
+    let choose = |plot_w| {
+        TimeAxis::choose(data_max, opts.x_max, opts.tick_step, &opts.time_unit, plot_w, n_w)
+    };
+    let mut right_margin = PAD + 20;
+    let mut axis = choose(w - right_margin - left)?;
+    let needed = PAD + axis.label_width(n_w)? / 2 + 2;
+    if needed > right_margin {
+        right_margin = needed;
+        axis = choose(w - right_margin - left)?;
+    }
+    let right = w - right_margin;
+
+    // Vertical layout.
+    let mut y = PAD;
+    let title_lines = wrap_text(&opts.title, TITLE_PX, w - 2 * PAD)?;
+    let title_top = y;
+    if !title_lines.is_empty() {
+        y += line_height(TITLE_PX) * i32::try_from(title_lines.len()).unwrap_or(1) + 6;
+    }
+    let legend_w = w - PAD - left;
+    let mut items = Vec::new();
+    for (i, s) in series.iter().enumerate() {
+        let key = Key::Line(series_colour(i));
+        let one_line = if s.median_label.trim().is_empty() {
+            s.label.clone()
+        } else {
+            format!("{}: {}", s.label, s.median_label)
+        };
+        if text_width(&one_line, LABEL_PX)? + 30 <= legend_w {
+            items.push(LegendItem { key, label: one_line });
+        } else {
+            items.push(LegendItem { key, label: s.label.clone() });
+            if !s.median_label.trim().is_empty() {
+                items.push(LegendItem { key: Key::Blank, label: s.median_label.clone() });
+            }
+        }
+    }
+    let any_censored = series
+        .iter()
+        .any(|s| s.points.iter().any(|p| p.n_censor > 0 && p.time <= axis.max));
+    if any_censored {
+        items.push(LegendItem {
+            key: Key::Marker(Marker::Plus, DARK_GREY),
+            label: "Censored".to_string(),
+        });
+    }
+    let legend = Legend::stacked(items, legend_w)?;
+    let legend_top = y;
+    y += legend.height() + 10;
+    let plot_top = y;
+    let plot_bottom = plot_top + PLOT_H;
+    let tick_label_top = plot_bottom + TICK_LEN + 4;
+    let x_title_top = tick_label_top + line_height(TICK_PX) + 2;
+    let risk_heading_top = x_title_top + line_height(LABEL_PX) + 10;
+    let row_h = line_height(TICK_PX) + 4;
+    let rows_top = risk_heading_top + line_height(LABEL_PX) + 2;
+    let n_rows = i32::try_from(series.len()).unwrap_or(0);
+    let height = rows_top + row_h * n_rows + PAD;
+
+    let xs = Scale::new(0.0, axis.max, left, right);
+    let ys = Scale::new(0.0, 1.0, plot_bottom, plot_top);
+    let to_px = |(t, s): (f64, f64)| (xs.at(t), ys.at(s));
+
+    let mut svg = String::new();
+    {
+        let c = Canvas::new(&mut svg, w, height)?;
+
+        for (i, line) in title_lines.iter().enumerate() {
+            let top = title_top + line_height(TITLE_PX) * i32::try_from(i).unwrap_or(0);
+            c.text(line, (w / 2, top), TITLE_PX, DARK_GREY, Anchor::Middle, VAnchor::Top)?;
+        }
+        legend.draw(&c, (left, legend_top))?;
+
+        let sorted: Vec<Vec<&KmPoint>> = series.iter().map(sorted_points).collect();
+
+        if opts.show_ci {
+            for (i, pts) in sorted.iter().enumerate() {
+                for poly in band_polygons(pts, axis.max) {
+                    let poly: Vec<_> = poly.into_iter().map(to_px).collect();
+                    c.polygon(&poly, series_colour(i), 0.18)?;
+                }
+            }
+        }
+
+        // Medians: a dashed line across at 0.5 to the furthest median, then down to the axis.
+        let medians: Vec<(usize, f64)> = series
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.median.map(|m| (i, m)))
+            .filter(|(_, m)| *m >= 0.0 && *m <= axis.max)
+            .collect();
+        if let Some(furthest) = medians.iter().map(|(_, m)| *m).reduce(f64::max) {
+            c.dashed(to_px((0.0, 0.5)), to_px((furthest, 0.5)), GREY, 1, 6, 4)?;
+            for (i, m) in &medians {
+                c.dashed(to_px((*m, 0.5)), (xs.at(*m), plot_bottom), series_colour(*i), 2, 6, 4)?;
+            }
+        }
+
+        for (i, pts) in sorted.iter().enumerate() {
+            let path: Vec<_> = step_path(pts, axis.max).into_iter().map(to_px).collect();
+            c.polyline(&path, series_colour(i), 2)?;
+            for p in pts.iter().filter(|p| p.n_censor > 0 && p.time <= axis.max) {
+                c.marker(Marker::Plus, to_px((p.time, p.surv)), 5, series_colour(i))?;
+            }
+        }
+
+        // Axes.
+        c.line((left, plot_top), (left, plot_bottom), DARK_GREY, 1)?;
+        c.line((left, plot_bottom), (right, plot_bottom), DARK_GREY, 1)?;
+        for v in &y_ticks {
+            let yy = ys.at(*v);
+            c.line((left - TICK_LEN, yy), (left, yy), DARK_GREY, 1)?;
+            c.text(
+                &format_tick(*v, 1),
+                (left - TICK_LEN - 4, yy),
+                TICK_PX,
+                DARK_GREY,
+                Anchor::End,
+                VAnchor::Center,
+            )?;
+        }
+        let mid_y = (plot_top + plot_bottom) / 2;
+        for (i, line) in y_title.iter().enumerate() {
+            let x = PAD + line_height(LABEL_PX) * i32::try_from(i).unwrap_or(0);
+            c.text_rotated(line, (x, mid_y), LABEL_PX, DARK_GREY, Anchor::Middle, VAnchor::Top, true)?;
+        }
+        for t in &axis.ticks {
+            let xx = xs.at(*t);
+            c.line((xx, plot_bottom), (xx, plot_bottom + TICK_LEN), DARK_GREY, 1)?;
+            c.text(
+                &format_tick(*t, axis.decimals),
+                (xx, tick_label_top),
+                TICK_PX,
+                DARK_GREY,
+                Anchor::Middle,
+                VAnchor::Top,
+            )?;
+        }
+        c.text(
+            &time_axis_title(&opts.time_unit),
+            ((left + right) / 2, x_title_top),
+            LABEL_PX,
+            DARK_GREY,
+            Anchor::Middle,
+            VAnchor::Top,
+        )?;
+
+        // Number at risk, one row per series, each number centred under its tick.
+        c.text("Number at risk", (PAD, risk_heading_top), LABEL_PX, DARK_GREY, Anchor::Start, VAnchor::Top)?;
+        for (i, s) in series.iter().enumerate() {
+            let cy = rows_top + row_h * i32::try_from(i).unwrap_or(0) + row_h / 2;
+            let label = risk_labels.get(i).map_or("", String::as_str);
+            c.text(label, (left - 10, cy), TICK_PX, series_colour(i), Anchor::End, VAnchor::Center)?;
+            for t in &axis.ticks {
+                c.text(
+                    &number_at_risk(s, *t).to_string(),
+                    (xs.at(*t), cy),
+                    TICK_PX,
+                    series_colour(i),
+                    Anchor::Middle,
+                    VAnchor::Center,
+                )?;
+            }
+        }
+        c.finish()?;
+    }
+    Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pt(time: f64, surv: f64, n_risk: usize, n_event: usize, n_censor: usize) -> KmPoint {
+        KmPoint { time, surv, lower: None, upper: None, n_risk, n_event, n_censor }
+    }
+
+    fn series(points: Vec<KmPoint>, n: usize) -> KmSeries {
+        KmSeries { label: "A".into(), points, n, median: None, median_label: String::new() }
+    }
+
+    #[test]
+    fn at_risk_counts_subjects_with_time_at_or_after_t() {
+        // times: 2 (event), 3 (censor), 5 (event, 2 subjects), n = 4
+        let s = series(
+            vec![pt(2.0, 0.75, 4, 1, 0), pt(3.0, 0.75, 3, 0, 1), pt(5.0, 0.0, 2, 2, 0)],
+            4,
+        );
+        assert_eq!(number_at_risk(&s, 0.0), 4);
+        assert_eq!(number_at_risk(&s, 2.0), 4);
+        assert_eq!(number_at_risk(&s, 2.5), 3);
+        assert_eq!(number_at_risk(&s, 3.0), 3);
+        assert_eq!(number_at_risk(&s, 4.0), 2);
+        assert_eq!(number_at_risk(&s, 5.0), 2);
+        assert_eq!(number_at_risk(&s, 5.1), 0);
+        // A tick computed as 3 * 0.1 still counts a subject at exactly 0.3.
+        let s = series(vec![pt(0.3, 1.0, 1, 0, 1)], 1);
+        assert_eq!(number_at_risk(&s, 3.0 * 0.1), 1);
+        assert_eq!(number_at_risk(&series(vec![], 2), 0.0), 2);
+    }
+
+    #[test]
+    fn step_path_starts_at_one_and_is_cut_at_x_max() {
+        let pts = [pt(2.0, 0.5, 2, 1, 0), pt(6.0, 0.0, 1, 1, 0)];
+        let refs: Vec<&KmPoint> = pts.iter().collect();
+        assert_eq!(
+            step_path(&refs, 10.0),
+            vec![(0.0, 1.0), (2.0, 1.0), (2.0, 0.5), (6.0, 0.5), (6.0, 0.0)]
+        );
+        assert_eq!(
+            step_path(&refs, 4.0),
+            vec![(0.0, 1.0), (2.0, 1.0), (2.0, 0.5), (4.0, 0.5)]
+        );
+    }
+
+}

@@ -1,0 +1,67 @@
+//! Figures as deterministic SVG: Kaplan–Meier curves with a number-at-risk table, waterfall,
+//! swimmer and spider plots of tumour response, and adverse-event bar charts; plus
+//! rasterisation of any of them to PNG.
+//!
+//! Every figure is a pure function from the plain input types defined here (the pipeline adapts
+//! its results to them) to an SVG string. The same input gives byte-identical output on any
+//! machine: text is measured with the embedded DejaVu Sans and PNGs are rendered with only that
+//! font. Colours are Okabe–Ito (colour-blind safe); sizes are chosen to stay readable when the
+//! figure is printed one column (~3.5 in) wide.
+//!
+//! What this module does not do: compute statistics (Kaplan–Meier estimates, best responses and
+//! percentages of change arrive computed), decide which figures a report has, or write files.
+//! Empty input is [`PlotError::NoData`] so the caller can skip the figure with a note.
+
+mod ae;
+mod axis;
+mod canvas;
+mod km;
+mod png;
+mod spider;
+mod style;
+mod swimmer;
+mod waterfall;
+
+pub use ae::{ae_bars, AeBar};
+pub use km::{km_plot, number_at_risk, KmPlotOptions, KmPoint, KmSeries};
+pub use png::svg_to_png;
+pub use spider::{spider, SpiderLine};
+pub use swimmer::{swimmer, SwimLane};
+pub use waterfall::{waterfall, WaterfallBar};
+
+/// Why a figure could not be drawn.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PlotError {
+    /// Nothing to plot (no series, subjects or terms); the caller skips the figure.
+    #[error("no data to plot")]
+    NoData,
+    /// The input cannot be drawn as given (a non-finite number, a survival probability outside
+    /// [0, 1], more subjects with an event than in the population, ...).
+    #[error("invalid figure input: {0}")]
+    InvalidInput(String),
+    /// plotters failed while drawing.
+    #[error("failed to draw the figure: {0}")]
+    Render(String),
+    /// The SVG could not be parsed or rasterised to PNG.
+    #[error("failed to rasterise the figure: {0}")]
+    Raster(String),
+}
+
+/// Checks that a number from the input is finite, naming it in the error otherwise.
+fn finite(value: f64, what: impl FnOnce() -> String) -> Result<f64, PlotError> {
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(PlotError::InvalidInput(format!("{} is {value}", what())))
+    }
+}
+
+/// The x-axis title for a time axis in `time_unit` ("Months" → "Time (months)").
+fn time_axis_title(time_unit: &str) -> String {
+    let unit = time_unit.trim();
+    if unit.is_empty() {
+        "Time".to_string()
+    } else {
+        format!("Time ({})", unit.to_lowercase())
+    }
+}

@@ -1,0 +1,181 @@
+//! The look shared by every figure: the embedded font, text sizes, the Okabe–Ito palette and
+//! the colour of each RECIST response.
+//!
+//! Sizes are SVG pixels for a canvas about 560 px wide, which is printed at one column
+//! (~3.5 in, 252 pt): 1 px ≈ 0.45 pt, so 14 px text is ~6.3 pt and 17 px text ~7.7 pt.
+
+use std::sync::OnceLock;
+
+use plotters::style::{register_font, FontDesc, FontFamily, FontStyle, RGBColor};
+
+use crate::model::Response;
+
+use super::PlotError;
+
+/// DejaVu Sans, compiled in so text metrics never depend on the machine's fonts.
+pub(crate) const FONT_BYTES: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+
+/// The family name the font is registered under in plotters, written as-is into every
+/// `font-family` attribute. It is a CSS fallback list so that a browser without DejaVu Sans
+/// picks a narrower sans-serif (never a wider one), keeping labels inside the canvas.
+pub(crate) const FONT_FAMILY: &str = "DejaVu Sans, Arial, sans-serif";
+
+/// The family resvg finds in its (embedded-only) font database.
+pub(crate) const FONT_NAME: &str = "DejaVu Sans";
+
+/// plotters writes `font-size = size / 1.24` into the SVG; sizes here are the SVG values.
+const PLOTTERS_FONT_SCALE: f64 = 1.24;
+
+/// Figure title.
+pub(crate) const TITLE_PX: f64 = 20.0;
+/// Axis titles and legend entries.
+pub(crate) const LABEL_PX: f64 = 17.0;
+/// Tick labels and the number-at-risk table.
+pub(crate) const TICK_PX: f64 = 16.0;
+/// Dense labels: subject ids on swimmer lanes, values at bar ends.
+pub(crate) const SMALL_PX: f64 = 14.0;
+
+/// Canvas width of every figure (wider only when there are more bars than pixels).
+pub(crate) const CANVAS_WIDTH: i32 = 560;
+/// Outer padding of the canvas.
+pub(crate) const PAD: i32 = 10;
+
+pub(crate) const WHITE: RGBColor = RGBColor(255, 255, 255);
+pub(crate) const BLACK: RGBColor = RGBColor(0, 0, 0);
+/// Axis lines, reference lines and secondary text.
+pub(crate) const DARK_GREY: RGBColor = RGBColor(0x4D, 0x4D, 0x4D);
+pub(crate) const GREY: RGBColor = RGBColor(0x99, 0x99, 0x99);
+
+// Okabe & Ito (2008), "Color Universal Design": distinguishable with every common form of
+// colour-vision deficiency.
+pub(crate) const OI_ORANGE: RGBColor = RGBColor(0xE6, 0x9F, 0x00);
+pub(crate) const OI_SKY_BLUE: RGBColor = RGBColor(0x56, 0xB4, 0xE9);
+pub(crate) const OI_GREEN: RGBColor = RGBColor(0x00, 0x9E, 0x73);
+pub(crate) const OI_BLUE: RGBColor = RGBColor(0x00, 0x72, 0xB2);
+pub(crate) const OI_VERMILLION: RGBColor = RGBColor(0xD5, 0x5E, 0x00);
+pub(crate) const OI_PURPLE: RGBColor = RGBColor(0xCC, 0x79, 0xA7);
+
+/// Colours for cohorts/arms, in order. Okabe–Ito yellow is left out: curves and the coloured
+/// risk-table labels would be unreadable on white.
+const SERIES_COLOURS: [RGBColor; 7] = [
+    OI_BLUE,
+    OI_VERMILLION,
+    OI_GREEN,
+    OI_PURPLE,
+    OI_ORANGE,
+    OI_SKY_BLUE,
+    BLACK,
+];
+
+/// The colour of the `index`-th series (cycling when there are more series than colours).
+pub(crate) fn series_colour(index: usize) -> RGBColor {
+    SERIES_COLOURS
+        .get(index % SERIES_COLOURS.len())
+        .copied()
+        .unwrap_or(BLACK)
+}
+
+/// Registers the embedded font with plotters once per process.
+pub(crate) fn ensure_font() -> Result<(), PlotError> {
+    static REGISTERED: OnceLock<bool> = OnceLock::new();
+    let ok = *REGISTERED
+        .get_or_init(|| register_font(FONT_FAMILY, FontStyle::Normal, FONT_BYTES).is_ok());
+    if ok {
+        Ok(())
+    } else {
+        Err(PlotError::Render(
+            "the embedded DejaVu Sans font could not be parsed".to_string(),
+        ))
+    }
+}
+
+/// The plotters font for text that shows `size_px` high in the SVG.
+pub(crate) fn font(size_px: f64) -> FontDesc<'static> {
+    FontDesc::new(
+        FontFamily::Name(FONT_FAMILY),
+        size_px * PLOTTERS_FONT_SCALE,
+        FontStyle::Normal,
+    )
+}
+
+/// Width of `text` in SVG pixels. It errs on the wide side (by ~6%), which is the safe side
+/// for keeping labels apart and inside the canvas.
+pub(crate) fn text_width(text: &str, size_px: f64) -> Result<i32, PlotError> {
+    ensure_font()?;
+    let (w, _) = font(size_px)
+        .box_size(text)
+        .map_err(|e| PlotError::Render(format!("cannot measure text: {e}")))?;
+    Ok(i32::try_from(w).unwrap_or(i32::MAX))
+}
+
+/// Height of one line of text of `size_px`, with leading.
+pub(crate) fn line_height(size_px: f64) -> i32 {
+    (size_px * 1.3).round() as i32
+}
+
+/// A response category as drawn: its legend text and colour, in the usual reading order
+/// (best to worst, then not evaluable, then anything unrecognised).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum ResponseKey {
+    Known(Response),
+    /// A value outside the RECIST vocabulary, shown as given.
+    Other(String),
+}
+
+impl ResponseKey {
+    pub(crate) fn parse(value: &str) -> ResponseKey {
+        match Response::from_avalc(value) {
+            Some(r) => ResponseKey::Known(r),
+            None => ResponseKey::Other(value.trim().to_string()),
+        }
+    }
+
+    pub(crate) fn label(&self) -> String {
+        match self {
+            ResponseKey::Known(Response::NonCrNonPd) => "Non-CR/Non-PD".to_string(),
+            ResponseKey::Known(Response::NotDone) => "Missing".to_string(),
+            ResponseKey::Known(r) => r.code().to_string(),
+            ResponseKey::Other(s) => s.clone(),
+        }
+    }
+
+    pub(crate) fn colour(&self) -> RGBColor {
+        match self {
+            ResponseKey::Known(Response::CompleteResponse) => OI_BLUE,
+            ResponseKey::Known(Response::PartialResponse) => OI_SKY_BLUE,
+            ResponseKey::Known(Response::StableDisease) => OI_ORANGE,
+            ResponseKey::Known(Response::NonCrNonPd) => OI_GREEN,
+            ResponseKey::Known(Response::ProgressiveDisease) => OI_VERMILLION,
+            ResponseKey::Known(Response::NotEvaluable) => GREY,
+            ResponseKey::Known(Response::NotDone) => RGBColor(0xCC, 0xCC, 0xCC),
+            ResponseKey::Other(_) => OI_PURPLE,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn font_registers_and_measures() {
+        let narrow = text_width("1", TICK_PX).unwrap();
+        let wide = text_width("100", TICK_PX).unwrap();
+        assert!(narrow > 0 && wide > 2 * narrow);
+    }
+
+    #[test]
+    fn responses_have_distinct_colours() {
+        let keys = ["CR", "PR", "SD", "NON-CR/NON-PD", "PD", "NE", "", "weird"];
+        let colours: Vec<_> = keys
+            .iter()
+            .map(|k| ResponseKey::parse(k).colour())
+            .collect();
+        for (i, a) in colours.iter().enumerate() {
+            for b in colours.iter().skip(i + 1) {
+                assert_ne!(a, b);
+            }
+        }
+        assert_eq!(ResponseKey::parse(" pr ").label(), "PR");
+    }
+}

@@ -1,0 +1,354 @@
+//! Kaplan–Meier estimation with Greenwood variance, pointwise bands and landmark survival,
+//! agreeing with R `survival::survfit` (3.5-3) and `summary.survfit(times =, extend = TRUE)`.
+//!
+//! One sort and one pass, O(n log n) time and O(distinct times) memory, so 10⁶–10⁷ subjects
+//! take well under a second. Ties follow survfit: at a time with both events and censorings the
+//! events happen first (the censored subjects are still at risk for them). There is one step per
+//! distinct time, censor-only times included, exactly like `survfit`'s `$time`.
+//!
+//! This module does not compute quantiles (see [`super::quantile`]), read data, or know
+//! anything about endpoints or cohorts; times are plain non-negative numbers in any unit.
+
+use serde::Serialize;
+
+use super::normal::z_for_level;
+use super::transform::{point_band, CiTransform, Limit};
+use super::StatsError;
+
+/// One row of the Kaplan–Meier table: a distinct observed time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KmStep {
+    /// The time (same unit as the input).
+    pub time: f64,
+    /// Subjects still under observation just before `time` (time ≥ this time).
+    pub n_risk: usize,
+    /// Events at `time`.
+    pub n_event: usize,
+    /// Censorings at `time`.
+    pub n_censor: usize,
+    /// Kaplan–Meier survival just after `time` (right-continuous).
+    pub surv: f64,
+    /// Greenwood standard error of `surv` on the survival scale (`summary.survfit`'s
+    /// `std.err`). `None` once S = 0, where R's variance is infinite.
+    pub std_err: Option<f64>,
+    /// Greenwood standard error of log S (`survfit`'s `$std.err`). `None` once S = 0.
+    pub std_err_log: Option<f64>,
+}
+
+impl KmStep {
+    /// The standard error of log S as R stores it: +∞ where the variance is undefined, so the
+    /// band formulas produce R's NaN/NA exactly where R does.
+    pub(crate) fn se_log_raw(&self) -> f64 {
+        self.std_err_log.unwrap_or(f64::INFINITY)
+    }
+}
+
+/// A fitted Kaplan–Meier curve for one group.
+///
+/// Built by [`kaplan_meier`]. An empty input gives an empty curve: no steps, every quantile not
+/// reached, and [`KaplanMeier::landmark`] an [`StatsError::EmptyCurve`] error.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KaplanMeier {
+    n: usize,
+    n_events: usize,
+    steps: Vec<KmStep>,
+}
+
+/// A pointwise confidence band at one step. `None` where `survfit` gives NA or NaN.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Band {
+    /// Lower limit for S(t).
+    pub lower: Option<f64>,
+    /// Upper limit for S(t).
+    pub upper: Option<f64>,
+}
+
+/// Survival at a fixed time, as `summary(fit, times = t, extend = TRUE)` reports it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Landmark {
+    /// The landmark time asked for.
+    pub time: f64,
+    /// Subjects at risk at `time` (observed time ≥ `time`); 0 past the last follow-up.
+    pub n_risk: usize,
+    /// S(time): 1 before the first observed time.
+    pub surv: f64,
+    /// Greenwood SE of S(time) on the survival scale; `None` where S = 0.
+    pub std_err: Option<f64>,
+    /// Greenwood SE of log S(time); `None` where S = 0.
+    pub std_err_log: Option<f64>,
+    /// Lower confidence limit; `None` where `survfit`'s band is NA.
+    pub lower: Option<f64>,
+    /// Upper confidence limit; `None` where `survfit`'s band is NA.
+    pub upper: Option<f64>,
+    /// `time` is after the last observed time: R's `extend = TRUE` carries the last values
+    /// forward (with `n_risk` 0) and a report may prefer to say "not evaluable" instead.
+    pub beyond_last_followup: bool,
+}
+
+/// Fits the Kaplan–Meier estimator to right-censored data.
+///
+/// `time[i]` is subject i's follow-up time and `event[i]` is `true` for an event, `false` for
+/// a censoring. The result matches `survfit(Surv(time, event) ~ 1)`: survival, Greenwood
+/// standard errors, and one step per distinct time.
+///
+/// # Errors
+/// [`StatsError::LengthMismatch`] if the slices differ in length, and
+/// [`StatsError::InvalidTime`] for the first NaN, infinite or negative time.
+pub fn kaplan_meier(time: &[f64], event: &[bool]) -> Result<KaplanMeier, StatsError> {
+    fit(time, event, false)
+}
+
+/// Fits the curve; with `reverse` the roles of event and censoring are swapped (the reverse
+/// Kaplan–Meier used for median follow-up) without copying the flags.
+pub(crate) fn fit(time: &[f64], event: &[bool], reverse: bool) -> Result<KaplanMeier, StatsError> {
+    if time.len() != event.len() {
+        return Err(StatsError::LengthMismatch {
+            times: time.len(),
+            events: event.len(),
+        });
+    }
+    let mut n_events = 0usize;
+    for (index, (&t, &e)) in time.iter().zip(event).enumerate() {
+        if !(t.is_finite() && t >= 0.0) {
+            return Err(StatsError::InvalidTime { index, value: t });
+        }
+        n_events += usize::from(e != reverse);
+    }
+    let n = time.len();
+
+    // Sorting event and censoring times separately, then merging, needs no per-subject
+    // (time, flag) records and puts "events before censorings" into the merge for free.
+    let mut event_times = Vec::with_capacity(n_events);
+    let mut censor_times = Vec::with_capacity(n - n_events);
+    for (&t, &e) in time.iter().zip(event) {
+        // `+ 0.0` turns −0.0 into 0.0 so total_cmp does not split one time into two.
+        if e != reverse {
+            event_times.push(t + 0.0);
+        } else {
+            censor_times.push(t + 0.0);
+        }
+    }
+    event_times.sort_unstable_by(f64::total_cmp);
+    censor_times.sort_unstable_by(f64::total_cmp);
+
+    let mut steps = Vec::new();
+    let (mut i, mut j) = (0usize, 0usize);
+    let mut at_risk = n;
+    let mut surv = 1.0f64;
+    let mut greenwood = 0.0f64;
+    loop {
+        let time = match (event_times.get(i), censor_times.get(j)) {
+            (Some(&a), Some(&b)) => a.min(b),
+            (Some(&a), None) => a,
+            (None, Some(&b)) => b,
+            (None, None) => break,
+        };
+        let first_event = i;
+        while event_times.get(i) == Some(&time) {
+            i += 1;
+        }
+        let first_censor = j;
+        while censor_times.get(j) == Some(&time) {
+            j += 1;
+        }
+        let n_event = i - first_event;
+        let n_censor = j - first_censor;
+        if n_event > 0 {
+            let (r, d) = (at_risk as f64, n_event as f64);
+            surv *= (r - d) / r;
+            // Greenwood's sum for Var(log S); d = r makes it +∞, as in survfit, and S = 0.
+            greenwood += d / (r * (r - d));
+        }
+        let std_err_log = if surv > 0.0 && greenwood.is_finite() {
+            Some(greenwood.sqrt())
+        } else {
+            None
+        };
+        steps.push(KmStep {
+            time,
+            n_risk: at_risk,
+            n_event,
+            n_censor,
+            surv,
+            std_err: std_err_log.map(|se| se * surv),
+            std_err_log,
+        });
+        at_risk -= n_event + n_censor;
+    }
+
+    Ok(KaplanMeier { n, n_events, steps })
+}
+
+impl KaplanMeier {
+    /// Number of subjects.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// Number of events.
+    pub fn n_events(&self) -> usize {
+        self.n_events
+    }
+
+    /// The table, one row per distinct time in increasing order.
+    pub fn steps(&self) -> &[KmStep] {
+        &self.steps
+    }
+
+    /// The last observed time (event or censoring); `None` for an empty curve.
+    pub fn max_time(&self) -> Option<f64> {
+        self.steps.last().map(|s| s.time)
+    }
+
+    /// Kaplan–Meier S(t) (right-continuous; 1 before the first time). `None` for an empty
+    /// curve or a NaN `t`.
+    pub fn surv_at(&self, t: f64) -> Option<f64> {
+        if self.steps.is_empty() || t.is_nan() {
+            return None;
+        }
+        Some(self.step_at(t).map_or(1.0, |s| s.surv))
+    }
+
+    /// The last step at or before `t`, if any.
+    pub(crate) fn step_at(&self, t: f64) -> Option<&KmStep> {
+        let after = self.steps.partition_point(|s| s.time <= t);
+        after.checked_sub(1).and_then(|k| self.steps.get(k))
+    }
+
+    /// Limits as R stores them, step by step, for the quantile rules.
+    pub(crate) fn band_limits(
+        &self,
+        z: f64,
+        transform: CiTransform,
+    ) -> impl Iterator<Item = (Limit, Limit)> + '_ {
+        self.steps
+            .iter()
+            .map(move |s| point_band(s.surv, s.se_log_raw(), z, transform))
+    }
+
+    /// The pointwise confidence band at every step (`survfit(conf.type = transform,
+    /// conf.int = level)`'s `$lower`/`$upper`), `None` where R gives NA.
+    ///
+    /// # Errors
+    /// [`StatsError::InvalidLevel`] unless `0 < level < 1`.
+    pub fn band(&self, level: f64, transform: CiTransform) -> Result<Vec<Band>, StatsError> {
+        let z = z_for_level(level)?;
+        Ok(self
+            .band_limits(z, transform)
+            .map(|(lower, upper)| Band {
+                lower: lower.value(),
+                upper: upper.value(),
+            })
+            .collect())
+    }
+
+    /// Survival at time `t` with its standard errors and confidence limits, as
+    /// `summary(fit, times = t, extend = TRUE)`.
+    ///
+    /// Before the first observed time S = 1 with limits [1, 1] in every transform (R's
+    /// convention there, even under log-log). Past the last observed time the last values are
+    /// carried forward with `n_risk = 0` and `beyond_last_followup = true`.
+    ///
+    /// # Errors
+    /// [`StatsError::InvalidLevel`], [`StatsError::InvalidLandmark`] for a non-finite `t`, and
+    /// [`StatsError::EmptyCurve`] for a curve without subjects.
+    pub fn landmark(
+        &self,
+        t: f64,
+        level: f64,
+        transform: CiTransform,
+    ) -> Result<Landmark, StatsError> {
+        let z = z_for_level(level)?;
+        if !t.is_finite() {
+            return Err(StatsError::InvalidLandmark(t));
+        }
+        let last = self.steps.last().ok_or(StatsError::EmptyCurve)?;
+        let after = self.steps.partition_point(|s| s.time <= t);
+        // At a step time the row itself says who was at risk; between steps it is everyone
+        // still observed at the next time; past the end nobody.
+        let n_risk = match after.checked_sub(1).and_then(|k| self.steps.get(k)) {
+            Some(s) if s.time == t => s.n_risk,
+            _ => self.steps.get(after).map_or(0, |s| s.n_risk),
+        };
+        let landmark = match after.checked_sub(1).and_then(|k| self.steps.get(k)) {
+            None => Landmark {
+                time: t,
+                n_risk,
+                surv: 1.0,
+                std_err: Some(0.0),
+                std_err_log: Some(0.0),
+                lower: Some(1.0),
+                upper: Some(1.0),
+                beyond_last_followup: false,
+            },
+            Some(step) => {
+                let (lower, upper) = point_band(step.surv, step.se_log_raw(), z, transform);
+                Landmark {
+                    time: t,
+                    n_risk,
+                    surv: step.surv,
+                    std_err: step.std_err,
+                    std_err_log: step.std_err_log,
+                    lower: lower.value(),
+                    upper: upper.value(),
+                    beyond_last_followup: t > last.time,
+                }
+            }
+        };
+        Ok(landmark)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_come_before_censorings_at_a_tie() {
+        // 4 subjects: event at 1, event and censoring at 2, event at 3.
+        let km = kaplan_meier(&[2.0, 1.0, 2.0, 3.0], &[false, true, true, true]).unwrap();
+        let s = km.steps();
+        assert_eq!(s.len(), 3);
+        assert_eq!((s[1].n_risk, s[1].n_event, s[1].n_censor), (3, 1, 1));
+        // S(2) = 3/4 · 2/3 = 1/2: the censored subject counted as at risk at 2.
+        assert!((s[1].surv - 0.5).abs() < 1e-15);
+        assert_eq!(s[2].surv, 0.0);
+        assert_eq!(s[2].std_err_log, None);
+    }
+
+    #[test]
+    fn greenwood_matches_hand_computation() {
+        // Events at 1 and 2 among 3 subjects, one censored at 3.
+        let km = kaplan_meier(&[1.0, 2.0, 3.0], &[true, true, false]).unwrap();
+        let s = &km.steps()[1];
+        // Var log S = 1/(3·2) + 1/(2·1) = 2/3.
+        assert!((s.std_err_log.unwrap() - (2.0f64 / 3.0).sqrt()).abs() < 1e-15);
+        assert!((s.std_err.unwrap() - (2.0f64 / 3.0).sqrt() / 3.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn rejects_bad_input_without_panicking() {
+        assert!(matches!(
+            kaplan_meier(&[1.0], &[]),
+            Err(StatsError::LengthMismatch { .. })
+        ));
+        for bad in [f64::NAN, f64::INFINITY, -1.0] {
+            assert!(matches!(
+                kaplan_meier(&[1.0, bad], &[true, true]),
+                Err(StatsError::InvalidTime { index: 1, .. })
+            ));
+        }
+        let empty = kaplan_meier(&[], &[]).unwrap();
+        assert!(empty.steps().is_empty());
+        assert_eq!(
+            empty.landmark(1.0, 0.95, CiTransform::LogLog),
+            Err(StatsError::EmptyCurve)
+        );
+    }
+
+    #[test]
+    fn negative_zero_is_zero() {
+        let km = kaplan_meier(&[-0.0, 0.0], &[true, false]).unwrap();
+        assert_eq!(km.steps().len(), 1);
+    }
+}

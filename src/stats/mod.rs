@@ -1,0 +1,28 @@
+//! Pure statistics: Kaplan–Meier, quantile CIs, landmark rates, binomial CIs. No I/O.
+//!
+//! Everything here is a function of numbers only: no files, no configuration types, no
+//! endpoints or cohorts. Each value is defined to agree with R 4.2 (`survival` 3.5-3
+//! `survfit`/`quantile.survfit`/`summary.survfit`, `binom.test`) to a relative error of 1e-6;
+//! `tests/stats_reference.rs` checks every reference value. Bad input gives a [`StatsError`],
+//! never a panic.
+//!
+//! - [`km`]: the Kaplan–Meier fit, Greenwood SEs, pointwise bands and landmark survival.
+//! - [`quantile`]: median/quartiles with Brookmeyer–Crowley CIs, Collett's median CI, and
+//!   reverse-KM median follow-up.
+//! - [`transform`]: the four CI transforms (log-log, log, plain, arcsin).
+//! - [`binomial`]: Clopper–Pearson and Wilson intervals for proportions.
+//! - [`normal`]: standard normal quantiles.
+
+pub mod binomial;
+pub mod error;
+pub mod km;
+pub mod normal;
+pub mod quantile;
+pub mod transform;
+
+pub use binomial::{clopper_pearson, wilson, Interval};
+pub use error::StatsError;
+pub use km::{kaplan_meier, Band, KaplanMeier, KmStep, Landmark};
+pub use normal::{normal_quantile, z_for_level};
+pub use quantile::{reverse_km_followup, Quantile, COLLETT_EPSILON, QUANTILE_TOLERANCE};
+pub use transform::{CiTransform, UnknownTransform};
