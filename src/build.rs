@@ -69,7 +69,10 @@ pub fn plan(cfg: &LoadedConfig, opts: &BuildOptions) -> Vec<CutoffPlan> {
     }
     let mut groups: BTreeMap<Option<Date>, Vec<usize>> = BTreeMap::new();
     for (i, cohort) in c.cohorts.iter().enumerate() {
-        groups.entry(cohort.cutoff.or(c.cutoff)).or_default().push(i);
+        groups
+            .entry(cohort.cutoff.or(c.cutoff))
+            .or_default()
+            .push(i);
     }
     groups
         .into_iter()
@@ -184,11 +187,17 @@ pub fn analyse(
     let analysis = study.config.analysis_for(cohort);
     let members = cohort_members(cohort, &cut.subjects);
     for column in cohort.filter.keys() {
-        if !cut.subjects.is_empty() && !cut.subjects.iter().any(|s| s.columns.contains_key(column)) {
+        if !cut.subjects.is_empty() && !cut.subjects.iter().any(|s| s.columns.contains_key(column))
+        {
             return Err(Error::Config {
                 file: study.config.path.clone(),
-                location: format!("key `cohorts[{}].where.{column}`: ", cohort_index(study, cohort)),
-                message: format!("ADSL has no column `{column}` (or it is empty for every subject)"),
+                location: format!(
+                    "key `cohorts[{}].where.{column}`: ",
+                    cohort_index(study, cohort)
+                ),
+                message: format!(
+                    "ADSL has no column `{column}` (or it is empty for every subject)"
+                ),
             });
         }
     }
@@ -256,7 +265,10 @@ pub fn build_cutoff(
     let cut = apply_cutoff(&study.data, plan.cutoff)?;
     let mut by_subject: HashMap<&str, Vec<Assessment>> = HashMap::new();
     for a in &cut.assessments {
-        by_subject.entry(a.usubjid.as_str()).or_default().push(a.clone());
+        by_subject
+            .entry(a.usubjid.as_str())
+            .or_default()
+            .push(a.clone());
     }
     let formats = &cfg.config.output.formats;
     let mut files = Vec::new();
@@ -277,7 +289,13 @@ pub fn build_cutoff(
             bytes: derived_csv(&analysis, &settings.tte_params)?,
         });
         files.extend(render_documents(
-            cfg, cohort, &results, &settings, &figs.inline, renderer, formats,
+            cfg,
+            cohort,
+            &results,
+            &settings,
+            &figs.inline,
+            renderer,
+            formats,
         )?);
         summaries.push(CohortSummary {
             id: cohort.id.clone(),
@@ -379,7 +397,13 @@ fn render_documents(
     let text_of = |what: &str, text: &Option<String>| -> Result<String> {
         match text {
             Some(t) => renderer
-                .render_text(&format!("cohorts.{}.{what}", cohort.id), t, study, results, analysis)
+                .render_text(
+                    &format!("cohorts.{}.{what}", cohort.id),
+                    t,
+                    study,
+                    results,
+                    analysis,
+                )
                 .map(|s| s.trim().to_string()),
             None => Ok(String::new()),
         }

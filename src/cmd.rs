@@ -82,7 +82,14 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             cutoff,
             out,
             quiet,
-        } => build_command(&configs, BuildOptions { cutoffs: cutoff, out }, quiet),
+        } => build_command(
+            &configs,
+            BuildOptions {
+                cutoffs: cutoff,
+                out,
+            },
+            quiet,
+        ),
         Command::Check { configs, cutoff } => check_command(
             &configs,
             &BuildOptions {
@@ -133,7 +140,12 @@ fn build_command(configs: &[PathBuf], opts: BuildOptions, quiet: bool) -> Result
     if failures.is_empty() {
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!("{} of {} config(s) failed: {}", failures.len(), configs.len(), failures.join(", "));
+        eprintln!(
+            "{} of {} config(s) failed: {}",
+            failures.len(),
+            configs.len(),
+            failures.join(", ")
+        );
         Ok(ExitCode::from(2))
     }
 }
@@ -141,30 +153,32 @@ fn build_command(configs: &[PathBuf], opts: BuildOptions, quiet: bool) -> Result
 fn check_command(configs: &[PathBuf], opts: &BuildOptions) -> Result<ExitCode> {
     let mut failed = false;
     for path in configs {
-        let result = config::load(path).and_then(build::load_study).and_then(|study| {
-            let plans = build::plan(&study.config, opts);
-            let root = build::output_root(&study.config, opts.out.as_deref());
-            println!(
-                "{}: study {}, {} subjects in ADSL",
-                path.display(),
-                study.config.config.study.id,
-                study.data.subjects.len()
-            );
-            for p in &plans {
-                let cut = crate::cut::apply_cutoff(&study.data, p.cutoff)?;
-                println!("  would write {}", root.join(p.folder_name()).display());
-                for &i in &p.cohorts {
-                    if let Some(cohort) = study.config.config.cohorts.get(i) {
-                        let members = build::cohort_members(cohort, &cut.subjects);
-                        println!("    {:<16} {} subjects", cohort.id, members.len());
+        let result = config::load(path)
+            .and_then(build::load_study)
+            .and_then(|study| {
+                let plans = build::plan(&study.config, opts);
+                let root = build::output_root(&study.config, opts.out.as_deref());
+                println!(
+                    "{}: study {}, {} subjects in ADSL",
+                    path.display(),
+                    study.config.config.study.id,
+                    study.data.subjects.len()
+                );
+                for p in &plans {
+                    let cut = crate::cut::apply_cutoff(&study.data, p.cutoff)?;
+                    println!("  would write {}", root.join(p.folder_name()).display());
+                    for &i in &p.cohorts {
+                        if let Some(cohort) = study.config.config.cohorts.get(i) {
+                            let members = build::cohort_members(cohort, &cut.subjects);
+                            println!("    {:<16} {} subjects", cohort.id, members.len());
+                        }
                     }
                 }
-            }
-            for w in &study.data.warnings {
-                println!("  warning: {w}");
-            }
-            Ok(())
-        });
+                for w in &study.data.warnings {
+                    println!("  warning: {w}");
+                }
+                Ok(())
+            });
         if let Err(e) = result {
             eprintln!("error: {e}");
             failed = true;

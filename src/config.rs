@@ -274,10 +274,7 @@ pub struct Analysis {
 impl AnalysisConfig {
     /// Fills every key from `self`, else `fallback`, else the documented default.
     pub fn resolve(&self, fallback: &AnalysisConfig) -> Analysis {
-        let km_ci = self
-            .km_ci
-            .or(fallback.km_ci)
-            .unwrap_or(CiTransform::LogLog);
+        let km_ci = self.km_ci.or(fallback.km_ci).unwrap_or(CiTransform::LogLog);
         Analysis {
             time_unit: self
                 .time_unit
@@ -586,10 +583,23 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<StudyConfig> {
 }
 
 /// serde_yaml appends " at line L column C" to its messages; the location is printed once.
+/// serde_yaml also starts some messages with the key path (`analysis: unknown field`), which
+/// the key part already says.
 fn strip_yaml_location(message: &str) -> String {
-    match message.find(" at line ") {
-        Some(i) => message[..i].to_string(),
-        None => message.to_string(),
+    let message = match message.find(" at line ") {
+        Some(i) => &message[..i],
+        None => message,
+    };
+    match message.split_once(": ") {
+        Some((path, rest))
+            if !path.is_empty()
+                && path
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '[' | ']')) =>
+        {
+            rest.to_string()
+        }
+        _ => message.to_string(),
     }
 }
 
@@ -614,7 +624,9 @@ fn validate(path: &Path, config: &StudyConfig) -> Result<()> {
         return Err(config_error(
             path,
             "key `study.id`: ",
-            format!("`{id}` is not usable as a folder name; expected letters, digits, `-`, `_` or `.`"),
+            format!(
+                "`{id}` is not usable as a folder name; expected letters, digits, `-`, `_` or `.`"
+            ),
         ));
     }
     if config.cohorts.is_empty() {
@@ -698,11 +710,7 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
     }
     if let Some(params) = &a.tte_params {
         for name in params.keys() {
-            if name.is_empty()
-                || !name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
-            {
+            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
                 return Err(config_error(
                     path,
                     &format!("key `{key}.tte_params`: "),

@@ -267,6 +267,9 @@ pub struct Safety {
     pub by_term: Vec<TermCounts>,
 }
 
+/// Per endpoint: (time in the analysis unit, CNSR), or `None` when the subject has no time.
+pub type EndpointTimes = IndexMap<String, Option<(f64, u32)>>;
+
 /// One row of `derived/<cohort>.csv`.
 #[derive(Debug, Clone)]
 pub struct DerivedRow {
@@ -281,7 +284,7 @@ pub struct DerivedRow {
     /// Why the subject got its BOR.
     pub bor_reason: String,
     /// Per endpoint: (time in analysis unit, CNSR) or `None`.
-    pub tte: IndexMap<String, Option<(f64, u32)>>,
+    pub tte: EndpointTimes,
 }
 
 /// Tumour-burden and timeline data of one subject, for figures (times in the analysis unit).
@@ -380,7 +383,7 @@ pub fn analyse_cohort(input: &CohortInput<'_>) -> Result<CohortAnalysis> {
     let mut tte = IndexMap::new();
     let mut km_fits = IndexMap::new();
     let mut observed: IndexMap<String, (Vec<f64>, Vec<bool>)> = IndexMap::new();
-    let mut per_subject: HashMap<&str, IndexMap<String, Option<(f64, u32)>>> = HashMap::new();
+    let mut per_subject: HashMap<&str, EndpointTimes> = HashMap::new();
     for (endpoint, paramcd) in &a.tte_params {
         let mut times = Vec::new();
         let mut events = Vec::new();
@@ -479,7 +482,8 @@ pub fn analyse_cohort(input: &CohortInput<'_>) -> Result<CohortAnalysis> {
             DerivedRow {
                 usubjid: s.usubjid.clone(),
                 efficacy: s.efficacy,
-                bor: d.map(|d| bor_category(d.bor.bor).to_string())
+                bor: d
+                    .map(|d| bor_category(d.bor.bor).to_string())
                     .unwrap_or_default(),
                 bor_date: d.and_then(|d| d.bor.date),
                 bor_reason: d.map(|d| d.bor.reason.clone()).unwrap_or_default(),
@@ -874,18 +878,13 @@ fn tumour_data(
             .iter()
             .filter(|l| l.date > start)
             .filter_map(|l| {
-                let p = l.pchg.or_else(|| {
-                    base.filter(|b| *b > 0.0)
-                        .map(|b| (l.sum - b) / b * 100.0)
-                })?;
+                let p = l
+                    .pchg
+                    .or_else(|| base.filter(|b| *b > 0.0).map(|b| (l.sum - b) / b * 100.0))?;
                 Some((days(l.date), p))
             })
             .collect();
-        let end_date = s
-            .trt_end
-            .or(input.cutoff)
-            .or(s.last_alive)
-            .unwrap_or(start);
+        let end_date = s.trt_end.or(input.cutoff).or(s.last_alive).unwrap_or(start);
         let progression = d
             .and_then(|d| d.pfs.as_ref())
             .filter(|t| t.status == Status::Event && s.death != Some(t.date))

@@ -148,7 +148,10 @@ impl CsvTable {
             .has_headers(true)
             .flexible(false)
             .from_reader(body);
-        let header = reader.byte_headers().map_err(|e| csv_error(path, e))?.clone();
+        let header = reader
+            .byte_headers()
+            .map_err(|e| csv_error(path, e))?
+            .clone();
         let mut headers = Vec::with_capacity(header.len());
         let mut index = HashMap::new();
         for (i, raw) in header.iter().enumerate() {
@@ -349,7 +352,9 @@ fn require_subject(row: &Row<'_>, col: usize, usubjid: &str, known: &HashSet<&st
     if !known.contains(usubjid) {
         return Err(row.error(
             col,
-            format!("subject `{usubjid}` is not in ADSL; expected every subject to have an ADSL row"),
+            format!(
+                "subject `{usubjid}` is not in ADSL; expected every subject to have an ADSL row"
+            ),
         ));
     }
     Ok(())
@@ -478,7 +483,10 @@ pub fn read_adtte(table: &CsvTable, known: &HashSet<&str>) -> Result<Vec<TteReco
             ));
         }
         let aval = row.number(Some(c_aval))?.ok_or_else(|| {
-            row.error(c_aval, "AVAL is empty; expected the time to event or censoring")
+            row.error(
+                c_aval,
+                "AVAL is empty; expected the time to event or censoring",
+            )
         })?;
         if aval < 0.0 {
             return Err(row.error(c_aval, format!("`{aval}` is negative; expected a time ≥ 0")));
@@ -638,7 +646,10 @@ pub fn read_adtr(table: &CsvTable, known: &HashSet<&str>, paramcd: &str) -> Resu
             continue;
         };
         if sum < 0.0 {
-            return Err(row.error(c_aval, format!("`{sum}` is negative; expected a sum of diameters ≥ 0")));
+            return Err(row.error(
+                c_aval,
+                format!("`{sum}` is negative; expected a sum of diameters ≥ 0"),
+            ));
         }
         out.push(LesionSum {
             usubjid: usubjid.to_string(),

@@ -145,7 +145,8 @@ impl Renderer {
     pub fn render(&self, name: &str, ctx: &DocumentContext<'_>) -> Result<String> {
         let tera = self.with_filters(ctx.analysis);
         let context = Context::from_serialize(ctx).map_err(|e| template_error(name, &e))?;
-        tera.render(name, &context).map_err(|e| template_error(name, &e))
+        tera.render(name, &context)
+            .map_err(|e| template_error(name, &e))
     }
 
     /// Renders a snippet of config text (background, conclusions) with the same filters.
@@ -207,7 +208,10 @@ impl Renderer {
         });
         tera.register_filter("ci", move |v: &Value, args: &HashMap<String, Value>| {
             // Proportions are shown in percent, times as they are.
-            let percent = args.get("percent").and_then(Value::as_bool).unwrap_or(false);
+            let percent = args
+                .get("percent")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
             let d = decimals(args, if percent { pd } else { td });
             let limit = |key: &str| match v.get(key).and_then(Value::as_f64) {
                 Some(x) if percent => fixed(x * 100.0, d),
@@ -247,7 +251,10 @@ impl Renderer {
         });
         tera.register_filter("markdown", |v: &Value, args: &HashMap<String, Value>| {
             let inline = args.get("inline").and_then(Value::as_bool).unwrap_or(false);
-            Ok(Value::String(markdown_to_html(v.as_str().unwrap_or(""), inline)))
+            Ok(Value::String(markdown_to_html(
+                v.as_str().unwrap_or(""),
+                inline,
+            )))
         });
         tera
     }
@@ -307,12 +314,12 @@ pub fn methods_statistics(a: &Analysis) -> String {
     let level = (a.ci_level * 100.0).round();
     let response = if a.confirmed {
         format!(
-            "Tumour response was assessed per RECIST 1.1; complete and partial responses required confirmation by a repeat assessment at least {} days later, and stable disease required an assessment at least {} days after treatment start.",
+            "Tumor response was assessed per RECIST 1.1; complete and partial responses required confirmation by a repeat assessment at least {} days later, and stable disease required an assessment at least {} days after treatment start.",
             a.confirmation_days, a.sd_min_days
         )
     } else {
         format!(
-            "Tumour response was assessed per RECIST 1.1 (unconfirmed responses); stable disease required an assessment at least {} days after treatment start.",
+            "Tumor response was assessed per RECIST 1.1 (unconfirmed responses); stable disease required an assessment at least {} days after treatment start.",
             a.sd_min_days
         )
     };
@@ -321,15 +328,12 @@ pub fn methods_statistics(a: &Analysis) -> String {
         ProportionCi::Wilson => "Wilson score",
     };
     let median = match a.median_ci {
-        MedianCi::Collett => format!(
-            "{level}% CIs of medians as estimate ± z·SE with Collett's standard error"
-        ),
+        MedianCi::Collett => {
+            format!("{level}% CIs of medians as estimate ± z·SE with Collett's standard error")
+        }
         other => format!(
             "{level}% CIs of medians by the Brookmeyer–Crowley method with {} transformation",
-            other
-                .transform()
-                .map(|t| t.name())
-                .unwrap_or("log-log")
+            other.transform().map(|t| t.name()).unwrap_or("log-log")
         ),
     };
     format!(

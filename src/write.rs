@@ -114,10 +114,13 @@ fn swap_into_place(staging: &Path, target: &Path) -> Result<()> {
         ));
         std::fs::rename(target, &old)
             .map_err(|e| Error::io(target, "cannot replace earlier build", e))?;
-        std::fs::rename(staging, target).map_err(|e| Error::io(target, "cannot move build into place", e))?;
-        std::fs::remove_dir_all(&old).map_err(|e| Error::io(&old, "cannot remove earlier build", e))?;
+        std::fs::rename(staging, target)
+            .map_err(|e| Error::io(target, "cannot move build into place", e))?;
+        std::fs::remove_dir_all(&old)
+            .map_err(|e| Error::io(&old, "cannot remove earlier build", e))?;
     } else {
-        std::fs::rename(staging, target).map_err(|e| Error::io(target, "cannot move build into place", e))?;
+        std::fs::rename(staging, target)
+            .map_err(|e| Error::io(target, "cannot move build into place", e))?;
     }
     Ok(())
 }

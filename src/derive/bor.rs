@@ -483,7 +483,8 @@ fn describe(
                     format!("{} lies between it and the confirming {}", at(j), at(by))
                 }
                 WindowBreak::TooManyNe { count } => format!(
-                    "{count} NE assessments up to the confirming {} (at most {} allowed)",
+                    "{} up to the confirming {} (at most {} allowed)",
+                    plural(count, "NE assessment", "NE assessments"),
                     at(by),
                     rules.max_nr_ne
                 ),
@@ -500,6 +501,9 @@ fn describe(
                             at(by)
                         )
                     }
+                }
+                WindowBreak::PrAfterCr { pr, cr } if pr == by => {
+                    format!("the confirming {} follows {}", at(pr), at(cr))
                 }
                 WindowBreak::PrAfterCr { pr, cr } => format!(
                     "{} follows {} before the confirming {}",
@@ -628,7 +632,11 @@ fn best_fallback(
     let mut best: Option<(u8, usize, BestResponse)> = None;
     for (i, a) in items.iter().enumerate() {
         if let Some((rank, bor)) = fallback_rank(usubjid, a, window, unconfirmed)? {
-            if best.map_or(true, |(r, _, _)| rank < r) {
+            let better = match best {
+                Some((r, _, _)) => rank < r,
+                None => true,
+            };
+            if better {
                 best = Some((rank, i, bor));
             }
         }

@@ -36,8 +36,8 @@ pub enum DeriveError {
 
     /// The subject has assessments whose category depends on the SD window, but no reference date.
     #[error(
-        "subject {usubjid}: has a {response} assessment on {date} but no reference date (TRTSDT), \
-         so it cannot be placed relative to the {days}-day SD window"
+        "subject {usubjid}: the {response} assessment on {date} needs a reference date (TRTSDT) \
+         to be placed relative to the {days}-day SD window, and there is none"
     )]
     MissingReferenceDate {
         /// `USUBJID`

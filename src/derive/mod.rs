@@ -38,24 +38,6 @@ pub struct DeriveOptions {
     pub pfs: PfsOptions,
 }
 
-impl DeriveOptions {
-    /// The options a study's `analysis` settings ask for; settings the config does not expose
-    /// (`missing_as_ne`, `missed_visit_days`) keep their defaults.
-    pub fn from_analysis(analysis: &crate::config::Analysis) -> DeriveOptions {
-        DeriveOptions {
-            bor: BorOptions {
-                confirmed: analysis.confirmed,
-                confirmation_days: analysis.confirmation_days,
-                sd_min_days: analysis.sd_min_days,
-                max_nr_ne: analysis.max_nr_ne,
-                accept_sd: analysis.accept_sd,
-                ..BorOptions::default()
-            },
-            pfs: PfsOptions::default(),
-        }
-    }
-}
-
 /// Everything derived for one subject.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DerivedSubject {

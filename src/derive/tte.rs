@@ -261,10 +261,13 @@ fn progression_or_death(
         (None, Some(d)) => Some((d, "death")),
         (None, None) => None,
     };
-    let last_adequate = post
-        .iter()
-        .filter(|a| adequate(a.response) && event.map_or(true, |(e, _)| a.date <= e))
-        .last();
+    let last_adequate = post.iter().rev().find(|a| {
+        adequate(a.response)
+            && match event {
+                Some((e, _)) => a.date <= e,
+                None => true,
+            }
+    });
     let anchor = last_adequate.map_or(start, |a| a.date);
     let censored_at = match last_adequate {
         Some(a) => format!(
@@ -289,17 +292,27 @@ fn progression_or_death(
     let gap = days_between(anchor, event_date);
     match opts.missed_visit_days {
         Some(limit) if gap > limit => {
-            let since = match last_adequate {
-                Some(a) => format!("the last adequate assessment {}", a.date),
-                None => format!("{} {start} with no adequate assessment", origin.label),
+            let (since, censored) = match last_adequate {
+                Some(a) => (
+                    format!(
+                        "the last adequate assessment {} ({})",
+                        a.date,
+                        a.response.code()
+                    ),
+                    format!("censored at {}", a.date),
+                ),
+                None => (
+                    format!("{} {start} with no adequate assessment", origin.label),
+                    format!("censored at {} {start}", origin.label),
+                ),
             };
             Ok(TimeToEvent::new(
                 start,
                 anchor,
                 Status::Censored,
                 format!(
-                    "{what} on {event_date} came {gap} days after {since} (more than {limit}: \
-                     two or more missed assessments); {censored_at}"
+                    "{what} on {event_date} came {gap} days after {since}, more than {limit}: \
+                     two or more missed assessments; {censored}"
                 ),
             ))
         }

@@ -2,10 +2,12 @@
 //! at any grade and at grade 3 or higher, as two horizontal bars side by side.
 
 use super::axis::ValueAxis;
-use super::canvas::{format_tick, wrap_text, Anchor, Canvas, Key, Legend, LegendItem, Scale, VAnchor};
+use super::canvas::{
+    format_tick, wrap_text, Anchor, Canvas, Key, Legend, LegendItem, Scale, VAnchor,
+};
 use super::style::{
-    line_height, text_width, CANVAS_WIDTH, DARK_GREY, LABEL_PX, OI_SKY_BLUE, OI_VERMILLION,
-    PAD, SMALL_PX, TICK_PX, TITLE_PX,
+    line_height, text_width, CANVAS_WIDTH, DARK_GREY, LABEL_PX, OI_SKY_BLUE, OI_VERMILLION, PAD,
+    SMALL_PX, TICK_PX, TITLE_PX,
 };
 use super::PlotError;
 
@@ -22,8 +24,8 @@ pub struct AeBar {
 
 const ANY_GRADE: (&str, plotters::style::RGBColor) = ("Any grade", OI_SKY_BLUE);
 const GRADE3PLUS: (&str, plotters::style::RGBColor) = ("Grade \u{2265}3", OI_VERMILLION);
-const BAR_H: i32 = 12;
-const BAR_GAP: i32 = 2;
+const BAR_H: i32 = 16;
+const BAR_GAP: i32 = 3;
 const ROW_GAP: i32 = 10;
 const TICK_LEN: i32 = 5;
 
@@ -97,8 +99,14 @@ pub fn ae_bars(terms: &[AeBar], n_subjects: usize, title: &str) -> Result<String
     }
     let legend = Legend::flow(
         vec![
-            LegendItem { key: Key::Swatch(ANY_GRADE.1), label: ANY_GRADE.0.to_string() },
-            LegendItem { key: Key::Swatch(GRADE3PLUS.1), label: GRADE3PLUS.0.to_string() },
+            LegendItem {
+                key: Key::Swatch(ANY_GRADE.1),
+                label: ANY_GRADE.0.to_string(),
+            },
+            LegendItem {
+                key: Key::Swatch(GRADE3PLUS.1),
+                label: GRADE3PLUS.0.to_string(),
+            },
         ],
         w - left - PAD,
     )?;
@@ -127,14 +135,26 @@ pub fn ae_bars(terms: &[AeBar], n_subjects: usize, title: &str) -> Result<String
         let c = Canvas::new(&mut svg, w, height)?;
         for (i, line) in title_lines.iter().enumerate() {
             let top = title_top + line_height(TITLE_PX) * i32::try_from(i).unwrap_or(0);
-            c.text(line, (w / 2, top), TITLE_PX, DARK_GREY, Anchor::Middle, VAnchor::Top)?;
+            c.text(
+                line,
+                (w / 2, top),
+                TITLE_PX,
+                DARK_GREY,
+                Anchor::Middle,
+                VAnchor::Top,
+            )?;
         }
         legend.draw(&c, (left, legend_top))?;
 
         // Light vertical grid lines help read percentages off long bars.
         for t in axis.ticks.iter().filter(|t| **t > 0.0) {
             let x = xs.at(*t);
-            c.line((x, plot_top), (x, plot_bottom), plotters::style::RGBColor(0xE5, 0xE5, 0xE5), 1)?;
+            c.line(
+                (x, plot_top),
+                (x, plot_bottom),
+                plotters::style::RGBColor(0xE5, 0xE5, 0xE5),
+                1,
+            )?;
         }
 
         for ((t, lines), (top, row_h)) in terms
@@ -146,7 +166,14 @@ pub fn ae_bars(terms: &[AeBar], n_subjects: usize, title: &str) -> Result<String
             let text_h = line_h * i32::try_from(lines.len()).unwrap_or(1);
             for (k, line) in lines.iter().enumerate() {
                 let ly = cy - text_h / 2 + line_h * i32::try_from(k).unwrap_or(0) + line_h / 2;
-                c.text(line, (left - 10, ly), TICK_PX, DARK_GREY, Anchor::End, VAnchor::Center)?;
+                c.text(
+                    line,
+                    (left - 10, ly),
+                    TICK_PX,
+                    DARK_GREY,
+                    Anchor::End,
+                    VAnchor::Center,
+                )?;
             }
             let bars = [
                 (t.any_grade, ANY_GRADE.1, cy - BAR_GAP / 2 - BAR_H),

@@ -41,7 +41,6 @@ pub(crate) enum Anchor {
 pub(crate) enum VAnchor {
     Top,
     Center,
-    Bottom,
 }
 
 /// Marker shapes, distinguishable without colour.
@@ -161,15 +160,23 @@ impl<'a> Canvas<'a> {
         let r = r.max(1);
         let (x, y) = c;
         match shape {
+            // A white outline lifts the marker off a coloured bar; on tiny markers it would
+            // swallow the fill.
             Marker::TriangleUp => {
-                let pts = [(x, y - r), (x + r, y + r), (x - r, y + r)];
-                self.polygon(&pts, colour, 1.0)?;
-                self.polyline(&[pts[0], pts[1], pts[2], pts[0]], WHITE, 1)
+                let [a, b, d] = [(x, y - r), (x + r, y + r), (x - r, y + r)];
+                self.polygon(&[a, b, d], colour, 1.0)?;
+                if r >= 4 {
+                    self.polyline(&[a, b, d, a], WHITE, 1)?;
+                }
+                Ok(())
             }
             Marker::Diamond => {
-                let pts = [(x, y - r), (x + r, y), (x, y + r), (x - r, y)];
-                self.polygon(&pts, colour, 1.0)?;
-                self.polyline(&[pts[0], pts[1], pts[2], pts[3], pts[0]], WHITE, 1)
+                let [a, b, d, e] = [(x, y - r), (x + r, y), (x, y + r), (x - r, y)];
+                self.polygon(&[a, b, d, e], colour, 1.0)?;
+                if r >= 4 {
+                    self.polyline(&[a, b, d, e, a], WHITE, 1)?;
+                }
+                Ok(())
             }
             Marker::Circle => {
                 let r = u32::try_from(r).unwrap_or(1);
@@ -178,8 +185,10 @@ impl<'a> Canvas<'a> {
                     .map_err(render_err)
             }
             Marker::Cross => {
-                self.line((x - r, y - r), (x + r, y + r), WHITE, 4)?;
-                self.line((x - r, y + r), (x + r, y - r), WHITE, 4)?;
+                if r >= 4 {
+                    self.line((x - r, y - r), (x + r, y + r), WHITE, 4)?;
+                    self.line((x - r, y + r), (x + r, y - r), WHITE, 4)?;
+                }
                 self.line((x - r, y - r), (x + r, y + r), colour, 2)?;
                 self.line((x - r, y + r), (x + r, y - r), colour, 2)
             }
@@ -202,7 +211,11 @@ impl<'a> Canvas<'a> {
         let tip = x + len;
         self.line((x, y), (tip - head, y), colour, 2)?;
         self.polygon(
-            &[(tip, y), (tip - head, y - head / 2 - 1), (tip - head, y + head / 2 + 1)],
+            &[
+                (tip, y),
+                (tip - head, y - head / 2 - 1),
+                (tip - head, y + head / 2 + 1),
+            ],
             colour,
             1.0,
         )
@@ -243,7 +256,6 @@ impl<'a> Canvas<'a> {
         let vpos = match v {
             VAnchor::Top => VPos::Top,
             VAnchor::Center => VPos::Center,
-            VAnchor::Bottom => VPos::Bottom,
         };
         let mut style = font(size_px).color(&colour).pos(Pos::new(hpos, vpos));
         if rotated {
@@ -282,10 +294,6 @@ impl Scale {
 
     pub(crate) fn at(&self, v: f64) -> i32 {
         px(self.p0 + (v - self.d0) / (self.d1 - self.d0) * (self.p1 - self.p0))
-    }
-
-    pub(crate) fn pixels_per_unit(&self) -> f64 {
-        ((self.p1 - self.p0) / (self.d1 - self.d0)).abs()
     }
 }
 
@@ -351,7 +359,11 @@ pub(crate) fn nice_step(span: f64, max_intervals: f64) -> f64 {
 
 /// Greedy word wrap to `max_width` pixels. Words are also broken after `-` and `/`, and a
 /// word wider than the line on its own is cut between characters, so every line fits.
-pub(crate) fn wrap_text(text: &str, size_px: f64, max_width: i32) -> Result<Vec<String>, PlotError> {
+pub(crate) fn wrap_text(
+    text: &str,
+    size_px: f64,
+    max_width: i32,
+) -> Result<Vec<String>, PlotError> {
     let mut tokens: Vec<String> = Vec::new();
     for word in text.split_whitespace() {
         let mut cur = String::new();
@@ -383,7 +395,8 @@ pub(crate) fn wrap_text(text: &str, size_px: f64, max_width: i32) -> Result<Vec<
         while text_width(line.trim_end(), size_px)? > max_width && line.chars().count() > 1 {
             let n = line.chars().count();
             let mut cut = n - 1;
-            while cut > 1 && text_width(&line.chars().take(cut).collect::<String>(), size_px)? > max_width
+            while cut > 1
+                && text_width(&line.chars().take(cut).collect::<String>(), size_px)? > max_width
             {
                 cut -= 1;
             }
@@ -398,7 +411,11 @@ pub(crate) fn wrap_text(text: &str, size_px: f64, max_width: i32) -> Result<Vec<
 }
 
 /// Shortens `text` with an ellipsis so it fits in `max_width` pixels.
-pub(crate) fn truncate_to_width(text: &str, size_px: f64, max_width: i32) -> Result<String, PlotError> {
+pub(crate) fn truncate_to_width(
+    text: &str,
+    size_px: f64,
+    max_width: i32,
+) -> Result<String, PlotError> {
     if text_width(text, size_px)? <= max_width {
         return Ok(text.to_string());
     }
@@ -444,22 +461,32 @@ impl Legend {
     /// Flows `items` left to right, starting a new row when one would pass `max_width`.
     /// An item too wide for any row has its label shortened.
     pub(crate) fn flow(items: Vec<LegendItem>, max_width: i32) -> Result<Legend, PlotError> {
+        Legend::flow_groups(vec![items], max_width)
+    }
+
+    /// Like [`Legend::flow`], each group starting on a new row.
+    pub(crate) fn flow_groups(
+        groups: Vec<Vec<LegendItem>>,
+        max_width: i32,
+    ) -> Result<Legend, PlotError> {
         let mut rows: Vec<Vec<(i32, LegendItem)>> = Vec::new();
-        let mut row: Vec<(i32, LegendItem)> = Vec::new();
-        let mut x = 0;
-        for mut item in items {
-            let room = max_width - KEY_W - KEY_GAP;
-            item.label = truncate_to_width(&item.label, LABEL_PX, room)?;
-            let w = KEY_W + KEY_GAP + text_width(&item.label, LABEL_PX)?;
-            if !row.is_empty() && x + w > max_width {
-                rows.push(std::mem::take(&mut row));
-                x = 0;
+        for items in groups {
+            let mut row: Vec<(i32, LegendItem)> = Vec::new();
+            let mut x = 0;
+            for mut item in items {
+                let room = max_width - KEY_W - KEY_GAP;
+                item.label = truncate_to_width(&item.label, LABEL_PX, room)?;
+                let w = KEY_W + KEY_GAP + text_width(&item.label, LABEL_PX)?;
+                if !row.is_empty() && x + w > max_width {
+                    rows.push(std::mem::take(&mut row));
+                    x = 0;
+                }
+                row.push((x, item));
+                x += w + ITEM_GAP;
             }
-            row.push((x, item));
-            x += w + ITEM_GAP;
-        }
-        if !row.is_empty() {
-            rows.push(row);
+            if !row.is_empty() {
+                rows.push(row);
+            }
         }
         Ok(Legend { rows })
     }
@@ -486,7 +513,9 @@ impl Legend {
             for (dx, item) in row {
                 let x = origin.0 + dx;
                 match item.key {
-                    Key::Swatch(c) => canvas.fill_rect((x + 3, cy - 7), (x + KEY_W - 3, cy + 7), c)?,
+                    Key::Swatch(c) => {
+                        canvas.fill_rect((x + 3, cy - 7), (x + KEY_W - 3, cy + 7), c)?
+                    }
                     Key::Line(c) => canvas.line((x, cy), (x + KEY_W, cy), c, 3)?,
                     Key::Marker(m, c) => canvas.marker(m, (x + KEY_W / 2, cy), 6, c)?,
                     Key::Arrow => canvas.arrow_right((x + 2, cy), KEY_W - 4, 8, BLACK)?,
@@ -516,7 +545,15 @@ pub(crate) fn draw_y_title(
 ) -> Result<(), PlotError> {
     for (i, line) in lines.iter().enumerate() {
         let x = x + line_height(LABEL_PX) * i32::try_from(i).unwrap_or(0);
-        c.text_rotated(line, (x, mid_y), LABEL_PX, DARK_GREY, Anchor::Middle, VAnchor::Top, true)?;
+        c.text_rotated(
+            line,
+            (x, mid_y),
+            LABEL_PX,
+            DARK_GREY,
+            Anchor::Middle,
+            VAnchor::Top,
+            true,
+        )?;
     }
     Ok(())
 }
@@ -557,7 +594,14 @@ pub(crate) fn draw_reference_lines(
     for ((value, label), ly) in labelled {
         let y = ys.at(value);
         c.dashed((left, y), (right, y), DARK_GREY, 1, 6, 4)?;
-        c.text(label, (right + 6, ly), TICK_PX, DARK_GREY, Anchor::Start, VAnchor::Center)?;
+        c.text(
+            label,
+            (right + 6, ly),
+            TICK_PX,
+            DARK_GREY,
+            Anchor::Start,
+            VAnchor::Center,
+        )?;
     }
     Ok(())
 }
@@ -586,7 +630,11 @@ mod tests {
         for l in &lines {
             assert!(text_width(l, SMALL_PX).unwrap() <= 90, "{l}");
         }
-        let joined: String = lines.concat().chars().filter(|c| !c.is_whitespace()).collect();
+        let joined: String = lines
+            .concat()
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
         let original: String = text.chars().filter(|c| !c.is_whitespace()).collect();
         assert_eq!(joined, original);
     }

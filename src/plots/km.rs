@@ -4,12 +4,12 @@
 
 use super::axis::TimeAxis;
 use super::canvas::{
-    format_tick, ticks, truncate_to_width, wrap_text, Anchor, Canvas, Key, Legend, LegendItem,
-    Marker, Scale, VAnchor,
+    draw_y_title, format_tick, ticks, truncate_to_width, wrap_text, y_title_width, Anchor, Canvas,
+    Key, Legend, LegendItem, Marker, Scale, VAnchor,
 };
 use super::style::{
-    line_height, series_colour, text_width, CANVAS_WIDTH, DARK_GREY, GREY, LABEL_PX, PAD,
-    TICK_PX, TITLE_PX,
+    line_height, series_colour, text_width, CANVAS_WIDTH, DARK_GREY, GREY, LABEL_PX, PAD, TICK_PX,
+    TITLE_PX,
 };
 use super::{finite, time_axis_title, PlotError};
 
@@ -102,6 +102,8 @@ pub fn number_at_risk(series: &KmSeries, t: f64) -> usize {
 
 const PLOT_H: i32 = 300;
 const TICK_LEN: i32 = 5;
+/// Width of a legend key and the gap after it.
+const LEGEND_KEY_ROOM: i32 = 30;
 fn validate(series: &[KmSeries], opts: &KmPlotOptions) -> Result<(), PlotError> {
     if let Some(step) = opts.tick_step {
         if !(step.is_finite() && step > 0.0) {
@@ -129,8 +131,11 @@ fn validate(series: &[KmSeries], opts: &KmPlotOptions) -> Result<(), PlotError> 
                     s.label
                 )));
             }
-            for (what, v) in [("survival", Some(p.surv)), ("lower", p.lower), ("upper", p.upper)]
-            {
+            for (what, v) in [
+                ("survival", Some(p.surv)),
+                ("lower", p.lower),
+                ("upper", p.upper),
+            ] {
                 if let Some(v) = v {
                     if !(0.0..=1.0).contains(&v) {
                         return Err(PlotError::InvalidInput(format!(
@@ -222,7 +227,7 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
     // Left margin: room for the y-axis title and tick labels, and for the risk-table labels.
     let y_ticks = ticks(0.0, 1.0, 0.2);
     let y_title = wrap_text(&opts.y_label, LABEL_PX, PLOT_H - 10)?;
-    let y_title_w = line_height(LABEL_PX) * i32::try_from(y_title.len()).unwrap_or(1);
+    let y_title_w = y_title_width(&y_title);
     let y_tick_w = text_width("0.0", TICK_PX)?.max(text_width("1.0", TICK_PX)?);
     let axis_block = PAD + y_title_w + 6 + y_tick_w + 4 + TICK_LEN;
     let mut risk_labels = Vec::with_capacity(series.len());
@@ -233,13 +238,23 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
     for l in &risk_labels {
         risk_label_w = risk_label_w.max(text_width(l, TICK_PX)?);
     }
-    let left = axis_block.max(PAD + risk_label_w + 10);
+    // The first risk-table number is centred on the y axis, so labels end half a number
+    // further left.
+    let n_w = text_width(&max_n.to_string(), TICK_PX)?;
+    let risk_label_end_gap = n_w / 2 + 10;
+    let left = axis_block.max(PAD + risk_label_w + risk_label_end_gap);
 
     // Right margin: half the widest label centred on the last tick. Two passes, because the
     // labels depend on the step and the step on the room.
-    let n_w = text_width(&max_n.to_string(), TICK_PX)?;
     let choose = |plot_w| {
-        TimeAxis::choose(data_max, opts.x_max, opts.tick_step, &opts.time_unit, plot_w, n_w)
+        TimeAxis::choose(
+            data_max,
+            opts.x_max,
+            opts.tick_step,
+            &opts.time_unit,
+            plot_w,
+            n_w,
+        )
     };
     let mut right_margin = PAD + 20;
     let mut axis = choose(w - right_margin - left)?;
@@ -257,27 +272,50 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
     if !title_lines.is_empty() {
         y += line_height(TITLE_PX) * i32::try_from(title_lines.len()).unwrap_or(1) + 6;
     }
-    let legend_w = w - PAD - left;
+    // The legend lines up with the y axis when every entry fits on one line there; otherwise
+    // it takes the full width, and an entry still too long puts its median on a second line.
+    let one_liners: Vec<String> = series
+        .iter()
+        .map(|s| {
+            if s.median_label.trim().is_empty() {
+                s.label.clone()
+            } else {
+                format!("{} \u{2013} {}", s.label, s.median_label)
+            }
+        })
+        .collect();
+    let mut widest = 0;
+    for l in &one_liners {
+        widest = widest.max(text_width(l, LABEL_PX)? + LEGEND_KEY_ROOM);
+    }
+    let legend_left = if widest <= w - PAD - left { left } else { PAD };
+    let legend_w = w - PAD - legend_left;
     let mut items = Vec::new();
-    for (i, s) in series.iter().enumerate() {
+    for (i, (s, one_line)) in series.iter().zip(one_liners).enumerate() {
         let key = Key::Line(series_colour(i));
-        let one_line = if s.median_label.trim().is_empty() {
-            s.label.clone()
+        if text_width(&one_line, LABEL_PX)? + LEGEND_KEY_ROOM <= legend_w {
+            items.push(LegendItem {
+                key,
+                label: one_line,
+            });
         } else {
-            format!("{}: {}", s.label, s.median_label)
-        };
-        if text_width(&one_line, LABEL_PX)? + 30 <= legend_w {
-            items.push(LegendItem { key, label: one_line });
-        } else {
-            items.push(LegendItem { key, label: s.label.clone() });
+            items.push(LegendItem {
+                key,
+                label: s.label.clone(),
+            });
             if !s.median_label.trim().is_empty() {
-                items.push(LegendItem { key: Key::Blank, label: s.median_label.clone() });
+                items.push(LegendItem {
+                    key: Key::Blank,
+                    label: s.median_label.clone(),
+                });
             }
         }
     }
-    let any_censored = series
-        .iter()
-        .any(|s| s.points.iter().any(|p| p.n_censor > 0 && p.time <= axis.max));
+    let any_censored = series.iter().any(|s| {
+        s.points
+            .iter()
+            .any(|p| p.n_censor > 0 && p.time <= axis.max)
+    });
     if any_censored {
         items.push(LegendItem {
             key: Key::Marker(Marker::Plus, DARK_GREY),
@@ -307,9 +345,16 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
 
         for (i, line) in title_lines.iter().enumerate() {
             let top = title_top + line_height(TITLE_PX) * i32::try_from(i).unwrap_or(0);
-            c.text(line, (w / 2, top), TITLE_PX, DARK_GREY, Anchor::Middle, VAnchor::Top)?;
+            c.text(
+                line,
+                (w / 2, top),
+                TITLE_PX,
+                DARK_GREY,
+                Anchor::Middle,
+                VAnchor::Top,
+            )?;
         }
-        legend.draw(&c, (left, legend_top))?;
+        legend.draw(&c, (legend_left, legend_top))?;
 
         let sorted: Vec<Vec<&KmPoint>> = series.iter().map(sorted_points).collect();
 
@@ -332,7 +377,14 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
         if let Some(furthest) = medians.iter().map(|(_, m)| *m).reduce(f64::max) {
             c.dashed(to_px((0.0, 0.5)), to_px((furthest, 0.5)), GREY, 1, 6, 4)?;
             for (i, m) in &medians {
-                c.dashed(to_px((*m, 0.5)), (xs.at(*m), plot_bottom), series_colour(*i), 2, 6, 4)?;
+                c.dashed(
+                    to_px((*m, 0.5)),
+                    (xs.at(*m), plot_bottom),
+                    series_colour(*i),
+                    2,
+                    6,
+                    4,
+                )?;
             }
         }
 
@@ -359,14 +411,16 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
                 VAnchor::Center,
             )?;
         }
-        let mid_y = (plot_top + plot_bottom) / 2;
-        for (i, line) in y_title.iter().enumerate() {
-            let x = PAD + line_height(LABEL_PX) * i32::try_from(i).unwrap_or(0);
-            c.text_rotated(line, (x, mid_y), LABEL_PX, DARK_GREY, Anchor::Middle, VAnchor::Top, true)?;
-        }
+        let y_title_x = left - TICK_LEN - 4 - y_tick_w - 6 - y_title_w;
+        draw_y_title(&c, &y_title, y_title_x, (plot_top + plot_bottom) / 2)?;
         for t in &axis.ticks {
             let xx = xs.at(*t);
-            c.line((xx, plot_bottom), (xx, plot_bottom + TICK_LEN), DARK_GREY, 1)?;
+            c.line(
+                (xx, plot_bottom),
+                (xx, plot_bottom + TICK_LEN),
+                DARK_GREY,
+                1,
+            )?;
             c.text(
                 &format_tick(*t, axis.decimals),
                 (xx, tick_label_top),
@@ -386,11 +440,26 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
         )?;
 
         // Number at risk, one row per series, each number centred under its tick.
-        c.text("Number at risk", (PAD, risk_heading_top), LABEL_PX, DARK_GREY, Anchor::Start, VAnchor::Top)?;
+        c.text(
+            "Number at risk",
+            (PAD, risk_heading_top),
+            LABEL_PX,
+            DARK_GREY,
+            Anchor::Start,
+            VAnchor::Top,
+        )?;
         for (i, s) in series.iter().enumerate() {
             let cy = rows_top + row_h * i32::try_from(i).unwrap_or(0) + row_h / 2;
             let label = risk_labels.get(i).map_or("", String::as_str);
-            c.text(label, (left - 10, cy), TICK_PX, series_colour(i), Anchor::End, VAnchor::Center)?;
+            let label_end = left - risk_label_end_gap;
+            c.text(
+                label,
+                (label_end, cy),
+                TICK_PX,
+                series_colour(i),
+                Anchor::End,
+                VAnchor::Center,
+            )?;
             for t in &axis.ticks {
                 c.text(
                     &number_at_risk(s, *t).to_string(),
@@ -412,18 +481,36 @@ mod tests {
     use super::*;
 
     fn pt(time: f64, surv: f64, n_risk: usize, n_event: usize, n_censor: usize) -> KmPoint {
-        KmPoint { time, surv, lower: None, upper: None, n_risk, n_event, n_censor }
+        KmPoint {
+            time,
+            surv,
+            lower: None,
+            upper: None,
+            n_risk,
+            n_event,
+            n_censor,
+        }
     }
 
     fn series(points: Vec<KmPoint>, n: usize) -> KmSeries {
-        KmSeries { label: "A".into(), points, n, median: None, median_label: String::new() }
+        KmSeries {
+            label: "A".into(),
+            points,
+            n,
+            median: None,
+            median_label: String::new(),
+        }
     }
 
     #[test]
     fn at_risk_counts_subjects_with_time_at_or_after_t() {
         // times: 2 (event), 3 (censor), 5 (event, 2 subjects), n = 4
         let s = series(
-            vec![pt(2.0, 0.75, 4, 1, 0), pt(3.0, 0.75, 3, 0, 1), pt(5.0, 0.0, 2, 2, 0)],
+            vec![
+                pt(2.0, 0.75, 4, 1, 0),
+                pt(3.0, 0.75, 3, 0, 1),
+                pt(5.0, 0.0, 2, 2, 0),
+            ],
             4,
         );
         assert_eq!(number_at_risk(&s, 0.0), 4);
@@ -452,5 +539,4 @@ mod tests {
             vec![(0.0, 1.0), (2.0, 1.0), (2.0, 0.5), (4.0, 0.5)]
         );
     }
-
 }

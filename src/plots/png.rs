@@ -48,7 +48,10 @@ pub fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, PlotError> {
     };
     let tree = Tree::from_str(svg, &options).map_err(|e| PlotError::Raster(e.to_string()))?;
     let size = tree.size();
-    let (w, h) = ((size.width() * scale).ceil(), (size.height() * scale).ceil());
+    let (w, h) = (
+        (size.width() * scale).ceil(),
+        (size.height() * scale).ceil(),
+    );
     if w > MAX_SIDE || h > MAX_SIDE {
         return Err(PlotError::InvalidInput(format!(
             "a PNG of {w} x {h} pixels is too large; use a smaller scale"
@@ -56,7 +59,11 @@ pub fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, PlotError> {
     }
     let mut pixmap = Pixmap::new(w.max(1.0) as u32, h.max(1.0) as u32)
         .ok_or_else(|| PlotError::Raster(format!("cannot allocate a {w} x {h} image")))?;
-    resvg::render(&tree, Transform::from_scale(scale, scale), &mut pixmap.as_mut());
+    resvg::render(
+        &tree,
+        Transform::from_scale(scale, scale),
+        &mut pixmap.as_mut(),
+    );
     pixmap
         .encode_png()
         .map_err(|e| PlotError::Raster(e.to_string()))
@@ -69,9 +76,18 @@ mod tests {
     #[test]
     fn rejects_bad_scale_and_bad_svg() {
         let svg = r#"<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>"#;
-        assert!(matches!(svg_to_png(svg, 0.0), Err(PlotError::InvalidInput(_))));
-        assert!(matches!(svg_to_png(svg, f32::NAN), Err(PlotError::InvalidInput(_))));
-        assert!(matches!(svg_to_png(svg, 5000.0), Err(PlotError::InvalidInput(_))));
+        assert!(matches!(
+            svg_to_png(svg, 0.0),
+            Err(PlotError::InvalidInput(_))
+        ));
+        assert!(matches!(
+            svg_to_png(svg, f32::NAN),
+            Err(PlotError::InvalidInput(_))
+        ));
+        assert!(matches!(
+            svg_to_png(svg, 5000.0),
+            Err(PlotError::InvalidInput(_))
+        ));
         assert!(matches!(svg_to_png("<svg", 1.0), Err(PlotError::Raster(_))));
         let png = svg_to_png(svg, 2.0).unwrap();
         assert!(png.starts_with(b"\x89PNG"));

@@ -28,11 +28,12 @@ const PLOT_H: i32 = 300;
 const TICK_LEN: i32 = 5;
 /// Up to this many subjects each assessment is marked with a dot.
 const MAX_MARKED: usize = 30;
+const BOTTOM_INSET: i32 = 8;
 const Y_TITLE: &str = "Change from baseline in sum of diameters (%)";
 
 /// Draws a spider plot; times are in `time_unit` (e.g. "Months").
 ///
-/// Subjects without post-baseline assessments have no line (they still count in the legend).
+/// Subjects without post-baseline assessments have no line and are not counted in the legend.
 ///
 /// Errors: [`PlotError::NoData`] when no subject has an assessment;
 /// [`PlotError::InvalidInput`] for a non-finite value or a negative time.
@@ -43,8 +44,12 @@ pub fn spider(lines: &[SpiderLine], time_unit: &str) -> Result<String, PlotError
     let (mut t_max, mut lo, mut hi) = (0.0_f64, -100.0_f64, 40.0_f64);
     for l in lines {
         for (t, v) in &l.points {
-            let t = finite(*t, || format!("an assessment time of subject '{}'", l.usubjid))?;
-            let v = finite(*v, || format!("a change from baseline of subject '{}'", l.usubjid))?;
+            let t = finite(*t, || {
+                format!("an assessment time of subject '{}'", l.usubjid)
+            })?;
+            let v = finite(*v, || {
+                format!("a change from baseline of subject '{}'", l.usubjid)
+            })?;
             if t < 0.0 {
                 return Err(PlotError::InvalidInput(format!(
                     "subject '{}' has an assessment at negative time {t}",
@@ -74,7 +79,12 @@ pub fn spider(lines: &[SpiderLine], time_unit: &str) -> Result<String, PlotError
     let x_axis = TimeAxis::choose(t_max, None, None, time_unit, right - left, 0)?;
 
     let legend = Legend::flow(
-        response_legend(sorted.iter().map(|l| ResponseKey::parse(&l.response))),
+        response_legend(
+            sorted
+                .iter()
+                .filter(|l| !l.points.is_empty())
+                .map(|l| ResponseKey::parse(&l.response)),
+        ),
         w - 2 * PAD,
     )?;
     let legend_top = PAD;
@@ -85,7 +95,8 @@ pub fn spider(lines: &[SpiderLine], time_unit: &str) -> Result<String, PlotError
     let height = x_title_top + line_height(LABEL_PX) + PAD;
 
     let xs = Scale::new(0.0, x_axis.max, left, right);
-    let ys = Scale::new(y_axis.lo, y_axis.hi, plot_bottom, plot_top);
+    // The lowest value sits a little above the time axis, so a line at −100 % stays visible.
+    let ys = Scale::new(y_axis.lo, y_axis.hi, plot_bottom - BOTTOM_INSET, plot_top);
     let marked = lines.len() <= MAX_MARKED;
     let stroke = if marked { 2 } else { 1 };
 
@@ -96,7 +107,6 @@ pub fn spider(lines: &[SpiderLine], time_unit: &str) -> Result<String, PlotError
 
         let y0 = ys.at(0.0);
         c.line((left, y0), (right, y0), DARK_GREY, 1)?;
-        draw_reference_lines(&c, &ys, left, right)?;
 
         for l in &sorted {
             let mut pts: Vec<(f64, f64)> = l.points.clone();
@@ -113,6 +123,9 @@ pub fn spider(lines: &[SpiderLine], time_unit: &str) -> Result<String, PlotError
                 }
             }
         }
+
+        // Thresholds over the lines, so they stay visible in a crowded plot.
+        draw_reference_lines(&c, &ys, left, right)?;
 
         c.line((left, plot_top), (left, plot_bottom), DARK_GREY, 1)?;
         c.line((left, plot_bottom), (right, plot_bottom), DARK_GREY, 1)?;

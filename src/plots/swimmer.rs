@@ -4,12 +4,12 @@
 
 use super::axis::TimeAxis;
 use super::canvas::{
-    format_tick, truncate_to_width, draw_y_title, y_title_width, Anchor, Canvas, Key, Legend,
+    draw_y_title, format_tick, truncate_to_width, y_title_width, Anchor, Canvas, Key, Legend,
     LegendItem, Marker, Scale, VAnchor,
 };
 use super::style::{
-    line_height, text_width, ResponseKey, BLACK, CANVAS_WIDTH, DARK_GREY, LABEL_PX, PAD,
-    SMALL_PX, TICK_PX,
+    line_height, text_width, ResponseKey, BLACK, CANVAS_WIDTH, DARK_GREY, LABEL_PX, PAD, SMALL_PX,
+    TICK_PX,
 };
 use super::waterfall::response_legend;
 use super::{finite, time_axis_title, PlotError};
@@ -73,7 +73,11 @@ pub fn swimmer(lanes: &[SwimLane], time_unit: &str) -> Result<String, PlotError>
     }
     let data_max = if data_max > 0.0 { data_max } else { 1.0 };
     let mut sorted: Vec<&SwimLane> = lanes.iter().collect();
-    sorted.sort_by(|a, b| b.end.total_cmp(&a.end).then_with(|| a.usubjid.cmp(&b.usubjid)));
+    sorted.sort_by(|a, b| {
+        b.end
+            .total_cmp(&a.end)
+            .then_with(|| a.usubjid.cmp(&b.usubjid))
+    });
 
     let n = i32::try_from(sorted.len()).unwrap_or(i32::MAX);
     let labelled = sorted.len() <= MAX_LABELLED;
@@ -82,7 +86,11 @@ pub fn swimmer(lanes: &[SwimLane], time_unit: &str) -> Result<String, PlotError>
     } else {
         (LARGE_PLOT_H / n).max(1)
     };
-    let bar_h = if lane_h >= 5 { (lane_h * 3 / 5).max(1) } else { lane_h };
+    let bar_h = if lane_h >= 5 {
+        (lane_h * 3 / 5).max(1)
+    } else {
+        lane_h
+    };
     let marker_r = (lane_h * 3 / 10).clamp(2, 6);
 
     let w = CANVAS_WIDTH;
@@ -110,7 +118,8 @@ pub fn swimmer(lanes: &[SwimLane], time_unit: &str) -> Result<String, PlotError>
     }
     let right = w - right_margin;
 
-    let mut items = response_legend(sorted.iter().map(|l| ResponseKey::parse(&l.response)));
+    let responses = response_legend(sorted.iter().map(|l| ResponseKey::parse(&l.response)));
+    let mut items = Vec::new();
     let has = |f: fn(&SwimLane) -> bool| sorted.iter().any(|l| f(l));
     if has(|l| l.first_response.is_some()) {
         items.push(LegendItem {
@@ -125,12 +134,18 @@ pub fn swimmer(lanes: &[SwimLane], time_unit: &str) -> Result<String, PlotError>
         });
     }
     if has(|l| l.death.is_some()) {
-        items.push(LegendItem { key: Key::Marker(DEATH, BLACK), label: "Death".to_string() });
+        items.push(LegendItem {
+            key: Key::Marker(DEATH, BLACK),
+            label: "Death".to_string(),
+        });
     }
     if has(|l| l.ongoing) {
-        items.push(LegendItem { key: Key::Arrow, label: "On treatment".to_string() });
+        items.push(LegendItem {
+            key: Key::Arrow,
+            label: "On treatment".to_string(),
+        });
     }
-    let legend = Legend::flow(items, w - 2 * PAD)?;
+    let legend = Legend::flow_groups(vec![responses, items], w - 2 * PAD)?;
     let legend_top = PAD;
     let plot_top = legend_top + legend.height() + 12;
     let plot_bottom = plot_top + lane_h * n;
@@ -150,7 +165,11 @@ pub fn swimmer(lanes: &[SwimLane], time_unit: &str) -> Result<String, PlotError>
             let cy = top + lane_h / 2;
             let x_end = xs.at(l.end);
             let colour = ResponseKey::parse(&l.response).colour();
-            c.fill_rect((left, cy - bar_h / 2), (x_end.max(left + 1), cy - bar_h / 2 + bar_h), colour)?;
+            c.fill_rect(
+                (left, cy - bar_h / 2),
+                (x_end.max(left + 1), cy - bar_h / 2 + bar_h),
+                colour,
+            )?;
             if l.ongoing {
                 let head = (bar_h + 2).clamp(3, 9);
                 c.arrow_right((x_end + 2, cy), ARROW_LEN.min(head * 2), head, BLACK)?;
@@ -165,7 +184,14 @@ pub fn swimmer(lanes: &[SwimLane], time_unit: &str) -> Result<String, PlotError>
                 }
             }
             if let Some(id) = ids.get(i) {
-                c.text(id, (left - 8, cy), SMALL_PX, DARK_GREY, Anchor::End, VAnchor::Center)?;
+                c.text(
+                    id,
+                    (left - 8, cy),
+                    SMALL_PX,
+                    DARK_GREY,
+                    Anchor::End,
+                    VAnchor::Center,
+                )?;
             }
         }
 

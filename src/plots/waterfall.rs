@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use super::axis::ValueAxis;
 use super::canvas::{
-    draw_reference_lines, draw_y_title, format_tick, reference_label_width, wrap_text,
+    draw_reference_lines, draw_y_title, format_tick, px, reference_label_width, wrap_text,
     y_title_width, Anchor, Canvas, Key, Legend, LegendItem, Scale, VAnchor,
 };
 use super::style::{
@@ -27,6 +27,7 @@ pub struct WaterfallBar {
 
 const PLOT_H: i32 = 300;
 const TICK_LEN: i32 = 5;
+const MAX_SLOT: f64 = 48.0;
 const Y_TITLE: &str = "Best change from baseline in sum of diameters (%)";
 
 /// Legend entries for the responses present, in reading order, with their counts.
@@ -94,8 +95,14 @@ pub fn waterfall(bars: &[WaterfallBar]) -> Result<String, PlotError> {
     let height = x_title_top + line_height(LABEL_PX) + PAD;
 
     let ys = Scale::new(axis.lo, axis.hi, plot_bottom, plot_top);
-    let slot = f64::from(plot_w) / f64::from(n.max(1));
-    let gap = if slot >= 6.0 { (slot * 0.2).round() as i32 } else { 0 };
+    // Bars are at most MAX_SLOT wide; a few subjects sit centred rather than as wide blocks.
+    let slot = (f64::from(plot_w) / f64::from(n.max(1))).min(MAX_SLOT);
+    let bars_left = left + px((f64::from(plot_w) - slot * f64::from(n)) / 2.0);
+    let gap = if slot >= 6.0 {
+        (slot * 0.2).round() as i32
+    } else {
+        0
+    };
 
     let mut svg = String::new();
     {
@@ -106,8 +113,8 @@ pub fn waterfall(bars: &[WaterfallBar]) -> Result<String, PlotError> {
         c.line((left, y0), (right, y0), DARK_GREY, 1)?;
         for (i, b) in sorted.iter().enumerate() {
             let i = f64::from(i32::try_from(i).unwrap_or(i32::MAX));
-            let x0 = left + (i * slot).round() as i32 + gap / 2;
-            let x1 = (left + ((i + 1.0) * slot).round() as i32 - (gap - gap / 2)).max(x0 + 1);
+            let x0 = bars_left + (i * slot).round() as i32 + gap / 2;
+            let x1 = (bars_left + ((i + 1.0) * slot).round() as i32 - (gap - gap / 2)).max(x0 + 1);
             let y1 = ys.at(b.best_pchg);
             // A bar of no change is drawn as a thin mark rather than vanishing.
             let (ya, yb) = if y1 == y0 { (y0 - 1, y0 + 1) } else { (y0, y1) };

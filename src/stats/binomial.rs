@@ -21,7 +21,7 @@ pub struct Interval {
     pub upper: f64,
 }
 
-fn check_counts(x: u64, n: u64) -> Result<(), StatsError> {
+fn check_counts(x: usize, n: usize) -> Result<(), StatsError> {
     if n == 0 {
         Err(StatsError::NoTrials)
     } else if x > n {
@@ -41,7 +41,7 @@ fn check_counts(x: u64, n: u64) -> Result<(), StatsError> {
 /// # Errors
 /// [`StatsError::NoTrials`] for n = 0, [`StatsError::SuccessesExceedTrials`] for x > n,
 /// [`StatsError::InvalidLevel`] unless `0 < level < 1`.
-pub fn clopper_pearson(x: u64, n: u64, level: f64) -> Result<Interval, StatsError> {
+pub fn clopper_pearson(x: usize, n: usize, level: f64) -> Result<Interval, StatsError> {
     check_counts(x, n)?;
     check_level(level)?;
     // Written as binom.test writes it, so that e.g. 1/1 gives lower = 0.025000000000000022.
@@ -66,7 +66,7 @@ pub fn clopper_pearson(x: u64, n: u64, level: f64) -> Result<Interval, StatsErro
 ///
 /// # Errors
 /// As [`clopper_pearson`].
-pub fn wilson(x: u64, n: u64, level: f64) -> Result<Interval, StatsError> {
+pub fn wilson(x: usize, n: usize, level: f64) -> Result<Interval, StatsError> {
     check_counts(x, n)?;
     check_level(level)?;
     let z = normal_quantile((1.0 + level) / 2.0)?;

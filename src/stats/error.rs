@@ -35,13 +35,21 @@ pub enum StatsError {
     #[error("quantile probability {0} is invalid: it must lie between 0 and 1")]
     InvalidProbability(f64),
 
+    /// A landmark time that is NaN or infinite.
+    #[error("landmark time {0} is invalid: it must be finite")]
+    InvalidLandmark(f64),
+
+    /// A landmark was asked of a curve fitted to no subjects.
+    #[error("the survival curve has no subjects, so it has no value at any time")]
+    EmptyCurve,
+
     /// A proportion with more responders than subjects.
     #[error("{successes} successes out of {trials} trials is impossible")]
     SuccessesExceedTrials {
         /// Number of successes (responders).
-        successes: u64,
+        successes: usize,
         /// Number of trials (subjects).
-        trials: u64,
+        trials: usize,
     },
 
     /// A proportion of zero subjects.

@@ -1,9 +1,11 @@
 //! Kaplan–Meier estimation with Greenwood variance, pointwise bands and landmark survival,
 //! agreeing with R `survival::survfit` (3.5-3) and `summary.survfit(times =, extend = TRUE)`.
 //!
-//! One sort and one pass, O(n log n) time and O(distinct times) memory, so 10⁶–10⁷ subjects
-//! take well under a second. Ties follow survfit: at a time with both events and censorings the
-//! events happen first (the censored subjects are still at risk for them). There is one step per
+//! Sorting (event and censoring times separately) and a linear merge: O(n log n) time, O(n)
+//! memory and no per-subject allocation: fit plus median CI for 10⁶ subjects take 25 ms (times
+//! with ties) to 160 ms (all distinct) on a 2-core machine (`benches/km.rs`). Ties follow
+//! survfit: at a time with both events and censorings the events happen first (the censored
+//! subjects are still at risk for them). There is one step per
 //! distinct time, censor-only times included, exactly like `survfit`'s `$time`.
 //!
 //! This module does not compute quantiles (see [`super::quantile`]), read data, or know
@@ -131,28 +133,14 @@ pub(crate) fn fit(time: &[f64], event: &[bool], reverse: bool) -> Result<KaplanM
     event_times.sort_unstable_by(f64::total_cmp);
     censor_times.sort_unstable_by(f64::total_cmp);
 
-    let mut steps = Vec::new();
-    let (mut i, mut j) = (0usize, 0usize);
+    // Counting the distinct times first lets the table be allocated once, at its exact size:
+    // with 10⁶ untied subjects that saves several copies of a 70 MB vector.
+    let distinct = DistinctTimes::new(&event_times, &censor_times).count();
+    let mut steps = Vec::with_capacity(distinct);
     let mut at_risk = n;
     let mut surv = 1.0f64;
     let mut greenwood = 0.0f64;
-    loop {
-        let time = match (event_times.get(i), censor_times.get(j)) {
-            (Some(&a), Some(&b)) => a.min(b),
-            (Some(&a), None) => a,
-            (None, Some(&b)) => b,
-            (None, None) => break,
-        };
-        let first_event = i;
-        while event_times.get(i) == Some(&time) {
-            i += 1;
-        }
-        let first_censor = j;
-        while censor_times.get(j) == Some(&time) {
-            j += 1;
-        }
-        let n_event = i - first_event;
-        let n_censor = j - first_censor;
+    for (time, n_event, n_censor) in DistinctTimes::new(&event_times, &censor_times) {
         if n_event > 0 {
             let (r, d) = (at_risk as f64, n_event as f64);
             surv *= (r - d) / r;
@@ -177,6 +165,42 @@ pub(crate) fn fit(time: &[f64], event: &[bool], reverse: bool) -> Result<KaplanM
     }
 
     Ok(KaplanMeier { n, n_events, steps })
+}
+
+/// Merges sorted event and censoring times into (time, events, censorings) per distinct time.
+struct DistinctTimes<'a> {
+    events: &'a [f64],
+    censorings: &'a [f64],
+}
+
+impl<'a> DistinctTimes<'a> {
+    fn new(events: &'a [f64], censorings: &'a [f64]) -> Self {
+        DistinctTimes { events, censorings }
+    }
+}
+
+/// How many leading elements of a sorted slice equal `value`, and the rest.
+fn split_run(sorted: &[f64], value: f64) -> (usize, &[f64]) {
+    let run = sorted.iter().take_while(|&&t| t == value).count();
+    (run, sorted.get(run..).unwrap_or_default())
+}
+
+impl Iterator for DistinctTimes<'_> {
+    type Item = (f64, usize, usize);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let time = match (self.events.first(), self.censorings.first()) {
+            (Some(&a), Some(&b)) => a.min(b),
+            (Some(&a), None) => a,
+            (None, Some(&b)) => b,
+            (None, None) => return None,
+        };
+        let (n_event, events) = split_run(self.events, time);
+        let (n_censor, censorings) = split_run(self.censorings, time);
+        self.events = events;
+        self.censorings = censorings;
+        Some((time, n_event, n_censor))
+    }
 }
 
 impl KaplanMeier {
@@ -250,8 +274,8 @@ impl KaplanMeier {
     /// carried forward with `n_risk = 0` and `beyond_last_followup = true`.
     ///
     /// # Errors
-    /// [`StatsError::InvalidLevel`], [`StatsError::InvalidLandmark`] for a non-finite `t`, and
-    /// [`StatsError::EmptyCurve`] for a curve without subjects.
+    /// [`StatsError::InvalidLevel`] unless `0 < level < 1`, [`StatsError::InvalidLandmark`]
+    /// for a non-finite `t`, [`StatsError::EmptyCurve`] for a curve without subjects.
     pub fn landmark(
         &self,
         t: f64,
@@ -264,13 +288,14 @@ impl KaplanMeier {
         }
         let last = self.steps.last().ok_or(StatsError::EmptyCurve)?;
         let after = self.steps.partition_point(|s| s.time <= t);
+        let current = after.checked_sub(1).and_then(|k| self.steps.get(k));
         // At a step time the row itself says who was at risk; between steps it is everyone
         // still observed at the next time; past the end nobody.
-        let n_risk = match after.checked_sub(1).and_then(|k| self.steps.get(k)) {
+        let n_risk = match current {
             Some(s) if s.time == t => s.n_risk,
             _ => self.steps.get(after).map_or(0, |s| s.n_risk),
         };
-        let landmark = match after.checked_sub(1).and_then(|k| self.steps.get(k)) {
+        let landmark = match current {
             None => Landmark {
                 time: t,
                 n_risk,
@@ -344,6 +369,9 @@ mod tests {
             empty.landmark(1.0, 0.95, CiTransform::LogLog),
             Err(StatsError::EmptyCurve)
         );
+        let km = kaplan_meier(&[1.0], &[true]).unwrap();
+        assert!(km.landmark(f64::NAN, 0.95, CiTransform::Log).is_err());
+        assert!(km.landmark(1.0, 1.0, CiTransform::Log).is_err());
     }
 
     #[test]

@@ -74,6 +74,8 @@ fn dup_key(y: Limit) -> DupKey {
 /// This is what `approx(y ± tol, seq_along(y), p, method = "constant", f = 1)` returns after R
 /// has dropped duplicated y (keeping first occurrences), dropped NA and sorted by y: the index
 /// of the smallest shifted value at or above `p`, with `rule = 1` giving NA outside the range.
+/// (Two y one ulp apart could round to the same y ± tol, which R's `approx` would average; no
+/// Kaplan–Meier curve or band comes that close, so the smaller simply wins here.)
 fn first_time_at_or_above(
     curve: &[CurvePoint],
     p: f64,
@@ -105,6 +107,40 @@ fn first_time_at_or_above(
 
 /// The last element of `y[!duplicated(y)]`: the value whose first occurrence comes last.
 fn last_distinct(curve: &[CurvePoint]) -> Option<Limit> {
+    // Usual case: the numbers never decrease (the estimate always, most bands). Then the
+    // numbers' first occurrences come in increasing order, so the candidates are the first
+    // occurrence of the largest number and the first NA and first NaN: no hashing needed.
+    let mut previous = f64::NEG_INFINITY;
+    let mut monotone = true;
+    let (mut first_na, mut first_nan, mut first_of_last_number) = (None, None, None);
+    for (i, &(_, y)) in curve.iter().enumerate() {
+        match y {
+            Limit::Value(v) => {
+                if v < previous {
+                    monotone = false;
+                    break;
+                }
+                if v > previous {
+                    first_of_last_number = Some(i);
+                }
+                previous = v;
+            }
+            Limit::Na => {
+                first_na.get_or_insert(i);
+            }
+            Limit::NaN => {
+                first_nan.get_or_insert(i);
+            }
+        }
+    }
+    if monotone {
+        let last = [first_na, first_nan, first_of_last_number]
+            .into_iter()
+            .flatten()
+            .max()?;
+        return curve.get(last).map(|&(_, y)| y);
+    }
+
     let mut seen = HashSet::with_capacity(curve.len());
     let mut last = None;
     for &(_, y) in curve {
@@ -199,6 +235,8 @@ impl KaplanMeier {
     /// Brookmeyer–Crowley confidence interval under `transform`, exactly as
     /// `quantile(survfit(..., conf.type = transform, conf.int = level), p)`.
     ///
+    /// An empty curve reaches nothing.
+    ///
     /// # Errors
     /// [`StatsError::InvalidProbability`] unless `0 ≤ p ≤ 1`, [`StatsError::InvalidLevel`]
     /// unless `0 < level < 1`.
@@ -280,10 +318,10 @@ impl KaplanMeier {
             return Ok(no_interval);
         };
         let density = (u_surv - l_surv) / (l_time - u_time);
-        if !(density.is_finite() && density > 0.0) {
+        let half_width = z * se_surv / density;
+        if !(density > 0.0 && half_width.is_finite()) {
             return Ok(no_interval);
         }
-        let half_width = z * se_surv / density;
         Ok(Quantile {
             estimate: Some(median),
             lower: Some((median - half_width).max(0.0)),
@@ -357,6 +395,31 @@ mod tests {
             (3.0, Limit::Na),
         ];
         assert_eq!(find_quantile(&c, 0.5), Some(2.0));
+    }
+
+    #[test]
+    fn last_distinct_follows_r_duplicated() {
+        let v = Limit::Value;
+        // Monotone with NA at both ends: the second NA is a duplicate, so the last number wins.
+        let c = [
+            (0.0, v(0.0)),
+            (1.0, Limit::Na),
+            (2.0, v(0.3)),
+            (3.0, v(0.3)),
+            (4.0, Limit::Na),
+        ];
+        assert_eq!(last_distinct(&c), Some(v(0.3)));
+        // NA and NaN are different values for duplicated().
+        let c = [
+            (0.0, v(0.0)),
+            (1.0, Limit::NaN),
+            (2.0, v(0.3)),
+            (4.0, Limit::Na),
+        ];
+        assert_eq!(last_distinct(&c), Some(Limit::Na));
+        // Not monotone: 0.2 repeats an earlier value, so 0.5 is the last first occurrence.
+        let c = [(0.0, v(0.0)), (1.0, v(0.2)), (2.0, v(0.5)), (3.0, v(0.2))];
+        assert_eq!(last_distinct(&c), Some(v(0.5)));
     }
 
     #[test]

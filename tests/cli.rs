@@ -1,0 +1,134 @@
+//! The command line on bad input: one clear message (file, line/column or key, value,
+//! expectation), exit code 2, nothing written. Messages are snapshotted.
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `readout check` on a fixture and returns its stderr, after checking the exit code.
+fn check_fails(fixture: &str) -> String {
+    let output = Command::cargo_bin("readout")
+        .expect("binary")
+        .args([
+            "check",
+            &format!("tests/fixtures/invalid/{fixture}/study.yaml"),
+        ])
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(2), "{fixture}: exit code");
+    assert!(
+        output.stdout.is_empty(),
+        "{fixture}: nothing reported as buildable"
+    );
+    String::from_utf8(output.stderr).expect("utf-8")
+}
+
+#[test]
+fn unknown_key_names_file_line_and_key() {
+    let err = check_fails("unknown-key");
+    assert!(err.contains("unknown-key/study.yaml"), "{err}");
+    assert!(err.contains("line 7"), "{err}");
+    assert!(err.contains("km_cl"), "{err}");
+    insta::assert_snapshot!(err);
+}
+
+#[test]
+fn missing_file_names_the_path() {
+    let err = check_fails("missing-file");
+    assert!(err.contains("no-such-file.csv"), "{err}");
+    insta::assert_snapshot!(err);
+}
+
+#[test]
+fn missing_column_names_the_column_and_the_header() {
+    let err = check_fails("missing-column");
+    assert!(err.contains("`USUBJID`"), "{err}");
+    assert!(err.contains("SUBJID, TRTSDT"), "{err}");
+    insta::assert_snapshot!(err);
+}
+
+#[test]
+fn bad_date_names_line_column_and_value() {
+    let err = check_fails("bad-date");
+    assert!(err.contains("line 3, column `TRTSDT`"), "{err}");
+    assert!(err.contains("04/01/2021"), "{err}");
+    insta::assert_snapshot!(err);
+}
+
+#[test]
+fn duplicate_cohort_ids_are_refused() {
+    let err = check_fails("duplicate-cohort");
+    assert!(err.contains("cohorts[1].id"), "{err}");
+    insta::assert_snapshot!(err);
+}
+
+#[test]
+fn check_reports_what_build_would_write_and_writes_nothing() {
+    let output = Command::cargo_bin("readout")
+        .expect("binary")
+        .args(["check", "config/altn-ak105-ii-01.yaml"])
+        .current_dir(root())
+        .output()
+        .expect("run");
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).expect("utf-8");
+    assert!(text.contains("cohort-1         38 subjects"), "{text}");
+    assert!(text.contains("2022-10-20"), "{text}");
+}
+
+#[test]
+fn init_writes_a_starter_study_that_checks() {
+    let dir = tempfile::tempdir().expect("temp");
+    let study = dir.path().join("new-study");
+    Command::cargo_bin("readout")
+        .expect("binary")
+        .arg("init")
+        .arg(&study)
+        .assert()
+        .success();
+    assert!(study.join("study.yaml").is_file());
+    assert!(study.join("data/adsl.csv").is_file());
+    // The starter config parses; its empty ADSL is reported as such.
+    let output = Command::cargo_bin("readout")
+        .expect("binary")
+        .arg("check")
+        .arg(study.join("study.yaml"))
+        .output()
+        .expect("run");
+    let err = String::from_utf8(output.stderr).expect("utf-8");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        err.contains("adsl.csv") && err.contains("no data rows"),
+        "{err}"
+    );
+    // A second init does not overwrite.
+    Command::cargo_bin("readout")
+        .expect("binary")
+        .arg("init")
+        .arg(&study)
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn help_explains_every_option() {
+    for cmd in ["build", "check", "init"] {
+        let output = Command::cargo_bin("readout")
+            .expect("binary")
+            .args([cmd, "--help"])
+            .output()
+            .expect("run");
+        assert!(output.status.success());
+        let text = String::from_utf8(output.stdout).expect("utf-8");
+        assert!(text.contains("Usage: readout"), "{text}");
+        if cmd != "init" {
+            assert!(text.contains("--cutoff"), "{text}");
+        }
+    }
+}

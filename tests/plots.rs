@@ -1,0 +1,842 @@
+//! Figures: snapshots of the SVG for small inputs, and properties every figure must have
+//! (valid XML, deterministic, escaped text, labels inside the canvas and apart, a non-blank
+//! PNG), plus the number-at-risk table checked against `number_at_risk`.
+//!
+//! Set `READOUT_PLOTS_DUMP=/some/dir` to also write every fixture figure there as SVG and PNG
+//! for review by eye.
+
+use readout::plots::{
+    ae_bars, km_plot, number_at_risk, spider, svg_to_png, swimmer, waterfall, AeBar, KmPlotOptions,
+    KmPoint, KmSeries, PlotError, SpiderLine, SwimLane, WaterfallBar,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures
+
+/// A deterministic pseudo-random sequence in [0, 1) (64-bit LCG), so large fixtures need no
+/// extra crate and never change.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// A Kaplan–Meier table from (time, event) pairs, as survfit tabulates it (events before
+/// censorings at tied times), with a plain Greenwood band clipped to [0, 1]. The fixture
+/// only needs plausible numbers; the statistics are tested in `stats`.
+fn km_series(label: &str, data: &[(f64, bool)]) -> KmSeries {
+    let mut times: Vec<f64> = data.iter().map(|d| d.0).collect();
+    times.sort_by(f64::total_cmp);
+    times.dedup();
+    let n = data.len();
+    let (mut surv, mut var_sum) = (1.0_f64, 0.0_f64);
+    let mut points = Vec::new();
+    let mut median = None;
+    for t in times {
+        let n_risk = data.iter().filter(|d| d.0 >= t).count();
+        let n_event = data.iter().filter(|d| d.0 == t && d.1).count();
+        let n_censor = data.iter().filter(|d| d.0 == t && !d.1).count();
+        if n_event > 0 {
+            surv *= 1.0 - n_event as f64 / n_risk as f64;
+            if n_risk > n_event {
+                var_sum += n_event as f64 / (n_risk as f64 * (n_risk - n_event) as f64);
+            }
+        }
+        let se = surv * var_sum.sqrt();
+        let (lower, upper) = if surv > 0.0 && surv < 1.0 {
+            (
+                Some((surv - 1.96 * se).max(0.0)),
+                Some((surv + 1.96 * se).min(1.0)),
+            )
+        } else if surv >= 1.0 {
+            (Some(1.0), Some(1.0))
+        } else {
+            (None, None)
+        };
+        if median.is_none() && surv <= 0.5 {
+            median = Some(t);
+        }
+        points.push(KmPoint {
+            time: t,
+            surv,
+            lower,
+            upper,
+            n_risk,
+            n_event,
+            n_censor,
+        });
+    }
+    let median_label = match median {
+        Some(m) => format!("median {m:.1} months"),
+        None => "median not reached".to_string(),
+    };
+    KmSeries {
+        label: label.to_string(),
+        points,
+        n,
+        median,
+        median_label,
+    }
+}
+
+fn two_arms() -> Vec<KmSeries> {
+    let a = [
+        (1.2, true),
+        (2.3, true),
+        (2.3, false),
+        (3.1, true),
+        (4.0, false),
+        (5.5, true),
+        (6.2, true),
+        (7.0, false),
+        (8.4, true),
+        (9.9, false),
+        (11.3, true),
+        (13.1, false),
+        (14.0, true),
+        (16.5, false),
+        (18.2, false),
+    ];
+    let b = [
+        (0.9, true),
+        (1.5, true),
+        (2.0, true),
+        (2.8, false),
+        (3.3, true),
+        (3.9, true),
+        (4.6, true),
+        (5.1, false),
+        (6.0, true),
+        (7.7, true),
+        (9.0, false),
+        (10.4, true),
+    ];
+    vec![
+        km_series("Cohort 1: NSCLC", &a),
+        km_series("Cohort 2: SCLC", &b),
+    ]
+}
+
+fn km_opts() -> KmPlotOptions {
+    KmPlotOptions {
+        title: "Progression-free survival".to_string(),
+        y_label: "Progression-free survival".to_string(),
+        time_unit: "Months".to_string(),
+        show_ci: true,
+        tick_step: None,
+        x_max: None,
+    }
+}
+
+/// 60 subjects followed up to ~10 years.
+fn long_follow_up() -> Vec<KmSeries> {
+    let mut rng = Lcg(42);
+    let data: Vec<(f64, bool)> = (0..60)
+        .map(|_| {
+            let t = (rng.next() * 120.0 * 10.0).round() / 10.0;
+            (t.max(0.1), rng.next() < 0.6)
+        })
+        .collect();
+    vec![km_series("All treated", &data)]
+}
+
+fn responses() -> [&'static str; 6] {
+    ["CR", "PR", "SD", "NON-CR/NON-PD", "PD", "NE"]
+}
+
+fn waterfall_small() -> Vec<WaterfallBar> {
+    let rows = [
+        ("S-01", -100.0, "CR"),
+        ("S-02", -62.5, "PR"),
+        ("S-03", -41.0, "PR"),
+        ("S-04", -12.0, "SD"),
+        ("S-05", 0.0, "SD"),
+        ("S-06", 8.3, "NE"),
+        ("S-07", 35.0, "PD"),
+        ("S-08", 71.4, "PD"),
+    ];
+    rows.iter()
+        .map(|(id, p, r)| WaterfallBar {
+            usubjid: id.to_string(),
+            best_pchg: *p,
+            response: r.to_string(),
+        })
+        .collect()
+}
+
+fn waterfall_large() -> Vec<WaterfallBar> {
+    let mut rng = Lcg(7);
+    (0..500)
+        .map(|i| {
+            let p = rng.next() * 180.0 - 100.0;
+            let r = if p <= -30.0 {
+                "PR"
+            } else if p >= 20.0 {
+                "PD"
+            } else {
+                "SD"
+            };
+            WaterfallBar {
+                usubjid: format!("S-{i:04}"),
+                best_pchg: p,
+                response: r.to_string(),
+            }
+        })
+        .collect()
+}
+
+fn swimmer_small() -> Vec<SwimLane> {
+    vec![
+        SwimLane {
+            usubjid: "ALTN-II-01-1001".into(),
+            end: 22.4,
+            ongoing: true,
+            response: "CR".into(),
+            first_response: Some(2.1),
+            progression: None,
+            death: None,
+        },
+        SwimLane {
+            usubjid: "ALTN-II-01-1002".into(),
+            end: 14.0,
+            ongoing: false,
+            response: "PR".into(),
+            first_response: Some(1.4),
+            progression: Some(12.9),
+            death: None,
+        },
+        SwimLane {
+            usubjid: "ALTN-II-01-1003".into(),
+            end: 9.7,
+            ongoing: false,
+            response: "SD".into(),
+            first_response: None,
+            progression: Some(9.7),
+            death: Some(11.5),
+        },
+        SwimLane {
+            usubjid: "ALTN-II-01-1004".into(),
+            end: 6.3,
+            ongoing: true,
+            response: "SD".into(),
+            first_response: None,
+            progression: None,
+            death: None,
+        },
+        SwimLane {
+            usubjid: "ALTN-II-01-1005".into(),
+            end: 2.0,
+            ongoing: false,
+            response: "PD".into(),
+            first_response: None,
+            progression: Some(1.9),
+            death: Some(3.2),
+        },
+        SwimLane {
+            usubjid: "ALTN-II-01-1006".into(),
+            end: 0.7,
+            ongoing: false,
+            response: "NE".into(),
+            first_response: None,
+            progression: None,
+            death: None,
+        },
+    ]
+}
+
+fn swimmer_large() -> Vec<SwimLane> {
+    let mut rng = Lcg(11);
+    (0..500)
+        .map(|i| {
+            let end = (rng.next() * 36.0 * 10.0).round() / 10.0;
+            let r = responses()[(rng.next() * 6.0) as usize % 6];
+            SwimLane {
+                usubjid: format!("S-{i:04}"),
+                end,
+                ongoing: rng.next() < 0.3,
+                response: r.to_string(),
+                first_response: (r == "CR" || r == "PR").then_some(end * 0.2),
+                progression: (rng.next() < 0.5).then_some(end),
+                death: None,
+            }
+        })
+        .collect()
+}
+
+/// Subject id, best response, assessments.
+type SpiderRow = (&'static str, &'static str, &'static [(f64, f64)]);
+
+fn spider_small() -> Vec<SpiderLine> {
+    let rows: [SpiderRow; 5] = [
+        (
+            "S-01",
+            "CR",
+            &[(1.4, -35.0), (2.8, -70.0), (4.2, -100.0), (8.3, -100.0)],
+        ),
+        (
+            "S-02",
+            "PR",
+            &[(1.4, -20.0), (2.8, -38.0), (4.2, -45.0), (5.6, -31.0)],
+        ),
+        ("S-03", "SD", &[(1.4, -5.0), (2.8, 4.0), (4.2, 12.0)]),
+        ("S-04", "PD", &[(1.4, 15.0), (2.8, 28.0)]),
+        ("S-05", "NE", &[]),
+    ];
+    rows.iter()
+        .map(|(id, r, pts)| SpiderLine {
+            usubjid: id.to_string(),
+            points: pts.to_vec(),
+            response: r.to_string(),
+        })
+        .collect()
+}
+
+fn spider_large() -> Vec<SpiderLine> {
+    let mut rng = Lcg(5);
+    (0..500)
+        .map(|i| {
+            let slope = rng.next() * 30.0 - 20.0;
+            let visits = 1 + (rng.next() * 8.0) as usize;
+            let points = (1..=visits)
+                .map(|v| {
+                    let t = v as f64 * 1.4;
+                    (t, (slope * t).clamp(-100.0, 150.0))
+                })
+                .collect();
+            let r = if slope < -8.0 {
+                "PR"
+            } else if slope > 6.0 {
+                "PD"
+            } else {
+                "SD"
+            };
+            SpiderLine {
+                usubjid: format!("S-{i:04}"),
+                points,
+                response: r.to_string(),
+            }
+        })
+        .collect()
+}
+
+fn ae_small() -> Vec<AeBar> {
+    vec![
+        AeBar {
+            term: "Hypertension".into(),
+            any_grade: 12,
+            grade3plus: 4,
+        },
+        AeBar {
+            term: "Hand-foot skin reaction".into(),
+            any_grade: 9,
+            grade3plus: 1,
+        },
+        AeBar {
+            term: "Gamma-glutamyltransferase increased".into(),
+            any_grade: 7,
+            grade3plus: 2,
+        },
+        AeBar {
+            term: "Immune-mediated hypothyroidism requiring hormone replacement".into(),
+            any_grade: 5,
+            grade3plus: 0,
+        },
+        AeBar {
+            term: "Fatigue".into(),
+            any_grade: 21,
+            grade3plus: 21,
+        },
+    ]
+}
+
+/// Eight arms with long names, cut at 6 months with a requested 1-month step.
+fn many_arms() -> Vec<KmSeries> {
+    let mut rng = Lcg(3);
+    (0..8)
+        .map(|i| {
+            let data: Vec<(f64, bool)> = (0..25)
+                .map(|_| ((rng.next() * 14.0 * 10.0).round() / 10.0, rng.next() < 0.7))
+                .collect();
+            km_series(
+                &format!("Arm {i}: a rather long description of the regimen"),
+                &data,
+            )
+        })
+        .collect()
+}
+
+/// Every fixture figure, named.
+fn all_figures() -> Vec<(&'static str, String)> {
+    let cut_opts = KmPlotOptions {
+        tick_step: Some(1.0),
+        x_max: Some(6.0),
+        ..km_opts()
+    };
+    let mut big_growth = waterfall_small();
+    big_growth[7].best_pchg = 480.0;
+    big_growth[6].response = "Unconfirmed PR".to_string();
+    let many_terms: Vec<AeBar> = (0..30)
+        .map(|i| AeBar {
+            term: format!("Preferred term number {i}"),
+            any_grade: 30 - i,
+            grade3plus: i % 4,
+        })
+        .collect();
+    let one_subject = vec![km_series("Single subject", &[(4.2, true)])];
+    let no_events = vec![km_series(
+        "No events",
+        &[(2.0, false), (5.5, false), (9.1, false)],
+    )];
+    vec![
+        ("km_two_arms", km_plot(&two_arms(), &km_opts()).unwrap()),
+        ("km_one_subject", km_plot(&one_subject, &km_opts()).unwrap()),
+        (
+            "km_no_events",
+            km_plot(&no_events, &KmPlotOptions::default()).unwrap(),
+        ),
+        (
+            "km_long_follow_up",
+            km_plot(&long_follow_up(), &km_opts()).unwrap(),
+        ),
+        ("waterfall_small", waterfall(&waterfall_small()).unwrap()),
+        (
+            "waterfall_one",
+            waterfall(&waterfall_small()[1..2]).unwrap(),
+        ),
+        ("waterfall_500", waterfall(&waterfall_large()).unwrap()),
+        (
+            "swimmer_small",
+            swimmer(&swimmer_small(), "Months").unwrap(),
+        ),
+        (
+            "swimmer_one",
+            swimmer(&swimmer_small()[..1], "Months").unwrap(),
+        ),
+        ("swimmer_500", swimmer(&swimmer_large(), "Months").unwrap()),
+        ("spider_small", spider(&spider_small(), "Months").unwrap()),
+        ("spider_500", spider(&spider_large(), "Months").unwrap()),
+        (
+            "ae_small",
+            ae_bars(&ae_small(), 21, "Treatment-emergent adverse events").unwrap(),
+        ),
+        (
+            "km_many_arms_cut",
+            km_plot(&many_arms(), &cut_opts).unwrap(),
+        ),
+        ("waterfall_big_growth", waterfall(&big_growth).unwrap()),
+        ("spider_one", spider(&spider_small()[..1], "Weeks").unwrap()),
+        ("ae_30_terms", ae_bars(&many_terms, 40, "").unwrap()),
+    ]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading the SVG back
+
+#[derive(Debug, Clone)]
+struct SvgText {
+    x: f64,
+    y: f64,
+    dy: String,
+    anchor: String,
+    size: f64,
+    rotated: bool,
+    fill: String,
+    text: String,
+}
+
+fn attr_f64(node: roxmltree::Node<'_, '_>, name: &str) -> f64 {
+    node.attribute(name)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.0)
+}
+
+fn svg_size(svg: &str) -> (f64, f64) {
+    let doc = roxmltree::Document::parse(svg).expect("SVG parses as XML");
+    let root = doc.root_element();
+    (attr_f64(root, "width"), attr_f64(root, "height"))
+}
+
+fn texts(svg: &str) -> Vec<SvgText> {
+    let doc = roxmltree::Document::parse(svg).expect("SVG parses as XML");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| SvgText {
+            x: attr_f64(n, "x"),
+            y: attr_f64(n, "y"),
+            dy: n.attribute("dy").unwrap_or("").to_string(),
+            anchor: n.attribute("text-anchor").unwrap_or("start").to_string(),
+            size: attr_f64(n, "font-size"),
+            rotated: n.attribute("transform").is_some(),
+            fill: n.attribute("fill").unwrap_or("").to_string(),
+            text: n.text().unwrap_or("").trim().to_string(),
+        })
+        .collect()
+}
+
+/// A text's box, estimated from the font size. DejaVu Sans averages ~0.6 em per character;
+/// 0.55 em keeps the estimate on the small side so the checks only flag real problems.
+/// Vertically, plotters anchors text at its top (`dy="0.76em"`), centre (`0.5ex`) or bottom
+/// (`-0.5ex`); glyphs span about 0.9 em.
+fn text_box(t: &SvgText) -> (f64, f64, f64, f64) {
+    let w = t.text.chars().count() as f64 * t.size * 0.55;
+    let (x0, x1) = match t.anchor.as_str() {
+        "end" => (t.x - w, t.x),
+        "middle" => (t.x - w / 2.0, t.x + w / 2.0),
+        _ => (t.x, t.x + w),
+    };
+    let h = t.size * 0.9;
+    let (y0, y1) = match t.dy.as_str() {
+        "0.76em" => (t.y, t.y + h),
+        "-0.5ex" => (t.y - h, t.y),
+        _ => (t.y - h / 2.0, t.y + h / 2.0),
+    };
+    (x0, x1, y0, y1)
+}
+
+fn check_layout(name: &str, svg: &str) {
+    let (w, h) = svg_size(svg);
+    let texts = texts(svg);
+    let flat: Vec<&SvgText> = texts.iter().filter(|t| !t.rotated).collect();
+    for t in &flat {
+        let (x0, x1, y0, y1) = text_box(t);
+        assert!(
+            x0 >= 0.0 && x1 <= w && y0 >= 0.0 && y1 <= h,
+            "{name}: '{}' at ({}, {}) leaves the {w} x {h} canvas",
+            t.text,
+            t.x,
+            t.y
+        );
+    }
+    for (i, a) in flat.iter().enumerate() {
+        for b in flat.iter().skip(i + 1) {
+            let (a0, a1, ay0, ay1) = text_box(a);
+            let (b0, b1, by0, by1) = text_box(b);
+            let overlap = a0 < b1 && b0 < a1 && ay0 < by1 && by0 < ay1;
+            assert!(!overlap, "{name}: '{}' overlaps '{}'", a.text, b.text);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tests
+
+#[test]
+fn snapshots_of_small_figures() {
+    let figures = all_figures();
+    let small = [
+        "km_two_arms",
+        "km_one_subject",
+        "km_no_events",
+        "waterfall_small",
+        "waterfall_one",
+        "swimmer_small",
+        "swimmer_one",
+        "spider_small",
+        "ae_small",
+    ];
+    for (name, svg) in figures.iter().filter(|(n, _)| small.contains(n)) {
+        insta::assert_snapshot!(*name, svg);
+    }
+}
+
+#[test]
+fn every_figure_is_valid_xml_with_labels_inside_and_apart() {
+    for (name, svg) in all_figures() {
+        roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{name}: {e}"));
+        check_layout(name, &svg);
+    }
+}
+
+#[test]
+fn every_figure_rasterises_to_a_non_blank_png() {
+    let dump = std::env::var_os("READOUT_PLOTS_DUMP").map(std::path::PathBuf::from);
+    for (name, svg) in all_figures() {
+        let png = svg_to_png(&svg, 2.0).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let pixmap = resvg::tiny_skia::Pixmap::decode_png(&png).expect("a PNG");
+        let (w, h) = svg_size(&svg);
+        assert_eq!(pixmap.width(), (w * 2.0) as u32, "{name}");
+        assert_eq!(pixmap.height(), (h * 2.0) as u32, "{name}");
+        let background = pixmap.pixels().first().copied().expect("pixels");
+        let ink = pixmap.pixels().iter().filter(|p| **p != background).count();
+        assert!(
+            ink > 1000,
+            "{name}: only {ink} pixels differ from the background"
+        );
+        if let Some(dir) = &dump {
+            std::fs::create_dir_all(dir).unwrap();
+            std::fs::write(dir.join(format!("{name}.svg")), &svg).unwrap();
+            std::fs::write(dir.join(format!("{name}.png")), &png).unwrap();
+        }
+    }
+}
+
+#[test]
+fn text_is_set_in_the_embedded_font_by_name() {
+    for (name, svg) in all_figures() {
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        for t in doc.descendants().filter(|n| n.has_tag_name("text")) {
+            assert_eq!(
+                t.attribute("font-family"),
+                Some("DejaVu Sans, Arial, sans-serif"),
+                "{name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn figures_are_byte_identical_when_drawn_twice() {
+    let first = all_figures();
+    let second = all_figures();
+    for ((name, a), (_, b)) in first.iter().zip(&second) {
+        assert!(a == b, "{name} differs between two renderings");
+    }
+    let (_, svg) = &first[0];
+    assert_eq!(svg_to_png(svg, 1.0).unwrap(), svg_to_png(svg, 1.0).unwrap());
+}
+
+/// The risk table: one row per series under "Number at risk", each number centred under a
+/// tick label (same x) and equal to `number_at_risk` at that tick's time.
+fn check_risk_table(series: &[KmSeries], svg: &str) {
+    let texts = texts(svg);
+    let heading = texts
+        .iter()
+        .find(|t| t.text == "Number at risk")
+        .expect("a number-at-risk heading");
+    // Tick labels: numeric texts centred above the heading, on the lowest such row.
+    let numeric = |t: &&SvgText| t.anchor == "middle" && t.text.parse::<f64>().is_ok();
+    let tick_y = texts
+        .iter()
+        .filter(numeric)
+        .filter(|t| t.y < heading.y)
+        .map(|t| t.y)
+        .fold(f64::MIN, f64::max);
+    let ticks: Vec<(f64, f64)> = texts
+        .iter()
+        .filter(numeric)
+        .filter(|t| t.y == tick_y)
+        .map(|t| (t.x, t.text.parse::<f64>().unwrap()))
+        .collect();
+    assert!(ticks.len() >= 3, "too few ticks: {ticks:?}");
+
+    let mut row_ys: Vec<f64> = texts
+        .iter()
+        .filter(|t| t.y > heading.y)
+        .map(|t| t.y)
+        .collect();
+    row_ys.sort_by(f64::total_cmp);
+    row_ys.dedup();
+    assert_eq!(row_ys.len(), series.len(), "one row per series");
+
+    for (s, y) in series.iter().zip(&row_ys) {
+        let row: Vec<&SvgText> = texts.iter().filter(|t| t.y == *y).collect();
+        let label = row.iter().find(|t| t.anchor == "end").expect("a row label");
+        assert!(s.label.starts_with(label.text.trim_end_matches('\u{2026}')));
+        let numbers: Vec<&&SvgText> = row.iter().filter(|t| t.anchor == "middle").collect();
+        assert_eq!(numbers.len(), ticks.len(), "a number under every tick");
+        for n in numbers {
+            assert_eq!(n.fill, label.fill, "row coloured like its label");
+            let (_, t) = ticks
+                .iter()
+                .find(|(x, _)| *x == n.x)
+                .unwrap_or_else(|| panic!("number at x = {} is not under a tick", n.x));
+            let shown: usize = n.text.parse().unwrap();
+            assert_eq!(shown, number_at_risk(s, *t), "{} at t = {t}", s.label);
+        }
+    }
+}
+
+#[test]
+fn risk_table_numbers_match_number_at_risk_at_the_ticks() {
+    let arms = two_arms();
+    check_risk_table(&arms, &km_plot(&arms, &km_opts()).unwrap());
+    let long = long_follow_up();
+    check_risk_table(&long, &km_plot(&long, &km_opts()).unwrap());
+    let opts = KmPlotOptions {
+        tick_step: Some(2.5),
+        x_max: Some(15.0),
+        ..km_opts()
+    };
+    check_risk_table(&arms, &km_plot(&arms, &opts).unwrap());
+    let many = many_arms();
+    let opts = KmPlotOptions {
+        tick_step: Some(1.0),
+        x_max: Some(6.0),
+        ..km_opts()
+    };
+    check_risk_table(&many, &km_plot(&many, &opts).unwrap());
+    // The first column is everyone.
+    assert_eq!(number_at_risk(&arms[0], 0.0), 15);
+    assert_eq!(number_at_risk(&arms[1], 0.0), 12);
+}
+
+#[test]
+fn long_follow_up_gets_yearly_ticks() {
+    let svg = km_plot(&long_follow_up(), &km_opts()).unwrap();
+    let labels: Vec<String> = texts(&svg).into_iter().map(|t| t.text).collect();
+    for t in ["0", "12", "24", "60", "120"] {
+        assert!(labels.iter().any(|l| l == t), "tick {t} missing");
+    }
+}
+
+#[test]
+fn a_requested_tick_step_too_fine_for_the_numbers_is_widened() {
+    let opts = KmPlotOptions {
+        tick_step: Some(0.5),
+        ..km_opts()
+    };
+    let svg = km_plot(&long_follow_up(), &opts).unwrap();
+    check_layout("km_fine_step", &svg);
+    check_risk_table(&long_follow_up(), &svg);
+}
+
+#[test]
+fn hostile_text_is_escaped() {
+    let evil = "<script>alert(1)</script> & \"quotes\"";
+    let mut arms = two_arms();
+    arms[0].label = evil.to_string();
+    arms[0].median_label = evil.to_string();
+    let opts = KmPlotOptions {
+        title: evil.to_string(),
+        y_label: evil.to_string(),
+        ..km_opts()
+    };
+    let mut lanes = swimmer_small();
+    lanes[0].usubjid = evil.to_string();
+    lanes[1].response = evil.to_string();
+    let mut terms = ae_small();
+    terms[0].term = evil.to_string();
+    let mut bars = waterfall_small();
+    bars[0].response = evil.to_string();
+    let figures = [
+        km_plot(&arms, &opts).unwrap(),
+        swimmer(&lanes, "<b>Months</b>").unwrap(),
+        ae_bars(&terms, 21, evil).unwrap(),
+        waterfall(&bars).unwrap(),
+    ];
+    for svg in figures {
+        assert!(!svg.contains("<script"), "unescaped markup in:\n{svg}");
+        assert!(!svg.contains("<b>"));
+        assert!(svg.contains("&lt;script&gt;"));
+        let texts = texts(&svg);
+        assert!(
+            texts.iter().any(|t| t.text.contains("<script>")),
+            "text survives escaping"
+        );
+    }
+}
+
+#[test]
+fn empty_input_is_no_data() {
+    assert_eq!(km_plot(&[], &km_opts()), Err(PlotError::NoData));
+    let empty_series = km_series("Empty", &[]);
+    assert_eq!(km_plot(&[empty_series], &km_opts()), Err(PlotError::NoData));
+    assert_eq!(waterfall(&[]), Err(PlotError::NoData));
+    assert_eq!(swimmer(&[], "Months"), Err(PlotError::NoData));
+    assert_eq!(spider(&[], "Months"), Err(PlotError::NoData));
+    assert_eq!(
+        spider(&spider_small()[4..], "Months"),
+        Err(PlotError::NoData)
+    );
+    assert_eq!(ae_bars(&[], 10, "AEs"), Err(PlotError::NoData));
+}
+
+#[test]
+fn impossible_input_is_an_error_not_a_picture() {
+    let mut arms = two_arms();
+    arms[0].points[0].surv = 1.5;
+    assert!(matches!(
+        km_plot(&arms, &km_opts()),
+        Err(PlotError::InvalidInput(_))
+    ));
+    let mut arms = two_arms();
+    arms[1].points[2].time = f64::NAN;
+    assert!(matches!(
+        km_plot(&arms, &km_opts()),
+        Err(PlotError::InvalidInput(_))
+    ));
+    let bad_step = KmPlotOptions {
+        tick_step: Some(0.0),
+        ..km_opts()
+    };
+    assert!(matches!(
+        km_plot(&two_arms(), &bad_step),
+        Err(PlotError::InvalidInput(_))
+    ));
+    let mut bars = waterfall_small();
+    bars[3].best_pchg = f64::INFINITY;
+    assert!(matches!(waterfall(&bars), Err(PlotError::InvalidInput(_))));
+    let mut lanes = swimmer_small();
+    lanes[2].death = Some(-1.0);
+    assert!(matches!(
+        swimmer(&lanes, "Months"),
+        Err(PlotError::InvalidInput(_))
+    ));
+    assert!(matches!(
+        ae_bars(&ae_small(), 0, ""),
+        Err(PlotError::InvalidInput(_))
+    ));
+    assert!(matches!(
+        ae_bars(&ae_small(), 20, ""),
+        Err(PlotError::InvalidInput(_))
+    ));
+}
+
+#[test]
+fn large_studies_scale_without_per_subject_labels() {
+    let bars = waterfall_large();
+    let svg = waterfall(&bars).unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    // One rectangle per bar, plus the background and the legend swatches.
+    let rects = doc.descendants().filter(|n| n.has_tag_name("rect")).count();
+    assert!(rects > bars.len());
+    assert!(svg_size(&svg).0 >= 500.0, "one pixel per bar at least");
+
+    let svg = swimmer(&swimmer_large(), "Months").unwrap();
+    let texts = texts(&svg);
+    assert!(
+        texts.iter().all(|t| !t.text.starts_with("S-")),
+        "no ids on 1-2 px lanes"
+    );
+    assert!(texts.iter().any(|t| t.text == "Subjects (n = 500)"));
+    let small = swimmer(&swimmer_small(), "Months").unwrap();
+    assert!(self::texts(&small)
+        .iter()
+        .any(|t| t.text == "ALTN-II-01-1003"));
+}
+
+#[test]
+fn km_without_events_stays_at_one() {
+    let series = vec![km_series(
+        "No events",
+        &[(2.0, false), (5.5, false), (9.1, false)],
+    )];
+    let svg = km_plot(
+        &series,
+        &KmPlotOptions {
+            show_ci: false,
+            ..km_opts()
+        },
+    )
+    .unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    // The curve is the polyline in the series colour: every vertex at the same height.
+    let curve = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke") == Some("#0072B2"))
+        .max_by_key(|n| n.attribute("points").map_or(0, str::len))
+        .expect("a curve");
+    let ys: Vec<&str> = curve
+        .attribute("points")
+        .unwrap()
+        .split_whitespace()
+        .map(|p| p.split(',').nth(1).unwrap())
+        .collect();
+    assert!(ys.len() >= 2 && ys.iter().all(|y| *y == ys[0]), "{ys:?}");
+}
