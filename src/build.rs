@@ -6,15 +6,16 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::config::{CohortConfig, Format, LoadedConfig};
+use crate::config::{CohortConfig, LoadedConfig};
 use crate::cut::apply_cutoff;
 use crate::derive::{self, DeriveOptions, DerivedSubject};
+use crate::documents;
 use crate::endpoints::{self, CohortAnalysis, CohortInput, CohortResults};
 use crate::error::{Error, Result};
 use crate::figures;
 use crate::load::{self, InputFile, StudyData};
 use crate::model::{Assessment, Date, Subject};
-use crate::render::{self, CohortTexts, DocumentContext, Renderer};
+use crate::render::Renderer;
 use crate::write::{self, OutputFile};
 
 /// What the command line adds to a config.
@@ -288,7 +289,7 @@ pub fn build_cutoff(
             path: format!("derived/{}.csv", cohort.id),
             bytes: derived_csv(&analysis, &settings.tte_params)?,
         });
-        files.extend(render_documents(
+        files.extend(documents::render_documents(
             cfg,
             cohort,
             &results,
@@ -381,99 +382,6 @@ fn derived_csv(
     }
     w.into_inner()
         .map_err(|e| Error::Other(format!("cannot write derived dataset: {e}")))
-}
-
-/// The abstract in every requested format.
-fn render_documents(
-    cfg: &LoadedConfig,
-    cohort: &CohortConfig,
-    results: &CohortResults,
-    analysis: &crate::config::Analysis,
-    figures: &[render::Figure],
-    renderer: &Renderer,
-    formats: &[Format],
-) -> Result<Vec<OutputFile>> {
-    let study = &cfg.config.study;
-    let text_of = |what: &str, text: &Option<String>| -> Result<String> {
-        match text {
-            Some(t) => renderer
-                .render_text(
-                    &format!("cohorts.{}.{what}", cohort.id),
-                    t,
-                    study,
-                    results,
-                    analysis,
-                )
-                .map(|s| s.trim().to_string()),
-            None => Ok(String::new()),
-        }
-    };
-    let label = results.label.clone();
-    let texts = CohortTexts {
-        title: match &cohort.title {
-            Some(t) => text_of("title", &Some(t.clone()))?,
-            None => match &study.title {
-                Some(st) => format!("{st}: {label}"),
-                None => format!("{}: {label}", study.id),
-            },
-        },
-        population: cohort.population.clone().unwrap_or(label),
-        background: text_of("background", &cohort.background)?,
-        methods: text_of("methods", &cohort.methods)?,
-        conclusions: text_of("conclusions", &cohort.conclusions)?,
-    };
-    let mut ctx = DocumentContext {
-        study,
-        cohort: results,
-        analysis,
-        text: texts,
-        methods_statistics: render::methods_statistics(analysis),
-        figures: figures.to_vec(),
-        top_trae: render::top_terms(results, 2, |t| t.trae_any),
-        top_trae_grade3: render::top_terms(results, 1, |t| t.trae_grade3plus),
-        body: String::new(),
-    };
-    let markdown = renderer.render("abstract.md", &ctx)?;
-    let markdown = tidy_markdown(&markdown);
-    let mut files = Vec::new();
-    let dir = &cohort.id;
-    if formats.contains(&Format::Md) {
-        files.push(OutputFile {
-            path: format!("{dir}/abstract.md"),
-            bytes: markdown.clone().into_bytes(),
-        });
-    }
-    if formats.contains(&Format::Html) {
-        ctx.body = render::markdown_to_html(&markdown, false);
-        files.push(OutputFile {
-            path: format!("{dir}/abstract.html"),
-            bytes: renderer.render("abstract.html", &ctx)?.into_bytes(),
-        });
-    }
-    Ok(files)
-}
-
-/// Collapses the blank runs templates leave, and ends with one newline.
-fn tidy_markdown(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut blank = 0;
-    for line in text.lines() {
-        let line = line.trim_end();
-        if line.is_empty() {
-            blank += 1;
-            if blank > 1 || out.is_empty() {
-                continue;
-            }
-        } else {
-            blank = 0;
-        }
-        out.push_str(line);
-        out.push('\n');
-    }
-    while out.ends_with("\n\n") {
-        out.pop();
-    }
-    out
 }
 
 /// Builds and writes every cut-off folder of one config. Returns the folders written.

@@ -10,6 +10,7 @@ pub mod cmd;
 pub mod config;
 pub mod cut;
 pub mod derive;
+pub mod documents;
 pub mod endpoints;
 pub mod error;
 pub mod figures;
