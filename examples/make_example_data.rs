@@ -505,7 +505,7 @@ fn generate_subject(
         last_alive: Some(plus(trtsdt, last_alive_day)),
         safety: true,
         efficacy: true,
-        columns: BTreeMap::new(),
+        columns: Default::default(),
     };
     Generated {
         subject,

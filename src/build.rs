@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::config::{CohortConfig, LoadedConfig};
@@ -16,6 +17,7 @@ use crate::figures;
 use crate::load::{self, InputFile, StudyData};
 use crate::model::{Assessment, Date, Subject};
 use crate::render::Renderer;
+use crate::timing;
 use crate::write::{self, OutputFile};
 
 /// What the command line adds to a config.
@@ -25,6 +27,8 @@ pub struct BuildOptions {
     pub cutoffs: Vec<Date>,
     /// `--out`: replaces `output.dir`.
     pub out: Option<PathBuf>,
+    /// `--strict`: an abstract over the conference limit is an error, and nothing is written.
+    pub strict: bool,
 }
 
 /// One cut-off folder to build: the date and the cohorts analysed at it.
@@ -96,6 +100,8 @@ pub struct StudyResults<'a> {
     pub cohorts: Vec<&'a CohortResults>,
     /// Non-fatal data problems found while loading.
     pub warnings: &'a [String],
+    /// Cohorts that could not be built at this cut-off.
+    pub failures: &'a [CohortFailure],
 }
 
 /// `results.json` → `study`.
@@ -121,12 +127,16 @@ struct Manifest<'a> {
 /// The outcome of building one cut-off folder.
 #[derive(Debug, Clone)]
 pub struct BuiltFolder {
-    /// Where it was written.
-    pub path: PathBuf,
+    /// The study id.
+    pub study: String,
+    /// Where it was written (`None` when every cohort failed and nothing was written).
+    pub path: Option<PathBuf>,
     /// The cut-off.
     pub cutoff: Option<Date>,
-    /// One line per cohort for the summary.
+    /// One line per cohort built.
     pub cohorts: Vec<CohortSummary>,
+    /// Cohorts that failed.
+    pub failures: Vec<CohortFailure>,
 }
 
 /// A cohort's line in the build summary.
@@ -142,6 +152,8 @@ pub struct CohortSummary {
     pub median_pfs: Option<f64>,
     /// Warnings.
     pub warnings: usize,
+    /// The abstract measured against `output.conference`.
+    pub abstract_length: Option<crate::conference::AbstractLength>,
 }
 
 /// Data loaded once per config, shared by its cut-offs.
@@ -154,7 +166,7 @@ pub struct LoadedStudy {
 
 /// Loads the config's data files.
 pub fn load_study(config: LoadedConfig) -> Result<LoadedStudy> {
-    let data = load::load_study(&config)?;
+    let data = timing::stage("load", || load::load_study(&config))?;
     Ok(LoadedStudy { config, data })
 }
 
@@ -171,22 +183,55 @@ pub fn cohort_members(cohort: &CohortConfig, subjects: &[Subject]) -> Vec<usize>
         .filter(|(_, s)| {
             filters
                 .iter()
-                .all(|(col, value)| s.columns.get(*col).is_some_and(|v| v == value))
+                .all(|(col, value)| s.columns.get(col).is_some_and(|v| v == value.as_str()))
         })
         .map(|(i, _)| i)
         .collect()
 }
 
+/// The tables at one cut-off, with the look-ups every cohort needs, built once.
+pub struct CutData<'a> {
+    /// The tables as of the cut-off.
+    pub data: &'a StudyData,
+    /// Each subject's OVR assessments.
+    pub by_subject: HashMap<&'a str, Vec<Assessment>>,
+    /// ADTTE by (PARAMCD, USUBJID), when ADTTE is given.
+    pub tte_index: Option<crate::endpoints::TteIndex<'a>>,
+    /// The cut-off.
+    pub cutoff: Option<Date>,
+}
+
+impl<'a> CutData<'a> {
+    /// Indexes the cut tables.
+    pub fn new(data: &'a StudyData, cutoff: Option<Date>) -> CutData<'a> {
+        let mut by_subject: HashMap<&str, Vec<Assessment>> = HashMap::new();
+        for a in &data.assessments {
+            by_subject
+                .entry(a.usubjid.as_str())
+                .or_default()
+                .push(a.clone());
+        }
+        CutData {
+            data,
+            by_subject,
+            tte_index: data
+                .has_adtte
+                .then(|| crate::endpoints::index_tte(&data.tte)),
+            cutoff,
+        }
+    }
+}
+
 /// Analyses one cohort at one cut-off (data already cut).
 pub fn analyse(
     study: &LoadedStudy,
-    cut: &StudyData,
-    by_subject: &HashMap<&str, Vec<Assessment>>,
+    at: &CutData<'_>,
     cohort: &CohortConfig,
-    cutoff: Option<Date>,
 ) -> Result<CohortAnalysis> {
+    let (cut, by_subject, cutoff) = (at.data, &at.by_subject, at.cutoff);
+    let tte_index = at.tte_index.as_ref();
     let analysis = study.config.analysis_for(cohort);
-    let members = cohort_members(cohort, &cut.subjects);
+    let members = timing::stage("  members", || cohort_members(cohort, &cut.subjects));
     for column in cohort.filter.keys() {
         if !cut.subjects.is_empty() && !cut.subjects.iter().any(|s| s.columns.contains_key(column))
         {
@@ -226,6 +271,7 @@ pub fn analyse(
         data: cut,
         members: &members,
         derived: &derived,
+        tte_index,
     })
 }
 
@@ -256,56 +302,142 @@ fn cohort_index(study: &LoadedStudy, cohort: &CohortConfig) -> usize {
         .unwrap_or(0)
 }
 
-/// Builds every file of one cut-off folder in memory.
+/// A cohort that could not be built, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct CohortFailure {
+    /// Cohort id.
+    pub cohort: String,
+    /// The error, as printed.
+    pub error: String,
+}
+
+/// One cut-off folder, in memory: its files, and the cohorts that failed.
+#[derive(Debug)]
+pub struct CutoffBuild {
+    /// Every file of the folder (empty when every cohort failed).
+    pub files: Vec<OutputFile>,
+    /// One line per cohort built.
+    pub summaries: Vec<CohortSummary>,
+    /// Cohorts that failed; the others are still built.
+    pub failures: Vec<CohortFailure>,
+}
+
+/// One cohort's files, results and summary line.
+struct CohortBuild {
+    results: CohortResults,
+    files: Vec<OutputFile>,
+    summary: CohortSummary,
+}
+
+fn build_cohort(
+    study: &LoadedStudy,
+    at: &CutData<'_>,
+    cohort: &CohortConfig,
+    renderer: &Renderer,
+) -> Result<CohortBuild> {
+    let cfg = &study.config;
+    let formats = &cfg.config.output.formats;
+    let analysis = timing::stage("  analyse", || analyse(study, at, cohort))?;
+    let settings = cfg.analysis_for(cohort);
+    let figs = timing::stage("  figures", || {
+        figures::cohort_figures(&analysis, &settings, formats)
+    })?;
+    let mut results = analysis.results.clone();
+    results.warnings.extend(figs.notes.iter().cloned());
+    let mut files = figs.files;
+    files.push(OutputFile {
+        path: format!("derived/{}.csv", cohort.id),
+        bytes: timing::stage("  derived csv", || {
+            derived_csv(&analysis, &settings.tte_params)
+        })?,
+    });
+    let documents = documents::render_documents(
+        cfg,
+        cohort,
+        &results,
+        &settings,
+        &figs.inline,
+        renderer,
+        formats,
+    )?;
+    files.extend(documents.files);
+    results.abstract_length = Some(documents.abstract_length);
+    let summary = CohortSummary {
+        id: cohort.id.clone(),
+        n: results.n.enrolled,
+        orr: results.response.as_ref().and_then(|r| r.orr.rate),
+        median_pfs: results.tte.get("PFS").and_then(|t| t.median.estimate),
+        warnings: results.warnings.len(),
+        abstract_length: results.abstract_length.clone(),
+    };
+    Ok(CohortBuild {
+        results,
+        files,
+        summary,
+    })
+}
+
+/// Builds every file of one cut-off folder in memory, its cohorts in parallel. A cohort that
+/// fails is listed in `failures` (and in `results.json`); the others are built.
 pub fn build_cutoff(
     study: &LoadedStudy,
     plan: &CutoffPlan,
     renderer: &Renderer,
-) -> Result<(Vec<OutputFile>, Vec<CohortSummary>)> {
+) -> Result<CutoffBuild> {
     let cfg = &study.config;
-    let cut = apply_cutoff(&study.data, plan.cutoff)?;
-    let mut by_subject: HashMap<&str, Vec<Assessment>> = HashMap::new();
-    for a in &cut.assessments {
-        by_subject
-            .entry(a.usubjid.as_str())
-            .or_default()
-            .push(a.clone());
-    }
-    let formats = &cfg.config.output.formats;
+    let cut = timing::stage("cut", || apply_cutoff(&study.data, plan.cutoff))?;
+    let at = timing::stage("index", || CutData::new(&cut, plan.cutoff));
+    let cohorts: Vec<&CohortConfig> = plan
+        .cohorts
+        .iter()
+        .filter_map(|&i| cfg.config.cohorts.get(i))
+        .collect();
+    // rayon's collect keeps the input order, so the output does not depend on thread count.
+    let outcomes: Vec<Result<CohortBuild>> = cohorts
+        .par_iter()
+        .map(|cohort| {
+            timing::stage(&format!("cohort {}", cohort.id), || {
+                build_cohort(study, &at, cohort, renderer)
+            })
+        })
+        .collect();
     let mut files = Vec::new();
     let mut analyses = Vec::new();
     let mut summaries = Vec::new();
-    for &ci in &plan.cohorts {
-        let Some(cohort) = cfg.config.cohorts.get(ci) else {
-            continue;
-        };
-        let analysis = analyse(study, &cut, &by_subject, cohort, plan.cutoff)?;
-        let settings = cfg.analysis_for(cohort);
-        let figs = figures::cohort_figures(&analysis, &settings, formats)?;
-        let mut results = analysis.results.clone();
-        results.warnings.extend(figs.notes.iter().cloned());
-        files.extend(figs.files);
-        files.push(OutputFile {
-            path: format!("derived/{}.csv", cohort.id),
-            bytes: derived_csv(&analysis, &settings.tte_params)?,
+    let mut failures = Vec::new();
+    for (cohort, outcome) in cohorts.iter().zip(outcomes) {
+        match outcome {
+            Ok(built) => {
+                files.extend(built.files);
+                summaries.push(built.summary);
+                analyses.push(built.results);
+            }
+            Err(e) => failures.push(CohortFailure {
+                cohort: cohort.id.clone(),
+                error: e.to_string(),
+            }),
+        }
+    }
+    if analyses.is_empty() {
+        return Ok(CutoffBuild {
+            files: Vec::new(),
+            summaries,
+            failures,
         });
-        files.extend(documents::render_documents(
+    }
+    if cfg
+        .config
+        .output
+        .formats
+        .contains(&crate::config::Format::Html)
+    {
+        files.push(documents::render_index(
             cfg,
-            cohort,
-            &results,
-            &settings,
-            &figs.inline,
+            plan.cutoff,
+            &analyses,
+            &files,
             renderer,
-            formats,
         )?);
-        summaries.push(CohortSummary {
-            id: cohort.id.clone(),
-            n: results.n.enrolled,
-            orr: results.response.as_ref().and_then(|r| r.orr.rate),
-            median_pfs: results.tte.get("PFS").and_then(|t| t.median.estimate),
-            warnings: results.warnings.len(),
-        });
-        analyses.push(results);
     }
     let header = StudyHeader {
         id: &cfg.config.study.id,
@@ -319,6 +451,7 @@ pub fn build_cutoff(
         readout_version: env!("CARGO_PKG_VERSION"),
         cohorts: analyses.iter().collect(),
         warnings: &cut.warnings,
+        failures: &failures,
     };
     files.push(OutputFile {
         path: "results.json".to_string(),
@@ -337,7 +470,11 @@ pub fn build_cutoff(
         path: "manifest.json".to_string(),
         bytes: to_json(&manifest)?,
     });
-    Ok((files, summaries))
+    Ok(CutoffBuild {
+        files,
+        summaries,
+        failures,
+    })
 }
 
 fn to_json<T: Serialize>(value: &T) -> Result<Vec<u8>> {
@@ -363,11 +500,11 @@ fn derived_csv(
     w.write_record(&header).map_err(csv_err)?;
     for row in &analysis.derived {
         let mut record = vec![row.usubjid.clone(), row.bor.clone()];
-        for e in endpoints.keys() {
-            match row.tte.get(e).and_then(|v| v.as_ref()) {
+        for (k, _) in endpoints.keys().enumerate() {
+            match row.tte.get(k).copied().flatten() {
                 Some((aval, cnsr)) => {
                     record.push(format!("{aval}"));
-                    record.push(cnsr.min(&1).to_string());
+                    record.push(cnsr.min(1).to_string());
                 }
                 None => {
                     record.push(String::new());
@@ -384,8 +521,13 @@ fn derived_csv(
         .map_err(|e| Error::Other(format!("cannot write derived dataset: {e}")))
 }
 
-/// Builds and writes every cut-off folder of one config. Returns the folders written.
-pub fn build_config(study: &LoadedStudy, opts: &BuildOptions) -> Result<Vec<BuiltFolder>> {
+/// Builds and writes every cut-off folder of one config, in parallel; each folder is written
+/// whole or not at all. `on_folder` is called as each folder is done (for progress output).
+pub fn build_config(
+    study: &LoadedStudy,
+    opts: &BuildOptions,
+    on_folder: &(dyn Fn(&BuiltFolder) + Sync),
+) -> Result<Vec<BuiltFolder>> {
     let cfg = &study.config;
     let renderer = Renderer::new(
         cfg.config
@@ -395,21 +537,65 @@ pub fn build_config(study: &LoadedStudy, opts: &BuildOptions) -> Result<Vec<Buil
             .map(|t| cfg.base_dir().join(t))
             .as_deref(),
     )?;
-    let root = cfg
-        .output_dir(opts.out.as_deref())
-        .join(&cfg.config.study.id);
-    let mut built = Vec::new();
-    for p in plan(cfg, opts) {
-        let (files, cohorts) = build_cutoff(study, &p, &renderer)?;
-        let target = root.join(p.folder_name());
-        write::write_folder_atomically(&target, &files)?;
-        built.push(BuiltFolder {
-            path: target,
-            cutoff: p.cutoff,
-            cohorts,
-        });
+    let root = output_root(cfg, opts.out.as_deref());
+    let plans = plan(cfg, opts);
+    if opts.strict {
+        // Every abstract is measured before any folder is written (builds are cheap next to a
+        // half-written study): an overrun anywhere leaves the output untouched.
+        let overruns: Vec<String> = plans
+            .par_iter()
+            .map(|p| {
+                let cutoff = build_cutoff(study, p, &renderer)?;
+                Ok(abstract_overruns(p, &cutoff.summaries))
+            })
+            .collect::<Result<Vec<Vec<String>>>>()?
+            .concat();
+        if !overruns.is_empty() {
+            return Err(Error::Other(format!(
+                "--strict: abstract over the conference limit (output.conference); nothing written:\n  {}",
+                overruns.join("\n  ")
+            )));
+        }
     }
-    Ok(built)
+    let built: Vec<Result<BuiltFolder>> = plans
+        .par_iter()
+        .map(|p| {
+            let cutoff = build_cutoff(study, p, &renderer)?;
+            let path = if cutoff.files.is_empty() {
+                None
+            } else {
+                let target = root.join(p.folder_name());
+                write::write_folder_atomically(&target, &cutoff.files)?;
+                Some(target)
+            };
+            let folder = BuiltFolder {
+                study: cfg.config.study.id.clone(),
+                path,
+                cutoff: p.cutoff,
+                cohorts: cutoff.summaries,
+                failures: cutoff.failures,
+            };
+            on_folder(&folder);
+            Ok(folder)
+        })
+        .collect();
+    built.into_iter().collect()
+}
+
+/// One line per cohort whose abstract is over the conference limit.
+fn abstract_overruns(plan: &CutoffPlan, summaries: &[CohortSummary]) -> Vec<String> {
+    summaries
+        .iter()
+        .filter_map(|c| {
+            let length = c.abstract_length.as_ref()?;
+            (!length.within_limit).then(|| format!("{} ({}): {length}", c.id, plan.folder_name()))
+        })
+        .collect()
+}
+
+/// Number of cohort builds a config asks for (for progress bars).
+pub fn planned_cohorts(cfg: &LoadedConfig, opts: &BuildOptions) -> usize {
+    plan(cfg, opts).iter().map(|p| p.cohorts.len()).sum()
 }
 
 /// Output root of a config (for messages).

@@ -9,8 +9,10 @@ use clap::{Parser, Subcommand};
 
 use crate::build::{self, BuildOptions};
 use crate::config;
+use crate::diff;
 use crate::error::{Error, Result};
 use crate::model::Date;
+use crate::verify;
 
 /// readout: conference abstracts and reports from a YAML study config and ADaM data.
 #[derive(Debug, Parser)]
@@ -39,6 +41,31 @@ pub enum Command {
         /// Print nothing but errors.
         #[arg(long, short)]
         quiet: bool,
+        /// Fail (exit 2, nothing written) when an abstract is over the conference length limit
+        /// (`output.conference`); without it an overrun is only reported.
+        #[arg(long)]
+        strict: bool,
+        /// After each cut-off, compare it with the latest earlier cut-off folder of the same
+        /// study and write `diff-<earlier>-to-<cut-off>.md` and `.html` beside them.
+        #[arg(long)]
+        diff_previous: bool,
+    },
+    /// Compare two cut-off folders of one study: N, responses (who changed BOR), events,
+    /// medians and CIs, new adverse events. Prints Markdown and writes .md and .html beside them.
+    Diff {
+        /// The earlier cut-off folder.
+        #[arg(value_name = "OUT_A")]
+        before: PathBuf,
+        /// The later cut-off folder.
+        #[arg(value_name = "OUT_B")]
+        after: PathBuf,
+    },
+    /// Recompute the SHA-256 of every file listed in a folder's manifest.json and report any
+    /// output, input or config that changed since the build.
+    Verify {
+        /// A cut-off folder (holding manifest.json).
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
     },
     /// Load and validate configs and data, and report what a build would write. Writes nothing.
     Check {
@@ -82,71 +109,224 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             cutoff,
             out,
             quiet,
+            diff_previous,
+            strict,
         } => build_command(
             &configs,
             BuildOptions {
                 cutoffs: cutoff,
                 out,
+                strict,
             },
             quiet,
+            diff_previous,
         ),
+        Command::Diff { before, after } => {
+            let report = diff::diff_folders(&before, &after)?;
+            print!("{}", report.markdown);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Verify { dir } => {
+            let problems = verify::verify_folder(&dir)?;
+            if problems.is_empty() {
+                println!("{}: every file matches manifest.json", dir.display());
+                Ok(ExitCode::SUCCESS)
+            } else {
+                for p in &problems {
+                    println!("{p}");
+                }
+                eprintln!(
+                    "{}: {} file(s) changed since the build",
+                    dir.display(),
+                    problems.len()
+                );
+                Ok(ExitCode::from(1))
+            }
+        }
         Command::Check { configs, cutoff } => check_command(
             &configs,
             &BuildOptions {
                 cutoffs: cutoff,
                 out: None,
+                strict: false,
             },
         ),
         Command::Init { dir } => init_command(&dir).map(|()| ExitCode::SUCCESS),
     }
 }
 
-fn build_command(configs: &[PathBuf], opts: BuildOptions, quiet: bool) -> Result<ExitCode> {
-    let mut failures = Vec::new();
-    let interactive = std::io::stderr().is_terminal();
-    for path in configs {
-        let result = config::load(path)
-            .and_then(build::load_study)
-            .and_then(|study| build::build_config(&study, &opts));
-        match result {
-            Ok(folders) => {
-                if !quiet {
-                    for folder in folders {
-                        println!("{}", folder.path.display());
-                        for c in &folder.cohorts {
-                            println!(
-                                "  {:<16} N={:<5} ORR={:<8} median PFS={:<8} warnings={}",
-                                c.id,
-                                c.n,
-                                c.orr
-                                    .map(|r| format!("{:.1}%", r * 100.0))
-                                    .unwrap_or_else(|| "-".into()),
-                                c.median_pfs
-                                    .map(|m| format!("{m:.2}"))
-                                    .unwrap_or_else(|| "NR".into()),
-                                c.warnings
-                            );
-                        }
+fn build_command(
+    configs: &[PathBuf],
+    opts: BuildOptions,
+    quiet: bool,
+    diff_previous: bool,
+) -> Result<ExitCode> {
+    use rayon::prelude::*;
+    let loaded: Vec<(PathBuf, Result<build::LoadedStudy>)> = configs
+        .par_iter()
+        .map(|path| (path.clone(), config::load(path).and_then(build::load_study)))
+        .collect();
+    let total: usize = loaded
+        .iter()
+        .filter_map(|(_, r)| r.as_ref().ok())
+        .map(|s| build::planned_cohorts(&s.config, &opts))
+        .sum();
+    let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new(total as u64);
+        if let Ok(style) =
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cohorts {elapsed} {msg}")
+        {
+            bar.set_style(style);
+        }
+        bar
+    });
+    let on_folder = |folder: &build::BuiltFolder| {
+        let line = format!(
+            "built {} {}: {}{}",
+            folder.study,
+            folder
+                .cutoff
+                .map(|d| d.to_string())
+                .unwrap_or_else(|| "no-cutoff".into()),
+            folder
+                .cohorts
+                .iter()
+                .map(|c| c.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            if folder.failures.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} failed)", folder.failures.len())
+            }
+        );
+        match &bar {
+            Some(bar) => {
+                bar.inc((folder.cohorts.len() + folder.failures.len()) as u64);
+                bar.set_message(line);
+            }
+            None if !quiet => eprintln!("{line}"),
+            None => {}
+        }
+    };
+    let mut folders = Vec::new();
+    let mut failures: Vec<String> = Vec::new();
+    let results: Vec<(PathBuf, Result<Vec<build::BuiltFolder>>)> = loaded
+        .into_par_iter()
+        .map(|(path, study)| {
+            let built = study.and_then(|s| {
+                let folders = build::build_config(&s, &opts, &on_folder)?;
+                if diff_previous {
+                    for f in folders.iter().filter_map(|f| f.path.as_ref()) {
+                        diff::diff_with_previous(f)?;
                     }
                 }
+                Ok(folders)
+            });
+            (path, built)
+        })
+        .collect();
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    for (path, result) in results {
+        match result {
+            Ok(built) => {
+                for folder in &built {
+                    for f in &folder.failures {
+                        failures.push(format!(
+                            "{} cohort {}: {}",
+                            path.display(),
+                            f.cohort,
+                            f.error
+                        ));
+                    }
+                }
+                folders.extend(built);
             }
-            Err(e) => {
-                eprintln!("error: {e}");
-                failures.push(path.display().to_string());
-            }
+            Err(e) => failures.push(format!("{}: {e}", path.display())),
         }
     }
-    let _ = interactive;
+    if !quiet {
+        print_summary(&folders);
+        print_abstract_lengths(&folders);
+    }
+    for f in &failures {
+        eprintln!("error: {f}");
+    }
     if failures.is_empty() {
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!(
-            "{} of {} config(s) failed: {}",
-            failures.len(),
-            configs.len(),
-            failures.join(", ")
-        );
+        eprintln!("{} build(s) failed", failures.len());
         Ok(ExitCode::from(2))
+    }
+}
+
+/// Each cohort's abstract length against the conference limit (`output.conference`).
+fn print_abstract_lengths(folders: &[build::BuiltFolder]) {
+    for folder in folders {
+        let cutoff = folder
+            .cutoff
+            .map(|d| d.to_string())
+            .unwrap_or_else(|| "none".into());
+        for c in &folder.cohorts {
+            if let Some(length) = &c.abstract_length {
+                let verdict = if length.within_limit {
+                    "within the limit".to_string()
+                } else {
+                    format!(
+                        "OVER the limit by {} (use --strict to make this an error)",
+                        length.count.saturating_sub(length.limit)
+                    )
+                };
+                println!(
+                    "abstract {} {} {}: {length}, {verdict}",
+                    folder.study, cutoff, c.id
+                );
+            }
+        }
+    }
+}
+
+/// The end-of-build table: one line per study, cut-off and cohort.
+fn print_summary(folders: &[build::BuiltFolder]) {
+    println!(
+        "{:<20} {:<10} {:<16} {:>6} {:>7} {:>10} {:>8}  output",
+        "study", "cut-off", "cohort", "N", "ORR", "mPFS", "warnings"
+    );
+    for folder in folders {
+        let cutoff = folder
+            .cutoff
+            .map(|d| d.to_string())
+            .unwrap_or_else(|| "none".into());
+        let path = folder
+            .path
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "(not written)".into());
+        for c in &folder.cohorts {
+            println!(
+                "{:<20} {:<10} {:<16} {:>6} {:>7} {:>10} {:>8}  {}",
+                folder.study,
+                cutoff,
+                c.id,
+                c.n,
+                c.orr
+                    .map(|r| format!("{:.1}%", r * 100.0))
+                    .unwrap_or_else(|| "-".into()),
+                c.median_pfs
+                    .map(|m| format!("{m:.2}"))
+                    .unwrap_or_else(|| "NR".into()),
+                c.warnings,
+                path
+            );
+        }
+        for f in &folder.failures {
+            println!(
+                "{:<20} {:<10} {:<16} FAILED: {}",
+                folder.study, cutoff, f.cohort, f.error
+            );
+        }
     }
 }
 

@@ -94,6 +94,12 @@ pub struct DataFiles {
     /// `PARAMCD` of the sum-of-diameters parameter in ADTR. Default: `SDIAM`.
     #[serde(default)]
     pub adtr_paramcd: Option<String>,
+    /// ADSL flag column (`Y` = in) of the efficacy population, over which response and
+    /// time-to-event endpoints are computed, e.g. `SAFFL` when ADTTE covers the safety
+    /// population, as in the CDISC pilot. Default: the first of `EFFFL`, `FASFL`, `ITTFL` that
+    /// ADSL has (every subject when it has none).
+    #[serde(default)]
+    pub efficacy_flag: Option<String>,
 }
 
 /// `analysis:` at study level, or the per-cohort override. Every key is optional here;
@@ -446,9 +452,11 @@ pub struct OutputConfig {
     /// Folder of user templates overriding built-ins by name. Default: none.
     #[serde(default)]
     pub templates: Option<PathBuf>,
-    /// Conference whose abstract length limit is checked. Default: asco.
+    /// Conference whose abstract length limit is checked: `asco`, `esmo`, `aacr`, `wclc`, or
+    /// `{ limit: N, counts: chars | chars_no_spaces | words, title: true | false }`
+    /// (docs/CONFERENCES.md). Default: asco.
     #[serde(default)]
-    pub conference: Option<String>,
+    pub conference: Option<crate::conference::ConferenceSpec>,
 }
 
 impl Default for OutputConfig {

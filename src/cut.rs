@@ -5,16 +5,17 @@
 //! after it is not an event and the subject is known alive up to the cut-off; ADTTE records
 //! whose `ADT` is after it are censored at the cut-off with `AVAL` recomputed from `STARTDT`.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use crate::error::{Error, Result};
 use crate::load::StudyData;
 use crate::model::{Date, Status};
 
-/// Returns the study data as of `cutoff` (unchanged when `None`).
-pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<StudyData> {
+/// Returns the study data as of `cutoff` (borrowed unchanged when `None`).
+pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, StudyData>> {
     let Some(cutoff) = cutoff else {
-        return Ok(data.clone());
+        return Ok(Cow::Borrowed(data));
     };
     let mut out = StudyData {
         inputs: data.inputs.clone(),
@@ -88,5 +89,5 @@ pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<StudyData>
         }
         out.tte.push(r);
     }
-    Ok(out)
+    Ok(Cow::Owned(out))
 }

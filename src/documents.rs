@@ -1,13 +1,36 @@
-//! The documents of one cohort (abstract.md, abstract.html, ...): builds the template context
-//! from the results and the config texts, renders the templates, and returns the files.
+//! The documents of one cohort and the cut-off folder's index: builds the template context
+//! from the results and the config texts, renders the templates, measures the abstract against
+//! the conference limit, and returns the files (nothing is written here).
+//!
+//! | file | when | from |
+//! |---|---|---|
+//! | `abstract.txt` | always | `abstract.txt` (the text the conference limit is counted on) |
+//! | `abstract.md` | `md` in formats | `abstract.md` |
+//! | `abstract.html`, `report.html` | `html` | `abstract.html` (the Markdown as HTML), `report.html` |
+//! | `abstract.docx`, `report.docx` | `docx` | [`crate::docx`] |
+//! | `index.html` (cut-off folder) | `html` | `index.html` |
 
-use crate::config::{Analysis, CohortConfig, Format, LoadedConfig};
+use serde::Serialize;
+
+use crate::conference::AbstractLength;
+use crate::config::{Analysis, CohortConfig, Format, LoadedConfig, Study};
+use crate::docx;
 use crate::endpoints::CohortResults;
 use crate::error::Result;
+use crate::model::Date;
 use crate::render::{self, CohortTexts, DocumentContext, Renderer};
 use crate::write::OutputFile;
 
-/// The abstract in every requested format.
+/// A cohort's documents and the length of its abstract under the conference rule.
+#[derive(Debug)]
+pub struct CohortDocuments {
+    /// The files, paths relative to the cut-off folder.
+    pub files: Vec<OutputFile>,
+    /// `abstract.txt` measured by `output.conference`.
+    pub abstract_length: AbstractLength,
+}
+
+/// The abstract and the report of one cohort in every requested format.
 pub fn render_documents(
     cfg: &LoadedConfig,
     cohort: &CohortConfig,
@@ -16,7 +39,7 @@ pub fn render_documents(
     figures: &[render::Figure],
     renderer: &Renderer,
     formats: &[Format],
-) -> Result<Vec<OutputFile>> {
+) -> Result<CohortDocuments> {
     let study = &cfg.config.study;
     let text_of = |what: &str, text: &Option<String>| -> Result<String> {
         match text {
@@ -52,15 +75,28 @@ pub fn render_documents(
         analysis,
         text: texts,
         methods_statistics: render::methods_statistics(analysis),
+        ci_percent: render::fmt_plain((analysis.ci_level * 100.0).round()),
         figures: figures.to_vec(),
         top_trae: render::top_terms(results, 2, |t| t.trae_any),
         top_trae_grade3: render::top_terms(results, 1, |t| t.trae_grade3plus),
         body: String::new(),
     };
-    let markdown = renderer.render("abstract.md", &ctx)?;
-    let markdown = tidy_markdown(&markdown);
-    let mut files = Vec::new();
+    let markdown = tidy_text(&renderer.render("abstract.md", &ctx)?);
+    let plain = tidy_text(&renderer.render("abstract.txt", &ctx)?);
+    let rule = cfg
+        .config
+        .output
+        .conference
+        .clone()
+        .unwrap_or_default()
+        .rule();
+    let abstract_length = rule.measure(&plain);
+
     let dir = &cohort.id;
+    let mut files = vec![OutputFile {
+        path: format!("{dir}/abstract.txt"),
+        bytes: plain.clone().into_bytes(),
+    }];
     if formats.contains(&Format::Md) {
         files.push(OutputFile {
             path: format!("{dir}/abstract.md"),
@@ -73,12 +109,145 @@ pub fn render_documents(
             path: format!("{dir}/abstract.html"),
             bytes: renderer.render("abstract.html", &ctx)?.into_bytes(),
         });
+        files.push(OutputFile {
+            path: format!("{dir}/report.html"),
+            bytes: renderer.render("report.html", &ctx)?.into_bytes(),
+        });
     }
-    Ok(files)
+    if formats.contains(&Format::Docx) {
+        files.push(OutputFile {
+            path: format!("{dir}/abstract.docx"),
+            bytes: docx::abstract_docx(&plain, &cohort.id)?,
+        });
+        files.push(OutputFile {
+            path: format!("{dir}/report.docx"),
+            bytes: docx::report_docx(&ctx, &cohort.id)?,
+        });
+    }
+    Ok(CohortDocuments {
+        files,
+        abstract_length,
+    })
+}
+
+/// The context of `index.html`.
+#[derive(Debug, Serialize)]
+pub struct IndexContext<'a> {
+    /// `study:` from the config.
+    pub study: &'a Study,
+    /// The cut-off of the folder.
+    pub cutoff: Option<Date>,
+    /// The cohorts built, in config order.
+    pub cohorts: Vec<IndexCohort<'a>>,
+    /// Study-level files: results.json, manifest.json, derived datasets.
+    pub files: Vec<Link>,
+}
+
+/// One cohort's row in `index.html`.
+#[derive(Debug, Serialize)]
+pub struct IndexCohort<'a> {
+    /// The cohort's results.
+    pub cohort: &'a CohortResults,
+    /// Its documents, in a fixed order.
+    pub documents: Vec<Link>,
+    /// Its figures.
+    pub figures: Vec<Link>,
+}
+
+/// A link: the text and the relative path.
+#[derive(Debug, Clone, Serialize)]
+pub struct Link {
+    /// Link text.
+    pub label: String,
+    /// Path relative to the cut-off folder.
+    pub href: String,
+}
+
+/// `index.html` of a cut-off folder: links to every cohort's documents and figures among
+/// `files`, plus `results.json` and `manifest.json` (which are written beside it).
+pub fn render_index(
+    cfg: &LoadedConfig,
+    cutoff: Option<Date>,
+    cohorts: &[CohortResults],
+    files: &[OutputFile],
+    renderer: &Renderer,
+) -> Result<OutputFile> {
+    const DOCUMENTS: [(&str, &str); 6] = [
+        ("abstract.html", "Abstract (HTML)"),
+        ("report.html", "Report (HTML)"),
+        ("abstract.txt", "Abstract (plain text)"),
+        ("abstract.md", "Abstract (Markdown)"),
+        ("abstract.docx", "Abstract (Word)"),
+        ("report.docx", "Report (Word)"),
+    ];
+    let has = |path: &str| files.iter().any(|f| f.path == path);
+    let rows = cohorts
+        .iter()
+        .map(|c| {
+            let documents = DOCUMENTS
+                .iter()
+                .map(|(file, label)| (format!("{}/{file}", c.id), label))
+                .filter(|(href, _)| has(href))
+                .map(|(href, label)| Link {
+                    label: label.to_string(),
+                    href,
+                })
+                .collect();
+            let prefix = format!("{}/figures/", c.id);
+            let mut figures: Vec<Link> = files
+                .iter()
+                .filter(|f| f.path.starts_with(&prefix) && f.path.ends_with(".svg"))
+                .map(|f| Link {
+                    label: f
+                        .path
+                        .trim_start_matches(&prefix)
+                        .trim_end_matches(".svg")
+                        .to_string(),
+                    href: f.path.clone(),
+                })
+                .collect();
+            figures.sort_by(|a, b| a.href.cmp(&b.href));
+            IndexCohort {
+                cohort: c,
+                documents,
+                figures,
+            }
+        })
+        .collect();
+    let mut study_files = vec![
+        Link {
+            label: "results.json (every computed number)".to_string(),
+            href: "results.json".to_string(),
+        },
+        Link {
+            label: "manifest.json (versions and SHA-256 of inputs and outputs)".to_string(),
+            href: "manifest.json".to_string(),
+        },
+    ];
+    let mut derived: Vec<&OutputFile> = files
+        .iter()
+        .filter(|f| f.path.starts_with("derived/"))
+        .collect();
+    derived.sort_by(|a, b| a.path.cmp(&b.path));
+    study_files.extend(derived.into_iter().map(|f| Link {
+        label: f.path.clone(),
+        href: f.path.clone(),
+    }));
+    let context = IndexContext {
+        study: &cfg.config.study,
+        cutoff,
+        cohorts: rows,
+        files: study_files,
+    };
+    let html = renderer.render_with("index.html", &context, &cfg.analysis_for_study())?;
+    Ok(OutputFile {
+        path: "index.html".to_string(),
+        bytes: html.into_bytes(),
+    })
 }
 
 /// Collapses the blank runs templates leave, and ends with one newline.
-fn tidy_markdown(text: &str) -> String {
+fn tidy_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut blank = 0;
     for line in text.lines() {

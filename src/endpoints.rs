@@ -4,6 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use rustc_hash::FxHashMap;
+
 use indexmap::IndexMap;
 use serde::Serialize;
 
@@ -11,7 +13,7 @@ use crate::config::{Analysis, BaselineItem, BaselineKind, CohortConfig, Proporti
 use crate::derive::{BestResponse, DerivedSubject, TimeToEvent};
 use crate::error::{Error, Result};
 use crate::load::StudyData;
-use crate::model::{AdverseEvent, Date, Status, Subject};
+use crate::model::{AdverseEvent, Date, Status, Subject, TteRecord};
 use crate::stats::{self, KaplanMeier};
 
 /// Everything computed for one cohort: the serialised results and what the figures need.
@@ -52,6 +54,9 @@ pub struct CohortResults {
     pub safety: Option<Safety>,
     /// Non-fatal data problems found for this cohort.
     pub warnings: Vec<String>,
+    /// Length of the abstract (`abstract.txt`) under `output.conference`; set when the
+    /// documents are rendered, `null` before.
+    pub abstract_length: Option<crate::conference::AbstractLength>,
 }
 
 /// Population counts.
@@ -267,8 +272,16 @@ pub struct Safety {
     pub by_term: Vec<TermCounts>,
 }
 
-/// Per endpoint: (time in the analysis unit, CNSR), or `None` when the subject has no time.
-pub type EndpointTimes = IndexMap<String, Option<(f64, u32)>>;
+/// ADTTE records by (PARAMCD, USUBJID), built once per cut-off.
+pub type TteIndex<'a> = FxHashMap<(&'a str, &'a str), &'a TteRecord>;
+
+/// Indexes ADTTE records by (PARAMCD, USUBJID).
+pub fn index_tte(records: &[TteRecord]) -> TteIndex<'_> {
+    records
+        .iter()
+        .map(|r| ((r.paramcd.as_str(), r.usubjid.as_str()), r))
+        .collect()
+}
 
 /// One row of `derived/<cohort>.csv`.
 #[derive(Debug, Clone)]
@@ -283,8 +296,8 @@ pub struct DerivedRow {
     pub bor_date: Option<Date>,
     /// Why the subject got its BOR.
     pub bor_reason: String,
-    /// Per endpoint: (time in analysis unit, CNSR) or `None`.
-    pub tte: EndpointTimes,
+    /// Per endpoint of `tte_params`, in order: (time in analysis unit, CNSR) or `None`.
+    pub tte: Vec<Option<(f64, u32)>>,
 }
 
 /// Tumour-burden and timeline data of one subject, for figures (times in the analysis unit).
@@ -322,6 +335,8 @@ pub struct CohortInput<'a> {
     pub members: &'a [usize],
     /// Derivations per member, same order as `members` (empty without ADRS).
     pub derived: &'a [DerivedSubject],
+    /// ADTTE by (PARAMCD, USUBJID), when ADTTE is given.
+    pub tte_index: Option<&'a TteIndex<'a>>,
 }
 
 fn ci_err(cohort: &str, what: &str, e: impl std::fmt::Display) -> Error {
@@ -366,74 +381,55 @@ pub fn analyse_cohort(input: &CohortInput<'_>) -> Result<CohortAnalysis> {
         .map(|item| summarise_baseline(item, &subjects, &mut warnings))
         .collect();
 
-    let by_id: HashMap<&str, &DerivedSubject> = input
-        .derived
-        .iter()
-        .map(|d| (d.usubjid.as_str(), d))
+    // `derived` follows `members`: derived[i] belongs to subjects[i] (empty without ADRS).
+    let derived_of = |i: usize| input.derived.get(i);
+    let efficacy: Vec<usize> = (0..subjects.len())
+        .filter(|&i| subjects.get(i).is_some_and(|s| s.efficacy))
         .collect();
-    let efficacy: Vec<&Subject> = subjects.iter().copied().filter(|s| s.efficacy).collect();
 
     let response = if input.derived.is_empty() {
         None
     } else {
-        Some(response_results(id, a, &efficacy, &by_id)?)
+        Some(response_results(id, a, &efficacy, &derived_of)?)
     };
 
-    // Time-to-event: ADTTE as given, or the derivations.
+    // Time-to-event: ADTTE as given, or the derivations. `values[e][i]` is subject i's
+    // (time in the analysis unit, CNSR) for endpoint e.
     let mut tte = IndexMap::new();
     let mut km_fits = IndexMap::new();
     let mut observed: IndexMap<String, (Vec<f64>, Vec<bool>)> = IndexMap::new();
-    let mut per_subject: HashMap<&str, EndpointTimes> = HashMap::new();
+    let mut values: Vec<Vec<Option<(f64, u32)>>> = Vec::with_capacity(a.tte_params.len());
     for (endpoint, paramcd) in &a.tte_params {
-        let mut times = Vec::new();
-        let mut events = Vec::new();
+        let mut column = vec![None; subjects.len()];
+        let mut times = Vec::with_capacity(efficacy.len());
+        let mut events = Vec::with_capacity(efficacy.len());
         let from_adtte = input.data.has_adtte;
-        if from_adtte {
-            let records: HashMap<&str, &crate::model::TteRecord> = input
-                .data
-                .tte
-                .iter()
-                .filter(|r| &r.paramcd == paramcd)
-                .map(|r| (r.usubjid.as_str(), r))
-                .collect();
-            for s in &efficacy {
-                let value = records.get(s.usubjid.as_str()).map(|r| {
+        if let (true, Some(index)) = (from_adtte, input.tte_index) {
+            for &i in &efficacy {
+                let Some(s) = subjects.get(i) else { continue };
+                if let Some(r) = index.get(&(paramcd.as_str(), s.usubjid.as_str())) {
                     times.push(r.days);
                     events.push(r.status == Status::Event);
-                    (r.days / unit, r.cnsr)
-                });
-                per_subject
-                    .entry(s.usubjid.as_str())
-                    .or_default()
-                    .insert(endpoint.clone(), value);
+                    column[i] = Some((r.days / unit, r.cnsr));
+                }
             }
         } else {
-            for s in &efficacy {
-                let value = by_id
-                    .get(s.usubjid.as_str())
-                    .and_then(|d| derived_endpoint(d, endpoint))
-                    .map(|t| {
-                        times.push(t.days);
-                        events.push(t.status == Status::Event);
-                        (t.days / unit, t.cnsr)
-                    });
-                per_subject
-                    .entry(s.usubjid.as_str())
-                    .or_default()
-                    .insert(endpoint.clone(), value);
+            for &i in &efficacy {
+                if let Some(t) = derived_of(i).and_then(|d| derived_endpoint(d, endpoint)) {
+                    times.push(t.days);
+                    events.push(t.status == Status::Event);
+                    column[i] = Some((t.days / unit, t.cnsr));
+                }
             }
             if !matches!(endpoint.as_str(), "PFS" | "OS" | "DOR") {
                 warnings.push(format!(
                     "endpoint `{endpoint}` can only come from ADTTE (PARAMCD `{paramcd}`), and no ADTTE is given"
                 ));
-                continue;
-            }
-            if input.derived.is_empty() && endpoint != "OS" {
-                continue;
             }
         }
+        values.push(column);
         if times.is_empty() {
-            if endpoint != "DOR" {
+            if endpoint != "DOR" && (from_adtte || !input.derived.is_empty()) {
                 warnings.push(format!("endpoint `{endpoint}`: no subject has a time"));
             }
             continue;
@@ -473,12 +469,9 @@ pub fn analyse_cohort(input: &CohortInput<'_>) -> Result<CohortAnalysis> {
 
     let derived = subjects
         .iter()
-        .map(|s| {
-            let d = by_id.get(s.usubjid.as_str());
-            let mut tte = per_subject.remove(s.usubjid.as_str()).unwrap_or_default();
-            for endpoint in a.tte_params.keys() {
-                tte.entry(endpoint.clone()).or_insert(None);
-            }
+        .enumerate()
+        .map(|(i, s)| {
+            let d = derived_of(i);
             DerivedRow {
                 usubjid: s.usubjid.clone(),
                 efficacy: s.efficacy,
@@ -487,12 +480,15 @@ pub fn analyse_cohort(input: &CohortInput<'_>) -> Result<CohortAnalysis> {
                     .unwrap_or_default(),
                 bor_date: d.and_then(|d| d.bor.date),
                 bor_reason: d.map(|d| d.bor.reason.clone()).unwrap_or_default(),
-                tte,
+                tte: values
+                    .iter()
+                    .map(|column| column.get(i).copied().flatten())
+                    .collect(),
             }
         })
         .collect();
 
-    let tumour = tumour_data(input, &subjects, &by_id);
+    let tumour = tumour_data(input, &subjects);
 
     Ok(CohortAnalysis {
         results: CohortResults {
@@ -515,6 +511,7 @@ pub fn analyse_cohort(input: &CohortInput<'_>) -> Result<CohortAnalysis> {
                 safety
             },
             warnings,
+            abstract_length: None,
         },
         derived,
         km: km_fits,
@@ -546,17 +543,16 @@ pub fn bor_category(bor: BestResponse) -> &'static str {
 /// The BOR categories in reporting order.
 pub const BOR_CATEGORIES: [&str; 6] = ["CR", "PR", "SD", "NON-CR/NON-PD", "PD", "NE"];
 
-fn response_results(
+fn response_results<'d>(
     id: &str,
     a: &Analysis,
-    efficacy: &[&Subject],
-    by_id: &HashMap<&str, &DerivedSubject>,
+    efficacy: &[usize],
+    derived_of: &impl Fn(usize) -> Option<&'d DerivedSubject>,
 ) -> Result<ResponseResults> {
     let mut bor: IndexMap<String, usize> =
         BOR_CATEGORIES.iter().map(|c| (c.to_string(), 0)).collect();
-    for s in efficacy {
-        let cat = by_id
-            .get(s.usubjid.as_str())
+    for &i in efficacy {
+        let cat = derived_of(i)
             .map(|d| bor_category(d.bor.bor))
             .unwrap_or("NE");
         if let Some(count) = bor.get_mut(cat) {
@@ -675,7 +671,7 @@ fn summarise_baseline(
 ) -> BaselineSummary {
     let values: Vec<&str> = subjects
         .iter()
-        .filter_map(|s| s.columns.get(&item.column).map(String::as_str))
+        .filter_map(|s| s.columns.get(&item.column))
         .collect();
     let missing = subjects.len() - values.len();
     let label = item.label.clone().unwrap_or_else(|| item.column.clone());
@@ -853,21 +849,22 @@ fn safety_results(subjects: &[&Subject], events: &[AdverseEvent]) -> Safety {
     }
 }
 
-fn tumour_data(
-    input: &CohortInput<'_>,
-    subjects: &[&Subject],
-    by_id: &HashMap<&str, &DerivedSubject>,
-) -> Vec<SubjectTumour> {
+/// Per-subject timelines and tumour burden, for the waterfall, spider and swimmer figures;
+/// empty when there is neither ADRS nor ADTR (nothing to draw).
+fn tumour_data(input: &CohortInput<'_>, subjects: &[&Subject]) -> Vec<SubjectTumour> {
+    if input.derived.is_empty() && !input.data.has_adtr {
+        return Vec::new();
+    }
     let unit = input.analysis.time_unit.days();
     let mut lesions: HashMap<&str, Vec<&crate::model::LesionSum>> = HashMap::new();
     for l in &input.data.lesions {
         lesions.entry(l.usubjid.as_str()).or_default().push(l);
     }
     let mut out = Vec::new();
-    for s in subjects.iter().filter(|s| s.efficacy) {
+    for (i, s) in subjects.iter().enumerate().filter(|(_, s)| s.efficacy) {
         let Some(start) = s.trt_start else { continue };
         let days = |d: Date| (d - start).num_days() as f64 / unit;
-        let d = by_id.get(s.usubjid.as_str());
+        let d = input.derived.get(i);
         let mut rows = lesions.remove(s.usubjid.as_str()).unwrap_or_default();
         rows.sort_by_key(|l| l.date);
         let base = rows

@@ -120,11 +120,64 @@ pub fn km_series(
         .collect();
     Ok(KmSeries {
         label: label.to_string(),
-        points,
+        points: thin_steps(points),
         n: fit.n(),
         median: median.estimate,
         median_label: median_label(median, settings.ci_level, settings.time_decimals),
     })
+}
+
+/// A swimmer plot has one lane per subject; past this many it is not readable.
+const MAX_SWIMMER_LANES: usize = 500;
+
+/// Curves with more steps than this are thinned before drawing.
+const MAX_DRAWN_STEPS: usize = 2000;
+
+/// Merges the steps of a long curve into buckets of width 2^-k time units (about 1,000 of
+/// them), so a figure of 10^6 subjects stays small. Bucket edges are binary fractions, so every
+/// tick of the axis (whole numbers, halves, quarters) is an edge: the first step at or after a
+/// tick is kept, and the number at risk read at a tick is exact. A bucket keeps its first
+/// step's time and number at risk, its last step's survival and limits, and the sums of its
+/// events and censorings. Shorter curves are returned as they are.
+pub fn thin_steps(points: Vec<KmPoint>) -> Vec<KmPoint> {
+    if points.len() <= MAX_DRAWN_STEPS {
+        return points;
+    }
+    let span = points.iter().map(|p| p.time).fold(0.0_f64, f64::max);
+    if span.is_nan() || span <= 0.0 {
+        return points;
+    }
+    let mut width = 1.0_f64;
+    while span / width < 1000.0 {
+        width /= 2.0;
+    }
+    while span / width > 2000.0 {
+        width *= 2.0;
+    }
+    let mut out: Vec<KmPoint> = Vec::with_capacity(2100);
+    let mut current: Option<(i64, KmPoint)> = None;
+    for p in points {
+        let bucket = (p.time / width).floor() as i64;
+        match &mut current {
+            Some((b, merged)) if *b == bucket => {
+                merged.surv = p.surv;
+                merged.lower = p.lower;
+                merged.upper = p.upper;
+                merged.n_event += p.n_event;
+                merged.n_censor += p.n_censor;
+            }
+            _ => {
+                if let Some((_, done)) = current.take() {
+                    out.push(done);
+                }
+                current = Some((bucket, p));
+            }
+        }
+    }
+    if let Some((_, done)) = current {
+        out.push(done);
+    }
+    out
 }
 
 /// Draws every figure of a cohort.
@@ -214,26 +267,33 @@ pub fn cohort_figures(
         plots::spider(&lines, &unit_title),
         png,
     )?;
-    let lanes: Vec<plots::SwimLane> = analysis
-        .tumour
-        .iter()
-        .map(|t| plots::SwimLane {
-            usubjid: t.usubjid.clone(),
-            end: t.end.max(0.0),
-            ongoing: t.ongoing,
-            response: t.response.clone(),
-            first_response: t.first_response,
-            progression: t.progression,
-            death: t.death,
-        })
-        .collect();
-    figs.add(
-        cohort,
-        "swimmer",
-        "Time on treatment per subject, with first response, progression and death; arrows mark treatment ongoing at the cut-off.".to_string(),
-        plots::swimmer(&lanes, &unit_title),
-        png,
-    )?;
+    if analysis.tumour.len() > MAX_SWIMMER_LANES {
+        figs.notes.push(format!(
+            "figure swimmer skipped: {} subjects; a swimmer plot is drawn for at most {MAX_SWIMMER_LANES}",
+            analysis.tumour.len()
+        ));
+    } else {
+        let lanes: Vec<plots::SwimLane> = analysis
+            .tumour
+            .iter()
+            .map(|t| plots::SwimLane {
+                usubjid: t.usubjid.clone(),
+                end: t.end.max(0.0),
+                ongoing: t.ongoing,
+                response: t.response.clone(),
+                first_response: t.first_response,
+                progression: t.progression,
+                death: t.death,
+            })
+            .collect();
+        figs.add(
+            cohort,
+            "swimmer",
+            "Time on treatment per subject, with first response, progression and death; arrows mark treatment ongoing at the cut-off.".to_string(),
+            plots::swimmer(&lanes, &unit_title),
+            png,
+        )?;
+    }
     if let Some(safety) = &results.safety {
         let terms: Vec<AeBar> = safety
             .by_term
@@ -264,4 +324,56 @@ pub fn cohort_figures(
         )?;
     }
     Ok(figs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(time: f64, n_risk: usize) -> KmPoint {
+        KmPoint {
+            time,
+            surv: n_risk as f64 / 10_000.0,
+            lower: None,
+            upper: None,
+            n_risk,
+            n_event: 1,
+            n_censor: 0,
+        }
+    }
+
+    #[test]
+    fn thinning_keeps_the_number_at_risk_exact_at_ticks() {
+        // 10,000 distinct times over 60 months: one subject leaves at each.
+        let points: Vec<KmPoint> = (0..10_000)
+            .map(|i| point(0.003 + i as f64 * 0.006, 10_000 - i))
+            .collect();
+        let series = |points: Vec<KmPoint>| KmSeries {
+            label: "x".into(),
+            points,
+            n: 10_000,
+            median: None,
+            median_label: String::new(),
+        };
+        let full = series(points.clone());
+        let thin = series(thin_steps(points));
+        assert!(
+            thin.points.len() <= MAX_DRAWN_STEPS,
+            "{}",
+            thin.points.len()
+        );
+        for tick in [0.0, 0.5, 1.0, 3.0, 6.0, 12.0, 24.0, 36.0, 48.0, 59.75] {
+            assert_eq!(
+                plots::number_at_risk(&thin, tick),
+                plots::number_at_risk(&full, tick),
+                "at {tick}"
+            );
+        }
+        let events: usize = thin.points.iter().map(|p| p.n_event).sum();
+        assert_eq!(events, 10_000);
+        assert_eq!(
+            thin.points.last().map(|p| p.surv),
+            full.points.last().map(|p| p.surv)
+        );
+    }
 }

@@ -7,10 +7,13 @@
 
 pub mod build;
 pub mod cmd;
+pub mod conference;
 pub mod config;
 pub mod cut;
 pub mod derive;
+pub mod diff;
 pub mod documents;
+pub mod docx;
 pub mod endpoints;
 pub mod error;
 pub mod figures;
@@ -18,7 +21,11 @@ pub mod load;
 pub mod model;
 pub mod plots;
 pub mod render;
+pub mod sas7bdat;
 pub mod stats;
+pub mod timing;
+pub mod verify;
 pub mod write;
+pub mod xpt;
 
 pub use error::{Error, Result};

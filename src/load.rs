@@ -7,6 +7,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -65,10 +66,26 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     let mut study = StudyData::default();
 
     let adsl_path = cfg.data_path(&data.adsl);
-    let table = CsvTable::read(&adsl_path)?;
-    study.subjects = read_adsl(&table)?;
+    let table = crate::timing::stage("  read adsl", || CsvTable::read(&adsl_path))?;
+    // Only the columns the config filters on or summarises are kept per subject.
+    let keep: FxHashSet<String> = cfg
+        .config
+        .cohorts
+        .iter()
+        .flat_map(|c| {
+            c.filter
+                .keys()
+                .cloned()
+                .chain(c.baseline.iter().map(|b| b.column.clone()))
+        })
+        .collect();
+    study.subjects = crate::timing::stage("  typed adsl", || {
+        read_adsl_columns(&table, data.efficacy_flag.as_deref(), Some(&keep))
+    })?;
     study.inputs.push(table.input_file());
-    let known: HashSet<&str> = study.subjects.iter().map(|s| s.usubjid.as_str()).collect();
+    let known: KnownSubjects<'_> = crate::timing::stage("  known", || {
+        study.subjects.iter().map(|s| s.usubjid.as_str()).collect()
+    });
 
     if let Some(file) = &data.adrs {
         let table = CsvTable::read(&cfg.data_path(file))?;
@@ -76,8 +93,8 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
         study.inputs.push(table.input_file());
     }
     if let Some(file) = &data.adtte {
-        let table = CsvTable::read(&cfg.data_path(file))?;
-        study.tte = read_adtte(&table, &known)?;
+        let table = crate::timing::stage("  read adtte", || CsvTable::read(&cfg.data_path(file)))?;
+        study.tte = crate::timing::stage("  typed adtte", || read_adtte(&table, &known))?;
         study.has_adtte = true;
         study.inputs.push(table.input_file());
     }
@@ -127,11 +144,88 @@ pub struct Row<'a> {
 }
 
 impl CsvTable {
-    /// Reads and checks a CSV file: UTF-8 (a BOM is skipped), a header with unique names,
-    /// at least one data row, the same number of fields on every row. CRLF is accepted.
+    /// Reads and checks a data file, chosen by its extension: `.xpt` is a SAS transport v5
+    /// file ([`crate::xpt`]) and `.sas7bdat` a SAS dataset ([`crate::sas7bdat`]), both read
+    /// into text cells (dates and datetimes as ISO text, missing numbers as empty cells; the
+    /// "line" of an error is the observation number); anything else is CSV: UTF-8 (a
+    /// BOM is skipped), a header with unique names, at least one data row, the same number of
+    /// fields on every row. CRLF is accepted.
     pub fn read(path: &Path) -> Result<CsvTable> {
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, "cannot read data file", e))?;
-        CsvTable::from_bytes(path, &bytes)
+        let extension = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        match extension.as_deref() {
+            Some("xpt") => {
+                let table = crate::xpt::parse(&bytes).map_err(|e| Error::Data {
+                    file: path.to_path_buf(),
+                    location: format!("{}: ", e.location()),
+                    message: e.message,
+                })?;
+                let headers = table.variables.into_iter().map(|v| v.name).collect();
+                CsvTable::from_text_rows(path, sha256_hex(&bytes), headers, table.rows)
+            }
+            Some("sas7bdat") => {
+                let sha256 = sha256_hex(&bytes);
+                let table = crate::sas7bdat::parse(bytes).map_err(|message| Error::Data {
+                    file: path.to_path_buf(),
+                    location: String::new(),
+                    message,
+                })?;
+                CsvTable::from_text_rows(path, sha256, table.headers, table.rows)
+            }
+            _ => CsvTable::from_bytes(path, &bytes),
+        }
+    }
+
+    /// A table from cells already decoded (a SAS file), with the checks of [`CsvTable::read`]:
+    /// unique column names and at least one row. Row `i` (from 0) gets line number `i + 1`,
+    /// the observation number SAS shows.
+    pub fn from_text_rows(
+        path: &Path,
+        sha256: String,
+        headers: Vec<String>,
+        rows: Vec<Vec<String>>,
+    ) -> Result<CsvTable> {
+        let mut index = HashMap::new();
+        for (i, name) in headers.iter().enumerate() {
+            if index.insert(name.clone(), i).is_some() {
+                return Err(Error::data_file(
+                    path,
+                    format!("variable `{name}` appears twice; expected unique variable names"),
+                ));
+            }
+        }
+        if rows.is_empty() {
+            return Err(Error::data_file(
+                path,
+                "the dataset has variables but no observations; expected one observation per record",
+            ));
+        }
+        let mut records = Vec::with_capacity(rows.len());
+        for (i, row) in rows.into_iter().enumerate() {
+            if row.len() != headers.len() {
+                return Err(Error::data_file(
+                    path,
+                    format!(
+                        "observation {} has {} values; expected {} like the variable list",
+                        i + 1,
+                        row.len(),
+                        headers.len()
+                    ),
+                ));
+            }
+            let record: csv::ByteRecord = row.iter().map(String::as_bytes).collect();
+            records.push((i as u64 + 1, record));
+        }
+        Ok(CsvTable {
+            path: path.to_path_buf(),
+            sha256,
+            headers,
+            index,
+            records,
+        })
     }
 
     /// As [`CsvTable::read`], from bytes already in memory (`path` names them in errors).
@@ -307,11 +401,8 @@ impl<'a> Row<'a> {
         let Some(text) = self.opt_text(column)? else {
             return Ok(None);
         };
-        let date_part = text.get(..10).unwrap_or(text);
-        let rest = text.get(10..).unwrap_or("");
-        let ok_rest = rest.is_empty() || rest.starts_with('T') || rest.starts_with(' ');
-        match Date::parse_from_str(date_part, "%Y-%m-%d") {
-            Ok(d) if ok_rest => Ok(Some(d)),
+        match parse_iso_date(text) {
+            Some(d) => Ok(Some(d)),
             _ => Err(self.error(
                 column.unwrap_or(0),
                 format!("`{text}` is not a date; expected YYYY-MM-DD"),
@@ -345,7 +436,37 @@ impl<'a> Row<'a> {
     }
 }
 
-fn require_subject(row: &Row<'_>, col: usize, usubjid: &str, known: &HashSet<&str>) -> Result<()> {
+/// `YYYY-MM-DD`, optionally followed by `T...` or ` ...` (a datetime whose date is taken).
+/// Hand-written because it runs once per date cell: chrono's format parser is ten times slower.
+pub fn parse_iso_date(text: &str) -> Option<Date> {
+    let b = text.as_bytes();
+    if b.len() < 10 || (b.len() > 10 && b[10] != b'T' && b[10] != b' ') {
+        return None;
+    }
+    let digits = |range: std::ops::Range<usize>| -> Option<u32> {
+        let part = b.get(range)?;
+        if part.iter().all(u8::is_ascii_digit) {
+            Some(part.iter().fold(0, |acc, d| acc * 10 + u32::from(d - b'0')))
+        } else {
+            None
+        }
+    };
+    if b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let year = i32::try_from(digits(0..4)?).ok()?;
+    Date::from_ymd_opt(year, digits(5..7)?, digits(8..10)?)
+}
+
+/// The subject ids of ADSL, for checking that other tables name only known subjects.
+pub type KnownSubjects<'a> = FxHashSet<&'a str>;
+
+fn require_subject(
+    row: &Row<'_>,
+    col: usize,
+    usubjid: &str,
+    known: &KnownSubjects<'_>,
+) -> Result<()> {
     if usubjid.is_empty() {
         return Err(row.error(col, "USUBJID is empty; expected a subject id"));
     }
@@ -367,8 +488,25 @@ fn flag(row: &Row<'_>, column: Option<usize>, absent: bool) -> Result<bool> {
     }
 }
 
-/// ADSL: one row per subject.
-pub fn read_adsl(table: &CsvTable) -> Result<Vec<Subject>> {
+/// ADSL: one row per subject. The efficacy population is the `efficacy_flag` column when
+/// given (it must exist), else the first of `EFFFL`, `FASFL`, `ITTFL` present.
+pub fn read_adsl(table: &CsvTable, efficacy_flag: Option<&str>) -> Result<Vec<Subject>> {
+    read_adsl_columns(table, efficacy_flag, None)
+}
+
+/// [`read_adsl`], keeping in [`Subject::columns`] only the named columns (`None`: all of them).
+pub fn read_adsl_columns(
+    table: &CsvTable,
+    efficacy_flag: Option<&str>,
+    keep: Option<&FxHashSet<String>>,
+) -> Result<Vec<Subject>> {
+    let kept: Vec<(usize, std::sync::Arc<str>)> = table
+        .headers
+        .iter()
+        .enumerate()
+        .filter(|(_, name)| keep.is_none_or(|k| k.contains(name.as_str())))
+        .map(|(i, name)| (i, std::sync::Arc::from(name.as_str())))
+        .collect();
     let c_id = table.require("USUBJID")?;
     let c_site = table.column("SITEID");
     let c_trts = table.column("TRTSDT");
@@ -377,27 +515,37 @@ pub fn read_adsl(table: &CsvTable) -> Result<Vec<Subject>> {
     let c_dth = table.column("DTHDT");
     let c_alive = table.column("LSTALVDT");
     let c_saf = table.column("SAFFL");
-    let c_eff = table
-        .first_column(&["EFFFL", "FASFL", "ITTFL"])
-        .map(|c| c.0);
-    let mut seen: HashMap<String, u64> = HashMap::new();
+    let c_eff = match efficacy_flag {
+        Some(name) => Some(table.column(name).ok_or_else(|| Error::Data {
+            file: table.path.clone(),
+            location: "line 1: ".to_string(),
+            message: format!(
+                "column `{name}` (named by `data.efficacy_flag` in the config) is missing; the header has: {}",
+                table.headers.join(", ")
+            ),
+        })?),
+        None => table
+            .first_column(&["EFFFL", "FASFL", "ITTFL"])
+            .map(|c| c.0),
+    };
+    let mut seen: FxHashMap<&str, u64> = FxHashMap::default();
     let mut subjects = Vec::with_capacity(table.records.len());
     for row in table.rows() {
         let usubjid = row.text(Some(c_id))?;
         if usubjid.is_empty() {
             return Err(row.error(c_id, "USUBJID is empty; expected a subject id"));
         }
-        if let Some(first) = seen.insert(usubjid.to_string(), row.line()) {
+        if let Some(first) = seen.insert(usubjid, row.line()) {
             return Err(row.error(
                 c_id,
                 format!("subject `{usubjid}` appears again (first on line {first}); expected one row per subject"),
             ));
         }
-        let mut columns = std::collections::BTreeMap::new();
-        for (i, name) in table.headers.iter().enumerate() {
-            let v = row.text(Some(i))?;
+        let mut columns = crate::model::Columns::default();
+        for (i, name) in &kept {
+            let v = row.text(Some(*i))?;
             if !v.is_empty() {
-                columns.insert(name.clone(), v.to_string());
+                columns.insert(name.clone(), v);
             }
         }
         let trt_start = row.date(c_trts)?;
@@ -418,7 +566,7 @@ pub fn read_adsl(table: &CsvTable) -> Result<Vec<Subject>> {
 }
 
 /// ADRS: the per-visit overall responses (`PARAMCD = OVR`); other parameters are skipped.
-pub fn read_adrs(table: &CsvTable, known: &HashSet<&str>) -> Result<Vec<Assessment>> {
+pub fn read_adrs(table: &CsvTable, known: &KnownSubjects<'_>) -> Result<Vec<Assessment>> {
     let c_id = table.require("USUBJID")?;
     let c_param = table.require("PARAMCD")?;
     let c_adt = table.require("ADT")?;
@@ -459,7 +607,7 @@ pub fn read_adrs(table: &CsvTable, known: &HashSet<&str>) -> Result<Vec<Assessme
 }
 
 /// ADTTE: one row per subject and parameter. `AVAL` is converted to days using `AVALU`.
-pub fn read_adtte(table: &CsvTable, known: &HashSet<&str>) -> Result<Vec<TteRecord>> {
+pub fn read_adtte(table: &CsvTable, known: &KnownSubjects<'_>) -> Result<Vec<TteRecord>> {
     let c_id = table.require("USUBJID")?;
     let c_param = table.require("PARAMCD")?;
     let c_aval = table.require("AVAL")?;
@@ -468,7 +616,7 @@ pub fn read_adtte(table: &CsvTable, known: &HashSet<&str>) -> Result<Vec<TteReco
     let c_start = table.column("STARTDT");
     let c_adt = table.column("ADT");
     let mut out = Vec::with_capacity(table.records.len());
-    let mut seen: HashSet<(String, String)> = HashSet::new();
+    let mut seen: FxHashSet<(&str, &str)> = FxHashSet::default();
     for row in table.rows() {
         let usubjid = row.text(Some(c_id))?;
         require_subject(&row, c_id, usubjid, known)?;
@@ -476,7 +624,7 @@ pub fn read_adtte(table: &CsvTable, known: &HashSet<&str>) -> Result<Vec<TteReco
         if paramcd.is_empty() {
             return Err(row.error(c_param, "PARAMCD is empty; expected a parameter code"));
         }
-        if !seen.insert((usubjid.to_string(), paramcd.to_string())) {
+        if !seen.insert((usubjid, paramcd)) {
             return Err(row.error(
                 c_param,
                 format!("subject `{usubjid}` has two `{paramcd}` records; expected one per subject and parameter"),
@@ -544,7 +692,7 @@ fn parse_cnsr(text: &str) -> Option<u32> {
 /// from severity (`ASEV`/`AESEV`: MILD 1, MODERATE 2, SEVERE 3).
 pub fn read_adae(
     table: &CsvTable,
-    known: &HashSet<&str>,
+    known: &KnownSubjects<'_>,
     related_values: &HashSet<String>,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<AdverseEvent>> {
@@ -625,7 +773,11 @@ fn parse_grade(row: &Row<'_>, column: usize) -> Result<Option<u8>> {
 }
 
 /// ADTR: the sum-of-diameters parameter (`PARAMCD`, when the column exists).
-pub fn read_adtr(table: &CsvTable, known: &HashSet<&str>, paramcd: &str) -> Result<Vec<LesionSum>> {
+pub fn read_adtr(
+    table: &CsvTable,
+    known: &KnownSubjects<'_>,
+    paramcd: &str,
+) -> Result<Vec<LesionSum>> {
     let c_id = table.require("USUBJID")?;
     let c_adt = table.require("ADT")?;
     let c_aval = table.require("AVAL")?;

@@ -1,9 +1,10 @@
 //! Typed domain records shared by every stage: what the loaders produce and the derivations
 //! consume. No I/O and no configuration here, only the vocabulary of the trial data.
 
-use std::collections::BTreeMap;
+use std::sync::Arc;
 
-use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
 
 /// A calendar date (ADaM `*DT` variables).
 pub type Date = chrono::NaiveDate;
@@ -81,8 +82,54 @@ pub struct Subject {
     pub safety: bool,
     /// `EFFFL`/`FASFL`/`ITTFL = Y` (true when none of them is present).
     pub efficacy: bool,
-    /// Every ADSL column as text (empty cells omitted), for filters and baseline summaries.
-    pub columns: BTreeMap<String, String>,
+    /// ADSL columns as text (empty cells omitted), for filters and baseline summaries.
+    pub columns: Columns,
+}
+
+/// A subject's ADSL columns by name: a short list, because a study uses a handful of columns
+/// for filters and baseline summaries and there may be millions of subjects. Names are shared
+/// between subjects.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Columns(Vec<(Arc<str>, Box<str>)>);
+
+impl Columns {
+    /// The value of a column, if present and not empty.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0.iter().find(|(n, _)| &**n == name).map(|(_, v)| &**v)
+    }
+
+    /// Whether the column has a value.
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    /// Sets a column's value.
+    pub fn insert(&mut self, name: Arc<str>, value: &str) {
+        match self.0.iter_mut().find(|(n, _)| *n == name) {
+            Some(entry) => entry.1 = value.into(),
+            None => self.0.push((name, value.into())),
+        }
+    }
+}
+
+impl<K: AsRef<str>, V: AsRef<str>> FromIterator<(K, V)> for Columns {
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
+        let mut columns = Columns::default();
+        for (k, v) in iter {
+            columns.insert(Arc::from(k.as_ref()), v.as_ref());
+        }
+        columns
+    }
+}
+
+impl Serialize for Columns {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, value) in &self.0 {
+            map.serialize_entry(&**name, &**value)?;
+        }
+        map.end()
+    }
 }
 
 /// One per-visit overall response (ADRS, `PARAMCD = OVR`).

@@ -2,10 +2,15 @@
 //! `output.templates`, as zola does) and Markdown → HTML with pulldown-cmark.
 //!
 //! Templates get the cohort's results, the study and the analysis settings, and filters that
-//! keep them short and correct: `pct`, `n_pct`, `ci`, `num`, `time`, `long_date`. Numbers are
-//! rounded here and only here; `results.json` holds them unrounded.
+//! keep them short and correct (`pct`, `n_pct`, `count_pct`, `ci`, `time`, `num`, `plain`,
+//! `long_date`, `markdown`, `md_text`; see [`register_filters`]). Numbers are rounded here and
+//! only here; `results.json` holds them unrounded. `.html` templates are autoescaped; the
+//! others are text. A template error names the template (and the user file that replaced it),
+//! the line, and for syntax errors the column.
+//!
+//! This module renders strings; [`crate::documents`] decides which files to make.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use serde::Serialize;
@@ -16,10 +21,23 @@ use crate::config::{Analysis, MedianCi, ProportionCi, Study};
 use crate::endpoints::CohortResults;
 use crate::error::{Error, Result};
 
-/// The built-in templates: (name, source).
+/// The built-in templates: (name, source). A file of the same name in `output.templates`
+/// replaces one; the `abstract-*.txt` parts hold the abstract's sentences shared by
+/// `abstract.md` and `abstract.txt`.
 pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
+    (
+        "abstract-methods.txt",
+        include_str!("../templates/abstract-methods.txt"),
+    ),
+    (
+        "abstract-results.txt",
+        include_str!("../templates/abstract-results.txt"),
+    ),
     ("abstract.md", include_str!("../templates/abstract.md")),
+    ("abstract.txt", include_str!("../templates/abstract.txt")),
     ("abstract.html", include_str!("../templates/abstract.html")),
+    ("report.html", include_str!("../templates/report.html")),
+    ("index.html", include_str!("../templates/index.html")),
     ("base.css", include_str!("../templates/base.css")),
 ];
 
@@ -36,6 +54,8 @@ pub struct DocumentContext<'a> {
     pub text: CohortTexts,
     /// The methods sentence on statistics, generated from the settings.
     pub methods_statistics: String,
+    /// The confidence level in percent, for table headers ("95").
+    pub ci_percent: String,
     /// Inline SVG figures by file stem (`km-pfs`, `waterfall`, ...).
     pub figures: Vec<Figure>,
     /// The most common treatment-related terms (any grade), most frequent first.
@@ -113,40 +133,109 @@ pub struct Figure {
     pub svg: String,
 }
 
+/// Where a template came from, for error messages.
+#[derive(Debug, Clone)]
+struct TemplateSource {
+    /// The user file that replaced the built-in, if any.
+    path: Option<std::path::PathBuf>,
+    /// The template text (to find the line of a render error).
+    text: String,
+}
+
 /// A Tera instance with the built-in templates, any user overrides, and readout's filters.
 pub struct Renderer {
     tera: Tera,
+    sources: BTreeMap<String, TemplateSource>,
 }
 
 impl Renderer {
-    /// Loads the built-ins, then `user_dir` templates of the same names override them.
+    /// Loads the built-ins, then the files of `user_dir`: a file named like a built-in replaces
+    /// it (the others stay), and any other `.md`, `.txt`, `.html` or `.css` file is added so a
+    /// user template can include or extend it.
     pub fn new(user_dir: Option<&Path>) -> Result<Renderer> {
-        let mut tera = Tera::default();
-        tera.autoescape_on(vec![".html"]);
-        for (name, source) in BUILTIN_TEMPLATES {
-            tera.add_raw_template(name, source)
-                .map_err(|e| template_error(name, &e))?;
-        }
+        let mut sources: BTreeMap<String, TemplateSource> = BUILTIN_TEMPLATES
+            .iter()
+            .map(|(name, text)| {
+                (
+                    name.to_string(),
+                    TemplateSource {
+                        path: None,
+                        text: text.to_string(),
+                    },
+                )
+            })
+            .collect();
         if let Some(dir) = user_dir {
-            for (name, _) in BUILTIN_TEMPLATES {
-                let path = dir.join(name);
-                if path.is_file() {
-                    let source = std::fs::read_to_string(&path)
-                        .map_err(|e| Error::io(&path, "cannot read template", e))?;
-                    tera.add_raw_template(name, &source)
-                        .map_err(|e| template_error(&path.display().to_string(), &e))?;
-                }
+            let entries = std::fs::read_dir(dir)
+                .map_err(|e| Error::io(dir, "cannot read the templates folder", e))?;
+            let mut paths: Vec<std::path::PathBuf> = entries
+                .filter_map(|entry| entry.ok().map(|e| e.path()))
+                .filter(|p| p.is_file())
+                .filter(|p| {
+                    p.extension()
+                        .and_then(|x| x.to_str())
+                        .is_some_and(|x| matches!(x, "md" | "txt" | "html" | "css"))
+                })
+                .collect();
+            paths.sort();
+            for path in paths {
+                let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+                    continue;
+                };
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| Error::io(&path, "cannot read template", e))?;
+                sources.insert(
+                    name.to_string(),
+                    TemplateSource {
+                        path: Some(path.clone()),
+                        text,
+                    },
+                );
             }
         }
-        Ok(Renderer { tera })
+        let mut tera = Tera::default();
+        tera.autoescape_on(vec![".html"]);
+        // Added together so templates may include each other in any order.
+        let all: Vec<(&str, &str)> = sources
+            .iter()
+            .map(|(name, s)| (name.as_str(), s.text.as_str()))
+            .collect();
+        let mut renderer = Renderer {
+            tera: Tera::default(),
+            sources: sources.clone(),
+        };
+        tera.add_raw_templates(all)
+            .map_err(|e| renderer.error("", &e))?;
+        renderer.tera = tera;
+        Ok(renderer)
+    }
+
+    /// Whether a user file replaced the built-in template `name`.
+    pub fn is_overridden(&self, name: &str) -> bool {
+        self.sources.get(name).is_some_and(|s| s.path.is_some())
     }
 
     /// Renders one template for one cohort. Decimals come from the cohort's settings.
     pub fn render(&self, name: &str, ctx: &DocumentContext<'_>) -> Result<String> {
-        let tera = self.with_filters(ctx.analysis);
-        let context = Context::from_serialize(ctx).map_err(|e| template_error(name, &e))?;
-        tera.render(name, &context)
-            .map_err(|e| template_error(name, &e))
+        let context = Context::from_serialize(ctx).map_err(|e| self.error(name, &e))?;
+        self.render_context(name, &context, ctx.analysis)
+    }
+
+    /// Renders one template with any serialisable context (`index.html`).
+    pub fn render_with<T: Serialize>(
+        &self,
+        name: &str,
+        ctx: &T,
+        analysis: &Analysis,
+    ) -> Result<String> {
+        let context = Context::from_serialize(ctx).map_err(|e| self.error(name, &e))?;
+        self.render_context(name, &context, analysis)
+    }
+
+    fn render_context(&self, name: &str, context: &Context, analysis: &Analysis) -> Result<String> {
+        let mut tera = self.tera.clone();
+        register_filters(&mut tera, analysis);
+        tera.render(name, context).map_err(|e| self.error(name, &e))
     }
 
     /// Renders a snippet of config text (background, conclusions) with the same filters.
@@ -158,106 +247,220 @@ impl Renderer {
         cohort: &CohortResults,
         analysis: &Analysis,
     ) -> Result<String> {
-        let mut tera = self.with_filters(analysis);
+        let mut tera = self.tera.clone();
+        register_filters(&mut tera, analysis);
         let mut context = Context::new();
         context.insert("study", study);
         context.insert("cohort", cohort);
         context.insert("analysis", analysis);
-        tera.render_str(text, &context)
-            .map_err(|e| template_error(what, &e))
+        tera.render_str(text, &context).map_err(|e| {
+            let message = error_chain(&e);
+            let location = parse_location(&message)
+                .or_else(|| find_named_line(text, &message))
+                .map(|(line, column)| position(line, column))
+                .unwrap_or_default();
+            Error::Template {
+                template: what.to_string(),
+                message: format!("{location}{}", tidy_message(&message)),
+            }
+        })
     }
 
-    fn with_filters(&self, analysis: &Analysis) -> Tera {
-        let mut tera = self.tera.clone();
-        let pd = analysis.percent_decimals;
-        let td = analysis.time_decimals;
-        let level = (analysis.ci_level * 100.0).round();
-        tera.register_filter("pct", move |v: &Value, args: &HashMap<String, Value>| {
-            let d = decimals(args, pd);
-            Ok(Value::String(match v.as_f64() {
-                Some(x) => format!("{}%", fixed(x * 100.0, d)),
-                None => "NE".to_string(),
-            }))
-        });
-        tera.register_filter("n_pct", move |v: &Value, args: &HashMap<String, Value>| {
-            let d = decimals(args, pd);
-            let n = v.get("n").and_then(Value::as_u64).unwrap_or(0);
-            let total = v.get("N").and_then(Value::as_u64).unwrap_or(0);
-            Ok(Value::String(if total == 0 {
-                format!("{n}/{total}")
-            } else {
-                format!(
-                    "{n}/{total} ({}%)",
-                    fixed(n as f64 / total as f64 * 100.0, d)
-                )
-            }))
-        });
-        tera.register_filter("num", move |v: &Value, args: &HashMap<String, Value>| {
-            let d = decimals(args, td);
-            Ok(Value::String(match v.as_f64() {
-                Some(x) => fixed(x, d),
-                None => "NE".to_string(),
-            }))
-        });
-        tera.register_filter("time", move |v: &Value, args: &HashMap<String, Value>| {
-            let d = decimals(args, td);
-            Ok(Value::String(match v.as_f64() {
-                Some(x) => fixed(x, d),
-                None => "not reached".to_string(),
-            }))
-        });
-        tera.register_filter("ci", move |v: &Value, args: &HashMap<String, Value>| {
-            // Proportions are shown in percent, times as they are.
-            let percent = args
-                .get("percent")
-                .and_then(Value::as_bool)
-                .unwrap_or(false);
-            let d = decimals(args, if percent { pd } else { td });
-            let limit = |key: &str| match v.get(key).and_then(Value::as_f64) {
-                Some(x) if percent => fixed(x * 100.0, d),
-                Some(x) => fixed(x, d),
-                None => "NE".to_string(),
-            };
-            let suffix = if percent { "%" } else { "" };
-            Ok(Value::String(format!(
-                "{level}% CI: {}{suffix}, {}{suffix}",
-                limit("lower"),
-                limit("upper")
-            )))
-        });
-        tera.register_filter("pct_of", move |v: &Value, args: &HashMap<String, Value>| {
-            let d = decimals(args, pd);
-            let total = args.get("total").and_then(Value::as_f64).unwrap_or(0.0);
-            Ok(Value::String(match v.as_f64() {
-                Some(n) if total > 0.0 => format!("{}%", fixed(n / total * 100.0, d)),
-                _ => "NE".to_string(),
-            }))
-        });
-        tera.register_filter("plain", |v: &Value, _: &HashMap<String, Value>| {
-            Ok(Value::String(match v.as_f64() {
-                Some(x) if x.fract() == 0.0 => format!("{x:.0}"),
-                Some(x) => fixed(x, 1),
-                None => "NE".to_string(),
-            }))
-        });
-        tera.register_filter("pts", |v: &Value, _: &HashMap<String, Value>| {
-            Ok(Value::String(
-                if v.as_u64() == Some(1) { "pt" } else { "pts" }.to_string(),
-            ))
-        });
-        tera.register_filter("long_date", |v: &Value, _: &HashMap<String, Value>| {
-            let text = v.as_str().unwrap_or("");
-            Ok(Value::String(long_date(text)))
-        });
-        tera.register_filter("markdown", |v: &Value, args: &HashMap<String, Value>| {
-            let inline = args.get("inline").and_then(Value::as_bool).unwrap_or(false);
-            Ok(Value::String(markdown_to_html(
-                v.as_str().unwrap_or(""),
-                inline,
-            )))
-        });
-        tera
+    /// A template error naming the template (and the user file that replaced it), the line
+    /// (and column, for syntax errors) and Tera's explanation.
+    fn error(&self, name: &str, e: &dyn std::error::Error) -> Error {
+        let message = error_chain(e);
+        // The template the error happened in: an included one, or a syntax error's file.
+        let culprit = active_template(&message)
+            .filter(|n| self.sources.contains_key(n.as_str()))
+            .unwrap_or_else(|| name.to_string());
+        let source = self.sources.get(&culprit);
+        let location = parse_location(&message)
+            .or_else(|| source.and_then(|s| find_named_line(&s.text, &message)))
+            .map(|(line, column)| position(line, column))
+            .unwrap_or_default();
+        let file = source
+            .and_then(|s| s.path.as_ref())
+            .map(|p| format!("user file {}, ", p.display()))
+            .unwrap_or_default();
+        Error::Template {
+            template: culprit,
+            message: format!("{file}{location}{}", tidy_message(&message)),
+        }
     }
+}
+
+fn position(line: usize, column: Option<usize>) -> String {
+    match column {
+        Some(c) => format!("line {line}, column {c}: "),
+        None => format!("line {line}: "),
+    }
+}
+
+/// Every message of an error's cause chain, joined.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut message = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        message.push('\n');
+        message.push_str(&s.to_string());
+        source = s.source();
+    }
+    message
+}
+
+/// The template Tera names in "while rendering 'x'", "error happened in 'x'" or
+/// "Failed to parse 'x'".
+fn active_template(message: &str) -> Option<String> {
+    for marker in [
+        "while rendering '",
+        "error happened in '",
+        "Failed to parse '",
+    ] {
+        if let Some(i) = message.rfind(marker) {
+            let rest = message.get(i + marker.len()..)?;
+            let end = rest.find('\'')?;
+            return rest.get(..end).map(str::to_string);
+        }
+    }
+    None
+}
+
+/// The ` --> line:column` of a Tera syntax error.
+fn parse_location(message: &str) -> Option<(usize, Option<usize>)> {
+    let i = message.find("--> ")?;
+    let rest = message.get(i + 4..)?;
+    let end = rest
+        .find(|c: char| !(c.is_ascii_digit() || c == ':'))
+        .unwrap_or(rest.len());
+    let (line, column) = rest.get(..end)?.split_once(':')?;
+    Some((line.parse().ok()?, column.parse().ok()))
+}
+
+/// The first line of `text` that mentions the variable, filter or function a render error
+/// names in backticks (Tera does not report lines for render errors).
+fn find_named_line(text: &str, message: &str) -> Option<(usize, Option<usize>)> {
+    let start = message.find('`')? + 1;
+    let len = message.get(start..)?.find('`')?;
+    let needle = message.get(start..start + len)?;
+    if needle.is_empty() {
+        return None;
+    }
+    text.lines()
+        .position(|l| l.contains(needle))
+        .map(|i| (i + 1, None))
+}
+
+/// Tera's syntax errors are drawn over several lines; keep the words, drop the drawing.
+fn tidy_message(message: &str) -> String {
+    let parts: Vec<&str> = message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .filter(|l| !l.starts_with("-->") && !l.starts_with('|'))
+        .filter(|l| {
+            // The echoed source line: "12 | {{ x }}".
+            !l.split_once(" |")
+                .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        })
+        .map(|l| l.trim_start_matches("= "))
+        .collect();
+    parts.join(": ")
+}
+
+/// Registers readout's filters. Decimals default to the cohort's `percent_decimals` and
+/// `time_decimals`; every filter that takes decimals accepts `d=N` to override them.
+///
+/// | filter | input | output |
+/// |---|---|---|
+/// | `pct` | a rate 0–1 | `34.2%`; `NE` when null |
+/// | `n_pct` | `{n, N}` (a proportion or a level) | `13/38 (34.2%)`; `13/0` when N = 0 |
+/// | `count_pct(total=N)` | a count | `13 (34.2%)`; `13` when N = 0 |
+/// | `pct_of(total=N)` | a count | `34.2%`; `NE` when N = 0 |
+/// | `ci` | `{lower, upper}` | `95% CI: 19.6, 51.4`; `percent=true` for rates in %, `bare=true` drops `95% CI: `; a null limit is `NE` |
+/// | `time` | a time in the analysis unit | `8.4`; `not reached` when null (`missing="NR"` to change) |
+/// | `num` | a number | `8.4`; `NE` when null (`missing=` to change) |
+/// | `plain` | a number | `61` for whole numbers, else one decimal; `NE` when null |
+/// | `pts` | a count | `pt` for 1, else `pts` |
+/// | `long_date` | `2022-10-20` | `October 20, 2022` |
+/// | `markdown` | Markdown | HTML (`inline=true` drops the wrapping paragraph); raw HTML escaped |
+/// | `md_text` | Markdown | plain text without markup |
+pub fn register_filters(tera: &mut Tera, analysis: &Analysis) {
+    let pd = analysis.percent_decimals;
+    let td = analysis.time_decimals;
+    let level = (analysis.ci_level * 100.0).round();
+    tera.register_filter("pct", move |v: &Value, args: &HashMap<String, Value>| {
+        Ok(Value::String(fmt_pct(v.as_f64(), decimals(args, pd))))
+    });
+    tera.register_filter("n_pct", move |v: &Value, args: &HashMap<String, Value>| {
+        let n = v.get("n").and_then(Value::as_u64).unwrap_or(0);
+        let total = v.get("N").and_then(Value::as_u64).unwrap_or(0);
+        Ok(Value::String(fmt_n_pct(n, total, decimals(args, pd))))
+    });
+    tera.register_filter(
+        "count_pct",
+        move |v: &Value, args: &HashMap<String, Value>| {
+            let n = v.as_u64().unwrap_or(0);
+            let total = args.get("total").and_then(Value::as_u64).unwrap_or(0);
+            Ok(Value::String(fmt_count_pct(n, total, decimals(args, pd))))
+        },
+    );
+    tera.register_filter("num", move |v: &Value, args: &HashMap<String, Value>| {
+        Ok(Value::String(match v.as_f64() {
+            Some(x) => fixed(x, decimals(args, td)),
+            None => missing(args, "NE"),
+        }))
+    });
+    tera.register_filter("time", move |v: &Value, args: &HashMap<String, Value>| {
+        Ok(Value::String(match v.as_f64() {
+            Some(x) => fixed(x, decimals(args, td)),
+            None => missing(args, "not reached"),
+        }))
+    });
+    tera.register_filter("ci", move |v: &Value, args: &HashMap<String, Value>| {
+        // Proportions are shown in percent, times as they are.
+        let percent = flag(args, "percent");
+        let d = decimals(args, if percent { pd } else { td });
+        let lower = v.get("lower").and_then(Value::as_f64);
+        let upper = v.get("upper").and_then(Value::as_f64);
+        let limits = fmt_limits(lower, upper, d, percent);
+        Ok(Value::String(if flag(args, "bare") {
+            limits
+        } else {
+            format!("{level}% CI: {limits}")
+        }))
+    });
+    tera.register_filter("pct_of", move |v: &Value, args: &HashMap<String, Value>| {
+        let total = args.get("total").and_then(Value::as_f64).unwrap_or(0.0);
+        Ok(Value::String(match v.as_f64() {
+            Some(n) if total > 0.0 => fmt_pct(Some(n / total), decimals(args, pd)),
+            _ => "NE".to_string(),
+        }))
+    });
+    tera.register_filter("plain", |v: &Value, _: &HashMap<String, Value>| {
+        Ok(Value::String(match v.as_f64() {
+            Some(x) => fmt_plain(x),
+            None => "NE".to_string(),
+        }))
+    });
+    tera.register_filter("pts", |v: &Value, _: &HashMap<String, Value>| {
+        Ok(Value::String(
+            if v.as_u64() == Some(1) { "pt" } else { "pts" }.to_string(),
+        ))
+    });
+    tera.register_filter("long_date", |v: &Value, _: &HashMap<String, Value>| {
+        let text = v.as_str().unwrap_or("");
+        Ok(Value::String(long_date(text)))
+    });
+    tera.register_filter("markdown", |v: &Value, args: &HashMap<String, Value>| {
+        Ok(Value::String(markdown_to_html(
+            v.as_str().unwrap_or(""),
+            flag(args, "inline"),
+        )))
+    });
+    tera.register_filter("md_text", |v: &Value, _: &HashMap<String, Value>| {
+        Ok(Value::String(markdown_to_text(v.as_str().unwrap_or(""))))
+    });
 }
 
 fn decimals(args: &HashMap<String, Value>, default: usize) -> usize {
@@ -265,6 +468,65 @@ fn decimals(args: &HashMap<String, Value>, default: usize) -> usize {
         .and_then(Value::as_u64)
         .map(|d| d.min(10) as usize)
         .unwrap_or(default)
+}
+
+fn flag(args: &HashMap<String, Value>, name: &str) -> bool {
+    args.get(name).and_then(Value::as_bool).unwrap_or(false)
+}
+
+fn missing(args: &HashMap<String, Value>, default: &str) -> String {
+    args.get("missing")
+        .and_then(Value::as_str)
+        .unwrap_or(default)
+        .to_string()
+}
+
+/// A rate as a percentage: `34.2%`; `NE` when there is none.
+pub fn fmt_pct(rate: Option<f64>, d: usize) -> String {
+    match rate {
+        Some(x) => format!("{}%", fixed(x * 100.0, d)),
+        None => "NE".to_string(),
+    }
+}
+
+/// `13/38 (34.2%)`; `13/0` without a denominator.
+pub fn fmt_n_pct(n: u64, total: u64, d: usize) -> String {
+    if total == 0 {
+        format!("{n}/{total}")
+    } else {
+        format!(
+            "{n}/{total} ({}%)",
+            fixed(n as f64 / total as f64 * 100.0, d)
+        )
+    }
+}
+
+/// `13 (34.2%)`; `13` without a denominator.
+pub fn fmt_count_pct(n: u64, total: u64, d: usize) -> String {
+    if total == 0 {
+        n.to_string()
+    } else {
+        format!("{n} ({}%)", fixed(n as f64 / total as f64 * 100.0, d))
+    }
+}
+
+/// The limits of an interval, `a, b` (`19.6%, 51.4%` with `percent`); a missing limit is `NE`.
+pub fn fmt_limits(lower: Option<f64>, upper: Option<f64>, d: usize, percent: bool) -> String {
+    let limit = |x: Option<f64>| match x {
+        Some(x) if percent => format!("{}%", fixed(x * 100.0, d)),
+        Some(x) => fixed(x, d),
+        None => "NE".to_string(),
+    };
+    format!("{}, {}", limit(lower), limit(upper))
+}
+
+/// A whole number without decimals, anything else with one.
+pub fn fmt_plain(x: f64) -> String {
+    if x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        fixed(x, 1)
+    }
 }
 
 /// Rounds half away from zero at `d` decimals (as SAS and a person would, not banker's).
@@ -309,6 +571,46 @@ pub fn markdown_to_html(md: &str, inline: bool) -> String {
     trimmed.to_string()
 }
 
+/// Markdown → plain text for `abstract.txt`: the words without markup; soft line breaks become
+/// spaces, paragraphs are separated by a blank line, list items start with "- ".
+pub fn markdown_to_text(md: &str) -> String {
+    use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+    let mut out = String::new();
+    for event in Parser::new(md) {
+        match event {
+            Event::Text(t) | Event::Code(t) | Event::Html(t) | Event::InlineHtml(t) => {
+                out.push_str(&t)
+            }
+            Event::SoftBreak => out.push(' '),
+            Event::HardBreak => out.push('\n'),
+            Event::Start(Tag::Item) => out.push_str("- "),
+            Event::End(TagEnd::Item) => out.push('\n'),
+            Event::End(
+                TagEnd::Paragraph | TagEnd::Heading(_) | TagEnd::List(_) | TagEnd::BlockQuote(_),
+            ) => out.push_str("\n\n"),
+            _ => {}
+        }
+    }
+    let mut text = String::new();
+    let mut blank = false;
+    for line in out.lines() {
+        let line = line.trim_end();
+        if line.is_empty() {
+            blank = !text.is_empty();
+            continue;
+        }
+        if blank {
+            text.push('\n');
+            blank = false;
+        }
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(line);
+    }
+    text
+}
+
 /// The statistics sentence of the Methods section, stating the conventions actually used.
 pub fn methods_statistics(a: &Analysis) -> String {
     let level = (a.ci_level * 100.0).round();
@@ -342,20 +644,6 @@ pub fn methods_statistics(a: &Analysis) -> String {
     )
 }
 
-fn template_error(name: &str, e: &dyn std::error::Error) -> Error {
-    let mut message = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        message.push_str(": ");
-        message.push_str(&s.to_string());
-        source = s.source();
-    }
-    Error::Template {
-        template: name.to_string(),
-        message,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -373,6 +661,202 @@ mod tests {
     fn long_dates_read_like_the_abstracts() {
         assert_eq!(long_date("2022-10-20"), "October 20, 2022");
         assert_eq!(long_date("2020-06-01"), "June 1, 2020");
+    }
+
+    use crate::config::AnalysisConfig;
+
+    /// Renders `template` with readout's filters over `context` (JSON) under `analysis`.
+    fn render_with(template: &str, context: serde_json::Value, analysis: &Analysis) -> String {
+        let mut tera = Tera::default();
+        register_filters(&mut tera, analysis);
+        let context = Context::from_value(context).expect("context");
+        tera.render_str(template, &context).expect("render")
+    }
+
+    fn defaults() -> Analysis {
+        AnalysisConfig::default().resolve(&AnalysisConfig::default())
+    }
+
+    fn render(template: &str, context: serde_json::Value) -> String {
+        render_with(template, context, &defaults())
+    }
+
+    #[test]
+    fn pct_uses_the_configured_decimals_and_ne_for_null() {
+        let ctx = serde_json::json!({"r": 0.342105, "none": null});
+        assert_eq!(render("{{ r | pct }}", ctx.clone()), "34.2%");
+        assert_eq!(render("{{ r | pct(d=2) }}", ctx.clone()), "34.21%");
+        assert_eq!(render("{{ none | pct }}", ctx.clone()), "NE");
+        let mut two = defaults();
+        two.percent_decimals = 2;
+        assert_eq!(render_with("{{ r | pct }}", ctx, &two), "34.21%");
+    }
+
+    #[test]
+    fn counts_with_percentages() {
+        let ctx = serde_json::json!({"p": {"n": 13, "N": 38}, "empty": {"n": 0, "N": 0}, "k": 11});
+        assert_eq!(render("{{ p | n_pct }}", ctx.clone()), "13/38 (34.2%)");
+        assert_eq!(render("{{ empty | n_pct }}", ctx.clone()), "0/0");
+        assert_eq!(
+            render("{{ k | count_pct(total=38) }}", ctx.clone()),
+            "11 (28.9%)"
+        );
+        assert_eq!(render("{{ k | count_pct(total=0) }}", ctx.clone()), "11");
+        assert_eq!(
+            render("{{ k | pct_of(total=38, d=2) }}", ctx.clone()),
+            "28.95%"
+        );
+        assert_eq!(render("{{ k | pct_of(total=0) }}", ctx), "NE");
+    }
+
+    #[test]
+    fn ci_reads_like_the_abstracts() {
+        let ctx = serde_json::json!({
+            "rate": {"lower": 0.19628, "upper": 0.51348},
+            "time": {"lower": 9.0, "upper": null},
+            "none": {"lower": null, "upper": null}
+        });
+        assert_eq!(
+            render("{{ rate | ci(percent=true) }}", ctx.clone()),
+            "95% CI: 19.6%, 51.3%"
+        );
+        assert_eq!(
+            render("{{ time | ci(d=2) }}", ctx.clone()),
+            "95% CI: 9.00, NE"
+        );
+        assert_eq!(render("{{ time | ci(bare=true) }}", ctx.clone()), "9.0, NE");
+        assert_eq!(render("{{ none | ci }}", ctx.clone()), "95% CI: NE, NE");
+        let mut ninety = defaults();
+        ninety.ci_level = 0.9;
+        assert_eq!(
+            render_with("{{ time | ci }}", ctx, &ninety),
+            "90% CI: 9.0, NE"
+        );
+    }
+
+    #[test]
+    fn times_and_numbers() {
+        let ctx = serde_json::json!({"t": 8.4137, "nr": null, "whole": 61.0, "half": 59.5});
+        assert_eq!(render("{{ t | time }}", ctx.clone()), "8.4");
+        assert_eq!(render("{{ t | time(d=2) }}", ctx.clone()), "8.41");
+        assert_eq!(render("{{ nr | time }}", ctx.clone()), "not reached");
+        assert_eq!(render("{{ nr | time(missing=\"NR\") }}", ctx.clone()), "NR");
+        assert_eq!(render("{{ t | num(d=3) }}", ctx.clone()), "8.414");
+        assert_eq!(render("{{ nr | num }}", ctx.clone()), "NE");
+        assert_eq!(render("{{ whole | plain }}", ctx.clone()), "61");
+        assert_eq!(render("{{ half | plain }}", ctx.clone()), "59.5");
+        let mut td = defaults();
+        td.time_decimals = 2;
+        assert_eq!(render_with("{{ t | time }}", ctx, &td), "8.41");
+    }
+
+    #[test]
+    fn words_dates_and_markdown() {
+        let ctx = serde_json::json!({
+            "one": 1, "two": 2, "date": "2022-01-06",
+            "md": "Drug *X* is **new**.\nSecond line with `code`.",
+            "html": "a <b>bold</b> claim"
+        });
+        assert_eq!(
+            render(
+                "{{ one }} {{ one | pts }}, {{ two }} {{ two | pts }}",
+                ctx.clone()
+            ),
+            "1 pt, 2 pts"
+        );
+        assert_eq!(
+            render("{{ date | long_date }}", ctx.clone()),
+            "January 6, 2022"
+        );
+        assert_eq!(
+            render("{{ md | markdown(inline=true) }}", ctx.clone()),
+            "Drug <em>X</em> is <strong>new</strong>.\nSecond line with <code>code</code>."
+        );
+        assert_eq!(
+            render("{{ md | md_text }}", ctx.clone()),
+            "Drug X is new. Second line with code."
+        );
+        assert_eq!(
+            render("{{ html | markdown(inline=true) }}", ctx),
+            "a &lt;b&gt;bold&lt;/b&gt; claim"
+        );
+    }
+
+    #[test]
+    fn markdown_to_text_keeps_paragraphs_and_items() {
+        assert_eq!(
+            markdown_to_text("# Head\n\nOne *two*.\n\n- a\n- b\n"),
+            "Head\n\nOne two.\n\n- a\n- b"
+        );
+    }
+
+    #[test]
+    fn error_locations_are_found() {
+        assert_eq!(
+            parse_location("Failed to parse 'x'\n --> 4:43\n  |"),
+            Some((4, Some(43)))
+        );
+        assert_eq!(parse_location("no location"), None);
+        let source = "line one\n{{ cohort.n }}\n{{ cohort.respons.orr }}\n";
+        assert_eq!(
+            find_named_line(source, "Variable `cohort.respons.orr` not found"),
+            Some((3, None))
+        );
+        assert_eq!(
+            active_template("Failed to render 'a.md'\nVariable `x` not found in context while rendering 'b.txt'"),
+            Some("b.txt".to_string())
+        );
+        assert_eq!(
+            tidy_message("Failed to parse 'a.md'\n --> 4:43\n  |\n4 | {{ x | pct( }}\n  |   ^---\n  |\n  = expected an identifier"),
+            "Failed to parse 'a.md': expected an identifier"
+        );
+    }
+
+    #[test]
+    fn a_render_error_in_a_built_in_names_the_template_and_line() {
+        let renderer = Renderer::new(None).expect("built-ins parse");
+        let study: Study = serde_json::from_value(serde_json::json!({"id": "S"})).expect("study");
+        let err = renderer
+            .render_text(
+                "cohorts.a.background",
+                "ok\n{{ cohort.nope }}",
+                &study,
+                &dummy_cohort(),
+                &defaults(),
+            )
+            .expect_err("unknown variable");
+        let text = err.to_string();
+        assert!(
+            text.starts_with("template `cohorts.a.background`: line 2: "),
+            "{text}"
+        );
+        assert!(text.contains("cohort.nope"), "{text}");
+    }
+
+    fn dummy_cohort() -> CohortResults {
+        use crate::endpoints::{Enrolment, Populations};
+        CohortResults {
+            id: "a".into(),
+            label: "A".into(),
+            cutoff: None,
+            n: Populations {
+                enrolled: 0,
+                efficacy: 0,
+                safety: 0,
+            },
+            enrolment: Enrolment {
+                first: None,
+                last: None,
+                centres: None,
+            },
+            baseline: Vec::new(),
+            response: None,
+            tte: Default::default(),
+            followup: None,
+            safety: None,
+            warnings: Vec::new(),
+            abstract_length: None,
+        }
     }
 
     #[test]

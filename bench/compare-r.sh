@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Times `readout build` on synthetic data of N subjects (default 1e6) and, when they are
+# installed, the equivalent R (survival) and Python (lifelines) scripts on the same files.
+# Installs nothing. Usage: bench/compare-r.sh [N ...]   (e.g. bench/compare-r.sh 1000 100000 1000000)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(1000000)
+repeats=${REPEATS:-5}
+cargo build --release --quiet
+cargo build --release --quiet --example make_bench_data
+work=${BENCH_DIR:-target/bench-data}
+have_r=0; command -v Rscript >/dev/null && Rscript -e 'library(survival)' >/dev/null 2>&1 && have_r=1
+have_py=0; python3 -c 'import lifelines, pandas' >/dev/null 2>&1 && have_py=1
+[ $have_r = 1 ] || echo "R with the survival package not found: R timings skipped (apt-get install r-base-core r-cran-survival)"
+[ $have_py = 1 ] || echo "Python lifelines not found: lifelines timings skipped (pip install lifelines)"
+
+# min and median wall seconds of $repeats runs of a command; also peak RSS (KiB) of the last run.
+time_it() {
+  local times=() rss=0
+  for _ in $(seq "$repeats"); do
+    local t0 t1
+    t0=$(date +%s.%N)
+    rss=$( { /usr/bin/time -f '%M' "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1 ) || true
+    t1=$(date +%s.%N)
+    times+=("$(echo "$t1 - $t0" | bc -l)")
+  done
+  printf '%s\n' "${times[@]}" | sort -g | awk -v rss="$rss" '{a[NR]=$1} END {printf "min %.3f s  median %.3f s  peak RSS %.0f MiB\n", a[1], a[int((NR+1)/2)], rss/1024}'
+}
+
+for n in "${sizes[@]}"; do
+  dir="$work/$n"
+  [ -f "$dir/adtte.csv" ] || ./target/release/examples/make_bench_data "$n" "$dir"
+  echo "== $n subjects (4 cohorts), $(du -sh "$dir" | cut -f1) of CSV"
+  echo -n "readout build:   "; time_it ./target/release/readout build --quiet --out "$dir/out" "$dir/bench.yaml"
+  if [ $have_r = 1 ]; then
+    cat > "$dir/km.R" <<'REOF'
+args <- commandArgs(TRUE); setwd(args[1]); suppressMessages(library(survival))
+s <- read.csv("adsl.csv"); d <- merge(read.csv("adtte.csv"), s, by = "USUBJID")
+fit <- survfit(Surv(AVAL / 30.4375, 1 - CNSR) ~ COHORT, data = d, conf.type = "log-log")
+q <- quantile(fit, c(.25, .5, .75)); l <- summary(fit, times = c(6, 12, 24), extend = TRUE)
+f <- survfit(Surv(AVAL / 30.4375, CNSR) ~ COHORT, data = d, conf.type = "log-log"); m <- quantile(f, .5)
+REOF
+    echo -n "R survival:      "; time_it Rscript "$dir/km.R" "$dir"
+  fi
+  if [ $have_py = 1 ]; then
+    cat > "$dir/km.py" <<'PEOF'
+import sys, pandas as pd
+from lifelines import KaplanMeierFitter
+from lifelines.utils import median_survival_times
+d = pd.read_csv(sys.argv[1] + "/adtte.csv").merge(pd.read_csv(sys.argv[1] + "/adsl.csv"), on="USUBJID")
+for c, g in d.groupby("COHORT"):
+    k = KaplanMeierFitter().fit(g.AVAL / 30.4375, 1 - g.CNSR)
+    median_survival_times(k.confidence_interval_); k.survival_function_at_times([6, 12, 24])
+    KaplanMeierFitter().fit(g.AVAL / 30.4375, g.CNSR).median_survival_time_
+PEOF
+    echo -n "Python lifelines: "; time_it python3 "$dir/km.py" "$dir"
+  fi
+done

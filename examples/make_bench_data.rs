@@ -1,0 +1,64 @@
+//! Synthetic data for benchmarks: `cargo run --release --example make_bench_data -- N DIR`
+//! writes DIR/adsl.csv (N subjects in 4 cohorts), DIR/adtte.csv (one OS record each) and
+//! DIR/bench.yaml. Deterministic (splitmix64, fixed seed). Not real patients.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let n: usize = args
+        .next()
+        .and_then(|a| a.parse().ok())
+        .expect("usage: make_bench_data N DIR");
+    let dir = std::path::PathBuf::from(args.next().expect("usage: make_bench_data N DIR"));
+    std::fs::create_dir_all(&dir).expect("create DIR");
+    let mut state: u64 = 20_240_601;
+    let mut uniform = move || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let start = chrono::NaiveDate::from_ymd_opt(2018, 1, 1).expect("date");
+    let mut adsl = String::with_capacity(n * 40);
+    let mut adtte = String::with_capacity(n * 60);
+    adsl.push_str("USUBJID,COHORT,TRTSDT,SAFFL\n");
+    adtte.push_str("USUBJID,PARAMCD,AVAL,CNSR,STARTDT,ADT\n");
+    for i in 0..n {
+        let cohort = i % 4 + 1;
+        let entry = (uniform() * 1000.0) as i64;
+        let trtsdt = start + chrono::Days::new(entry as u64);
+        // Exponential survival, median 300 + 100·cohort days; administrative censoring at day 1400.
+        let median = 300.0 + 100.0 * cohort as f64;
+        let event_day = 1.0 + (-median / std::f64::consts::LN_2 * (1.0 - uniform()).ln()).floor();
+        let follow = (1400 - entry) as f64;
+        let (aval, cnsr) = if event_day <= follow {
+            (event_day, 0)
+        } else {
+            (follow, 1)
+        };
+        let adt = trtsdt + chrono::Days::new(aval as u64 - 1);
+        let _ = writeln!(adsl, "S{i:08},{cohort},{trtsdt},Y");
+        let _ = writeln!(adtte, "S{i:08},OS,{aval},{cnsr},{trtsdt},{adt}");
+    }
+    std::fs::write(dir.join("adsl.csv"), adsl).expect("adsl");
+    std::fs::write(dir.join("adtte.csv"), adtte).expect("adtte");
+    let mut yaml = std::fs::File::create(dir.join("bench.yaml")).expect("yaml");
+    let _ = write!(
+        yaml,
+        "# Synthetic benchmark study ({n} subjects), made by examples/make_bench_data.rs.\n\
+         study: {{ id: BENCH }}\n\
+         data: {{ adsl: adsl.csv, adtte: adtte.csv }}\n\
+         analysis: {{ tte_params: {{ OS: OS }}, followup: OS, landmarks: [6, 12, 24] }}\n\
+         output: {{ formats: [md, html] }}\n\
+         cohorts:\n"
+    );
+    for c in 1..=4 {
+        let _ = writeln!(
+            yaml,
+            "  - {{ id: cohort-{c}, where: {{ COHORT: \"{c}\" }} }}"
+        );
+    }
+}

@@ -1,0 +1,330 @@
+//! Conference abstract length limits: which conference counts what (`output.conference`), and
+//! how long an abstract is under that rule. The length is measured on `abstract.txt`, the plain
+//! text that is pasted into a submission form. The rules and their sources are in
+//! `docs/CONFERENCES.md`.
+//!
+//! This module only measures; the build prints the measure, stores it in `results.json`, and
+//! `readout build --strict` turns an overrun into an error.
+
+use std::fmt;
+
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::{Deserialize, Serialize};
+
+/// A conference whose rule readout knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Conference {
+    /// ASCO Annual Meeting.
+    Asco,
+    /// ESMO Congress.
+    Esmo,
+    /// AACR Annual Meeting.
+    Aacr,
+    /// IASLC World Conference on Lung Cancer.
+    Wclc,
+}
+
+impl Conference {
+    /// Every known conference, in the order they are listed in messages.
+    pub const ALL: [Conference; 4] = [
+        Conference::Asco,
+        Conference::Esmo,
+        Conference::Aacr,
+        Conference::Wclc,
+    ];
+
+    /// The config name (`asco`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Conference::Asco => "asco",
+            Conference::Esmo => "esmo",
+            Conference::Aacr => "aacr",
+            Conference::Wclc => "wclc",
+        }
+    }
+
+    /// The conference of a config name, case-insensitive.
+    pub fn from_name(name: &str) -> Option<Conference> {
+        Conference::ALL
+            .into_iter()
+            .find(|c| c.name().eq_ignore_ascii_case(name.trim()))
+    }
+
+    /// The length rule (see `docs/CONFERENCES.md` for the sources).
+    pub fn rule(self) -> LengthRule {
+        let (limit, counts, title) = match self {
+            Conference::Asco => (2600, CountUnit::CharsNoSpaces, true),
+            Conference::Esmo => (2300, CountUnit::Chars, false),
+            Conference::Aacr => (2600, CountUnit::Chars, true),
+            Conference::Wclc => (500, CountUnit::Words, false),
+        };
+        LengthRule {
+            name: self.name().to_string(),
+            limit,
+            counts,
+            title,
+        }
+    }
+}
+
+/// What a limit counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CountUnit {
+    /// Every character, spaces included; a line break counts as one character.
+    #[default]
+    Chars,
+    /// Characters other than spaces and line breaks.
+    CharsNoSpaces,
+    /// Words: runs of characters between spaces or line breaks.
+    Words,
+}
+
+impl CountUnit {
+    /// Short name for messages ("characters excluding spaces").
+    pub fn describe(self) -> &'static str {
+        match self {
+            CountUnit::Chars => "characters",
+            CountUnit::CharsNoSpaces => "characters excluding spaces",
+            CountUnit::Words => "words",
+        }
+    }
+
+    /// Counts `text` in this unit.
+    pub fn count(self, text: &str) -> usize {
+        match self {
+            CountUnit::Words => text.split_whitespace().count(),
+            CountUnit::CharsNoSpaces => text.chars().filter(|c| !c.is_whitespace()).count(),
+            CountUnit::Chars => {
+                // Paragraphs pasted into a form keep one line break between them; the blank
+                // lines of the text file are not part of what is submitted.
+                let lines: Vec<&str> = text
+                    .lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty())
+                    .collect();
+                let chars: usize = lines.iter().map(|l| l.chars().count()).sum();
+                chars + lines.len().saturating_sub(1)
+            }
+        }
+    }
+}
+
+/// `output.conference: { limit: N, counts: ..., title: ... }`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomLimit {
+    /// The most units allowed. Required.
+    pub limit: usize,
+    /// chars | chars_no_spaces | words. Default: chars.
+    #[serde(default)]
+    pub counts: CountUnit,
+    /// Whether the title counts. Default: true.
+    #[serde(default = "yes")]
+    pub title: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// `output.conference`: a known conference by name, or a rule of one's own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum ConferenceSpec {
+    /// `asco`, `esmo`, `aacr`, `wclc`.
+    Named(Conference),
+    /// `{ limit, counts, title }`.
+    Custom(CustomLimit),
+}
+
+impl Default for ConferenceSpec {
+    fn default() -> Self {
+        ConferenceSpec::Named(Conference::Asco)
+    }
+}
+
+impl ConferenceSpec {
+    /// The rule to measure abstracts by.
+    pub fn rule(&self) -> LengthRule {
+        match self {
+            ConferenceSpec::Named(c) => c.rule(),
+            ConferenceSpec::Custom(c) => LengthRule {
+                name: "custom".to_string(),
+                limit: c.limit,
+                counts: c.counts,
+                title: c.title,
+            },
+        }
+    }
+}
+
+const EXPECTED: &str =
+    "asco, esmo, aacr, wclc, or { limit: N, counts: chars | chars_no_spaces | words, title: true | false }";
+
+impl<'de> Deserialize<'de> for ConferenceSpec {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct SpecVisitor;
+        impl<'de> Visitor<'de> for SpecVisitor {
+            type Value = ConferenceSpec;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(EXPECTED)
+            }
+
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<ConferenceSpec, E> {
+                Conference::from_name(v)
+                    .map(ConferenceSpec::Named)
+                    .ok_or_else(|| {
+                        E::custom(format!("unknown conference `{v}`; expected {EXPECTED}"))
+                    })
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ConferenceSpec, A::Error> {
+                CustomLimit::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(ConferenceSpec::Custom)
+            }
+        }
+        deserializer.deserialize_any(SpecVisitor)
+    }
+}
+
+/// A resolved length rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LengthRule {
+    /// `asco`, ..., or `custom`.
+    pub name: String,
+    /// The most units allowed.
+    pub limit: usize,
+    /// What is counted.
+    pub counts: CountUnit,
+    /// Whether the title counts.
+    pub title: bool,
+}
+
+impl LengthRule {
+    /// Measures a plain-text abstract whose first paragraph (up to the first blank line) is
+    /// the title.
+    pub fn measure(&self, abstract_text: &str) -> AbstractLength {
+        let counted = if self.title {
+            abstract_text
+        } else {
+            split_title(abstract_text).1
+        };
+        let count = self.counts.count(counted);
+        AbstractLength {
+            conference: self.name.clone(),
+            count,
+            limit: self.limit,
+            unit: self.counts,
+            title_counted: self.title,
+            within_limit: count <= self.limit,
+        }
+    }
+}
+
+/// (title, body) of a plain-text abstract: the title is the first paragraph.
+pub fn split_title(text: &str) -> (&str, &str) {
+    let text = text.trim_start_matches(['\n', '\r']);
+    match text.find("\n\n") {
+        Some(i) => (text.get(..i).unwrap_or(""), text.get(i + 2..).unwrap_or("")),
+        None => (text, ""),
+    }
+}
+
+/// `results.json` → cohort → `abstract_length`: the abstract measured by the conference rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AbstractLength {
+    /// The rule's name: `asco`, `esmo`, `aacr`, `wclc` or `custom`.
+    pub conference: String,
+    /// Length of `abstract.txt` in `unit`.
+    pub count: usize,
+    /// The conference's limit in `unit`.
+    pub limit: usize,
+    /// chars | chars_no_spaces | words.
+    pub unit: CountUnit,
+    /// Whether the title was counted.
+    pub title_counted: bool,
+    /// `count <= limit`.
+    pub within_limit: bool,
+}
+
+impl fmt::Display for AbstractLength {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}/{} {} ({}{})",
+            self.count,
+            self.limit,
+            self.unit.describe(),
+            self.conference,
+            if self.title_counted {
+                ", title counted"
+            } else {
+                ", title not counted"
+            }
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counting_units() {
+        let text = "A title\n\nBackground: one two.\nMethods: three.";
+        assert_eq!(CountUnit::Words.count(text), 7);
+        assert_eq!(
+            CountUnit::CharsNoSpaces.count(text),
+            "Atitle".len() + "Background:onetwo.".len() + "Methods:three.".len()
+        );
+        // 3 non-blank lines: their characters plus 2 line breaks.
+        assert_eq!(
+            CountUnit::Chars.count(text),
+            "A title".len() + "Background: one two.".len() + "Methods: three.".len() + 2
+        );
+    }
+
+    #[test]
+    fn unicode_symbols_count_as_one_character() {
+        assert_eq!(CountUnit::CharsNoSpaces.count("grade ≥3 – χ²"), 10);
+        assert_eq!(CountUnit::Chars.count("≥3"), 2);
+    }
+
+    #[test]
+    fn the_title_counts_only_when_the_rule_says_so() {
+        let text = "Title here\n\nBody text.\n";
+        let with = LengthRule {
+            name: "custom".into(),
+            limit: 3,
+            counts: CountUnit::Words,
+            title: true,
+        };
+        let without = LengthRule {
+            title: false,
+            ..with.clone()
+        };
+        assert_eq!(with.measure(text).count, 4);
+        assert!(!with.measure(text).within_limit);
+        assert_eq!(without.measure(text).count, 2);
+        assert!(without.measure(text).within_limit);
+    }
+
+    #[test]
+    fn names_are_case_insensitive() {
+        assert_eq!(Conference::from_name("ASCO"), Some(Conference::Asco));
+        assert_eq!(Conference::from_name("wclc"), Some(Conference::Wclc));
+        assert_eq!(Conference::from_name("asco2024"), None);
+    }
+
+    #[test]
+    fn display_reads_as_count_over_limit() {
+        let m = Conference::Asco.rule().measure("T\n\nab cd");
+        assert_eq!(
+            m.to_string(),
+            "5/2600 characters excluding spaces (asco, title counted)"
+        );
+    }
+}

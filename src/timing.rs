@@ -1,0 +1,24 @@
+//! Stage timings for profiling: with `READOUT_PROFILE=1` in the environment, each timed stage
+//! prints its wall time to stderr. Costs one environment look-up when off.
+
+use std::sync::OnceLock;
+use std::time::Instant;
+
+fn enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("READOUT_PROFILE").is_some_and(|v| v != "0"))
+}
+
+/// Runs `f`, printing `label` and its wall time when profiling is on.
+pub fn stage<T>(label: &str, f: impl FnOnce() -> T) -> T {
+    if !enabled() {
+        return f();
+    }
+    let start = Instant::now();
+    let out = f();
+    eprintln!(
+        "[profile] {label}: {:.1} ms",
+        start.elapsed().as_secs_f64() * 1e3
+    );
+    out
+}

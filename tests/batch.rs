@@ -1,0 +1,293 @@
+//! Batch builds: several cut-offs in one command, diffs between them, failures isolated,
+//! folders written whole, manifests verifiable, output independent of the thread count.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn readout() -> Command {
+    let mut cmd = Command::cargo_bin("readout").expect("binary");
+    cmd.current_dir(root());
+    cmd
+}
+
+fn results(folder: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(folder.join("results.json")).expect("read"))
+        .expect("json")
+}
+
+/// Every file under `dir`, relative path → bytes.
+fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).expect("dir").flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).expect("prefix").display().to_string();
+                out.insert(rel, std::fs::read(&p).expect("file"));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn three_cutoffs_of_the_example_study_in_one_command() {
+    let out = tempfile::tempdir().expect("temp");
+    readout()
+        .args(["build", "config/altn-ak105-ii-01.yaml", "--quiet"])
+        .args([
+            "--cutoff",
+            "2021-01-25",
+            "--cutoff",
+            "2022-01-06",
+            "--cutoff",
+            "2022-10-20",
+        ])
+        .arg("--out")
+        .arg(out.path())
+        .assert()
+        .success();
+    let study = out.path().join("ALTN-AK105-II-01");
+    let mut enrolled = Vec::new();
+    for cutoff in ["2021-01-25", "2022-01-06", "2022-10-20"] {
+        let r = results(&study.join(cutoff));
+        assert_eq!(r["cutoff"], cutoff);
+        let cohorts = r["cohorts"].as_array().expect("cohorts");
+        assert_eq!(cohorts.len(), 3, "every cohort at every cut-off");
+        let c1 = cohorts
+            .iter()
+            .find(|c| c["id"] == "cohort-1")
+            .expect("cohort-1");
+        enrolled.push(c1["n"]["enrolled"].as_u64().expect("n"));
+    }
+    // Cohort 1 enrolled until 2021-11-22: fewer subjects at the earliest cut-off.
+    assert!(
+        enrolled[0] < 38 && enrolled[1] == 38 && enrolled[2] == 38,
+        "{enrolled:?}"
+    );
+
+    // A later build of another cut-off leaves the earlier folders untouched.
+    let before = tree(&study.join("2021-01-25"));
+    readout()
+        .args([
+            "build",
+            "config/altn-ak105-ii-01.yaml",
+            "--quiet",
+            "--cutoff",
+            "2022-06-30",
+        ])
+        .arg("--out")
+        .arg(out.path())
+        .assert()
+        .success();
+    assert_eq!(tree(&study.join("2021-01-25")), before);
+    assert!(study.join("2022-06-30/results.json").is_file());
+}
+
+#[test]
+fn diff_between_two_cutoffs_shows_the_known_changes() {
+    let out = tempfile::tempdir().expect("temp");
+    readout()
+        .args([
+            "build",
+            "tests/fixtures/batch/study.yaml",
+            "--quiet",
+            "--diff-previous",
+        ])
+        .arg("--out")
+        .arg(out.path())
+        .assert()
+        .success();
+    let study = out.path().join("TINY");
+    // Worked out by hand from tests/fixtures/tiny: at 2021-03-01, S-001 has one PR (not yet
+    // confirmed; SD, being past day 42), S-002 and S-003 have no assessment (NE). By
+    // 2021-04-30, S-001's PR is confirmed 42 days later, S-002 had SD then PD (SD), S-003 SD.
+    let early = results(&study.join("2021-03-01"));
+    let late = results(&study.join("2021-04-30"));
+    let bor = |r: &Value, k: &str| r["cohorts"][0]["response"]["bor"][k].as_u64();
+    assert_eq!(
+        (bor(&early, "PR"), bor(&early, "SD"), bor(&early, "NE")),
+        (Some(0), Some(1), Some(2))
+    );
+    assert_eq!(
+        (bor(&late, "PR"), bor(&late, "SD"), bor(&late, "NE")),
+        (Some(1), Some(2), Some(0))
+    );
+    assert_eq!(early["cohorts"][0]["tte"]["PFS"]["events"], 0);
+    assert_eq!(late["cohorts"][0]["tte"]["PFS"]["events"], 1);
+
+    let written = study.join("diff-2021-03-01-to-2021-04-30.md");
+    let md = std::fs::read_to_string(&written).expect("diff written by --diff-previous");
+    for line in [
+        "- S-001: SD → PR",
+        "- S-002: NE → SD",
+        "- S-003: NE → SD",
+        "| PFS events | 0 | 1 | **changed**",
+    ] {
+        assert!(md.contains(line), "diff lacks {line:?}:\n{md}");
+    }
+    assert!(study.join("diff-2021-03-01-to-2021-04-30.html").is_file());
+
+    // The diff command prints the same report.
+    let output = readout()
+        .arg("diff")
+        .arg(study.join("2021-03-01"))
+        .arg(study.join("2021-04-30"))
+        .output()
+        .expect("run");
+    assert!(output.status.success());
+    assert_eq!(String::from_utf8(output.stdout).expect("utf-8"), md);
+}
+
+#[test]
+fn a_failing_cohort_does_not_stop_the_others() {
+    let out = tempfile::tempdir().expect("temp");
+    let output = readout()
+        .args([
+            "build",
+            "tests/fixtures/batch/failing-cohort.yaml",
+            "tests/fixtures/invalid/missing-file/study.yaml",
+            "config/altn-ak105-ii-01.yaml",
+        ])
+        .arg("--out")
+        .arg(out.path())
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(2));
+    let err = String::from_utf8(output.stderr).expect("utf-8");
+    assert!(
+        err.contains("cohort broken") && err.contains("NO_SUCH_COLUMN"),
+        "{err}"
+    );
+    assert!(err.contains("no-such-file.csv"), "{err}");
+    let stdout = String::from_utf8(output.stdout).expect("utf-8");
+    assert!(
+        stdout.contains("broken") && stdout.contains("FAILED"),
+        "{stdout}"
+    );
+    // The passing cohort of the same config and the other study are built.
+    let tiny = results(&out.path().join("TINY-FAIL/2021-04-30"));
+    assert_eq!(tiny["cohorts"].as_array().map(Vec::len), Some(1));
+    assert_eq!(tiny["failures"][0]["cohort"], "broken");
+    assert!(out
+        .path()
+        .join("ALTN-AK105-II-01/2022-10-20/results.json")
+        .is_file());
+}
+
+#[test]
+fn outputs_are_byte_identical_at_one_and_two_threads() {
+    let mut trees = Vec::new();
+    let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().expect("temp")).collect();
+    for (threads, dir) in ["1", "2"].iter().zip(&dirs) {
+        readout()
+            .env("RAYON_NUM_THREADS", threads)
+            .args([
+                "build",
+                "config/altn-ak105-ii-01.yaml",
+                "--quiet",
+                "--cutoff",
+                "2021-06-30",
+                "--cutoff",
+                "2022-10-20",
+            ])
+            .arg("--out")
+            .arg(dir.path())
+            .assert()
+            .success();
+        trees.push(tree(dir.path()));
+    }
+    assert!(trees[0].len() > 20, "{} files", trees[0].len());
+    assert_eq!(
+        trees[0].keys().collect::<Vec<_>>(),
+        trees[1].keys().collect::<Vec<_>>()
+    );
+    for (path, bytes) in &trees[0] {
+        assert!(
+            trees[1].get(path) == Some(bytes),
+            "{path} differs between 1 and 2 threads"
+        );
+    }
+}
+
+#[test]
+fn verify_reports_a_changed_output() {
+    let out = tempfile::tempdir().expect("temp");
+    readout()
+        .args(["build", "tests/fixtures/batch/study.yaml", "--quiet"])
+        .arg("--out")
+        .arg(out.path())
+        .assert()
+        .success();
+    let folder = out.path().join("TINY/2021-04-30");
+    readout().arg("verify").arg(&folder).assert().success();
+    std::fs::write(folder.join("all/abstract.md"), "edited by hand\n").expect("edit");
+    let output = readout().arg("verify").arg(&folder).output().expect("run");
+    assert_eq!(output.status.code(), Some(1));
+    let text = String::from_utf8(output.stdout).expect("utf-8");
+    assert!(text.contains("all/abstract.md changed"), "{text}");
+}
+
+#[test]
+fn a_killed_build_leaves_no_partial_folder() {
+    let out = tempfile::tempdir().expect("temp");
+    // Many cohorts with PNG figures make the build long enough to be killed in the middle.
+    let config = out.path().join("many.yaml");
+    let data = root().join("data/altn-ak105-ii-01");
+    let mut yaml = format!(
+        "study: {{ id: MANY }}\ndata: {{ dir: {}, adsl: adsl.csv, adrs: adrs.csv, adae: adae.csv, adtr: adtr.csv }}\ncutoffs: [2021-06-30, 2022-01-06, 2022-10-20]\noutput: {{ formats: [md, html, png] }}\ncohorts:\n",
+        data.display()
+    );
+    for i in 0..30 {
+        yaml.push_str(&format!(
+            "  - {{ id: c{i}, where: {{ COHORT: \"{}\" }} }}\n",
+            [1, 2, 4][i % 3]
+        ));
+    }
+    std::fs::write(&config, yaml).expect("config");
+    let bin = assert_cmd::cargo::cargo_bin("readout");
+    let mut child = std::process::Command::new(&bin)
+        .args(["build", "--quiet", "--out"])
+        .arg(out.path())
+        .arg(&config)
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    let _ = child.kill();
+    let _ = child.wait();
+    let study = out.path().join("MANY");
+    // Whatever was finished is complete and verifies; nothing else is visible.
+    if let Ok(entries) = std::fs::read_dir(&study) {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().to_string();
+            if name.starts_with('.') {
+                continue; // a staging folder, removed by the next build
+            }
+            readout().arg("verify").arg(entry.path()).assert().success();
+        }
+    }
+    // The next build cleans up and writes every folder.
+    readout()
+        .args(["build", "--quiet", "--out"])
+        .arg(out.path())
+        .arg(&config)
+        .assert()
+        .success();
+    let names: Vec<String> = std::fs::read_dir(&study)
+        .expect("study")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .collect();
+    assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
+    assert_eq!(names.len(), 3, "{names:?}");
+}

@@ -1,0 +1,390 @@
+//! Real ADaM data as delivered: the CDISC SDTM/ADaM Pilot 01 study built end to end from its
+//! original SAS transport files (`tests/fixtures/cdiscpilot01/study.yaml`, three cohorts by
+//! arm), and the pharmaverse data loaded with a config that maps nothing.
+//!
+//! Every expected number is computed here, independently of readout, from the CSV conversions
+//! that sit beside the `.xpt` files: treatment-emergent adverse events per arm (subjects,
+//! severity SEVERE as grade 3, relatedness NONE/REMOTE/POSSIBLE/PROBABLE), and the Kaplan–Meier
+//! estimate of time to first dermatologic event (ADTTE `PARAMCD = TTDE`) by arm: subjects,
+//! events, median, survival and number at risk at landmarks, and the number-at-risk row under
+//! the figure. The data live in `../shared/reference/adam/` beside the repository and are never
+//! committed; each test prints "skipped: ..." and passes when they are absent.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn reference(folder: &str) -> Option<PathBuf> {
+    let dir = root().join("../shared/reference/adam").join(folder);
+    if dir.join("adsl.csv").exists() {
+        Some(dir)
+    } else {
+        eprintln!("skipped: {} is absent", dir.display());
+        None
+    }
+}
+
+type Rows = Vec<HashMap<String, String>>;
+
+/// A CSV conversion as rows of column → trimmed text.
+fn read_csv(path: &Path) -> Rows {
+    let mut reader = csv::Reader::from_path(path).expect("csv");
+    let headers = reader.headers().expect("header").clone();
+    reader
+        .records()
+        .map(|r| {
+            let r = r.expect("record");
+            headers
+                .iter()
+                .zip(r.iter())
+                .map(|(h, v)| (h.to_string(), v.trim().to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+fn build(config: &Path) -> (tempfile::TempDir, Value) {
+    let out = tempfile::tempdir().expect("temp dir");
+    Command::cargo_bin("readout")
+        .expect("binary")
+        .args(["build", "--quiet", "--out"])
+        .arg(out.path())
+        .arg(config)
+        .current_dir(root())
+        .assert()
+        .success();
+    let study = std::fs::read_dir(out.path())
+        .expect("output")
+        .next()
+        .expect("a study folder")
+        .expect("entry")
+        .path();
+    let text = std::fs::read_to_string(study.join("no-cutoff/results.json")).expect("results");
+    (out, serde_json::from_str(&text).expect("json"))
+}
+
+fn cohort<'a>(results: &'a Value, id: &str) -> &'a Value {
+    results["cohorts"]
+        .as_array()
+        .expect("cohorts")
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("cohort {id} missing"))
+}
+
+const ARMS: [(&str, &str); 3] = [
+    ("placebo", "Placebo"),
+    ("xanomeline-low", "Xanomeline Low Dose"),
+    ("xanomeline-high", "Xanomeline High Dose"),
+];
+
+/// A Kaplan–Meier estimate computed the textbook way: at each distinct event time t,
+/// S ← S × (1 − d(t) / n(t)), with n(t) the subjects whose time is ≥ t.
+struct Km {
+    /// (event time, S just after it).
+    steps: Vec<(f64, f64)>,
+}
+
+impl Km {
+    fn new(data: &[(f64, bool)]) -> Km {
+        let times: BTreeSet<u64> = data
+            .iter()
+            .filter(|(_, e)| *e)
+            .map(|(t, _)| t.to_bits())
+            .collect();
+        let mut times: Vec<f64> = times.into_iter().map(f64::from_bits).collect();
+        times.sort_by(f64::total_cmp);
+        let mut s = 1.0;
+        let mut steps = Vec::new();
+        for t in times {
+            let at_risk = data.iter().filter(|(x, _)| *x >= t).count() as f64;
+            let died = data.iter().filter(|(x, e)| *e && *x == t).count() as f64;
+            s *= 1.0 - died / at_risk;
+            steps.push((t, s));
+        }
+        Km { steps }
+    }
+
+    fn surv(&self, t: f64) -> f64 {
+        self.steps
+            .iter()
+            .take_while(|(x, _)| *x <= t)
+            .last()
+            .map_or(1.0, |(_, s)| *s)
+    }
+
+    /// The smallest time with S ≤ 0.5; where S is exactly 0.5 up to the next event, the
+    /// midpoint of the two (R's `quantile.survfit`).
+    fn median(&self) -> Option<f64> {
+        let i = self.steps.iter().position(|(_, s)| *s <= 0.5 + 1e-12)?;
+        let (t, s) = self.steps[i];
+        if (s - 0.5).abs() < 1e-12 {
+            if let Some((next, _)) = self.steps.get(i + 1) {
+                return Some((t + next) / 2.0);
+            }
+        }
+        Some(t)
+    }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+}
+
+#[test]
+fn pilot_builds_from_xpt_with_teae_counts_and_km_by_arm() {
+    let Some(dir) = reference("cdiscpilot01") else {
+        return;
+    };
+    if !dir.join("adsl.xpt").exists() {
+        eprintln!("skipped: the .xpt files are absent from {}", dir.display());
+        return;
+    }
+    let (out, results) = build(Path::new("tests/fixtures/cdiscpilot01/study.yaml"));
+    assert_eq!(results["time_unit"], "days");
+
+    let adsl = read_csv(&dir.join("adsl.csv"));
+    let adae = read_csv(&dir.join("adae.csv"));
+    let adtte = read_csv(&dir.join("adtte.csv"));
+    let arm_of: HashMap<&str, &str> = adsl
+        .iter()
+        .map(|r| (r["USUBJID"].as_str(), r["TRT01A"].as_str()))
+        .collect();
+    let safety: BTreeSet<&str> = adsl
+        .iter()
+        .filter(|r| r["SAFFL"] == "Y")
+        .map(|r| r["USUBJID"].as_str())
+        .collect();
+
+    let mut teae_any = BTreeMap::new();
+    for (id, arm) in ARMS {
+        let c = cohort(&results, id);
+        let n_arm = adsl.iter().filter(|r| r["TRT01A"] == arm).count();
+        let n_safety = safety.iter().filter(|s| arm_of[*s] == arm).count();
+        assert_eq!(c["n"]["enrolled"], n_arm, "{id}");
+        assert_eq!(c["n"]["safety"], n_safety, "{id}");
+        // `efficacy_flag: SAFFL`: the time-to-event population is the safety population.
+        assert_eq!(c["n"]["efficacy"], n_safety, "{id}");
+
+        // Treatment-emergent AEs: subjects of the arm's safety population with TRTEMFL = Y.
+        let teae: Vec<&HashMap<String, String>> = adae
+            .iter()
+            .filter(|r| r["TRTEMFL"] == "Y")
+            .filter(|r| safety.contains(r["USUBJID"].as_str()))
+            .filter(|r| arm_of[r["USUBJID"].as_str()] == arm)
+            .collect();
+        let subjects = |keep: &dyn Fn(&HashMap<String, String>) -> bool| {
+            teae.iter()
+                .filter(|r| keep(r))
+                .map(|r| r["USUBJID"].as_str())
+                .collect::<BTreeSet<_>>()
+                .len()
+        };
+        let related = |r: &HashMap<String, String>| {
+            matches!(
+                r["AEREL"].as_str(),
+                "Y" | "RELATED" | "PROBABLE" | "POSSIBLE"
+            )
+        };
+        let safety_json = &c["safety"];
+        assert_eq!(safety_json["N"], n_safety, "{id}");
+        assert_eq!(safety_json["teae"]["any"], subjects(&|_| true), "{id}");
+        assert_eq!(
+            safety_json["teae"]["grade3plus"],
+            subjects(&|r| r["AESEV"] == "SEVERE"),
+            "{id}"
+        );
+        assert_eq!(
+            safety_json["teae"]["serious"],
+            subjects(&|r| r["AESER"] == "Y"),
+            "{id}"
+        );
+        assert_eq!(safety_json["trae"]["any"], subjects(&related), "{id}");
+        assert_eq!(
+            safety_json["trae"]["grade3plus"],
+            subjects(&|r| related(r) && r["AESEV"] == "SEVERE"),
+            "{id}"
+        );
+        // Per term: the most frequent TEAE of the arm.
+        let mut per_term: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for r in &teae {
+            per_term
+                .entry(r["AEDECOD"].as_str())
+                .or_default()
+                .insert(r["USUBJID"].as_str());
+        }
+        for term in safety_json["by_term"].as_array().expect("by_term") {
+            let name = term["term"].as_str().expect("term");
+            assert_eq!(term["teae_any"], per_term[name].len(), "{id}: {name}");
+        }
+        assert_eq!(
+            safety_json["by_term"].as_array().unwrap().len(),
+            per_term.len()
+        );
+        teae_any.insert(id, subjects(&|_| true));
+
+        // Time to first dermatologic event, in days (ADTTE AVAL is in days).
+        let data: Vec<(f64, bool)> = adtte
+            .iter()
+            .filter(|r| r["PARAMCD"] == "TTDE" && arm_of[r["USUBJID"].as_str()] == arm)
+            .map(|r| (r["AVAL"].parse().unwrap(), r["CNSR"] == "0"))
+            .collect();
+        let km = Km::new(&data);
+        let tte = &c["tte"]["TTDE"];
+        assert_eq!(tte["source"], "ADTTE");
+        assert_eq!(tte["n"], data.len(), "{id}");
+        assert_eq!(
+            tte["events"],
+            data.iter().filter(|(_, e)| *e).count(),
+            "{id}"
+        );
+        match km.median() {
+            Some(m) => assert!(
+                close(tte["median"]["estimate"].as_f64().expect("median"), m),
+                "{id}: median {} vs {m}",
+                tte["median"]["estimate"]
+            ),
+            None => assert!(tte["median"]["estimate"].is_null(), "{id}"),
+        }
+        let landmarks = tte["landmarks"].as_array().expect("landmarks");
+        assert_eq!(landmarks.len(), 6);
+        for l in landmarks {
+            let t = l["time"].as_f64().unwrap();
+            let at_risk = data.iter().filter(|(x, _)| *x >= t).count();
+            assert_eq!(l["n_risk"], at_risk, "{id}: at risk at day {t}");
+            assert!(
+                close(l["surv"].as_f64().unwrap(), km.surv(t)),
+                "{id}: S({t}) {} vs {}",
+                l["surv"],
+                km.surv(t)
+            );
+        }
+
+        // The figure's number-at-risk row: each count under a tick is ADTTE's AVAL ≥ tick.
+        let svg = std::fs::read_to_string(
+            out.path()
+                .join("CDISCPILOT01/no-cutoff")
+                .join(id)
+                .join("figures/km-ttde.svg"),
+        )
+        .expect("km figure");
+        let (ticks, counts) = at_risk_row(&svg, arm);
+        assert!(ticks.len() >= 4, "{id}: ticks {ticks:?}");
+        assert_eq!(ticks.len(), counts.len(), "{id}: {ticks:?} {counts:?}");
+        for (t, n) in ticks.iter().zip(&counts) {
+            let expected = data.iter().filter(|(x, _)| *x >= *t).count();
+            assert_eq!(*n, expected, "{id}: figure's number at risk at day {t}");
+        }
+    }
+    // The same counts by hand from ADAE (TRTEMFL = Y, SAFFL = Y), pinned: a change in the
+    // data or the loader shows here first.
+    assert_eq!(
+        teae_any.into_iter().collect::<Vec<_>>(),
+        [
+            ("placebo", 65),
+            ("xanomeline-high", 76),
+            ("xanomeline-low", 77)
+        ]
+    );
+}
+
+/// The x-axis tick labels and the number-at-risk row of a one-arm KM figure: the numbers just
+/// before the "Time (...)" axis title, and the numbers after the arm's label under "Number at
+/// risk".
+fn at_risk_row(svg: &str, label: &str) -> (Vec<f64>, Vec<usize>) {
+    let doc = roxmltree::Document::parse(svg).expect("svg");
+    let texts: Vec<String> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| n.text().unwrap_or("").trim().to_string())
+        .collect();
+    let axis = texts
+        .iter()
+        .position(|t| t.starts_with("Time ("))
+        .expect("time axis title");
+    let mut ticks: Vec<f64> = texts[..axis]
+        .iter()
+        .rev()
+        .map_while(|t| t.parse().ok())
+        .collect();
+    ticks.reverse();
+    let table = texts
+        .iter()
+        .position(|t| t == "Number at risk")
+        .expect("number-at-risk table");
+    // The row starts with the arm's label, shortened with "…" when long.
+    let row = table + 1;
+    let shown = texts.get(row).expect("the arm's row").trim_end_matches('…');
+    assert!(
+        label.starts_with(shown),
+        "row label {shown:?} for {label:?}"
+    );
+    let counts = texts[row + 1..]
+        .iter()
+        .map_while(|t| t.parse().ok())
+        .collect();
+    (ticks, counts)
+}
+
+#[test]
+fn pharmaverse_loads_with_the_default_config() {
+    let Some(dir) = reference("pharmaverse") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = tmp.path().join("study.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "study: {{ id: PHARMAVERSE }}\n\
+             data:\n  dir: {}\n  adsl: adsl.csv\n  adrs: adrs_onco.csv\n  adtte: adtte_onco.csv\n  adae: adae.csv\n  adtr: adtr_onco.csv\n\
+             cohorts:\n  - {{ id: all }}\n",
+            dir.display()
+        ),
+    )
+    .unwrap();
+    let (_out, results) = build(&config);
+    let c = cohort(&results, "all");
+
+    let adsl = read_csv(&dir.join("adsl.csv"));
+    let adae = read_csv(&dir.join("adae.csv"));
+    let adtte = read_csv(&dir.join("adtte_onco.csv"));
+    let safety: BTreeSet<&str> = adsl
+        .iter()
+        .filter(|r| r["SAFFL"] == "Y")
+        .map(|r| r["USUBJID"].as_str())
+        .collect();
+    assert_eq!(c["n"]["enrolled"], adsl.len());
+    assert_eq!(c["safety"]["N"], safety.len());
+    // TRTEMFL is Y or empty here; severity in AESEV.
+    let teae: BTreeSet<&str> = adae
+        .iter()
+        .filter(|r| r["TRTEMFL"] == "Y" && safety.contains(r["USUBJID"].as_str()))
+        .map(|r| r["USUBJID"].as_str())
+        .collect();
+    assert_eq!(c["safety"]["teae"]["any"], teae.len());
+    let severe: BTreeSet<&str> = adae
+        .iter()
+        .filter(|r| r["TRTEMFL"] == "Y" && safety.contains(r["USUBJID"].as_str()))
+        .filter(|r| r["AESEV"] == "SEVERE")
+        .map(|r| r["USUBJID"].as_str())
+        .collect();
+    assert_eq!(c["safety"]["teae"]["grade3plus"], severe.len());
+    for param in ["PFS", "OS"] {
+        let rows: Vec<_> = adtte.iter().filter(|r| r["PARAMCD"] == param).collect();
+        let tte = &c["tte"][param];
+        assert_eq!(tte["source"], "ADTTE");
+        assert_eq!(tte["n"], rows.len(), "{param}");
+        assert_eq!(
+            tte["events"],
+            rows.iter().filter(|r| r["CNSR"] == "0").count(),
+            "{param}"
+        );
+    }
+}

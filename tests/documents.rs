@@ -1,0 +1,535 @@
+//! Documents end to end on the fixture study `tests/fixtures/documents/` (one cohort, every
+//! format, hostile data strings): snapshots of every built-in template's output, the HTML
+//! parsed as HTML5, the Word files opened as zip archives, user template overrides, template
+//! errors naming the template and line, and the conference length check with `--strict`.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixture() -> PathBuf {
+    root().join("tests/fixtures/documents")
+}
+
+/// The fixture config with extra lines under `output:` (e.g. `templates: ...`), written to a
+/// temporary folder; data paths point back at the fixture.
+fn variant(tmp: &Path, output_extra: &str) -> PathBuf {
+    let text = std::fs::read_to_string(fixture().join("study.yaml")).expect("fixture config");
+    let text = text
+        .replace(
+            "\ndata:\n",
+            &format!("\ndata:\n  dir: {}\n", fixture().display()),
+        )
+        .replace(
+            "\n  dir: output\n",
+            &format!("\n  dir: output\n{output_extra}"),
+        );
+    let path = tmp.join("study.yaml");
+    std::fs::write(&path, text).expect("write config");
+    path
+}
+
+/// Runs `readout build CONFIG --out OUT [args]` and returns (exit code, stdout, stderr).
+fn build(config: &Path, out: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let output = Command::cargo_bin("readout")
+        .expect("binary")
+        .arg("build")
+        .arg(config)
+        .arg("--out")
+        .arg(out)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run");
+    (
+        output.status.code(),
+        String::from_utf8(output.stdout).expect("utf-8"),
+        String::from_utf8(output.stderr).expect("utf-8"),
+    )
+}
+
+/// Builds the fixture as it is; returns the temp folder and the cut-off folder.
+fn build_fixture() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let (code, _, err) = build(
+        &fixture().join("study.yaml"),
+        &tmp.path().join("out"),
+        &["--quiet"],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let folder = tmp.path().join("out/DOC-FIXTURE/2021-12-31");
+    (tmp, folder)
+}
+
+fn read(folder: &Path, file: &str) -> String {
+    std::fs::read_to_string(folder.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"))
+}
+
+/// The SVG figures are snapshotted by tests/plots.rs; here they are reduced to a marker.
+fn without_svg(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(start) = rest.find("<svg") {
+        out.push_str(&rest[..start]);
+        match rest[start..].find("</svg>") {
+            Some(end) => {
+                out.push_str("<svg><!-- figure --></svg>");
+                rest = &rest[start + end + "</svg>".len()..];
+            }
+            None => {
+                rest = &rest[start..];
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Parses as an HTML5 document and fails on any parse error (html5ever's error list).
+fn parse_html5(name: &str, html: &str) -> scraper::Html {
+    let doc = scraper::Html::parse_document(html);
+    assert!(
+        doc.errors.is_empty(),
+        "{name} is not clean HTML5: {:?}",
+        doc.errors
+    );
+    doc
+}
+
+fn select<'a>(doc: &'a scraper::Html, css: &str) -> Vec<scraper::ElementRef<'a>> {
+    let selector = scraper::Selector::parse(css).expect("selector");
+    doc.select(&selector).collect()
+}
+
+fn text_of(e: &scraper::ElementRef<'_>) -> String {
+    e.text().collect::<String>()
+}
+
+/// `word/document.xml` of a .docx, and the names of its parts.
+fn docx_parts(path: &Path) -> (String, Vec<String>) {
+    let file = std::fs::File::open(path).expect("docx");
+    let mut archive = zip::ZipArchive::new(file).expect("a .docx is a zip archive");
+    let names: Vec<String> = archive.file_names().map(str::to_string).collect();
+    let mut xml = String::new();
+    std::io::Read::read_to_string(
+        &mut archive.by_name("word/document.xml").expect("document.xml"),
+        &mut xml,
+    )
+    .expect("utf-8");
+    (xml, names)
+}
+
+/// The text of every `<w:t>` run, joined by spaces (paragraph and cell boundaries included).
+fn docx_text(xml: &str) -> String {
+    let doc = roxmltree::Document::parse(xml).expect("document.xml is XML");
+    doc.descendants()
+        .filter(|n| n.tag_name().name() == "t")
+        .filter_map(|n| n.text())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn every_built_in_template_snapshot() {
+    let (_tmp, folder) = build_fixture();
+    insta::assert_snapshot!("abstract.md", read(&folder, "cohort-a/abstract.md"));
+    insta::assert_snapshot!("abstract.txt", read(&folder, "cohort-a/abstract.txt"));
+    insta::assert_snapshot!(
+        "abstract.html",
+        without_svg(&read(&folder, "cohort-a/abstract.html"))
+    );
+    insta::assert_snapshot!(
+        "report.html",
+        without_svg(&read(&folder, "cohort-a/report.html"))
+    );
+    insta::assert_snapshot!("index.html", read(&folder, "index.html"));
+}
+
+#[test]
+fn abstract_txt_is_plain_text_and_its_length_is_in_results() {
+    let (_tmp, folder) = build_fixture();
+    let text = read(&folder, "cohort-a/abstract.txt");
+    for markup in ["**", "# ", "*X*", "<p>", "&lt;", "&amp;"] {
+        assert!(!text.contains(markup), "markup {markup:?} in abstract.txt");
+    }
+    assert!(text.contains("grade ≥3 TRAEs in 3 (37.5%)"), "{text}");
+    assert!(text.contains("(range 47–73)"), "{text}");
+    assert!(text.contains("Drug X is an oral inhibitor. We report the 8 pts"));
+    assert!(text.contains("Conclusions: Drug X showed activity with"));
+    // Data strings are as in the data, not escaped: this is not HTML.
+    assert!(text.contains("Pleura & <other> 2/8 (25.0%)"), "{text}");
+
+    // The fixture's rule: 400 words, title not counted. Count independently.
+    let (_title, body) = text.split_once("\n\n").expect("title paragraph");
+    let words = body.split_whitespace().count();
+    let results: Value = serde_json::from_str(&read(&folder, "results.json")).expect("json");
+    let length = &results["cohorts"][0]["abstract_length"];
+    assert_eq!(length["count"], words);
+    assert_eq!(length["limit"], 400);
+    assert_eq!(length["unit"], "words");
+    assert_eq!(length["title_counted"], false);
+    assert_eq!(length["within_limit"], true);
+}
+
+#[test]
+fn html_documents_parse_as_html5_and_escape_data_strings() {
+    let (_tmp, folder) = build_fixture();
+    for file in [
+        "cohort-a/abstract.html",
+        "cohort-a/report.html",
+        "index.html",
+    ] {
+        let html = read(&folder, file);
+        let doc = parse_html5(file, &html);
+        assert!(
+            select(&doc, "script").is_empty(),
+            "{file}: a data string became a <script> element"
+        );
+        assert!(!html.contains("<script>"), "{file}: unescaped <script>");
+        assert!(
+            !html.contains("<link") && !html.contains("src=\"http"),
+            "{file}: not self-contained"
+        );
+    }
+
+    let html = read(&folder, "cohort-a/report.html");
+    let doc = parse_html5("report.html", &html);
+    // The hostile AE term is shown as text, in its table row, with its counts.
+    let rows: Vec<String> = select(&doc, "#safety table.terms tbody tr")
+        .iter()
+        .map(text_of)
+        .collect();
+    let hostile = rows
+        .iter()
+        .find(|r| r.contains("<script>alert(1)</script>"))
+        .expect("the AE term is shown as text");
+    assert!(hostile.contains("Investigations & <tests>"), "{hostile}");
+    assert!(hostile.contains("1 (12.5%)"), "{hostile}");
+    let hypertension = rows
+        .iter()
+        .find(|r| r.starts_with("Hypertension"))
+        .expect("hypertension row");
+    // TEAE any 3/8, grade ≥3 2/8; TRAE the same (all related).
+    assert!(
+        hypertension.contains("3 (37.5%)2 (25.0%)3 (37.5%)2 (25.0%)"),
+        "{hypertension}"
+    );
+
+    // Tables: baseline n (%), response with ORR/DCR CIs, time to event, landmarks.
+    let cells = |css: &str| -> Vec<String> { select(&doc, css).iter().map(text_of).collect() };
+    let baseline = cells("#baseline td").join("|");
+    assert!(
+        baseline.contains("Age, years, median (range)|59.5 (47–73)"),
+        "{baseline}"
+    );
+    assert!(
+        baseline.contains("Pleura & <other>|2 (25.0%)"),
+        "{baseline}"
+    );
+    let response = cells("#response td").join("|");
+    assert!(
+        response.contains("Complete response (CR)|1 (12.5%)"),
+        "{response}"
+    );
+    assert!(
+        response.contains("Objective response rate (CR + PR)|3 (37.5%)|8.5%, 75.5%"),
+        "{response}"
+    );
+    assert!(
+        response.contains("Disease control rate|6 (75.0%)|34.9%, 96.8%"),
+        "{response}"
+    );
+    let tte = cells("#time-to-event td").join("|");
+    assert!(tte.contains("OS|8|2 (25.0%)|NR (5.0, NE)"), "{tte}");
+    assert!(tte.contains("OS|6 months|"), "{tte}");
+    assert!(tte.contains("87.5%|38.7%, 98.1%"), "{tte}");
+    assert_eq!(
+        select(&doc, "#figures figure svg").len(),
+        7,
+        "every figure inline"
+    );
+    let title = select(&doc, "h1").first().map(text_of).unwrap_or_default();
+    assert_eq!(title, "Drug X in advanced thoracic tumours: Thoracic <A>");
+
+    // index.html links every document of the cohort, and the study files.
+    let index = read(&folder, "index.html");
+    let doc = parse_html5("index.html", &index);
+    let links: Vec<String> = select(&doc, "a")
+        .iter()
+        .filter_map(|a| a.value().attr("href").map(str::to_string))
+        .collect();
+    for href in [
+        "cohort-a/abstract.html",
+        "cohort-a/report.html",
+        "cohort-a/abstract.txt",
+        "cohort-a/abstract.md",
+        "cohort-a/abstract.docx",
+        "cohort-a/report.docx",
+        "cohort-a/figures/km-os.svg",
+        "results.json",
+        "manifest.json",
+        "derived/cohort-a.csv",
+    ] {
+        assert!(
+            links.iter().any(|l| l == href),
+            "index.html lacks {href}: {links:?}"
+        );
+        assert!(folder.join(href).is_file(), "{href} linked but missing");
+    }
+}
+
+#[test]
+fn word_documents_have_the_numbers_real_tables_and_figures() {
+    let (_tmp, folder) = build_fixture();
+    let (xml, parts) = docx_parts(&folder.join("cohort-a/abstract.docx"));
+    let text = docx_text(&xml);
+    assert!(
+        text.contains("Drug X in advanced thoracic tumours: Thoracic <A>"),
+        "{text}"
+    );
+    assert!(
+        text.contains("the confirmed ORR was 37.5% (3/8; 95% CI: 8.5%, 75.5%)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Results:"),
+        "the section label is a run of its own"
+    );
+    assert!(parts.iter().any(|p| p == "word/styles.xml"));
+
+    let (xml, parts) = docx_parts(&folder.join("cohort-a/report.docx"));
+    let text = docx_text(&xml);
+    for expected in [
+        "Objective response rate (CR + PR)",
+        "3 (37.5%)",
+        "8.5%, 75.5%",
+        "NR (5.0, NE)",
+        "<script>alert(1)</script>",
+        "Pleura & <other>",
+        "59.5 (47–73)",
+        "Kaplan–Meier",
+    ] {
+        assert!(
+            text.contains(expected),
+            "report.docx lacks {expected:?}:\n{text}"
+        );
+    }
+    let tables = xml.matches("<w:tbl>").count();
+    assert!(tables >= 6, "{tables} tables");
+    let images = parts
+        .iter()
+        .filter(|p| p.starts_with("word/media/") && p.ends_with(".png"))
+        .count();
+    assert_eq!(images, 7, "one PNG per figure: {parts:?}");
+    assert!(xml.contains("w:val=\"Heading1\""), "real headings");
+}
+
+#[test]
+fn word_documents_are_byte_identical_between_builds() {
+    let (_a, first) = build_fixture();
+    let (_b, second) = build_fixture();
+    for file in [
+        "cohort-a/abstract.docx",
+        "cohort-a/report.docx",
+        "cohort-a/report.html",
+        "index.html",
+    ] {
+        let x = std::fs::read(first.join(file)).expect("first");
+        let y = std::fs::read(second.join(file)).expect("second");
+        assert!(x == y, "{file} differs between two builds");
+    }
+}
+
+#[test]
+fn a_user_template_overrides_one_template_and_the_rest_stay_built_in() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let templates = fixture().join("templates-override");
+    let config = variant(
+        tmp.path(),
+        &format!("  templates: {}\n", templates.display()),
+    );
+    let (code, _, err) = build(&config, &tmp.path().join("out"), &["--quiet"]);
+    assert_eq!(code, Some(0), "{err}");
+    let folder = tmp.path().join("out/DOC-FIXTURE/2021-12-31");
+    let md = read(&folder, "cohort-a/abstract.md");
+    assert_eq!(
+        md,
+        "# House style: Drug X in advanced thoracic tumours: Thoracic <A>\n\nThe confirmed ORR was 38% (3/8 (37.5%)).\n"
+    );
+    // Not overridden: the built-in abstract.txt and report.html.
+    assert!(read(&folder, "cohort-a/abstract.txt").starts_with("Drug X in advanced"));
+    assert!(read(&folder, "cohort-a/report.html").contains("Best overall response (confirmed"));
+}
+
+/// The error of a build with a template folder, paths replaced by placeholders.
+fn template_error(folder: &str) -> String {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let templates = fixture().join(folder);
+    let config = variant(
+        tmp.path(),
+        &format!("  templates: {}\n", templates.display()),
+    );
+    let out = tmp.path().join("out");
+    let (code, stdout, err) = build(&config, &out, &["--quiet"]);
+    assert_eq!(code, Some(2), "{folder}: exit code; stdout {stdout}");
+    assert!(
+        !out.join("DOC-FIXTURE").exists(),
+        "{folder}: nothing written"
+    );
+    // The error line itself; the build's closing tally is the command line's business.
+    err.lines()
+        .filter(|l| l.starts_with("error:"))
+        .collect::<Vec<_>>()
+        .join("\n")
+        .replace(&root().display().to_string(), "[ROOT]")
+        .replace(&tmp.path().display().to_string(), "[TMP]")
+}
+
+#[test]
+fn a_template_syntax_error_names_the_file_line_and_column() {
+    let err = template_error("templates-syntax-error");
+    assert!(err.contains("template `abstract.md`"), "{err}");
+    assert!(err.contains("templates-syntax-error/abstract.md"), "{err}");
+    assert!(err.contains("line 4, column 43"), "{err}");
+    insta::assert_snapshot!(err);
+}
+
+#[test]
+fn an_unknown_variable_names_the_included_template_and_line() {
+    let err = template_error("templates-unknown-variable");
+    assert!(err.contains("template `abstract-results.txt`"), "{err}");
+    assert!(err.contains("line 3:"), "{err}");
+    assert!(err.contains("cohort.respons.orr.rate"), "{err}");
+    insta::assert_snapshot!(err);
+}
+
+#[test]
+fn strict_makes_an_overrun_an_error_and_writes_nothing() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    // Replace the fixture's 400-word rule by one the abstract cannot meet.
+    let config = variant(tmp.path(), "");
+    let text = std::fs::read_to_string(&config).expect("config").replace(
+        "conference: { limit: 400, counts: words, title: false }",
+        "conference: { limit: 100, counts: chars_no_spaces }",
+    );
+    std::fs::write(&config, text).expect("write");
+    let out = tmp.path().join("out");
+
+    let (code, stdout, err) = build(&config, &out, &["--strict"]);
+    assert_eq!(code, Some(2), "{stdout}{err}");
+    assert!(!out.exists(), "--strict wrote something");
+    assert!(err.contains("--strict"), "{err}");
+    assert!(
+        err.contains("cohort-a (2021-12-31): ")
+            && err.contains("/100 characters excluding spaces (custom, title counted)"),
+        "{err}"
+    );
+
+    // Without --strict the build succeeds and says by how much the abstract is over.
+    let (code, stdout, err) = build(&config, &out, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("abstract DOC-FIXTURE 2021-12-31 cohort-a:"))
+        .unwrap_or_else(|| panic!("no abstract length line:\n{stdout}"));
+    assert!(line.contains("OVER the limit by"), "{line}");
+}
+
+#[test]
+fn conference_names_and_rules_are_checked_in_the_config() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = variant(tmp.path(), "");
+    let original = std::fs::read_to_string(&config).expect("config");
+    let check = |conference: &str| {
+        let text = original.replace(
+            "conference: { limit: 400, counts: words, title: false }",
+            conference,
+        );
+        std::fs::write(&config, text).expect("write");
+        let output = Command::cargo_bin("readout")
+            .expect("binary")
+            .arg("check")
+            .arg(&config)
+            .output()
+            .expect("run");
+        (
+            output.status.code(),
+            String::from_utf8(output.stderr)
+                .expect("utf-8")
+                .replace(&tmp.path().display().to_string(), "[TMP]"),
+        )
+    };
+    for ok in [
+        "conference: asco",
+        "conference: WCLC",
+        "conference: { limit: 3000 }",
+    ] {
+        let (code, err) = check(ok);
+        assert_eq!(code, Some(0), "{ok}: {err}");
+    }
+    let (code, err) = check("conference: asco2024");
+    assert_eq!(code, Some(2));
+    assert!(err.contains("unknown conference `asco2024`"), "{err}");
+    insta::assert_snapshot!("unknown_conference", err);
+    let (code, err) = check("conference: { limit: 10, count: words }");
+    assert_eq!(code, Some(2));
+    assert!(err.contains("count"), "{err}");
+}
+
+/// Opens `report.html` in headless Chromium, takes a screenshot, and fails on any console
+/// message (the report has no script, so any message is a fault) or a blank page. Skipped, with
+/// a message, where Debian's chromium is not installed (`.ci/run` installs it).
+#[test]
+fn report_renders_in_headless_chromium() {
+    let chromium = Path::new("/usr/bin/chromium");
+    if !chromium.exists() {
+        println!("SKIPPED report_renders_in_headless_chromium: /usr/bin/chromium is not installed");
+        return;
+    }
+    let (tmp, folder) = build_fixture();
+    let report = folder.join("cohort-a/report.html");
+    let shot = tmp.path().join("report.png");
+    let output = std::process::Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--window-size=1100,1600",
+        ])
+        .arg(format!(
+            "--user-data-dir={}",
+            tmp.path().join("profile").display()
+        ))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("file://{}", report.display()))
+        .output()
+        .expect("run chromium");
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "chromium failed: {log}");
+    let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
+    assert!(console.is_empty(), "console messages: {console:#?}");
+
+    let png = std::fs::read(&shot).expect("screenshot written");
+    let pixmap = resvg::tiny_skia::Pixmap::decode_png(&png).expect("a PNG");
+    assert_eq!((pixmap.width(), pixmap.height()), (1100, 1600));
+    let pixels = pixmap.pixels();
+    let inked = pixels
+        .iter()
+        .filter(|p| p.red() < 200 || p.green() < 200 || p.blue() < 200)
+        .count();
+    let share = inked as f64 / pixels.len() as f64;
+    assert!(
+        share > 0.01,
+        "the page looks blank: {:.2}% of pixels carry ink",
+        share * 100.0
+    );
+}
