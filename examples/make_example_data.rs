@@ -694,7 +694,7 @@ fn finish(rng: &mut Rng, t: &Target, mut subjects: Vec<Generated>) -> Vec<Genera
             lo
         } else if i == t.n - 1 {
             hi
-        } else if i == half || (t.n % 2 == 0 && i == half - 1) {
+        } else if i == half || (t.n.is_multiple_of(2) && i == half - 1) {
             mid
         } else if i < half {
             rng.range(lo, mid)

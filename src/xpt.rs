@@ -213,7 +213,7 @@ pub fn parse(bytes: &[u8]) -> Result<XptTable, XptError> {
             ),
         ));
     }
-    if bytes.len() % RECORD != 0 {
+    if !bytes.len().is_multiple_of(RECORD) {
         return Err(XptError::at(
             bytes.len() - bytes.len() % RECORD,
             format!(

@@ -105,7 +105,7 @@ fn pad(text: &[u8], len: usize) -> Vec<u8> {
 }
 
 fn pad_record(out: &mut Vec<u8>) {
-    while out.len() % 80 != 0 {
+    while !out.len().is_multiple_of(80) {
         out.push(b' ');
     }
 }
