@@ -216,7 +216,7 @@ impl<'a> CutData<'a> {
             by_subject,
             tte_index: data
                 .has_adtte
-                .then(|| crate::endpoints::index_tte(&data.tte)),
+                .then(|| crate::endpoints::index_tte(&data.tte, data.subjects.len())),
             cutoff,
         }
     }
@@ -264,7 +264,7 @@ pub fn analyse(
     } else {
         Vec::new()
     };
-    endpoints::analyse_cohort(&CohortInput {
+    let mut result = endpoints::analyse_cohort(&CohortInput {
         cohort,
         analysis: &analysis,
         cutoff,
@@ -272,7 +272,53 @@ pub fn analyse(
         members: &members,
         derived: &derived,
         tte_index,
-    })
+    })?;
+    if members.is_empty() {
+        result
+            .results
+            .warnings
+            .push(empty_cohort_reason(cohort, &study.data.subjects, cutoff));
+    }
+    Ok(result)
+}
+
+/// Why a cohort has no subject: the cut-off is before its first enrolment, or its `where`
+/// filter matches nobody. The cohort is still reported (N = 0, estimates null).
+fn empty_cohort_reason(
+    cohort: &CohortConfig,
+    subjects: &[Subject],
+    cutoff: Option<Date>,
+) -> String {
+    let matching = cohort_members(cohort, subjects);
+    if let (false, Some(cutoff)) = (matching.is_empty(), cutoff) {
+        let first = matching
+            .iter()
+            .filter_map(|&i| subjects.get(i).and_then(|s| s.enrolled.or(s.trt_start)))
+            .min();
+        return match first {
+            Some(first) => format!(
+                "no subject was enrolled by the cut-off {cutoff}; the first of the cohort's {} subjects was enrolled on {first}",
+                matching.len()
+            ),
+            None => format!("no subject was enrolled by the cut-off {cutoff}"),
+        };
+    }
+    let filters: Vec<String> = cohort
+        .filter
+        .iter()
+        .map(|(column, value)| {
+            let mut seen: Vec<&str> = subjects
+                .iter()
+                .filter_map(|s| s.columns.get(column))
+                .collect();
+            seen.sort_unstable();
+            seen.dedup();
+            let shown = seen.iter().take(10).copied().collect::<Vec<_>>().join(", ");
+            let more = if seen.len() > 10 { ", ..." } else { "" };
+            format!("{column} = {} (ADSL has: {shown}{more})", value.as_text())
+        })
+        .collect();
+    format!("no subject matches `where`: {}", filters.join("; "))
 }
 
 /// The derivation rules a cohort's analysis settings ask for.

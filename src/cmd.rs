@@ -209,6 +209,12 @@ fn build_command(
             None => {}
         }
     };
+    // Data problems that did not stop the load (an AE without a grade, ...), for the summary.
+    let data_warnings: Vec<String> = loaded
+        .iter()
+        .filter_map(|(_, study)| study.as_ref().ok())
+        .flat_map(|study| study.data.warnings.iter().cloned())
+        .collect();
     let mut folders = Vec::new();
     let mut failures: Vec<String> = Vec::new();
     let results: Vec<(PathBuf, Result<Vec<build::BuiltFolder>>)> = loaded
@@ -250,6 +256,9 @@ fn build_command(
     if !quiet {
         print_summary(&folders);
         print_abstract_lengths(&folders);
+        for w in &data_warnings {
+            println!("warning: {w}");
+        }
     }
     for f in &failures {
         eprintln!("error: {f}");
@@ -336,6 +345,10 @@ fn check_command(configs: &[PathBuf], opts: &BuildOptions) -> Result<ExitCode> {
         let result = config::load(path)
             .and_then(build::load_study)
             .and_then(|study| {
+                // User templates are parsed now, so a syntax error is found before a build.
+                if let Some(templates) = &study.config.config.output.templates {
+                    crate::render::Renderer::new(Some(&study.config.base_dir().join(templates)))?;
+                }
                 let plans = build::plan(&study.config, opts);
                 let root = build::output_root(&study.config, opts.out.as_deref());
                 println!(

@@ -17,6 +17,9 @@ use crate::stats::CiTransform;
 /// Largest config file accepted; a study config is a few kilobytes.
 const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
 
+/// Most decimals a number is printed with.
+const MAX_DECIMALS: usize = 10;
+
 /// A whole study config as written in YAML.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -578,12 +581,14 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<StudyConfig> {
             Some(loc) => format!("line {}, column {}: ", loc.line(), loc.column()),
             None => String::new(),
         };
-        let key_part = if key.is_empty() || key == "." {
+        // A syntax error deep in a value ends the path in `?` segments (no key was read yet).
+        let key = key.trim_end_matches(".?");
+        let key_part = if key.is_empty() || key == "." || key == "?" {
             String::new()
         } else {
             format!("key `{key}`: ")
         };
-        let message = strip_yaml_location(&inner.to_string());
+        let message = plain_yaml_message(&strip_yaml_location(&inner.to_string()));
         config_error(path, &format!("{location}{key_part}"), message)
     })?;
     validate(path, &config)?;
@@ -591,11 +596,24 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<StudyConfig> {
 }
 
 /// serde_yaml appends " at line L column C" to its messages; the location is printed once.
-/// serde_yaml also starts some messages with the key path (`analysis: unknown field`), which
-/// the key part already says.
+/// A syntax error may go on with its context (", while parsing a flow mapping at line 8 column
+/// 12"), which is kept. serde_yaml also starts some messages with the key path (`analysis:
+/// unknown field`), which the key part already says.
 fn strip_yaml_location(message: &str) -> String {
+    let owned;
     let message = match message.find(" at line ") {
-        Some(i) => &message[..i],
+        Some(i) => {
+            let rest = message.get(i..).unwrap_or("");
+            owned = match rest.find(", ") {
+                Some(j) => format!(
+                    "{}{}",
+                    message.get(..i).unwrap_or(""),
+                    rest.get(j..).unwrap_or("")
+                ),
+                None => message.get(..i).unwrap_or("").to_string(),
+            };
+            owned.as_str()
+        }
         None => message,
     };
     match message.split_once(": ") {
@@ -609,6 +627,34 @@ fn strip_yaml_location(message: &str) -> String {
         }
         _ => message.to_string(),
     }
+}
+
+/// Rust type names and serde_yaml's limits in words a config author knows.
+fn plain_yaml_message(message: &str) -> String {
+    if message.starts_with("repetition limit exceeded") {
+        return "YAML aliases (`*name`) expand to too many values (repetition limit exceeded); \
+                expected a config that repeats at most a few anchors"
+            .to_string();
+    }
+    if message.starts_with("recursion limit exceeded") {
+        return "the YAML is nested too deeply (recursion limit exceeded); expected a study config"
+            .to_string();
+    }
+    let mut out = message.to_string();
+    for (rust, words) in [
+        ("expected i64", "expected a whole number"),
+        ("expected u64", "expected a whole number ≥ 0"),
+        ("expected usize", "expected a whole number ≥ 0"),
+        ("expected u32", "expected a whole number ≥ 0"),
+        ("expected f64", "expected a number"),
+        ("expected a boolean", "expected true or false"),
+    ] {
+        if out.ends_with(rust) {
+            out.truncate(out.len() - rust.len());
+            out.push_str(words);
+        }
+    }
+    out
 }
 
 fn config_error(path: &Path, location: &str, message: impl Into<String>) -> Error {
@@ -705,6 +751,19 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
                     format!("{v} days; expected zero or more"),
                 ));
             }
+        }
+    }
+    // Templates clamp `d=N` to 10 as well; far more would overflow the formatter.
+    for (name, value) in [
+        ("percent_decimals", a.percent_decimals),
+        ("time_decimals", a.time_decimals),
+    ] {
+        if let Some(d) = value.filter(|d| *d > MAX_DECIMALS) {
+            return Err(config_error(
+                path,
+                &format!("key `{key}.{name}`: "),
+                format!("{d} decimals; expected 0 to {MAX_DECIMALS}"),
+            ));
         }
     }
     if let Some(landmarks) = &a.landmarks {

@@ -24,10 +24,14 @@ pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, St
         has_adtr: data.has_adtr,
         ..StudyData::default()
     };
+    // Old subject position → new one, for the records that point at subjects.
+    let mut position: Vec<Option<usize>> = Vec::with_capacity(data.subjects.len());
     for s in &data.subjects {
         if s.enrolled.or(s.trt_start).is_some_and(|d| d > cutoff) {
+            position.push(None);
             continue;
         }
+        position.push(Some(out.subjects.len()));
         let mut s = s.clone();
         if s.death.is_some_and(|d| d > cutoff) {
             s.death = None;
@@ -61,10 +65,11 @@ pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, St
         .cloned()
         .collect();
     for r in &data.tte {
-        if !kept.contains(r.usubjid.as_str()) {
+        let Some(subject) = position.get(r.subject).copied().flatten() else {
             continue;
-        }
+        };
         let mut r = r.clone();
+        r.subject = subject;
         match (r.start, r.date) {
             (_, Some(adt)) if adt <= cutoff => {}
             (Some(start), Some(_)) => {

@@ -272,15 +272,21 @@ pub struct Safety {
     pub by_term: Vec<TermCounts>,
 }
 
-/// ADTTE records by (PARAMCD, USUBJID), built once per cut-off.
-pub type TteIndex<'a> = FxHashMap<(&'a str, &'a str), &'a TteRecord>;
+/// ADTTE records by PARAMCD, then by subject position; built once per cut-off.
+pub type TteIndex<'a> = FxHashMap<&'a str, Vec<Option<&'a TteRecord>>>;
 
-/// Indexes ADTTE records by (PARAMCD, USUBJID).
-pub fn index_tte(records: &[TteRecord]) -> TteIndex<'_> {
-    records
-        .iter()
-        .map(|r| ((r.paramcd.as_str(), r.usubjid.as_str()), r))
-        .collect()
+/// Indexes ADTTE records by PARAMCD and subject position (`n_subjects` positions).
+pub fn index_tte(records: &[TteRecord], n_subjects: usize) -> TteIndex<'_> {
+    let mut index: TteIndex<'_> = FxHashMap::default();
+    for r in records {
+        let column = index
+            .entry(r.paramcd.as_str())
+            .or_insert_with(|| vec![None; n_subjects]);
+        if let Some(slot) = column.get_mut(r.subject) {
+            *slot = Some(r);
+        }
+    }
+    index
 }
 
 /// One row of `derived/<cohort>.csv`.
@@ -405,9 +411,15 @@ pub fn analyse_cohort(input: &CohortInput<'_>) -> Result<CohortAnalysis> {
         let mut events = Vec::with_capacity(efficacy.len());
         let from_adtte = input.data.has_adtte;
         if let (true, Some(index)) = (from_adtte, input.tte_index) {
+            let by_subject = index.get(paramcd.as_str());
             for &i in &efficacy {
-                let Some(s) = subjects.get(i) else { continue };
-                if let Some(r) = index.get(&(paramcd.as_str(), s.usubjid.as_str())) {
+                let record = input
+                    .members
+                    .get(i)
+                    .and_then(|&global| by_subject.and_then(|v| v.get(global)))
+                    .copied()
+                    .flatten();
+                if let Some(r) = record {
                     times.push(r.days);
                     events.push(r.status == Status::Event);
                     column[i] = Some((r.days / unit, r.cnsr));

@@ -5,6 +5,11 @@
 //! [`plots`] (via [`figures`]) → [`render`] → [`write`]; [`build`] runs them in order and
 //! [`cmd`] is the command line.
 
+// Bad input ends in an `Error`, never a panic (SPEC §7): no unwrap/expect in library code.
+// Tests (unit tests here, and the integration tests, examples and benches, which are crates of
+// their own) may unwrap.
+#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
+
 pub mod build;
 pub mod cmd;
 pub mod conference;

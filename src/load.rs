@@ -17,6 +17,14 @@ use crate::model::{
     AdverseEvent, Assessment, Date, LesionSum, Response, Status, Subject, TteRecord,
 };
 
+/// Largest data file read (1 GiB). Files are read whole into memory; an ADaM table of a trial
+/// is far smaller, so a larger file is a wrong path or a broken export, refused before reading.
+pub const MAX_DATA_FILE_BYTES: u64 = 1 << 30;
+
+/// Longest CSV record (1 MiB): no ADaM row comes near it, so a longer one is a file without
+/// line ends or an unclosed quote, named by its line rather than parsed on.
+pub const MAX_RECORD_BYTES: usize = 1 << 20;
+
 /// Every input table of a study, typed.
 #[derive(Debug, Clone, Default)]
 pub struct StudyData {
@@ -59,14 +67,37 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     out
 }
 
-/// Loads every table the config names.
+/// Loads every table the config names. The files are read and parsed in parallel; errors
+/// are reported in the order of the config (ADSL first), so the message does not depend on
+/// thread timing.
 pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
+    use rayon::prelude::*;
     let analysis = cfg.analysis_for_study();
     let data = &cfg.config.data;
     let mut study = StudyData::default();
 
-    let adsl_path = cfg.data_path(&data.adsl);
-    let table = crate::timing::stage("  read adsl", || CsvTable::read(&adsl_path))?;
+    let files: Vec<Option<PathBuf>> = [
+        Some(&data.adsl),
+        data.adrs.as_ref(),
+        data.adtte.as_ref(),
+        data.adae.as_ref(),
+        data.adtr.as_ref(),
+    ]
+    .into_iter()
+    .map(|f| f.map(|f| cfg.data_path(f)))
+    .collect();
+    let mut tables: Vec<Option<CsvTable>> = crate::timing::stage("  read files", || {
+        files
+            .par_iter()
+            .map(|path| path.as_deref().map(CsvTable::read).transpose())
+            .collect::<Result<Vec<_>>>()
+    })?;
+    let mut take = |i: usize| tables.get_mut(i).and_then(Option::take);
+    let (adsl, adrs, adtte, adae, adtr) = (take(0), take(1), take(2), take(3), take(4));
+    let Some(adsl) = adsl else {
+        return Err(Error::Other("ADSL was not read".to_string()));
+    };
+
     // Only the columns the config filters on or summarises are kept per subject.
     let keep: FxHashSet<String> = cfg
         .config
@@ -80,38 +111,68 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
         })
         .collect();
     study.subjects = crate::timing::stage("  typed adsl", || {
-        read_adsl_columns(&table, data.efficacy_flag.as_deref(), Some(&keep))
+        read_adsl_columns(&adsl, data.efficacy_flag.as_deref(), Some(&keep))
     })?;
-    study.inputs.push(table.input_file());
-    let known: KnownSubjects<'_> = crate::timing::stage("  known", || {
-        study.subjects.iter().map(|s| s.usubjid.as_str()).collect()
-    });
+    study.inputs.push(adsl.input_file());
+    let known: KnownSubjects<'_> = study.subjects.iter().map(|s| s.usubjid.as_str()).collect();
 
-    if let Some(file) = &data.adrs {
-        let table = CsvTable::read(&cfg.data_path(file))?;
-        study.assessments = read_adrs(&table, &known)?;
+    // The other tables only need ADSL's subjects: convert them in parallel.
+    let related: HashSet<String> = analysis
+        .related_values
+        .iter()
+        .map(|v| v.trim().to_ascii_uppercase())
+        .collect();
+    let paramcd = data.adtr_paramcd.as_deref().unwrap_or("SDIAM");
+    let ((assessments, tte), (adverse_events, lesions)) =
+        crate::timing::stage("  typed others", || {
+            rayon::join(
+                || {
+                    rayon::join(
+                        || adrs.as_ref().map(|t| read_adrs(t, &known)).transpose(),
+                        || adtte.as_ref().map(|t| read_adtte(t, &known)).transpose(),
+                    )
+                },
+                || {
+                    rayon::join(
+                        || {
+                            adae.as_ref()
+                                .map(|t| {
+                                    let mut warnings = Vec::new();
+                                    read_adae(t, &known, &related, &mut warnings)
+                                        .map(|e| (e, warnings))
+                                })
+                                .transpose()
+                        },
+                        || {
+                            adtr.as_ref()
+                                .map(|t| read_adtr(t, &known, paramcd))
+                                .transpose()
+                        },
+                    )
+                },
+            )
+        });
+    if let (Some(table), Some(rows)) = (&adrs, assessments?) {
+        study.assessments = rows;
+        study.warnings.extend(drop_pre_treatment_responses(
+            table.path(),
+            &study.subjects,
+            &mut study.assessments,
+        ));
         study.inputs.push(table.input_file());
     }
-    if let Some(file) = &data.adtte {
-        let table = crate::timing::stage("  read adtte", || CsvTable::read(&cfg.data_path(file)))?;
-        study.tte = crate::timing::stage("  typed adtte", || read_adtte(&table, &known))?;
+    if let (Some(table), Some(rows)) = (&adtte, tte?) {
+        study.tte = rows;
         study.has_adtte = true;
         study.inputs.push(table.input_file());
     }
-    if let Some(file) = &data.adae {
-        let table = CsvTable::read(&cfg.data_path(file))?;
-        let related: HashSet<String> = analysis
-            .related_values
-            .iter()
-            .map(|v| v.trim().to_ascii_uppercase())
-            .collect();
-        study.adverse_events = read_adae(&table, &known, &related, &mut study.warnings)?;
+    if let (Some(table), Some((rows, warnings))) = (&adae, adverse_events?) {
+        study.adverse_events = rows;
+        study.warnings.extend(warnings);
         study.inputs.push(table.input_file());
     }
-    if let Some(file) = &data.adtr {
-        let table = CsvTable::read(&cfg.data_path(file))?;
-        let paramcd = data.adtr_paramcd.as_deref().unwrap_or("SDIAM");
-        study.lesions = read_adtr(&table, &known, paramcd)?;
+    if let (Some(table), Some(rows)) = (&adtr, lesions?) {
+        study.lesions = rows;
         study.has_adtr = true;
         study.inputs.push(table.input_file());
     }
@@ -127,20 +188,28 @@ impl LoadedConfig {
     }
 }
 
-/// A CSV file read whole, with its header indexed. Cells are read as UTF-8 text.
+/// A data file read whole, with its header indexed. Cells are read as UTF-8 text.
+///
+/// The cells of all rows live in one byte buffer with one end offset per cell, so a table of
+/// millions of rows costs two allocations, not two per row.
 pub struct CsvTable {
     path: PathBuf,
     sha256: String,
     headers: Vec<String>,
     index: HashMap<String, usize>,
-    records: Vec<(u64, csv::ByteRecord)>,
+    /// Every cell's bytes, row after row.
+    cells: Vec<u8>,
+    /// End offset in `cells` of each cell: row `r`, column `c` is entry `r * width + c`.
+    ends: Vec<usize>,
+    /// Line number (1 = header) of each row.
+    lines: Vec<u64>,
 }
 
 /// One data row of a [`CsvTable`], with its line number for error messages.
 pub struct Row<'a> {
     table: &'a CsvTable,
+    row: usize,
     line: u64,
-    record: &'a csv::ByteRecord,
 }
 
 impl CsvTable {
@@ -151,6 +220,7 @@ impl CsvTable {
     /// BOM is skipped), a header with unique names, at least one data row, the same number of
     /// fields on every row. CRLF is accepted.
     pub fn read(path: &Path) -> Result<CsvTable> {
+        check_file_size(path)?;
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, "cannot read data file", e))?;
         let extension = path
             .extension()
@@ -203,7 +273,9 @@ impl CsvTable {
                 "the dataset has variables but no observations; expected one observation per record",
             ));
         }
-        let mut records = Vec::with_capacity(rows.len());
+        let mut cells = Vec::new();
+        let mut ends = Vec::with_capacity(rows.len() * headers.len());
+        let mut lines = Vec::with_capacity(rows.len());
         for (i, row) in rows.into_iter().enumerate() {
             if row.len() != headers.len() {
                 return Err(Error::data_file(
@@ -216,15 +288,20 @@ impl CsvTable {
                     ),
                 ));
             }
-            let record: csv::ByteRecord = row.iter().map(String::as_bytes).collect();
-            records.push((i as u64 + 1, record));
+            for cell in &row {
+                cells.extend_from_slice(cell.as_bytes());
+                ends.push(cells.len());
+            }
+            lines.push(i as u64 + 1);
         }
         Ok(CsvTable {
             path: path.to_path_buf(),
             sha256,
             headers,
             index,
-            records,
+            cells,
+            ends,
+            lines,
         })
     }
 
@@ -271,7 +348,10 @@ impl CsvTable {
             }
             headers.push(name);
         }
-        let mut records = Vec::new();
+        // Rows are about the size of the header line apart; reserve for the whole file once.
+        let mut cells = Vec::with_capacity(body.len());
+        let mut ends = Vec::new();
+        let mut lines = Vec::new();
         let mut record = csv::ByteRecord::new();
         loop {
             match reader.read_byte_record(&mut record) {
@@ -280,13 +360,20 @@ impl CsvTable {
                     if record.len() == 1 && record.get(0).is_some_and(|f| f.is_empty()) {
                         continue; // a blank line
                     }
-                    records.push((line, record.clone()));
+                    if record.as_slice().len() > MAX_RECORD_BYTES {
+                        return Err(record_too_long(path, line, record.as_slice().len()));
+                    }
+                    for field in record.iter() {
+                        cells.extend_from_slice(field);
+                        ends.push(cells.len());
+                    }
+                    lines.push(line);
                 }
                 Ok(false) => break,
                 Err(e) => return Err(csv_error(path, e)),
             }
         }
-        if records.is_empty() {
+        if lines.is_empty() {
             return Err(Error::data_file(
                 path,
                 "the file has a header but no data rows; expected one row per record",
@@ -297,8 +384,35 @@ impl CsvTable {
             sha256,
             headers,
             index,
-            records,
+            cells,
+            ends,
+            lines,
         })
+    }
+
+    /// Number of data rows.
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// Whether the table has no data rows (never true for a table that loaded).
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// The raw bytes of a cell (empty when out of range).
+    fn cell(&self, row: usize, column: usize) -> &[u8] {
+        let width = self.headers.len();
+        if column >= width {
+            return b"";
+        }
+        let flat = row * width + column;
+        let start = match flat.checked_sub(1) {
+            Some(prev) => self.ends.get(prev).copied().unwrap_or(0),
+            None => 0,
+        };
+        let end = self.ends.get(flat).copied().unwrap_or(start);
+        self.cells.get(start..end).unwrap_or(b"")
     }
 
     /// The file path.
@@ -344,11 +458,36 @@ impl CsvTable {
 
     /// The data rows.
     pub fn rows(&self) -> impl Iterator<Item = Row<'_>> {
-        self.records.iter().map(move |(line, record)| Row {
+        self.lines.iter().enumerate().map(move |(row, line)| Row {
             table: self,
+            row,
             line: *line,
-            record,
         })
+    }
+}
+
+/// Refuses a file over [`MAX_DATA_FILE_BYTES`] before reading it.
+fn check_file_size(path: &Path) -> Result<()> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, "cannot read data file", e))?;
+    if meta.is_file() && meta.len() > MAX_DATA_FILE_BYTES {
+        return Err(Error::data_file(
+            path,
+            format!(
+                "the file is {} bytes; readout reads data files of at most {MAX_DATA_FILE_BYTES} bytes (1 GiB)",
+                meta.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn record_too_long(path: &Path, line: u64, len: usize) -> Error {
+    Error::Data {
+        file: path.to_path_buf(),
+        location: format!("line {line}: "),
+        message: format!(
+            "the row holds {len} bytes; expected at most {MAX_RECORD_BYTES} (1 MiB) per row: are the line ends or the quotes broken?"
+        ),
     }
 }
 
@@ -380,7 +519,7 @@ impl<'a> Row<'a> {
     /// A cell as trimmed text; `""` when the column is absent.
     pub fn text(&self, column: Option<usize>) -> Result<&'a str> {
         let Some(i) = column else { return Ok("") };
-        let raw = self.record.get(i).unwrap_or(b"");
+        let raw = self.table.cell(self.row, i);
         let text = std::str::from_utf8(raw).map_err(|_| {
             self.error(
                 i,
@@ -458,27 +597,62 @@ pub fn parse_iso_date(text: &str) -> Option<Date> {
     Date::from_ymd_opt(year, digits(5..7)?, digits(8..10)?)
 }
 
-/// The subject ids of ADSL, for checking that other tables name only known subjects.
-pub type KnownSubjects<'a> = FxHashSet<&'a str>;
+/// The subject ids of ADSL in file order, for checking that other tables name only known
+/// subjects and for finding a record's subject.
+#[derive(Debug, Default)]
+pub struct KnownSubjects<'a> {
+    ids: Vec<&'a str>,
+    index: FxHashMap<&'a str, usize>,
+}
 
+impl<'a> FromIterator<&'a str> for KnownSubjects<'a> {
+    fn from_iter<I: IntoIterator<Item = &'a str>>(iter: I) -> Self {
+        let ids: Vec<&str> = iter.into_iter().collect();
+        let index = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
+        KnownSubjects { ids, index }
+    }
+}
+
+impl KnownSubjects<'_> {
+    /// Whether the subject is in ADSL.
+    pub fn contains(&self, id: &str) -> bool {
+        self.index.contains_key(id)
+    }
+
+    /// The subject's position in ADSL. Tables are usually sorted like ADSL, so the subject
+    /// of the previous row (`hint`) and the next one are tried before the hash look-up.
+    pub fn find(&self, id: &str, hint: &mut usize) -> Option<usize> {
+        for candidate in [*hint, *hint + 1] {
+            if self.ids.get(candidate) == Some(&id) {
+                *hint = candidate;
+                return Some(candidate);
+            }
+        }
+        let found = self.index.get(id).copied()?;
+        *hint = found;
+        Some(found)
+    }
+}
+
+/// The ADSL position of a row's subject, or an error naming the row.
 fn require_subject(
     row: &Row<'_>,
     col: usize,
     usubjid: &str,
     known: &KnownSubjects<'_>,
-) -> Result<()> {
+    hint: &mut usize,
+) -> Result<usize> {
     if usubjid.is_empty() {
         return Err(row.error(col, "USUBJID is empty; expected a subject id"));
     }
-    if !known.contains(usubjid) {
-        return Err(row.error(
+    known.find(usubjid, hint).ok_or_else(|| {
+        row.error(
             col,
             format!(
                 "subject `{usubjid}` is not in ADSL; expected every subject to have an ADSL row"
             ),
-        ));
-    }
-    Ok(())
+        )
+    })
 }
 
 fn flag(row: &Row<'_>, column: Option<usize>, absent: bool) -> Result<bool> {
@@ -529,7 +703,7 @@ pub fn read_adsl_columns(
             .map(|c| c.0),
     };
     let mut seen: FxHashMap<&str, u64> = FxHashMap::default();
-    let mut subjects = Vec::with_capacity(table.records.len());
+    let mut subjects = Vec::with_capacity(table.len());
     for row in table.rows() {
         let usubjid = row.text(Some(c_id))?;
         if usubjid.is_empty() {
@@ -574,12 +748,13 @@ pub fn read_adrs(table: &CsvTable, known: &KnownSubjects<'_>) -> Result<Vec<Asse
     let c_visit = table.column("AVISIT");
     let mut out = Vec::new();
     let mut per_date: HashSet<(String, Date)> = HashSet::new();
+    let mut hint = 0usize;
     for row in table.rows() {
         if row.text(Some(c_param))? != "OVR" {
             continue;
         }
         let usubjid = row.text(Some(c_id))?;
-        require_subject(&row, c_id, usubjid, known)?;
+        require_subject(&row, c_id, usubjid, known, &mut hint)?;
         let Some(date) = row.date(Some(c_adt))? else {
             return Err(row.error(c_adt, "ADT is empty; expected the assessment date"));
         };
@@ -615,16 +790,36 @@ pub fn read_adtte(table: &CsvTable, known: &KnownSubjects<'_>) -> Result<Vec<Tte
     let c_unit = table.column("AVALU");
     let c_start = table.column("STARTDT");
     let c_adt = table.column("ADT");
-    let mut out = Vec::with_capacity(table.records.len());
-    let mut seen: FxHashSet<(&str, &str)> = FxHashSet::default();
+    let mut out = Vec::with_capacity(table.len());
+    // Duplicate (subject, parameter) pairs: parameters are numbered in order of appearance
+    // and each subject keeps one bit per parameter (more than 64 parameters use a set).
+    let mut params: Vec<&str> = Vec::new();
+    let mut seen_bits: Vec<u64> = vec![0; known.ids.len()];
+    let mut seen_many: FxHashSet<(usize, usize)> = FxHashSet::default();
+    let mut hint = 0usize;
     for row in table.rows() {
         let usubjid = row.text(Some(c_id))?;
-        require_subject(&row, c_id, usubjid, known)?;
+        let subject = require_subject(&row, c_id, usubjid, known, &mut hint)?;
         let paramcd = row.text(Some(c_param))?;
         if paramcd.is_empty() {
             return Err(row.error(c_param, "PARAMCD is empty; expected a parameter code"));
         }
-        if !seen.insert((usubjid, paramcd)) {
+        let param = match params.iter().position(|p| *p == paramcd) {
+            Some(k) => k,
+            None => {
+                params.push(paramcd);
+                params.len() - 1
+            }
+        };
+        let first_time = match seen_bits.get_mut(subject) {
+            Some(bits) if param < 64 => {
+                let fresh = *bits & (1 << param) == 0;
+                *bits |= 1 << param;
+                fresh
+            }
+            _ => seen_many.insert((subject, param)),
+        };
+        if !first_time {
             return Err(row.error(
                 c_param,
                 format!("subject `{usubjid}` has two `{paramcd}` records; expected one per subject and parameter"),
@@ -659,6 +854,7 @@ pub fn read_adtte(table: &CsvTable, known: &KnownSubjects<'_>) -> Result<Vec<Tte
             )
         })?;
         out.push(TteRecord {
+            subject,
             usubjid: usubjid.to_string(),
             paramcd: paramcd.to_string(),
             days: aval * unit_days,
@@ -706,11 +902,12 @@ pub fn read_adae(
     let c_emergent = table.column("TRTEMFL");
     let c_ser = table.column("AESER");
     let c_out = table.column("AEOUT");
-    let mut out = Vec::with_capacity(table.records.len());
+    let mut out = Vec::with_capacity(table.len());
     let mut ungraded = 0usize;
+    let mut hint = 0usize;
     for row in table.rows() {
         let usubjid = row.text(Some(c_id))?;
-        require_subject(&row, c_id, usubjid, known)?;
+        require_subject(&row, c_id, usubjid, known, &mut hint)?;
         let term = row.text(Some(c_term))?;
         if term.is_empty() {
             return Err(row.error(c_term, "AEDECOD is empty; expected the preferred term"));
@@ -785,12 +982,13 @@ pub fn read_adtr(
     let c_base = table.column("BASE");
     let c_pchg = table.column("PCHG");
     let mut out = Vec::new();
+    let mut hint = 0usize;
     for row in table.rows() {
         if c_param.is_some() && row.text(c_param)? != paramcd {
             continue;
         }
         let usubjid = row.text(Some(c_id))?;
-        require_subject(&row, c_id, usubjid, known)?;
+        require_subject(&row, c_id, usubjid, known, &mut hint)?;
         let Some(date) = row.date(Some(c_adt))? else {
             continue; // a measurement without a date cannot be placed in time
         };
@@ -817,4 +1015,48 @@ pub fn read_adtr(
 /// The distinct subjects of a list of ids (helper for summaries).
 pub fn distinct<'a>(ids: impl Iterator<Item = &'a str>) -> BTreeSet<&'a str> {
     ids.collect()
+}
+
+/// Drops the overall responses dated before the subject's treatment start and says which.
+/// RECIST 1.1 assesses response against a baseline taken before treatment, so an OVR record
+/// before TRTSDT is not a response: it is a wrong ADT or TRTSDT, or a screening record in the
+/// wrong parameter. Counting it could confirm a later PR (a responder that is not one), so it
+/// is left out of every derivation and figure, and listed as a warning.
+pub fn drop_pre_treatment_responses(
+    path: &Path,
+    subjects: &[Subject],
+    assessments: &mut Vec<Assessment>,
+) -> Option<String> {
+    let starts: FxHashMap<&str, Date> = subjects
+        .iter()
+        .filter_map(|s| Some((s.usubjid.as_str(), s.trt_start?)))
+        .collect();
+    let mut dropped = Vec::new();
+    assessments.retain(|a| match starts.get(a.usubjid.as_str()) {
+        Some(&start) if a.date < start => {
+            dropped.push(format!(
+                "{} {} on {} (TRTSDT {start})",
+                a.usubjid,
+                a.response.code(),
+                a.date
+            ));
+            false
+        }
+        _ => true,
+    });
+    if dropped.is_empty() {
+        return None;
+    }
+    const SHOWN: usize = 10;
+    let more = dropped.len().saturating_sub(SHOWN);
+    let total = dropped.len();
+    dropped.truncate(SHOWN);
+    let mut list = dropped.join(", ");
+    if more > 0 {
+        list.push_str(&format!(" and {more} more"));
+    }
+    Some(format!(
+        "{}: {total} overall response(s) dated before treatment start left out of BOR, PFS, DoR and the figures (RECIST 1.1: assessments before treatment are baseline, not responses): {list}",
+        path.display()
+    ))
 }

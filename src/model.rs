@@ -157,6 +157,8 @@ pub enum Status {
 /// One ADTTE row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TteRecord {
+    /// Position of the subject in the study's subject list (ADSL order).
+    pub subject: usize,
     /// `USUBJID`
     pub usubjid: String,
     /// `PARAMCD`

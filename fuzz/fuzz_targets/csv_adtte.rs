@@ -1,0 +1,25 @@
+//! Any bytes given as ADTTE CSV load or give an error; never a panic.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use readout::load::CsvTable;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(table) = CsvTable::from_bytes(std::path::Path::new("adtte.csv"), data) else {
+        return;
+    };
+    // Every subject named in the file is "in ADSL", so the reader gets past that check.
+    let known = known_subjects(&table);
+    let known: readout::load::KnownSubjects<'_> = known.iter().map(String::as_str).collect();
+    let _ = readout::load::read_adtte(&table, &known);
+});
+
+fn known_subjects(table: &CsvTable) -> Vec<String> {
+    let Some(column) = table.column("USUBJID") else {
+        return Vec::new();
+    };
+    table
+        .rows()
+        .filter_map(|row| row.text(Some(column)).ok().map(str::to_string))
+        .collect()
+}

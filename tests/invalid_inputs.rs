@@ -1,0 +1,517 @@
+//! The catalogue of bad input (issue 8, SPEC §7): one fixture folder per mistake under
+//! `tests/fixtures/invalid/`, run through the real binary. A mistake ends in one message naming
+//! the file, the line/column or key, the value and what was expected (snapshotted), exit code 2,
+//! and nothing written; never a panic. Input that is odd but usable (a BOM, CRLF, an empty
+//! cohort, an adverse event without a grade, a response dated before treatment) builds, and
+//! what is odd about it is listed as a warning in the build summary and in `results.json`.
+//!
+//! Paths in messages are relative to the repository root (the binary runs there) and the
+//! temporary output folder is shown as `[OUT]`, so the snapshots do not depend on the machine.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixture_config(name: &str) -> String {
+    format!("tests/fixtures/invalid/{name}/study.yaml")
+}
+
+/// What one run of the binary did.
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `readout ARGS` at the repository root; `out` (a temporary folder) reads `[OUT]` in the
+/// captured text.
+fn readout(args: &[&str], out: Option<&Path>) -> Run {
+    let output = Command::cargo_bin("readout")
+        .expect("binary")
+        .args(args)
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run readout");
+    let clean = |bytes: Vec<u8>| {
+        let text = String::from_utf8(bytes).expect("utf-8 output");
+        match out {
+            Some(out) => text.replace(&out.display().to_string(), "[OUT]"),
+            None => text,
+        }
+    };
+    Run {
+        code: output.status.code(),
+        stdout: clean(output.stdout),
+        stderr: clean(output.stderr),
+    }
+}
+
+/// Every file under `dir` (none when it does not exist).
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+/// `readout check` and `readout build` both refuse the fixture: exit code 2, no panic, nothing
+/// reported as buildable, nothing written. Returns the check's stderr (the build prints the same
+/// error line, which is checked too).
+fn refused(name: &str) -> String {
+    let config = fixture_config(name);
+    let check = readout(&["check", &config], None);
+    assert_eq!(
+        check.code,
+        Some(2),
+        "{name}: check exit code; {}",
+        check.stderr
+    );
+    assert!(
+        check.stdout.is_empty(),
+        "{name}: check reported a plan: {}",
+        check.stdout
+    );
+    assert_no_panic(name, &check.stderr);
+    let message = check.stderr.trim_end().to_string();
+    assert_eq!(
+        message.lines().count(),
+        1,
+        "{name}: one message, got {message}"
+    );
+
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out = tmp.path().join("out");
+    let build = readout(
+        &["build", &config, "--out", &out.display().to_string()],
+        Some(tmp.path()),
+    );
+    assert_eq!(
+        build.code,
+        Some(2),
+        "{name}: build exit code; {}",
+        build.stderr
+    );
+    assert_no_panic(name, &build.stderr);
+    assert!(
+        files_under(&out).is_empty(),
+        "{name}: the build wrote {:?}",
+        files_under(&out)
+    );
+    // The build names the config, then gives the same message as check.
+    let detail = message.trim_start_matches("error: ");
+    assert!(
+        build.stderr.contains(detail),
+        "{name}: build error differs from check:\n{}\nvs\n{message}",
+        build.stderr
+    );
+    message
+}
+
+fn assert_no_panic(name: &str, stderr: &str) {
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("RUST_BACKTRACE"),
+        "{name}: panic: {stderr}"
+    );
+}
+
+/// `readout build` of a fixture that must build; returns the run, the cut-off folder and the
+/// temporary folder holding it.
+fn builds(name: &str, folder: &str) -> (Run, PathBuf, tempfile::TempDir) {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out = tmp.path().join("out");
+    let run = readout(
+        &[
+            "build",
+            &fixture_config(name),
+            "--out",
+            &out.display().to_string(),
+        ],
+        Some(tmp.path()),
+    );
+    assert_eq!(run.code, Some(0), "{name}: {}{}", run.stdout, run.stderr);
+    assert_no_panic(name, &run.stderr);
+    let dir = out.join(folder);
+    assert!(
+        dir.join("results.json").is_file(),
+        "{name}: no results.json"
+    );
+    (run, dir, tmp)
+}
+
+fn json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).expect("valid JSON")
+}
+
+macro_rules! refused {
+    ($($test:ident => $fixture:literal, [$($needle:literal),*];)*) => {$(
+        #[test]
+        fn $test() {
+            let message = refused($fixture);
+            assert!(
+                message.contains(&format!("tests/fixtures/invalid/{}/", $fixture))
+                    || message.contains("tests/fixtures/tiny/"),
+                "{}: the message names no file: {message}",
+                $fixture
+            );
+            $(assert!(message.contains($needle), "{}: `{}` missing from {message}", $fixture, $needle);)*
+            insta::assert_snapshot!($fixture, message);
+        }
+    )*};
+}
+
+// The config: YAML syntax, schema, and the checks serde cannot make.
+refused! {
+    malformed_yaml_names_the_line => "malformed-yaml", ["line 9", "flow mapping at line 8 column 12"];
+    unknown_key_names_the_key_and_the_known_ones => "unknown-key", ["line 7, column 3", "`analysis.km_cl`", "ci_level"];
+    wrong_type_names_the_value_and_the_type => "wrong-type", ["`analysis.confirmation_days`", "four weeks", "whole number"];
+    missing_required_key_is_named => "missing-key", ["key `data`", "missing field `adsl`"];
+    duplicate_cohort_ids_are_refused => "duplicate-cohort", ["`cohorts[1].id`", "duplicate cohort id `all`"];
+    cohort_id_with_a_slash_cannot_leave_the_output_folder => "cohort-id-slash", ["`cohorts[0].id`", "a/../../../etc"];
+    cohort_id_dot_dot_cannot_leave_the_output_folder => "cohort-id-dotdot", ["`cohorts[0].id`", "`..`"];
+    study_id_dot_dot_cannot_leave_the_output_folder => "study-id-dotdot", ["`study.id`", "`..`"];
+    // Found while probing extreme config values: 2^64 - 1 decimals panicked in the formatter.
+    regression_huge_decimals_panicked_in_the_formatter => "huge-decimals", ["`cohorts[0].analysis.percent_decimals`", "expected 0 to 10"];
+}
+
+// The data files: reading, CSV shape, and cell values.
+refused! {
+    missing_file_names_the_path => "missing-file", ["no-such-file.csv", "No such file"];
+    unreadable_file_names_the_path => "unreadable-file", ["unreadable-file/adsl.csv", "cannot read data file"];
+    empty_csv_is_refused => "empty-csv", ["empty-csv/adsl.csv", "the file is empty"];
+    header_only_csv_is_refused => "header-only", ["header-only/adsl.csv", "no data rows"];
+    missing_column_names_the_column_and_the_header => "missing-column", ["`USUBJID`", "SUBJID, TRTSDT"];
+    duplicated_column_is_named => "duplicate-column", ["line 1", "`TRTSDT` appears twice"];
+    bad_date_names_line_column_and_value => "bad-date", ["line 3, column `TRTSDT`", "`04/01/2021`", "YYYY-MM-DD"];
+    bad_number_names_line_column_and_value => "bad-number", ["line 3, column `AVAL`", "`182,5`"];
+    duplicate_subject_in_adsl_names_both_lines => "duplicate-usubjid", ["line 4", "`S-001`", "first on line 2"];
+    rows_for_subjects_not_in_adsl_are_refused => "unknown-subject", ["line 3", "`S-099` is not in ADSL"];
+    unknown_avalc_names_the_value_and_the_vocabulary => "unknown-avalc", ["line 3, column `AVALC`", "`iCR`", "NON-CR/NON-PD"];
+    negative_cnsr_is_refused => "bad-cnsr", ["line 4, column `CNSR`", "`-1`"];
+    fractional_cnsr_is_refused => "fractional-cnsr", ["line 2, column `CNSR`", "`0.5`"];
+    negative_aval_is_refused => "negative-aval", ["line 3, column `AVAL`", "`-3` is negative"];
+    nan_aval_is_refused => "nan-aval", ["line 2, column `AVAL`", "`NaN`", "finite"];
+    latin1_bytes_are_a_clear_error => "latin1", ["line 2, column `SITEID`", "not valid UTF-8", "Latin-1"];
+}
+
+#[test]
+fn billion_laughs_is_refused_quickly() {
+    let start = Instant::now();
+    let message = refused("billion-laughs");
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "alias expansion took {:?}",
+        start.elapsed()
+    );
+    assert!(message.contains("aliases"), "{message}");
+    insta::assert_snapshot!("billion-laughs", message);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Build-time failures: templates and the output folder.
+
+/// `readout build` fails with exit 2 and writes nothing; returns its `error:` lines.
+fn build_refused(name: &str, out_is_file: bool) -> String {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out = tmp.path().join("out");
+    if out_is_file {
+        std::fs::write(&out, "a file, not a folder").expect("write");
+    }
+    let run = readout(
+        &[
+            "build",
+            &fixture_config(name),
+            "--out",
+            &out.display().to_string(),
+        ],
+        Some(tmp.path()),
+    );
+    assert_eq!(run.code, Some(2), "{name}: {}{}", run.stdout, run.stderr);
+    assert_no_panic(name, &run.stderr);
+    if out_is_file {
+        assert_eq!(
+            std::fs::read_to_string(&out).expect("still a file"),
+            "a file, not a folder"
+        );
+        let leftovers: Vec<_> = std::fs::read_dir(tmp.path())
+            .expect("list")
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(leftovers.len(), 1, "{name}: left {leftovers:?}");
+    } else {
+        assert!(files_under(&out).is_empty(), "{name}: wrote files");
+    }
+    run.stderr
+        .lines()
+        .filter(|l| l.starts_with("error:"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn template_syntax_error_names_the_file_and_line() {
+    let err = build_refused("template-syntax-error", false);
+    assert!(
+        err.contains("template-syntax-error/templates/abstract.md"),
+        "{err}"
+    );
+    assert!(err.contains("line 5"), "{err}");
+    insta::assert_snapshot!("template-syntax-error", err);
+    // `check` parses user templates too, so the mistake is found before any build.
+    let check = readout(&["check", &fixture_config("template-syntax-error")], None);
+    assert_eq!(check.code, Some(2), "{}", check.stdout);
+    assert!(check.stderr.contains("abstract.md"), "{}", check.stderr);
+}
+
+#[test]
+fn template_unknown_variable_names_the_variable_and_line() {
+    let err = build_refused("template-unknown-variable", false);
+    assert!(err.contains("line 3"), "{err}");
+    assert!(err.contains("cohort.n.enroled"), "{err}");
+    insta::assert_snapshot!("template-unknown-variable", err);
+}
+
+#[test]
+fn unwritable_output_folder_is_an_error_and_leaves_the_file() {
+    let err = build_refused("unwritable-output", true);
+    assert!(err.contains("[OUT]/out/UNWRITABLE"), "{err}");
+    assert!(err.contains("cannot create output folder"), "{err}");
+    insta::assert_snapshot!("unwritable-output", err);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Huge input: refused by size before it is read, with a clear message.
+
+#[test]
+fn a_two_gigabyte_line_is_refused_before_it_is_read() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    // A sparse file: 2 GiB of one line without a newline, costing no disk space.
+    let adsl = tmp.path().join("adsl.csv");
+    let file = std::fs::File::create(&adsl).expect("create");
+    file.set_len(2 * 1024 * 1024 * 1024).expect("sparse file");
+    drop(file);
+    let config = tmp.path().join("study.yaml");
+    std::fs::write(
+        &config,
+        "study:\n  id: HUGE\ndata:\n  adsl: adsl.csv\ncohorts:\n  - id: all\n",
+    )
+    .expect("config");
+    let start = Instant::now();
+    let run = readout(&["check", &config.display().to_string()], Some(tmp.path()));
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        start.elapsed()
+    );
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("[OUT]/adsl.csv"), "{}", run.stderr);
+    insta::assert_snapshot!("huge-file", run.stderr.trim_end());
+}
+
+#[test]
+fn a_line_over_the_record_limit_names_its_line() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let mut text = String::from("USUBJID,COHORT,TRTSDT\nS-001,A,2021-01-04\nS-002,");
+    text.push_str(&"A".repeat(readout::load::MAX_RECORD_BYTES + 1));
+    text.push_str(",2021-02-01\n");
+    std::fs::write(tmp.path().join("adsl.csv"), text).expect("write");
+    let config = tmp.path().join("study.yaml");
+    std::fs::write(
+        &config,
+        "study:\n  id: LONG\ndata:\n  adsl: adsl.csv\ncohorts:\n  - id: all\n",
+    )
+    .expect("config");
+    let run = readout(&["check", &config.display().to_string()], Some(tmp.path()));
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("line 3"), "{}", run.stderr);
+    insta::assert_snapshot!("long-line", run.stderr.trim_end());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Odd but usable input: it builds, and what is odd is reported.
+
+#[test]
+fn utf8_bom_and_crlf_load_like_plain_files() {
+    let mut orr = Vec::new();
+    for name in ["utf8-bom", "crlf"] {
+        let check = readout(&["check", &fixture_config(name)], None);
+        assert_eq!(check.code, Some(0), "{name}: {}", check.stderr);
+        assert!(
+            check.stdout.contains("2 subjects in ADSL"),
+            "{}",
+            check.stdout
+        );
+        let (_, dir, _tmp) = builds(
+            name,
+            &format!("{}/no-cutoff", name.to_uppercase().replace("UTF8-", "")),
+        );
+        let results = json(&dir.join("results.json"));
+        let cohort = &results["cohorts"][0];
+        assert_eq!(cohort["n"]["enrolled"], 2, "{name}");
+        orr.push(cohort["response"]["orr"].clone());
+        // The first column's name carries no BOM, and no value keeps a `\r`.
+        let derived = std::fs::read_to_string(dir.join("derived/all.csv")).expect("derived");
+        assert!(derived.starts_with("USUBJID,"), "{name}: {derived}");
+        assert!(derived.contains("S-001,PR,"), "{name}: {derived}");
+    }
+    assert_eq!(orr[0], orr[1]);
+    assert_eq!(orr[0]["n"], 1);
+    assert_eq!(orr[0]["N"], 2);
+}
+
+#[test]
+fn an_ae_without_grade_is_a_warning_in_the_summary_and_results() {
+    let (run, dir, _tmp) = builds("ae-without-grade", "AE-NO-GRADE/no-cutoff");
+    let results = json(&dir.join("results.json"));
+    let warnings = results["warnings"].as_array().expect("warnings");
+    assert!(
+        warnings.iter().any(|w| w
+            .as_str()
+            .is_some_and(|w| w.contains("1 adverse event(s) have no grade"))),
+        "{warnings:?}"
+    );
+    assert!(
+        run.stdout.contains("warning:") && run.stdout.contains("have no grade"),
+        "the build summary lists the warning: {}",
+        run.stdout
+    );
+    let check = readout(&["check", &fixture_config("ae-without-grade")], None);
+    assert!(check.stdout.contains("have no grade"), "{}", check.stdout);
+}
+
+/// RECIST 1.1: assessments before treatment start are baseline, not responses. An overall
+/// response dated before TRTSDT is left out of every derivation, and each one is listed as a
+/// warning. S-002's PR of 2021-01-10 (TRTSDT 2021-02-01) would otherwise "confirm" the PR of
+/// 2021-02-20 and make S-002 a responder.
+#[test]
+fn a_response_before_treatment_start_is_left_out_with_a_warning() {
+    let (run, dir, _tmp) = builds("assessment-before-treatment", "PRE-TREATMENT/no-cutoff");
+    let results = json(&dir.join("results.json"));
+    let warnings: Vec<&str> = results["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let warning = warnings
+        .iter()
+        .find(|w| w.contains("before treatment start"))
+        .unwrap_or_else(|| panic!("no warning in {warnings:?}"));
+    assert!(warning.contains("S-002 PR on 2021-01-10"), "{warning}");
+    assert!(warning.contains("S-001 SD on 2020-12-20"), "{warning}");
+    assert!(
+        run.stdout.contains("before treatment start"),
+        "{}",
+        run.stdout
+    );
+    let derived = std::fs::read_to_string(dir.join("derived/all.csv")).expect("derived");
+    assert!(derived.contains("\nS-002,PD,"), "{derived}");
+    let orr = &results["cohorts"][0]["response"]["orr"];
+    assert_eq!(orr["n"], 1, "{orr}");
+    insta::assert_snapshot!("assessment-before-treatment", warning);
+}
+
+/// An empty cohort is reported, not a crash: N = 0, null estimates, and a warning saying why.
+fn empty_cohort(name: &str, folder: &str, why: &str) {
+    let check = readout(&["check", &fixture_config(name)], None);
+    assert_eq!(check.code, Some(0), "{name}: {}", check.stderr);
+    assert!(check.stdout.contains(" 0 subjects"), "{}", check.stdout);
+    let (run, dir, _tmp) = builds(name, folder);
+    let results = json(&dir.join("results.json"));
+    let cohort = &results["cohorts"][0];
+    assert_eq!(cohort["n"]["enrolled"], 0, "{name}");
+    assert!(
+        cohort["response"].is_null() || cohort["response"]["orr"]["rate"].is_null(),
+        "{name}: {}",
+        cohort["response"]
+    );
+    assert_eq!(cohort["tte"], serde_json::json!({}), "{name}");
+    assert!(cohort["followup"].is_null(), "{name}");
+    let warnings = cohort["warnings"].to_string();
+    assert!(warnings.contains(why), "{name}: {warnings}");
+    assert!(run.stdout.contains(" 0 "), "{name}: summary {}", run.stdout);
+}
+
+#[test]
+fn a_cutoff_before_any_enrolment_gives_an_empty_cohort() {
+    empty_cohort(
+        "cutoff-before-enrolment",
+        "EARLY-CUTOFF/2020-06-30",
+        "no subject was enrolled by the cut-off 2020-06-30",
+    );
+}
+
+#[test]
+fn a_filter_matching_nobody_gives_an_empty_cohort() {
+    empty_cohort(
+        "filter-matches-nobody",
+        "NOBODY/no-cutoff",
+        "no subject matches `where`",
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Security.
+
+/// Files the config does not name are never read: the fixture folder holds broken ADaM files
+/// and a broken template next to the one named ADSL, and the build succeeds and hashes only
+/// the config and the ADSL.
+#[test]
+fn no_file_is_read_that_the_config_does_not_name() {
+    let (_, dir, _tmp) = builds("unnamed-files", "UNNAMED/no-cutoff");
+    let manifest = json(&dir.join("manifest.json"));
+    let inputs: Vec<&str> = manifest["inputs"]
+        .as_array()
+        .expect("inputs")
+        .iter()
+        .filter_map(|i| i["path"].as_str())
+        .collect();
+    assert_eq!(inputs, ["tests/fixtures/invalid/unnamed-files/adsl.csv"]);
+}
+
+/// An AE term `<script>alert(1)</script>` is text in both HTML documents.
+#[test]
+fn a_hostile_ae_term_is_escaped_in_abstract_and_report_html() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out = tmp.path().join("out");
+    let run = readout(
+        &[
+            "build",
+            "tests/fixtures/documents/study.yaml",
+            "--out",
+            &out.display().to_string(),
+            "--quiet",
+        ],
+        Some(tmp.path()),
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    for file in ["abstract.html", "report.html"] {
+        let html = std::fs::read_to_string(out.join("DOC-FIXTURE/2021-12-31/cohort-a").join(file))
+            .expect("html");
+        assert!(
+            html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "{file}: the term is not shown as text"
+        );
+        assert!(!html.contains("<script"), "{file}: a <script> element");
+    }
+}
