@@ -373,6 +373,8 @@ struct CohortBuild {
     results: CohortResults,
     files: Vec<OutputFile>,
     summary: CohortSummary,
+    /// The cohort's KM curves per endpoint, with the time unit, for the study-level figures.
+    curves: Vec<(String, crate::config::TimeUnit, crate::plots::KmSeries)>,
 }
 
 fn build_cohort(
@@ -416,10 +418,21 @@ fn build_cohort(
         warnings: results.warnings.len(),
         abstract_length: results.abstract_length.clone(),
     };
+    let curves = analysis
+        .km
+        .iter()
+        .filter_map(|(endpoint, fit)| {
+            let median = &analysis.results.tte.get(endpoint)?.median;
+            let series =
+                figures::km_series(fit, &analysis.results.label, median, &settings).ok()?;
+            Some((endpoint.clone(), settings.time_unit, series))
+        })
+        .collect();
     Ok(CohortBuild {
         results,
         files,
         summary,
+        curves,
     })
 }
 
@@ -451,12 +464,14 @@ pub fn build_cutoff(
     let mut analyses = Vec::new();
     let mut summaries = Vec::new();
     let mut failures = Vec::new();
+    let mut curves = Vec::new();
     for (cohort, outcome) in cohorts.iter().zip(outcomes) {
         match outcome {
             Ok(built) => {
                 files.extend(built.files);
                 summaries.push(built.summary);
                 analyses.push(built.results);
+                curves.extend(built.curves);
             }
             Err(e) => failures.push(CohortFailure {
                 cohort: cohort.id.clone(),
@@ -471,6 +486,13 @@ pub fn build_cutoff(
             failures,
         });
     }
+    files.extend(figures::study_km_figures(
+        &curves,
+        cfg.config
+            .output
+            .formats
+            .contains(&crate::config::Format::Png),
+    )?);
     if cfg
         .config
         .output

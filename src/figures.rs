@@ -180,6 +180,64 @@ pub fn thin_steps(points: Vec<KmPoint>) -> Vec<KmPoint> {
     out
 }
 
+/// Study-level Kaplan–Meier figures: for each endpoint that two or more cohorts of a cut-off
+/// have, in the same time unit, one plot with every cohort and a shared number-at-risk table
+/// (`figures/km-<endpoint>.svg` in the cut-off folder).
+pub fn study_km_figures(
+    curves: &[(String, crate::config::TimeUnit, KmSeries)],
+    png: bool,
+) -> Result<Vec<OutputFile>> {
+    let mut endpoints: Vec<&str> = curves.iter().map(|c| c.0.as_str()).collect();
+    endpoints.sort_unstable();
+    endpoints.dedup();
+    let mut files = Vec::new();
+    for endpoint in endpoints {
+        let of_endpoint: Vec<&(String, crate::config::TimeUnit, KmSeries)> =
+            curves.iter().filter(|c| c.0 == endpoint).collect();
+        let Some(first) = of_endpoint.first() else {
+            continue;
+        };
+        if of_endpoint.len() < 2 || of_endpoint.iter().any(|c| c.1 != first.1) {
+            continue;
+        }
+        let series: Vec<KmSeries> = of_endpoint.iter().map(|c| c.2.clone()).collect();
+        let title = endpoint_title(endpoint);
+        let unit = first.1.name();
+        let opts = KmPlotOptions {
+            title: format!("{title}: all cohorts"),
+            y_label: format!("{title} (probability)"),
+            time_unit: unit
+                .chars()
+                .next()
+                .map(|c| c.to_uppercase().collect::<String>() + unit.get(1..).unwrap_or(""))
+                .unwrap_or_default(),
+            show_ci: false,
+            tick_step: None,
+            x_max: None,
+        };
+        let name = format!("km-{}", endpoint.to_ascii_lowercase());
+        match plots::km_plot(&series, &opts) {
+            Ok(svg) => {
+                if png {
+                    let bytes = plots::svg_to_png(&svg, 2.0)
+                        .map_err(|e| Error::Other(format!("figure figures/{name}.png: {e}")))?;
+                    files.push(OutputFile {
+                        path: format!("figures/{name}.png"),
+                        bytes,
+                    });
+                }
+                files.push(OutputFile {
+                    path: format!("figures/{name}.svg"),
+                    bytes: svg.into_bytes(),
+                });
+            }
+            Err(PlotError::NoData) => {}
+            Err(e) => return Err(Error::Other(format!("figure figures/{name}.svg: {e}"))),
+        }
+    }
+    Ok(files)
+}
+
 /// Draws every figure of a cohort.
 pub fn cohort_figures(
     analysis: &CohortAnalysis,

@@ -70,6 +70,12 @@ fn three_cutoffs_of_the_example_study_in_one_command() {
             .expect("cohort-1");
         enrolled.push(c1["n"]["enrolled"].as_u64().expect("n"));
     }
+    // All cohorts of a cut-off side by side, with one shared number-at-risk table.
+    let km =
+        std::fs::read_to_string(study.join("2022-10-20/figures/km-pfs.svg")).expect("study KM");
+    for label in ["R/M HNSCC", "R/M non-SCCHN", "SCLC", "Number at risk"] {
+        assert!(km.contains(label), "study-level KM lacks {label}");
+    }
     // Cohort 1 enrolled until 2021-11-22: fewer subjects at the earliest cut-off.
     assert!(
         enrolled[0] < 38 && enrolled[1] == 38 && enrolled[2] == 38,
