@@ -19,9 +19,41 @@ pub struct CohortFigures {
     pub inline: Vec<Figure>,
     /// Why a figure was not drawn.
     pub notes: Vec<String>,
+    /// Figures (by name, in `inline`) still to rasterise to PNG.
+    png_pending: Vec<String>,
 }
 
 impl CohortFigures {
+    /// Rasterises the figures asked for as PNG, in parallel (rasterising dominates the cost of
+    /// a small build), and adds the files in figure order.
+    fn rasterise(&mut self, cohort: &str) -> Result<()> {
+        use rayon::prelude::*;
+        let pending = std::mem::take(&mut self.png_pending);
+        let rendered: Vec<Result<OutputFile>> = pending
+            .par_iter()
+            .map(|name| {
+                let svg = self
+                    .inline
+                    .iter()
+                    .find(|f| &f.name == name)
+                    .map(|f| f.svg.as_str())
+                    .unwrap_or("");
+                let bytes = plots::svg_to_png(svg, 2.0).map_err(|e| Error::Analysis {
+                    cohort: cohort.to_string(),
+                    message: format!("figure {name}: {e}"),
+                })?;
+                Ok(OutputFile {
+                    path: format!("{cohort}/figures/{name}.png"),
+                    bytes,
+                })
+            })
+            .collect();
+        for file in rendered {
+            self.files.push(file?);
+        }
+        Ok(())
+    }
+
     fn add(
         &mut self,
         cohort: &str,
@@ -33,14 +65,7 @@ impl CohortFigures {
         match drawn {
             Ok(svg) => {
                 if png {
-                    let bytes = plots::svg_to_png(&svg, 2.0).map_err(|e| Error::Analysis {
-                        cohort: cohort.to_string(),
-                        message: format!("figure {name}: {e}"),
-                    })?;
-                    self.files.push(OutputFile {
-                        path: format!("{cohort}/figures/{name}.png"),
-                        bytes,
-                    });
+                    self.png_pending.push(name.to_string());
                 }
                 self.files.push(OutputFile {
                     path: format!("{cohort}/figures/{name}.svg"),
@@ -381,6 +406,7 @@ pub fn cohort_figures(
             png,
         )?;
     }
+    figs.rasterise(cohort)?;
     Ok(figs)
 }
 

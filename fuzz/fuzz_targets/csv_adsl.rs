@@ -11,4 +11,3 @@ fuzz_target!(|data: &[u8]| {
     let _ = readout::load::read_adsl(&table, None);
     let _ = readout::load::read_adsl(&table, Some("EFFFL"));
 });
-

@@ -64,9 +64,32 @@ pub fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, PlotError> {
         Transform::from_scale(scale, scale),
         &mut pixmap.as_mut(),
     );
-    pixmap
-        .encode_png()
-        .map_err(|e| PlotError::Raster(e.to_string()))
+    encode_png(&pixmap)
+}
+
+/// PNG bytes of a pixmap, compressed for speed: tiny-skia's own encoder uses the default
+/// (slow) deflate level, which took most of a figure's time; a figure's flat colours compress
+/// well even at the fast level.
+fn encode_png(pixmap: &Pixmap) -> Result<Vec<u8>, PlotError> {
+    let mut rgba = Vec::with_capacity(pixmap.data().len());
+    for pixel in pixmap.pixels() {
+        let c = pixel.demultiply();
+        rgba.extend_from_slice(&[c.red(), c.green(), c.blue(), c.alpha()]);
+    }
+    let mut out = Vec::new();
+    {
+        let mut encoder = png::Encoder::new(&mut out, pixmap.width(), pixmap.height());
+        encoder.set_color(png::ColorType::Rgba);
+        encoder.set_depth(png::BitDepth::Eight);
+        encoder.set_compression(png::Compression::Fast);
+        let mut writer = encoder
+            .write_header()
+            .map_err(|e| PlotError::Raster(e.to_string()))?;
+        writer
+            .write_image_data(&rgba)
+            .map_err(|e| PlotError::Raster(e.to_string()))?;
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

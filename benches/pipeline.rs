@@ -1,0 +1,129 @@
+//! The hot stages of a build, each on its own: CSV load (ADSL + ADTTE text → typed tables),
+//! per-subject derivation (the example study), SVG drawing of a KM figure, and rendering of an
+//! abstract. Whole-build timings, against R and Python, are `bench/compare-r.sh`.
+
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::path::Path;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use readout::build::{self, BuildOptions};
+use readout::load::{read_adsl, read_adtte, CsvTable, KnownSubjects};
+
+/// ADSL and ADTTE text for `n` subjects (deterministic).
+fn csv_text(n: usize) -> (String, String) {
+    let mut adsl = String::from("USUBJID,COHORT,TRTSDT\n");
+    let mut adtte = String::from("USUBJID,PARAMCD,AVAL,CNSR,STARTDT,ADT\n");
+    let mut state: u64 = 7;
+    for i in 0..n {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let aval = 1 + (state >> 33) % 1400;
+        let _ = writeln!(adsl, "S{i:08},{},2019-01-01", i % 4 + 1);
+        let _ = writeln!(
+            adtte,
+            "S{i:08},OS,{aval},{},2019-01-01,2020-01-01",
+            (state >> 20) % 2
+        );
+    }
+    (adsl, adtte)
+}
+
+fn load(c: &mut Criterion) {
+    let mut group = c.benchmark_group("load_csv");
+    group.sample_size(10);
+    for n in [10_000usize, 100_000] {
+        let (adsl, adtte) = csv_text(n);
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
+            b.iter(|| {
+                let table = CsvTable::from_bytes(Path::new("adsl.csv"), adsl.as_bytes()).ok();
+                let subjects = table
+                    .as_ref()
+                    .and_then(|t| read_adsl(t, None).ok())
+                    .unwrap_or_default();
+                let known: KnownSubjects<'_> =
+                    subjects.iter().map(|s| s.usubjid.as_str()).collect();
+                let tte = CsvTable::from_bytes(Path::new("adtte.csv"), adtte.as_bytes())
+                    .ok()
+                    .and_then(|t| read_adtte(&t, &known).ok());
+                black_box((subjects.len(), tte.map(|t| t.len())))
+            })
+        });
+    }
+    group.finish();
+}
+
+fn example_study() -> Option<build::LoadedStudy> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/altn-ak105-ii-01.yaml");
+    readout::config::load(&path)
+        .and_then(build::load_study)
+        .ok()
+}
+
+fn derive_and_analyse(c: &mut Criterion) {
+    let Some(study) = example_study() else { return };
+    let plans = build::plan(&study.config, &BuildOptions::default());
+    let renderer = readout::render::Renderer::new(None).ok();
+    let mut group = c.benchmark_group("example_study");
+    group.sample_size(20);
+    group.bench_function("derive_and_analyse_all_cohorts", |b| {
+        b.iter(|| {
+            for plan in &plans {
+                let Ok(cut) = readout::cut::apply_cutoff(&study.data, plan.cutoff) else {
+                    continue;
+                };
+                let at = build::CutData::new(&cut, plan.cutoff);
+                for &i in &plan.cohorts {
+                    if let Some(cohort) = study.config.config.cohorts.get(i) {
+                        black_box(build::analyse(&study, &at, cohort).ok());
+                    }
+                }
+            }
+        })
+    });
+    if let Some(renderer) = &renderer {
+        group.bench_function(
+            "build_all_cutoffs_in_memory_with_figures_and_documents",
+            |b| {
+                b.iter(|| {
+                    for plan in &plans {
+                        black_box(build::build_cutoff(&study, plan, renderer).ok());
+                    }
+                })
+            },
+        );
+    }
+    group.finish();
+}
+
+fn figures(c: &mut Criterion) {
+    let Some(study) = example_study() else { return };
+    let plans = build::plan(&study.config, &BuildOptions::default());
+    let Some(plan) = plans.first() else { return };
+    let Ok(cut) = readout::cut::apply_cutoff(&study.data, plan.cutoff) else {
+        return;
+    };
+    let at = build::CutData::new(&cut, plan.cutoff);
+    let Some(cohort) = plan
+        .cohorts
+        .first()
+        .and_then(|&i| study.config.config.cohorts.get(i))
+    else {
+        return;
+    };
+    let Ok(analysis) = build::analyse(&study, &at, cohort) else {
+        return;
+    };
+    let settings = study.config.analysis_for(cohort);
+    let mut group = c.benchmark_group("figures");
+    group.sample_size(20);
+    group.bench_function("all_svg_figures_of_a_cohort", |b| {
+        b.iter(|| black_box(readout::figures::cohort_figures(&analysis, &settings, &[]).ok()))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, load, derive_and_analyse, figures);
+criterion_main!(benches);
