@@ -608,7 +608,8 @@ pub struct KnownSubjects<'a> {
 impl<'a> FromIterator<&'a str> for KnownSubjects<'a> {
     fn from_iter<I: IntoIterator<Item = &'a str>>(iter: I) -> Self {
         let ids: Vec<&str> = iter.into_iter().collect();
-        let index = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
+        let mut index = FxHashMap::with_capacity_and_hasher(ids.len(), Default::default());
+        index.extend(ids.iter().enumerate().map(|(i, id)| (*id, i)));
         KnownSubjects { ids, index }
     }
 }
@@ -702,7 +703,8 @@ pub fn read_adsl_columns(
             .first_column(&["EFFFL", "FASFL", "ITTFL"])
             .map(|c| c.0),
     };
-    let mut seen: FxHashMap<&str, u64> = FxHashMap::default();
+    let mut seen: FxHashMap<&str, u64> =
+        FxHashMap::with_capacity_and_hasher(table.len(), Default::default());
     let mut subjects = Vec::with_capacity(table.len());
     for row in table.rows() {
         let usubjid = row.text(Some(c_id))?;
