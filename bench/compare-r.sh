@@ -16,12 +16,14 @@ have_py=0; python3 -c 'import lifelines, pandas' >/dev/null 2>&1 && have_py=1
 
 # min and median wall seconds of $repeats runs of a command; also peak RSS (KiB) of the last run.
 time_it() {
-  local times=() rss=0
+  local times=() rss=0 rssfile
+  rssfile=$(mktemp)
   for _ in $(seq "$repeats"); do
     local t0 t1
     t0=$(date +%s.%N)
-    rss=$( { /usr/bin/time -f '%M' "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1 ) || true
+    /usr/bin/time -f '%M' -o "$rssfile" "$@" >/dev/null 2>&1 || true
     t1=$(date +%s.%N)
+    rss=$(tail -1 "$rssfile")
     times+=("$(echo "$t1 - $t0" | bc -l)")
   done
   printf '%s\n' "${times[@]}" | sort -g | awk -v rss="$rss" '{a[NR]=$1} END {printf "min %.3f s  median %.3f s  peak RSS %.0f MiB\n", a[1], a[int((NR+1)/2)], rss/1024}'
@@ -30,7 +32,7 @@ time_it() {
 for n in "${sizes[@]}"; do
   dir="$work/$n"
   [ -f "$dir/adtte.csv" ] || ./target/release/examples/make_bench_data "$n" "$dir"
-  echo "== $n subjects (4 cohorts), $(du -sh "$dir" | cut -f1) of CSV"
+  echo "== $n subjects (4 cohorts), $(du -ch "$dir"/adsl.csv "$dir"/adtte.csv | tail -1 | cut -f1) of CSV"
   echo -n "readout build:   "; time_it ./target/release/readout build --quiet --out "$dir/out" "$dir/bench.yaml"
   if [ $have_r = 1 ]; then
     cat > "$dir/km.R" <<'REOF'
