@@ -300,8 +300,8 @@ fn print_abstract_lengths(folders: &[build::BuiltFolder]) {
 /// The end-of-build table: one line per study, cut-off and cohort.
 fn print_summary(folders: &[build::BuiltFolder]) {
     println!(
-        "{:<20} {:<10} {:<16} {:>6} {:>7} {:>10} {:>8}  output",
-        "study", "cut-off", "cohort", "N", "ORR", "mPFS", "warnings"
+        "{:<20} {:<10} {:<16} {:>6} {:>7} {:>10} {:>11} {:>8}  output",
+        "study", "cut-off", "cohort", "N", "ORR", "mPFS", "abstract", "warnings"
     );
     for folder in folders {
         let cutoff = folder
@@ -314,8 +314,20 @@ fn print_summary(folders: &[build::BuiltFolder]) {
             .map(|p| p.display().to_string())
             .unwrap_or_else(|| "(not written)".into());
         for c in &folder.cohorts {
+            let length = c
+                .abstract_length
+                .as_ref()
+                .map(|l| {
+                    format!(
+                        "{}/{}{}",
+                        l.count,
+                        l.limit,
+                        if l.within_limit { "" } else { "!" }
+                    )
+                })
+                .unwrap_or_else(|| "-".into());
             println!(
-                "{:<20} {:<10} {:<16} {:>6} {:>7} {:>10} {:>8}  {}",
+                "{:<20} {:<10} {:<16} {:>6} {:>7} {:>10} {:>11} {:>8}  {}",
                 folder.study,
                 cutoff,
                 c.id,
@@ -326,6 +338,7 @@ fn print_summary(folders: &[build::BuiltFolder]) {
                 c.median_pfs
                     .map(|m| format!("{m:.2}"))
                     .unwrap_or_else(|| "NR".into()),
+                length,
                 c.warnings,
                 path
             );
