@@ -3,7 +3,8 @@
 
 use super::axis::ValueAxis;
 use super::canvas::{
-    format_tick, wrap_text, Anchor, Canvas, Key, Legend, LegendItem, Scale, VAnchor,
+    draw_x_ticks, format_tick, wrap_text, Anchor, Canvas, Key, Legend, LegendItem, Scale, VAnchor,
+    TICK_LEN,
 };
 use super::style::{
     line_height, text_width, CANVAS_WIDTH, DARK_GREY, LABEL_PX, OI_SKY_BLUE, OI_VERMILLION, PAD,
@@ -27,7 +28,6 @@ const GRADE3PLUS: (&str, plotters::style::RGBColor) = ("Grade \u{2265}3", OI_VER
 const BAR_H: i32 = 16;
 const BAR_GAP: i32 = 3;
 const ROW_GAP: i32 = 10;
-const TICK_LEN: i32 = 5;
 
 /// "7 (33.3%)"
 fn value_label(count: usize, n_subjects: usize) -> String {
@@ -197,18 +197,14 @@ pub fn ae_bars(terms: &[AeBar], n_subjects: usize, title: &str) -> Result<String
 
         c.line((left, plot_top), (left, plot_bottom), DARK_GREY, 1)?;
         c.line((left, plot_bottom), (right, plot_bottom), DARK_GREY, 1)?;
-        for t in &axis.ticks {
-            let x = xs.at(*t);
-            c.line((x, plot_bottom), (x, plot_bottom + TICK_LEN), DARK_GREY, 1)?;
-            c.text(
-                &format_tick(*t, axis.decimals),
-                (x, tick_label_top),
-                TICK_PX,
-                DARK_GREY,
-                Anchor::Middle,
-                VAnchor::Top,
-            )?;
-        }
+        draw_x_ticks(
+            &c,
+            &xs,
+            &axis.ticks,
+            axis.decimals,
+            plot_bottom,
+            tick_label_top,
+        )?;
         c.text(
             &format!("Subjects (%), N = {n_subjects}"),
             ((left + right) / 2, x_title_top),

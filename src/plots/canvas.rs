@@ -606,6 +606,56 @@ pub(crate) fn draw_reference_lines(
     Ok(())
 }
 
+/// Length of an axis tick mark, in pixels.
+pub(crate) const TICK_LEN: i32 = 5;
+
+/// Tick marks and labels under the x axis at `plot_bottom`, labels from `label_top` down.
+pub(crate) fn draw_x_ticks(
+    c: &Canvas<'_>,
+    xs: &Scale,
+    ticks: &[f64],
+    decimals: usize,
+    plot_bottom: i32,
+    label_top: i32,
+) -> Result<(), PlotError> {
+    for t in ticks {
+        let x = xs.at(*t);
+        c.line((x, plot_bottom), (x, plot_bottom + TICK_LEN), DARK_GREY, 1)?;
+        c.text(
+            &format_tick(*t, decimals),
+            (x, label_top),
+            TICK_PX,
+            DARK_GREY,
+            Anchor::Middle,
+            VAnchor::Top,
+        )?;
+    }
+    Ok(())
+}
+
+/// Tick marks and right-aligned labels left of the y axis at `left`.
+pub(crate) fn draw_y_ticks(
+    c: &Canvas<'_>,
+    ys: &Scale,
+    ticks: &[f64],
+    decimals: usize,
+    left: i32,
+) -> Result<(), PlotError> {
+    for t in ticks {
+        let y = ys.at(*t);
+        c.line((left - TICK_LEN, y), (left, y), DARK_GREY, 1)?;
+        c.text(
+            &format_tick(*t, decimals),
+            (left - TICK_LEN - 4, y),
+            TICK_PX,
+            DARK_GREY,
+            Anchor::End,
+            VAnchor::Center,
+        )?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

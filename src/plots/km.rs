@@ -4,8 +4,8 @@
 
 use super::axis::TimeAxis;
 use super::canvas::{
-    draw_y_title, format_tick, ticks, truncate_to_width, wrap_text, y_title_width, Anchor, Canvas,
-    Key, Legend, LegendItem, Marker, Scale, VAnchor,
+    draw_y_ticks, draw_y_title, format_tick, ticks, truncate_to_width, wrap_text, y_title_width,
+    Anchor, Canvas, Key, Legend, LegendItem, Marker, Scale, VAnchor, TICK_LEN,
 };
 use super::style::{
     line_height, series_colour, text_width, CANVAS_WIDTH, DARK_GREY, GREY, LABEL_PX, PAD, TICK_PX,
@@ -101,7 +101,6 @@ pub fn number_at_risk(series: &KmSeries, t: f64) -> usize {
 }
 
 const PLOT_H: i32 = 300;
-const TICK_LEN: i32 = 5;
 /// Width of a legend key and the gap after it.
 const LEGEND_KEY_ROOM: i32 = 30;
 fn validate(series: &[KmSeries], opts: &KmPlotOptions) -> Result<(), PlotError> {
@@ -399,18 +398,7 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
         // Axes.
         c.line((left, plot_top), (left, plot_bottom), DARK_GREY, 1)?;
         c.line((left, plot_bottom), (right, plot_bottom), DARK_GREY, 1)?;
-        for v in &y_ticks {
-            let yy = ys.at(*v);
-            c.line((left - TICK_LEN, yy), (left, yy), DARK_GREY, 1)?;
-            c.text(
-                &format_tick(*v, 1),
-                (left - TICK_LEN - 4, yy),
-                TICK_PX,
-                DARK_GREY,
-                Anchor::End,
-                VAnchor::Center,
-            )?;
-        }
+        draw_y_ticks(&c, &ys, &y_ticks, 1, left)?;
         let y_title_x = left - TICK_LEN - 4 - y_tick_w - 6 - y_title_w;
         draw_y_title(&c, &y_title, y_title_x, (plot_top + plot_bottom) / 2)?;
         for t in &axis.ticks {

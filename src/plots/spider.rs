@@ -4,8 +4,9 @@
 
 use super::axis::{TimeAxis, ValueAxis};
 use super::canvas::{
-    draw_reference_lines, draw_y_title, format_tick, reference_label_width, wrap_text,
-    y_title_width, Anchor, Canvas, Legend, Marker, Scale, VAnchor,
+    draw_reference_lines, draw_x_ticks, draw_y_ticks, draw_y_title, format_tick,
+    reference_label_width, wrap_text, y_title_width, Anchor, Canvas, Legend, Marker, Scale,
+    VAnchor, TICK_LEN,
 };
 use super::style::{
     line_height, text_width, ResponseKey, CANVAS_WIDTH, DARK_GREY, LABEL_PX, PAD, TICK_PX,
@@ -25,7 +26,6 @@ pub struct SpiderLine {
 }
 
 const PLOT_H: i32 = 300;
-const TICK_LEN: i32 = 5;
 /// Up to this many subjects each assessment is marked with a dot.
 const MAX_MARKED: usize = 30;
 const BOTTOM_INSET: i32 = 8;
@@ -129,30 +129,15 @@ pub fn spider(lines: &[SpiderLine], time_unit: &str) -> Result<String, PlotError
 
         c.line((left, plot_top), (left, plot_bottom), DARK_GREY, 1)?;
         c.line((left, plot_bottom), (right, plot_bottom), DARK_GREY, 1)?;
-        for t in &y_axis.ticks {
-            let y = ys.at(*t);
-            c.line((left - TICK_LEN, y), (left, y), DARK_GREY, 1)?;
-            c.text(
-                &format_tick(*t, y_axis.decimals),
-                (left - TICK_LEN - 4, y),
-                TICK_PX,
-                DARK_GREY,
-                Anchor::End,
-                VAnchor::Center,
-            )?;
-        }
-        for t in &x_axis.ticks {
-            let x = xs.at(*t);
-            c.line((x, plot_bottom), (x, plot_bottom + TICK_LEN), DARK_GREY, 1)?;
-            c.text(
-                &format_tick(*t, x_axis.decimals),
-                (x, tick_label_top),
-                TICK_PX,
-                DARK_GREY,
-                Anchor::Middle,
-                VAnchor::Top,
-            )?;
-        }
+        draw_y_ticks(&c, &ys, &y_axis.ticks, y_axis.decimals, left)?;
+        draw_x_ticks(
+            &c,
+            &xs,
+            &x_axis.ticks,
+            x_axis.decimals,
+            plot_bottom,
+            tick_label_top,
+        )?;
         draw_y_title(&c, &y_title, PAD, (plot_top + plot_bottom) / 2)?;
         c.text(
             &time_axis_title(time_unit),

@@ -4,8 +4,8 @@
 
 use super::axis::TimeAxis;
 use super::canvas::{
-    draw_y_title, format_tick, truncate_to_width, y_title_width, Anchor, Canvas, Key, Legend,
-    LegendItem, Marker, Scale, VAnchor,
+    draw_x_ticks, draw_y_title, truncate_to_width, y_title_width, Anchor, Canvas, Key, Legend,
+    LegendItem, Marker, Scale, VAnchor, TICK_LEN,
 };
 use super::style::{
     line_height, text_width, ResponseKey, BLACK, CANVAS_WIDTH, DARK_GREY, LABEL_PX, PAD, SMALL_PX,
@@ -38,7 +38,6 @@ const MAX_LABELLED: usize = 50;
 const LABELLED_LANE_H: i32 = 22;
 /// Height budget for the lanes of a large study (before rounding to whole pixels per lane).
 const LARGE_PLOT_H: i32 = 1100;
-const TICK_LEN: i32 = 5;
 const ARROW_LEN: i32 = 16;
 
 const FIRST_RESPONSE: Marker = Marker::TriangleUp;
@@ -197,18 +196,14 @@ pub fn swimmer(lanes: &[SwimLane], time_unit: &str) -> Result<String, PlotError>
 
         c.line((left, plot_top), (left, plot_bottom), DARK_GREY, 1)?;
         c.line((left, plot_bottom), (right, plot_bottom), DARK_GREY, 1)?;
-        for t in &axis.ticks {
-            let x = xs.at(*t);
-            c.line((x, plot_bottom), (x, plot_bottom + TICK_LEN), DARK_GREY, 1)?;
-            c.text(
-                &format_tick(*t, axis.decimals),
-                (x, tick_label_top),
-                TICK_PX,
-                DARK_GREY,
-                Anchor::Middle,
-                VAnchor::Top,
-            )?;
-        }
+        draw_x_ticks(
+            &c,
+            &xs,
+            &axis.ticks,
+            axis.decimals,
+            plot_bottom,
+            tick_label_top,
+        )?;
         if !labelled {
             draw_y_title(&c, &y_title, PAD, (plot_top + plot_bottom) / 2)?;
         }

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use super::axis::ValueAxis;
 use super::canvas::{
-    draw_reference_lines, draw_y_title, format_tick, px, reference_label_width, wrap_text,
-    y_title_width, Anchor, Canvas, Key, Legend, LegendItem, Scale, VAnchor,
+    draw_reference_lines, draw_y_ticks, draw_y_title, format_tick, px, reference_label_width,
+    wrap_text, y_title_width, Anchor, Canvas, Key, Legend, LegendItem, Scale, VAnchor, TICK_LEN,
 };
 use super::style::{
     line_height, text_width, ResponseKey, CANVAS_WIDTH, DARK_GREY, LABEL_PX, PAD, TICK_PX,
@@ -26,7 +26,6 @@ pub struct WaterfallBar {
 }
 
 const PLOT_H: i32 = 300;
-const TICK_LEN: i32 = 5;
 const MAX_SLOT: f64 = 48.0;
 const Y_TITLE: &str = "Best change from baseline in sum of diameters (%)";
 
@@ -123,18 +122,7 @@ pub fn waterfall(bars: &[WaterfallBar]) -> Result<String, PlotError> {
         draw_reference_lines(&c, &ys, left, right)?;
 
         c.line((left, plot_top), (left, plot_bottom), DARK_GREY, 1)?;
-        for t in &axis.ticks {
-            let y = ys.at(*t);
-            c.line((left - TICK_LEN, y), (left, y), DARK_GREY, 1)?;
-            c.text(
-                &format_tick(*t, axis.decimals),
-                (left - TICK_LEN - 4, y),
-                TICK_PX,
-                DARK_GREY,
-                Anchor::End,
-                VAnchor::Center,
-            )?;
-        }
+        draw_y_ticks(&c, &ys, &axis.ticks, axis.decimals, left)?;
         draw_y_title(&c, &y_title, PAD, (plot_top + plot_bottom) / 2)?;
         c.text(
             &format!("Subjects (n = {})", sorted.len()),
