@@ -80,6 +80,21 @@ pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, St
                     .map(|adt| r.days - (adt - start).num_days() as f64)
                     .unwrap_or(0.0);
                 r.days = (cutoff - start).num_days() as f64 + offset;
+                if start > cutoff {
+                    // Enrolled by the cut-off, but the time origin (e.g. the first dose) is after
+                    // it: no follow-up yet, censored at time 0.
+                    r.days = 0.0;
+                } else if r.days < 0.0 {
+                    return Err(Error::Other(format!(
+                        "ADTTE: subject `{}` parameter `{}`: AVAL does not match ADT − STARTDT \
+                         ({} to {}), so it cannot be cut at {cutoff}; expected AVAL = ADT − STARTDT \
+                         (+ 1)",
+                        r.usubjid,
+                        r.paramcd,
+                        start,
+                        r.date.map(|d| d.to_string()).unwrap_or_default()
+                    )));
+                }
                 r.status = Status::Censored;
                 r.cnsr = r.cnsr.max(1);
                 r.date = Some(cutoff);

@@ -1,8 +1,8 @@
 //! readout: oncology trial abstracts and reports from a YAML study config and CDISC ADaM data.
 //!
 //! The pipeline (SPEC §1, `docs/ARCHITECTURE.md`), one module per stage:
-//! [`config`] → [`load`] → [`cut`] → [`derive`] → [`endpoints`] (using [`stats`]) →
-//! [`plots`] (via [`figures`]) → [`render`] → [`write`]; [`build`] runs them in order and
+//! [`config`] → [`load`] → [`cut`] → [`mod@derive`] → [`endpoints`] (using [`stats`]) →
+//! [`plots`] (via [`figures`]) → [`render`] → [`mod@write`]; [`build`] runs them in order and
 //! [`cmd`] is the command line.
 
 // Bad input ends in an `Error`, never a panic (SPEC §7): no unwrap/expect in library code.

@@ -25,6 +25,10 @@ pub const MAX_DATA_FILE_BYTES: u64 = 1 << 30;
 /// line ends or an unclosed quote, named by its line rather than parsed on.
 pub const MAX_RECORD_BYTES: usize = 1 << 20;
 
+/// Longest time to event accepted (1,000 years, in days): a longer AVAL is a wrong unit or a
+/// broken export, and would overflow the Kaplan–Meier and figure arithmetic downstream.
+pub const MAX_TIME_DAYS: f64 = 365_250.0;
+
 /// Every input table of a study, typed.
 #[derive(Debug, Clone, Default)]
 pub struct StudyData {
@@ -86,10 +90,14 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     .into_iter()
     .map(|f| f.map(|f| cfg.data_path(f)))
     .collect();
+    // Collected whole, then the first error in config order: rayon's collect into a `Result`
+    // returns whichever error a thread met first.
     let mut tables: Vec<Option<CsvTable>> = crate::timing::stage("  read files", || {
         files
             .par_iter()
             .map(|path| path.as_deref().map(CsvTable::read).transpose())
+            .collect::<Vec<Result<Option<CsvTable>>>>()
+            .into_iter()
             .collect::<Result<Vec<_>>>()
     })?;
     let mut take = |i: usize| tables.get_mut(i).and_then(Option::take);
@@ -848,6 +856,16 @@ pub fn read_adtte(table: &CsvTable, known: &KnownSubjects<'_>) -> Result<Vec<Tte
                 ))
             }
         };
+        if aval * unit_days > MAX_TIME_DAYS {
+            return Err(row.error(
+                c_aval,
+                format!(
+                    "`{}` in {} is over 1,000 years; expected the time to event or censoring in AVALU",
+                    row.text(Some(c_aval))?,
+                    if unit_days == 1.0 { "days" } else { "the AVALU unit" }
+                ),
+            ));
+        }
         let cnsr_text = row.text(Some(c_cnsr))?;
         let cnsr = parse_cnsr(cnsr_text).ok_or_else(|| {
             row.error(

@@ -210,6 +210,9 @@ refused! {
     fractional_cnsr_is_refused => "fractional-cnsr", ["line 2, column `CNSR`", "`0.5`"];
     negative_aval_is_refused => "negative-aval", ["line 3, column `AVAL`", "`-3` is negative"];
     nan_aval_is_refused => "nan-aval", ["line 2, column `AVAL`", "`NaN`", "finite"];
+    // Found while probing extreme values: AVAL 1e308 failed in the KM figure ("median is inf"),
+    // naming no file or line.
+    regression_huge_aval_failed_in_the_km_figure => "huge-aval", ["line 3, column `AVAL`", "1,000 years"];
     latin1_bytes_are_a_clear_error => "latin1", ["line 2, column `SITEID`", "not valid UTF-8", "Latin-1"];
 }
 
@@ -513,5 +516,49 @@ fn a_hostile_ae_term_is_escaped_in_abstract_and_report_html() {
             "{file}: the term is not shown as text"
         );
         assert!(!html.contains("<script"), "{file}: a <script> element");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// ADTTE at a cut-off.
+
+/// A subject enrolled by the cut-off but treated after it, whose ADTTE starts at the first
+/// dose: censored at time 0, not a negative time. Found while probing cut-offs: the build
+/// failed in the Kaplan–Meier fit ("time -5 of subject 1 (0-based) is invalid").
+#[test]
+fn regression_treatment_after_the_cutoff_gave_a_negative_time() {
+    let (_, dir, _tmp) = builds("treated-after-cutoff", "LATE-START/2021-12-31");
+    let results = json(&dir.join("results.json"));
+    assert_eq!(results["cohorts"][0]["n"]["enrolled"], 2);
+    let derived = std::fs::read_to_string(dir.join("derived/all.csv")).expect("derived");
+    assert!(derived.contains("\nS-002,,,,0,1,"), "{derived}");
+}
+
+/// An AVAL that does not match ADT − STARTDT cannot be cut: the error names the subject,
+/// parameter and dates instead of a negative time deep in the Kaplan–Meier fit.
+#[test]
+fn an_aval_inconsistent_with_its_dates_cannot_be_cut() {
+    let err = build_refused("inconsistent-aval-at-cutoff", false);
+    assert!(err.contains("subject `S-001` parameter `OS`"), "{err}");
+    insta::assert_snapshot!("inconsistent-aval-at-cutoff", err);
+    let check = readout(
+        &["check", &fixture_config("inconsistent-aval-at-cutoff")],
+        None,
+    );
+    assert_eq!(check.code, Some(2));
+    assert!(check.stderr.contains("S-001"), "{}", check.stderr);
+}
+
+/// Files are read in parallel; with several broken files the error is still the first in the
+/// config's order (ADSL), every time. Found as a flaky `tests/cli.rs` init test: rayon's
+/// collect into a `Result` returned whichever file's error a thread met first.
+#[test]
+fn regression_the_error_among_several_broken_files_depended_on_thread_timing() {
+    for _ in 0..10 {
+        let message = refused("two-broken-files");
+        assert!(
+            message.contains("two-broken-files/adsl.csv"),
+            "not ADSL's error: {message}"
+        );
     }
 }
