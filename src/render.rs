@@ -235,6 +235,12 @@ impl Renderer {
     fn render_context(&self, name: &str, context: &Context, analysis: &Analysis) -> Result<String> {
         let mut tera = self.tera.clone();
         register_filters(&mut tera, analysis);
+        if name.ends_with(".md") {
+            // `.html` output is escaped for HTML; Markdown output for Markdown (the clone is
+            // this render's own, so the HTML escaping of other templates is untouched).
+            tera.autoescape_on(vec![".md"]);
+            tera.set_escape_fn(escape_markdown);
+        }
         tera.render(name, context).map_err(|e| self.error(name, &e))
     }
 
@@ -547,6 +553,24 @@ pub fn long_date(iso: &str) -> String {
     }
 }
 
+/// Escapes a data string for Markdown: the characters that could start markup (emphasis,
+/// code, links, tables, raw HTML, entities) get a backslash, and line breaks become spaces so
+/// a value cannot start a new block. Renders as the same text.
+pub fn escape_markdown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        match ch {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '&' | '|' | '~' | '#' => {
+                out.push('\\');
+                out.push(ch);
+            }
+            '\n' | '\r' => out.push(' '),
+            _ => out.push(ch),
+        }
+    }
+    out
+}
+
 /// Markdown → HTML with pulldown-cmark; `inline` drops the wrapping paragraph of a one-line
 /// text so it can sit inside a sentence. Raw HTML in the Markdown is escaped, not passed on.
 pub fn markdown_to_html(md: &str, inline: bool) -> String {
@@ -857,6 +881,24 @@ mod tests {
             warnings: Vec::new(),
             abstract_length: None,
         }
+    }
+
+    #[test]
+    fn markdown_escape_renders_as_the_same_text() {
+        for text in [
+            "<script>alert(1)</script>",
+            "a*b*_c_ `d` [e](f) &amp; | ~~g~~ # h \\",
+            "Grade 3 (x) 71.1% – ≥",
+        ] {
+            let html = markdown_to_html(&escape_markdown(text), true);
+            let expected = text
+                .replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;");
+            assert_eq!(html, expected, "{text}");
+        }
+        assert_eq!(escape_markdown("two\nlines"), "two lines");
+        assert_eq!(escape_markdown("27 (71.1%)"), "27 (71.1%)");
     }
 
     #[test]

@@ -360,7 +360,9 @@ fn a_user_template_overrides_one_template_and_the_rest_stay_built_in() {
     let md = read(&folder, "cohort-a/abstract.md");
     assert_eq!(
         md,
-        "# House style: Drug X in advanced thoracic tumours: Thoracic <A>\n\nThe confirmed ORR was 38% (3/8 (37.5%)).\n"
+        // A `.md` template escapes what it prints for Markdown, as `.html` ones do for HTML
+        // (the built-in marks the config's own Markdown texts `safe`; this one does not).
+        "# House style: Drug X in advanced thoracic tumours: Thoracic \\<A\\>\n\nThe confirmed ORR was 38% (3/8 (37.5%)).\n"
     );
     // Not overridden: the built-in abstract.txt and report.html.
     assert!(read(&folder, "cohort-a/abstract.txt").starts_with("Drug X in advanced"));

@@ -492,7 +492,8 @@ fn no_file_is_read_that_the_config_does_not_name() {
     assert_eq!(inputs, ["tests/fixtures/invalid/unnamed-files/adsl.csv"]);
 }
 
-/// An AE term `<script>alert(1)</script>` is text in both HTML documents.
+/// An AE term `<script>alert(1)</script>` is text in both HTML documents, and in
+/// abstract.md it is escaped so that any Markdown renderer shows it as text.
 #[test]
 fn a_hostile_ae_term_is_escaped_in_abstract_and_report_html() {
     let tmp = tempfile::tempdir().expect("temp dir");
@@ -517,6 +518,17 @@ fn a_hostile_ae_term_is_escaped_in_abstract_and_report_html() {
         );
         assert!(!html.contains("<script"), "{file}: a <script> element");
     }
+    let md = std::fs::read_to_string(out.join("DOC-FIXTURE/2021-12-31/cohort-a/abstract.md"))
+        .expect("abstract.md");
+    assert!(md.contains(r"\<script\>alert(1)\</script\>"), "{md}");
+    assert!(md.contains(r"Pleura \& \<other\>"), "{md}");
+    let mut html = String::new();
+    pulldown_cmark::html::push_html(&mut html, pulldown_cmark::Parser::new(&md));
+    assert!(!html.contains("<script"), "abstract.md as HTML: {html}");
+    assert!(
+        html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "{html}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
