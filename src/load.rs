@@ -198,17 +198,18 @@ impl LoadedConfig {
 
 /// A data file read whole, with its header indexed. Cells are read as UTF-8 text.
 ///
-/// The cells of all rows live in one byte buffer with one end offset per cell, so a table of
-/// millions of rows costs two allocations, not two per row.
+/// The cells of all rows live in one byte buffer (for a CSV file without quotes, the file
+/// itself) with a start and end offset per cell, so a table of millions of rows costs a few
+/// allocations, not a few per row.
 pub struct CsvTable {
     path: PathBuf,
     sha256: String,
     headers: Vec<String>,
     index: HashMap<String, usize>,
-    /// Every cell's bytes, row after row.
+    /// The bytes the cells are in.
     cells: Vec<u8>,
-    /// End offset in `cells` of each cell: row `r`, column `c` is entry `r * width + c`.
-    ends: Vec<usize>,
+    /// Start and end in `cells` of each cell: row `r`, column `c` is entry `r * width + c`.
+    spans: Vec<[u32; 2]>,
     /// Line number (1 = header) of each row.
     lines: Vec<u64>,
 }
@@ -253,7 +254,7 @@ impl CsvTable {
                 })?;
                 CsvTable::from_text_rows(path, sha256, table.headers, table.rows)
             }
-            _ => CsvTable::from_bytes(path, &bytes),
+            _ => CsvTable::from_vec(path, bytes),
         }
     }
 
@@ -282,7 +283,7 @@ impl CsvTable {
             ));
         }
         let mut cells = Vec::new();
-        let mut ends = Vec::with_capacity(rows.len() * headers.len());
+        let mut spans = Vec::with_capacity(rows.len() * headers.len());
         let mut lines = Vec::with_capacity(rows.len());
         for (i, row) in rows.into_iter().enumerate() {
             if row.len() != headers.len() {
@@ -297,8 +298,9 @@ impl CsvTable {
                 ));
             }
             for cell in &row {
+                let start = cells.len();
                 cells.extend_from_slice(cell.as_bytes());
-                ends.push(cells.len());
+                spans.push(span(path, start, cells.len())?);
             }
             lines.push(i as u64 + 1);
         }
@@ -308,93 +310,36 @@ impl CsvTable {
             headers,
             index,
             cells,
-            ends,
+            spans,
             lines,
         })
     }
 
     /// As [`CsvTable::read`], from bytes already in memory (`path` names them in errors).
     pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<CsvTable> {
-        let sha256 = sha256_hex(bytes);
-        let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-        if body.iter().all(|b| b.is_ascii_whitespace()) {
+        CsvTable::from_vec(path, bytes.to_vec())
+    }
+
+    /// As [`CsvTable::from_bytes`], keeping the bytes: a file without quotes is split in place,
+    /// in parallel chunks (see [`split_plain`]); any other goes through the `csv` crate. Both
+    /// give the same cells, line numbers and errors. The SHA-256 is computed alongside.
+    fn from_vec(path: &Path, bytes: Vec<u8>) -> Result<CsvTable> {
+        if u32::try_from(bytes.len()).is_err() {
             return Err(Error::data_file(
                 path,
-                "the file is empty; expected a header row and one row per record",
+                format!("the file is {} bytes; readout reads data files of at most {MAX_DATA_FILE_BYTES} bytes (1 GiB)", bytes.len()),
             ));
         }
-        let mut reader = csv::ReaderBuilder::new()
-            .has_headers(true)
-            .flexible(false)
-            .from_reader(body);
-        let header = reader
-            .byte_headers()
-            .map_err(|e| csv_error(path, e))?
-            .clone();
-        let mut headers = Vec::with_capacity(header.len());
-        let mut index = HashMap::new();
-        for (i, raw) in header.iter().enumerate() {
-            let name = std::str::from_utf8(raw)
-                .map_err(|_| {
-                    Error::Data {
-                        file: path.to_path_buf(),
-                        location: "line 1: ".to_string(),
-                        message: format!(
-                            "header field {} is not valid UTF-8; save the file as UTF-8 (it looks like Latin-1 or Windows-1252)",
-                            i + 1
-                        ),
-                    }
-                })?
-                .trim()
-                .to_string();
-            if index.insert(name.clone(), i).is_some() {
-                return Err(Error::Data {
-                    file: path.to_path_buf(),
-                    location: "line 1: ".to_string(),
-                    message: format!("column `{name}` appears twice; expected unique column names"),
-                });
-            }
-            headers.push(name);
-        }
-        // Rows are about the size of the header line apart; reserve for the whole file once.
-        let mut cells = Vec::with_capacity(body.len());
-        let mut ends = Vec::new();
-        let mut lines = Vec::new();
-        let mut record = csv::ByteRecord::new();
-        loop {
-            match reader.read_byte_record(&mut record) {
-                Ok(true) => {
-                    let line = record.position().map(|p| p.line()).unwrap_or(0);
-                    if record.len() == 1 && record.get(0).is_some_and(|f| f.is_empty()) {
-                        continue; // a blank line
-                    }
-                    if record.as_slice().len() > MAX_RECORD_BYTES {
-                        return Err(record_too_long(path, line, record.as_slice().len()));
-                    }
-                    for field in record.iter() {
-                        cells.extend_from_slice(field);
-                        ends.push(cells.len());
-                    }
-                    lines.push(line);
-                }
-                Ok(false) => break,
-                Err(e) => return Err(csv_error(path, e)),
-            }
-        }
-        if lines.is_empty() {
-            return Err(Error::data_file(
-                path,
-                "the file has a header but no data rows; expected one row per record",
-            ));
-        }
+        let (sha256, parsed) = rayon::join(|| sha256_hex(&bytes), || parse_csv(path, &bytes));
+        let parsed = parsed?;
         Ok(CsvTable {
             path: path.to_path_buf(),
             sha256,
-            headers,
-            index,
-            cells,
-            ends,
-            lines,
+            headers: parsed.headers,
+            index: parsed.index,
+            cells: parsed.cells.unwrap_or(bytes),
+            spans: parsed.spans,
+            lines: parsed.lines,
         })
     }
 
@@ -414,13 +359,10 @@ impl CsvTable {
         if column >= width {
             return b"";
         }
-        let flat = row * width + column;
-        let start = match flat.checked_sub(1) {
-            Some(prev) => self.ends.get(prev).copied().unwrap_or(0),
-            None => 0,
-        };
-        let end = self.ends.get(flat).copied().unwrap_or(start);
-        self.cells.get(start..end).unwrap_or(b"")
+        match self.spans.get(row * width + column) {
+            Some(&[start, end]) => self.cells.get(start as usize..end as usize).unwrap_or(b""),
+            None => b"",
+        }
     }
 
     /// The file path.
@@ -489,6 +431,305 @@ fn check_file_size(path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// A cell's span as `u32` offsets (tables are at most 4 GiB of cell text).
+fn span(path: &Path, start: usize, end: usize) -> Result<[u32; 2]> {
+    match (u32::try_from(start), u32::try_from(end)) {
+        (Ok(s), Ok(e)) => Ok([s, e]),
+        _ => Err(Error::data_file(
+            path,
+            "the table holds over 4 GiB of text; readout reads smaller tables",
+        )),
+    }
+}
+
+/// A parsed CSV file.
+struct Parsed {
+    headers: Vec<String>,
+    index: HashMap<String, usize>,
+    spans: Vec<[u32; 2]>,
+    lines: Vec<u64>,
+    /// The buffer the spans point into, when it is not the file's own bytes.
+    cells: Option<Vec<u8>>,
+}
+
+/// Parses a CSV file: the header, then every row.
+fn parse_csv(path: &Path, bytes: &[u8]) -> Result<Parsed> {
+    let bom = if bytes.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    let body = bytes.get(bom..).unwrap_or_default();
+    if body.iter().all(|b| b.is_ascii_whitespace()) {
+        return Err(Error::data_file(
+            path,
+            "the file is empty; expected a header row and one row per record",
+        ));
+    }
+    let plain = memchr::memchr(b'"', body).is_none();
+    let parsed = if plain {
+        split_plain(path, bytes, bom)?
+    } else {
+        None
+    };
+    let parsed = match parsed {
+        Some(parsed) => parsed,
+        None => parse_quoted(path, body)?,
+    };
+    if parsed.lines.is_empty() {
+        return Err(Error::data_file(
+            path,
+            "the file has a header but no data rows; expected one row per record",
+        ));
+    }
+    Ok(parsed)
+}
+
+/// Header names from raw header fields: UTF-8, trimmed, unique.
+fn header_names<'b>(
+    path: &Path,
+    fields: impl Iterator<Item = &'b [u8]>,
+) -> Result<(Vec<String>, HashMap<String, usize>)> {
+    let mut headers = Vec::new();
+    let mut index = HashMap::new();
+    for (i, raw) in fields.enumerate() {
+        let name = std::str::from_utf8(raw)
+            .map_err(|_| Error::Data {
+                file: path.to_path_buf(),
+                location: "line 1: ".to_string(),
+                message: format!(
+                    "header field {} is not valid UTF-8; save the file as UTF-8 (it looks like Latin-1 or Windows-1252)",
+                    i + 1
+                ),
+            })?
+            .trim()
+            .to_string();
+        if index.insert(name.clone(), i).is_some() {
+            return Err(Error::Data {
+                file: path.to_path_buf(),
+                location: "line 1: ".to_string(),
+                message: format!("column `{name}` appears twice; expected unique column names"),
+            });
+        }
+        headers.push(name);
+    }
+    Ok((headers, index))
+}
+
+/// The `csv` crate's reading, for files with quotes: cells are unquoted into a new buffer.
+fn parse_quoted(path: &Path, body: &[u8]) -> Result<Parsed> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(false)
+        .from_reader(body);
+    let header = match reader.byte_headers() {
+        Ok(header) => header.clone(),
+        Err(e) => {
+            let line = e
+                .position()
+                .map(|p| LineCounter::default().line_at(body, p.byte() as usize));
+            return Err(csv_error(path, e, line));
+        }
+    };
+    let (headers, index) = header_names(path, header.iter())?;
+    let mut cells = Vec::with_capacity(body.len());
+    let mut spans = Vec::new();
+    let mut lines = Vec::new();
+    let mut record = csv::ByteRecord::new();
+    let mut counter = LineCounter::default();
+    loop {
+        match reader.read_byte_record(&mut record) {
+            Ok(true) => {
+                let byte = record.position().map_or(0, |p| p.byte() as usize);
+                let line = counter.line_at(body, byte);
+                if record.len() == 1 && record.get(0).is_some_and(|f| f.is_empty()) {
+                    continue; // a blank line
+                }
+                if record.as_slice().len() > MAX_RECORD_BYTES {
+                    return Err(record_too_long(path, line, record.as_slice().len()));
+                }
+                for field in record.iter() {
+                    let start = cells.len();
+                    cells.extend_from_slice(field);
+                    spans.push(span(path, start, cells.len())?);
+                }
+                lines.push(line);
+            }
+            Ok(false) => break,
+            Err(e) => {
+                let line = e
+                    .position()
+                    .map(|p| counter.line_at(body, p.byte() as usize));
+                return Err(csv_error(path, e, line));
+            }
+        }
+    }
+    Ok(Parsed {
+        headers,
+        index,
+        spans,
+        lines,
+        cells: Some(cells),
+    })
+}
+
+/// What went wrong on a line of a plain file (line numbers relative to a chunk until fixed).
+enum PlainError {
+    /// The row has this many fields.
+    Fields(usize),
+    /// The row holds this many bytes of cell text.
+    TooLong(usize),
+}
+
+/// One chunk of a plain file: spans, line numbers relative to the chunk's first line, the
+/// number of lines it holds, and its first error.
+struct PlainChunk {
+    spans: Vec<[u32; 2]>,
+    lines: Vec<u64>,
+    line_count: u64,
+    error: Option<(u64, PlainError)>,
+    /// A lone carriage return: the chunk cannot be split on line feeds alone.
+    lone_cr: bool,
+}
+
+/// Splits a CSV file without any `"`: rows end at `\n` (a `\r` before it is dropped), cells at
+/// `,`, blank lines are skipped, as the `csv` crate does. The rows are split in parallel
+/// chunks cut at line ends. `None` when a lone `\r` (an old Mac line end) means the file needs
+/// the `csv` crate after all.
+fn split_plain(path: &Path, bytes: &[u8], bom: usize) -> Result<Option<Parsed>> {
+    use rayon::prelude::*;
+    // The header is the first line that is not blank (the `csv` crate skips blank lines).
+    let mut header_start = bom;
+    let mut header_number = 1u64;
+    let (header_line, header_end) = loop {
+        let rest = bytes.get(header_start..).unwrap_or_default();
+        let end = header_start + memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+        let line = bytes.get(header_start..end).unwrap_or_default();
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if !line.is_empty() || end >= bytes.len() {
+            break (line, end);
+        }
+        header_start = end + 1;
+        header_number += 1;
+    };
+    if memchr::memchr(b'\r', header_line).is_some() {
+        return Ok(None);
+    }
+    let (headers, index) = header_names(path, header_line.split(|&b| b == b','))?;
+    let width = headers.len();
+    // Data rows start after the header's line end (offsets are into `bytes`).
+    let data_start = (header_end + 1).min(bytes.len());
+    let data = bytes.get(data_start..).unwrap_or_default();
+    // Chunks of at least 1 MiB, cut just after a line feed.
+    let pieces = (data.len() / (1 << 20)).clamp(1, 4 * rayon::current_num_threads());
+    let mut bounds = vec![0usize];
+    for k in 1..pieces {
+        let guess = data.len() * k / pieces;
+        let cut = match memchr::memchr(b'\n', data.get(guess..).unwrap_or_default()) {
+            Some(p) => guess + p + 1,
+            None => data.len(),
+        };
+        if cut > *bounds.last().unwrap_or(&0) && cut < data.len() {
+            bounds.push(cut);
+        }
+    }
+    bounds.push(data.len());
+    let chunks: Vec<PlainChunk> = bounds
+        .par_windows(2)
+        .map(|w| {
+            let (from, to) = (
+                w.first().copied().unwrap_or(0),
+                w.get(1).copied().unwrap_or(0),
+            );
+            split_chunk(
+                data.get(from..to).unwrap_or_default(),
+                data_start + from,
+                width,
+            )
+        })
+        .collect();
+    if chunks.iter().any(|c| c.lone_cr) {
+        return Ok(None);
+    }
+    let rows: usize = chunks.iter().map(|c| c.lines.len()).sum();
+    let mut spans = Vec::with_capacity(rows * width);
+    let mut lines = Vec::with_capacity(rows);
+    let mut first_line = header_number + 1;
+    for chunk in chunks {
+        if let Some((rel, error)) = chunk.error {
+            let line = first_line + rel;
+            return Err(match error {
+                PlainError::Fields(n) => Error::Data {
+                    file: path.to_path_buf(),
+                    location: format!("line {line}: "),
+                    message: format!("the row has {n} fields; expected {width} like the header"),
+                },
+                PlainError::TooLong(len) => record_too_long(path, line, len),
+            });
+        }
+        spans.extend_from_slice(&chunk.spans);
+        lines.extend(chunk.lines.iter().map(|rel| first_line + rel));
+        first_line += chunk.line_count;
+    }
+    Ok(Some(Parsed {
+        headers,
+        index,
+        spans,
+        lines,
+        cells: None,
+    }))
+}
+
+/// Splits the rows of one chunk (`offset`: where the chunk starts in the file's bytes).
+fn split_chunk(chunk: &[u8], offset: usize, width: usize) -> PlainChunk {
+    let mut out = PlainChunk {
+        spans: Vec::with_capacity(chunk.len() / 8),
+        lines: Vec::with_capacity(chunk.len() / 32),
+        line_count: 0,
+        error: None,
+        lone_cr: false,
+    };
+    let mut start = 0usize;
+    while start < chunk.len() {
+        let end = memchr::memchr(b'\n', chunk.get(start..).unwrap_or_default())
+            .map_or(chunk.len(), |p| start + p);
+        let rel = out.line_count;
+        out.line_count += 1;
+        let mut line = chunk.get(start..end).unwrap_or_default();
+        let line_start = start;
+        start = end + 1;
+        if let Some(stripped) = line.strip_suffix(b"\r") {
+            line = stripped;
+        }
+        if memchr::memchr(b'\r', line).is_some() {
+            out.lone_cr = true;
+            return out;
+        }
+        if line.is_empty() {
+            continue; // a blank line
+        }
+        let fields = memchr::memchr_iter(b',', line).count() + 1;
+        if fields != width {
+            out.error = Some((rel, PlainError::Fields(fields)));
+            return out;
+        }
+        if line.len() - (fields - 1) > MAX_RECORD_BYTES {
+            out.error = Some((rel, PlainError::TooLong(line.len() - (fields - 1))));
+            return out;
+        }
+        // Offsets fit in u32: the file is at most 4 GiB (checked by the caller).
+        let base = offset + line_start;
+        let mut cell_start = 0usize;
+        for comma in memchr::memchr_iter(b',', line).chain(std::iter::once(line.len())) {
+            out.spans
+                .push([(base + cell_start) as u32, (base + comma) as u32]);
+            cell_start = comma + 1;
+        }
+        out.lines.push(rel);
+    }
+    out
+}
+
 fn record_too_long(path: &Path, line: u64, len: usize) -> Error {
     Error::Data {
         file: path.to_path_buf(),
@@ -499,9 +740,44 @@ fn record_too_long(path: &Path, line: u64, len: usize) -> Error {
     }
 }
 
-fn csv_error(path: &Path, e: csv::Error) -> Error {
-    let location = match e.position() {
-        Some(p) => format!("line {}: ", p.line()),
+/// Line numbers as an editor shows them, from the byte offsets the `csv` crate gives (its own
+/// line count is off after CRLF line ends and blank lines). A record's offset may point at the
+/// line end before it, so line ends there are skipped first; a line ends at `\n`, `\r\n` or a
+/// lone `\r`.
+#[derive(Default)]
+struct LineCounter {
+    /// Bytes counted so far.
+    upto: usize,
+    /// Line ends before `upto`.
+    ends: u64,
+}
+
+impl LineCounter {
+    /// The line of the record whose offset is `byte` (offsets only grow).
+    fn line_at(&mut self, body: &[u8], byte: usize) -> u64 {
+        let mut start = byte.min(body.len());
+        while matches!(body.get(start), Some(b'\r' | b'\n')) {
+            start += 1;
+        }
+        if start > self.upto {
+            let part = body.get(self.upto..start).unwrap_or_default();
+            let lf = memchr::memchr_iter(b'\n', part).count();
+            let lone_cr = memchr::memchr_iter(b'\r', part)
+                .filter(|&i| {
+                    // A `\r` followed by `\n` (possibly just past this part) is one line end.
+                    body.get(self.upto + i + 1) != Some(&b'\n')
+                })
+                .count();
+            self.ends += (lf + lone_cr) as u64;
+            self.upto = start;
+        }
+        self.ends + 1
+    }
+}
+
+fn csv_error(path: &Path, e: csv::Error, line: Option<u64>) -> Error {
+    let location = match line {
+        Some(line) => format!("line {line}: "),
         None => String::new(),
     };
     let message = match e.kind() {
@@ -1079,4 +1355,116 @@ pub fn drop_pre_treatment_responses(
         "{}: {total} overall response(s) dated before treatment start left out of BOR, PFS, DoR and the figures (RECIST 1.1: assessments before treatment are baseline, not responses): {list}",
         path.display()
     ))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Headers, rows as text and line numbers of a table.
+    type Cells = (Vec<String>, Vec<Vec<String>>, Vec<u64>);
+
+    /// The rows of a table as text, or the error message.
+    fn via(parsed: Result<CsvTable>) -> std::result::Result<Cells, String> {
+        let table = parsed.map_err(|e| e.to_string())?;
+        let width = table.headers().len();
+        let rows = (0..table.len())
+            .map(|r| {
+                (0..width)
+                    .map(|c| String::from_utf8_lossy(table.cell(r, c)).into_owned())
+                    .collect()
+            })
+            .collect();
+        Ok((table.headers().to_vec(), rows, table.lines.clone()))
+    }
+
+    /// The `csv` crate's reading of the same bytes (the quoted path), as a table.
+    fn quoted(bytes: &[u8]) -> Result<CsvTable> {
+        let path = Path::new("t.csv");
+        let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        if body.iter().all(|b| b.is_ascii_whitespace()) {
+            return Err(Error::data_file(
+                path,
+                "the file is empty; expected a header row and one row per record",
+            ));
+        }
+        let parsed = parse_quoted(path, body)?;
+        if parsed.lines.is_empty() {
+            return Err(Error::data_file(
+                path,
+                "the file has a header but no data rows; expected one row per record",
+            ));
+        }
+        Ok(CsvTable {
+            path: path.to_path_buf(),
+            sha256: String::new(),
+            headers: parsed.headers,
+            index: parsed.index,
+            cells: parsed.cells.unwrap_or_default(),
+            spans: parsed.spans,
+            lines: parsed.lines,
+        })
+    }
+
+    proptest! {
+        /// A file without quotes reads the same through the in-place splitter as through the
+        /// `csv` crate: cells, line numbers and errors.
+        #[test]
+        fn plain_splitter_agrees_with_the_csv_crate(
+            text in proptest::collection::vec(
+                prop_oneof![Just("a"), Just("bc"), Just(","), Just("\n"), Just("\r\n"), Just(" "), Just("\r")],
+                0..60,
+            ),
+            bom in any::<bool>(),
+        ) {
+            let mut bytes = if bom { b"\xEF\xBB\xBF".to_vec() } else { Vec::new() };
+            bytes.extend(text.concat().bytes());
+            let plain = via(CsvTable::from_bytes(Path::new("t.csv"), &bytes));
+            let csv = via(quoted(&bytes));
+            prop_assert_eq!(plain, csv);
+        }
+    }
+
+    #[test]
+    fn a_large_plain_file_is_split_in_chunks_with_the_right_line_numbers() {
+        let mut text = String::from("A,B\r\n");
+        for i in 0..300_000 {
+            text.push_str(&format!("id{i},{}\r\n", i % 7));
+            if i % 1000 == 0 {
+                text.push_str("\r\n"); // a blank line now and then
+            }
+        }
+        let bytes = text.into_bytes();
+        assert!(bytes.len() > 3 << 20, "several chunks");
+        let plain = via(CsvTable::from_bytes(Path::new("t.csv"), &bytes));
+        let csv = via(quoted(&bytes));
+        assert!(plain == csv, "the two readings differ");
+        let (_, rows, lines) = plain.unwrap();
+        assert_eq!(rows.len(), 300_000);
+        assert_eq!(rows[299_999], ["id299999", "0"]);
+        // 300,000 rows, 300 blank lines, the header: the last row is on line 300,301.
+        assert_eq!(lines.last(), Some(&300_301));
+    }
+
+    /// Regression: the `csv` crate counts lines wrongly after CRLF line ends and blank lines,
+    /// so an error in a Windows file named the wrong line. Both readings now name line 4.
+    #[test]
+    fn errors_name_the_line_an_editor_shows_after_crlf_and_blank_lines() {
+        for text in [
+            "A,B\r\n\"x\",1\r\n\r\ny,2,3\r\n",
+            "A,B\r\nx,1\r\n\r\ny,2,3\r\n",
+            "A,B\nx,1\n\ny,2,3\n",
+        ] {
+            let err = CsvTable::from_bytes(Path::new("t.csv"), text.as_bytes())
+                .map(|_| ())
+                .unwrap_err()
+                .to_string();
+            assert_eq!(
+                err, "t.csv: line 4: the row has 3 fields; expected 2 like the header",
+                "{text:?}"
+            );
+        }
+    }
 }
