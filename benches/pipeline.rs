@@ -44,7 +44,7 @@ fn load(c: &mut Criterion) {
                     .and_then(|t| read_adsl(t, None).ok())
                     .unwrap_or_default();
                 let known: KnownSubjects<'_> =
-                    subjects.iter().map(|s| s.usubjid.as_str()).collect();
+                    subjects.iter().map(|s| s.usubjid.as_ref()).collect();
                 let tte = CsvTable::from_bytes(Path::new("adtte.csv"), adtte.as_bytes())
                     .ok()
                     .and_then(|t| read_adtte(&t, &known).ok());

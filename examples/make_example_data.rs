@@ -496,7 +496,7 @@ fn generate_subject(
         lesions.push((plus(trtsdt, *d), sum));
     }
     let subject = Subject {
-        usubjid: usubjid.clone(),
+        usubjid: usubjid.as_str().into(),
         site: None,
         trt_start: Some(trtsdt),
         trt_end: trtedt_day.map(|d| plus(trtsdt, d)),
@@ -710,7 +710,7 @@ fn finish(rng: &mut Rng, t: &Target, mut subjects: Vec<Generated>) -> Vec<Genera
     rng.shuffle(&mut sites);
     for ((g, age), site) in subjects.iter_mut().zip(ages).zip(sites) {
         g.columns.insert("AGE".into(), age.to_string());
-        g.subject.site = Some(site.to_string());
+        g.subject.site = Some(site.into());
     }
     subjects
 }
@@ -878,7 +878,7 @@ fn main() {
             let n = seq.entry(i).or_default();
             *n += 1;
             rows.push((
-                s.usubjid.clone(),
+                s.usubjid.to_string(),
                 *n,
                 format!(
                     "{},\"{term}\",\"{soc}\",{grade},{},{astdt},Y,{},{}",

@@ -45,7 +45,7 @@ pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, St
         }
         out.subjects.push(s);
     }
-    let kept: HashSet<&str> = out.subjects.iter().map(|s| s.usubjid.as_str()).collect();
+    let kept: HashSet<&str> = out.subjects.iter().map(|s| &*s.usubjid).collect();
     out.assessments = data
         .assessments
         .iter()

@@ -280,7 +280,7 @@ pub fn index_tte(records: &[TteRecord], n_subjects: usize) -> TteIndex<'_> {
     let mut index: TteIndex<'_> = FxHashMap::default();
     for r in records {
         let column = index
-            .entry(r.paramcd.as_str())
+            .entry(&*r.paramcd)
             .or_insert_with(|| vec![None; n_subjects]);
         if let Some(slot) = column.get_mut(r.subject) {
             *slot = Some(r);
@@ -293,7 +293,7 @@ pub fn index_tte(records: &[TteRecord], n_subjects: usize) -> TteIndex<'_> {
 #[derive(Debug, Clone)]
 pub struct DerivedRow {
     /// Subject.
-    pub usubjid: String,
+    pub usubjid: std::sync::Arc<str>,
     /// In the efficacy population.
     pub efficacy: bool,
     /// Best overall response code (empty without ADRS).
@@ -310,7 +310,7 @@ pub struct DerivedRow {
 #[derive(Debug, Clone)]
 pub struct SubjectTumour {
     /// Subject.
-    pub usubjid: String,
+    pub usubjid: std::sync::Arc<str>,
     /// BOR code.
     pub response: String,
     /// (time, percentage change from baseline) of each post-baseline measurement.
@@ -782,7 +782,7 @@ fn safety_results(subjects: &[&Subject], events: &[AdverseEvent]) -> Safety {
     let safety: BTreeSet<&str> = subjects
         .iter()
         .filter(|s| s.safety)
-        .map(|s| s.usubjid.as_str())
+        .map(|s| &*s.usubjid)
         .collect();
     // Worst grade per subject, overall and per term, for TEAEs and TRAEs.
     #[derive(Default, Clone, Copy)]
@@ -877,7 +877,7 @@ fn tumour_data(input: &CohortInput<'_>, subjects: &[&Subject]) -> Vec<SubjectTum
         let Some(start) = s.trt_start else { continue };
         let days = |d: Date| (d - start).num_days() as f64 / unit;
         let d = input.derived.get(i);
-        let mut rows = lesions.remove(s.usubjid.as_str()).unwrap_or_default();
+        let mut rows = lesions.remove(&*s.usubjid).unwrap_or_default();
         rows.sort_by_key(|l| l.date);
         let base = rows
             .iter()

@@ -319,7 +319,7 @@ pub fn cohort_figures(
         .filter_map(|t| {
             let best = t.pchg.iter().map(|p| p.1).reduce(f64::min)?;
             Some(plots::WaterfallBar {
-                usubjid: t.usubjid.clone(),
+                usubjid: t.usubjid.to_string(),
                 best_pchg: best,
                 response: t.response.clone(),
             })
@@ -337,7 +337,7 @@ pub fn cohort_figures(
         .iter()
         .filter(|t| !t.pchg.is_empty())
         .map(|t| plots::SpiderLine {
-            usubjid: t.usubjid.clone(),
+            usubjid: t.usubjid.to_string(),
             points: t.pchg.clone(),
             response: t.response.clone(),
         })
@@ -360,7 +360,7 @@ pub fn cohort_figures(
             .tumour
             .iter()
             .map(|t| plots::SwimLane {
-                usubjid: t.usubjid.clone(),
+                usubjid: t.usubjid.to_string(),
                 end: t.end.max(0.0),
                 ongoing: t.ongoing,
                 response: t.response.clone(),

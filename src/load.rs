@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
@@ -118,11 +119,12 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
                 .chain(c.baseline.iter().map(|b| b.column.clone()))
         })
         .collect();
-    study.subjects = crate::timing::stage("  typed adsl", || {
-        read_adsl_columns(&adsl, data.efficacy_flag.as_deref(), Some(&keep))
+    let (subjects, known) = crate::timing::stage("  typed adsl", || {
+        read_adsl_known(&adsl, data.efficacy_flag.as_deref(), Some(&keep))
     })?;
+    study.subjects = subjects;
     study.inputs.push(adsl.input_file());
-    let known: KnownSubjects<'_> = study.subjects.iter().map(|s| s.usubjid.as_str()).collect();
+    let subjects = &study.subjects;
 
     // The other tables only need ADSL's subjects: convert them in parallel.
     let related: HashSet<String> = analysis
@@ -137,7 +139,12 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
                 || {
                     rayon::join(
                         || adrs.as_ref().map(|t| read_adrs(t, &known)).transpose(),
-                        || adtte.as_ref().map(|t| read_adtte(t, &known)).transpose(),
+                        || {
+                            adtte
+                                .as_ref()
+                                .map(|t| read_adtte_shared(t, &known, Some(subjects)))
+                                .transpose()
+                        },
                     )
                 },
                 || {
@@ -404,6 +411,15 @@ impl CsvTable {
                 self.headers.join(", ")
             ),
         })
+    }
+
+    /// Data row `row` (from 0).
+    fn row(&self, row: usize) -> Row<'_> {
+        Row {
+            table: self,
+            row,
+            line: self.lines.get(row).copied().unwrap_or(0),
+        }
     }
 
     /// The data rows.
@@ -882,30 +898,67 @@ pub fn parse_iso_date(text: &str) -> Option<Date> {
 }
 
 /// The subject ids of ADSL in file order, for checking that other tables name only known
-/// subjects and for finding a record's subject.
+/// subjects and for finding a record's subject. ADSL is usually sorted by `USUBJID`; then
+/// the ids are found by binary search and cannot repeat, and no hash table is built.
 #[derive(Debug, Default)]
 pub struct KnownSubjects<'a> {
     ids: Vec<&'a str>,
-    index: FxHashMap<&'a str, usize>,
+    /// Positions by id, when the ids are not strictly increasing.
+    index: Option<FxHashMap<&'a str, usize>>,
 }
 
 impl<'a> FromIterator<&'a str> for KnownSubjects<'a> {
+    /// The ids in order; an id given twice is found at its last position.
     fn from_iter<I: IntoIterator<Item = &'a str>>(iter: I) -> Self {
         let ids: Vec<&str> = iter.into_iter().collect();
-        let mut index = FxHashMap::with_capacity_and_hasher(ids.len(), Default::default());
-        index.extend(ids.iter().enumerate().map(|(i, id)| (*id, i)));
-        KnownSubjects { ids, index }
+        KnownSubjects::new(ids).unwrap_or_else(|(ids, _)| {
+            let mut index = FxHashMap::with_capacity_and_hasher(ids.len(), Default::default());
+            index.extend(ids.iter().enumerate().map(|(i, id)| (*id, i)));
+            KnownSubjects {
+                ids,
+                index: Some(index),
+            }
+        })
     }
 }
 
-impl KnownSubjects<'_> {
+impl<'a> KnownSubjects<'a> {
+    /// The subjects of `ids` (in ADSL order), or the ids back with the positions of the first
+    /// id that appears twice (its first and its second position).
+    #[allow(clippy::type_complexity)]
+    pub fn new(ids: Vec<&'a str>) -> std::result::Result<Self, (Vec<&'a str>, (usize, usize))> {
+        if ids.windows(2).all(|w| w.first() < w.get(1)) {
+            return Ok(KnownSubjects { ids, index: None });
+        }
+        let mut index = FxHashMap::with_capacity_and_hasher(ids.len(), Default::default());
+        for (i, id) in ids.iter().enumerate() {
+            if let Some(first) = index.insert(*id, i) {
+                return Err((ids, (first, i)));
+            }
+        }
+        Ok(KnownSubjects {
+            ids,
+            index: Some(index),
+        })
+    }
+
+    /// Number of subjects.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether there are no subjects.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
     /// Whether the subject is in ADSL.
     pub fn contains(&self, id: &str) -> bool {
-        self.index.contains_key(id)
+        self.find(id, &mut 0).is_some()
     }
 
     /// The subject's position in ADSL. Tables are usually sorted like ADSL, so the subject
-    /// of the previous row (`hint`) and the next one are tried before the hash look-up.
+    /// of the previous row (`hint`) and the next one are tried before the look-up.
     pub fn find(&self, id: &str, hint: &mut usize) -> Option<usize> {
         for candidate in [*hint, *hint + 1] {
             if self.ids.get(candidate) == Some(&id) {
@@ -913,7 +966,10 @@ impl KnownSubjects<'_> {
                 return Some(candidate);
             }
         }
-        let found = self.index.get(id).copied()?;
+        let found = match &self.index {
+            Some(index) => index.get(id).copied()?,
+            None => self.ids.binary_search(&id).ok()?,
+        };
         *hint = found;
         Some(found)
     }
@@ -959,70 +1015,183 @@ pub fn read_adsl_columns(
     efficacy_flag: Option<&str>,
     keep: Option<&FxHashSet<String>>,
 ) -> Result<Vec<Subject>> {
-    let kept: Vec<(usize, std::sync::Arc<str>)> = table
+    read_adsl_known(table, efficacy_flag, keep).map(|(subjects, _)| subjects)
+}
+
+/// [`read_adsl_columns`], also returning the subjects' ids for reading the other tables.
+/// Rows are converted in parallel chunks; the error reported is the first in file order.
+pub fn read_adsl_known<'t>(
+    table: &'t CsvTable,
+    efficacy_flag: Option<&str>,
+    keep: Option<&FxHashSet<String>>,
+) -> Result<(Vec<Subject>, KnownSubjects<'t>)> {
+    use rayon::prelude::*;
+    let kept: Vec<(usize, Arc<str>)> = table
         .headers
         .iter()
         .enumerate()
         .filter(|(_, name)| keep.is_none_or(|k| k.contains(name.as_str())))
-        .map(|(i, name)| (i, std::sync::Arc::from(name.as_str())))
+        .map(|(i, name)| (i, Arc::from(name.as_str())))
         .collect();
     let c_id = table.require("USUBJID")?;
-    let c_site = table.column("SITEID");
-    let c_trts = table.column("TRTSDT");
-    let c_trte = table.column("TRTEDT");
-    let c_enrl = table.first_column(&["ENRLDT", "RANDDT"]).map(|c| c.0);
-    let c_dth = table.column("DTHDT");
-    let c_alive = table.column("LSTALVDT");
-    let c_saf = table.column("SAFFL");
-    let c_eff = match efficacy_flag {
-        Some(name) => Some(table.column(name).ok_or_else(|| Error::Data {
-            file: table.path.clone(),
-            location: "line 1: ".to_string(),
-            message: format!(
-                "column `{name}` (named by `data.efficacy_flag` in the config) is missing; the header has: {}",
-                table.headers.join(", ")
-            ),
-        })?),
-        None => table
-            .first_column(&["EFFFL", "FASFL", "ITTFL"])
-            .map(|c| c.0),
+    let columns = AdslColumns {
+        site: table.column("SITEID"),
+        trts: table.column("TRTSDT"),
+        trte: table.column("TRTEDT"),
+        enrl: table.first_column(&["ENRLDT", "RANDDT"]).map(|c| c.0),
+        dth: table.column("DTHDT"),
+        alive: table.column("LSTALVDT"),
+        saf: table.column("SAFFL"),
+        eff: match efficacy_flag {
+            Some(name) => Some(table.column(name).ok_or_else(|| Error::Data {
+                file: table.path.clone(),
+                location: "line 1: ".to_string(),
+                message: format!(
+                    "column `{name}` (named by `data.efficacy_flag` in the config) is missing; the header has: {}",
+                    table.headers.join(", ")
+                ),
+            })?),
+            None => table
+                .first_column(&["EFFFL", "FASFL", "ITTFL"])
+                .map(|c| c.0),
+        },
+        kept,
     };
-    let mut seen: FxHashMap<&str, u64> =
-        FxHashMap::with_capacity_and_hasher(table.len(), Default::default());
-    let mut subjects = Vec::with_capacity(table.len());
+
+    // The ids first: an empty or repeated id is an error on its row.
+    let mut ids = Vec::with_capacity(table.len());
+    let mut id_error: Option<(usize, Error)> = None;
     for row in table.rows() {
-        let usubjid = row.text(Some(c_id))?;
-        if usubjid.is_empty() {
-            return Err(row.error(c_id, "USUBJID is empty; expected a subject id"));
-        }
-        if let Some(first) = seen.insert(usubjid, row.line()) {
-            return Err(row.error(
-                c_id,
-                format!("subject `{usubjid}` appears again (first on line {first}); expected one row per subject"),
-            ));
-        }
-        let mut columns = crate::model::Columns::default();
-        for (i, name) in &kept {
-            let v = row.text(Some(*i))?;
-            if !v.is_empty() {
-                columns.insert(name.clone(), v);
+        match row.text(Some(c_id)) {
+            Ok("") => {
+                id_error = Some((
+                    row.row,
+                    row.error(c_id, "USUBJID is empty; expected a subject id"),
+                ));
+                break;
+            }
+            Ok(id) => ids.push(id),
+            Err(e) => {
+                id_error = Some((row.row, e));
+                break;
             }
         }
-        let trt_start = row.date(c_trts)?;
-        subjects.push(Subject {
-            usubjid: usubjid.to_string(),
-            site: row.opt_text(c_site)?.map(str::to_string),
-            trt_start,
-            trt_end: row.date(c_trte)?,
-            enrolled: row.date(c_enrl)?.or(trt_start),
-            death: row.date(c_dth)?,
-            last_alive: row.date(c_alive)?,
-            safety: flag(&row, c_saf, true)?,
-            efficacy: flag(&row, c_eff, true)?,
-            columns,
-        });
     }
-    Ok(subjects)
+    let known = if id_error.is_none() {
+        match KnownSubjects::new(ids) {
+            Ok(known) => Some(known),
+            Err((ids, (first, again))) => {
+                let row = table.row(again);
+                let first_line = table.lines.get(first).copied().unwrap_or(0);
+                let id = ids.get(again).copied().unwrap_or_default();
+                id_error = Some((
+                    again,
+                    row.error(
+                        c_id,
+                        format!("subject `{id}` appears again (first on line {first_line}); expected one row per subject"),
+                    ),
+                ));
+                None
+            }
+        }
+    } else {
+        None
+    };
+
+    // The subjects, in chunks of rows converted in parallel.
+    const CHUNK: usize = 16_384;
+    let chunks: Vec<std::result::Result<Vec<Subject>, (usize, Error)>> = (0..table.len())
+        .step_by(CHUNK)
+        .collect::<Vec<usize>>()
+        .par_iter()
+        .map(|&from| columns.subjects(table, c_id, from..(from + CHUNK).min(table.len())))
+        .collect();
+    let mut subjects = Vec::with_capacity(table.len());
+    let mut row_error = None;
+    for chunk in chunks {
+        match chunk {
+            Ok(mut part) => subjects.append(&mut part),
+            Err(e) => {
+                row_error = Some(e);
+                break;
+            }
+        }
+    }
+    // The first error in file order.
+    let first = match (id_error, row_error) {
+        (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
+        (a, b) => a.or(b),
+    };
+    match (first, known) {
+        (Some((_, e)), _) => Err(e),
+        (None, Some(known)) => Ok((subjects, known)),
+        (None, None) => Err(Error::Other("ADSL ids were not indexed".to_string())),
+    }
+}
+
+/// The ADSL columns a subject is read from.
+struct AdslColumns {
+    site: Option<usize>,
+    trts: Option<usize>,
+    trte: Option<usize>,
+    enrl: Option<usize>,
+    dth: Option<usize>,
+    alive: Option<usize>,
+    saf: Option<usize>,
+    eff: Option<usize>,
+    /// The columns kept in [`Subject::columns`], with their shared names.
+    kept: Vec<(usize, Arc<str>)>,
+}
+
+impl AdslColumns {
+    /// The subjects of some rows, or the first error with its row. Text values (site, kept
+    /// columns) are shared: one allocation per distinct value in the chunk.
+    fn subjects<'t>(
+        &self,
+        table: &'t CsvTable,
+        c_id: usize,
+        rows: std::ops::Range<usize>,
+    ) -> std::result::Result<Vec<Subject>, (usize, Error)> {
+        let mut shared: FxHashMap<(usize, &'t str), Arc<str>> = FxHashMap::default();
+        let mut share = |column: usize, value: &'t str| -> Arc<str> {
+            shared
+                .entry((column, value))
+                .or_insert_with(|| Arc::from(value))
+                .clone()
+        };
+        let mut out = Vec::with_capacity(rows.len());
+        for r in rows {
+            let row = table.row(r);
+            let subject = (|| -> Result<Subject> {
+                let usubjid = row.text(Some(c_id))?;
+                let mut columns = crate::model::Columns::default();
+                for (i, name) in &self.kept {
+                    let v = row.text(Some(*i))?;
+                    if !v.is_empty() {
+                        columns.insert_shared(name.clone(), share(*i, v));
+                    }
+                }
+                let trt_start = row.date(self.trts)?;
+                Ok(Subject {
+                    usubjid: Arc::from(usubjid),
+                    site: row.opt_text(self.site)?.map(|v| share(usize::MAX, v)),
+                    trt_start,
+                    trt_end: row.date(self.trte)?,
+                    enrolled: row.date(self.enrl)?.or(trt_start),
+                    death: row.date(self.dth)?,
+                    last_alive: row.date(self.alive)?,
+                    safety: flag(&row, self.saf, true)?,
+                    efficacy: flag(&row, self.eff, true)?,
+                    columns,
+                })
+            })();
+            match subject {
+                Ok(s) => out.push(s),
+                Err(e) => return Err((r, e)),
+            }
+        }
+        Ok(out)
+    }
 }
 
 /// ADRS: the per-visit overall responses (`PARAMCD = OVR`); other parameters are skipped.
@@ -1069,102 +1238,207 @@ pub fn read_adrs(table: &CsvTable, known: &KnownSubjects<'_>) -> Result<Vec<Asse
 
 /// ADTTE: one row per subject and parameter. `AVAL` is converted to days using `AVALU`.
 pub fn read_adtte(table: &CsvTable, known: &KnownSubjects<'_>) -> Result<Vec<TteRecord>> {
-    let c_id = table.require("USUBJID")?;
-    let c_param = table.require("PARAMCD")?;
-    let c_aval = table.require("AVAL")?;
-    let c_cnsr = table.require("CNSR")?;
-    let c_unit = table.column("AVALU");
-    let c_start = table.column("STARTDT");
-    let c_adt = table.column("ADT");
+    read_adtte_shared(table, known, None)
+}
+
+/// [`read_adtte`]; with `subjects` (ADSL, in the order of `known`) each record shares its
+/// subject's id instead of copying it. Rows are converted in parallel chunks; the error
+/// reported is the first in file order.
+pub fn read_adtte_shared(
+    table: &CsvTable,
+    known: &KnownSubjects<'_>,
+    subjects: Option<&[Subject]>,
+) -> Result<Vec<TteRecord>> {
+    use rayon::prelude::*;
+    let columns = AdtteColumns {
+        id: table.require("USUBJID")?,
+        param: table.require("PARAMCD")?,
+        aval: table.require("AVAL")?,
+        cnsr: table.require("CNSR")?,
+        unit: table.column("AVALU"),
+        start: table.column("STARTDT"),
+        adt: table.column("ADT"),
+    };
+    const CHUNK: usize = 16_384;
+    let chunks: Vec<(Vec<TteRecord>, Option<Error>)> = (0..table.len())
+        .step_by(CHUNK)
+        .collect::<Vec<usize>>()
+        .par_iter()
+        .map(|&from| {
+            columns.records(
+                table,
+                known,
+                subjects,
+                from..(from + CHUNK).min(table.len()),
+            )
+        })
+        .collect();
     let mut out = Vec::with_capacity(table.len());
-    // Duplicate (subject, parameter) pairs: parameters are numbered in order of appearance
-    // and each subject keeps one bit per parameter (more than 64 parameters use a set).
-    let mut params: Vec<&str> = Vec::new();
-    let mut seen_bits: Vec<u64> = vec![0; known.ids.len()];
-    let mut seen_many: FxHashSet<(usize, usize)> = FxHashSet::default();
-    let mut hint = 0usize;
-    for row in table.rows() {
-        let usubjid = row.text(Some(c_id))?;
-        let subject = require_subject(&row, c_id, usubjid, known, &mut hint)?;
-        let paramcd = row.text(Some(c_param))?;
-        if paramcd.is_empty() {
-            return Err(row.error(c_param, "PARAMCD is empty; expected a parameter code"));
+    let mut row_error = None;
+    for (mut part, error) in chunks {
+        out.append(&mut part);
+        if error.is_some() {
+            row_error = error;
+            break;
         }
-        let param = match params.iter().position(|p| *p == paramcd) {
-            Some(k) => k,
+    }
+    // Duplicate (subject, parameter) pairs among the rows before any row error (record `k`
+    // is row `k`): parameters are numbered in order of appearance and each subject keeps one
+    // bit per parameter (more than 64 parameters use a set).
+    let mut params: Vec<&str> = Vec::new();
+    let mut seen_bits: Vec<u64> = vec![0; known.len()];
+    let mut seen_many: FxHashSet<(usize, usize)> = FxHashSet::default();
+    for (k, r) in out.iter().enumerate() {
+        let param = match params.iter().position(|p| **p == *r.paramcd) {
+            Some(i) => i,
             None => {
-                params.push(paramcd);
+                params.push(&r.paramcd);
                 params.len() - 1
             }
         };
-        let first_time = match seen_bits.get_mut(subject) {
+        let first_time = match seen_bits.get_mut(r.subject) {
             Some(bits) if param < 64 => {
                 let fresh = *bits & (1 << param) == 0;
                 *bits |= 1 << param;
                 fresh
             }
-            _ => seen_many.insert((subject, param)),
+            _ => seen_many.insert((r.subject, param)),
         };
         if !first_time {
-            return Err(row.error(
-                c_param,
-                format!("subject `{usubjid}` has two `{paramcd}` records; expected one per subject and parameter"),
-            ));
-        }
-        let aval = row.number(Some(c_aval))?.ok_or_else(|| {
-            row.error(
-                c_aval,
-                "AVAL is empty; expected the time to event or censoring",
-            )
-        })?;
-        if aval < 0.0 {
-            return Err(row.error(c_aval, format!("`{aval}` is negative; expected a time ≥ 0")));
-        }
-        let unit_days = match row.text(c_unit)?.to_ascii_uppercase().as_str() {
-            "" | "DAY" | "DAYS" => 1.0,
-            "WEEK" | "WEEKS" => 7.0,
-            "MONTH" | "MONTHS" => 30.4375,
-            "YEAR" | "YEARS" => 365.25,
-            other => {
-                return Err(row.error(
-                    c_unit.unwrap_or(0),
-                    format!("`{other}` is not a time unit; expected DAYS, WEEKS, MONTHS or YEARS"),
-                ))
-            }
-        };
-        if aval * unit_days > MAX_TIME_DAYS {
-            return Err(row.error(
-                c_aval,
+            return Err(table.row(k).error(
+                columns.param,
                 format!(
-                    "`{}` in {} is over 1,000 years; expected the time to event or censoring in AVALU",
-                    row.text(Some(c_aval))?,
-                    if unit_days == 1.0 { "days" } else { "the AVALU unit" }
+                    "subject `{}` has two `{}` records; expected one per subject and parameter",
+                    r.usubjid, r.paramcd
                 ),
             ));
         }
-        let cnsr_text = row.text(Some(c_cnsr))?;
-        let cnsr = parse_cnsr(cnsr_text).ok_or_else(|| {
-            row.error(
-                c_cnsr,
-                format!("`{cnsr_text}` is not a censoring code; expected 0 (event) or a positive integer (censored)"),
-            )
-        })?;
-        out.push(TteRecord {
-            subject,
-            usubjid: usubjid.to_string(),
-            paramcd: paramcd.to_string(),
-            days: aval * unit_days,
-            status: if cnsr == 0 {
-                Status::Event
-            } else {
-                Status::Censored
-            },
-            cnsr,
-            start: row.date(c_start)?,
-            date: row.date(c_adt)?,
-        });
     }
-    Ok(out)
+    match row_error {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
+}
+
+/// The ADTTE columns a record is read from.
+struct AdtteColumns {
+    id: usize,
+    param: usize,
+    aval: usize,
+    cnsr: usize,
+    unit: Option<usize>,
+    start: Option<usize>,
+    adt: Option<usize>,
+}
+
+impl AdtteColumns {
+    /// The records of some rows, up to the first error if any.
+    fn records<'t>(
+        &self,
+        table: &'t CsvTable,
+        known: &KnownSubjects<'_>,
+        subjects: Option<&[Subject]>,
+        rows: std::ops::Range<usize>,
+    ) -> (Vec<TteRecord>, Option<Error>) {
+        let mut params: Vec<(&'t str, Arc<str>)> = Vec::new();
+        let mut hint = 0usize;
+        let mut out = Vec::with_capacity(rows.len());
+        for r in rows {
+            let row = table.row(r);
+            let record = (|| -> Result<TteRecord> {
+                let usubjid = row.text(Some(self.id))?;
+                let subject = require_subject(&row, self.id, usubjid, known, &mut hint)?;
+                let paramcd = row.text(Some(self.param))?;
+                if paramcd.is_empty() {
+                    return Err(
+                        row.error(self.param, "PARAMCD is empty; expected a parameter code")
+                    );
+                }
+                let paramcd = match params.iter().find(|(p, _)| *p == paramcd) {
+                    Some((_, shared)) => shared.clone(),
+                    None => {
+                        let shared: Arc<str> = Arc::from(paramcd);
+                        params.push((paramcd, shared.clone()));
+                        shared
+                    }
+                };
+                let aval = row.number(Some(self.aval))?.ok_or_else(|| {
+                    row.error(
+                        self.aval,
+                        "AVAL is empty; expected the time to event or censoring",
+                    )
+                })?;
+                if aval < 0.0 {
+                    return Err(row.error(
+                        self.aval,
+                        format!("`{aval}` is negative; expected a time ≥ 0"),
+                    ));
+                }
+                let unit = row.text(self.unit)?;
+                let unit_days = if unit.is_empty()
+                    || unit.eq_ignore_ascii_case("DAY")
+                    || unit.eq_ignore_ascii_case("DAYS")
+                {
+                    1.0
+                } else if unit.eq_ignore_ascii_case("WEEK") || unit.eq_ignore_ascii_case("WEEKS") {
+                    7.0
+                } else if unit.eq_ignore_ascii_case("MONTH") || unit.eq_ignore_ascii_case("MONTHS")
+                {
+                    30.4375
+                } else if unit.eq_ignore_ascii_case("YEAR") || unit.eq_ignore_ascii_case("YEARS") {
+                    365.25
+                } else {
+                    return Err(row.error(
+                        self.unit.unwrap_or(0),
+                        format!(
+                            "`{}` is not a time unit; expected DAYS, WEEKS, MONTHS or YEARS",
+                            unit.to_ascii_uppercase()
+                        ),
+                    ));
+                };
+                if aval * unit_days > MAX_TIME_DAYS {
+                    return Err(row.error(
+                        self.aval,
+                        format!(
+                            "`{}` in {} is over 1,000 years; expected the time to event or censoring in AVALU",
+                            row.text(Some(self.aval))?,
+                            if unit_days == 1.0 { "days" } else { "the AVALU unit" }
+                        ),
+                    ));
+                }
+                let cnsr_text = row.text(Some(self.cnsr))?;
+                let cnsr = parse_cnsr(cnsr_text).ok_or_else(|| {
+                    row.error(
+                        self.cnsr,
+                        format!("`{cnsr_text}` is not a censoring code; expected 0 (event) or a positive integer (censored)"),
+                    )
+                })?;
+                let usubjid = match subjects.and_then(|s| s.get(subject)) {
+                    Some(s) => s.usubjid.clone(),
+                    None => Arc::from(usubjid),
+                };
+                Ok(TteRecord {
+                    subject,
+                    usubjid,
+                    paramcd,
+                    days: aval * unit_days,
+                    status: if cnsr == 0 {
+                        Status::Event
+                    } else {
+                        Status::Censored
+                    },
+                    cnsr,
+                    start: row.date(self.start)?,
+                    date: row.date(self.adt)?,
+                })
+            })();
+            match record {
+                Ok(record) => out.push(record),
+                Err(e) => return (out, Some(e)),
+            }
+        }
+        (out, None)
+    }
 }
 
 /// `CNSR` is a non-negative integer; SAS exports write it as `1` or `1.0`.
@@ -1325,7 +1599,7 @@ pub fn drop_pre_treatment_responses(
 ) -> Option<String> {
     let starts: FxHashMap<&str, Date> = subjects
         .iter()
-        .filter_map(|s| Some((s.usubjid.as_str(), s.trt_start?)))
+        .filter_map(|s| Some((&*s.usubjid, s.trt_start?)))
         .collect();
     let mut dropped = Vec::new();
     assessments.retain(|a| match starts.get(a.usubjid.as_str()) {

@@ -64,10 +64,10 @@ impl Response {
 /// One subject (one ADSL row).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Subject {
-    /// `USUBJID`
-    pub usubjid: String,
-    /// `SITEID`
-    pub site: Option<String>,
+    /// `USUBJID` (shared with the subject's records in other tables).
+    pub usubjid: Arc<str>,
+    /// `SITEID` (one allocation per site, shared by its subjects).
+    pub site: Option<Arc<str>>,
     /// `TRTSDT`: start of treatment, the origin of every time-to-event endpoint.
     pub trt_start: Option<Date>,
     /// `TRTEDT`
@@ -87,10 +87,10 @@ pub struct Subject {
 }
 
 /// A subject's ADSL columns by name: a short list, because a study uses a handful of columns
-/// for filters and baseline summaries and there may be millions of subjects. Names are shared
-/// between subjects.
+/// for filters and baseline summaries and there may be millions of subjects. Names, and values
+/// read from ADSL, are shared between subjects.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Columns(Vec<(Arc<str>, Box<str>)>);
+pub struct Columns(Vec<(Arc<str>, Arc<str>)>);
 
 impl Columns {
     /// The value of a column, if present and not empty.
@@ -105,9 +105,14 @@ impl Columns {
 
     /// Sets a column's value.
     pub fn insert(&mut self, name: Arc<str>, value: &str) {
+        self.insert_shared(name, value.into());
+    }
+
+    /// Sets a column's value to a shared string.
+    pub fn insert_shared(&mut self, name: Arc<str>, value: Arc<str>) {
         match self.0.iter_mut().find(|(n, _)| *n == name) {
-            Some(entry) => entry.1 = value.into(),
-            None => self.0.push((name, value.into())),
+            Some(entry) => entry.1 = value,
+            None => self.0.push((name, value)),
         }
     }
 }
@@ -159,10 +164,10 @@ pub enum Status {
 pub struct TteRecord {
     /// Position of the subject in the study's subject list (ADSL order).
     pub subject: usize,
-    /// `USUBJID`
-    pub usubjid: String,
-    /// `PARAMCD`
-    pub paramcd: String,
+    /// `USUBJID` (shared with the subject).
+    pub usubjid: Arc<str>,
+    /// `PARAMCD` (one allocation per parameter).
+    pub paramcd: Arc<str>,
     /// `AVAL`, in days.
     pub days: f64,
     /// `CNSR`

@@ -320,8 +320,8 @@ fn load_pharmaverse(dir: &Path) -> Pharmaverse {
         .map(|r| {
             randdt.insert(cell(&r, "USUBJID").to_string(), date(cell(&r, "RANDDT")));
             Subject {
-                usubjid: cell(&r, "USUBJID").to_string(),
-                site: Some(cell(&r, "SITEID").to_string()),
+                usubjid: cell(&r, "USUBJID").into(),
+                site: Some(cell(&r, "SITEID").into()),
                 trt_start: date(cell(&r, "TRTSDT")),
                 trt_end: date(cell(&r, "TRTEDT")),
                 enrolled: date(cell(&r, "RANDDT")),
@@ -396,7 +396,7 @@ fn cbor_differences(pv: &Pharmaverse, opts: &DeriveOptions) -> Vec<String> {
         let derived = derive_subject(s, pv.own(&s.usubjid), opts).unwrap_or_else(|e| panic!("{e}"));
         let (avalc, adt) = pv
             .params
-            .get(&("CBOR".to_string(), s.usubjid.clone()))
+            .get(&("CBOR".to_string(), s.usubjid.to_string()))
             .cloned()
             .unwrap_or_default();
         let got = (
@@ -429,7 +429,7 @@ fn pharmaverse_confirmed_bor_matches_cbor() {
     // 42 days, confirmation 28 days, and the first PD (its PD parameter) as `source_pd`. RANDDT
     // equals TRTSDT for every assessed subject, so TRTSDT as readout's reference date is the same.
     for id in pv.ovr.keys() {
-        let s = pv.subjects.iter().find(|s| &s.usubjid == id).unwrap();
+        let s = pv.subjects.iter().find(|s| *s.usubjid == **id).unwrap();
         assert_eq!(pv.randdt.get(id).copied().flatten(), s.trt_start, "{id}");
     }
     let defaults = DeriveOptions::default();
@@ -447,7 +447,7 @@ fn pharmaverse_confirmed_bor_matches_cbor() {
     for s in &pv.subjects {
         let pd = pv
             .params
-            .get(&("PD".to_string(), s.usubjid.clone()))
+            .get(&("PD".to_string(), s.usubjid.to_string()))
             .and_then(|(avalc, adt)| (avalc == "Y").then(|| date(adt)).flatten());
         let own = pv.own(&s.usubjid);
         let cut = pd.map_or_else(|| own.to_vec(), |d| drop_after(own, d));
@@ -487,7 +487,7 @@ fn adtte_differences(pv: &Pharmaverse, opts: &DeriveOptions, paramcd: &str) -> V
             "RSD" => derived.dor,
             other => panic!("unknown parameter {other}"),
         };
-        let theirs = pv.adtte.get(&(paramcd.to_string(), s.usubjid.clone()));
+        let theirs = pv.adtte.get(&(paramcd.to_string(), s.usubjid.to_string()));
         match (&ours, theirs) {
             (None, None) => {}
             (Some(o), None) => bad.push(format!(

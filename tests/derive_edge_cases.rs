@@ -826,7 +826,7 @@ fn derive_subjects_picks_each_subjects_own_assessments() {
     .unwrap();
     let bors: Vec<(&str, BestResponse)> = out
         .iter()
-        .map(|d| (d.usubjid.as_str(), d.bor.bor))
+        .map(|d| (d.usubjid.as_ref(), d.bor.bor))
         .collect();
     assert_eq!(
         bors,

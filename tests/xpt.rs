@@ -656,7 +656,7 @@ fn xpt_and_csv_give_the_same_typed_tables() {
 
     // The loaders' set type (its hasher) is theirs to choose: infer it.
     let known: readout::load::KnownSubjects<'_> =
-        subjects_x.iter().map(|s| s.usubjid.as_str()).collect();
+        subjects_x.iter().map(|s| s.usubjid.as_ref()).collect();
     let (tte_x, tte_c) = both(dir.path(), "adtte", &adtte_columns(), &adtte_rows());
     let tte = read_adtte(&tte_x, &known).unwrap();
     assert_eq!(tte, read_adtte(&tte_c, &known).unwrap());

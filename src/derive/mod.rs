@@ -42,7 +42,7 @@ pub struct DeriveOptions {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DerivedSubject {
     /// `USUBJID`
-    pub usubjid: String,
+    pub usubjid: std::sync::Arc<str>,
     /// Best overall response (assessments after the first PD ignored; SD window from TRTSDT).
     pub bor: BorOutcome,
     /// PFS from TRTSDT; `None` without TRTSDT.
@@ -64,9 +64,9 @@ pub fn derive_subject(
     assessments: &[Assessment],
     opts: &DeriveOptions,
 ) -> Result<DerivedSubject, DeriveError> {
-    if let Some(stray) = assessments.iter().find(|a| a.usubjid != subject.usubjid) {
+    if let Some(stray) = assessments.iter().find(|a| *a.usubjid != *subject.usubjid) {
         return Err(DeriveError::MixedSubjects {
-            usubjid: subject.usubjid.clone(),
+            usubjid: subject.usubjid.to_string(),
             other: stray.usubjid.clone(),
         });
     }
@@ -102,7 +102,7 @@ pub fn derive_subjects(
         .iter()
         .map(|s| {
             let own = by_subject
-                .get(s.usubjid.as_str())
+                .get(&*s.usubjid)
                 .map_or(&[][..], |v| v.as_slice());
             derive_subject(s, own, opts)
         })

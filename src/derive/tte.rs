@@ -330,9 +330,9 @@ fn subject_timeline(
     subject: &Subject,
     assessments: &[Assessment],
 ) -> Result<Timeline, DeriveError> {
-    if let Some(stray) = assessments.iter().find(|a| a.usubjid != subject.usubjid) {
+    if let Some(stray) = assessments.iter().find(|a| *a.usubjid != *subject.usubjid) {
         return Err(DeriveError::MixedSubjects {
-            usubjid: subject.usubjid.clone(),
+            usubjid: subject.usubjid.to_string(),
             other: stray.usubjid.clone(),
         });
     }
@@ -348,7 +348,7 @@ fn check_not_before(
 ) -> Result<(), DeriveError> {
     if date < origin {
         return Err(DeriveError::DateBeforeOrigin {
-            usubjid: subject.usubjid.clone(),
+            usubjid: subject.usubjid.to_string(),
             endpoint,
             what,
             date,
