@@ -553,52 +553,74 @@ fn to_json<T: Serialize>(value: &T) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// `derived/<cohort>.csv`: USUBJID, BOR, E_AVAL/E_CNSR per endpoint, then BOR_DATE and BOR_REASON.
+/// `derived/<cohort>.csv`: one row per subject with the derived values (SPEC §4), quoted as
+/// the `csv` crate would (only fields with a comma, quote or line end). Written straight into
+/// one buffer: a cohort of 250,000 subjects made 2 million small strings before.
 fn derived_csv(
     analysis: &CohortAnalysis,
     endpoints: &indexmap::IndexMap<String, String>,
 ) -> Result<Vec<u8>> {
-    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut out = Vec::with_capacity(64 * (analysis.derived.len() + 1));
     let mut header = vec!["USUBJID".to_string(), "BOR".to_string()];
     for e in endpoints.keys() {
         header.push(format!("{e}_AVAL"));
         header.push(format!("{e}_CNSR"));
     }
     header.extend(["BOR_DATE", "BOR_REASON", "EFFFL"].map(String::from));
-    let csv_err = |e: csv::Error| Error::Other(format!("cannot write derived dataset: {e}"));
-    w.write_record(&header).map_err(csv_err)?;
-    // Fields are written one by one from borrowed text and one reused number buffer: a
-    // cohort of 250,000 subjects made 2 million small strings before.
+    for (i, name) in header.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        csv_field(&mut out, name);
+    }
+    out.push(b'\n');
     let mut number = String::new();
-    let field = |w: &mut csv::Writer<Vec<u8>>, text: &str| w.write_field(text).map_err(csv_err);
     for row in &analysis.derived {
-        field(&mut w, &row.usubjid)?;
-        field(&mut w, &row.bor)?;
+        csv_field(&mut out, &row.usubjid);
+        out.push(b',');
+        csv_field(&mut out, &row.bor);
         for (k, _) in endpoints.keys().enumerate() {
             match row.tte.get(k).copied().flatten() {
                 Some((aval, cnsr)) => {
                     number.clear();
-                    let _ = write!(number, "{aval}");
-                    field(&mut w, &number)?;
-                    field(&mut w, if cnsr == 0 { "0" } else { "1" })?;
+                    let _ = write!(number, ",{aval},");
+                    out.extend_from_slice(number.as_bytes());
+                    out.push(if cnsr == 0 { b'0' } else { b'1' });
                 }
-                None => {
-                    field(&mut w, "")?;
-                    field(&mut w, "")?;
-                }
+                None => out.extend_from_slice(b",,"),
             }
         }
-        number.clear();
+        out.push(b',');
         if let Some(d) = row.bor_date {
+            number.clear();
             let _ = write!(number, "{d}");
+            out.extend_from_slice(number.as_bytes());
         }
-        field(&mut w, &number)?;
-        field(&mut w, &row.bor_reason)?;
-        field(&mut w, if row.efficacy { "Y" } else { "N" })?;
-        w.write_record(None::<&[u8]>).map_err(csv_err)?;
+        out.push(b',');
+        csv_field(&mut out, &row.bor_reason);
+        out.extend_from_slice(if row.efficacy { b",Y\n" } else { b",N\n" });
     }
-    w.into_inner()
-        .map_err(|e| Error::Other(format!("cannot write derived dataset: {e}")))
+    Ok(out)
+}
+
+/// Appends a CSV field, in quotes (with quotes doubled) when it holds a comma, a quote or a
+/// line end.
+fn csv_field(out: &mut Vec<u8>, text: &str) {
+    if text
+        .bytes()
+        .any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
+    {
+        out.push(b'"');
+        for b in text.bytes() {
+            if b == b'"' {
+                out.push(b'"');
+            }
+            out.push(b);
+        }
+        out.push(b'"');
+    } else {
+        out.extend_from_slice(text.as_bytes());
+    }
 }
 
 /// Builds and writes every cut-off folder of one config, in parallel; each folder is written

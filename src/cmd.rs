@@ -222,6 +222,9 @@ fn build_command(
         .map(|(path, study)| {
             let built = study.and_then(|s| {
                 let folders = build::build_config(&s, &opts, &on_folder)?;
+                // Freeing millions of records takes tens of milliseconds that nobody waits
+                // for: a thread does it, and the process may end before it is done.
+                std::thread::spawn(move || drop(s));
                 if diff_previous {
                     for f in folders.iter().filter_map(|f| f.path.as_ref()) {
                         diff::diff_with_previous(f)?;

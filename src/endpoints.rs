@@ -779,11 +779,17 @@ fn continuous_summary(sorted: &[f64]) -> Option<ContinuousSummary> {
 }
 
 fn safety_results(subjects: &[&Subject], events: &[AdverseEvent]) -> Safety {
-    let safety: BTreeSet<&str> = subjects
-        .iter()
-        .filter(|s| s.safety)
-        .map(|s| &*s.usubjid)
-        .collect();
+    let total = subjects.iter().filter(|s| s.safety).count();
+    // The safety population's ids, only when there are events to look them up for.
+    let safety: rustc_hash::FxHashSet<&str> = if events.is_empty() {
+        Default::default()
+    } else {
+        subjects
+            .iter()
+            .filter(|s| s.safety)
+            .map(|s| &*s.usubjid)
+            .collect()
+    };
     // Worst grade per subject, overall and per term, for TEAEs and TRAEs.
     #[derive(Default, Clone, Copy)]
     struct Worst {
@@ -854,7 +860,7 @@ fn safety_results(subjects: &[&Subject], events: &[AdverseEvent]) -> Safety {
             .then_with(|| x.term.cmp(&y.term))
     });
     Safety {
-        total: safety.len(),
+        total,
         teae: counts(&teae),
         trae: counts(&trae),
         by_term,
