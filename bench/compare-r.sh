@@ -2,17 +2,23 @@
 # Times `readout build` on synthetic data of N subjects (default 1e6) and, when they are
 # installed, the equivalent R (survival) and Python (lifelines) scripts on the same files.
 # Installs nothing. Usage: bench/compare-r.sh [N ...]   (e.g. bench/compare-r.sh 1000 100000 1000000)
+# Environment: REPEATS (default 5) runs each; COHORTS (default 4) cohorts the subjects are
+# spread over (COHORTS=1000 bench/compare-r.sh 200000: 1,000 cohorts of 200); SKIP_R=1 and
+# SKIP_PY=1 time readout alone; BENCH_DIR where the data go (default target/bench-data).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(1000000)
 repeats=${REPEATS:-5}
+cohorts=${COHORTS:-4}
 cargo build --release --quiet
 cargo build --release --quiet --example make_bench_data
 work=${BENCH_DIR:-target/bench-data}
-have_r=0; command -v Rscript >/dev/null && Rscript -e 'library(survival)' >/dev/null 2>&1 && have_r=1
-have_py=0; python3 -c 'import lifelines, pandas' >/dev/null 2>&1 && have_py=1
-[ $have_r = 1 ] || echo "R with the survival package not found: R timings skipped (apt-get install r-base-core r-cran-survival)"
-[ $have_py = 1 ] || echo "Python lifelines not found: lifelines timings skipped (pip install lifelines)"
+have_r=0
+if [ "${SKIP_R:-0}" != 1 ] && command -v Rscript >/dev/null && Rscript -e 'library(survival)' >/dev/null 2>&1; then have_r=1; fi
+have_py=0
+if [ "${SKIP_PY:-0}" != 1 ] && python3 -c 'import lifelines, pandas' >/dev/null 2>&1; then have_py=1; fi
+[ $have_r = 1 ] || [ "${SKIP_R:-0}" = 1 ] || echo "R with the survival package not found: R timings skipped (apt-get install r-base-core r-cran-survival)"
+[ $have_py = 1 ] || [ "${SKIP_PY:-0}" = 1 ] || echo "Python lifelines not found: lifelines timings skipped (pip install lifelines)"
 
 # min and median wall seconds of $repeats runs of a command; also peak RSS (KiB) of the last run.
 time_it() {
@@ -30,9 +36,9 @@ time_it() {
 }
 
 for n in "${sizes[@]}"; do
-  dir="$work/$n"
-  [ -f "$dir/adtte.csv" ] || ./target/release/examples/make_bench_data "$n" "$dir"
-  echo "== $n subjects (4 cohorts), $(du -ch "$dir"/adsl.csv "$dir"/adtte.csv | tail -1 | cut -f1) of CSV"
+  dir="$work/$n"; [ "$cohorts" = 4 ] || dir="$work/$n-c$cohorts"
+  [ -f "$dir/adtte.csv" ] || ./target/release/examples/make_bench_data "$n" "$dir" "$cohorts"
+  echo "== $n subjects ($cohorts cohorts), $(du -ch "$dir"/adsl.csv "$dir"/adtte.csv | tail -1 | cut -f1) of CSV"
   echo -n "readout build:   "; time_it ./target/release/readout build --quiet --out "$dir/out" "$dir/bench.yaml"
   if [ $have_r = 1 ]; then
     cat > "$dir/km.R" <<'REOF'

@@ -1,6 +1,7 @@
-//! Synthetic data for benchmarks: `cargo run --release --example make_bench_data -- N DIR`
-//! writes DIR/adsl.csv (N subjects in 4 cohorts), DIR/adtte.csv (one OS record each) and
-//! DIR/bench.yaml. Deterministic (splitmix64, fixed seed). Not real patients.
+//! Synthetic data for benchmarks: `cargo run --release --example make_bench_data -- N DIR [C]`
+//! writes DIR/adsl.csv (N subjects in C cohorts, default 4), DIR/adtte.csv (one OS record
+//! each) and DIR/bench.yaml. Deterministic (splitmix64, fixed seed; the data of N subjects do
+//! not depend on C except for the cohort column). Not real patients.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -11,7 +12,8 @@ fn main() {
         .next()
         .and_then(|a| a.parse().ok())
         .expect("usage: make_bench_data N DIR");
-    let dir = std::path::PathBuf::from(args.next().expect("usage: make_bench_data N DIR"));
+    let dir = std::path::PathBuf::from(args.next().expect("usage: make_bench_data N DIR [C]"));
+    let cohorts: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(4).max(1);
     std::fs::create_dir_all(&dir).expect("create DIR");
     let mut state: u64 = 20_240_601;
     let mut uniform = move || {
@@ -27,11 +29,11 @@ fn main() {
     adsl.push_str("USUBJID,COHORT,TRTSDT,SAFFL\n");
     adtte.push_str("USUBJID,PARAMCD,AVAL,CNSR,STARTDT,ADT\n");
     for i in 0..n {
-        let cohort = i % 4 + 1;
+        let cohort = i % cohorts + 1;
         let entry = (uniform() * 1000.0) as i64;
         let trtsdt = start + chrono::Days::new(entry as u64);
         // Exponential survival, median 300 + 100·cohort days; administrative censoring at day 1400.
-        let median = 300.0 + 100.0 * cohort as f64;
+        let median = 300.0 + 100.0 * ((cohort - 1) % 4 + 1) as f64;
         let event_day = 1.0 + (-median / std::f64::consts::LN_2 * (1.0 - uniform()).ln()).floor();
         let follow = (1400 - entry) as f64;
         let (aval, cnsr) = if event_day <= follow {
@@ -48,14 +50,14 @@ fn main() {
     let mut yaml = std::fs::File::create(dir.join("bench.yaml")).expect("yaml");
     let _ = write!(
         yaml,
-        "# Synthetic benchmark study ({n} subjects), made by examples/make_bench_data.rs.\n\
+        "# Synthetic benchmark study ({n} subjects, {cohorts} cohorts), made by examples/make_bench_data.rs.\n\
          study: {{ id: BENCH }}\n\
          data: {{ adsl: adsl.csv, adtte: adtte.csv }}\n\
          analysis: {{ tte_params: {{ OS: OS }}, followup: OS, landmarks: [6, 12, 24] }}\n\
          output: {{ formats: [md, html] }}\n\
          cohorts:\n"
     );
-    for c in 1..=4 {
+    for c in 1..=cohorts {
         let _ = writeln!(
             yaml,
             "  - {{ id: cohort-{c}, where: {{ COHORT: \"{c}\" }} }}"

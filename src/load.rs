@@ -696,54 +696,89 @@ fn split_plain(path: &Path, bytes: &[u8], bom: usize) -> Result<Option<Parsed>> 
     }))
 }
 
-/// Splits the rows of one chunk (`offset`: where the chunk starts in the file's bytes).
+/// Splits the rows of one chunk (`offset`: where the chunk starts in the file's bytes), in
+/// one pass over its commas and line feeds.
 fn split_chunk(chunk: &[u8], offset: usize, width: usize) -> PlainChunk {
     let mut out = PlainChunk {
-        spans: Vec::with_capacity(chunk.len() / 8),
+        spans: Vec::with_capacity(chunk.len() / 6),
         lines: Vec::with_capacity(chunk.len() / 32),
         line_count: 0,
         error: None,
         lone_cr: false,
     };
-    let mut start = 0usize;
-    while start < chunk.len() {
-        let end = memchr::memchr(b'\n', chunk.get(start..).unwrap_or_default())
-            .map_or(chunk.len(), |p| start + p);
-        let rel = out.line_count;
-        out.line_count += 1;
-        let mut line = chunk.get(start..end).unwrap_or_default();
-        let line_start = start;
-        start = end + 1;
-        if let Some(stripped) = line.strip_suffix(b"\r") {
-            line = stripped;
+    // A carriage return must end a line (CRLF); any other is an old Mac line end.
+    if memchr::memchr_iter(b'\r', chunk).any(|p| chunk.get(p + 1) != Some(&b'\n')) {
+        out.lone_cr = true;
+        return out;
+    }
+    let mut line = LineStart::default();
+    for pos in memchr::memchr2_iter(b',', b'\n', chunk) {
+        if chunk.get(pos) == Some(&b',') {
+            out.spans.push(span32(offset + line.cell, offset + pos));
+            line.cell = pos + 1;
+        } else {
+            if !finish_line(&mut out, chunk, offset, &line, pos, width) {
+                return out;
+            }
+            line = LineStart {
+                byte: pos + 1,
+                cell: pos + 1,
+                span: out.spans.len(),
+            };
         }
-        if memchr::memchr(b'\r', line).is_some() {
-            out.lone_cr = true;
-            return out;
-        }
-        if line.is_empty() {
-            continue; // a blank line
-        }
-        let fields = memchr::memchr_iter(b',', line).count() + 1;
-        if fields != width {
-            out.error = Some((rel, PlainError::Fields(fields)));
-            return out;
-        }
-        if line.len() - (fields - 1) > MAX_RECORD_BYTES {
-            out.error = Some((rel, PlainError::TooLong(line.len() - (fields - 1))));
-            return out;
-        }
-        // Offsets fit in u32: the file is at most 4 GiB (checked by the caller).
-        let base = offset + line_start;
-        let mut cell_start = 0usize;
-        for comma in memchr::memchr_iter(b',', line).chain(std::iter::once(line.len())) {
-            out.spans
-                .push([(base + cell_start) as u32, (base + comma) as u32]);
-            cell_start = comma + 1;
-        }
-        out.lines.push(rel);
+    }
+    if line.byte < chunk.len() {
+        finish_line(&mut out, chunk, offset, &line, chunk.len(), width);
     }
     out
+}
+
+/// Where the line being split started: its first byte, its current cell, its first span.
+#[derive(Default)]
+struct LineStart {
+    byte: usize,
+    cell: usize,
+    span: usize,
+}
+
+/// A span of file offsets (at most 4 GiB, checked by the caller).
+fn span32(start: usize, end: usize) -> [u32; 2] {
+    [start as u32, end as u32]
+}
+
+/// Ends the line at `line_end` (its line feed, or the chunk's end): its last cell, or a blank
+/// line, or an error. `false` when the chunk stops here.
+fn finish_line(
+    out: &mut PlainChunk,
+    chunk: &[u8],
+    offset: usize,
+    line: &LineStart,
+    line_end: usize,
+    width: usize,
+) -> bool {
+    let rel = out.line_count;
+    out.line_count += 1;
+    let end = if line_end > line.cell && chunk.get(line_end - 1) == Some(&b'\r') {
+        line_end - 1
+    } else {
+        line_end
+    };
+    let fields = out.spans.len() - line.span + 1;
+    if fields == 1 && end == line.cell {
+        return true; // a blank line
+    }
+    if fields != width {
+        out.error = Some((rel, PlainError::Fields(fields)));
+        return false;
+    }
+    let text = end - line.byte - (fields - 1);
+    if text > MAX_RECORD_BYTES {
+        out.error = Some((rel, PlainError::TooLong(text)));
+        return false;
+    }
+    out.spans.push(span32(offset + line.cell, offset + end));
+    out.lines.push(rel);
+    true
 }
 
 fn record_too_long(path: &Path, line: u64, len: usize) -> Error {
