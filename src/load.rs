@@ -1060,7 +1060,6 @@ pub fn read_adsl_known<'t>(
     efficacy_flag: Option<&str>,
     keep: Option<&FxHashSet<String>>,
 ) -> Result<(Vec<Subject>, KnownSubjects<'t>)> {
-    use rayon::prelude::*;
     let kept: Vec<(usize, Arc<str>)> = table
         .headers
         .iter()
@@ -1133,25 +1132,13 @@ pub fn read_adsl_known<'t>(
         None
     };
 
-    // The subjects, in chunks of rows converted in parallel.
-    const CHUNK: usize = 16_384;
-    let chunks: Vec<std::result::Result<Vec<Subject>, (usize, Error)>> = (0..table.len())
-        .step_by(CHUNK)
-        .collect::<Vec<usize>>()
-        .par_iter()
-        .map(|&from| columns.subjects(table, c_id, from..(from + CHUNK).min(table.len())))
-        .collect();
-    let mut subjects = Vec::with_capacity(table.len());
-    let mut row_error = None;
-    for chunk in chunks {
-        match chunk {
-            Ok(mut part) => subjects.append(&mut part),
-            Err(e) => {
-                row_error = Some(e);
-                break;
-            }
-        }
-    }
+    // The subjects, converted in parallel straight into one vector.
+    let (subjects, row_error) = convert_rows(
+        table.len(),
+        FxHashMap::default,
+        |shared, r| columns.subject(table, c_id, r, shared),
+        Subject::placeholder,
+    );
     // The first error in file order.
     let first = match (id_error, row_error) {
         (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
@@ -1179,54 +1166,74 @@ struct AdslColumns {
 }
 
 impl AdslColumns {
-    /// The subjects of some rows, or the first error with its row. Text values (site, kept
-    /// columns) are shared: one allocation per distinct value in the chunk.
-    fn subjects<'t>(
+    /// The subject of row `r`. Text values (site, kept columns) are shared through `shared`:
+    /// one allocation per distinct value.
+    fn subject<'t>(
         &self,
         table: &'t CsvTable,
         c_id: usize,
-        rows: std::ops::Range<usize>,
-    ) -> std::result::Result<Vec<Subject>, (usize, Error)> {
-        let mut shared: FxHashMap<(usize, &'t str), Arc<str>> = FxHashMap::default();
+        r: usize,
+        shared: &mut FxHashMap<(usize, &'t str), Arc<str>>,
+    ) -> Result<Subject> {
         let mut share = |column: usize, value: &'t str| -> Arc<str> {
             shared
                 .entry((column, value))
                 .or_insert_with(|| Arc::from(value))
                 .clone()
         };
-        let mut out = Vec::with_capacity(rows.len());
-        for r in rows {
-            let row = table.row(r);
-            let subject = (|| -> Result<Subject> {
-                let usubjid = row.text(Some(c_id))?;
-                let mut columns = crate::model::Columns::default();
-                for (i, name) in &self.kept {
-                    let v = row.text(Some(*i))?;
-                    if !v.is_empty() {
-                        columns.insert_shared(name.clone(), share(*i, v));
-                    }
-                }
-                let trt_start = row.date(self.trts)?;
-                Ok(Subject {
-                    usubjid: Arc::from(usubjid),
-                    site: row.opt_text(self.site)?.map(|v| share(usize::MAX, v)),
-                    trt_start,
-                    trt_end: row.date(self.trte)?,
-                    enrolled: row.date(self.enrl)?.or(trt_start),
-                    death: row.date(self.dth)?,
-                    last_alive: row.date(self.alive)?,
-                    safety: flag(&row, self.saf, true)?,
-                    efficacy: flag(&row, self.eff, true)?,
-                    columns,
-                })
-            })();
-            match subject {
-                Ok(s) => out.push(s),
-                Err(e) => return Err((r, e)),
+        let row = table.row(r);
+        let usubjid = row.text(Some(c_id))?;
+        let mut columns = crate::model::Columns::default();
+        for (i, name) in &self.kept {
+            let v = row.text(Some(*i))?;
+            if !v.is_empty() {
+                columns.insert_shared(name.clone(), share(*i, v));
             }
         }
-        Ok(out)
+        let trt_start = row.date(self.trts)?;
+        Ok(Subject {
+            usubjid: Arc::from(usubjid),
+            site: row.opt_text(self.site)?.map(|v| share(usize::MAX, v)),
+            trt_start,
+            trt_end: row.date(self.trte)?,
+            enrolled: row.date(self.enrl)?.or(trt_start),
+            death: row.date(self.dth)?,
+            last_alive: row.date(self.alive)?,
+            safety: flag(&row, self.saf, true)?,
+            efficacy: flag(&row, self.eff, true)?,
+            columns,
+        })
     }
+}
+
+/// Converts rows `0..rows` in parallel, straight into one vector (no per-chunk copies).
+/// `convert` gets a cache of its own per parallel job. A row that fails gets `placeholder`;
+/// the error returned is the first in row order, with its row.
+fn convert_rows<T: Send, C>(
+    rows: usize,
+    cache: impl Fn() -> C + Sync + Send,
+    convert: impl Fn(&mut C, usize) -> Result<T> + Sync + Send,
+    placeholder: impl Fn() -> T + Sync + Send,
+) -> (Vec<T>, Option<(usize, Error)>) {
+    use rayon::prelude::*;
+    let first_error: std::sync::Mutex<Option<(usize, Error)>> = std::sync::Mutex::new(None);
+    let out: Vec<T> = (0..rows)
+        .into_par_iter()
+        .with_min_len(4096)
+        .map_init(cache, |cache, r| match convert(cache, r) {
+            Ok(value) => value,
+            Err(e) => {
+                if let Ok(mut first) = first_error.lock() {
+                    if first.as_ref().is_none_or(|(row, _)| r < *row) {
+                        *first = Some((r, e));
+                    }
+                }
+                placeholder()
+            }
+        })
+        .collect();
+    let error = first_error.into_inner().ok().flatten();
+    (out, error)
 }
 
 /// ADRS: the per-visit overall responses (`PARAMCD = OVR`); other parameters are skipped.
@@ -1284,7 +1291,6 @@ pub fn read_adtte_shared(
     known: &KnownSubjects<'_>,
     subjects: Option<&[Subject]>,
 ) -> Result<Vec<TteRecord>> {
-    use rayon::prelude::*;
     let columns = AdtteColumns {
         id: table.require("USUBJID")?,
         param: table.require("PARAMCD")?,
@@ -1294,36 +1300,21 @@ pub fn read_adtte_shared(
         start: table.column("STARTDT"),
         adt: table.column("ADT"),
     };
-    const CHUNK: usize = 16_384;
-    let chunks: Vec<(Vec<TteRecord>, Option<Error>)> = (0..table.len())
-        .step_by(CHUNK)
-        .collect::<Vec<usize>>()
-        .par_iter()
-        .map(|&from| {
-            columns.records(
-                table,
-                known,
-                subjects,
-                from..(from + CHUNK).min(table.len()),
-            )
-        })
-        .collect();
-    let mut out = Vec::with_capacity(table.len());
-    let mut row_error = None;
-    for (mut part, error) in chunks {
-        out.append(&mut part);
-        if error.is_some() {
-            row_error = error;
-            break;
-        }
-    }
+    let (out, row_error) = convert_rows(
+        table.len(),
+        || (Vec::new(), 0usize),
+        |(params, hint), r| columns.record(table, known, subjects, r, params, hint),
+        TteRecord::placeholder,
+    );
+    // Only the rows before a failed one count.
+    let checked = row_error.as_ref().map_or(out.len(), |(row, _)| *row);
     // Duplicate (subject, parameter) pairs among the rows before any row error (record `k`
     // is row `k`): parameters are numbered in order of appearance and each subject keeps one
     // bit per parameter (more than 64 parameters use a set).
     let mut params: Vec<&str> = Vec::new();
     let mut seen_bits: Vec<u64> = vec![0; known.len()];
     let mut seen_many: FxHashSet<(usize, usize)> = FxHashSet::default();
-    for (k, r) in out.iter().enumerate() {
+    for (k, r) in out.iter().take(checked).enumerate() {
         let param = match params.iter().position(|p| **p == *r.paramcd) {
             Some(i) => i,
             None => {
@@ -1350,7 +1341,7 @@ pub fn read_adtte_shared(
         }
     }
     match row_error {
-        Some(e) => Err(e),
+        Some((_, e)) => Err(e),
         None => Ok(out),
     }
 }
@@ -1367,112 +1358,100 @@ struct AdtteColumns {
 }
 
 impl AdtteColumns {
-    /// The records of some rows, up to the first error if any.
-    fn records<'t>(
+    /// The record of row `r`. `params` shares each PARAMCD's text; `hint` is the subject of
+    /// the previous row this job converted.
+    fn record<'t>(
         &self,
         table: &'t CsvTable,
         known: &KnownSubjects<'_>,
         subjects: Option<&[Subject]>,
-        rows: std::ops::Range<usize>,
-    ) -> (Vec<TteRecord>, Option<Error>) {
-        let mut params: Vec<(&'t str, Arc<str>)> = Vec::new();
-        let mut hint = 0usize;
-        let mut out = Vec::with_capacity(rows.len());
-        for r in rows {
-            let row = table.row(r);
-            let record = (|| -> Result<TteRecord> {
-                let usubjid = row.text(Some(self.id))?;
-                let subject = require_subject(&row, self.id, usubjid, known, &mut hint)?;
-                let paramcd = row.text(Some(self.param))?;
-                if paramcd.is_empty() {
-                    return Err(
-                        row.error(self.param, "PARAMCD is empty; expected a parameter code")
-                    );
-                }
-                let paramcd = match params.iter().find(|(p, _)| *p == paramcd) {
-                    Some((_, shared)) => shared.clone(),
-                    None => {
-                        let shared: Arc<str> = Arc::from(paramcd);
-                        params.push((paramcd, shared.clone()));
-                        shared
-                    }
-                };
-                let aval = row.number(Some(self.aval))?.ok_or_else(|| {
-                    row.error(
-                        self.aval,
-                        "AVAL is empty; expected the time to event or censoring",
-                    )
-                })?;
-                if aval < 0.0 {
-                    return Err(row.error(
-                        self.aval,
-                        format!("`{aval}` is negative; expected a time ≥ 0"),
-                    ));
-                }
-                let unit = row.text(self.unit)?;
-                let unit_days = if unit.is_empty()
-                    || unit.eq_ignore_ascii_case("DAY")
-                    || unit.eq_ignore_ascii_case("DAYS")
-                {
-                    1.0
-                } else if unit.eq_ignore_ascii_case("WEEK") || unit.eq_ignore_ascii_case("WEEKS") {
-                    7.0
-                } else if unit.eq_ignore_ascii_case("MONTH") || unit.eq_ignore_ascii_case("MONTHS")
-                {
-                    30.4375
-                } else if unit.eq_ignore_ascii_case("YEAR") || unit.eq_ignore_ascii_case("YEARS") {
-                    365.25
-                } else {
-                    return Err(row.error(
-                        self.unit.unwrap_or(0),
-                        format!(
-                            "`{}` is not a time unit; expected DAYS, WEEKS, MONTHS or YEARS",
-                            unit.to_ascii_uppercase()
-                        ),
-                    ));
-                };
-                if aval * unit_days > MAX_TIME_DAYS {
-                    return Err(row.error(
-                        self.aval,
-                        format!(
-                            "`{}` in {} is over 1,000 years; expected the time to event or censoring in AVALU",
-                            row.text(Some(self.aval))?,
-                            if unit_days == 1.0 { "days" } else { "the AVALU unit" }
-                        ),
-                    ));
-                }
-                let cnsr_text = row.text(Some(self.cnsr))?;
-                let cnsr = parse_cnsr(cnsr_text).ok_or_else(|| {
-                    row.error(
-                        self.cnsr,
-                        format!("`{cnsr_text}` is not a censoring code; expected 0 (event) or a positive integer (censored)"),
-                    )
-                })?;
-                let usubjid = match subjects.and_then(|s| s.get(subject)) {
-                    Some(s) => s.usubjid.clone(),
-                    None => Arc::from(usubjid),
-                };
-                Ok(TteRecord {
-                    subject,
-                    usubjid,
-                    paramcd,
-                    days: aval * unit_days,
-                    status: if cnsr == 0 {
-                        Status::Event
-                    } else {
-                        Status::Censored
-                    },
-                    cnsr,
-                    start: row.date(self.start)?,
-                    date: row.date(self.adt)?,
-                })
-            })();
-            match record {
-                Ok(record) => out.push(record),
-                Err(e) => return (out, Some(e)),
-            }
+        r: usize,
+        params: &mut Vec<(&'t str, Arc<str>)>,
+        hint: &mut usize,
+    ) -> Result<TteRecord> {
+        let row = table.row(r);
+        let usubjid = row.text(Some(self.id))?;
+        let subject = require_subject(&row, self.id, usubjid, known, hint)?;
+        let paramcd = row.text(Some(self.param))?;
+        if paramcd.is_empty() {
+            return Err(row.error(self.param, "PARAMCD is empty; expected a parameter code"));
         }
-        (out, None)
+        let paramcd = match params.iter().find(|(p, _)| *p == paramcd) {
+            Some((_, shared)) => shared.clone(),
+            None => {
+                let shared: Arc<str> = Arc::from(paramcd);
+                params.push((paramcd, shared.clone()));
+                shared
+            }
+        };
+        let aval = row.number(Some(self.aval))?.ok_or_else(|| {
+            row.error(
+                self.aval,
+                "AVAL is empty; expected the time to event or censoring",
+            )
+        })?;
+        if aval < 0.0 {
+            return Err(row.error(
+                self.aval,
+                format!("`{aval}` is negative; expected a time ≥ 0"),
+            ));
+        }
+        let unit = row.text(self.unit)?;
+        let unit_days = if unit.is_empty()
+            || unit.eq_ignore_ascii_case("DAY")
+            || unit.eq_ignore_ascii_case("DAYS")
+        {
+            1.0
+        } else if unit.eq_ignore_ascii_case("WEEK") || unit.eq_ignore_ascii_case("WEEKS") {
+            7.0
+        } else if unit.eq_ignore_ascii_case("MONTH") || unit.eq_ignore_ascii_case("MONTHS") {
+            30.4375
+        } else if unit.eq_ignore_ascii_case("YEAR") || unit.eq_ignore_ascii_case("YEARS") {
+            365.25
+        } else {
+            return Err(row.error(
+                self.unit.unwrap_or(0),
+                format!(
+                    "`{}` is not a time unit; expected DAYS, WEEKS, MONTHS or YEARS",
+                    unit.to_ascii_uppercase()
+                ),
+            ));
+        };
+        if aval * unit_days > MAX_TIME_DAYS {
+            return Err(row.error(
+                self.aval,
+                format!(
+                    "`{}` in {} is over 1,000 years; expected the time to event or censoring in AVALU",
+                    row.text(Some(self.aval))?,
+                    if unit_days == 1.0 { "days" } else { "the AVALU unit" }
+                ),
+            ));
+        }
+        let cnsr_text = row.text(Some(self.cnsr))?;
+        let cnsr = parse_cnsr(cnsr_text).ok_or_else(|| {
+            row.error(
+                self.cnsr,
+                format!("`{cnsr_text}` is not a censoring code; expected 0 (event) or a positive integer (censored)"),
+            )
+        })?;
+        let usubjid = match subjects.and_then(|s| s.get(subject)) {
+            Some(s) => s.usubjid.clone(),
+            None => Arc::from(usubjid),
+        };
+        Ok(TteRecord {
+            subject,
+            usubjid,
+            paramcd,
+            days: aval * unit_days,
+            status: if cnsr == 0 {
+                Status::Event
+            } else {
+                Status::Censored
+            },
+            cnsr,
+            start: row.date(self.start)?,
+            date: row.date(self.adt)?,
+        })
     }
 }
 
@@ -1775,5 +1754,52 @@ mod tests {
                 "{text:?}"
             );
         }
+    }
+
+    /// Rows are converted in parallel; of several bad rows, the error is the first in the file.
+    #[test]
+    fn the_first_bad_row_in_the_file_is_reported_when_rows_convert_in_parallel() {
+        let adsl = |dup_at: usize, bad_date_at: usize| {
+            let mut t = String::from("USUBJID,TRTSDT\n");
+            for i in 0..50_000 {
+                let id = if i == dup_at { 7 } else { i };
+                let date = if i == bad_date_at {
+                    "2020-13-01"
+                } else {
+                    "2020-01-01"
+                };
+                t.push_str(&format!("S{id:06},{date}\n"));
+            }
+            CsvTable::from_bytes(Path::new("adsl.csv"), t.as_bytes()).unwrap()
+        };
+        let err = |t: &CsvTable| read_adsl(t, None).map(|_| ()).unwrap_err().to_string();
+        let e = err(&adsl(20_000, 30_000));
+        assert!(
+            e.contains("line 20002,") && e.contains("appears again"),
+            "{e}"
+        );
+        let e = err(&adsl(40_000, 30_000));
+        assert!(e.contains("line 30002,") && e.contains("2020-13-01"), "{e}");
+
+        let table = adsl(usize::MAX, usize::MAX);
+        let subjects = read_adsl(&table, None).unwrap();
+        let known: KnownSubjects<'_> = subjects.iter().map(|s| &*s.usubjid).collect();
+        let adtte = |dup_at: usize, bad_at: usize| {
+            let mut t = String::from("USUBJID,PARAMCD,AVAL,CNSR\n");
+            for i in 0..50_000 {
+                let id = if i == dup_at { i - 1 } else { i };
+                let aval = if i == bad_at { "x" } else { "10" };
+                t.push_str(&format!("S{id:06},OS,{aval},0\n"));
+            }
+            CsvTable::from_bytes(Path::new("adtte.csv"), t.as_bytes()).unwrap()
+        };
+        let err = |t: &CsvTable| read_adtte(t, &known).map(|_| ()).unwrap_err().to_string();
+        let e = err(&adtte(10_000, 30_000));
+        assert!(
+            e.contains("line 10002,") && e.contains("two `OS` records"),
+            "{e}"
+        );
+        let e = err(&adtte(40_000, 30_000));
+        assert!(e.contains("line 30002,") && e.contains("`x`"), "{e}");
     }
 }

@@ -86,6 +86,25 @@ pub struct Subject {
     pub columns: Columns,
 }
 
+impl Subject {
+    /// A subject with no data, standing in for a row that failed to convert (never reaches
+    /// an analysis: the load stops with that row's error).
+    pub fn placeholder() -> Subject {
+        Subject {
+            usubjid: Arc::from(""),
+            site: None,
+            trt_start: None,
+            trt_end: None,
+            enrolled: None,
+            death: None,
+            last_alive: None,
+            safety: false,
+            efficacy: false,
+            columns: Columns::default(),
+        }
+    }
+}
+
 /// A subject's ADSL columns by name: a short list, because a study uses a handful of columns
 /// for filters and baseline summaries and there may be millions of subjects. Names, and values
 /// read from ADSL, are shared between subjects.
@@ -178,6 +197,23 @@ pub struct TteRecord {
     pub start: Option<Date>,
     /// `ADT`
     pub date: Option<Date>,
+}
+
+impl TteRecord {
+    /// A record with no data, standing in for a row that failed to convert (never reaches
+    /// an analysis: the load stops with that row's error).
+    pub fn placeholder() -> TteRecord {
+        TteRecord {
+            subject: 0,
+            usubjid: Arc::from(""),
+            paramcd: Arc::from(""),
+            days: 0.0,
+            status: Status::Censored,
+            cnsr: 1,
+            start: None,
+            date: None,
+        }
+    }
 }
 
 /// One adverse event (ADAE row).
