@@ -1,11 +1,12 @@
 //! Orchestration: runs the pipeline for one config and every cut-off it asks for, and hands
 //! each cut-off folder to `write` whole. Also the plan that `readout check` reports.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use crate::config::{CohortConfig, LoadedConfig};
@@ -198,13 +199,83 @@ pub struct CutData<'a> {
     pub by_subject: HashMap<&'a str, Vec<Assessment>>,
     /// ADTTE by (PARAMCD, USUBJID), when ADTTE is given.
     pub tte_index: Option<crate::endpoints::TteIndex<'a>>,
+    /// Subjects by the values of the columns cohorts filter on.
+    pub members: MemberIndex<'a>,
     /// The cut-off.
     pub cutoff: Option<Date>,
+}
+
+/// Subjects (positions) by the value of each column a cohort filters on, built once per
+/// cut-off: finding a cohort's members then costs the cohort's size, not the study's (1,000
+/// cohorts of a 200,000-subject study scanned 200 million subjects before).
+#[derive(Default)]
+pub struct MemberIndex<'a> {
+    by_column: FxHashMap<&'a str, FxHashMap<&'a str, Vec<usize>>>,
+}
+
+impl<'a> MemberIndex<'a> {
+    /// Indexes `subjects` by each of `columns`.
+    pub fn new(columns: &BTreeSet<&'a str>, subjects: &'a [Subject]) -> MemberIndex<'a> {
+        let by_column = columns
+            .iter()
+            .map(|&column| {
+                let mut by_value: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+                for (i, s) in subjects.iter().enumerate() {
+                    if let Some(v) = s.columns.get(column) {
+                        by_value.entry(v).or_default().push(i);
+                    }
+                }
+                (column, by_value)
+            })
+            .collect();
+        MemberIndex { by_column }
+    }
+
+    /// The cohort's subjects, in ADSL order: as [`cohort_members`], from the index when the
+    /// cohort's first filter column is indexed.
+    pub fn members(&self, cohort: &CohortConfig, subjects: &[Subject]) -> Vec<usize> {
+        let mut filters = cohort.filter.iter();
+        let Some((column, value)) = filters.next() else {
+            return (0..subjects.len()).collect();
+        };
+        let Some(by_value) = self.by_column.get(column.as_str()) else {
+            return cohort_members(cohort, subjects);
+        };
+        let rest: Vec<(&String, String)> = filters.map(|(k, v)| (k, v.as_text())).collect();
+        by_value
+            .get(value.as_text().as_str())
+            .map(|list| {
+                list.iter()
+                    .copied()
+                    .filter(|&i| {
+                        subjects.get(i).is_some_and(|s| {
+                            rest.iter().all(|(col, value)| {
+                                s.columns.get(col).is_some_and(|v| v == value.as_str())
+                            })
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
 }
 
 impl<'a> CutData<'a> {
     /// Indexes the cut tables.
     pub fn new(data: &'a StudyData, cutoff: Option<Date>) -> CutData<'a> {
+        CutData::for_cohorts(data, cutoff, &[])
+    }
+
+    /// Indexes the cut tables, and the subjects by the columns `cohorts` filter on.
+    pub fn for_cohorts(
+        data: &'a StudyData,
+        cutoff: Option<Date>,
+        cohorts: &[&'a CohortConfig],
+    ) -> CutData<'a> {
+        let columns: BTreeSet<&str> = cohorts
+            .iter()
+            .filter_map(|c| c.filter.keys().next().map(String::as_str))
+            .collect();
         let mut by_subject: HashMap<&str, Vec<Assessment>> = HashMap::new();
         for a in &data.assessments {
             by_subject
@@ -218,6 +289,7 @@ impl<'a> CutData<'a> {
             tte_index: data
                 .has_adtte
                 .then(|| crate::endpoints::index_tte(&data.tte, data.subjects.len())),
+            members: MemberIndex::new(&columns, &data.subjects),
             cutoff,
         }
     }
@@ -232,7 +304,7 @@ pub fn analyse(
     let (cut, by_subject, cutoff) = (at.data, &at.by_subject, at.cutoff);
     let tte_index = at.tte_index.as_ref();
     let analysis = study.config.analysis_for(cohort);
-    let members = timing::stage("  members", || cohort_members(cohort, &cut.subjects));
+    let members = timing::stage("  members", || at.members.members(cohort, &cut.subjects));
     for column in cohort.filter.keys() {
         if !cut.subjects.is_empty() && !cut.subjects.iter().any(|s| s.columns.contains_key(column))
         {
@@ -446,12 +518,14 @@ pub fn build_cutoff(
 ) -> Result<CutoffBuild> {
     let cfg = &study.config;
     let cut = timing::stage("cut", || apply_cutoff(&study.data, plan.cutoff))?;
-    let at = timing::stage("index", || CutData::new(&cut, plan.cutoff));
     let cohorts: Vec<&CohortConfig> = plan
         .cohorts
         .iter()
         .filter_map(|&i| cfg.config.cohorts.get(i))
         .collect();
+    let at = timing::stage("index", || {
+        CutData::for_cohorts(&cut, plan.cutoff, &cohorts)
+    });
     // rayon's collect keeps the input order, so the output does not depend on thread count.
     let outcomes: Vec<Result<CohortBuild>> = cohorts
         .par_iter()
@@ -703,4 +777,46 @@ pub fn planned_cohorts(cfg: &LoadedConfig, opts: &BuildOptions) -> usize {
 /// Output root of a config (for messages).
 pub fn output_root(cfg: &LoadedConfig, out: Option<&Path>) -> PathBuf {
     cfg.output_dir(out).join(&cfg.config.study.id)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// The index gives the same members as scanning every subject, for one filter, two
+    /// filters, a value nobody has, a column nobody has, and no filter.
+    #[test]
+    fn indexed_members_equal_scanned_members() {
+        let subjects: Vec<Subject> = (0..500)
+            .map(|i| {
+                let mut s = Subject::placeholder();
+                s.usubjid = format!("S{i:03}").into();
+                if i % 7 != 0 {
+                    s.columns.insert("ARM".into(), ["A", "B", "C"][i % 3]);
+                }
+                s.columns.insert("SEX".into(), ["F", "M"][i % 2]);
+                s
+            })
+            .collect();
+        let cohorts: Vec<CohortConfig> = [
+            r#"{"id": "a", "where": {"ARM": "A"}}"#,
+            r#"{"id": "b", "where": {"ARM": "B", "SEX": "F"}}"#,
+            r#"{"id": "c", "where": {"SEX": "M", "ARM": "C"}}"#,
+            r#"{"id": "d", "where": {"ARM": "Z"}}"#,
+            r#"{"id": "e", "where": {"AGE": "60"}}"#,
+            r#"{"id": "f"}"#,
+        ]
+        .iter()
+        .map(|json| serde_json::from_str(json).unwrap())
+        .collect();
+        let columns: BTreeSet<&str> = ["ARM", "SEX"].into_iter().collect();
+        let index = MemberIndex::new(&columns, &subjects);
+        for cohort in &cohorts {
+            let scanned = cohort_members(cohort, &subjects);
+            assert_eq!(index.members(cohort, &subjects), scanned, "{}", cohort.id);
+        }
+        assert_eq!(cohort_members(&cohorts[0], &subjects).len(), 143);
+        assert_eq!(index.members(&cohorts[5], &subjects).len(), 500);
+    }
 }
