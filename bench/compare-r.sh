@@ -4,7 +4,11 @@
 # Installs nothing. Usage: bench/compare-r.sh [N ...]   (e.g. bench/compare-r.sh 1000 100000 1000000)
 # Environment: REPEATS (default 5) runs each; COHORTS (default 4) cohorts the subjects are
 # spread over (COHORTS=1000 bench/compare-r.sh 200000: 1,000 cohorts of 200); SKIP_R=1 and
-# SKIP_PY=1 time readout alone; BENCH_DIR where the data go (default target/bench-data).
+# SKIP_PY=1 time readout alone; BENCH_DIR where the data go (default target/bench-data);
+# OUT_DIR where readout writes (default DIR/out beside the data; a tmpfs such as /dev/shm
+# takes the file system out of the timing: creating thousands of files on ext4 costs
+# seconds when many were just deleted); FORMATS overrides the config's output formats
+# (e.g. FORMATS=md,html,png,docx).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(1000000)
@@ -39,7 +43,12 @@ for n in "${sizes[@]}"; do
   dir="$work/$n"; [ "$cohorts" = 4 ] || dir="$work/$n-c$cohorts"
   [ -f "$dir/adtte.csv" ] || ./target/release/examples/make_bench_data "$n" "$dir" "$cohorts"
   echo "== $n subjects ($cohorts cohorts), $(du -ch "$dir"/adsl.csv "$dir"/adtte.csv | tail -1 | cut -f1) of CSV"
-  echo -n "readout build:   "; time_it ./target/release/readout build --quiet --out "$dir/out" "$dir/bench.yaml"
+  config="$dir/bench.yaml"
+  if [ -n "${FORMATS:-}" ]; then
+    config="$dir/bench-formats.yaml"
+    sed "s/formats: \[md, html\]/formats: [${FORMATS//,/, }]/" "$dir/bench.yaml" > "$config"
+  fi
+  echo -n "readout build:   "; time_it ./target/release/readout build --quiet --out "${OUT_DIR:-$dir/out}" "$config"
   if [ $have_r = 1 ]; then
     cat > "$dir/km.R" <<'REOF'
 args <- commandArgs(TRUE); setwd(args[1]); suppressMessages(library(survival))
