@@ -123,6 +123,34 @@ fn figures(c: &mut Criterion) {
         b.iter(|| black_box(readout::figures::cohort_figures(&analysis, &settings, &[]).ok()))
     });
     group.finish();
+
+    // Template rendering: a cohort's abstract (md, txt, html) and report.html, with its SVGs.
+    let (Ok(figs), Ok(renderer)) = (
+        readout::figures::cohort_figures(&analysis, &settings, &[]),
+        readout::render::Renderer::new(None),
+    ) else {
+        return;
+    };
+    let formats = [readout::config::Format::Md, readout::config::Format::Html];
+    let mut group = c.benchmark_group("documents");
+    group.sample_size(20);
+    group.bench_function("abstract_and_report_of_a_cohort", |b| {
+        b.iter(|| {
+            black_box(
+                readout::documents::render_documents(
+                    &study.config,
+                    cohort,
+                    &analysis.results,
+                    &settings,
+                    &figs.inline,
+                    &renderer,
+                    &formats,
+                )
+                .ok(),
+            )
+        })
+    });
+    group.finish();
 }
 
 criterion_group!(benches, load, derive_and_analyse, figures);
