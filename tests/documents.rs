@@ -535,3 +535,32 @@ fn report_renders_in_headless_chromium() {
         share * 100.0
     );
 }
+
+/// Two cohorts of the same data with different number settings in one build: each abstract
+/// uses its own (the renderer keeps one template instance per set of settings).
+#[test]
+fn cohorts_with_different_decimals_in_one_build_each_use_their_own() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = variant(tmp.path(), "");
+    let text = std::fs::read_to_string(&config).expect("config");
+    let second = "  - id: cohort-b\n    where: { COHORT: A }\n    analysis: { percent_decimals: 2, time_decimals: 3, ci_level: 0.9 }\noutput:\n";
+    std::fs::write(&config, text.replacen("output:\n", second, 1)).expect("write config");
+    let (code, _, err) = build(&config, &tmp.path().join("out"), &["--quiet"]);
+    assert_eq!(code, Some(0), "{err}");
+    let folder = tmp.path().join("out/DOC-FIXTURE/2021-12-31");
+    let a = read(&folder, "cohort-a/abstract.txt");
+    let b = read(&folder, "cohort-b/abstract.txt");
+    assert!(
+        a.contains("the confirmed ORR was 37.5% (3/8; 95% CI: 8.5%, 75.5%)"),
+        "{a}"
+    );
+    assert!(
+        b.contains("the confirmed ORR was 37.50% (3/8; 90% CI: "),
+        "{b}"
+    );
+    assert!(a.contains("median follow-up was 9.7 months"), "{a}");
+    assert!(
+        b.contains("median follow-up was 9.") && !b.contains("was 9.7 months"),
+        "{b}"
+    );
+}
