@@ -649,12 +649,18 @@ fn derived_csv(
     }
     out.push(b'\n');
     let mut number = String::new();
-    for row in &analysis.derived {
+    for (i, row) in analysis.derived.iter().enumerate() {
         csv_field(&mut out, &row.usubjid);
         out.push(b',');
-        csv_field(&mut out, &row.bor);
+        csv_field(&mut out, row.bor);
         for (k, _) in endpoints.keys().enumerate() {
-            match row.tte.get(k).copied().flatten() {
+            let value = analysis
+                .derived_tte
+                .get(k)
+                .and_then(|column| column.get(i))
+                .copied()
+                .flatten();
+            match value {
                 Some((aval, cnsr)) => {
                     number.clear();
                     let _ = write!(number, ",{aval},");

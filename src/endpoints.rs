@@ -23,6 +23,9 @@ pub struct CohortAnalysis {
     pub results: CohortResults,
     /// One row per subject of the cohort (efficacy population first derived, all enrolled).
     pub derived: Vec<DerivedRow>,
+    /// Per endpoint of `tte_params`, in order, per row of `derived`: (time in the analysis
+    /// unit, CNSR) or `None` (column-wise: one vector per endpoint, not one per subject).
+    pub derived_tte: Vec<Vec<Option<(f64, u32)>>>,
     /// Kaplan–Meier fits per endpoint, in days (for figures).
     pub km: IndexMap<String, KaplanMeier>,
     /// Per-subject tumour data for waterfall/spider/swimmer figures.
@@ -297,13 +300,11 @@ pub struct DerivedRow {
     /// In the efficacy population.
     pub efficacy: bool,
     /// Best overall response code (empty without ADRS).
-    pub bor: String,
+    pub bor: &'static str,
     /// Date of the BOR record.
     pub bor_date: Option<Date>,
     /// Why the subject got its BOR.
     pub bor_reason: String,
-    /// Per endpoint of `tte_params`, in order: (time in analysis unit, CNSR) or `None`.
-    pub tte: Vec<Option<(f64, u32)>>,
 }
 
 /// Tumour-burden and timeline data of one subject, for figures (times in the analysis unit).
@@ -487,15 +488,9 @@ pub fn analyse_cohort(input: &CohortInput<'_>) -> Result<CohortAnalysis> {
             DerivedRow {
                 usubjid: s.usubjid.clone(),
                 efficacy: s.efficacy,
-                bor: d
-                    .map(|d| bor_category(d.bor.bor).to_string())
-                    .unwrap_or_default(),
+                bor: d.map(|d| bor_category(d.bor.bor)).unwrap_or_default(),
                 bor_date: d.and_then(|d| d.bor.date),
                 bor_reason: d.map(|d| d.bor.reason.clone()).unwrap_or_default(),
-                tte: values
-                    .iter()
-                    .map(|column| column.get(i).copied().flatten())
-                    .collect(),
             }
         })
         .collect();
@@ -526,6 +521,7 @@ pub fn analyse_cohort(input: &CohortInput<'_>) -> Result<CohortAnalysis> {
             abstract_length: None,
         },
         derived,
+        derived_tte: values,
         km: km_fits,
         tumour,
     })

@@ -1101,12 +1101,12 @@ pub fn read_adsl_known<'t>(
     efficacy_flag: Option<&str>,
     keep: Option<&FxHashSet<String>>,
 ) -> Result<(Vec<Subject>, KnownSubjects<'t>)> {
-    let kept: Vec<(usize, Arc<str>)> = table
+    let kept: Vec<usize> = table
         .headers
         .iter()
         .enumerate()
         .filter(|(_, name)| keep.is_none_or(|k| k.contains(name.as_str())))
-        .map(|(i, name)| (i, Arc::from(name.as_str())))
+        .map(|(i, _)| i)
         .collect();
     let c_id = table.require("USUBJID")?;
     let columns = AdslColumns {
@@ -1202,13 +1202,13 @@ struct AdslColumns {
     alive: Option<usize>,
     saf: Option<usize>,
     eff: Option<usize>,
-    /// The columns kept in [`Subject::columns`], with their shared names.
-    kept: Vec<(usize, Arc<str>)>,
+    /// The columns kept in [`Subject::columns`].
+    kept: Vec<usize>,
 }
 
 impl AdslColumns {
-    /// The subject of row `r`. Text values (site, kept columns) are shared through `shared`:
-    /// one allocation per distinct value.
+    /// The subject of row `r`. Text values (site, kept columns and their names) are shared
+    /// through `shared`: one allocation per distinct value and parallel job.
     fn subject<'t>(
         &self,
         table: &'t CsvTable,
@@ -1225,10 +1225,13 @@ impl AdslColumns {
         let row = table.row(r);
         let usubjid = row.text(Some(c_id))?;
         let mut columns = crate::model::Columns::default();
-        for (i, name) in &self.kept {
+        for i in &self.kept {
             let v = row.text(Some(*i))?;
             if !v.is_empty() {
-                columns.insert_shared(name.clone(), share(*i, v));
+                // The name is shared per parallel job too: one `Arc` shared by every subject
+                // of both threads made each clone a contended atomic.
+                let name = table.headers.get(*i).map_or("", String::as_str);
+                columns.insert_shared(share(usize::MAX - 1 - *i, name), share(*i, v));
             }
         }
         let trt_start = row.date(self.trts)?;
