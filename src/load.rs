@@ -1176,7 +1176,7 @@ pub fn read_adsl_known<'t>(
     // The subjects, converted in parallel straight into one vector.
     let (subjects, row_error) = convert_rows(
         table.len(),
-        FxHashMap::default,
+        Shared::default,
         |shared, r| columns.subject(table, c_id, r, shared),
         Subject::placeholder,
     );
@@ -1214,14 +1214,9 @@ impl AdslColumns {
         table: &'t CsvTable,
         c_id: usize,
         r: usize,
-        shared: &mut FxHashMap<(usize, &'t str), Arc<str>>,
+        shared: &mut Shared<'t>,
     ) -> Result<Subject> {
-        let mut share = |column: usize, value: &'t str| -> Arc<str> {
-            shared
-                .entry((column, value))
-                .or_insert_with(|| Arc::from(value))
-                .clone()
-        };
+        let mut share = |column: usize, value: &'t str| shared.get(column, value);
         let row = table.row(r);
         let usubjid = row.text(Some(c_id))?;
         let mut columns = crate::model::Columns::default();
@@ -1247,6 +1242,37 @@ impl AdslColumns {
             efficacy: flag(&row, self.eff, true)?,
             columns,
         })
+    }
+}
+
+/// Text values shared by the subjects of one parallel job, by (column, value): the first few
+/// distinct ones in a short list (a cohort column has a handful of values, found faster by
+/// comparison than by hashing), the others in a hash map.
+#[derive(Default)]
+struct Shared<'t> {
+    recent: Vec<(usize, &'t str, Arc<str>)>,
+    others: FxHashMap<(usize, &'t str), Arc<str>>,
+}
+
+impl<'t> Shared<'t> {
+    /// The shared copy of `value` in `column`.
+    fn get(&mut self, column: usize, value: &'t str) -> Arc<str> {
+        if let Some((_, _, shared)) = self
+            .recent
+            .iter()
+            .find(|(c, v, _)| *c == column && *v == value)
+        {
+            return shared.clone();
+        }
+        if self.recent.len() < 32 {
+            let shared: Arc<str> = Arc::from(value);
+            self.recent.push((column, value, shared.clone()));
+            return shared;
+        }
+        self.others
+            .entry((column, value))
+            .or_insert_with(|| Arc::from(value))
+            .clone()
     }
 }
 
