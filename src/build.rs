@@ -649,6 +649,7 @@ fn derived_csv(
     }
     out.push(b'\n');
     let mut number = String::new();
+    let mut formatted: FxHashMap<u64, Box<str>> = FxHashMap::default();
     for (i, row) in analysis.derived.iter().enumerate() {
         csv_field(&mut out, &row.usubjid);
         out.push(b',');
@@ -662,9 +663,14 @@ fn derived_csv(
                 .flatten();
             match value {
                 Some((aval, cnsr)) => {
-                    number.clear();
-                    let _ = write!(number, ",{aval},");
-                    out.extend_from_slice(number.as_bytes());
+                    // Times are whole days over a unit: a cohort has a few thousand distinct
+                    // values, each formatted once (formatting was the CSV's largest cost).
+                    let text = formatted.entry(aval.to_bits()).or_insert_with(|| {
+                        number.clear();
+                        let _ = write!(number, ",{aval},");
+                        number.as_str().into()
+                    });
+                    out.extend_from_slice(text.as_bytes());
                     out.push(if cnsr == 0 { b'0' } else { b'1' });
                 }
                 None => out.extend_from_slice(b",,"),
