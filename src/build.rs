@@ -469,7 +469,7 @@ fn build_cohort(
     files.push(OutputFile {
         path: format!("derived/{}.csv", cohort.id),
         bytes: timing::stage("  derived csv", || {
-            derived_csv(&analysis, &settings.tte_params)
+            derived_csv(&analysis, &settings.tte_params, &at.data.subjects)
         })?,
     });
     let documents = documents::render_documents(
@@ -633,6 +633,7 @@ fn to_json<T: Serialize>(value: &T) -> Result<Vec<u8>> {
 fn derived_csv(
     analysis: &CohortAnalysis,
     endpoints: &indexmap::IndexMap<String, String>,
+    subjects: &[Subject],
 ) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(64 * (analysis.derived.len() + 1));
     let mut header = vec!["USUBJID".to_string(), "BOR".to_string()];
@@ -651,7 +652,10 @@ fn derived_csv(
     let mut number = String::new();
     let mut formatted: FxHashMap<u64, Box<str>> = FxHashMap::default();
     for (i, row) in analysis.derived.iter().enumerate() {
-        csv_field(&mut out, &row.usubjid);
+        csv_field(
+            &mut out,
+            subjects.get(row.subject).map_or("", |s| &*s.usubjid),
+        );
         out.push(b',');
         csv_field(&mut out, row.bor);
         for (k, _) in endpoints.keys().enumerate() {

@@ -295,8 +295,8 @@ pub fn index_tte(records: &[TteRecord], n_subjects: usize) -> TteIndex<'_> {
 /// One row of `derived/<cohort>.csv`.
 #[derive(Debug, Clone)]
 pub struct DerivedRow {
-    /// Subject.
-    pub usubjid: std::sync::Arc<str>,
+    /// The subject's position in the (cut) study's subjects.
+    pub subject: usize,
     /// In the efficacy population.
     pub efficacy: bool,
     /// Best overall response code (empty without ADRS).
@@ -486,7 +486,7 @@ pub fn analyse_cohort(input: &CohortInput<'_>) -> Result<CohortAnalysis> {
         .map(|(i, s)| {
             let d = derived_of(i);
             DerivedRow {
-                usubjid: s.usubjid.clone(),
+                subject: input.members.get(i).copied().unwrap_or_default(),
                 efficacy: s.efficacy,
                 bor: d.map(|d| bor_category(d.bor.bor)).unwrap_or_default(),
                 bor_date: d.and_then(|d| d.bor.date),
