@@ -10,7 +10,7 @@ use std::collections::HashSet;
 
 use crate::error::{Error, Result};
 use crate::load::StudyData;
-use crate::model::{Date, Status};
+use crate::model::{Date, Status, TteRecord};
 
 /// Returns the study data as of `cutoff` (borrowed unchanged when `None`).
 pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, StudyData>> {
@@ -85,29 +85,48 @@ pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, St
                     // it: no follow-up yet, censored at time 0.
                     r.days = 0.0;
                 } else if r.days < 0.0 {
-                    return Err(Error::Other(format!(
-                        "ADTTE: subject `{}` parameter `{}`: AVAL does not match ADT − STARTDT \
-                         ({} to {}), so it cannot be cut at {cutoff}; expected AVAL = ADT − STARTDT \
-                         (+ 1)",
-                        r.usubjid,
-                        r.paramcd,
-                        start,
-                        r.date.map(|d| d.to_string()).unwrap_or_default()
-                    )));
+                    return Err(tte_error(
+                        data,
+                        &r,
+                        "AVAL",
+                        format!(
+                            "subject `{}` parameter `{}`: AVAL does not match ADT − STARTDT \
+                             ({} to {}), so it cannot be cut at {cutoff}; expected AVAL = ADT − \
+                             STARTDT (+ 1)",
+                            r.usubjid,
+                            r.paramcd,
+                            start,
+                            r.date.map(|d| d.to_string()).unwrap_or_default()
+                        ),
+                    ));
                 }
                 r.status = Status::Censored;
                 r.cnsr = r.cnsr.max(1);
                 r.date = Some(cutoff);
             }
-            _ => {
-                return Err(Error::Other(format!(
-                    "ADTTE: subject `{}` parameter `{}` has no STARTDT/ADT, so it cannot be cut at {cutoff}; \
-                     expected both columns when a cut-off is requested",
-                    r.usubjid, r.paramcd
-                )))
+            (start, _) => {
+                return Err(tte_error(
+                    data,
+                    &r,
+                    if start.is_none() { "STARTDT" } else { "ADT" },
+                    format!(
+                        "subject `{}` parameter `{}` has no STARTDT/ADT, so it cannot be cut at \
+                         {cutoff}; expected both columns when a cut-off is requested",
+                        r.usubjid, r.paramcd
+                    ),
+                ))
             }
         }
         out.tte.push(r);
     }
     Ok(Cow::Owned(out))
+}
+
+/// An ADTTE record that cannot be cut, named by file, line and column (or, for records not read
+/// from a file, by table).
+fn tte_error(data: &StudyData, r: &TteRecord, column: &str, message: String) -> Error {
+    match &data.adtte_file {
+        Some(file) if r.line > 0 => Error::cell(file, r.line, column, message),
+        _ => Error::Other(format!("ADTTE: {message}")),
+    }
 }

@@ -41,6 +41,8 @@ pub struct StudyData {
     pub tte: Vec<TteRecord>,
     /// Whether an ADTTE file was given (its endpoints are then used as they are).
     pub has_adtte: bool,
+    /// The ADTTE file, for error messages.
+    pub adtte_file: Option<PathBuf>,
     /// Whether an ADTR file was given.
     pub has_adtr: bool,
     /// ADAE rows.
@@ -179,6 +181,7 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     if let (Some(table), Some(rows)) = (&adtte, tte?) {
         study.tte = rows;
         study.has_adtte = true;
+        study.adtte_file = Some(table.path().to_path_buf());
         study.inputs.push(table.input_file());
     }
     if let (Some(table), Some((rows, warnings))) = (&adae, adverse_events?) {
@@ -1521,6 +1524,7 @@ impl AdtteColumns {
             cnsr,
             start: row.date(self.start)?,
             date: row.date(self.adt)?,
+            line: row.line(),
         })
     }
 }

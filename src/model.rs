@@ -197,6 +197,8 @@ pub struct TteRecord {
     pub start: Option<Date>,
     /// `ADT`
     pub date: Option<Date>,
+    /// Line in the ADTTE file (observation number for SAS files), for error messages.
+    pub line: u64,
 }
 
 impl TteRecord {
@@ -212,6 +214,7 @@ impl TteRecord {
             cnsr: 1,
             start: None,
             date: None,
+            line: 0,
         }
     }
 }

@@ -546,12 +546,14 @@ fn regression_treatment_after_the_cutoff_gave_a_negative_time() {
     assert!(derived.contains("\nS-002,,,,0,1,"), "{derived}");
 }
 
-/// An AVAL that does not match ADT − STARTDT cannot be cut: the error names the subject,
-/// parameter and dates instead of a negative time deep in the Kaplan–Meier fit.
+/// An AVAL that does not match ADT − STARTDT cannot be cut: the error names the ADTTE file,
+/// line and column, the subject, parameter and dates instead of a negative time deep in the
+/// Kaplan–Meier fit.
 #[test]
 fn an_aval_inconsistent_with_its_dates_cannot_be_cut() {
     let err = build_refused("inconsistent-aval-at-cutoff", false);
     assert!(err.contains("subject `S-001` parameter `OS`"), "{err}");
+    assert!(err.contains("adtte.csv: line 2, column `AVAL`"), "{err}");
     insta::assert_snapshot!("inconsistent-aval-at-cutoff", err);
     let check = readout(
         &["check", &fixture_config("inconsistent-aval-at-cutoff")],
