@@ -1233,13 +1233,22 @@ impl AdslColumns {
             }
         }
         let trt_start = row.date(self.trts)?;
+        let death = row.date(self.dth)?;
+        if let (Some(died), Some(first_dose), Some(c_dth)) = (death, trt_start, self.dth) {
+            if died < first_dose {
+                return Err(row.error(
+                    c_dth,
+                    format!("death on {died} is before the first dose (TRTSDT {first_dose}); expected DTHDT on or after TRTSDT"),
+                ));
+            }
+        }
         Ok(Subject {
             usubjid: Arc::from(usubjid),
             site: row.opt_text(self.site)?.map(|v| share(usize::MAX, v)),
             trt_start,
             trt_end: row.date(self.trte)?,
             enrolled: row.date(self.enrl)?.or(trt_start),
-            death: row.date(self.dth)?,
+            death,
             last_alive: row.date(self.alive)?,
             safety: flag(&row, self.saf, true)?,
             efficacy: flag(&row, self.eff, true)?,

@@ -659,7 +659,24 @@ fn xpt_and_csv_give_the_same_typed_tables() {
         subjects_x.iter().map(|s| s.usubjid.as_ref()).collect();
     let (tte_x, tte_c) = both(dir.path(), "adtte", &adtte_columns(), &adtte_rows());
     let tte = read_adtte(&tte_x, &known).unwrap();
-    assert_eq!(tte, read_adtte(&tte_c, &known).unwrap());
+    let tte_csv = read_adtte(&tte_c, &known).unwrap();
+    // Records keep where they came from: observation numbers in XPT, lines in CSV.
+    assert_eq!(tte.iter().map(|r| r.line).collect::<Vec<_>>(), [1, 2, 3]);
+    assert_eq!(
+        tte_csv.iter().map(|r| r.line).collect::<Vec<_>>(),
+        [2, 3, 4]
+    );
+    let without_line = |records: &[readout::model::TteRecord]| {
+        records
+            .iter()
+            .cloned()
+            .map(|mut r| {
+                r.line = 0;
+                r
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(without_line(&tte), without_line(&tte_csv));
     assert_eq!(tte[1].days, 28.5);
     assert_eq!(tte[2].cnsr, 2);
 
