@@ -731,45 +731,52 @@ pub fn build_config(
     )?;
     let root = output_root(cfg, opts.out.as_deref());
     let plans = plan(cfg, opts);
+    let write_folder = |p: &CutoffPlan, cutoff: CutoffBuild| -> Result<BuiltFolder> {
+        let path = if cutoff.files.is_empty() {
+            None
+        } else {
+            let target = root.join(p.folder_name());
+            write::write_folder_atomically(&target, &cutoff.files)?;
+            Some(target)
+        };
+        let folder = BuiltFolder {
+            study: cfg.config.study.id.clone(),
+            path,
+            cutoff: p.cutoff,
+            cohorts: cutoff.summaries,
+            failures: cutoff.failures,
+        };
+        on_folder(&folder);
+        Ok(folder)
+    };
     if opts.strict {
-        // Every abstract is measured before any folder is written (builds are cheap next to a
-        // half-written study): an overrun anywhere leaves the output untouched.
-        let overruns: Vec<String> = plans
+        // Every abstract is measured before any folder is written: an overrun anywhere leaves
+        // the output untouched. The cut-offs are built once and kept in memory until then.
+        let cutoffs: Vec<CutoffBuild> = plans
             .par_iter()
-            .map(|p| {
-                let cutoff = build_cutoff(study, p, &renderer)?;
-                Ok(abstract_overruns(p, &cutoff.summaries))
-            })
-            .collect::<Result<Vec<Vec<String>>>>()?
-            .concat();
+            .map(|p| build_cutoff(study, p, &renderer))
+            .collect::<Result<Vec<_>>>()?;
+        let overruns: Vec<String> = plans
+            .iter()
+            .zip(&cutoffs)
+            .flat_map(|(p, c)| abstract_overruns(p, &c.summaries))
+            .collect();
         if !overruns.is_empty() {
             return Err(Error::Other(format!(
                 "--strict: abstract over the conference limit (output.conference); nothing written:\n  {}",
                 overruns.join("\n  ")
             )));
         }
+        let built: Vec<Result<BuiltFolder>> = plans
+            .par_iter()
+            .zip(cutoffs.into_par_iter())
+            .map(|(p, cutoff)| write_folder(p, cutoff))
+            .collect();
+        return built.into_iter().collect();
     }
     let built: Vec<Result<BuiltFolder>> = plans
         .par_iter()
-        .map(|p| {
-            let cutoff = build_cutoff(study, p, &renderer)?;
-            let path = if cutoff.files.is_empty() {
-                None
-            } else {
-                let target = root.join(p.folder_name());
-                write::write_folder_atomically(&target, &cutoff.files)?;
-                Some(target)
-            };
-            let folder = BuiltFolder {
-                study: cfg.config.study.id.clone(),
-                path,
-                cutoff: p.cutoff,
-                cohorts: cutoff.summaries,
-                failures: cutoff.failures,
-            };
-            on_folder(&folder);
-            Ok(folder)
-        })
+        .map(|p| write_folder(p, build_cutoff(study, p, &renderer)?))
         .collect();
     built.into_iter().collect()
 }

@@ -564,3 +564,28 @@ fn cohorts_with_different_decimals_in_one_build_each_use_their_own() {
         "{b}"
     );
 }
+
+/// Within the limit, `--strict` writes the same folder as a build without it (each cut-off is
+/// built once and written after every abstract was measured).
+#[test]
+fn strict_within_the_limit_writes_what_a_plain_build_writes() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = variant(tmp.path(), "");
+    let (strict, plain) = (tmp.path().join("strict"), tmp.path().join("plain"));
+    let (code, _, err) = build(&config, &strict, &["--strict", "--quiet"]);
+    assert_eq!(code, Some(0), "{err}");
+    let (code, _, err) = build(&config, &plain, &["--quiet"]);
+    assert_eq!(code, Some(0), "{err}");
+    let folder = "DOC-FIXTURE/2021-12-31";
+    for file in [
+        "results.json",
+        "manifest.json",
+        "cohort-a/abstract.md",
+        "cohort-a/report.html",
+        "cohort-a/abstract.docx",
+    ] {
+        let a = std::fs::read(strict.join(folder).join(file)).expect("strict file");
+        let b = std::fs::read(plain.join(folder).join(file)).expect("plain file");
+        assert!(a == b, "{file} differs between --strict and a plain build");
+    }
+}
