@@ -3,8 +3,8 @@
 
 use super::axis::ValueAxis;
 use super::canvas::{
-    draw_x_ticks, format_tick, wrap_text, Anchor, Canvas, Key, Legend, LegendItem, Scale, VAnchor,
-    TICK_LEN,
+    draw_axes, draw_x_ticks, format_tick, wrap_text, Anchor, Canvas, Key, Legend, LegendItem,
+    Scale, VAnchor, TICK_LEN,
 };
 use super::style::{
     line_height, text_width, CANVAS_WIDTH, DARK_GREY, LABEL_PX, OI_SKY_BLUE, OI_VERMILLION, PAD,
@@ -195,8 +195,7 @@ pub fn ae_bars(terms: &[AeBar], n_subjects: usize, title: &str) -> Result<String
             }
         }
 
-        c.line((left, plot_top), (left, plot_bottom), DARK_GREY, 1)?;
-        c.line((left, plot_bottom), (right, plot_bottom), DARK_GREY, 1)?;
+        draw_axes(&c, (left, right), (plot_top, plot_bottom))?;
         draw_x_ticks(
             &c,
             &xs,

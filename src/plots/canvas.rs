@@ -609,6 +609,16 @@ pub(crate) fn draw_reference_lines(
 /// Length of an axis tick mark, in pixels.
 pub(crate) const TICK_LEN: i32 = 5;
 
+/// The y axis at `left` and the x axis at `plot_bottom`, as one L.
+pub(crate) fn draw_axes(
+    c: &Canvas<'_>,
+    (left, right): (i32, i32),
+    (plot_top, plot_bottom): (i32, i32),
+) -> Result<(), PlotError> {
+    c.line((left, plot_top), (left, plot_bottom), DARK_GREY, 1)?;
+    c.line((left, plot_bottom), (right, plot_bottom), DARK_GREY, 1)
+}
+
 /// Tick marks and labels under the x axis at `plot_bottom`, labels from `label_top` down.
 pub(crate) fn draw_x_ticks(
     c: &Canvas<'_>,

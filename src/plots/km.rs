@@ -4,8 +4,8 @@
 
 use super::axis::TimeAxis;
 use super::canvas::{
-    draw_y_ticks, draw_y_title, format_tick, ticks, truncate_to_width, wrap_text, y_title_width,
-    Anchor, Canvas, Key, Legend, LegendItem, Marker, Scale, VAnchor, TICK_LEN,
+    draw_axes, draw_x_ticks, draw_y_ticks, draw_y_title, ticks, truncate_to_width, wrap_text,
+    y_title_width, Anchor, Canvas, Key, Legend, LegendItem, Marker, Scale, VAnchor, TICK_LEN,
 };
 use super::style::{
     line_height, series_colour, text_width, CANVAS_WIDTH, DARK_GREY, GREY, LABEL_PX, PAD, TICK_PX,
@@ -396,28 +396,18 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
         }
 
         // Axes.
-        c.line((left, plot_top), (left, plot_bottom), DARK_GREY, 1)?;
-        c.line((left, plot_bottom), (right, plot_bottom), DARK_GREY, 1)?;
+        draw_axes(&c, (left, right), (plot_top, plot_bottom))?;
         draw_y_ticks(&c, &ys, &y_ticks, 1, left)?;
         let y_title_x = left - TICK_LEN - 4 - y_tick_w - 6 - y_title_w;
         draw_y_title(&c, &y_title, y_title_x, (plot_top + plot_bottom) / 2)?;
-        for t in &axis.ticks {
-            let xx = xs.at(*t);
-            c.line(
-                (xx, plot_bottom),
-                (xx, plot_bottom + TICK_LEN),
-                DARK_GREY,
-                1,
-            )?;
-            c.text(
-                &format_tick(*t, axis.decimals),
-                (xx, tick_label_top),
-                TICK_PX,
-                DARK_GREY,
-                Anchor::Middle,
-                VAnchor::Top,
-            )?;
-        }
+        draw_x_ticks(
+            &c,
+            &xs,
+            &axis.ticks,
+            axis.decimals,
+            plot_bottom,
+            tick_label_top,
+        )?;
         c.text(
             &time_axis_title(&opts.time_unit),
             ((left + right) / 2, x_title_top),

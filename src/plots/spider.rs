@@ -4,7 +4,7 @@
 
 use super::axis::{TimeAxis, ValueAxis};
 use super::canvas::{
-    draw_reference_lines, draw_x_ticks, draw_y_ticks, draw_y_title, format_tick,
+    draw_axes, draw_reference_lines, draw_x_ticks, draw_y_ticks, draw_y_title, format_tick,
     reference_label_width, wrap_text, y_title_width, Anchor, Canvas, Legend, Marker, Scale,
     VAnchor, TICK_LEN,
 };
@@ -127,8 +127,7 @@ pub fn spider(lines: &[SpiderLine], time_unit: &str) -> Result<String, PlotError
         // Thresholds over the lines, so they stay visible in a crowded plot.
         draw_reference_lines(&c, &ys, left, right)?;
 
-        c.line((left, plot_top), (left, plot_bottom), DARK_GREY, 1)?;
-        c.line((left, plot_bottom), (right, plot_bottom), DARK_GREY, 1)?;
+        draw_axes(&c, (left, right), (plot_top, plot_bottom))?;
         draw_y_ticks(&c, &ys, &y_axis.ticks, y_axis.decimals, left)?;
         draw_x_ticks(
             &c,

@@ -4,8 +4,8 @@
 
 use super::axis::TimeAxis;
 use super::canvas::{
-    draw_x_ticks, draw_y_title, truncate_to_width, y_title_width, Anchor, Canvas, Key, Legend,
-    LegendItem, Marker, Scale, VAnchor, TICK_LEN,
+    draw_axes, draw_x_ticks, draw_y_title, truncate_to_width, y_title_width, Anchor, Canvas, Key,
+    Legend, LegendItem, Marker, Scale, VAnchor, TICK_LEN,
 };
 use super::style::{
     line_height, text_width, ResponseKey, BLACK, CANVAS_WIDTH, DARK_GREY, LABEL_PX, PAD, SMALL_PX,
@@ -194,8 +194,7 @@ pub fn swimmer(lanes: &[SwimLane], time_unit: &str) -> Result<String, PlotError>
             }
         }
 
-        c.line((left, plot_top), (left, plot_bottom), DARK_GREY, 1)?;
-        c.line((left, plot_bottom), (right, plot_bottom), DARK_GREY, 1)?;
+        draw_axes(&c, (left, right), (plot_top, plot_bottom))?;
         draw_x_ticks(
             &c,
             &xs,
