@@ -178,6 +178,25 @@ impl TimeUnit {
         }
     }
 
+    /// The unit an ADaM `AVALU` names: `DAYS`, `WEEKS`, `MONTHS`, `YEARS` or the singular, in
+    /// any case.
+    pub fn from_avalu(text: &str) -> Option<TimeUnit> {
+        [
+            TimeUnit::Days,
+            TimeUnit::Weeks,
+            TimeUnit::Months,
+            TimeUnit::Years,
+        ]
+        .into_iter()
+        .find(|unit| {
+            let plural = unit.name();
+            text.eq_ignore_ascii_case(plural)
+                || plural
+                    .strip_suffix('s')
+                    .is_some_and(|one| text.eq_ignore_ascii_case(one))
+        })
+    }
+
     /// Plural name for text ("months").
     pub fn name(self) -> &'static str {
         match self {

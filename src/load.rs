@@ -326,7 +326,7 @@ impl CsvTable {
                 "the dataset has variables but no observations; expected one observation per record",
             ));
         }
-        let mut cells = Vec::new();
+        let mut cells = String::new();
         let mut spans = Vec::with_capacity(rows.len() * headers.len());
         let mut lines = Vec::with_capacity(rows.len());
         for (i, row) in rows.into_iter().enumerate() {
@@ -343,7 +343,7 @@ impl CsvTable {
             }
             for cell in &row {
                 let start = cells.len();
-                cells.extend_from_slice(cell.as_bytes());
+                cells.push_str(cell);
                 spans.push(span(path, start, cells.len())?);
             }
             lines.push(i as u64 + 1);
@@ -353,7 +353,8 @@ impl CsvTable {
             sha256,
             headers,
             index,
-            cells: Cells::new(cells),
+            // Text already: no second UTF-8 check.
+            cells: Cells::Text(cells),
             spans,
             lines,
         })
@@ -368,13 +369,22 @@ impl CsvTable {
     /// in parallel chunks (see [`split_plain`]); any other goes through the `csv` crate. Both
     /// give the same cells, line numbers and errors. The SHA-256 is computed alongside.
     fn from_vec(path: &Path, bytes: Vec<u8>) -> Result<CsvTable> {
+        CsvTable::from_vec_as(path, bytes, true)
+    }
+
+    /// [`CsvTable::from_vec`], with the in-place splitter allowed or not (tests compare the two
+    /// readings).
+    fn from_vec_as(path: &Path, bytes: Vec<u8>, split_in_place: bool) -> Result<CsvTable> {
         if u32::try_from(bytes.len()).is_err() {
             return Err(Error::data_file(
                 path,
                 format!("the file is {} bytes; readout reads data files of at most {MAX_DATA_FILE_BYTES} bytes (1 GiB)", bytes.len()),
             ));
         }
-        let (sha256, parsed) = rayon::join(|| sha256_hex(&bytes), || parse_csv(path, &bytes));
+        let (sha256, parsed) = rayon::join(
+            || sha256_hex(&bytes),
+            || parse_csv(path, &bytes, split_in_place),
+        );
         let parsed = parsed?;
         Ok(CsvTable {
             path: path.to_path_buf(),
@@ -512,8 +522,9 @@ struct Parsed {
     cells: Option<Vec<u8>>,
 }
 
-/// Parses a CSV file: the header, then every row.
-fn parse_csv(path: &Path, bytes: &[u8]) -> Result<Parsed> {
+/// Parses a CSV file: the header, then every row; a file without quotes is split in place
+/// when `split_in_place`, any other through the `csv` crate.
+fn parse_csv(path: &Path, bytes: &[u8], split_in_place: bool) -> Result<Parsed> {
     let bom = if bytes.starts_with(b"\xEF\xBB\xBF") {
         3
     } else {
@@ -526,7 +537,7 @@ fn parse_csv(path: &Path, bytes: &[u8]) -> Result<Parsed> {
             "the file is empty; expected a header row and one row per record",
         ));
     }
-    let plain = memchr::memchr(b'"', body).is_none();
+    let plain = split_in_place && memchr::memchr(b'"', body).is_none();
     let parsed = if plain {
         split_plain(path, bytes, bom)?
     } else {
@@ -722,7 +733,7 @@ fn split_plain(path: &Path, bytes: &[u8], bom: usize) -> Result<Option<Parsed>> 
                 PlainError::Fields(n) => Error::Data {
                     file: path.to_path_buf(),
                     location: format!("line {line}: "),
-                    message: format!("the row has {n} fields; expected {width} like the header"),
+                    message: wrong_field_count(n, width),
                 },
                 PlainError::TooLong(len) => record_too_long(path, line, len),
             });
@@ -825,6 +836,11 @@ fn finish_line(
     true
 }
 
+/// The message for a row whose field count differs from the header's (both readings).
+fn wrong_field_count(fields: usize, width: usize) -> String {
+    format!("the row has {fields} fields; expected {width} like the header")
+}
+
 fn record_too_long(path: &Path, line: u64, len: usize) -> Error {
     Error::Data {
         file: path.to_path_buf(),
@@ -878,7 +894,7 @@ fn csv_error(path: &Path, e: csv::Error, line: Option<u64>) -> Error {
     let message = match e.kind() {
         csv::ErrorKind::UnequalLengths {
             expected_len, len, ..
-        } => format!("the row has {len} fields; expected {expected_len} like the header"),
+        } => wrong_field_count(*len as usize, *expected_len as usize),
         csv::ErrorKind::Io(io) => format!("cannot read: {io}"),
         _ => format!("not valid CSV: {e}"),
     };
@@ -1137,44 +1153,16 @@ pub fn read_adsl_known<'t>(
     };
 
     // The ids first: an empty or repeated id is an error on its row.
-    let mut ids = Vec::with_capacity(table.len());
-    let mut id_error: Option<(usize, Error)> = None;
-    for row in table.rows() {
-        match row.text(Some(c_id)) {
-            Ok("") => {
-                id_error = Some((
-                    row.row,
-                    row.error(c_id, "USUBJID is empty; expected a subject id"),
-                ));
-                break;
-            }
-            Ok(id) => ids.push(id),
-            Err(e) => {
-                id_error = Some((row.row, e));
-                break;
-            }
-        }
-    }
-    let known = if id_error.is_none() {
-        match KnownSubjects::new(ids) {
-            Ok(known) => Some(known),
-            Err((ids, (first, again))) => {
-                let row = table.row(again);
-                let first_line = table.lines.get(first).copied().unwrap_or(0);
-                let id = ids.get(again).copied().unwrap_or_default();
-                id_error = Some((
-                    again,
-                    row.error(
-                        c_id,
-                        format!("subject `{id}` appears again (first on line {first_line}); expected one row per subject"),
-                    ),
-                ));
-                None
-            }
-        }
-    } else {
-        None
-    };
+    let known = adsl_ids(table, c_id).and_then(|ids| {
+        KnownSubjects::new(ids).map_err(|(ids, (first, again))| {
+            let first_line = table.lines.get(first).copied().unwrap_or(0);
+            let id = ids.get(again).copied().unwrap_or_default();
+            let message = format!(
+                "subject `{id}` appears again (first on line {first_line}); expected one row per subject"
+            );
+            (again, table.row(again).error(c_id, message))
+        })
+    });
 
     // The subjects, converted in parallel straight into one vector.
     let (subjects, row_error) = convert_rows(
@@ -1184,15 +1172,29 @@ pub fn read_adsl_known<'t>(
         Subject::placeholder,
     );
     // The first error in file order.
-    let first = match (id_error, row_error) {
-        (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
-        (a, b) => a.or(b),
-    };
-    match (first, known) {
-        (Some((_, e)), _) => Err(e),
-        (None, Some(known)) => Ok((subjects, known)),
-        (None, None) => Err(Error::Other("ADSL ids were not indexed".to_string())),
+    match (known, row_error) {
+        (Ok(known), None) => Ok((subjects, known)),
+        (Ok(_), Some((_, e))) => Err(e),
+        (Err((id_row, id_error)), row_error) => Err(match row_error {
+            Some((row, e)) if row < id_row => e,
+            _ => id_error,
+        }),
     }
+}
+
+/// ADSL's subject ids in row order, or the first empty or unreadable one with its row.
+fn adsl_ids(table: &CsvTable, c_id: usize) -> std::result::Result<Vec<&str>, (usize, Error)> {
+    table
+        .rows()
+        .map(|row| match row.text(Some(c_id)) {
+            Ok("") => Err((
+                row.row,
+                row.error(c_id, "USUBJID is empty; expected a subject id"),
+            )),
+            Ok(id) => Ok(id),
+            Err(e) => Err((row.row, e)),
+        })
+        .collect()
 }
 
 /// The ADSL columns a subject is read from.
@@ -1479,25 +1481,21 @@ impl AdtteColumns {
             ));
         }
         let unit = row.text(self.unit)?;
-        let unit_days = if unit.is_empty()
-            || unit.eq_ignore_ascii_case("DAY")
-            || unit.eq_ignore_ascii_case("DAYS")
-        {
+        let unit_days = if unit.is_empty() {
             1.0
-        } else if unit.eq_ignore_ascii_case("WEEK") || unit.eq_ignore_ascii_case("WEEKS") {
-            7.0
-        } else if unit.eq_ignore_ascii_case("MONTH") || unit.eq_ignore_ascii_case("MONTHS") {
-            30.4375
-        } else if unit.eq_ignore_ascii_case("YEAR") || unit.eq_ignore_ascii_case("YEARS") {
-            365.25
         } else {
-            return Err(row.error(
-                self.unit.unwrap_or(0),
-                format!(
-                    "`{}` is not a time unit; expected DAYS, WEEKS, MONTHS or YEARS",
-                    unit.to_ascii_uppercase()
-                ),
-            ));
+            match crate::config::TimeUnit::from_avalu(unit) {
+                Some(unit) => unit.days(),
+                None => {
+                    return Err(row.error(
+                        self.unit.unwrap_or(0),
+                        format!(
+                            "`{}` is not a time unit; expected DAYS, WEEKS, MONTHS or YEARS",
+                            unit.to_ascii_uppercase()
+                        ),
+                    ))
+                }
+            }
         };
         if aval * unit_days > MAX_TIME_DAYS {
             return Err(row.error(
@@ -1753,30 +1751,7 @@ mod tests {
 
     /// The `csv` crate's reading of the same bytes (the quoted path), as a table.
     fn quoted(bytes: &[u8]) -> Result<CsvTable> {
-        let path = Path::new("t.csv");
-        let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-        if body.iter().all(|b| b.is_ascii_whitespace()) {
-            return Err(Error::data_file(
-                path,
-                "the file is empty; expected a header row and one row per record",
-            ));
-        }
-        let parsed = parse_quoted(path, body)?;
-        if parsed.lines.is_empty() {
-            return Err(Error::data_file(
-                path,
-                "the file has a header but no data rows; expected one row per record",
-            ));
-        }
-        Ok(CsvTable {
-            path: path.to_path_buf(),
-            sha256: String::new(),
-            headers: parsed.headers,
-            index: parsed.index,
-            cells: Cells::new(parsed.cells.unwrap_or_default()),
-            spans: parsed.spans,
-            lines: parsed.lines,
-        })
+        CsvTable::from_vec_as(Path::new("t.csv"), bytes.to_vec(), false)
     }
 
     proptest! {
@@ -1884,5 +1859,35 @@ mod tests {
         );
         let e = err(&adtte(40_000, 30_000));
         assert!(e.contains("line 30002,") && e.contains("`x`"), "{e}");
+    }
+
+    /// AVALU converts AVAL to days in any case, singular or plural; another unit is an error.
+    #[test]
+    fn avalu_units_convert_to_days() {
+        let adsl =
+            CsvTable::from_bytes(Path::new("adsl.csv"), b"USUBJID\nS1\nS2\nS3\nS4\nS5\n").unwrap();
+        let subjects = read_adsl(&adsl, None).unwrap();
+        let known: KnownSubjects<'_> = subjects.iter().map(|s| &*s.usubjid).collect();
+        let adtte = CsvTable::from_bytes(
+            Path::new("adtte.csv"),
+            b"USUBJID,PARAMCD,AVAL,AVALU,CNSR\nS1,OS,2,days,0\nS2,OS,2,Week,0\nS3,OS,2,MONTHS,0\nS4,OS,2,year,0\nS5,OS,2,,0\n",
+        )
+        .unwrap();
+        let days: Vec<f64> = read_adtte(&adtte, &known)
+            .unwrap()
+            .iter()
+            .map(|r| r.days)
+            .collect();
+        assert_eq!(days, [2.0, 14.0, 60.875, 730.5, 2.0]);
+        let bad = CsvTable::from_bytes(
+            Path::new("adtte.csv"),
+            b"USUBJID,PARAMCD,AVAL,AVALU,CNSR\nS1,OS,2,fortnight,0\n",
+        )
+        .unwrap();
+        let err = read_adtte(&bad, &known)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`FORTNIGHT` is not a time unit"), "{err}");
     }
 }
