@@ -174,21 +174,29 @@ pub fn load_study(config: LoadedConfig) -> Result<LoadedStudy> {
 
 /// The subjects of a cohort (indices into `subjects`): every `where` filter must hold.
 pub fn cohort_members(cohort: &CohortConfig, subjects: &[Subject]) -> Vec<usize> {
-    let filters: Vec<(&String, String)> = cohort
-        .filter
-        .iter()
-        .map(|(k, v)| (k, v.as_text()))
-        .collect();
+    let filters = Filters::of(cohort.filter.iter());
     subjects
         .iter()
         .enumerate()
-        .filter(|(_, s)| {
-            filters
-                .iter()
-                .all(|(col, value)| s.columns.get(col).is_some_and(|v| v == value.as_str()))
-        })
+        .filter(|(_, s)| filters.hold(s))
         .map(|(i, _)| i)
         .collect()
+}
+
+/// `where` filters (column = value) as text, to test subjects against.
+struct Filters<'c>(Vec<(&'c str, String)>);
+
+impl<'c> Filters<'c> {
+    fn of(filters: impl Iterator<Item = (&'c String, &'c crate::config::Scalar)>) -> Filters<'c> {
+        Filters(filters.map(|(k, v)| (k.as_str(), v.as_text())).collect())
+    }
+
+    /// Whether every filter holds for the subject.
+    fn hold(&self, s: &Subject) -> bool {
+        self.0
+            .iter()
+            .all(|(col, value)| s.columns.get(col).is_some_and(|v| v == value.as_str()))
+    }
 }
 
 /// The tables at one cut-off, with the look-ups every cohort needs, built once.
@@ -241,19 +249,13 @@ impl<'a> MemberIndex<'a> {
         let Some(by_value) = self.by_column.get(column.as_str()) else {
             return cohort_members(cohort, subjects);
         };
-        let rest: Vec<(&String, String)> = filters.map(|(k, v)| (k, v.as_text())).collect();
+        let rest = Filters::of(filters);
         by_value
             .get(value.as_text().as_str())
             .map(|list| {
                 list.iter()
                     .copied()
-                    .filter(|&i| {
-                        subjects.get(i).is_some_and(|s| {
-                            rest.iter().all(|(col, value)| {
-                                s.columns.get(col).is_some_and(|v| v == value.as_str())
-                            })
-                        })
-                    })
+                    .filter(|&i| subjects.get(i).is_some_and(|s| rest.hold(s)))
                     .collect()
             })
             .unwrap_or_default()

@@ -299,6 +299,13 @@ pub struct Analysis {
     pub ae_top_n: usize,
 }
 
+impl Analysis {
+    /// The confidence level in percent, as every document shows it (95 for 0.95).
+    pub fn ci_percent(&self) -> f64 {
+        (self.ci_level * 100.0).round()
+    }
+}
+
 impl AnalysisConfig {
     /// Fills every key from `self`, else `fallback`, else the documented default.
     pub fn resolve(&self, fallback: &AnalysisConfig) -> Analysis {

@@ -75,7 +75,7 @@ pub fn render_documents(
         analysis,
         text: texts,
         methods_statistics: render::methods_statistics(analysis),
-        ci_percent: render::fmt_plain((analysis.ci_level * 100.0).round()),
+        ci_percent: render::fmt_plain(analysis.ci_percent()),
         figures: figures.to_vec(),
         top_trae: render::top_terms(results, 2, |t| t.trae_any),
         top_trae_grade3: render::top_terms(results, 1, |t| t.trae_grade3plus),

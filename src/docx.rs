@@ -68,7 +68,7 @@ pub fn report_docx(ctx: &DocumentContext<'_>, cohort: &str) -> Result<Vec<u8>> {
     let f = Formats {
         pd: a.percent_decimals,
         td: a.time_decimals,
-        level: (a.ci_level * 100.0).round(),
+        level: a.ci_percent(),
         unit: a.time_unit.name(),
     };
     let mut doc = with_styles(Docx::new());

@@ -305,7 +305,7 @@ pub fn cohort_figures(
             format!(
                 "Kaplan–Meier estimate of {} with pointwise {}% CI ({}); number at risk below the axis.",
                 title.to_lowercase(),
-                (settings.ci_level * 100.0).round(),
+                settings.ci_percent(),
                 settings.km_ci.name()
             ),
             plots::km_plot(&[series], &opts),

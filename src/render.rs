@@ -152,8 +152,28 @@ pub struct Renderer {
     ready: std::sync::Mutex<HashMap<ReadyKey, std::sync::Arc<Tera>>>,
 }
 
-/// Percent decimals, time decimals, CI level (bits), Markdown escaping.
-type ReadyKey = (usize, usize, u64, bool);
+/// The filters' settings and whether the template is Markdown (escaped for Markdown).
+type ReadyKey = (FilterSettings, bool);
+
+/// What readout's filters take from the analysis settings: the one source of both the filters
+/// and the key under which a renderer keeps an instance with them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct FilterSettings {
+    percent_decimals: usize,
+    time_decimals: usize,
+    /// The confidence level in percent, as shown ("95").
+    ci_percent: u64,
+}
+
+impl FilterSettings {
+    fn of(analysis: &Analysis) -> FilterSettings {
+        FilterSettings {
+            percent_decimals: analysis.percent_decimals,
+            time_decimals: analysis.time_decimals,
+            ci_percent: analysis.ci_percent() as u64,
+        }
+    }
+}
 
 impl Renderer {
     /// Loads the built-ins, then the files of `user_dir`: a file named like a built-in replaces
@@ -242,18 +262,13 @@ impl Renderer {
 
     fn render_context(&self, name: &str, context: &Context, analysis: &Analysis) -> Result<String> {
         let markdown = name.ends_with(".md");
-        let key = (
-            analysis.percent_decimals,
-            analysis.time_decimals,
-            analysis.ci_level.to_bits(),
-            markdown,
-        );
+        let key = (FilterSettings::of(analysis), markdown);
         let ready = self.ready.lock().ok().and_then(|r| r.get(&key).cloned());
         let tera = match ready {
             Some(tera) => tera,
             None => {
                 let mut tera = self.tera.clone();
-                register_filters(&mut tera, analysis);
+                register_filters_with(&mut tera, key.0);
                 if markdown {
                     // `.html` output is escaped for HTML; Markdown output for Markdown (an
                     // instance of its own, so the HTML escaping of other templates is
@@ -419,9 +434,13 @@ fn tidy_message(message: &str) -> String {
 /// | `markdown` | Markdown | HTML (`inline=true` drops the wrapping paragraph); raw HTML escaped |
 /// | `md_text` | Markdown | plain text without markup |
 pub fn register_filters(tera: &mut Tera, analysis: &Analysis) {
-    let pd = analysis.percent_decimals;
-    let td = analysis.time_decimals;
-    let level = (analysis.ci_level * 100.0).round();
+    register_filters_with(tera, FilterSettings::of(analysis));
+}
+
+fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
+    let pd = settings.percent_decimals;
+    let td = settings.time_decimals;
+    let level = settings.ci_percent;
     tera.register_filter("pct", move |v: &Value, args: &HashMap<String, Value>| {
         Ok(Value::String(fmt_pct(v.as_f64(), decimals(args, pd))))
     });
@@ -664,7 +683,7 @@ pub fn markdown_to_text(md: &str) -> String {
 
 /// The statistics sentence of the Methods section, stating the conventions actually used.
 pub fn methods_statistics(a: &Analysis) -> String {
-    let level = (a.ci_level * 100.0).round();
+    let level = a.ci_percent();
     let response = if a.confirmed {
         format!(
             "Tumor response was assessed per RECIST 1.1; complete and partial responses required confirmation by a repeat assessment at least {} days later, and stable disease required an assessment at least {} days after treatment start.",
