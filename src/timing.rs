@@ -17,8 +17,30 @@ pub fn stage<T>(label: &str, f: impl FnOnce() -> T) -> T {
     let start = Instant::now();
     let out = f();
     eprintln!(
-        "[profile] {label}: {:.1} ms",
-        start.elapsed().as_secs_f64() * 1e3
+        "[profile] {label}: {:.1} ms{}",
+        start.elapsed().as_secs_f64() * 1e3,
+        memory()
     );
     out
+}
+
+/// The process's resident and peak resident memory, read from `/proc/self/status` (empty
+/// where there is none).
+fn memory() -> String {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return String::new();
+    };
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().strip_suffix("kB"))
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map_or(0, |kb| kb / 1024)
+    };
+    format!(
+        " (resident {} MiB, peak {} MiB)",
+        field("VmRSS:"),
+        field("VmHWM:")
+    )
 }
