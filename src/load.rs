@@ -209,8 +209,9 @@ impl LoadedConfig {
 /// A data file read whole, with its header indexed. Cells are read as UTF-8 text.
 ///
 /// The cells of all rows live in one byte buffer (for a CSV file without quotes, the file
-/// itself) with a start and end offset per cell, so a table of millions of rows costs a few
-/// allocations, not a few per row.
+/// itself), so a table of millions of rows costs a few allocations, not a few per row. A file
+/// without quotes keeps only where each row starts and ends: its cells are split at the commas
+/// when the row is read (keeping every cell's offsets cost 8 bytes per cell, twice the file).
 pub struct CsvTable {
     path: PathBuf,
     sha256: String,
@@ -218,10 +219,46 @@ pub struct CsvTable {
     index: HashMap<String, usize>,
     /// The bytes the cells are in.
     cells: Cells,
-    /// Start and end in `cells` of each cell: row `r`, column `c` is entry `r * width + c`.
-    spans: Vec<[u32; 2]>,
-    /// Line number (1 = header) of each row.
-    lines: Vec<u64>,
+    /// Where the cells or rows are in `cells`.
+    layout: Layout,
+    /// The line number of each row.
+    lines: Lines,
+}
+
+/// Where the cells of a table are.
+enum Layout {
+    /// Start and end of each cell: row `r`, column `c` is entry `r * width + c` (a file with
+    /// quotes, whose cells were unquoted into a new buffer; a SAS file).
+    Cells(Vec<[u32; 2]>),
+    /// Start and end of each row (without its line end), whose cells are separated by commas
+    /// (a CSV file without quotes, checked to have as many fields on every row as the header).
+    Rows(Vec<[u32; 2]>),
+}
+
+/// The line numbers (1 = the header's line) of a table's rows.
+enum Lines {
+    /// Row `r` is on line `first + r` (no blank lines between rows).
+    From { first: u64, rows: usize },
+    /// Each row's line.
+    Each(Vec<u64>),
+}
+
+impl Lines {
+    fn len(&self) -> usize {
+        match self {
+            Lines::From { rows, .. } => *rows,
+            Lines::Each(lines) => lines.len(),
+        }
+    }
+
+    /// The line of row `row` (0 when out of range).
+    fn get(&self, row: usize) -> u64 {
+        match self {
+            Lines::From { first, rows } if row < *rows => first + row as u64,
+            Lines::From { .. } => 0,
+            Lines::Each(lines) => lines.get(row).copied().unwrap_or(0),
+        }
+    }
 }
 
 /// The bytes the cells of a table are in: text when the whole buffer is valid UTF-8 (checked
@@ -240,12 +277,11 @@ impl Cells {
         }
     }
 
-    /// The bytes `start..end`.
-    #[cfg(test)]
-    fn bytes(&self, start: usize, end: usize) -> &[u8] {
+    /// All the bytes.
+    fn all(&self) -> &[u8] {
         match self {
-            Cells::Text(text) => text.as_bytes().get(start..end).unwrap_or_default(),
-            Cells::Bytes(bytes) => bytes.get(start..end).unwrap_or_default(),
+            Cells::Text(text) => text.as_bytes(),
+            Cells::Bytes(bytes) => bytes,
         }
     }
 
@@ -263,6 +299,95 @@ pub struct Row<'a> {
     table: &'a CsvTable,
     row: usize,
     line: u64,
+    cells: RowCells<'a>,
+}
+
+/// How many commas of a row are found when the row is read; cells past them are found by
+/// scanning on from the last one.
+const COMMAS_KEPT: usize = 32;
+
+/// Where the cells of one row are.
+enum RowCells<'a> {
+    /// The row's entries of [`Layout::Cells`].
+    Spans(&'a [[u32; 2]]),
+    /// A row of [`Layout::Rows`]: it starts at `start` in the table's bytes, `bytes` are its
+    /// cells and commas, `commas` the offsets in `bytes` of its first `kept` commas.
+    Split {
+        start: usize,
+        bytes: &'a [u8],
+        commas: [u32; COMMAS_KEPT],
+        kept: usize,
+    },
+}
+
+impl<'a> RowCells<'a> {
+    /// Splits a row of a table without quotes.
+    fn split(start: usize, bytes: &'a [u8]) -> RowCells<'a> {
+        let mut commas = [0u32; COMMAS_KEPT];
+        let mut kept = 0;
+        for (slot, pos) in commas.iter_mut().zip(memchr::memchr_iter(b',', bytes)) {
+            *slot = pos as u32;
+            kept += 1;
+        }
+        RowCells::Split {
+            start,
+            bytes,
+            commas,
+            kept,
+        }
+    }
+
+    /// Start and end (in the table's bytes) of cell `column`; empty when out of range.
+    fn span(&self, column: usize) -> (usize, usize) {
+        match self {
+            RowCells::Spans(spans) => match spans.get(column) {
+                Some(&[start, end]) => (start as usize, end as usize),
+                None => (0, 0),
+            },
+            RowCells::Split {
+                start,
+                bytes,
+                commas,
+                kept,
+            } => {
+                let comma = |i: usize| commas.get(i).map(|&c| c as usize);
+                // The cell starts after comma `column - 1` and ends at comma `column`.
+                let (from, to) = if column < *kept {
+                    let from = if column == 0 {
+                        0
+                    } else {
+                        comma(column - 1).unwrap_or(0) + 1
+                    };
+                    (from, comma(column))
+                } else if *kept < COMMAS_KEPT {
+                    // Every comma was kept: `column` is the last cell, or out of range.
+                    if column > *kept {
+                        return (0, 0);
+                    }
+                    let from = if column == 0 {
+                        0
+                    } else {
+                        comma(column - 1).unwrap_or(0) + 1
+                    };
+                    (from, None)
+                } else {
+                    // Scan on from the last kept comma.
+                    let mut from = comma(COMMAS_KEPT - 1).unwrap_or(0) + 1;
+                    for _ in COMMAS_KEPT..column {
+                        match memchr::memchr(b',', bytes.get(from..).unwrap_or_default()) {
+                            Some(p) => from += p + 1,
+                            None => return (0, 0),
+                        }
+                    }
+                    let to = memchr::memchr(b',', bytes.get(from..).unwrap_or_default())
+                        .map(|p| from + p);
+                    (from, to)
+                };
+                let to = to.unwrap_or(bytes.len());
+                (start + from, start + to)
+            }
+        }
+    }
 }
 
 impl CsvTable {
@@ -355,8 +480,8 @@ impl CsvTable {
             index,
             // Text already: no second UTF-8 check.
             cells: Cells::Text(cells),
-            spans,
-            lines,
+            layout: Layout::Cells(spans),
+            lines: Lines::Each(lines),
         })
     }
 
@@ -392,7 +517,7 @@ impl CsvTable {
             headers: parsed.headers,
             index: parsed.index,
             cells: Cells::new(parsed.cells.unwrap_or(bytes)),
-            spans: parsed.spans,
+            layout: parsed.layout,
             lines: parsed.lines,
         })
     }
@@ -404,26 +529,19 @@ impl CsvTable {
 
     /// Whether the table has no data rows (never true for a table that loaded).
     pub fn is_empty(&self) -> bool {
-        self.lines.is_empty()
-    }
-
-    /// The span of a cell (empty when out of range).
-    fn span_of(&self, row: usize, column: usize) -> (usize, usize) {
-        let width = self.headers.len();
-        if column >= width {
-            return (0, 0);
-        }
-        match self.spans.get(row * width + column) {
-            Some(&[start, end]) => (start as usize, end as usize),
-            None => (0, 0),
-        }
+        self.len() == 0
     }
 
     /// The raw bytes of a cell (empty when out of range).
     #[cfg(test)]
     fn cell(&self, row: usize, column: usize) -> &[u8] {
-        let (start, end) = self.span_of(row, column);
-        self.cells.bytes(start, end)
+        let (start, end) = self.row(row).cells.span(column);
+        self.cells.all().get(start..end).unwrap_or_default()
+    }
+
+    /// The line number of data row `row` (from 0).
+    fn line(&self, row: usize) -> u64 {
+        self.lines.get(row)
     }
 
     /// The file path.
@@ -469,20 +587,32 @@ impl CsvTable {
 
     /// Data row `row` (from 0).
     fn row(&self, row: usize) -> Row<'_> {
+        let cells = match &self.layout {
+            Layout::Cells(spans) => {
+                let width = self.headers.len();
+                RowCells::Spans(
+                    spans
+                        .get(row * width..(row + 1) * width)
+                        .unwrap_or_default(),
+                )
+            }
+            Layout::Rows(rows) => {
+                let [start, end] = rows.get(row).copied().unwrap_or_default();
+                let (start, end) = (start as usize, end as usize);
+                RowCells::split(start, self.cells.all().get(start..end).unwrap_or_default())
+            }
+        };
         Row {
             table: self,
             row,
-            line: self.lines.get(row).copied().unwrap_or(0),
+            line: self.lines.get(row),
+            cells,
         }
     }
 
     /// The data rows.
     pub fn rows(&self) -> impl Iterator<Item = Row<'_>> {
-        self.lines.iter().enumerate().map(move |(row, line)| Row {
-            table: self,
-            row,
-            line: *line,
-        })
+        (0..self.len()).map(move |row| self.row(row))
     }
 }
 
@@ -516,8 +646,8 @@ fn span(path: &Path, start: usize, end: usize) -> Result<[u32; 2]> {
 struct Parsed {
     headers: Vec<String>,
     index: HashMap<String, usize>,
-    spans: Vec<[u32; 2]>,
-    lines: Vec<u64>,
+    layout: Layout,
+    lines: Lines,
     /// The buffer the spans point into, when it is not the file's own bytes.
     cells: Option<Vec<u8>>,
 }
@@ -547,7 +677,7 @@ fn parse_csv(path: &Path, bytes: &[u8], split_in_place: bool) -> Result<Parsed> 
         Some(parsed) => parsed,
         None => parse_quoted(path, body)?,
     };
-    if parsed.lines.is_empty() {
+    if parsed.lines.len() == 0 {
         return Err(Error::data_file(
             path,
             "the file has a header but no data rows; expected one row per record",
@@ -638,8 +768,8 @@ fn parse_quoted(path: &Path, body: &[u8]) -> Result<Parsed> {
     Ok(Parsed {
         headers,
         index,
-        spans,
-        lines,
+        layout: Layout::Cells(spans),
+        lines: Lines::Each(lines),
         cells: Some(cells),
     })
 }
@@ -652,11 +782,12 @@ enum PlainError {
     TooLong(usize),
 }
 
-/// One chunk of a plain file: spans, line numbers relative to the chunk's first line, the
-/// number of lines it holds, and its first error.
+/// One chunk of a plain file: its rows, the line numbers of its rows relative to the chunk's
+/// first line when it holds blank lines, the number of lines it holds, and its first error.
 struct PlainChunk {
-    spans: Vec<[u32; 2]>,
-    lines: Vec<u64>,
+    rows: Vec<[u32; 2]>,
+    /// Set at the first blank line (until then, row `i` is on line `i`).
+    lines: Option<Vec<u64>>,
     line_count: u64,
     error: Option<(u64, PlainError)>,
     /// A lone carriage return: the chunk cannot be split on line feeds alone.
@@ -664,9 +795,10 @@ struct PlainChunk {
 }
 
 /// Splits a CSV file without any `"`: rows end at `\n` (a `\r` before it is dropped), cells at
-/// `,`, blank lines are skipped, as the `csv` crate does. The rows are split in parallel
-/// chunks cut at line ends. `None` when a lone `\r` (an old Mac line end) means the file needs
-/// the `csv` crate after all.
+/// `,`, blank lines are skipped, as the `csv` crate does. The rows are found in parallel
+/// chunks cut at line ends, and each is checked to have as many fields as the header; only
+/// where each row starts and ends is kept. `None` when a lone `\r` (an old Mac line end) means
+/// the file needs the `csv` crate after all.
 fn split_plain(path: &Path, bytes: &[u8], bom: usize) -> Result<Option<Parsed>> {
     use rayon::prelude::*;
     // The header is the first line that is not blank (the `csv` crate skips blank lines).
@@ -722,9 +854,10 @@ fn split_plain(path: &Path, bytes: &[u8], bom: usize) -> Result<Option<Parsed>> 
     if chunks.iter().any(|c| c.lone_cr) {
         return Ok(None);
     }
-    let rows: usize = chunks.iter().map(|c| c.lines.len()).sum();
-    let mut spans = Vec::with_capacity(rows * width);
-    let mut lines = Vec::with_capacity(rows);
+    let count: usize = chunks.iter().map(|c| c.rows.len()).sum();
+    let blank_lines = chunks.iter().any(|c| c.lines.is_some());
+    let mut rows = Vec::with_capacity(count);
+    let mut lines = Vec::with_capacity(if blank_lines { count } else { 0 });
     let mut first_line = header_number + 1;
     for chunk in chunks {
         if let Some((rel, error)) = chunk.error {
@@ -738,25 +871,35 @@ fn split_plain(path: &Path, bytes: &[u8], bom: usize) -> Result<Option<Parsed>> 
                 PlainError::TooLong(len) => record_too_long(path, line, len),
             });
         }
-        spans.extend_from_slice(&chunk.spans);
-        lines.extend(chunk.lines.iter().map(|rel| first_line + rel));
+        if blank_lines {
+            match &chunk.lines {
+                Some(rel) => lines.extend(rel.iter().map(|rel| first_line + rel)),
+                None => lines.extend((0..chunk.rows.len() as u64).map(|rel| first_line + rel)),
+            }
+        }
+        rows.extend_from_slice(&chunk.rows);
         first_line += chunk.line_count;
     }
+    let first = header_number + 1;
     Ok(Some(Parsed {
         headers,
         index,
-        spans,
-        lines,
+        layout: Layout::Rows(rows),
+        lines: if blank_lines {
+            Lines::Each(lines)
+        } else {
+            Lines::From { first, rows: count }
+        },
         cells: None,
     }))
 }
 
-/// Splits the rows of one chunk (`offset`: where the chunk starts in the file's bytes), in
-/// one pass over its commas and line feeds.
+/// Finds and checks the rows of one chunk (`offset`: where the chunk starts in the file's
+/// bytes), in one pass over its commas and line feeds.
 fn split_chunk(chunk: &[u8], offset: usize, width: usize) -> PlainChunk {
     let mut out = PlainChunk {
-        spans: Vec::with_capacity(chunk.len() / 6),
-        lines: Vec::with_capacity(chunk.len() / 32),
+        rows: Vec::with_capacity(chunk.len() / (8 * width.max(1))),
+        lines: None,
         line_count: 0,
         error: None,
         lone_cr: false,
@@ -769,16 +912,16 @@ fn split_chunk(chunk: &[u8], offset: usize, width: usize) -> PlainChunk {
     let mut line = LineStart::default();
     for pos in memchr::memchr2_iter(b',', b'\n', chunk) {
         if chunk.get(pos) == Some(&b',') {
-            out.spans.push(span32(offset + line.cell, offset + pos));
-            line.cell = pos + 1;
+            line.commas += 1;
+            line.last_cell = pos + 1;
         } else {
             if !finish_line(&mut out, chunk, offset, &line, pos, width) {
                 return out;
             }
             line = LineStart {
                 byte: pos + 1,
-                cell: pos + 1,
-                span: out.spans.len(),
+                last_cell: pos + 1,
+                commas: 0,
             };
         }
     }
@@ -788,21 +931,16 @@ fn split_chunk(chunk: &[u8], offset: usize, width: usize) -> PlainChunk {
     out
 }
 
-/// Where the line being split started: its first byte, its current cell, its first span.
+/// The line being split: its first byte, where its last cell so far starts, its commas so far.
 #[derive(Default)]
 struct LineStart {
     byte: usize,
-    cell: usize,
-    span: usize,
+    last_cell: usize,
+    commas: usize,
 }
 
-/// A span of file offsets (at most 4 GiB, checked by the caller).
-fn span32(start: usize, end: usize) -> [u32; 2] {
-    [start as u32, end as u32]
-}
-
-/// Ends the line at `line_end` (its line feed, or the chunk's end): its last cell, or a blank
-/// line, or an error. `false` when the chunk stops here.
+/// Ends the line at `line_end` (its line feed, or the chunk's end): a row, or a blank line, or
+/// an error. `false` when the chunk stops here.
 fn finish_line(
     out: &mut PlainChunk,
     chunk: &[u8],
@@ -813,14 +951,18 @@ fn finish_line(
 ) -> bool {
     let rel = out.line_count;
     out.line_count += 1;
-    let end = if line_end > line.cell && chunk.get(line_end - 1) == Some(&b'\r') {
+    let end = if line_end > line.last_cell && chunk.get(line_end - 1) == Some(&b'\r') {
         line_end - 1
     } else {
         line_end
     };
-    let fields = out.spans.len() - line.span + 1;
-    if fields == 1 && end == line.cell {
-        return true; // a blank line
+    let fields = line.commas + 1;
+    if fields == 1 && end == line.byte {
+        // A blank line: from here on, rows are not on consecutive lines.
+        if out.lines.is_none() {
+            out.lines = Some((0..out.rows.len() as u64).collect());
+        }
+        return true;
     }
     if fields != width {
         out.error = Some((rel, PlainError::Fields(fields)));
@@ -831,8 +973,12 @@ fn finish_line(
         out.error = Some((rel, PlainError::TooLong(text)));
         return false;
     }
-    out.spans.push(span32(offset + line.cell, offset + end));
-    out.lines.push(rel);
+    // Offsets fit in `u32`: the caller refuses files of 4 GiB or more.
+    out.rows
+        .push([(offset + line.byte) as u32, (offset + end) as u32]);
+    if let Some(lines) = &mut out.lines {
+        lines.push(rel);
+    }
     true
 }
 
@@ -914,7 +1060,7 @@ impl<'a> Row<'a> {
     /// A cell as trimmed text; `""` when the column is absent.
     pub fn text(&self, column: Option<usize>) -> Result<&'a str> {
         let Some(i) = column else { return Ok("") };
-        let (start, end) = self.table.span_of(self.row, i);
+        let (start, end) = self.cells.span(i);
         let text = self.table.cells.text(start, end).ok_or_else(|| {
             self.error(
                 i,
@@ -1152,24 +1298,18 @@ pub fn read_adsl_known<'t>(
         kept,
     };
 
-    // The ids first: an empty or repeated id is an error on its row.
-    let known = adsl_ids(table, c_id).and_then(|ids| {
-        KnownSubjects::new(ids).map_err(|(ids, (first, again))| {
-            let first_line = table.lines.get(first).copied().unwrap_or(0);
-            let id = ids.get(again).copied().unwrap_or_default();
-            let message = format!(
-                "subject `{id}` appears again (first on line {first_line}); expected one row per subject"
-            );
-            (again, table.row(again).error(c_id, message))
-        })
-    });
-
-    // The subjects, converted in parallel straight into one vector.
-    let (subjects, row_error) = convert_rows(
-        table.len(),
-        Shared::default,
-        |shared, r| columns.subject(table, c_id, r, shared),
-        Subject::placeholder,
+    // The ids (an empty or repeated id is an error on its row), alongside the subjects,
+    // converted in parallel straight into one vector.
+    let (known, (subjects, row_error)) = rayon::join(
+        || adsl_known(table, c_id),
+        || {
+            convert_rows(
+                table.len(),
+                Shared::default,
+                |shared, r| columns.subject(table, c_id, r, shared),
+                Subject::placeholder,
+            )
+        },
     );
     // The first error in file order.
     match (known, row_error) {
@@ -1180,6 +1320,23 @@ pub fn read_adsl_known<'t>(
             _ => id_error,
         }),
     }
+}
+
+/// ADSL's subjects ids, or the first empty, unreadable or repeated one with its row.
+fn adsl_known(
+    table: &CsvTable,
+    c_id: usize,
+) -> std::result::Result<KnownSubjects<'_>, (usize, Error)> {
+    adsl_ids(table, c_id).and_then(|ids| {
+        KnownSubjects::new(ids).map_err(|(ids, (first, again))| {
+            let first_line = table.line(first);
+            let id = ids.get(again).copied().unwrap_or_default();
+            let message = format!(
+                "subject `{id}` appears again (first on line {first_line}); expected one row per subject"
+            );
+            (again, table.row(again).error(c_id, message))
+        })
+    })
 }
 
 /// ADSL's subject ids in row order, or the first empty or unreadable one with its row.
@@ -1224,7 +1381,7 @@ impl AdslColumns {
         let mut share = |column: usize, value: &'t str| shared.get(column, value);
         let row = table.row(r);
         let usubjid = row.text(Some(c_id))?;
-        let mut columns = crate::model::Columns::default();
+        let mut columns = crate::model::Columns::with_capacity(self.kept.len());
         for i in &self.kept {
             let v = row.text(Some(*i))?;
             if !v.is_empty() {
@@ -1746,7 +1903,8 @@ mod tests {
                     .collect()
             })
             .collect();
-        Ok((table.headers().to_vec(), rows, table.lines.clone()))
+        let lines = (0..table.len()).map(|r| table.line(r)).collect();
+        Ok((table.headers().to_vec(), rows, lines))
     }
 
     /// The `csv` crate's reading of the same bytes (the quoted path), as a table.
@@ -1792,6 +1950,53 @@ mod tests {
         assert_eq!(rows[299_999], ["id299999", "0"]);
         // 300,000 rows, 300 blank lines, the header: the last row is on line 300,301.
         assert_eq!(lines.last(), Some(&300_301));
+    }
+
+    /// Rows wider than the commas found when a row is read: the cells past them are found by
+    /// scanning on, and agree with the `csv` crate's reading; a column past the last is empty.
+    #[test]
+    fn cells_of_wide_rows_are_found_past_the_kept_commas() {
+        for width in [
+            1,
+            COMMAS_KEPT,
+            COMMAS_KEPT + 1,
+            COMMAS_KEPT + 2,
+            3 * COMMAS_KEPT,
+        ] {
+            let header: Vec<String> = (0..width).map(|c| format!("C{c}")).collect();
+            let mut text = header.join(",") + "\n";
+            for r in 0..3 {
+                let cells: Vec<String> = (0..width)
+                    .map(|c| {
+                        if c % 5 == 4 {
+                            String::new()
+                        } else {
+                            format!("r{r}c{c}")
+                        }
+                    })
+                    .collect();
+                text += &(cells.join(",") + "\r\n");
+            }
+            let bytes = text.into_bytes();
+            let plain = via(CsvTable::from_bytes(Path::new("t.csv"), &bytes));
+            assert!(
+                plain == via(quoted(&bytes)),
+                "width {width}: the readings differ"
+            );
+            let table = CsvTable::from_bytes(Path::new("t.csv"), &bytes).unwrap();
+            let last = width - 1;
+            let expected = if last % 5 == 4 {
+                String::new()
+            } else {
+                format!("r2c{last}")
+            };
+            assert_eq!(table.cell(2, last), expected.as_bytes(), "width {width}");
+            assert_eq!(
+                table.cell(2, width),
+                b"",
+                "width {width}: past the last column"
+            );
+        }
     }
 
     /// Regression: the `csv` crate counts lines wrongly after CRLF line ends and blank lines,
