@@ -325,9 +325,39 @@ impl<'a> RowCells<'a> {
     fn split(start: usize, bytes: &'a [u8]) -> RowCells<'a> {
         let mut commas = [0u32; COMMAS_KEPT];
         let mut kept = 0;
-        for (slot, pos) in commas.iter_mut().zip(memchr::memchr_iter(b',', bytes)) {
-            *slot = pos as u32;
-            kept += 1;
+        let mut keep = |pos: usize| match commas.get_mut(kept) {
+            Some(slot) => {
+                *slot = pos as u32;
+                kept += 1;
+                true
+            }
+            None => false,
+        };
+        // Eight bytes at a time (rows are short: calling memchr for every comma cost more).
+        const LOW7: u64 = u64::from_ne_bytes([0x7f; 8]);
+        const COMMA: u64 = u64::from_ne_bytes([b','; 8]);
+        let words = bytes.chunks_exact(8);
+        let tail = words.remainder();
+        'found: {
+            for (w, word) in words.enumerate() {
+                let mut le = [0u8; 8];
+                le.copy_from_slice(word);
+                let x = u64::from_le_bytes(le) ^ COMMA;
+                // The high bit of each byte that was a comma (exact: no borrow between bytes).
+                let mut hits = !(((x & LOW7) + LOW7) | x | LOW7);
+                while hits != 0 {
+                    if !keep(w * 8 + (hits.trailing_zeros() / 8) as usize) {
+                        break 'found;
+                    }
+                    hits &= hits - 1;
+                }
+            }
+            let base = bytes.len() - tail.len();
+            for (i, &b) in tail.iter().enumerate() {
+                if b == b',' && !keep(base + i) {
+                    break 'found;
+                }
+            }
         }
         RowCells::Split {
             start,
@@ -909,55 +939,45 @@ fn split_chunk(chunk: &[u8], offset: usize, width: usize) -> PlainChunk {
         out.lone_cr = true;
         return out;
     }
-    let mut line = LineStart::default();
-    for pos in memchr::memchr2_iter(b',', b'\n', chunk) {
-        if chunk.get(pos) == Some(&b',') {
-            line.commas += 1;
-            line.last_cell = pos + 1;
-        } else {
-            if !finish_line(&mut out, chunk, offset, &line, pos, width) {
-                return out;
-            }
-            line = LineStart {
-                byte: pos + 1,
-                last_cell: pos + 1,
-                commas: 0,
-            };
+    // Line by line: a line feed found with memchr, the commas before it counted in a loop the
+    // compiler vectorises (faster than stopping at every comma).
+    let mut start = 0;
+    while start < chunk.len() {
+        let rest = chunk.get(start..).unwrap_or_default();
+        let end = memchr::memchr(b'\n', rest).map_or(chunk.len(), |p| start + p);
+        let commas = count_commas(chunk.get(start..end).unwrap_or_default());
+        if !finish_line(&mut out, chunk, offset, start..end, commas, width) {
+            break;
         }
-    }
-    if line.byte < chunk.len() {
-        finish_line(&mut out, chunk, offset, &line, chunk.len(), width);
+        start = end + 1;
     }
     out
 }
 
-/// The line being split: its first byte, where its last cell so far starts, its commas so far.
-#[derive(Default)]
-struct LineStart {
-    byte: usize,
-    last_cell: usize,
-    commas: usize,
+/// The number of commas in `bytes`.
+fn count_commas(bytes: &[u8]) -> usize {
+    bytes.iter().fold(0, |n, &b| n + usize::from(b == b','))
 }
 
-/// Ends the line at `line_end` (its line feed, or the chunk's end): a row, or a blank line, or
-/// an error. `false` when the chunk stops here.
+/// Ends the line `line` (up to its line feed, or the chunk's end) holding `commas` commas: a
+/// row, or a blank line, or an error. `false` when the chunk stops here.
 fn finish_line(
     out: &mut PlainChunk,
     chunk: &[u8],
     offset: usize,
-    line: &LineStart,
-    line_end: usize,
+    line: std::ops::Range<usize>,
+    commas: usize,
     width: usize,
 ) -> bool {
     let rel = out.line_count;
     out.line_count += 1;
-    let end = if line_end > line.last_cell && chunk.get(line_end - 1) == Some(&b'\r') {
-        line_end - 1
+    let end = if line.end > line.start && chunk.get(line.end - 1) == Some(&b'\r') {
+        line.end - 1
     } else {
-        line_end
+        line.end
     };
-    let fields = line.commas + 1;
-    if fields == 1 && end == line.byte {
+    let fields = commas + 1;
+    if fields == 1 && end == line.start {
         // A blank line: from here on, rows are not on consecutive lines.
         if out.lines.is_none() {
             out.lines = Some((0..out.rows.len() as u64).collect());
@@ -968,14 +988,14 @@ fn finish_line(
         out.error = Some((rel, PlainError::Fields(fields)));
         return false;
     }
-    let text = end - line.byte - (fields - 1);
+    let text = end - line.start - (fields - 1);
     if text > MAX_RECORD_BYTES {
         out.error = Some((rel, PlainError::TooLong(text)));
         return false;
     }
     // Offsets fit in `u32`: the caller refuses files of 4 GiB or more.
     out.rows
-        .push([(offset + line.byte) as u32, (offset + end) as u32]);
+        .push([(offset + line.start) as u32, (offset + end) as u32]);
     if let Some(lines) = &mut out.lines {
         lines.push(rel);
     }
@@ -1067,7 +1087,7 @@ impl<'a> Row<'a> {
                 "the cell is not valid UTF-8; save the file as UTF-8 (it looks like Latin-1 or Windows-1252)",
             )
         })?;
-        Ok(text.trim())
+        Ok(trim_cell(text))
     }
 
     /// A cell as text, `None` when empty or absent.
@@ -1113,6 +1133,16 @@ impl<'a> Row<'a> {
             .map(String::as_str)
             .unwrap_or("?");
         Error::cell(&self.table.path, self.line, name, message)
+    }
+}
+
+/// A cell without the white space around it. Most cells start and end with a visible ASCII
+/// character and are returned as they are (Unicode trimming was a tenth of reading a row).
+fn trim_cell(text: &str) -> &str {
+    let bytes = text.as_bytes();
+    match (bytes.first(), bytes.last()) {
+        (Some(first), Some(last)) if first.is_ascii_graphic() && last.is_ascii_graphic() => text,
+        _ => text.trim(),
     }
 }
 
@@ -1918,7 +1948,7 @@ mod tests {
         #[test]
         fn plain_splitter_agrees_with_the_csv_crate(
             text in proptest::collection::vec(
-                prop_oneof![Just("a"), Just("bc"), Just(","), Just("\n"), Just("\r\n"), Just(" "), Just("\r")],
+                prop_oneof![Just("a"), Just("bc"), Just(","), Just("\n"), Just("\r\n"), Just(" "), Just("\r"), Just("-"), Just("é"), Just(",,,,,,,,,")],
                 0..60,
             ),
             bom in any::<bool>(),
