@@ -278,20 +278,33 @@ impl<'a> CutData<'a> {
             .iter()
             .filter_map(|c| c.filter.keys().next().map(String::as_str))
             .collect();
-        let mut by_subject: HashMap<&str, Vec<Assessment>> = HashMap::new();
-        for a in &data.assessments {
-            by_subject
-                .entry(a.usubjid.as_str())
-                .or_default()
-                .push(a.clone());
-        }
+        // Three independent indexes, built side by side.
+        let (by_subject, (tte_index, members)) = rayon::join(
+            || {
+                let mut by_subject: HashMap<&str, Vec<Assessment>> = HashMap::new();
+                for a in &data.assessments {
+                    by_subject
+                        .entry(a.usubjid.as_str())
+                        .or_default()
+                        .push(a.clone());
+                }
+                by_subject
+            },
+            || {
+                rayon::join(
+                    || {
+                        data.has_adtte
+                            .then(|| crate::endpoints::index_tte(&data.tte, data.subjects.len()))
+                    },
+                    || MemberIndex::new(&columns, &data.subjects),
+                )
+            },
+        );
         CutData {
             data,
             by_subject,
-            tte_index: data
-                .has_adtte
-                .then(|| crate::endpoints::index_tte(&data.tte, data.subjects.len())),
-            members: MemberIndex::new(&columns, &data.subjects),
+            tte_index,
+            members,
             cutoff,
         }
     }

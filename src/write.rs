@@ -44,10 +44,12 @@ fn safe_relative(path: &str) -> Option<PathBuf> {
     Some(out)
 }
 
-/// SHA-256 entries of the files, in path order.
+/// SHA-256 entries of the files, in path order, hashed in parallel (the derived CSVs of a
+/// large study are tens of megabytes).
 pub fn manifest_entries(files: &[OutputFile]) -> Vec<ManifestEntry> {
+    use rayon::prelude::*;
     let mut entries: Vec<ManifestEntry> = files
-        .iter()
+        .par_iter()
         .map(|f| ManifestEntry {
             path: f.path.clone(),
             sha256: sha256_hex(&f.bytes),
@@ -85,6 +87,10 @@ pub fn write_folder_atomically(target: &Path, files: &[OutputFile]) -> Result<()
 fn write_all(staging: &Path, files: &[OutputFile]) -> Result<()> {
     std::fs::create_dir_all(staging)
         .map_err(|e| Error::io(staging, "cannot create output folder", e))?;
+    // Folders first, one after the other; then the files in parallel (the first error in
+    // file order is reported).
+    let mut paths = Vec::with_capacity(files.len());
+    let mut made = std::collections::BTreeSet::new();
     for f in files {
         let rel = safe_relative(&f.path).ok_or_else(|| {
             Error::Other(format!(
@@ -94,12 +100,23 @@ fn write_all(staging: &Path, files: &[OutputFile]) -> Result<()> {
         })?;
         let path = staging.join(rel);
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| Error::io(dir, "cannot create output folder", e))?;
+            if made.insert(dir.to_path_buf()) {
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| Error::io(dir, "cannot create output folder", e))?;
+            }
         }
-        std::fs::write(&path, &f.bytes).map_err(|e| Error::io(&path, "cannot write", e))?;
+        paths.push(path);
     }
-    Ok(())
+    use rayon::prelude::*;
+    paths
+        .par_iter()
+        .zip(files)
+        .map(|(path, f)| {
+            std::fs::write(path, &f.bytes).map_err(|e| Error::io(path, "cannot write", e))
+        })
+        .collect::<Vec<Result<()>>>()
+        .into_iter()
+        .collect()
 }
 
 fn swap_into_place(staging: &Path, target: &Path) -> Result<()> {
