@@ -404,7 +404,6 @@ pub fn analyse_cohort(input: &CohortInput<'_>) -> Result<CohortAnalysis> {
     // (time in the analysis unit, CNSR) for endpoint e.
     let mut tte = IndexMap::new();
     let mut km_fits = IndexMap::new();
-    let mut observed: IndexMap<String, (Vec<f64>, Vec<bool>)> = IndexMap::new();
     let mut values: Vec<Vec<Option<(f64, u32)>>> = Vec::with_capacity(a.tte_params.len());
     for (endpoint, paramcd) in &a.tte_params {
         let mut column = vec![None; subjects.len()];
@@ -455,14 +454,11 @@ pub fn analyse_cohort(input: &CohortInput<'_>) -> Result<CohortAnalysis> {
                 .map_err(|e| ci_err(id, endpoint, e))?,
         );
         km_fits.insert(endpoint.clone(), fit);
-        observed.insert(endpoint.clone(), (times, events));
     }
 
-    let followup = match observed.get(&a.followup) {
-        Some((times, events)) => {
-            let censorings: Vec<bool> = events.iter().map(|e| !e).collect();
-            let reverse = stats::kaplan_meier(times, &censorings)
-                .map_err(|e| ci_err(id, "reverse Kaplan–Meier", e))?;
+    let followup = match km_fits.get(&a.followup) {
+        Some(fit) => {
+            let reverse = fit.reversed();
             let m = median(&reverse, a).map_err(|e| ci_err(id, "median follow-up", e))?;
             Some(FollowUp {
                 param: a.followup.clone(),

@@ -136,11 +136,27 @@ pub(crate) fn fit(time: &[f64], event: &[bool], reverse: bool) -> Result<KaplanM
     // Counting the distinct times first lets the table be allocated once, at its exact size:
     // with 10⁶ untied subjects that saves several copies of a 70 MB vector.
     let distinct = DistinctTimes::new(&event_times, &censor_times).count();
+    Ok(from_counts(
+        n,
+        n_events,
+        distinct,
+        DistinctTimes::new(&event_times, &censor_times),
+    ))
+}
+
+/// The curve from (time, events, censorings) per distinct time in increasing order
+/// (`distinct` of them), for `n` subjects with `n_events` events.
+fn from_counts(
+    n: usize,
+    n_events: usize,
+    distinct: usize,
+    counts: impl Iterator<Item = (f64, usize, usize)>,
+) -> KaplanMeier {
     let mut steps = Vec::with_capacity(distinct);
     let mut at_risk = n;
     let mut surv = 1.0f64;
     let mut greenwood = 0.0f64;
-    for (time, n_event, n_censor) in DistinctTimes::new(&event_times, &censor_times) {
+    for (time, n_event, n_censor) in counts {
         if n_event > 0 {
             let (r, d) = (at_risk as f64, n_event as f64);
             surv *= (r - d) / r;
@@ -163,8 +179,7 @@ pub(crate) fn fit(time: &[f64], event: &[bool], reverse: bool) -> Result<KaplanM
         });
         at_risk -= n_event + n_censor;
     }
-
-    Ok(KaplanMeier { n, n_events, steps })
+    KaplanMeier { n, n_events, steps }
 }
 
 /// Merges sorted event and censoring times into (time, events, censorings) per distinct time.
@@ -204,6 +219,18 @@ impl Iterator for DistinctTimes<'_> {
 }
 
 impl KaplanMeier {
+    /// The reverse Kaplan–Meier curve (censorings as events, events as censorings, as for
+    /// median follow-up), from this curve's table: the same numbers as fitting the swapped
+    /// flags, without sorting the times again.
+    pub fn reversed(&self) -> KaplanMeier {
+        from_counts(
+            self.n,
+            self.n - self.n_events,
+            self.steps.len(),
+            self.steps.iter().map(|s| (s.time, s.n_censor, s.n_event)),
+        )
+    }
+
     /// Number of subjects.
     pub fn n(&self) -> usize {
         self.n
@@ -378,5 +405,36 @@ mod tests {
     fn negative_zero_is_zero() {
         let km = kaplan_meier(&[-0.0, 0.0], &[true, false]).unwrap();
         assert_eq!(km.steps().len(), 1);
+    }
+
+    /// The reverse curve built from a fit's table is the fit of the swapped flags, to the bit:
+    /// ties of events and censorings, a time of zero, all events, all censorings, nothing.
+    #[test]
+    fn reversed_equals_fitting_the_swapped_flags() {
+        let mut state = 7u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            state >> 33
+        };
+        let mut cases: Vec<(Vec<f64>, Vec<bool>)> = vec![
+            (vec![], vec![]),
+            (vec![0.0, 1.0, 1.0, 2.0], vec![true, true, false, true]),
+            (vec![3.0; 5], vec![true; 5]),
+            (vec![1.0, 2.0, 3.0], vec![false; 3]),
+        ];
+        for n in [10, 100, 1000] {
+            let times = (0..n).map(|_| (next() % 50) as f64).collect();
+            let events = (0..n).map(|_| next() % 3 != 0).collect();
+            cases.push((times, events));
+        }
+        for (times, events) in cases {
+            let forward = kaplan_meier(&times, &events).unwrap();
+            let swapped: Vec<bool> = events.iter().map(|e| !e).collect();
+            let refit = kaplan_meier(&times, &swapped).unwrap();
+            assert_eq!(forward.reversed(), refit, "{times:?} {events:?}");
+            assert_eq!(fit(&times, &events, true).unwrap(), refit);
+        }
     }
 }
