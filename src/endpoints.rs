@@ -365,22 +365,37 @@ pub fn analyse_cohort(input: &CohortInput<'_>) -> Result<CohortAnalysis> {
         .collect();
     let mut warnings = Vec::new();
 
-    let n = Populations {
+    // One pass over the members (a cohort of a large study is spread over memory: each pass
+    // was a cache miss per subject): populations, enrolment window, sites, efficacy set.
+    let mut n = Populations {
         enrolled: subjects.len(),
-        efficacy: subjects.iter().filter(|s| s.efficacy).count(),
-        safety: subjects.iter().filter(|s| s.safety).count(),
+        efficacy: 0,
+        safety: 0,
     };
-    let enrol_dates: Vec<Date> = subjects.iter().filter_map(|s| s.enrolled).collect();
-    let sites: BTreeSet<&str> = subjects.iter().filter_map(|s| s.site.as_deref()).collect();
-    let enrolment = Enrolment {
-        first: enrol_dates.iter().min().copied(),
-        last: enrol_dates.iter().max().copied(),
-        centres: if sites.is_empty() {
-            None
-        } else {
-            Some(sites.len())
-        },
+    let mut enrolment = Enrolment {
+        first: None,
+        last: None,
+        centres: None,
     };
+    let mut sites: BTreeSet<&str> = BTreeSet::new();
+    let mut efficacy: Vec<usize> = Vec::with_capacity(subjects.len());
+    for (i, s) in subjects.iter().enumerate() {
+        if s.efficacy {
+            n.efficacy += 1;
+            efficacy.push(i);
+        }
+        n.safety += usize::from(s.safety);
+        if let Some(date) = s.enrolled {
+            enrolment.first = Some(enrolment.first.map_or(date, |d: Date| d.min(date)));
+            enrolment.last = Some(enrolment.last.map_or(date, |d: Date| d.max(date)));
+        }
+        if let Some(site) = s.site.as_deref() {
+            sites.insert(site);
+        }
+    }
+    if !sites.is_empty() {
+        enrolment.centres = Some(sites.len());
+    }
     let baseline = input
         .cohort
         .baseline
@@ -390,9 +405,6 @@ pub fn analyse_cohort(input: &CohortInput<'_>) -> Result<CohortAnalysis> {
 
     // `derived` follows `members`: derived[i] belongs to subjects[i] (empty without ADRS).
     let derived_of = |i: usize| input.derived.get(i);
-    let efficacy: Vec<usize> = (0..subjects.len())
-        .filter(|&i| subjects.get(i).is_some_and(|s| s.efficacy))
-        .collect();
 
     let response = if input.derived.is_empty() {
         None
