@@ -126,7 +126,6 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     })?;
     study.subjects = subjects;
     study.inputs.push(adsl.input_file());
-    let subjects = &study.subjects;
 
     // The other tables only need ADSL's subjects: convert them in parallel.
     let related: HashSet<String> = analysis
@@ -141,12 +140,7 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
                 || {
                     rayon::join(
                         || adrs.as_ref().map(|t| read_adrs(t, &known)).transpose(),
-                        || {
-                            adtte
-                                .as_ref()
-                                .map(|t| read_adtte_shared(t, &known, Some(subjects)))
-                                .transpose()
-                        },
+                        || adtte.as_ref().map(|t| read_adtte(t, &known)).transpose(),
                     )
                 },
                 || {
@@ -1223,6 +1217,11 @@ impl<'a> KnownSubjects<'a> {
         self.ids.is_empty()
     }
 
+    /// The id of the subject at `position` (empty when out of range).
+    pub fn id(&self, position: usize) -> &'a str {
+        self.ids.get(position).copied().unwrap_or_default()
+    }
+
     /// Whether the subject is in ADSL.
     pub fn contains(&self, id: &str) -> bool {
         self.find(id, &mut 0).is_some()
@@ -1549,19 +1548,10 @@ pub fn read_adrs(table: &CsvTable, known: &KnownSubjects<'_>) -> Result<Vec<Asse
     Ok(out)
 }
 
-/// ADTTE: one row per subject and parameter. `AVAL` is converted to days using `AVALU`.
+/// ADTTE: one row per subject and parameter. `AVAL` is converted to days using `AVALU`. A
+/// record names its subject by position in ADSL (`known`). Rows are converted in parallel
+/// chunks; the error reported is the first in file order.
 pub fn read_adtte(table: &CsvTable, known: &KnownSubjects<'_>) -> Result<Vec<TteRecord>> {
-    read_adtte_shared(table, known, None)
-}
-
-/// [`read_adtte`]; with `subjects` (ADSL, in the order of `known`) each record shares its
-/// subject's id instead of copying it. Rows are converted in parallel chunks; the error
-/// reported is the first in file order.
-pub fn read_adtte_shared(
-    table: &CsvTable,
-    known: &KnownSubjects<'_>,
-    subjects: Option<&[Subject]>,
-) -> Result<Vec<TteRecord>> {
     let columns = AdtteColumns {
         id: table.require("USUBJID")?,
         param: table.require("PARAMCD")?,
@@ -1574,7 +1564,7 @@ pub fn read_adtte_shared(
     let (out, row_error) = convert_rows(
         table.len(),
         || (Vec::new(), 0usize),
-        |(params, hint), r| columns.record(table, known, subjects, r, params, hint),
+        |(params, hint), r| columns.record(table, known, r, params, hint),
         TteRecord::placeholder,
     );
     // Only the rows before a failed one count.
@@ -1606,7 +1596,8 @@ pub fn read_adtte_shared(
                 columns.param,
                 format!(
                     "subject `{}` has two `{}` records; expected one per subject and parameter",
-                    r.usubjid, r.paramcd
+                    known.id(r.subject),
+                    r.paramcd
                 ),
             ));
         }
@@ -1635,7 +1626,6 @@ impl AdtteColumns {
         &self,
         table: &'t CsvTable,
         known: &KnownSubjects<'_>,
-        subjects: Option<&[Subject]>,
         r: usize,
         params: &mut Vec<(&'t str, Arc<str>)>,
         hint: &mut usize,
@@ -1701,13 +1691,8 @@ impl AdtteColumns {
                 format!("`{cnsr_text}` is not a censoring code; expected 0 (event) or a positive integer (censored)"),
             )
         })?;
-        let usubjid = match subjects.and_then(|s| s.get(subject)) {
-            Some(s) => s.usubjid.clone(),
-            None => Arc::from(usubjid),
-        };
         Ok(TteRecord {
             subject,
-            usubjid,
             paramcd,
             days: aval * unit_days,
             status: if cnsr == 0 {
@@ -2089,7 +2074,7 @@ mod tests {
         let err = |t: &CsvTable| read_adtte(t, &known).map(|_| ()).unwrap_err().to_string();
         let e = err(&adtte(10_000, 30_000));
         assert!(
-            e.contains("line 10002,") && e.contains("two `OS` records"),
+            e.contains("line 10002,") && e.contains("subject `S009999` has two `OS` records"),
             "{e}"
         );
         let e = err(&adtte(40_000, 30_000));

@@ -189,8 +189,6 @@ pub enum Status {
 pub struct TteRecord {
     /// Position of the subject in the study's subject list (ADSL order).
     pub subject: usize,
-    /// `USUBJID` (shared with the subject).
-    pub usubjid: Arc<str>,
     /// `PARAMCD` (one allocation per parameter).
     pub paramcd: Arc<str>,
     /// `AVAL`, in days.
@@ -213,7 +211,6 @@ impl TteRecord {
     pub fn placeholder() -> TteRecord {
         TteRecord {
             subject: 0,
-            usubjid: Arc::from(""),
             paramcd: Arc::from(""),
             days: 0.0,
             status: Status::Censored,
