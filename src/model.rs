@@ -107,20 +107,51 @@ impl Subject {
 
 /// A subject's ADSL columns by name: a short list, because a study uses a handful of columns
 /// for filters and baseline summaries and there may be millions of subjects. Names, and values
-/// read from ADSL, are shared between subjects.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Columns(Vec<(Arc<str>, Arc<str>)>);
+/// read from ADSL, are shared between subjects. A single column (the usual cohort filter) is
+/// held inline: no allocation per subject.
+#[derive(Debug, Clone, Default)]
+pub struct Columns(ColumnList);
+
+/// The entries of [`Columns`].
+#[derive(Debug, Clone, Default)]
+enum ColumnList {
+    #[default]
+    Empty,
+    One((Arc<str>, Arc<str>)),
+    Many(Vec<(Arc<str>, Arc<str>)>),
+}
+
+impl PartialEq for Columns {
+    fn eq(&self, other: &Columns) -> bool {
+        self.entries() == other.entries()
+    }
+}
 
 impl Columns {
-    /// Room for `n` columns (a `Vec` grows to four entries at its first push: 128 bytes per
-    /// subject for the one column a study filters on).
+    /// Room for `n` columns.
     pub fn with_capacity(n: usize) -> Columns {
-        Columns(Vec::with_capacity(n))
+        Columns(if n <= 1 {
+            ColumnList::Empty
+        } else {
+            ColumnList::Many(Vec::with_capacity(n))
+        })
+    }
+
+    /// The (name, value) entries in the order they were set.
+    fn entries(&self) -> &[(Arc<str>, Arc<str>)] {
+        match &self.0 {
+            ColumnList::Empty => &[],
+            ColumnList::One(entry) => std::slice::from_ref(entry),
+            ColumnList::Many(entries) => entries,
+        }
     }
 
     /// The value of a column, if present and not empty.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.0.iter().find(|(n, _)| &**n == name).map(|(_, v)| &**v)
+        self.entries()
+            .iter()
+            .find(|(n, _)| &**n == name)
+            .map(|(_, v)| &**v)
     }
 
     /// Whether the column has a value.
@@ -135,9 +166,17 @@ impl Columns {
 
     /// Sets a column's value to a shared string.
     pub fn insert_shared(&mut self, name: Arc<str>, value: Arc<str>) {
-        match self.0.iter_mut().find(|(n, _)| *n == name) {
-            Some(entry) => entry.1 = value,
-            None => self.0.push((name, value)),
+        match &mut self.0 {
+            ColumnList::Empty => self.0 = ColumnList::One((name, value)),
+            ColumnList::One(entry) if entry.0 == name => entry.1 = value,
+            ColumnList::One(entry) => {
+                let first = entry.clone();
+                self.0 = ColumnList::Many(vec![first, (name, value)]);
+            }
+            ColumnList::Many(entries) => match entries.iter_mut().find(|(n, _)| *n == name) {
+                Some(entry) => entry.1 = value,
+                None => entries.push((name, value)),
+            },
         }
     }
 }
@@ -154,8 +193,9 @@ impl<K: AsRef<str>, V: AsRef<str>> FromIterator<(K, V)> for Columns {
 
 impl Serialize for Columns {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (name, value) in &self.0 {
+        let entries = self.entries();
+        let mut map = serializer.serialize_map(Some(entries.len()))?;
+        for (name, value) in entries {
             map.serialize_entry(&**name, &**value)?;
         }
         map.end()
@@ -258,4 +298,34 @@ pub struct LesionSum {
     pub base: Option<f64>,
     /// `PCHG`
     pub pchg: Option<f64>,
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_keep_order_replace_values_and_compare_by_entries() {
+        let mut columns = Columns::default();
+        assert_eq!(columns.get("COHORT"), None);
+        columns.insert("COHORT".into(), "A");
+        columns.insert("COHORT".into(), "B"); // replaced, still one entry
+        assert_eq!(columns.get("COHORT"), Some("B"));
+        columns.insert("SEX".into(), "F"); // a second column moves to the list
+        columns.insert("AGEGR1".into(), ">=65");
+        columns.insert("SEX".into(), "M");
+        assert_eq!(columns.get("SEX"), Some("M"));
+        assert!(columns.contains_key("AGEGR1") && !columns.contains_key("RACE"));
+        assert_eq!(
+            serde_json::to_string(&columns).unwrap(),
+            r#"{"COHORT":"B","SEX":"M","AGEGR1":">=65"}"#
+        );
+        // One entry inline and one entry in a list are equal.
+        let mut listed = Columns::with_capacity(3);
+        listed.insert("COHORT".into(), "B");
+        let inline: Columns = [("COHORT", "B")].into_iter().collect();
+        assert_eq!(listed, inline);
+        assert_ne!(inline, Columns::default());
+    }
 }
