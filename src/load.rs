@@ -121,11 +121,14 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
                 .chain(c.baseline.iter().map(|b| b.column.clone()))
         })
         .collect();
-    let (subjects, known) = crate::timing::stage("  typed adsl", || {
-        read_adsl_known(&adsl, data.efficacy_flag.as_deref(), Some(&keep))
+    let known = crate::timing::stage("  typed adsl", || {
+        let converted = convert_adsl(&adsl, data.efficacy_flag.as_deref(), Some(&keep))?;
+        study.subjects = converted.subjects;
+        check_adsl_ids(&adsl, converted.c_id, &study.subjects, converted.row_error)
     })?;
-    study.subjects = subjects;
     study.inputs.push(adsl.input_file());
+    // The other tables find subjects through `known`, which holds the subjects' own ids.
+    drop(adsl);
 
     // The other tables only need ADSL's subjects: convert them in parallel.
     let related: HashSet<String> = analysis
@@ -291,7 +294,6 @@ impl Cells {
 /// One data row of a [`CsvTable`], with its line number for error messages.
 pub struct Row<'a> {
     table: &'a CsvTable,
-    row: usize,
     line: u64,
     cells: RowCells<'a>,
 }
@@ -628,7 +630,6 @@ impl CsvTable {
         };
         Row {
             table: self,
-            row,
             line: self.lines.get(row),
             cells,
         }
@@ -1285,16 +1286,31 @@ pub fn read_adsl_columns(
     efficacy_flag: Option<&str>,
     keep: Option<&FxHashSet<String>>,
 ) -> Result<Vec<Subject>> {
-    read_adsl_known(table, efficacy_flag, keep).map(|(subjects, _)| subjects)
+    let converted = convert_adsl(table, efficacy_flag, keep)?;
+    check_adsl_ids(
+        table,
+        converted.c_id,
+        &converted.subjects,
+        converted.row_error,
+    )?;
+    Ok(converted.subjects)
 }
 
-/// [`read_adsl_columns`], also returning the subjects' ids for reading the other tables.
-/// Rows are converted in parallel chunks; the error reported is the first in file order.
-pub fn read_adsl_known<'t>(
-    table: &'t CsvTable,
+/// The subjects of ADSL's rows (a placeholder for a row that failed), the `USUBJID` column and
+/// the first row that failed, in file order.
+struct ConvertedAdsl {
+    subjects: Vec<Subject>,
+    c_id: usize,
+    row_error: Option<(usize, Error)>,
+}
+
+/// ADSL's rows converted to subjects in parallel, straight into one vector; an error for a
+/// missing column.
+fn convert_adsl(
+    table: &CsvTable,
     efficacy_flag: Option<&str>,
     keep: Option<&FxHashSet<String>>,
-) -> Result<(Vec<Subject>, KnownSubjects<'t>)> {
+) -> Result<ConvertedAdsl> {
     let kept: Vec<usize> = table
         .headers
         .iter()
@@ -1326,61 +1342,46 @@ pub fn read_adsl_known<'t>(
         },
         kept,
     };
-
-    // The ids (an empty or repeated id is an error on its row), alongside the subjects,
-    // converted in parallel straight into one vector.
-    let (known, (subjects, row_error)) = rayon::join(
-        || adsl_known(table, c_id),
-        || {
-            convert_rows(
-                table.len(),
-                Shared::default,
-                |shared, r| columns.subject(table, c_id, r, shared),
-                Subject::placeholder,
-            )
-        },
+    let (subjects, row_error) = convert_rows(
+        table.len(),
+        Shared::default,
+        |shared, r| columns.subject(table, c_id, r, shared),
+        Subject::placeholder,
     );
-    // The first error in file order.
-    match (known, row_error) {
-        (Ok(known), None) => Ok((subjects, known)),
-        (Ok(_), Some((_, e))) => Err(e),
-        (Err((id_row, id_error)), row_error) => Err(match row_error {
-            Some((row, e)) if row < id_row => e,
-            _ => id_error,
-        }),
-    }
-}
-
-/// ADSL's subjects ids, or the first empty, unreadable or repeated one with its row.
-fn adsl_known(
-    table: &CsvTable,
-    c_id: usize,
-) -> std::result::Result<KnownSubjects<'_>, (usize, Error)> {
-    adsl_ids(table, c_id).and_then(|ids| {
-        KnownSubjects::new(ids).map_err(|(ids, (first, again))| {
-            let first_line = table.line(first);
-            let id = ids.get(again).copied().unwrap_or_default();
-            let message = format!(
-                "subject `{id}` appears again (first on line {first_line}); expected one row per subject"
-            );
-            (again, table.row(again).error(c_id, message))
-        })
+    Ok(ConvertedAdsl {
+        subjects,
+        c_id,
+        row_error,
     })
 }
 
-/// ADSL's subject ids in row order, or the first empty or unreadable one with its row.
-fn adsl_ids(table: &CsvTable, c_id: usize) -> std::result::Result<Vec<&str>, (usize, Error)> {
-    table
-        .rows()
-        .map(|row| match row.text(Some(c_id)) {
-            Ok("") => Err((
-                row.row,
-                row.error(c_id, "USUBJID is empty; expected a subject id"),
-            )),
-            Ok(id) => Ok(id),
-            Err(e) => Err((row.row, e)),
-        })
-        .collect()
+/// The subjects' ids for reading the other tables, checked for repeats among the rows before
+/// `row_error` (the first row that failed to convert); the first error in file order.
+fn check_adsl_ids<'s>(
+    table: &CsvTable,
+    c_id: usize,
+    subjects: &'s [Subject],
+    row_error: Option<(usize, Error)>,
+) -> Result<KnownSubjects<'s>> {
+    let checked = row_error.as_ref().map_or(subjects.len(), |(row, _)| *row);
+    let ids = subjects
+        .get(..checked)
+        .unwrap_or_default()
+        .iter()
+        .map(|s| &*s.usubjid)
+        .collect();
+    let known = KnownSubjects::new(ids).map_err(|(ids, (first, again))| {
+        let id = ids.get(again).copied().unwrap_or_default();
+        let message = format!(
+            "subject `{id}` appears again (first on line {}); expected one row per subject",
+            table.line(first)
+        );
+        table.row(again).error(c_id, message)
+    })?;
+    match row_error {
+        Some((_, e)) => Err(e),
+        None => Ok(known),
+    }
 }
 
 /// The ADSL columns a subject is read from.
@@ -1410,6 +1411,9 @@ impl AdslColumns {
         let mut share = |column: usize, value: &'t str| shared.get(column, value);
         let row = table.row(r);
         let usubjid = row.text(Some(c_id))?;
+        if usubjid.is_empty() {
+            return Err(row.error(c_id, "USUBJID is empty; expected a subject id"));
+        }
         let mut columns = crate::model::Columns::with_capacity(self.kept.len());
         for i in &self.kept {
             let v = row.text(Some(*i))?;
@@ -2058,6 +2062,32 @@ mod tests {
         );
         let e = err(&adsl(40_000, 30_000));
         assert!(e.contains("line 30002,") && e.contains("2020-13-01"), "{e}");
+
+        // An empty id is an error on its row, reported in file order with the others.
+        let with_empty_id = |empty_at: usize, bad_date_at: usize| {
+            let mut t = String::from("USUBJID,TRTSDT\n");
+            for i in 0..50_000 {
+                let id = if i == empty_at {
+                    String::new()
+                } else {
+                    format!("S{i:06}")
+                };
+                let date = if i == bad_date_at {
+                    "2020-02-30"
+                } else {
+                    "2020-01-01"
+                };
+                t.push_str(&format!("{id},{date}\n"));
+            }
+            CsvTable::from_bytes(Path::new("adsl.csv"), t.as_bytes()).unwrap()
+        };
+        let e = err(&with_empty_id(25_000, 45_000));
+        assert!(
+            e.contains("line 25002, column `USUBJID`") && e.contains("USUBJID is empty"),
+            "{e}"
+        );
+        let e = err(&with_empty_id(45_000, 25_000));
+        assert!(e.contains("line 25002,") && e.contains("2020-02-30"), "{e}");
 
         let table = adsl(usize::MAX, usize::MAX);
         let subjects = read_adsl(&table, None).unwrap();
