@@ -216,6 +216,21 @@ proptest! {
         let _ = load::parse_iso_date(&text);
     }
 
+    /// The parser (with its cache of recent dates) agrees with chrono's `%Y-%m-%d` on dates
+    /// near and past the ends of months and years, asked twice in any order.
+    #[test]
+    fn dates_agree_with_chrono_when_asked_again(
+        dates in prop::collection::vec((1990u32..2031, 0u32..15, 0u32..40), 1..40),
+    ) {
+        for round in 0..2 {
+            for &(y, m, d) in &dates {
+                let text = format!("{y:04}-{m:02}-{d:02}");
+                let expected = chrono::NaiveDate::parse_from_str(&text, "%Y-%m-%d").ok();
+                prop_assert_eq!(load::parse_iso_date(&text), expected, "{} (round {})", text, round);
+            }
+        }
+    }
+
     #[test]
     fn any_bytes_as_xpt_parse_or_fail(bytes in prop::collection::vec(any::<u8>(), 0..1200)) {
         let _ = readout::xpt::parse(&bytes);
@@ -231,4 +246,8 @@ fn dates_that_parse_are_real_dates() {
     assert!(load::parse_iso_date("2021-01-04x").is_none());
     assert!(load::parse_iso_date("2021-1-4").is_none());
     assert!(load::parse_iso_date("２０２１-01-04").is_none());
+    // A day past the month's end, after the month's last day was parsed (and cached).
+    assert!(load::parse_iso_date("2020-01-31").is_some());
+    assert!(load::parse_iso_date("2020-01-45").is_none());
+    assert!(load::parse_iso_date("2020-13-31").is_none());
 }
