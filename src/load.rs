@@ -999,7 +999,8 @@ fn finish_line(
 
 /// The message for a row whose field count differs from the header's (both readings).
 fn wrong_field_count(fields: usize, width: usize) -> String {
-    format!("the row has {fields} fields; expected {width} like the header")
+    let plural = if fields == 1 { "" } else { "s" };
+    format!("the row has {fields} field{plural}; expected {width} like the header")
 }
 
 fn record_too_long(path: &Path, line: u64, len: usize) -> Error {

@@ -200,6 +200,8 @@ refused! {
     empty_csv_is_refused => "empty-csv", ["empty-csv/adsl.csv", "the file is empty"];
     death_before_the_first_dose_is_refused => "death-before-treatment", ["line 3, column `DTHDT`", "2021-01-20", "TRTSDT 2021-02-01"];
     header_only_csv_is_refused => "header-only", ["header-only/adsl.csv", "no data rows"];
+    ragged_row_names_its_line_and_field_count => "ragged-row", ["line 3", "has 3 fields; expected 2"];
+    ragged_row_in_a_quoted_file_names_its_line => "ragged-row-quoted", ["line 4", "has 1 field; expected 3"];
     missing_column_names_the_column_and_the_header => "missing-column", ["`USUBJID`", "SUBJID, TRTSDT"];
     duplicated_column_is_named => "duplicate-column", ["line 1", "`TRTSDT` appears twice"];
     bad_date_names_line_column_and_value => "bad-date", ["line 3, column `TRTSDT`", "`04/01/2021`", "YYYY-MM-DD"];
