@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Interleaved wall-time comparison of two (or more) readout binaries on one config.
+
+This machine's speed drifts by up to x1.5 within an hour (a VM whose memory the host
+reclaims), so binaries are compared run by run, alternating, never one series after the
+other. Usage:
+
+    bench/ab.py N CONFIG OUT_DIR BINARY_A BINARY_B [...]
+
+e.g. build the base commit into another target dir, then
+    bench/ab.py 20 config/altn-ak105-ii-01.yaml /dev/shm/ab /tmp/readout-base target/release/readout
+
+Prints min and median wall time of N runs of `BINARY build CONFIG --out OUT_DIR --quiet`
+for each binary, and their user+system CPU time (mean). Installs nothing.
+"""
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+
+def main() -> int:
+    if len(sys.argv) < 6:
+        print(__doc__)
+        return 2
+    n, config, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+    binaries = sys.argv[4:]
+    wall = {b: [] for b in binaries}
+    cpu = {b: [] for b in binaries}
+    for _ in range(n):
+        for b in binaries:
+            before = os.times()
+            t = time.perf_counter()
+            subprocess.run([b, "build", config, "--out", out, "--quiet"], check=True)
+            wall[b].append(time.perf_counter() - t)
+            after = os.times()
+            cpu[b].append(
+                (after.children_user - before.children_user)
+                + (after.children_system - before.children_system)
+            )
+    for b in binaries:
+        w = sorted(wall[b])
+        print(
+            f"{b}: min {w[0] * 1e3:.1f} ms, median {statistics.median(w) * 1e3:.1f} ms, "
+            f"CPU {statistics.mean(cpu[b]) * 1e3:.0f} ms (n={n})"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
