@@ -2081,18 +2081,20 @@ mod tests {
     /// Rows are converted in parallel; of several bad rows, the error is the first in the file.
     #[test]
     fn the_first_bad_row_in_the_file_is_reported_when_rows_convert_in_parallel() {
-        let adsl = |dup_at: usize, bad_date_at: usize| {
+        // 50,000 subjects; `id` and `date` give row i's cells.
+        let adsl_of = |id: &dyn Fn(usize) -> String, date: &dyn Fn(usize) -> &'static str| {
             let mut t = String::from("USUBJID,TRTSDT\n");
             for i in 0..50_000 {
-                let id = if i == dup_at { 7 } else { i };
-                let date = if i == bad_date_at {
-                    "2020-13-01"
-                } else {
-                    "2020-01-01"
-                };
-                t.push_str(&format!("S{id:06},{date}\n"));
+                t.push_str(&format!("{},{}\n", id(i), date(i)));
             }
             CsvTable::from_bytes(Path::new("adsl.csv"), t.as_bytes()).unwrap()
+        };
+        let bad_date = |at: usize, text: &'static str| {
+            move |i: usize| if i == at { text } else { "2020-01-01" }
+        };
+        let adsl = |dup_at: usize, bad_date_at: usize| {
+            let id = |i: usize| format!("S{:06}", if i == dup_at { 7 } else { i });
+            adsl_of(&id, &bad_date(bad_date_at, "2020-13-01"))
         };
         let err = |t: &CsvTable| read_adsl(t, None).map(|_| ()).unwrap_err().to_string();
         let e = err(&adsl(20_000, 30_000));
@@ -2105,21 +2107,14 @@ mod tests {
 
         // An empty id is an error on its row, reported in file order with the others.
         let with_empty_id = |empty_at: usize, bad_date_at: usize| {
-            let mut t = String::from("USUBJID,TRTSDT\n");
-            for i in 0..50_000 {
-                let id = if i == empty_at {
+            let id = |i: usize| {
+                if i == empty_at {
                     String::new()
                 } else {
                     format!("S{i:06}")
-                };
-                let date = if i == bad_date_at {
-                    "2020-02-30"
-                } else {
-                    "2020-01-01"
-                };
-                t.push_str(&format!("{id},{date}\n"));
-            }
-            CsvTable::from_bytes(Path::new("adsl.csv"), t.as_bytes()).unwrap()
+                }
+            };
+            adsl_of(&id, &bad_date(bad_date_at, "2020-02-30"))
         };
         let e = err(&with_empty_id(25_000, 45_000));
         assert!(
