@@ -411,6 +411,13 @@ pub fn analyse_cohort(input: &CohortInput<'_>) -> Result<CohortAnalysis> {
     } else {
         Some(response_results(id, a, &efficacy, &derived_of)?)
     };
+    // Oddities the response derivation met in a subject's data (a CR followed by a PR, ...):
+    // they do not stop it, and the reader of the results should see them.
+    for d in input.derived {
+        for w in &d.bor.warnings {
+            warnings.push(format!("subject `{}`: {w}", d.usubjid));
+        }
+    }
 
     // Time-to-event: ADTTE as given, or the derivations. `values[e][i]` is subject i's
     // (time in the analysis unit, CNSR) for endpoint e.

@@ -437,6 +437,22 @@ fn a_response_before_treatment_start_is_left_out_with_a_warning() {
     insta::assert_snapshot!("assessment-before-treatment", warning);
 }
 
+/// A CR followed by a PR (impossible under RECIST 1.1: a CR has no lesion left to shrink)
+/// does not stop the derivation; the cohort's results say which subject and dates.
+#[test]
+fn a_cr_followed_by_a_pr_is_a_cohort_warning() {
+    let (_run, dir, _tmp) = builds("cr-then-pr", "CR-THEN-PR/no-cutoff");
+    let results = json(&dir.join("results.json"));
+    let warnings = results["cohorts"][0]["warnings"].to_string();
+    assert!(
+        warnings.contains("subject `S-001`: CR on 2021-02-15 followed by PR on 2021-05-10"),
+        "{warnings}"
+    );
+    // S-001 is still a confirmed complete responder.
+    let derived = std::fs::read_to_string(dir.join("derived/all.csv")).expect("derived");
+    assert!(derived.contains("\nS-001,CR,"), "{derived}");
+}
+
 /// An empty cohort is reported, not a crash: N = 0, null estimates, and a warning saying why.
 fn empty_cohort(name: &str, folder: &str, why: &str) {
     let check = readout(&["check", &fixture_config(name)], None);
