@@ -183,6 +183,17 @@ pub fn load_study(config: LoadedConfig) -> Result<LoadedStudy> {
     })
 }
 
+impl LoadedStudy {
+    /// Runs `f` with the study's templates; when they did not parse alongside the load they
+    /// are parsed again, to return the same error a build gives.
+    fn with_renderer<T>(&self, f: impl FnOnce(&Renderer) -> Result<T>) -> Result<T> {
+        match &self.renderer {
+            Some(renderer) => f(renderer),
+            None => f(&Renderer::new(template_dir(&self.config).as_deref())?),
+        }
+    }
+}
+
 /// The config's own templates folder, if it names one.
 fn template_dir(cfg: &LoadedConfig) -> Option<PathBuf> {
     cfg.config
@@ -755,15 +766,31 @@ pub fn build_config(
     opts: &BuildOptions,
     on_folder: &(dyn Fn(&BuiltFolder) + Sync),
 ) -> Result<Vec<BuiltFolder>> {
-    let cfg = &study.config;
-    let parsed_again;
-    let renderer = match &study.renderer {
-        Some(renderer) => renderer,
-        None => {
-            parsed_again = Renderer::new(template_dir(cfg).as_deref())?;
-            &parsed_again
+    study.with_renderer(|renderer| build_folders(study, opts, renderer, on_folder))
+}
+
+/// Every cohort of every planned cut-off analysed and its files made in memory, nothing
+/// written (`readout check`): the cohorts that would fail a build, with their errors, in plan
+/// order. An error that would stop a build (a template that does not parse, a cut-off that
+/// cannot be applied) is returned as such.
+pub fn dry_build(study: &LoadedStudy, opts: &BuildOptions) -> Result<Vec<CohortFailure>> {
+    study.with_renderer(|renderer| {
+        let mut failures = Vec::new();
+        for p in &plan(&study.config, opts) {
+            failures.extend(build_cutoff(study, p, renderer)?.failures);
         }
-    };
+        Ok(failures)
+    })
+}
+
+/// [`build_config`] with its templates parsed.
+fn build_folders(
+    study: &LoadedStudy,
+    opts: &BuildOptions,
+    renderer: &Renderer,
+    on_folder: &(dyn Fn(&BuiltFolder) + Sync),
+) -> Result<Vec<BuiltFolder>> {
+    let cfg = &study.config;
     let root = output_root(cfg, opts.out.as_deref());
     let plans = plan(cfg, opts);
     let write_folder = |p: &CutoffPlan, cutoff: CutoffBuild| -> Result<BuiltFolder> {

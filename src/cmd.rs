@@ -67,7 +67,9 @@ pub enum Command {
         #[arg(value_name = "DIR")]
         dir: PathBuf,
     },
-    /// Load and validate configs and data, and report what a build would write. Writes nothing.
+    /// Load and validate configs and data, and report what a build would write; every cohort
+    /// is analysed and its documents rendered in memory, so what would fail a build fails the
+    /// check. Writes nothing.
     Check {
         /// Study config files (YAML).
         #[arg(required = true, value_name = "CONFIG")]
@@ -385,6 +387,15 @@ fn check_command(configs: &[PathBuf], opts: &BuildOptions) -> Result<ExitCode> {
                 }
                 for w in &study.data.warnings {
                     println!("  warning: {w}");
+                }
+                // Every cohort analysed and its documents rendered in memory: what would fail
+                // a build (an unknown variable in a user template, ...) fails the check.
+                let failures = build::dry_build(&study, opts)?;
+                for f in &failures {
+                    eprintln!("error: {} cohort {}: {}", path.display(), f.cohort, f.error);
+                }
+                if !failures.is_empty() {
+                    failed = true;
                 }
                 Ok(())
             });

@@ -297,6 +297,33 @@ fn template_unknown_variable_names_the_variable_and_line() {
     insta::assert_snapshot!("template-unknown-variable", err);
 }
 
+/// `readout check` renders every cohort's documents in memory, so it finds what the build
+/// would: the same message, exit 2, nothing written.
+#[test]
+fn check_finds_an_unknown_template_variable_as_the_build_does() {
+    let fixture = root().join("tests/fixtures/invalid/template-unknown-variable");
+    let before = files_under(&fixture);
+    let check = readout(
+        &["check", &fixture_config("template-unknown-variable")],
+        None,
+    );
+    assert_eq!(check.code, Some(2), "{}", check.stderr);
+    assert!(
+        check.stderr.contains("cohort.n.enroled"),
+        "{}",
+        check.stderr
+    );
+    assert!(check.stderr.contains("line 3"), "{}", check.stderr);
+    assert_eq!(
+        files_under(&fixture),
+        before,
+        "check wrote into the fixture"
+    );
+    // A valid config still checks clean.
+    let ok = readout(&["check", &fixture_config("crlf")], None);
+    assert_eq!(ok.code, Some(0), "{}", ok.stderr);
+}
+
 #[test]
 fn unwritable_output_folder_is_an_error_and_leaves_the_file() {
     let err = build_refused("unwritable-output", true);
