@@ -354,6 +354,9 @@ fn ci_err(cohort: &str, what: &str, e: impl std::fmt::Display) -> Error {
 }
 
 /// Computes every endpoint of one cohort.
+/// How many per-subject response-data warnings a cohort lists before it only counts them.
+const BOR_WARNINGS_LISTED: usize = 20;
+
 pub fn analyse_cohort(input: &CohortInput<'_>) -> Result<CohortAnalysis> {
     let a = input.analysis;
     let id = input.cohort.id.as_str();
@@ -413,10 +416,23 @@ pub fn analyse_cohort(input: &CohortInput<'_>) -> Result<CohortAnalysis> {
     };
     // Oddities the response derivation met in a subject's data (a CR followed by a PR, ...):
     // they do not stop it, and the reader of the results should see them.
-    for d in input.derived {
-        for w in &d.bor.warnings {
-            warnings.push(format!("subject `{}`: {w}", d.usubjid));
-        }
+    // At most BOR_WARNINGS_LISTED lines, then how many more.
+    let oddities: Vec<String> = input
+        .derived
+        .iter()
+        .flat_map(|d| {
+            d.bor
+                .warnings
+                .iter()
+                .map(move |w| format!("subject `{}`: {w}", d.usubjid))
+        })
+        .collect();
+    let more = oddities.len().saturating_sub(BOR_WARNINGS_LISTED);
+    warnings.extend(oddities.into_iter().take(BOR_WARNINGS_LISTED));
+    if more > 0 {
+        warnings.push(format!(
+            "and {more} more such response-data warnings in this cohort (the first {BOR_WARNINGS_LISTED} are listed)"
+        ));
     }
 
     // Time-to-event: ADTTE as given, or the derivations. `values[e][i]` is subject i's

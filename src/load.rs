@@ -301,9 +301,11 @@ pub struct Row<'a> {
 
 /// How many commas of a row are found when the row is read; cells past them are found by
 /// scanning on from the last one.
-const COMMAS_KEPT: usize = 32;
+const COMMAS_KEPT: usize = 64;
 
 /// Where the cells of one row are.
+// A row lives on the stack while it is read: boxing the commas would allocate per row.
+#[allow(clippy::large_enum_variant)]
 enum RowCells<'a> {
     /// The row's entries of [`Layout::Cells`].
     Spans(&'a [[u32; 2]]),
@@ -1403,24 +1405,38 @@ fn check_adsl_ids<'s>(
     subjects: &'s [Subject],
     row_error: Option<(usize, Error)>,
 ) -> Result<KnownSubjects<'s>> {
-    let checked = row_error.as_ref().map_or(subjects.len(), |(row, _)| *row);
-    let ids = subjects
-        .get(..checked)
-        .unwrap_or_default()
-        .iter()
-        .map(|s| &*s.usubjid)
-        .collect();
-    let known = KnownSubjects::new(ids).map_err(|(ids, (first, again))| {
+    let repeated = |(ids, (first, again)): (Vec<&str>, (usize, usize))| {
         let id = ids.get(again).copied().unwrap_or_default();
         let message = format!(
             "subject `{id}` appears again (first on line {}); expected one row per subject",
             table.line(first)
         );
         table.row(again).error(c_id, message)
-    })?;
+    };
+    let ids_before = |row: usize| -> Vec<&'s str> {
+        subjects
+            .get(..row)
+            .unwrap_or_default()
+            .iter()
+            .map(|s| &*s.usubjid)
+            .collect()
+    };
     match row_error {
-        Some((_, e)) => Err(e),
-        None => Ok(known),
+        None => KnownSubjects::new(ids_before(subjects.len())).map_err(repeated),
+        Some((row, e)) => {
+            // The failed row's own id counts too: a row's id is read first, so a repeat
+            // is its error rather than a bad cell further along.
+            let mut ids: Vec<&str> = ids_before(row);
+            if let Ok(id) = table.row(row).text(Some(c_id)) {
+                if !id.is_empty() {
+                    ids.push(id);
+                }
+            }
+            match KnownSubjects::new(ids) {
+                Err(repeat) => Err(repeated(repeat)),
+                Ok(_) => Err(e),
+            }
+        }
     }
 }
 
@@ -2104,6 +2120,12 @@ mod tests {
         );
         let e = err(&adsl(40_000, 30_000));
         assert!(e.contains("line 30002,") && e.contains("2020-13-01"), "{e}");
+        // Both on one row: the id is read first, so the repeat is the row's error.
+        let e = err(&adsl(20_000, 20_000));
+        assert!(
+            e.contains("line 20002,") && e.contains("appears again"),
+            "{e}"
+        );
 
         // An empty id is an error on its row, reported in file order with the others.
         let with_empty_id = |empty_at: usize, bad_date_at: usize| {

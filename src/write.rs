@@ -90,6 +90,7 @@ fn write_all(staging: &Path, files: &[OutputFile]) -> Result<()> {
     // Folders first, one after the other; then the files in parallel (the first error in
     // file order is reported).
     let mut paths = Vec::with_capacity(files.len());
+    let mut seen = std::collections::HashSet::with_capacity(files.len());
     let mut made = std::collections::BTreeSet::new();
     for f in files {
         let rel = safe_relative(&f.path).ok_or_else(|| {
@@ -99,6 +100,13 @@ fn write_all(staging: &Path, files: &[OutputFile]) -> Result<()> {
             ))
         })?;
         let path = staging.join(rel);
+        if !seen.insert(path.clone()) {
+            // Written in parallel, two files of one path would interleave: never two.
+            return Err(Error::Other(format!(
+                "two output files have the path `{}`; refusing to write either",
+                f.path
+            )));
+        }
         if let Some(dir) = path.parent() {
             if made.insert(dir.to_path_buf()) {
                 std::fs::create_dir_all(dir)
@@ -163,6 +171,7 @@ fn remove_stale_temporaries(parent: &Path, name: &str) {
 }
 
 #[cfg(test)]
+#[allow(clippy::expect_used)]
 mod tests {
     use super::*;
 
@@ -176,5 +185,32 @@ mod tests {
             safe_relative("cohort-1/figures/km-pfs.svg"),
             Some(PathBuf::from("cohort-1/figures/km-pfs.svg"))
         );
+    }
+
+    #[test]
+    fn files_are_written_in_parallel_and_a_repeated_path_is_refused() {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let file = |path: &str, text: &str| OutputFile {
+            path: path.to_string(),
+            bytes: text.as_bytes().to_vec(),
+        };
+        let files: Vec<OutputFile> = (0..50)
+            .map(|i| file(&format!("c{}/f{i}.txt", i % 7), &format!("file {i}")))
+            .collect();
+        let target = tmp.path().join("ok");
+        write_folder_atomically(&target, &files).expect("written");
+        for i in 0..50 {
+            let text = std::fs::read_to_string(target.join(format!("c{}/f{i}.txt", i % 7)));
+            assert_eq!(text.expect("read"), format!("file {i}"));
+        }
+        let twice = [file("a/x.txt", "one"), file("a/x.txt", "two")];
+        let target = tmp.path().join("twice");
+        let err = write_folder_atomically(&target, &twice).expect_err("refused");
+        assert!(
+            err.to_string()
+                .contains("two output files have the path `a/x.txt`"),
+            "{err}"
+        );
+        assert!(!target.exists());
     }
 }

@@ -480,6 +480,55 @@ fn a_cr_followed_by_a_pr_is_a_cohort_warning() {
     assert!(derived.contains("\nS-001,CR,"), "{derived}");
 }
 
+/// With many such subjects the cohort lists the first 20 and counts the rest.
+#[test]
+fn many_response_oddities_are_listed_up_to_twenty_then_counted() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let (mut adsl, mut adrs) = (
+        String::from("USUBJID,TRTSDT\n"),
+        String::from("USUBJID,PARAMCD,ADT,AVALC\n"),
+    );
+    for i in 0..25 {
+        adsl.push_str(&format!("S-{i:03},2021-01-04\n"));
+        adrs.push_str(&format!(
+            "S-{i:03},OVR,2021-02-15,CR\nS-{i:03},OVR,2021-03-29,PR\n"
+        ));
+    }
+    std::fs::write(tmp.path().join("adsl.csv"), adsl).expect("adsl");
+    std::fs::write(tmp.path().join("adrs.csv"), adrs).expect("adrs");
+    let config = tmp.path().join("study.yaml");
+    std::fs::write(
+        &config,
+        "study: { id: MANY }\ndata: { adsl: adsl.csv, adrs: adrs.csv }\ncohorts:\n  - id: all\n",
+    )
+    .expect("config");
+    let out = tmp.path().join("out");
+    let run = readout(
+        &[
+            "build",
+            &config.display().to_string(),
+            "--out",
+            &out.display().to_string(),
+        ],
+        Some(tmp.path()),
+    );
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let results = json(&out.join("MANY/no-cutoff/results.json"));
+    let warnings: Vec<&str> = results["cohorts"][0]["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|w| w.contains("followed by PR") || w.contains("more such"))
+        .collect();
+    assert_eq!(warnings.len(), 21, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("subject `S-000`: CR on 2021-02-15"),
+        "{warnings:?}"
+    );
+    assert!(warnings[20].starts_with("and 5 more"), "{warnings:?}");
+}
+
 /// An empty cohort is reported, not a crash: N = 0, null estimates, and a warning saying why.
 fn empty_cohort(name: &str, folder: &str, why: &str) {
     let check = readout(&["check", &fixture_config(name)], None);
