@@ -157,6 +157,16 @@ fn builds(name: &str, folder: &str) -> (Run, PathBuf, tempfile::TempDir) {
     (run, dir, tmp)
 }
 
+/// Writes `files` and `study.yaml` (holding `config`) into `dir`; returns the config's path.
+fn write_study(dir: &Path, files: &[(&str, String)], config: &str) -> PathBuf {
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    let path = dir.join("study.yaml");
+    std::fs::write(&path, config).expect("config");
+    path
+}
+
 fn json(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).expect("valid JSON")
@@ -367,13 +377,11 @@ fn a_line_over_the_record_limit_names_its_line() {
     let mut text = String::from("USUBJID,COHORT,TRTSDT\nS-001,A,2021-01-04\nS-002,");
     text.push_str(&"A".repeat(readout::load::MAX_RECORD_BYTES + 1));
     text.push_str(",2021-02-01\n");
-    std::fs::write(tmp.path().join("adsl.csv"), text).expect("write");
-    let config = tmp.path().join("study.yaml");
-    std::fs::write(
-        &config,
+    let config = write_study(
+        tmp.path(),
+        &[("adsl.csv", text)],
         "study:\n  id: LONG\ndata:\n  adsl: adsl.csv\ncohorts:\n  - id: all\n",
-    )
-    .expect("config");
+    );
     let run = readout(&["check", &config.display().to_string()], Some(tmp.path()));
     assert_eq!(run.code, Some(2), "{}", run.stderr);
     assert!(run.stderr.contains("line 3"), "{}", run.stderr);
@@ -494,14 +502,11 @@ fn many_response_oddities_are_listed_up_to_twenty_then_counted() {
             "S-{i:03},OVR,2021-02-15,CR\nS-{i:03},OVR,2021-03-29,PR\n"
         ));
     }
-    std::fs::write(tmp.path().join("adsl.csv"), adsl).expect("adsl");
-    std::fs::write(tmp.path().join("adrs.csv"), adrs).expect("adrs");
-    let config = tmp.path().join("study.yaml");
-    std::fs::write(
-        &config,
+    let config = write_study(
+        tmp.path(),
+        &[("adsl.csv", adsl), ("adrs.csv", adrs)],
         "study: { id: MANY }\ndata: { adsl: adsl.csv, adrs: adrs.csv }\ncohorts:\n  - id: all\n",
-    )
-    .expect("config");
+    );
     let out = tmp.path().join("out");
     let run = readout(
         &[
