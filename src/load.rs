@@ -380,26 +380,19 @@ impl<'a> RowCells<'a> {
                 commas,
                 kept,
             } => {
+                let kept = *kept;
                 let comma = |i: usize| commas.get(i).map(|&c| c as usize);
-                // The cell starts after comma `column - 1` and ends at comma `column`.
-                let (from, to) = if column < *kept {
+                // The cell starts after comma `column - 1` and ends at comma `column` (the
+                // row's end for the last cell, when every comma was kept).
+                let (from, to) = if column < kept || (column == kept && kept < COMMAS_KEPT) {
                     let from = if column == 0 {
                         0
                     } else {
                         comma(column - 1).unwrap_or(0) + 1
                     };
-                    (from, comma(column))
-                } else if *kept < COMMAS_KEPT {
-                    // Every comma was kept: `column` is the last cell, or out of range.
-                    if column > *kept {
-                        return (0, 0);
-                    }
-                    let from = if column == 0 {
-                        0
-                    } else {
-                        comma(column - 1).unwrap_or(0) + 1
-                    };
-                    (from, None)
+                    (from, if column < kept { comma(column) } else { None })
+                } else if kept < COMMAS_KEPT {
+                    return (0, 0); // past the last cell
                 } else {
                     // Scan on from the last kept comma.
                     let mut from = comma(COMMAS_KEPT - 1).unwrap_or(0) + 1;
@@ -1623,7 +1616,7 @@ pub fn read_adtte(table: &CsvTable, known: &KnownSubjects<'_>) -> Result<Vec<Tte
     };
     let (out, row_error) = convert_rows(
         table.len(),
-        || (Vec::new(), 0usize),
+        || (Shared::default(), 0usize),
         |(params, hint), r| columns.record(table, known, r, params, hint),
         TteRecord::placeholder,
     );
@@ -1687,7 +1680,7 @@ impl AdtteColumns {
         table: &'t CsvTable,
         known: &KnownSubjects<'_>,
         r: usize,
-        params: &mut Vec<(&'t str, Arc<str>)>,
+        params: &mut Shared<'t>,
         hint: &mut usize,
     ) -> Result<TteRecord> {
         let row = table.row(r);
@@ -1697,14 +1690,7 @@ impl AdtteColumns {
         if paramcd.is_empty() {
             return Err(row.error(self.param, "PARAMCD is empty; expected a parameter code"));
         }
-        let paramcd = match params.iter().find(|(p, _)| *p == paramcd) {
-            Some((_, shared)) => shared.clone(),
-            None => {
-                let shared: Arc<str> = Arc::from(paramcd);
-                params.push((paramcd, shared.clone()));
-                shared
-            }
-        };
+        let paramcd = params.get(self.param, paramcd);
         let aval = row.number(Some(self.aval))?.ok_or_else(|| {
             row.error(
                 self.aval,
