@@ -353,10 +353,10 @@ fn ci_err(cohort: &str, what: &str, e: impl std::fmt::Display) -> Error {
     }
 }
 
-/// Computes every endpoint of one cohort.
 /// How many per-subject response-data warnings a cohort lists before it only counts them.
 const BOR_WARNINGS_LISTED: usize = 20;
 
+/// Computes every endpoint of one cohort.
 pub fn analyse_cohort(input: &CohortInput<'_>) -> Result<CohortAnalysis> {
     let a = input.analysis;
     let id = input.cohort.id.as_str();
