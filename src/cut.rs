@@ -68,7 +68,9 @@ pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, St
         let Some(subject) = position.get(r.subject).copied().flatten() else {
             continue;
         };
-        let usubjid = data.subjects.get(r.subject).map_or("", |s| &*s.usubjid);
+        // The id, for the two messages below only (looking it up per record touched every
+        // subject).
+        let usubjid = || data.subjects.get(r.subject).map_or("", |s| &*s.usubjid);
         let mut r = r.clone();
         r.subject = subject;
         match (r.start, r.date) {
@@ -94,7 +96,7 @@ pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, St
                             "subject `{}` parameter `{}`: AVAL does not match ADT − STARTDT \
                              ({} to {}), so it cannot be cut at {cutoff}; expected AVAL = ADT − \
                              STARTDT (+ 1)",
-                            usubjid,
+                            usubjid(),
                             r.paramcd,
                             start,
                             r.date.map(|d| d.to_string()).unwrap_or_default()
@@ -113,7 +115,8 @@ pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, St
                     format!(
                         "subject `{}` parameter `{}` has no STARTDT/ADT, so it cannot be cut at \
                          {cutoff}; expected both columns when a cut-off is requested",
-                        usubjid, r.paramcd
+                        usubjid(),
+                        r.paramcd
                     ),
                 ))
             }
