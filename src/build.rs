@@ -184,6 +184,12 @@ pub fn load_study(config: LoadedConfig) -> Result<LoadedStudy> {
 }
 
 impl LoadedStudy {
+    /// The error a build would give for the study's templates, if any (they were parsed while
+    /// the data loaded).
+    pub fn check_templates(&self) -> Result<()> {
+        self.with_renderer(|_| Ok(()))
+    }
+
     /// Runs `f` with the study's templates; when they did not parse alongside the load they
     /// are parsed again, to return the same error a build gives.
     fn with_renderer<T>(&self, f: impl FnOnce(&Renderer) -> Result<T>) -> Result<T> {

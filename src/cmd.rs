@@ -363,10 +363,9 @@ fn check_command(configs: &[PathBuf], opts: &BuildOptions) -> Result<ExitCode> {
         let result = config::load(path)
             .and_then(build::load_study)
             .and_then(|study| {
-                // User templates are parsed now, so a syntax error is found before a build.
-                if let Some(templates) = &study.config.config.output.templates {
-                    crate::render::Renderer::new(Some(&study.config.base_dir().join(templates)))?;
-                }
+                // A template that does not parse is reported before anything else (the
+                // templates were parsed while the data loaded).
+                study.check_templates()?;
                 let plans = build::plan(&study.config, opts);
                 let root = build::output_root(&study.config, opts.out.as_deref());
                 println!(
