@@ -97,12 +97,6 @@ pub struct Landmark {
 /// [`StatsError::LengthMismatch`] if the slices differ in length, and
 /// [`StatsError::InvalidTime`] for the first NaN, infinite or negative time.
 pub fn kaplan_meier(time: &[f64], event: &[bool]) -> Result<KaplanMeier, StatsError> {
-    fit(time, event, false)
-}
-
-/// Fits the curve; with `reverse` the roles of event and censoring are swapped (the reverse
-/// Kaplan–Meier used for median follow-up) without copying the flags.
-pub(crate) fn fit(time: &[f64], event: &[bool], reverse: bool) -> Result<KaplanMeier, StatsError> {
     if time.len() != event.len() {
         return Err(StatsError::LengthMismatch {
             times: time.len(),
@@ -114,7 +108,7 @@ pub(crate) fn fit(time: &[f64], event: &[bool], reverse: bool) -> Result<KaplanM
         if !(t.is_finite() && t >= 0.0) {
             return Err(StatsError::InvalidTime { index, value: t });
         }
-        n_events += usize::from(e != reverse);
+        n_events += usize::from(e);
     }
     let n = time.len();
 
@@ -124,7 +118,7 @@ pub(crate) fn fit(time: &[f64], event: &[bool], reverse: bool) -> Result<KaplanM
     let mut censor_times = Vec::with_capacity(n - n_events);
     for (&t, &e) in time.iter().zip(event) {
         // `+ 0.0` turns −0.0 into 0.0 so total_cmp does not split one time into two.
-        if e != reverse {
+        if e {
             event_times.push(t + 0.0);
         } else {
             censor_times.push(t + 0.0);
@@ -434,7 +428,11 @@ mod tests {
             let swapped: Vec<bool> = events.iter().map(|e| !e).collect();
             let refit = kaplan_meier(&times, &swapped).unwrap();
             assert_eq!(forward.reversed(), refit, "{times:?} {events:?}");
-            assert_eq!(fit(&times, &events, true).unwrap(), refit);
+            let (level, transform) = (0.95, crate::stats::CiTransform::LogLog);
+            assert_eq!(
+                crate::stats::reverse_km_followup(&times, &events, level, transform).unwrap(),
+                refit.quantile(0.5, level, transform).unwrap()
+            );
         }
     }
 }

@@ -15,7 +15,7 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
-use super::km::{fit, KaplanMeier};
+use super::km::{kaplan_meier, KaplanMeier};
 use super::normal::z_for_level;
 use super::transform::{CiTransform, Limit};
 use super::StatsError;
@@ -344,7 +344,9 @@ pub fn reverse_km_followup(
     level: f64,
     transform: CiTransform,
 ) -> Result<Quantile, StatsError> {
-    fit(time, event, true)?.quantile(0.5, level, transform)
+    kaplan_meier(time, event)?
+        .reversed()
+        .quantile(0.5, level, transform)
 }
 
 #[cfg(test)]
