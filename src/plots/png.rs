@@ -146,10 +146,6 @@ mod tests {
         [buf[4 * i], buf[4 * i + 1], buf[4 * i + 2], buf[4 * i + 3]]
     }
 
-    fn first_pixel(png: &[u8]) -> [u8; 4] {
-        pixel(png, 0)
-    }
-
     #[test]
     fn colours_are_straight_rgba_for_opaque_and_translucent_figures() {
         let rect = |opacity: &str| {
@@ -159,11 +155,11 @@ mod tests {
         };
         // Opaque: the pixels go to the encoder as they are.
         assert_eq!(
-            first_pixel(&svg_to_png(&rect("1"), 1.0).unwrap()),
+            pixel(&svg_to_png(&rect("1"), 1.0).unwrap(), 0),
             [255, 128, 0, 255]
         );
         // Half transparent: premultiplied (128, 64, 0) must come out as (255, 128, 0).
-        let [r, g, b, a] = first_pixel(&svg_to_png(&rect("0.5"), 1.0).unwrap());
+        let [r, g, b, a] = pixel(&svg_to_png(&rect("0.5"), 1.0).unwrap(), 0);
         assert_eq!((r, b), (255, 0));
         assert!(
             (127..=129).contains(&g) && (127..=129).contains(&a),
