@@ -311,7 +311,7 @@ pub struct DerivedRow {
 #[derive(Debug, Clone)]
 pub struct SubjectTumour {
     /// Subject.
-    pub usubjid: std::sync::Arc<str>,
+    pub usubjid: crate::model::SubjectId,
     /// BOR code.
     pub response: String,
     /// (time, percentage change from baseline) of each post-baseline measurement.

@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 use crate::config::LoadedConfig;
 use crate::error::{Error, Result};
 use crate::model::{
-    AdverseEvent, Assessment, Date, LesionSum, Response, Status, Subject, TteRecord,
+    AdverseEvent, Assessment, ColumnValue, Date, LesionSum, Response, Status, Subject, TteRecord,
 };
 
 /// Largest data file read (1 GiB). Files are read whole into memory; an ADaM table of a trial
@@ -1203,18 +1203,61 @@ thread_local! {
 /// the ids are found by binary search and cannot repeat, and no hash table is built.
 #[derive(Debug, Default)]
 pub struct KnownSubjects<'a> {
-    ids: Vec<&'a str>,
+    ids: Ids<'a>,
     /// Positions by id, when the ids are not strictly increasing.
     index: Option<FxHashMap<&'a str, usize>>,
+}
+
+/// Where [`KnownSubjects`] reads its ids: the subjects themselves (no copy: 16 bytes a subject
+/// at 10^7 subjects was 160 MB), or a list.
+#[derive(Debug)]
+enum Ids<'a> {
+    Subjects(&'a [Subject]),
+    Listed(Vec<&'a str>),
+}
+
+impl Default for Ids<'_> {
+    fn default() -> Self {
+        Ids::Listed(Vec::new())
+    }
+}
+
+impl<'a> Ids<'a> {
+    fn len(&self) -> usize {
+        match self {
+            Ids::Subjects(subjects) => subjects.len(),
+            Ids::Listed(ids) => ids.len(),
+        }
+    }
+
+    #[inline]
+    fn get(&self, position: usize) -> Option<&'a str> {
+        match self {
+            Ids::Subjects(subjects) => subjects.get(position).map(|s| s.usubjid.as_str()),
+            Ids::Listed(ids) => ids.get(position).copied(),
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &'a str> + '_ {
+        (0..self.len()).filter_map(|i| self.get(i))
+    }
+
+    fn binary_search(&self, id: &str) -> Option<usize> {
+        match self {
+            Ids::Subjects(subjects) => subjects.binary_search_by(|s| (*s.usubjid).cmp(id)),
+            Ids::Listed(ids) => ids.binary_search(&id),
+        }
+        .ok()
+    }
 }
 
 impl<'a> FromIterator<&'a str> for KnownSubjects<'a> {
     /// The ids in order; an id given twice is found at its last position.
     fn from_iter<I: IntoIterator<Item = &'a str>>(iter: I) -> Self {
-        let ids: Vec<&str> = iter.into_iter().collect();
-        KnownSubjects::new(ids).unwrap_or_else(|(ids, _)| {
+        let ids = Ids::Listed(iter.into_iter().collect());
+        KnownSubjects::of(ids).unwrap_or_else(|(ids, _)| {
             let mut index = FxHashMap::with_capacity_and_hasher(ids.len(), Default::default());
-            index.extend(ids.iter().enumerate().map(|(i, id)| (*id, i)));
+            index.extend(ids.iter().enumerate().map(|(i, id)| (id, i)));
             KnownSubjects {
                 ids,
                 index: Some(index),
@@ -1223,19 +1266,42 @@ impl<'a> FromIterator<&'a str> for KnownSubjects<'a> {
     }
 }
 
+/// The positions of an id that appears twice: its first and its second.
+pub type Repeat = (usize, usize);
+
 impl<'a> KnownSubjects<'a> {
-    /// The subjects of `ids` (in ADSL order), or the ids back with the positions of the first
-    /// id that appears twice (its first and its second position).
-    #[allow(clippy::type_complexity)]
-    pub fn new(ids: Vec<&'a str>) -> std::result::Result<Self, (Vec<&'a str>, (usize, usize))> {
-        if ids.windows(2).all(|w| w.first() < w.get(1)) {
+    /// The ids of `subjects` (in ADSL order), or the positions of the first id that appears
+    /// twice.
+    pub fn of_subjects(subjects: &'a [Subject]) -> std::result::Result<Self, Repeat> {
+        KnownSubjects::of(Ids::Subjects(subjects)).map_err(|(_, repeat)| repeat)
+    }
+
+    /// The subjects of `ids` (in ADSL order), or the positions of the first id that appears
+    /// twice.
+    pub fn new(ids: Vec<&'a str>) -> std::result::Result<Self, Repeat> {
+        KnownSubjects::of(Ids::Listed(ids)).map_err(|(_, repeat)| repeat)
+    }
+
+    fn of(ids: Ids<'a>) -> std::result::Result<Self, (Ids<'a>, Repeat)> {
+        let mut sorted = true;
+        let mut previous: Option<&str> = None;
+        for id in ids.iter() {
+            if previous.is_some_and(|p| p >= id) {
+                sorted = false;
+                break;
+            }
+            previous = Some(id);
+        }
+        if sorted {
             return Ok(KnownSubjects { ids, index: None });
         }
         let mut index = FxHashMap::with_capacity_and_hasher(ids.len(), Default::default());
-        for (i, id) in ids.iter().enumerate() {
-            if let Some(first) = index.insert(*id, i) {
-                return Err((ids, (first, i)));
-            }
+        let repeat = ids
+            .iter()
+            .enumerate()
+            .find_map(|(i, id)| index.insert(id, i).map(|first| (first, i)));
+        if let Some(repeat) = repeat {
+            return Err((ids, repeat));
         }
         Ok(KnownSubjects {
             ids,
@@ -1250,12 +1316,12 @@ impl<'a> KnownSubjects<'a> {
 
     /// Whether there are no subjects.
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.len() == 0
     }
 
     /// The id of the subject at `position` (empty when out of range).
     pub fn id(&self, position: usize) -> &'a str {
-        self.ids.get(position).copied().unwrap_or_default()
+        self.ids.get(position).unwrap_or_default()
     }
 
     /// Whether the subject is in ADSL.
@@ -1267,14 +1333,14 @@ impl<'a> KnownSubjects<'a> {
     /// of the previous row (`hint`) and the next one are tried before the look-up.
     pub fn find(&self, id: &str, hint: &mut usize) -> Option<usize> {
         for candidate in [*hint, *hint + 1] {
-            if self.ids.get(candidate) == Some(&id) {
+            if self.ids.get(candidate) == Some(id) {
                 *hint = candidate;
                 return Some(candidate);
             }
         }
         let found = match &self.index {
             Some(index) => index.get(id).copied()?,
-            None => self.ids.binary_search(&id).ok()?,
+            None => self.ids.binary_search(id)?,
         };
         *hint = found;
         Some(found)
@@ -1379,7 +1445,7 @@ fn convert_adsl(
     };
     let (subjects, row_error) = convert_rows(
         table.len(),
-        Shared::default,
+        Default::default,
         |shared, r| columns.subject(table, c_id, r, shared),
         Subject::placeholder,
     );
@@ -1398,35 +1464,29 @@ fn check_adsl_ids<'s>(
     subjects: &'s [Subject],
     row_error: Option<(usize, Error)>,
 ) -> Result<KnownSubjects<'s>> {
-    let repeated = |(ids, (first, again)): (Vec<&str>, (usize, usize))| {
-        let id = ids.get(again).copied().unwrap_or_default();
+    let repeated = |id: &str, (first, again): Repeat| {
         let message = format!(
             "subject `{id}` appears again (first on line {}); expected one row per subject",
             table.line(first)
         );
         table.row(again).error(c_id, message)
     };
-    let ids_before = |row: usize| -> Vec<&'s str> {
-        subjects
-            .get(..row)
-            .unwrap_or_default()
-            .iter()
-            .map(|s| &*s.usubjid)
-            .collect()
-    };
+    let id_of = |row: usize| subjects.get(row).map_or("", |s| s.usubjid.as_str());
     match row_error {
-        None => KnownSubjects::new(ids_before(subjects.len())).map_err(repeated),
+        None => {
+            KnownSubjects::of_subjects(subjects).map_err(|repeat| repeated(id_of(repeat.1), repeat))
+        }
         Some((row, e)) => {
             // The failed row's own id counts too: a row's id is read first, so a repeat
             // is its error rather than a bad cell further along.
-            let mut ids: Vec<&str> = ids_before(row);
+            let mut ids: Vec<&str> = (0..row).map(id_of).collect();
             if let Ok(id) = table.row(row).text(Some(c_id)) {
                 if !id.is_empty() {
                     ids.push(id);
                 }
             }
-            match KnownSubjects::new(ids) {
-                Err(repeat) => Err(repeated(repeat)),
+            match KnownSubjects::new(ids.clone()) {
+                Err(repeat) => Err(repeated(ids.get(repeat.1).copied().unwrap_or(""), repeat)),
                 Ok(_) => Err(e),
             }
         }
@@ -1455,9 +1515,8 @@ impl AdslColumns {
         table: &'t CsvTable,
         c_id: usize,
         r: usize,
-        shared: &mut Shared<'t>,
+        (shared, entries): &mut (Shared<'t>, Shared<'t, Arc<ColumnValue>>),
     ) -> Result<Subject> {
-        let mut share = |column: usize, value: &'t str| shared.get(column, value);
         let row = table.row(r);
         let usubjid = row.text(Some(c_id))?;
         if usubjid.is_empty() {
@@ -1467,10 +1526,11 @@ impl AdslColumns {
         for i in &self.kept {
             let v = row.text(Some(*i))?;
             if !v.is_empty() {
-                // The name is shared per parallel job too: one `Arc` shared by every subject
-                // of both threads made each clone a contended atomic.
+                // Entries are shared per parallel job: one `Arc` shared by every subject of
+                // both threads made each clone a contended atomic.
                 let name = table.headers.get(*i).map_or("", String::as_str);
-                columns.insert_shared(share(usize::MAX - 1 - *i, name), share(*i, v));
+                columns
+                    .insert_shared(entries.get_or(*i, v, |v| ColumnValue::new(Arc::from(name), v)));
             }
         }
         let trt_start = row.date(self.trts)?;
@@ -1484,8 +1544,8 @@ impl AdslColumns {
             }
         }
         Ok(Subject {
-            usubjid: Arc::from(usubjid),
-            site: row.opt_text(self.site)?.map(|v| share(usize::MAX, v)),
+            usubjid: usubjid.into(),
+            site: row.opt_text(self.site)?.map(|v| shared.get(usize::MAX, v)),
             trt_start,
             trt_end: row.date(self.trte)?,
             enrolled: row.date(self.enrl)?.or(trt_start),
@@ -1498,18 +1558,27 @@ impl AdslColumns {
     }
 }
 
-/// Text values shared by the subjects of one parallel job, by (column, value): the first few
-/// distinct ones in a short list (a cohort column has a handful of values, found faster by
-/// comparison than by hashing), the others in a hash map.
-#[derive(Default)]
-struct Shared<'t> {
-    recent: Vec<(usize, &'t str, Arc<str>)>,
-    others: FxHashMap<(usize, &'t str), Arc<str>>,
+/// Values shared by the rows of one parallel job, by (column, text): the first few distinct
+/// ones in a short list (a cohort column has a handful of values, found faster by comparison
+/// than by hashing), the others in a hash map. `T` is the shared form of a text (an
+/// `Arc<str>`, or an ADSL column entry).
+struct Shared<'t, T = Arc<str>> {
+    recent: Vec<(usize, &'t str, T)>,
+    others: FxHashMap<(usize, &'t str), T>,
 }
 
-impl<'t> Shared<'t> {
-    /// The shared copy of `value` in `column`.
-    fn get(&mut self, column: usize, value: &'t str) -> Arc<str> {
+impl<T> Default for Shared<'_, T> {
+    fn default() -> Self {
+        Shared {
+            recent: Vec::new(),
+            others: FxHashMap::default(),
+        }
+    }
+}
+
+impl<'t, T: Clone> Shared<'t, T> {
+    /// The shared form of `value` in `column`, made by `make` the first time.
+    fn get_or(&mut self, column: usize, value: &'t str, make: impl FnOnce(&str) -> T) -> T {
         if let Some((_, _, shared)) = self
             .recent
             .iter()
@@ -1518,14 +1587,21 @@ impl<'t> Shared<'t> {
             return shared.clone();
         }
         if self.recent.len() < 32 {
-            let shared: Arc<str> = Arc::from(value);
+            let shared = make(value);
             self.recent.push((column, value, shared.clone()));
             return shared;
         }
         self.others
             .entry((column, value))
-            .or_insert_with(|| Arc::from(value))
+            .or_insert_with(|| make(value))
             .clone()
+    }
+}
+
+impl<'t> Shared<'t> {
+    /// The shared copy of `value` in `column`.
+    fn get(&mut self, column: usize, value: &'t str) -> Arc<str> {
+        self.get_or(column, value, |v| Arc::from(v))
     }
 }
 

@@ -9,6 +9,11 @@ use serde::{Serialize, Serializer};
 /// A calendar date (ADaM `*DT` variables).
 pub type Date = chrono::NaiveDate;
 
+/// A `USUBJID`: held inline up to 24 bytes (ids are usually shorter), so that a study of
+/// millions of subjects makes no allocation per id and copies of it (derived records) are
+/// cheap.
+pub type SubjectId = compact_str::CompactString;
+
 /// One per-visit overall response (ADRS `PARAMCD = OVR`, `AVALC`), RECIST 1.1 vocabulary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum Response {
@@ -64,8 +69,8 @@ impl Response {
 /// One subject (one ADSL row).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Subject {
-    /// `USUBJID` (shared with the subject's records in other tables).
-    pub usubjid: Arc<str>,
+    /// `USUBJID`
+    pub usubjid: SubjectId,
     /// `SITEID` (one allocation per site, shared by its subjects).
     pub site: Option<Arc<str>>,
     /// `TRTSDT`: start of treatment, the origin of every time-to-event endpoint.
@@ -91,7 +96,7 @@ impl Subject {
     /// an analysis: the load stops with that row's error).
     pub fn placeholder() -> Subject {
         Subject {
-            usubjid: Arc::from(""),
+            usubjid: SubjectId::default(),
             site: None,
             trt_start: None,
             trt_end: None,
@@ -106,19 +111,36 @@ impl Subject {
 }
 
 /// A subject's ADSL columns by name: a short list, because a study uses a handful of columns
-/// for filters and baseline summaries and there may be millions of subjects. Names, and values
-/// read from ADSL, are shared between subjects. A single column (the usual cohort filter) is
-/// held inline: no allocation per subject.
+/// for filters and baseline summaries and there may be millions of subjects. Each entry (a
+/// column's name and value) is shared by the subjects with that value, and a single column
+/// (the usual cohort filter) is held inline: no allocation per subject, one reference count.
 #[derive(Debug, Clone, Default)]
 pub struct Columns(ColumnList);
+
+/// One column value of [`Columns`]: the column's name and its (non-empty) value.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ColumnValue {
+    name: Arc<str>,
+    value: Box<str>,
+}
+
+impl ColumnValue {
+    /// An entry of `name` set to `value`, to be shared by every subject with that value.
+    pub fn new(name: Arc<str>, value: &str) -> Arc<ColumnValue> {
+        Arc::new(ColumnValue {
+            name,
+            value: value.into(),
+        })
+    }
+}
 
 /// The entries of [`Columns`].
 #[derive(Debug, Clone, Default)]
 enum ColumnList {
     #[default]
     Empty,
-    One((Arc<str>, Arc<str>)),
-    Many(Vec<(Arc<str>, Arc<str>)>),
+    One(Arc<ColumnValue>),
+    Many(Vec<Arc<ColumnValue>>),
 }
 
 impl PartialEq for Columns {
@@ -137,8 +159,8 @@ impl Columns {
         })
     }
 
-    /// The (name, value) entries in the order they were set.
-    fn entries(&self) -> &[(Arc<str>, Arc<str>)] {
+    /// The entries in the order they were set.
+    fn entries(&self) -> &[Arc<ColumnValue>] {
         match &self.0 {
             ColumnList::Empty => &[],
             ColumnList::One(entry) => std::slice::from_ref(entry),
@@ -150,8 +172,8 @@ impl Columns {
     pub fn get(&self, name: &str) -> Option<&str> {
         self.entries()
             .iter()
-            .find(|(n, _)| &**n == name)
-            .map(|(_, v)| &**v)
+            .find(|e| &*e.name == name)
+            .map(|e| &*e.value)
     }
 
     /// Whether the column has a value.
@@ -161,21 +183,21 @@ impl Columns {
 
     /// Sets a column's value.
     pub fn insert(&mut self, name: Arc<str>, value: &str) {
-        self.insert_shared(name, value.into());
+        self.insert_shared(ColumnValue::new(name, value));
     }
 
-    /// Sets a column's value to a shared string.
-    pub fn insert_shared(&mut self, name: Arc<str>, value: Arc<str>) {
+    /// Sets a column's value to a shared entry (replacing the column's value if it has one).
+    pub fn insert_shared(&mut self, entry: Arc<ColumnValue>) {
         match &mut self.0 {
-            ColumnList::Empty => self.0 = ColumnList::One((name, value)),
-            ColumnList::One(entry) if entry.0 == name => entry.1 = value,
-            ColumnList::One(entry) => {
-                let first = entry.clone();
-                self.0 = ColumnList::Many(vec![first, (name, value)]);
+            ColumnList::Empty => self.0 = ColumnList::One(entry),
+            ColumnList::One(first) if first.name == entry.name => *first = entry,
+            ColumnList::One(first) => {
+                let first = first.clone();
+                self.0 = ColumnList::Many(vec![first, entry]);
             }
-            ColumnList::Many(entries) => match entries.iter_mut().find(|(n, _)| *n == name) {
-                Some(entry) => entry.1 = value,
-                None => entries.push((name, value)),
+            ColumnList::Many(entries) => match entries.iter_mut().find(|e| e.name == entry.name) {
+                Some(old) => *old = entry,
+                None => entries.push(entry),
             },
         }
     }
@@ -195,8 +217,8 @@ impl Serialize for Columns {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let entries = self.entries();
         let mut map = serializer.serialize_map(Some(entries.len()))?;
-        for (name, value) in entries {
-            map.serialize_entry(&**name, &**value)?;
+        for entry in entries {
+            map.serialize_entry(&*entry.name, &*entry.value)?;
         }
         map.end()
     }
@@ -327,5 +349,22 @@ mod tests {
         let inline: Columns = [("COHORT", "B")].into_iter().collect();
         assert_eq!(listed, inline);
         assert_ne!(inline, Columns::default());
+    }
+
+    #[test]
+    fn a_subject_fits_in_88_bytes_with_its_id_inline() {
+        // 10^7 subjects are held at once: each byte here is 10 MB of fresh memory.
+        assert_eq!(std::mem::size_of::<Columns>(), 24);
+        assert!(std::mem::size_of::<Subject>() <= 88);
+        let id: SubjectId = "CDISCPILOT01-01-701-1015".into(); // 24 bytes: no allocation
+        assert!(!id.is_heap_allocated());
+        let mut a = Columns::default();
+        a.insert_shared(ColumnValue::new("COHORT".into(), "1"));
+        let shared = ColumnValue::new("COHORT".into(), "2");
+        let mut b = Columns::default();
+        b.insert_shared(shared.clone());
+        a.insert_shared(shared.clone());
+        assert_eq!(a, b);
+        assert_eq!(std::sync::Arc::strong_count(&shared), 3);
     }
 }

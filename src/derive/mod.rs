@@ -42,7 +42,7 @@ pub struct DeriveOptions {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DerivedSubject {
     /// `USUBJID`
-    pub usubjid: std::sync::Arc<str>,
+    pub usubjid: crate::model::SubjectId,
     /// Best overall response (assessments after the first PD ignored; SD window from TRTSDT).
     pub bor: BorOutcome,
     /// PFS from TRTSDT; `None` without TRTSDT.
