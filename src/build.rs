@@ -389,16 +389,17 @@ pub fn analyse(
     } else {
         Vec::new()
     };
-    let mut result = endpoints::analyse_cohort(&CohortInput {
+    let empty = members.is_empty();
+    let mut result = endpoints::analyse_cohort(CohortInput {
         cohort,
         analysis: &analysis,
         cutoff,
         data: cut,
-        members: &members,
-        derived: &derived,
+        members,
+        derived,
         tte_index,
     })?;
-    if members.is_empty() {
+    if empty {
         result
             .results
             .warnings
@@ -687,7 +688,7 @@ fn derived_csv(
     endpoints: &indexmap::IndexMap<String, String>,
     subjects: &[Subject],
 ) -> Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(64 * (analysis.derived.len() + 1));
+    let mut out = Vec::with_capacity(64 * (analysis.members.len() + 1));
     let mut header = vec!["USUBJID".to_string(), "BOR".to_string()];
     for e in endpoints.keys() {
         header.push(format!("{e}_AVAL"));
@@ -703,13 +704,16 @@ fn derived_csv(
     out.push(b'\n');
     let mut number = String::new();
     let mut formatted: FxHashMap<u64, Box<str>> = FxHashMap::default();
-    for (i, row) in analysis.derived.iter().enumerate() {
+    for (i, &member) in analysis.members.iter().enumerate() {
+        let subject = subjects.get(member);
+        let bor = analysis.derived.get(i).map(|d| &d.bor);
+        csv_field(&mut out, subject.map_or("", |s| &*s.usubjid));
+        out.push(b',');
         csv_field(
             &mut out,
-            subjects.get(row.subject).map_or("", |s| &*s.usubjid),
+            bor.map(|b| endpoints::bor_category(b.bor))
+                .unwrap_or_default(),
         );
-        out.push(b',');
-        csv_field(&mut out, row.bor);
         for (k, _) in endpoints.keys().enumerate() {
             let value = analysis
                 .derived_tte
@@ -718,7 +722,7 @@ fn derived_csv(
                 .copied()
                 .flatten();
             match value {
-                Some((aval, cnsr)) => {
+                Some((aval, censored)) => {
                     // Times are whole days over a unit: a cohort has a few thousand distinct
                     // values, each formatted once (formatting was the CSV's largest cost).
                     let text = formatted.entry(aval.to_bits()).or_insert_with(|| {
@@ -727,20 +731,21 @@ fn derived_csv(
                         number.as_str().into()
                     });
                     out.extend_from_slice(text.as_bytes());
-                    out.push(if cnsr == 0 { b'0' } else { b'1' });
+                    out.push(if censored { b'1' } else { b'0' });
                 }
                 None => out.extend_from_slice(b",,"),
             }
         }
         out.push(b',');
-        if let Some(d) = row.bor_date {
+        if let Some(d) = bor.and_then(|b| b.date) {
             number.clear();
             let _ = write!(number, "{d}");
             out.extend_from_slice(number.as_bytes());
         }
         out.push(b',');
-        csv_field(&mut out, &row.bor_reason);
-        out.extend_from_slice(if row.efficacy { b",Y\n" } else { b",N\n" });
+        csv_field(&mut out, bor.map_or("", |b| b.reason.as_str()));
+        let efficacy = subject.is_some_and(|s| s.efficacy);
+        out.extend_from_slice(if efficacy { b",Y\n" } else { b",N\n" });
     }
     Ok(out)
 }

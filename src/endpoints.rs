@@ -21,11 +21,15 @@ use crate::stats::{self, KaplanMeier};
 pub struct CohortAnalysis {
     /// The `results.json` entry.
     pub results: CohortResults,
-    /// One row per subject of the cohort (efficacy population first derived, all enrolled).
-    pub derived: Vec<DerivedRow>,
-    /// Per endpoint of `tte_params`, in order, per row of `derived`: (time in the analysis
-    /// unit, CNSR) or `None` (column-wise: one vector per endpoint, not one per subject).
-    pub derived_tte: Vec<Vec<Option<(f64, u32)>>>,
+    /// The cohort's subjects (positions in the cut study's subjects), one row each of
+    /// `derived/<cohort>.csv`.
+    pub members: Vec<usize>,
+    /// Derivations per member, same order as `members` (empty without ADRS).
+    pub derived: Vec<DerivedSubject>,
+    /// Per endpoint of `tte_params`, in order, per member: (time in the analysis unit,
+    /// censored: CNSR ≠ 0) or `None` (column-wise: one vector per endpoint, not one per
+    /// subject; 16 bytes a member).
+    pub derived_tte: Vec<Vec<Option<(f64, bool)>>>,
     /// Kaplan–Meier fits per endpoint, in days (for figures).
     pub km: IndexMap<String, KaplanMeier>,
     /// Per-subject tumour data for waterfall/spider/swimmer figures.
@@ -292,21 +296,6 @@ pub fn index_tte(records: &[TteRecord], n_subjects: usize) -> TteIndex<'_> {
     index
 }
 
-/// One row of `derived/<cohort>.csv`.
-#[derive(Debug, Clone)]
-pub struct DerivedRow {
-    /// The subject's position in the (cut) study's subjects.
-    pub subject: usize,
-    /// In the efficacy population.
-    pub efficacy: bool,
-    /// Best overall response code (empty without ADRS).
-    pub bor: &'static str,
-    /// Date of the BOR record.
-    pub bor_date: Option<Date>,
-    /// Why the subject got its BOR.
-    pub bor_reason: String,
-}
-
 /// Tumour-burden and timeline data of one subject, for figures (times in the analysis unit).
 #[derive(Debug, Clone)]
 pub struct SubjectTumour {
@@ -339,9 +328,9 @@ pub struct CohortInput<'a> {
     /// The study tables, already cut.
     pub data: &'a StudyData,
     /// Subjects of the cohort (indices into `data.subjects`).
-    pub members: &'a [usize],
+    pub members: Vec<usize>,
     /// Derivations per member, same order as `members` (empty without ADRS).
-    pub derived: &'a [DerivedSubject],
+    pub derived: Vec<DerivedSubject>,
     /// ADTTE by (PARAMCD, USUBJID), when ADTTE is given.
     pub tte_index: Option<&'a TteIndex<'a>>,
 }
@@ -357,7 +346,7 @@ fn ci_err(cohort: &str, what: &str, e: impl std::fmt::Display) -> Error {
 const BOR_WARNINGS_LISTED: usize = 20;
 
 /// Computes every endpoint of one cohort.
-pub fn analyse_cohort(input: &CohortInput<'_>) -> Result<CohortAnalysis> {
+pub fn analyse_cohort(input: CohortInput<'_>) -> Result<CohortAnalysis> {
     let a = input.analysis;
     let id = input.cohort.id.as_str();
     let unit = a.time_unit.days();
@@ -439,7 +428,7 @@ pub fn analyse_cohort(input: &CohortInput<'_>) -> Result<CohortAnalysis> {
     // (time in the analysis unit, CNSR) for endpoint e.
     let mut tte = IndexMap::new();
     let mut km_fits = IndexMap::new();
-    let mut values: Vec<Vec<Option<(f64, u32)>>> = Vec::with_capacity(a.tte_params.len());
+    let mut values: Vec<Vec<Option<(f64, bool)>>> = Vec::with_capacity(a.tte_params.len());
     for (endpoint, paramcd) in &a.tte_params {
         let mut column = vec![None; subjects.len()];
         let mut times = Vec::with_capacity(efficacy.len());
@@ -457,7 +446,7 @@ pub fn analyse_cohort(input: &CohortInput<'_>) -> Result<CohortAnalysis> {
                 if let Some(r) = record {
                     times.push(r.days);
                     events.push(r.status == Status::Event);
-                    column[i] = Some((r.days / unit, r.cnsr));
+                    column[i] = Some((r.days / unit, r.cnsr != 0));
                 }
             }
         } else {
@@ -465,7 +454,7 @@ pub fn analyse_cohort(input: &CohortInput<'_>) -> Result<CohortAnalysis> {
                 if let Some(t) = derived_of(i).and_then(|d| derived_endpoint(d, endpoint)) {
                     times.push(t.days);
                     events.push(t.status == Status::Event);
-                    column[i] = Some((t.days / unit, t.cnsr));
+                    column[i] = Some((t.days / unit, t.cnsr != 0));
                 }
             }
             if !matches!(endpoint.as_str(), "PFS" | "OS" | "DOR") {
@@ -511,22 +500,7 @@ pub fn analyse_cohort(input: &CohortInput<'_>) -> Result<CohortAnalysis> {
         Some(safety_results(&subjects, &input.data.adverse_events))
     };
 
-    let derived = subjects
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let d = derived_of(i);
-            DerivedRow {
-                subject: input.members.get(i).copied().unwrap_or_default(),
-                efficacy: s.efficacy,
-                bor: d.map(|d| bor_category(d.bor.bor)).unwrap_or_default(),
-                bor_date: d.and_then(|d| d.bor.date),
-                bor_reason: d.map(|d| d.bor.reason.clone()).unwrap_or_default(),
-            }
-        })
-        .collect();
-
-    let tumour = tumour_data(input, &subjects);
+    let tumour = tumour_data(&input, &subjects);
 
     Ok(CohortAnalysis {
         results: CohortResults {
@@ -551,7 +525,8 @@ pub fn analyse_cohort(input: &CohortInput<'_>) -> Result<CohortAnalysis> {
             warnings,
             abstract_length: None,
         },
-        derived,
+        members: input.members,
+        derived: input.derived,
         derived_tte: values,
         km: km_fits,
         tumour,
