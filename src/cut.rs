@@ -24,14 +24,15 @@ pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, St
         has_adtr: data.has_adtr,
         ..StudyData::default()
     };
-    // Old subject position → new one, for the records that point at subjects.
-    let mut position: Vec<Option<usize>> = Vec::with_capacity(data.subjects.len());
+    // Old subject position → new one, for the records that point at subjects (a new
+    // position is at most the old one, which fits a record's `u32`).
+    let mut position: Vec<Option<u32>> = Vec::with_capacity(data.subjects.len());
     for s in &data.subjects {
         if s.enrolled.or(s.trt_start).is_some_and(|d| d > cutoff) {
             position.push(None);
             continue;
         }
-        position.push(Some(out.subjects.len()));
+        position.push(u32::try_from(out.subjects.len()).ok());
         let mut s = s.clone();
         if s.death.is_some_and(|d| d > cutoff) {
             s.death = None;
@@ -65,12 +66,12 @@ pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, St
         .cloned()
         .collect();
     for r in &data.tte {
-        let Some(subject) = position.get(r.subject).copied().flatten() else {
+        let Some(subject) = position.get(r.position()).copied().flatten() else {
             continue;
         };
         // The id, for the two messages below only (looking it up per record touched every
         // subject).
-        let usubjid = || data.subjects.get(r.subject).map_or("", |s| &*s.usubjid);
+        let usubjid = || data.subjects.get(r.position()).map_or("", |s| &*s.usubjid);
         let mut r = r.clone();
         r.subject = subject;
         match (r.start, r.date) {
@@ -130,7 +131,7 @@ pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, St
 /// from a file, by table).
 fn tte_error(data: &StudyData, r: &TteRecord, column: &str, message: String) -> Error {
     match &data.adtte_file {
-        Some(file) if r.line > 0 => Error::cell(file, r.line, column, message),
+        Some(file) if r.line > 0 => Error::cell(file, u64::from(r.line), column, message),
         _ => Error::Other(format!("ADTTE: {message}")),
     }
 }

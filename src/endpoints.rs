@@ -289,7 +289,7 @@ pub fn index_tte(records: &[TteRecord], n_subjects: usize) -> TteIndex<'_> {
         let column = index
             .entry(&*r.paramcd)
             .or_insert_with(|| vec![None; n_subjects]);
-        if let Some(slot) = column.get_mut(r.subject) {
+        if let Some(slot) = column.get_mut(r.position()) {
             *slot = Some(r);
         }
     }

@@ -1712,20 +1712,20 @@ pub fn read_adtte(table: &CsvTable, known: &KnownSubjects<'_>) -> Result<Vec<Tte
                 params.len() - 1
             }
         };
-        let first_time = match seen_bits.get_mut(r.subject) {
+        let first_time = match seen_bits.get_mut(r.position()) {
             Some(bits) if param < 64 => {
                 let fresh = *bits & (1 << param) == 0;
                 *bits |= 1 << param;
                 fresh
             }
-            _ => seen_many.insert((r.subject, param)),
+            _ => seen_many.insert((r.position(), param)),
         };
         if !first_time {
             return Err(table.row(k).error(
                 columns.param,
                 format!(
                     "subject `{}` has two `{}` records; expected one per subject and parameter",
-                    known.id(r.subject),
+                    known.id(r.position()),
                     r.paramcd
                 ),
             ));
@@ -1762,6 +1762,12 @@ impl AdtteColumns {
         let row = table.row(r);
         let usubjid = row.text(Some(self.id))?;
         let subject = require_subject(&row, self.id, usubjid, known, hint)?;
+        let (Ok(subject), Ok(line)) = (u32::try_from(subject), u32::try_from(row.line())) else {
+            return Err(row.error(
+                self.id,
+                "over 4 billion subjects or lines; readout reads smaller files",
+            ));
+        };
         let paramcd = row.text(Some(self.param))?;
         if paramcd.is_empty() {
             return Err(row.error(self.param, "PARAMCD is empty; expected a parameter code"));
@@ -1825,7 +1831,7 @@ impl AdtteColumns {
             cnsr,
             start: row.date(self.start)?,
             date: row.date(self.adt)?,
-            line: row.line(),
+            line,
         })
     }
 }

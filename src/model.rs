@@ -249,8 +249,9 @@ pub enum Status {
 /// One ADTTE row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TteRecord {
-    /// Position of the subject in the study's subject list (ADSL order).
-    pub subject: usize,
+    /// Position of the subject in the study's subject list (ADSL order). Positions and lines
+    /// are `u32` (a data file is at most 1 GiB): a record is 48 bytes, not 56.
+    pub subject: u32,
     /// `PARAMCD` (one allocation per parameter).
     pub paramcd: Arc<str>,
     /// `AVAL`, in days.
@@ -264,7 +265,14 @@ pub struct TteRecord {
     /// `ADT`
     pub date: Option<Date>,
     /// Line in the ADTTE file (observation number for SAS files), for error messages.
-    pub line: u64,
+    pub line: u32,
+}
+
+impl TteRecord {
+    /// The subject's position in the study's subject list.
+    pub fn position(&self) -> usize {
+        self.subject as usize
+    }
 }
 
 impl TteRecord {
@@ -352,10 +360,11 @@ mod tests {
     }
 
     #[test]
-    fn a_subject_fits_in_88_bytes_with_its_id_inline() {
+    fn a_subject_fits_in_88_bytes_with_its_id_inline_and_a_record_in_48() {
         // 10^7 subjects are held at once: each byte here is 10 MB of fresh memory.
         assert_eq!(std::mem::size_of::<Columns>(), 24);
         assert!(std::mem::size_of::<Subject>() <= 88);
+        assert_eq!(std::mem::size_of::<TteRecord>(), 48);
         let id: SubjectId = "CDISCPILOT01-01-701-1015".into(); // 24 bytes: no allocation
         assert!(!id.is_heap_allocated());
         let mut a = Columns::default();
