@@ -89,7 +89,9 @@ fn derive_and_analyse(c: &mut Criterion) {
             |b| {
                 b.iter(|| {
                     for plan in &plans {
-                        black_box(build::build_cutoff(&study, plan, renderer).ok());
+                        let sink = readout::write::FolderSink::in_memory();
+                        black_box(build::build_cutoff(&study, plan, renderer, &sink).ok());
+                        black_box(sink.into_files());
                     }
                 })
             },

@@ -20,7 +20,7 @@ use crate::load::{self, InputFile, StudyData};
 use crate::model::{Assessment, Date, Subject};
 use crate::render::Renderer;
 use crate::timing;
-use crate::write::{self, OutputFile};
+use crate::write::{self, FolderSink, OutputFile};
 
 /// What the command line adds to a config.
 #[derive(Debug, Clone, Default)]
@@ -483,11 +483,13 @@ pub struct CohortFailure {
     pub error: String,
 }
 
-/// One cut-off folder, in memory: its files, and the cohorts that failed.
+/// One cut-off folder built (its files went to the build's [`FolderSink`]): the cohorts
+/// built and the cohorts that failed.
 #[derive(Debug)]
 pub struct CutoffBuild {
-    /// Every file of the folder (empty when every cohort failed).
-    pub files: Vec<OutputFile>,
+    /// Whether the folder has files (false when every cohort failed: nothing was given to
+    /// the sink, and no folder is to be written).
+    pub has_files: bool,
     /// One line per cohort built.
     pub summaries: Vec<CohortSummary>,
     /// Cohorts that failed; the others are still built.
@@ -568,6 +570,7 @@ pub fn build_cutoff(
     study: &LoadedStudy,
     plan: &CutoffPlan,
     renderer: &Renderer,
+    sink: &FolderSink,
 ) -> Result<CutoffBuild> {
     let cfg = &study.config;
     let cut = timing::stage("cut", || apply_cutoff(&study.data, plan.cutoff))?;
@@ -580,23 +583,29 @@ pub fn build_cutoff(
         CutData::for_cohorts(&cut, plan.cutoff, &cohorts)
     });
     // rayon's collect keeps the input order, so the output does not depend on thread count.
-    let outcomes: Vec<Result<CohortBuild>> = cohorts
+    // A cohort's files go to the sink as soon as it is built (the outer `Result` is the
+    // sink's: an output that cannot be written stops the build; the inner one the cohort's).
+    let outcomes: Vec<Result<Result<CohortBuild>>> = cohorts
         .par_iter()
         .map(|cohort| {
             timing::stage(&format!("cohort {}", cohort.id), || {
-                build_cohort(study, &at, cohort, renderer)
+                match build_cohort(study, &at, cohort, renderer) {
+                    Ok(mut built) => {
+                        sink.put(std::mem::take(&mut built.files))?;
+                        Ok(Ok(built))
+                    }
+                    Err(e) => Ok(Err(e)),
+                }
             })
         })
         .collect();
-    let mut files = Vec::new();
     let mut analyses = Vec::new();
     let mut summaries = Vec::new();
     let mut failures = Vec::new();
     let mut curves = Vec::new();
     for (cohort, outcome) in cohorts.iter().zip(outcomes) {
-        match outcome {
+        match outcome? {
             Ok(built) => {
-                files.extend(built.files);
                 summaries.push(built.summary);
                 analyses.push(built.results);
                 curves.extend(built.curves);
@@ -609,31 +618,33 @@ pub fn build_cutoff(
     }
     if analyses.is_empty() {
         return Ok(CutoffBuild {
-            files: Vec::new(),
+            has_files: false,
             summaries,
             failures,
         });
     }
-    files.extend(figures::study_km_figures(
+    let (study_figures, notes) = figures::study_km_figures(
         &curves,
         cfg.config
             .output
             .formats
             .contains(&crate::config::Format::Png),
-    )?);
+    )?;
+    sink.put(study_figures)?;
+    let warnings: Vec<String> = cut.warnings.iter().cloned().chain(notes).collect();
     if cfg
         .config
         .output
         .formats
         .contains(&crate::config::Format::Html)
     {
-        files.push(documents::render_index(
+        sink.put(vec![documents::render_index(
             cfg,
             plan.cutoff,
             &analyses,
-            &files,
+            &sink.paths()?,
             renderer,
-        )?);
+        )?])?;
     }
     let header = StudyHeader {
         id: &cfg.config.study.id,
@@ -646,13 +657,13 @@ pub fn build_cutoff(
         time_unit: cfg.analysis_for_study().time_unit.name(),
         readout_version: env!("CARGO_PKG_VERSION"),
         cohorts: analyses.iter().collect(),
-        warnings: &cut.warnings,
+        warnings: &warnings,
         failures: &failures,
     };
-    files.push(OutputFile {
+    sink.put(vec![OutputFile {
         path: "results.json".to_string(),
         bytes: to_json(&results)?,
-    });
+    }])?;
     let manifest = Manifest {
         readout_version: env!("CARGO_PKG_VERSION"),
         config: InputFile {
@@ -660,14 +671,14 @@ pub fn build_cutoff(
             sha256: load::sha256_hex(&cfg.bytes),
         },
         inputs: &study.data.inputs,
-        outputs: write::manifest_entries(&files),
+        outputs: sink.manifest_entries()?,
     };
-    files.push(OutputFile {
+    sink.put(vec![OutputFile {
         path: "manifest.json".to_string(),
         bytes: to_json(&manifest)?,
-    });
+    }])?;
     Ok(CutoffBuild {
-        files,
+        has_files: true,
         summaries,
         failures,
     })
@@ -788,7 +799,8 @@ pub fn dry_build(study: &LoadedStudy, opts: &BuildOptions) -> Result<Vec<CohortF
     study.with_renderer(|renderer| {
         let mut failures = Vec::new();
         for p in &plan(&study.config, opts) {
-            failures.extend(build_cutoff(study, p, renderer)?.failures);
+            let sink = FolderSink::in_memory();
+            failures.extend(build_cutoff(study, p, renderer, &sink)?.failures);
         }
         Ok(failures)
     })
@@ -804,14 +816,7 @@ fn build_folders(
     let cfg = &study.config;
     let root = output_root(cfg, opts.out.as_deref());
     let plans = plan(cfg, opts);
-    let write_folder = |p: &CutoffPlan, cutoff: CutoffBuild| -> Result<BuiltFolder> {
-        let path = if cutoff.files.is_empty() {
-            None
-        } else {
-            let target = root.join(p.folder_name());
-            write::write_folder_atomically(&target, &cutoff.files)?;
-            Some(target)
-        };
+    let folder = |p: &CutoffPlan, cutoff: CutoffBuild, path: Option<PathBuf>| {
         let folder = BuiltFolder {
             study: cfg.config.study.id.clone(),
             path,
@@ -820,19 +825,23 @@ fn build_folders(
             failures: cutoff.failures,
         };
         on_folder(&folder);
-        Ok(folder)
+        folder
     };
     if opts.strict {
         // Every abstract is measured before any folder is written: an overrun anywhere leaves
         // the output untouched. The cut-offs are built once and kept in memory until then.
-        let cutoffs: Vec<CutoffBuild> = plans
+        let cutoffs: Vec<(CutoffBuild, Vec<OutputFile>)> = plans
             .par_iter()
-            .map(|p| build_cutoff(study, p, renderer))
+            .map(|p| {
+                let sink = FolderSink::in_memory();
+                let cutoff = build_cutoff(study, p, renderer, &sink)?;
+                Ok((cutoff, sink.into_files()))
+            })
             .collect::<Result<Vec<_>>>()?;
         let overruns: Vec<String> = plans
             .iter()
             .zip(&cutoffs)
-            .flat_map(|(p, c)| abstract_overruns(p, &c.summaries))
+            .flat_map(|(p, (c, _))| abstract_overruns(p, &c.summaries))
             .collect();
         if !overruns.is_empty() {
             return Err(Error::Other(format!(
@@ -843,13 +852,34 @@ fn build_folders(
         let built: Vec<Result<BuiltFolder>> = plans
             .par_iter()
             .zip(cutoffs.into_par_iter())
-            .map(|(p, cutoff)| write_folder(p, cutoff))
+            .map(|(p, (cutoff, files))| {
+                let path = if cutoff.has_files {
+                    let target = root.join(p.folder_name());
+                    write::write_folder_atomically(&target, files)?;
+                    Some(target)
+                } else {
+                    None
+                };
+                Ok(folder(p, cutoff, path))
+            })
             .collect();
         return built.into_iter().collect();
     }
+    // Each folder's files are written into its staging folder as its cohorts are built.
     let built: Vec<Result<BuiltFolder>> = plans
         .par_iter()
-        .map(|p| write_folder(p, build_cutoff(study, p, renderer)?))
+        .map(|p| {
+            let target = root.join(p.folder_name());
+            let sink = FolderSink::staging(&target);
+            let cutoff = build_cutoff(study, p, renderer, &sink)?;
+            let path = if cutoff.has_files {
+                sink.finish()?;
+                Some(target)
+            } else {
+                None
+            };
+            Ok(folder(p, cutoff, path))
+        })
         .collect();
     built.into_iter().collect()
 }

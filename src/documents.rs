@@ -164,12 +164,13 @@ pub struct Link {
 }
 
 /// `index.html` of a cut-off folder: links to every cohort's documents and figures among
-/// `files`, plus `results.json` and `manifest.json` (which are written beside it).
+/// `paths` (the folder's files so far), plus `results.json` and `manifest.json` (which are
+/// written beside it).
 pub fn render_index(
     cfg: &LoadedConfig,
     cutoff: Option<Date>,
     cohorts: &[CohortResults],
-    files: &[OutputFile],
+    paths: &[String],
     renderer: &Renderer,
 ) -> Result<OutputFile> {
     const DOCUMENTS: [(&str, &str); 6] = [
@@ -180,7 +181,7 @@ pub fn render_index(
         ("abstract.docx", "Abstract (Word)"),
         ("report.docx", "Report (Word)"),
     ];
-    let has = |path: &str| files.iter().any(|f| f.path == path);
+    let has = |path: &str| paths.iter().any(|p| p == path);
     let rows = cohorts
         .iter()
         .map(|c| {
@@ -194,16 +195,15 @@ pub fn render_index(
                 })
                 .collect();
             let prefix = format!("{}/figures/", c.id);
-            let mut figures: Vec<Link> = files
+            let mut figures: Vec<Link> = paths
                 .iter()
-                .filter(|f| f.path.starts_with(&prefix) && f.path.ends_with(".svg"))
-                .map(|f| Link {
-                    label: f
-                        .path
+                .filter(|p| p.starts_with(&prefix) && p.ends_with(".svg"))
+                .map(|p| Link {
+                    label: p
                         .trim_start_matches(&prefix)
                         .trim_end_matches(".svg")
                         .to_string(),
-                    href: f.path.clone(),
+                    href: p.clone(),
                 })
                 .collect();
             figures.sort_by(|a, b| a.href.cmp(&b.href));
@@ -224,14 +224,11 @@ pub fn render_index(
             href: "manifest.json".to_string(),
         },
     ];
-    let mut derived: Vec<&OutputFile> = files
-        .iter()
-        .filter(|f| f.path.starts_with("derived/"))
-        .collect();
-    derived.sort_by(|a, b| a.path.cmp(&b.path));
-    study_files.extend(derived.into_iter().map(|f| Link {
-        label: f.path.clone(),
-        href: f.path.clone(),
+    let mut derived: Vec<&String> = paths.iter().filter(|p| p.starts_with("derived/")).collect();
+    derived.sort();
+    study_files.extend(derived.into_iter().map(|p| Link {
+        label: p.clone(),
+        href: p.clone(),
     }));
     let context = IndexContext {
         study: &cfg.config.study,

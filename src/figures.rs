@@ -205,17 +205,24 @@ pub fn thin_steps(points: Vec<KmPoint>) -> Vec<KmPoint> {
     out
 }
 
+/// Most cohorts drawn in one study-level Kaplan–Meier figure: each has a curve and a row of
+/// the number-at-risk table (1,000 cohorts made a figure 47,000 pixels tall, too large for a
+/// PNG, and no reader can tell 1,000 curves apart).
+pub const MAX_STUDY_KM_COHORTS: usize = 20;
+
 /// Study-level Kaplan–Meier figures: for each endpoint that two or more cohorts of a cut-off
 /// have, in the same time unit, one plot with every cohort and a shared number-at-risk table
-/// (`figures/km-<endpoint>.svg` in the cut-off folder).
+/// (`figures/km-<endpoint>.svg` in the cut-off folder). Above [`MAX_STUDY_KM_COHORTS`]
+/// cohorts the figure is skipped, with a note (for the cut-off's `results.json` warnings).
 pub fn study_km_figures(
     curves: &[(String, crate::config::TimeUnit, KmSeries)],
     png: bool,
-) -> Result<Vec<OutputFile>> {
+) -> Result<(Vec<OutputFile>, Vec<String>)> {
     let mut endpoints: Vec<&str> = curves.iter().map(|c| c.0.as_str()).collect();
     endpoints.sort_unstable();
     endpoints.dedup();
     let mut files = Vec::new();
+    let mut notes = Vec::new();
     for endpoint in endpoints {
         let of_endpoint: Vec<&(String, crate::config::TimeUnit, KmSeries)> =
             curves.iter().filter(|c| c.0 == endpoint).collect();
@@ -223,6 +230,14 @@ pub fn study_km_figures(
             continue;
         };
         if of_endpoint.len() < 2 || of_endpoint.iter().any(|c| c.1 != first.1) {
+            continue;
+        }
+        if of_endpoint.len() > MAX_STUDY_KM_COHORTS {
+            notes.push(format!(
+                "figure figures/km-{} skipped: {} cohorts; the all-cohort Kaplan–Meier figure is drawn for at most {MAX_STUDY_KM_COHORTS} (each cohort's own figure is drawn)",
+                endpoint.to_ascii_lowercase(),
+                of_endpoint.len()
+            ));
             continue;
         }
         let series: Vec<KmSeries> = of_endpoint.iter().map(|c| c.2.clone()).collect();
@@ -260,7 +275,7 @@ pub fn study_km_figures(
             Err(e) => return Err(Error::Other(format!("figure figures/{name}.svg: {e}"))),
         }
     }
-    Ok(files)
+    Ok((files, notes))
 }
 
 /// Draws every figure of a cohort.
@@ -424,6 +439,37 @@ mod tests {
             n_event: 1,
             n_censor: 0,
         }
+    }
+
+    /// The all-cohort figure is drawn for up to MAX_STUDY_KM_COHORTS cohorts (as SVG and
+    /// PNG), and skipped with a note above: 1,000 cohorts made a PNG too large to encode.
+    #[test]
+    fn the_all_cohort_km_figure_is_skipped_with_a_note_above_its_cohort_limit() {
+        let curves = |n: usize| -> Vec<(String, crate::config::TimeUnit, KmSeries)> {
+            (0..n)
+                .map(|c| {
+                    let points = (0..20).map(|i| point(i as f64 + 0.5, 100 - i)).collect();
+                    let series = KmSeries {
+                        label: format!("cohort {c}"),
+                        points,
+                        n: 100,
+                        median: None,
+                        median_label: String::new(),
+                    };
+                    ("OS".to_string(), crate::config::TimeUnit::Months, series)
+                })
+                .collect()
+        };
+        let (files, notes) = study_km_figures(&curves(MAX_STUDY_KM_COHORTS), true).unwrap();
+        let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["figures/km-os.png", "figures/km-os.svg"]);
+        assert!(notes.is_empty());
+        let (files, notes) = study_km_figures(&curves(1000), true).unwrap();
+        assert!(files.is_empty());
+        assert_eq!(
+            notes,
+            [format!("figure figures/km-os skipped: 1000 cohorts; the all-cohort Kaplan–Meier figure is drawn for at most {MAX_STUDY_KM_COHORTS} (each cohort's own figure is drawn)")]
+        );
     }
 
     #[test]

@@ -44,24 +44,180 @@ fn safe_relative(path: &str) -> Option<PathBuf> {
     Some(out)
 }
 
-/// SHA-256 entries of the files, in path order, hashed in parallel (the derived CSVs of a
-/// large study are tens of megabytes).
-pub fn manifest_entries(files: &[OutputFile]) -> Vec<ManifestEntry> {
-    use rayon::prelude::*;
-    let mut entries: Vec<ManifestEntry> = files
-        .par_iter()
-        .map(|f| ManifestEntry {
-            path: f.path.clone(),
-            sha256: sha256_hex(&f.bytes),
-        })
-        .collect();
-    entries.sort_by(|a, b| a.path.cmp(&b.path));
-    entries
+/// Where a cut-off folder's files go as the build makes them, hashed for the manifest on the
+/// way. In memory (`readout check`, `--strict`, benchmarks), or into a staging folder beside
+/// the target (`.tmp-NAME-PID`), written as each cohort is built so that a build holds no
+/// more than the cohorts in flight (a cohort of a large study has a derived CSV of tens of
+/// MB; 1,000 cohorts with PNG held 1.5 GiB). [`FolderSink::finish`] moves the staging folder
+/// into place; a sink dropped unfinished removes it, so the folder appears whole or not at
+/// all. Nothing touches the disk before the first file.
+pub struct FolderSink {
+    /// The target folder; `None` in memory.
+    target: Option<PathBuf>,
+    state: std::sync::Mutex<SinkState>,
 }
 
-/// Writes `files` as the folder `target`, replacing an earlier build of the same folder
-/// only once the new one is complete.
-pub fn write_folder_atomically(target: &Path, files: &[OutputFile]) -> Result<()> {
+#[derive(Default)]
+struct SinkState {
+    /// The staging folder, once created.
+    staging: Option<PathBuf>,
+    /// Files kept (in memory only).
+    files: Vec<OutputFile>,
+    /// Paths in the order they came, with their SHA-256.
+    entries: Vec<ManifestEntry>,
+    seen: std::collections::HashSet<PathBuf>,
+    made: std::collections::BTreeSet<PathBuf>,
+}
+
+impl FolderSink {
+    /// Files kept in memory ([`FolderSink::into_files`]).
+    pub fn in_memory() -> FolderSink {
+        FolderSink {
+            target: None,
+            state: Default::default(),
+        }
+    }
+
+    /// Files written under a staging folder for `target`.
+    pub fn staging(target: &Path) -> FolderSink {
+        FolderSink {
+            target: Some(target.to_path_buf()),
+            state: Default::default(),
+        }
+    }
+
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, SinkState>> {
+        self.state
+            .lock()
+            .map_err(|_| Error::Other("an output writer failed".to_string()))
+    }
+
+    /// Takes files: hashes them and keeps or writes them (in parallel). A path that would
+    /// leave the folder or that came before is refused.
+    pub fn put(&self, files: Vec<OutputFile>) -> Result<()> {
+        use rayon::prelude::*;
+        let paths: Vec<Option<PathBuf>> = match &self.target {
+            None => vec![None; files.len()],
+            Some(target) => {
+                let mut state = self.lock()?;
+                let staging = match &state.staging {
+                    Some(staging) => staging.clone(),
+                    None => {
+                        let staging = create_staging(target)?;
+                        state.staging = Some(staging.clone());
+                        staging
+                    }
+                };
+                let mut paths = Vec::with_capacity(files.len());
+                for f in &files {
+                    let rel = safe_relative(&f.path).ok_or_else(|| {
+                        Error::Other(format!(
+                            "output path `{}` would leave the output folder; refusing to write it",
+                            f.path
+                        ))
+                    })?;
+                    let path = staging.join(rel);
+                    if !state.seen.insert(path.clone()) {
+                        // Written in parallel, two files of one path would interleave: never two.
+                        return Err(Error::Other(format!(
+                            "two output files have the path `{}`; refusing to write either",
+                            f.path
+                        )));
+                    }
+                    if let Some(dir) = path.parent() {
+                        if state.made.insert(dir.to_path_buf()) {
+                            std::fs::create_dir_all(dir)
+                                .map_err(|e| Error::io(dir, "cannot create output folder", e))?;
+                        }
+                    }
+                    paths.push(Some(path));
+                }
+                paths
+            }
+        };
+        // Hashed and written in parallel; the first error in file order is reported.
+        let entries = files
+            .par_iter()
+            .zip(paths)
+            .map(|(f, path)| {
+                if let Some(path) = path {
+                    std::fs::write(&path, &f.bytes)
+                        .map_err(|e| Error::io(&path, "cannot write", e))?;
+                }
+                Ok(ManifestEntry {
+                    path: f.path.clone(),
+                    sha256: sha256_hex(&f.bytes),
+                })
+            })
+            .collect::<Vec<Result<ManifestEntry>>>()
+            .into_iter()
+            .collect::<Result<Vec<_>>>()?;
+        let mut state = self.lock()?;
+        state.entries.extend(entries);
+        if self.target.is_none() {
+            state.files.extend(files);
+        }
+        Ok(())
+    }
+
+    /// The paths taken so far, in the order they came.
+    pub fn paths(&self) -> Result<Vec<String>> {
+        Ok(self
+            .lock()?
+            .entries
+            .iter()
+            .map(|e| e.path.clone())
+            .collect())
+    }
+
+    /// The manifest entries of the files taken so far, in path order.
+    pub fn manifest_entries(&self) -> Result<Vec<ManifestEntry>> {
+        let mut entries = self.lock()?.entries.clone();
+        entries.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(entries)
+    }
+
+    /// The files kept (empty for a staging sink).
+    pub fn into_files(self) -> Vec<OutputFile> {
+        self.state
+            .lock()
+            .map(|mut state| std::mem::take(&mut state.files))
+            .unwrap_or_default()
+    }
+
+    /// Moves the staging folder into place as the target, replacing an earlier build of it
+    /// (a folder with no files is created empty). Nothing to do in memory.
+    pub fn finish(self) -> Result<()> {
+        let Some(target) = &self.target else {
+            return Ok(());
+        };
+        let mut state = self.lock()?;
+        let staging = match state.staging.take() {
+            Some(staging) => staging,
+            None => create_staging(target)?,
+        };
+        let result = swap_into_place(&staging, target);
+        if result.is_err() {
+            let _ = std::fs::remove_dir_all(&staging);
+        }
+        result
+    }
+}
+
+impl Drop for FolderSink {
+    fn drop(&mut self) {
+        // Unfinished: the partial folder goes.
+        if let Ok(state) = self.state.get_mut() {
+            if let Some(staging) = state.staging.take() {
+                let _ = std::fs::remove_dir_all(staging);
+            }
+        }
+    }
+}
+
+/// Creates the staging folder for `target` (its parent first), after removing folders that
+/// killed builds of it left.
+fn create_staging(target: &Path) -> Result<PathBuf> {
     let parent = target
         .parent()
         .ok_or_else(|| Error::Other(format!("{}: has no parent folder", target.display())))?;
@@ -77,54 +233,17 @@ pub fn write_folder_atomically(target: &Path, files: &[OutputFile]) -> Result<()
         std::fs::remove_dir_all(&staging)
             .map_err(|e| Error::io(&staging, "cannot remove old temporary folder", e))?;
     }
-    let result = write_all(&staging, files).and_then(|()| swap_into_place(&staging, target));
-    if result.is_err() {
-        let _ = std::fs::remove_dir_all(&staging);
-    }
-    result
+    std::fs::create_dir_all(&staging)
+        .map_err(|e| Error::io(&staging, "cannot create output folder", e))?;
+    Ok(staging)
 }
 
-fn write_all(staging: &Path, files: &[OutputFile]) -> Result<()> {
-    std::fs::create_dir_all(staging)
-        .map_err(|e| Error::io(staging, "cannot create output folder", e))?;
-    // Folders first, one after the other; then the files in parallel (the first error in
-    // file order is reported).
-    let mut paths = Vec::with_capacity(files.len());
-    let mut seen = std::collections::HashSet::with_capacity(files.len());
-    let mut made = std::collections::BTreeSet::new();
-    for f in files {
-        let rel = safe_relative(&f.path).ok_or_else(|| {
-            Error::Other(format!(
-                "output path `{}` would leave the output folder; refusing to write it",
-                f.path
-            ))
-        })?;
-        let path = staging.join(rel);
-        if !seen.insert(path.clone()) {
-            // Written in parallel, two files of one path would interleave: never two.
-            return Err(Error::Other(format!(
-                "two output files have the path `{}`; refusing to write either",
-                f.path
-            )));
-        }
-        if let Some(dir) = path.parent() {
-            if made.insert(dir.to_path_buf()) {
-                std::fs::create_dir_all(dir)
-                    .map_err(|e| Error::io(dir, "cannot create output folder", e))?;
-            }
-        }
-        paths.push(path);
-    }
-    use rayon::prelude::*;
-    paths
-        .par_iter()
-        .zip(files)
-        .map(|(path, f)| {
-            std::fs::write(path, &f.bytes).map_err(|e| Error::io(path, "cannot write", e))
-        })
-        .collect::<Vec<Result<()>>>()
-        .into_iter()
-        .collect()
+/// Writes `files` as the folder `target`, replacing an earlier build of the same folder
+/// only once the new one is complete.
+pub fn write_folder_atomically(target: &Path, files: Vec<OutputFile>) -> Result<()> {
+    let sink = FolderSink::staging(target);
+    sink.put(files)?;
+    sink.finish()
 }
 
 fn swap_into_place(staging: &Path, target: &Path) -> Result<()> {
@@ -198,19 +317,98 @@ mod tests {
             .map(|i| file(&format!("c{}/f{i}.txt", i % 7), &format!("file {i}")))
             .collect();
         let target = tmp.path().join("ok");
-        write_folder_atomically(&target, &files).expect("written");
+        write_folder_atomically(&target, files).expect("written");
         for i in 0..50 {
             let text = std::fs::read_to_string(target.join(format!("c{}/f{i}.txt", i % 7)));
             assert_eq!(text.expect("read"), format!("file {i}"));
         }
         let twice = [file("a/x.txt", "one"), file("a/x.txt", "two")];
         let target = tmp.path().join("twice");
-        let err = write_folder_atomically(&target, &twice).expect_err("refused");
+        let err = write_folder_atomically(&target, twice.to_vec()).expect_err("refused");
         assert!(
             err.to_string()
                 .contains("two output files have the path `a/x.txt`"),
             "{err}"
         );
         assert!(!target.exists());
+    }
+
+    /// A staging sink touches nothing before its first file, writes files as they come into
+    /// a staging folder beside the target, and moves it into place only when finished; one
+    /// dropped unfinished leaves the target (an earlier build) as it was and no staging folder.
+    #[test]
+    fn a_staging_sink_writes_as_files_come_and_appears_whole_or_not_at_all() {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let file = |path: &str, text: &str| OutputFile {
+            path: path.to_string(),
+            bytes: text.as_bytes().to_vec(),
+        };
+        let out = tmp.path().join("out");
+        let target = out.join("cut");
+        let listing = |dir: &Path| -> Vec<String> {
+            let mut names: Vec<String> = std::fs::read_dir(dir)
+                .map(|d| {
+                    d.flatten()
+                        .map(|e| e.file_name().to_string_lossy().to_string())
+                        .collect()
+                })
+                .unwrap_or_default();
+            names.sort();
+            names
+        };
+
+        let sink = FolderSink::staging(&target);
+        assert!(!out.exists(), "nothing before the first file");
+        sink.put(vec![
+            file("c1/a.md", "one"),
+            file("c1/figures/k.svg", "<svg/>"),
+        ])
+        .expect("put");
+        let staging = format!(".tmp-cut-{}", std::process::id());
+        assert_eq!(
+            listing(&out),
+            std::slice::from_ref(&staging),
+            "written into staging, not the target"
+        );
+        assert_eq!(
+            std::fs::read_to_string(out.join(&staging).join("c1/a.md")).expect("read"),
+            "one"
+        );
+        sink.put(vec![file("results.json", "{}")]).expect("put");
+        let err = sink
+            .put(vec![file("c1/a.md", "again")])
+            .expect_err("repeat");
+        assert!(
+            err.to_string()
+                .contains("two output files have the path `c1/a.md`"),
+            "{err}"
+        );
+        let entries = sink.manifest_entries().expect("entries");
+        let paths: Vec<&str> = entries.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(paths, ["c1/a.md", "c1/figures/k.svg", "results.json"]);
+        assert_eq!(entries[0].sha256, sha256_hex(b"one"));
+        sink.finish().expect("finish");
+        assert_eq!(listing(&out), ["cut"]);
+        assert_eq!(listing(&target), ["c1", "results.json"]);
+
+        // A second build of the same folder dropped half-way: the first build stays.
+        let sink = FolderSink::staging(&target);
+        sink.put(vec![file("c1/a.md", "two")]).expect("put");
+        assert_eq!(listing(&out).len(), 2, "the target and a staging folder");
+        drop(sink);
+        assert_eq!(listing(&out), ["cut"]);
+        assert_eq!(
+            std::fs::read_to_string(target.join("c1/a.md")).expect("read"),
+            "one"
+        );
+
+        // In memory: the files back in the order they came, nothing on disk.
+        let sink = FolderSink::in_memory();
+        sink.put(vec![file("b.txt", "b"), file("a.txt", "a")])
+            .expect("put");
+        assert_eq!(sink.paths().expect("paths"), ["b.txt", "a.txt"]);
+        let files = sink.into_files();
+        assert_eq!(files.len(), 2);
+        assert_eq!(files[1].bytes, b"a");
     }
 }
