@@ -25,17 +25,25 @@ if [ "${SKIP_PY:-0}" != 1 ] && python3 -c 'import lifelines, pandas' >/dev/null 
 [ $have_py = 1 ] || [ "${SKIP_PY:-0}" = 1 ] || echo "Python lifelines not found: lifelines timings skipped (pip install lifelines)"
 
 # min and median wall seconds of $repeats runs of a command; also peak RSS (KiB) of the last run.
+# A run that fails is reported with its exit status and its last lines of output (a failing
+# build is fast and must not pass for a result).
 time_it() {
-  local times=() rss=0 rssfile
+  local times=() rss=0 rssfile logfile failed=0
   rssfile=$(mktemp)
+  logfile=$(mktemp)
   for _ in $(seq "$repeats"); do
-    local t0 t1
+    local t0 t1 status=0
     t0=$(date +%s.%N)
-    /usr/bin/time -f '%M' -o "$rssfile" "$@" >/dev/null 2>&1 || true
+    /usr/bin/time -f '%M' -o "$rssfile" "$@" >"$logfile" 2>&1 || status=$?
     t1=$(date +%s.%N)
+    if [ "$status" != 0 ]; then failed=$status; fi
     rss=$(tail -1 "$rssfile")
     times+=("$(echo "$t1 - $t0" | bc -l)")
   done
+  if [ "$failed" != 0 ]; then
+    echo "FAILED (exit $failed): $(tail -3 "$logfile" | tr '\n' ' ')"
+    return
+  fi
   printf '%s\n' "${times[@]}" | sort -g | awk -v rss="$rss" '{a[NR]=$1} END {printf "min %.3f s  median %.3f s  peak RSS %.0f MiB\n", a[1], a[int((NR+1)/2)], rss/1024}'
 }
 
