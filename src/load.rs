@@ -15,12 +15,29 @@ use sha2::{Digest, Sha256};
 use crate::config::LoadedConfig;
 use crate::error::{Error, Result};
 use crate::model::{
-    AdverseEvent, Assessment, ColumnValue, Date, LesionSum, Response, Status, Subject, TteRecord,
+    AdverseEvent, Assessment, ColumnValue, Date, LesionSum, Response, Status, Subject, SubjectId,
+    TteRecord,
 };
 
 /// Largest data file read (1 GiB). Files are read whole into memory; an ADaM table of a trial
 /// is far smaller, so a larger file is a wrong path or a broken export, refused before reading.
 pub const MAX_DATA_FILE_BYTES: u64 = 1 << 30;
+
+/// Bytes read per part of a large ADSL or ADTTE file ([`CsvTable::read_parts`]).
+const PART_BYTES: usize = 16 << 20;
+
+/// Files larger than this are read in parts: below it, reading whole (in parallel with the
+/// other files) is faster, and the memory is small.
+const PARTS_ABOVE: u64 = 64 << 20;
+
+/// Whether a data file is a CSV file large enough to be read in parts.
+fn read_in_parts(path: &Path) -> bool {
+    let sas = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("xpt") || e.eq_ignore_ascii_case("sas7bdat"));
+    !sas && std::fs::metadata(path).is_ok_and(|m| m.len() > PARTS_ABOVE)
+}
 
 /// Longest CSV record (1 MiB): no ADaM row comes near it, so a longer one is a file without
 /// line ends or an unclosed quote, named by its line rather than parsed on.
@@ -66,7 +83,11 @@ pub struct InputFile {
 
 /// Hex SHA-256 of some bytes.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
+    digest_hex(Sha256::digest(bytes))
+}
+
+/// A SHA-256 digest in lower-case hex.
+fn digest_hex(digest: impl IntoIterator<Item = u8>) -> String {
     let mut out = String::with_capacity(64);
     for b in digest {
         out.push_str(&format!("{b:02x}"));
@@ -83,32 +104,19 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     let data = &cfg.config.data;
     let mut study = StudyData::default();
 
+    let adsl_path = cfg.data_path(&data.adsl);
+    let adtte_path = data.adtte.as_ref().map(|f| cfg.data_path(f));
+    // A large ADTTE is read in parts once ADSL is typed; a small one whole, with the others.
+    let adtte_in_parts = adtte_path.as_deref().is_some_and(read_in_parts);
     let files: Vec<Option<PathBuf>> = [
-        Some(&data.adsl),
         data.adrs.as_ref(),
-        data.adtte.as_ref(),
+        data.adtte.as_ref().filter(|_| !adtte_in_parts),
         data.adae.as_ref(),
         data.adtr.as_ref(),
     ]
     .into_iter()
     .map(|f| f.map(|f| cfg.data_path(f)))
     .collect();
-    // Collected whole, then the first error in config order: rayon's collect into a `Result`
-    // returns whichever error a thread met first.
-    let mut tables: Vec<Option<CsvTable>> = crate::timing::stage("  read files", || {
-        files
-            .par_iter()
-            .map(|path| path.as_deref().map(CsvTable::read).transpose())
-            .collect::<Vec<Result<Option<CsvTable>>>>()
-            .into_iter()
-            .collect::<Result<Vec<_>>>()
-    })?;
-    let mut take = |i: usize| tables.get_mut(i).and_then(Option::take);
-    let (adsl, adrs, adtte, adae, adtr) = (take(0), take(1), take(2), take(3), take(4));
-    let Some(adsl) = adsl else {
-        return Err(Error::Other("ADSL was not read".to_string()));
-    };
-
     // Only the columns the config filters on or summarises are kept per subject.
     let keep: FxHashSet<String> = cfg
         .config
@@ -121,14 +129,42 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
                 .chain(c.baseline.iter().map(|b| b.column.clone()))
         })
         .collect();
-    let known = crate::timing::stage("  typed adsl", || {
-        let converted = convert_adsl(&adsl, data.efficacy_flag.as_deref(), Some(&keep))?;
-        study.subjects = converted.subjects;
-        check_adsl_ids(&adsl, converted.c_id, &study.subjects, converted.row_error)
-    })?;
-    study.inputs.push(adsl.input_file());
+    // ADSL is typed as it is read (part by part when large: it is never held whole), while
+    // the other tables are read whole (but a large ADTTE). Their errors are collected whole,
+    // then the first in config order: rayon's collect into a `Result` returns whichever error
+    // a thread met first.
+    let mut adsl = AdslReader::new(data.efficacy_flag.as_deref(), Some(&keep));
+    let (adsl_input, tables) = rayon::join(
+        || {
+            crate::timing::stage("  typed adsl", || {
+                // A part as large as the largest file: read whole.
+                let part_bytes = if read_in_parts(&adsl_path) {
+                    PART_BYTES
+                } else {
+                    MAX_DATA_FILE_BYTES as usize
+                };
+                CsvTable::read_parts(&adsl_path, part_bytes, |table, first_row, expected| {
+                    adsl.part(table, first_row, expected)
+                })
+            })
+        },
+        || {
+            crate::timing::stage("  read files", || {
+                files
+                    .par_iter()
+                    .map(|path| path.as_deref().map(CsvTable::read).transpose())
+                    .collect::<Vec<Result<Option<CsvTable>>>>()
+            })
+        },
+    );
+    let adsl_input = adsl_input?;
+    study.subjects = std::mem::take(&mut adsl.subjects);
     // The other tables find subjects through `known`, which holds the subjects' own ids.
-    drop(adsl);
+    let known = adsl.check(&adsl_path, &study.subjects)?;
+    study.inputs.push(adsl_input);
+    let mut tables = tables.into_iter().collect::<Result<Vec<_>>>()?;
+    let mut take = |i: usize| tables.get_mut(i).and_then(Option::take);
+    let (adrs, adtte, adae, adtr) = (take(0), take(1), take(2), take(3));
 
     // The other tables only need ADSL's subjects: convert them in parallel.
     let related: HashSet<String> = analysis
@@ -143,7 +179,14 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
                 || {
                     rayon::join(
                         || adrs.as_ref().map(|t| read_adrs(t, &known)).transpose(),
-                        || adtte.as_ref().map(|t| read_adtte(t, &known)).transpose(),
+                        || match (&adtte, adtte_path.as_deref()) {
+                            (Some(table), _) => read_adtte(table, &known)
+                                .map(|rows| Some((rows, table.input_file()))),
+                            (None, Some(path)) if adtte_in_parts => {
+                                read_adtte_file(path, &known).map(Some)
+                            }
+                            _ => Ok(None),
+                        },
                     )
                 },
                 || {
@@ -175,11 +218,11 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
         ));
         study.inputs.push(table.input_file());
     }
-    if let (Some(table), Some(rows)) = (&adtte, tte?) {
+    if let (Some(path), Some((rows, input))) = (adtte_path, tte?) {
         study.tte = rows;
         study.has_adtte = true;
-        study.adtte_file = Some(table.path().to_path_buf());
-        study.inputs.push(table.input_file());
+        study.adtte_file = Some(path);
+        study.inputs.push(input);
     }
     if let (Some(table), Some((rows, warnings))) = (&adae, adverse_events?) {
         study.adverse_events = rows;
@@ -233,6 +276,7 @@ enum Layout {
 }
 
 /// The line numbers (1 = the header's line) of a table's rows.
+#[derive(Clone)]
 enum Lines {
     /// Row `r` is on line `first + r` (no blank lines between rows).
     From { first: u64, rows: usize },
@@ -531,10 +575,13 @@ impl CsvTable {
         }
         let (sha256, parsed) = rayon::join(
             || sha256_hex(&bytes),
-            || parse_csv(path, &bytes, split_in_place),
+            || parse_csv(path, &bytes, split_in_place, 0, true),
         );
-        let parsed = parsed?;
-        Ok(CsvTable {
+        Ok(CsvTable::from_parsed(path, sha256, bytes, parsed?))
+    }
+
+    fn from_parsed(path: &Path, sha256: String, bytes: Vec<u8>, parsed: Parsed) -> CsvTable {
+        CsvTable {
             path: path.to_path_buf(),
             sha256,
             headers: parsed.headers,
@@ -542,7 +589,120 @@ impl CsvTable {
             cells: Cells::new(parsed.cells.unwrap_or(bytes)),
             layout: parsed.layout,
             lines: parsed.lines,
+        }
+    }
+
+    /// Reads a data file in parts of whole rows and gives each to `each` in file order, with
+    /// the number of rows before it and an estimate of the file's rows: a large CSV file is
+    /// never held whole (at 10^7 subjects ADSL and ADTTE were 630 MB, the file bytes and row
+    /// offsets a third of the build's memory). Each part is a table of its own with the
+    /// file's header and line numbers; its cells, errors and line numbers are those of
+    /// [`CsvTable::read`]. A SAS file, a file of at most two parts, and a file with quotes or
+    /// old Mac line ends (whose rows may not end at a line feed) are read whole and given as
+    /// one part; so is any file whose first part does not parse, for the whole file's error.
+    /// A part given with 0 rows before it restarts the reading: `each` drops what it kept.
+    /// `each` returns `false` to stop (it met a bad row). The file's SHA-256 is computed
+    /// alongside.
+    pub fn read_parts(
+        path: &Path,
+        part_bytes: usize,
+        mut each: impl FnMut(&CsvTable, usize, usize) -> Result<bool> + Send,
+    ) -> Result<InputFile> {
+        let whole = |each: &mut dyn FnMut(&CsvTable, usize, usize) -> Result<bool>| {
+            let table = CsvTable::read(path)?;
+            each(&table, 0, table.len())?;
+            Ok(table.input_file())
+        };
+        let extension = path.extension().and_then(|e| e.to_str());
+        let csv = !extension
+            .is_some_and(|e| e.eq_ignore_ascii_case("xpt") || e.eq_ignore_ascii_case("sas7bdat"));
+        check_file_size(path)?;
+        let io = |e| Error::io(path, "cannot read data file", e);
+        let file_len = std::fs::metadata(path).map_err(io)?.len();
+        let part_bytes = part_bytes.max(1);
+        if !csv || file_len <= 2 * part_bytes as u64 {
+            return whole(&mut each);
+        }
+        let mut file = std::fs::File::open(path).map_err(io)?;
+        let mut hasher = Sha256::new();
+        let mut carry: Vec<u8> = Vec::new();
+        let mut part = read_part(
+            &mut file,
+            &[],
+            &mut carry,
+            Vec::new(),
+            part_bytes,
+            &mut hasher,
+        )
+        .map_err(io)?;
+        // The header line given to every part after the first.
+        let mut header: Option<Vec<u8>> = None;
+        let (mut rows_before, mut read, mut next_line) = (0usize, 0u64, 1u64);
+        let mut spare = Vec::new();
+        loop {
+            if !part.plain {
+                // Rows may span lines: the whole file (`each` drops any parts it was given).
+                return whole(&mut each);
+            }
+            read += part.read;
+            let first = header.is_none();
+            // Line 2 of a later part (its first data line) is line `next_line` of the file.
+            let shift = if first { 0 } else { next_line - 2 };
+            next_line += part.line_feeds;
+            let parsed = match parse_csv(path, &part.bytes, true, shift, first && part.at_end) {
+                Ok(parsed) => parsed,
+                // The whole file's error (an empty file, say, or one whose header is late).
+                Err(_) if first && !part.at_end => return whole(&mut each),
+                Err(e) => return Err(e),
+            };
+            let at_end = part.at_end;
+            let table = CsvTable::from_parsed(path, String::new(), part.bytes, parsed);
+            let header = header.get_or_insert_with(|| {
+                let mut line = table.headers.join(",").into_bytes();
+                line.push(b'\n');
+                line
+            });
+            let rows = table.len();
+            // The rows of the whole file, estimated from the bytes read so far.
+            let expected = if at_end {
+                rows_before + rows
+            } else {
+                ((rows_before + rows) as f64 * file_len as f64 / read.max(1) as f64).ceil() as usize
+            };
+            // The next part is read (and hashed) while this one's rows are converted.
+            let (go_on, next) = rayon::join(
+                || each(&table, rows_before, expected),
+                || {
+                    (!at_end).then(|| {
+                        let buf = std::mem::take(&mut spare);
+                        read_part(&mut file, header, &mut carry, buf, part_bytes, &mut hasher)
+                    })
+                },
+            );
+            rows_before += rows;
+            spare = table.into_bytes();
+            let go_on = go_on?;
+            match next {
+                Some(next) if go_on => part = next.map_err(io)?,
+                Some(_) => break,
+                None if rows_before == 0 => return whole(&mut each), // no data rows
+                None => break,
+            }
+        }
+        Ok(InputFile {
+            path: path.display().to_string(),
+            sha256: digest_hex(hasher.finalize()),
         })
+    }
+
+    /// The table's byte buffer, for reuse.
+    fn into_bytes(self) -> Vec<u8> {
+        let mut bytes = match self.cells {
+            Cells::Text(text) => text.into_bytes(),
+            Cells::Bytes(bytes) => bytes,
+        };
+        bytes.clear();
+        bytes
     }
 
     /// Number of data rows.
@@ -555,16 +715,17 @@ impl CsvTable {
         self.len() == 0
     }
 
+    /// The line number of data row `row` (from 0).
+    #[cfg(test)]
+    fn line(&self, row: usize) -> u64 {
+        self.lines.get(row)
+    }
+
     /// The raw bytes of a cell (empty when out of range).
     #[cfg(test)]
     fn cell(&self, row: usize, column: usize) -> &[u8] {
         let (start, end) = self.row(row).cells.span(column);
         self.cells.all().get(start..end).unwrap_or_default()
-    }
-
-    /// The line number of data row `row` (from 0).
-    fn line(&self, row: usize) -> u64 {
-        self.lines.get(row)
     }
 
     /// The file path.
@@ -664,6 +825,68 @@ fn span(path: &Path, start: usize, end: usize) -> Result<[u32; 2]> {
     }
 }
 
+/// The next part of a file read in parts ([`CsvTable::read_parts`]).
+struct RawPart {
+    /// The header line (none for the first part), then whole lines of the file.
+    bytes: Vec<u8>,
+    /// Bytes read from the file for this part.
+    read: u64,
+    /// Line feeds after the header line (in the first part, all of them).
+    line_feeds: u64,
+    /// Whether the file ended.
+    at_end: bool,
+    /// No `"` and no `\r` but before a `\n`: rows are lines.
+    plain: bool,
+}
+
+/// Reads the next part into `buf`: `header`, the `carry` left by the last part, then the
+/// file's next bytes up to their last line feed (all of them at the end of the file); the
+/// bytes after that line feed are the new `carry`. The bytes read are hashed in file order.
+fn read_part(
+    file: &mut std::fs::File,
+    header: &[u8],
+    carry: &mut Vec<u8>,
+    mut buf: Vec<u8>,
+    part_bytes: usize,
+    hasher: &mut Sha256,
+) -> std::io::Result<RawPart> {
+    use std::io::Read;
+    buf.clear();
+    buf.extend_from_slice(header);
+    let prefix = buf.len();
+    buf.append(carry);
+    let mut read = 0u64;
+    let at_end = loop {
+        let fresh = buf.len();
+        let n = file
+            .by_ref()
+            .take(part_bytes as u64)
+            .read_to_end(&mut buf)?;
+        read += n as u64;
+        let new = buf.get(fresh..).unwrap_or_default();
+        hasher.update(new);
+        if n < part_bytes {
+            break true;
+        }
+        if let Some(p) = memchr::memrchr(b'\n', new) {
+            carry.extend_from_slice(new.get(p + 1..).unwrap_or_default());
+            buf.truncate(fresh + p + 1);
+            break false;
+        }
+        // A line longer than a part: read on.
+    };
+    let data = buf.get(prefix..).unwrap_or_default();
+    let plain = memchr::memchr(b'"', data).is_none()
+        && memchr::memchr_iter(b'\r', data).all(|p| data.get(p + 1) == Some(&b'\n'));
+    Ok(RawPart {
+        line_feeds: memchr::memchr_iter(b'\n', data).count() as u64,
+        bytes: buf,
+        read,
+        at_end,
+        plain,
+    })
+}
+
 /// A parsed CSV file.
 struct Parsed {
     headers: Vec<String>,
@@ -676,7 +899,16 @@ struct Parsed {
 
 /// Parses a CSV file: the header, then every row; a file without quotes is split in place
 /// when `split_in_place`, any other through the `csv` crate.
-fn parse_csv(path: &Path, bytes: &[u8], split_in_place: bool) -> Result<Parsed> {
+///
+/// `shift` is added to every line number (a part of a file read in parts starts further
+/// down); a file without data rows is refused when `require_rows`.
+fn parse_csv(
+    path: &Path,
+    bytes: &[u8],
+    split_in_place: bool,
+    shift: u64,
+    require_rows: bool,
+) -> Result<Parsed> {
     let bom = if bytes.starts_with(b"\xEF\xBB\xBF") {
         3
     } else {
@@ -691,7 +923,7 @@ fn parse_csv(path: &Path, bytes: &[u8], split_in_place: bool) -> Result<Parsed> 
     }
     let plain = split_in_place && memchr::memchr(b'"', body).is_none();
     let parsed = if plain {
-        split_plain(path, bytes, bom)?
+        split_plain(path, bytes, bom, shift)?
     } else {
         None
     };
@@ -699,7 +931,7 @@ fn parse_csv(path: &Path, bytes: &[u8], split_in_place: bool) -> Result<Parsed> 
         Some(parsed) => parsed,
         None => parse_quoted(path, body)?,
     };
-    if parsed.lines.len() == 0 {
+    if require_rows && parsed.lines.len() == 0 {
         return Err(Error::data_file(
             path,
             "the file has a header but no data rows; expected one row per record",
@@ -821,7 +1053,7 @@ struct PlainChunk {
 /// chunks cut at line ends, and each is checked to have as many fields as the header; only
 /// where each row starts and ends is kept. `None` when a lone `\r` (an old Mac line end) means
 /// the file needs the `csv` crate after all.
-fn split_plain(path: &Path, bytes: &[u8], bom: usize) -> Result<Option<Parsed>> {
+fn split_plain(path: &Path, bytes: &[u8], bom: usize, shift: u64) -> Result<Option<Parsed>> {
     use rayon::prelude::*;
     // The header is the first line that is not blank (the `csv` crate skips blank lines).
     let mut header_start = bom;
@@ -880,7 +1112,8 @@ fn split_plain(path: &Path, bytes: &[u8], bom: usize) -> Result<Option<Parsed>> 
     let blank_lines = chunks.iter().any(|c| c.lines.is_some());
     let mut rows = Vec::with_capacity(count);
     let mut lines = Vec::with_capacity(if blank_lines { count } else { 0 });
-    let mut first_line = header_number + 1;
+    let first = header_number + 1 + shift;
+    let mut first_line = first;
     for chunk in chunks {
         if let Some((rel, error)) = chunk.error {
             let line = first_line + rel;
@@ -902,7 +1135,6 @@ fn split_plain(path: &Path, bytes: &[u8], bom: usize) -> Result<Option<Parsed>> 
         rows.extend_from_slice(&chunk.rows);
         first_line += chunk.line_count;
     }
-    let first = header_number + 1;
     Ok(Some(Parsed {
         headers,
         index,
@@ -1387,31 +1619,108 @@ pub fn read_adsl_columns(
     efficacy_flag: Option<&str>,
     keep: Option<&FxHashSet<String>>,
 ) -> Result<Vec<Subject>> {
-    let converted = convert_adsl(table, efficacy_flag, keep)?;
-    check_adsl_ids(
-        table,
-        converted.c_id,
-        &converted.subjects,
-        converted.row_error,
-    )?;
-    Ok(converted.subjects)
+    let mut reader = AdslReader::new(efficacy_flag, keep);
+    reader.part(table, 0, table.len())?;
+    let subjects = std::mem::take(&mut reader.subjects);
+    reader.check(table.path(), &subjects)?;
+    Ok(subjects)
 }
 
-/// The subjects of ADSL's rows (a placeholder for a row that failed), the `USUBJID` column and
-/// the first row that failed, in file order.
-struct ConvertedAdsl {
+/// ADSL read part by part ([`CsvTable::read_parts`]): the subjects of the rows read so far (a
+/// placeholder for a row that failed), the first row that failed, and what its errors need.
+struct AdslReader<'c> {
+    efficacy_flag: Option<&'c str>,
+    keep: Option<&'c FxHashSet<String>>,
     subjects: Vec<Subject>,
-    c_id: usize,
-    row_error: Option<(usize, Error)>,
+    /// The line numbers of the parts' rows, by first row.
+    lines: Vec<(usize, Lines)>,
+    /// The first row that failed, its error, and its `USUBJID` (when not empty).
+    row_error: Option<(usize, Error, Option<SubjectId>)>,
 }
 
-/// ADSL's rows converted to subjects in parallel, straight into one vector; an error for a
+impl<'c> AdslReader<'c> {
+    fn new(efficacy_flag: Option<&'c str>, keep: Option<&'c FxHashSet<String>>) -> Self {
+        AdslReader {
+            efficacy_flag,
+            keep,
+            subjects: Vec::new(),
+            lines: Vec::new(),
+            row_error: None,
+        }
+    }
+
+    /// Converts a part whose first row is row `first_row` of the file (`expected`: the rows
+    /// the file is thought to hold); `false` once a row failed.
+    fn part(&mut self, table: &CsvTable, first_row: usize, expected: usize) -> Result<bool> {
+        self.subjects.truncate(first_row);
+        self.lines.retain(|(row, _)| *row < first_row);
+        if self.subjects.capacity() < expected {
+            self.subjects
+                .reserve_exact(expected + expected / 8 - self.subjects.len());
+        }
+        let (c_id, row_error) =
+            convert_adsl(table, self.efficacy_flag, self.keep, &mut self.subjects)?;
+        self.lines.push((first_row, table.lines.clone()));
+        let Some((row, error)) = row_error else {
+            return Ok(true);
+        };
+        let id = table
+            .row(row)
+            .text(Some(c_id))
+            .ok()
+            .filter(|id| !id.is_empty())
+            .map(SubjectId::from);
+        self.row_error = Some((first_row + row, error, id));
+        Ok(false)
+    }
+
+    /// The line of row `row` of the file.
+    fn line(&self, row: usize) -> u64 {
+        let part = self.lines.partition_point(|(first, _)| *first <= row);
+        self.lines
+            .get(part.wrapping_sub(1))
+            .map_or(0, |(first, lines)| lines.get(row - first))
+    }
+
+    /// The subjects' ids for reading the other tables, checked for repeats among the rows
+    /// before the first row that failed (with that row's own id); the first error in file
+    /// order. `subjects` are this reader's subjects, moved out.
+    fn check<'s>(&mut self, path: &Path, subjects: &'s [Subject]) -> Result<KnownSubjects<'s>> {
+        let row_error = self.row_error.take();
+        let repeated = |id: &str, (first, again): Repeat| {
+            let message = format!(
+                "subject `{id}` appears again (first on line {}); expected one row per subject",
+                self.line(first)
+            );
+            Error::cell(path, self.line(again), "USUBJID", message)
+        };
+        let id_of = |row: usize| subjects.get(row).map_or("", |s| s.usubjid.as_str());
+        match row_error {
+            None => KnownSubjects::of_subjects(subjects)
+                .map_err(|repeat| repeated(id_of(repeat.1), repeat)),
+            Some((row, e, id)) => {
+                // The failed row's own id counts too: a row's id is read first, so a repeat
+                // is its error rather than a bad cell further along.
+                let mut ids: Vec<&str> = (0..row).map(id_of).collect();
+                ids.extend(id.as_deref());
+                match KnownSubjects::new(ids.clone()) {
+                    Err(repeat) => Err(repeated(ids.get(repeat.1).copied().unwrap_or(""), repeat)),
+                    Ok(_) => Err(e),
+                }
+            }
+        }
+    }
+}
+
+/// ADSL's rows converted to subjects in parallel, added to `out` in place (a placeholder for a
+/// row that failed); the `USUBJID` column and the first row that failed, or an error for a
 /// missing column.
 fn convert_adsl(
     table: &CsvTable,
     efficacy_flag: Option<&str>,
     keep: Option<&FxHashSet<String>>,
-) -> Result<ConvertedAdsl> {
+    out: &mut Vec<Subject>,
+) -> Result<(usize, Option<(usize, Error)>)> {
     let kept: Vec<usize> = table
         .headers
         .iter()
@@ -1443,54 +1752,14 @@ fn convert_adsl(
         },
         kept,
     };
-    let (subjects, row_error) = convert_rows(
+    let row_error = convert_rows(
         table.len(),
         Default::default,
         |shared, r| columns.subject(table, c_id, r, shared),
         Subject::placeholder,
+        out,
     );
-    Ok(ConvertedAdsl {
-        subjects,
-        c_id,
-        row_error,
-    })
-}
-
-/// The subjects' ids for reading the other tables, checked for repeats among the rows before
-/// `row_error` (the first row that failed to convert); the first error in file order.
-fn check_adsl_ids<'s>(
-    table: &CsvTable,
-    c_id: usize,
-    subjects: &'s [Subject],
-    row_error: Option<(usize, Error)>,
-) -> Result<KnownSubjects<'s>> {
-    let repeated = |id: &str, (first, again): Repeat| {
-        let message = format!(
-            "subject `{id}` appears again (first on line {}); expected one row per subject",
-            table.line(first)
-        );
-        table.row(again).error(c_id, message)
-    };
-    let id_of = |row: usize| subjects.get(row).map_or("", |s| s.usubjid.as_str());
-    match row_error {
-        None => {
-            KnownSubjects::of_subjects(subjects).map_err(|repeat| repeated(id_of(repeat.1), repeat))
-        }
-        Some((row, e)) => {
-            // The failed row's own id counts too: a row's id is read first, so a repeat
-            // is its error rather than a bad cell further along.
-            let mut ids: Vec<&str> = (0..row).map(id_of).collect();
-            if let Ok(id) = table.row(row).text(Some(c_id)) {
-                if !id.is_empty() {
-                    ids.push(id);
-                }
-            }
-            match KnownSubjects::new(ids.clone()) {
-                Err(repeat) => Err(repeated(ids.get(repeat.1).copied().unwrap_or(""), repeat)),
-                Ok(_) => Err(e),
-            }
-        }
-    }
+    Ok((c_id, row_error))
 }
 
 /// The ADSL columns a subject is read from.
@@ -1605,7 +1874,7 @@ impl<'t> Shared<'t> {
     }
 }
 
-/// Converts rows `0..rows` in parallel, straight into one vector (no per-chunk copies).
+/// Converts rows `0..rows` in parallel, straight onto the end of `out` (no per-chunk copies).
 /// `convert` gets a cache of its own per parallel job. A row that fails gets `placeholder`;
 /// the error returned is the first in row order, with its row.
 fn convert_rows<T: Send, C>(
@@ -1613,26 +1882,27 @@ fn convert_rows<T: Send, C>(
     cache: impl Fn() -> C + Sync + Send,
     convert: impl Fn(&mut C, usize) -> Result<T> + Sync + Send,
     placeholder: impl Fn() -> T + Sync + Send,
-) -> (Vec<T>, Option<(usize, Error)>) {
+    out: &mut Vec<T>,
+) -> Option<(usize, Error)> {
     use rayon::prelude::*;
     let first_error: std::sync::Mutex<Option<(usize, Error)>> = std::sync::Mutex::new(None);
-    let out: Vec<T> = (0..rows)
-        .into_par_iter()
-        .with_min_len(4096)
-        .map_init(cache, |cache, r| match convert(cache, r) {
-            Ok(value) => value,
-            Err(e) => {
-                if let Ok(mut first) = first_error.lock() {
-                    if first.as_ref().is_none_or(|(row, _)| r < *row) {
-                        *first = Some((r, e));
+    out.par_extend(
+        (0..rows)
+            .into_par_iter()
+            .with_min_len(4096)
+            .map_init(cache, |cache, r| match convert(cache, r) {
+                Ok(value) => value,
+                Err(e) => {
+                    if let Ok(mut first) = first_error.lock() {
+                        if first.as_ref().is_none_or(|(row, _)| r < *row) {
+                            *first = Some((r, e));
+                        }
                     }
+                    placeholder()
                 }
-                placeholder()
-            }
-        })
-        .collect();
-    let error = first_error.into_inner().ok().flatten();
-    (out, error)
+            }),
+    );
+    first_error.into_inner().ok().flatten()
 }
 
 /// ADRS: the per-visit overall responses (`PARAMCD = OVR`); other parameters are skipped.
@@ -1681,59 +1951,110 @@ pub fn read_adrs(table: &CsvTable, known: &KnownSubjects<'_>) -> Result<Vec<Asse
 /// record names its subject by position in ADSL (`known`). Rows are converted in parallel
 /// chunks; the error reported is the first in file order.
 pub fn read_adtte(table: &CsvTable, known: &KnownSubjects<'_>) -> Result<Vec<TteRecord>> {
-    let columns = AdtteColumns {
-        id: table.require("USUBJID")?,
-        param: table.require("PARAMCD")?,
-        aval: table.require("AVAL")?,
-        cnsr: table.require("CNSR")?,
-        unit: table.column("AVALU"),
-        start: table.column("STARTDT"),
-        adt: table.column("ADT"),
-    };
-    let (out, row_error) = convert_rows(
-        table.len(),
-        || (Shared::default(), 0usize),
-        |(params, hint), r| columns.record(table, known, r, params, hint),
-        TteRecord::placeholder,
-    );
-    // Only the rows before a failed one count.
-    let checked = row_error.as_ref().map_or(out.len(), |(row, _)| *row);
-    // Duplicate (subject, parameter) pairs among the rows before any row error (record `k`
-    // is row `k`): parameters are numbered in order of appearance and each subject keeps one
-    // bit per parameter (more than 64 parameters use a set).
-    let mut params: Vec<&str> = Vec::new();
-    let mut seen_bits: Vec<u64> = vec![0; known.len()];
-    let mut seen_many: FxHashSet<(usize, usize)> = FxHashSet::default();
-    for (k, r) in out.iter().take(checked).enumerate() {
-        let param = match params.iter().position(|p| **p == *r.paramcd) {
-            Some(i) => i,
-            None => {
-                params.push(&r.paramcd);
-                params.len() - 1
-            }
-        };
-        let first_time = match seen_bits.get_mut(r.position()) {
-            Some(bits) if param < 64 => {
-                let fresh = *bits & (1 << param) == 0;
-                *bits |= 1 << param;
-                fresh
-            }
-            _ => seen_many.insert((r.position(), param)),
-        };
-        if !first_time {
-            return Err(table.row(k).error(
-                columns.param,
-                format!(
-                    "subject `{}` has two `{}` records; expected one per subject and parameter",
-                    known.id(r.position()),
-                    r.paramcd
-                ),
-            ));
+    let mut reader = TteReader::default();
+    reader.part(table, known, 0, table.len())?;
+    reader.finish(table.path(), known)
+}
+
+/// [`read_adtte`] of a file read in parts ([`CsvTable::read_parts`]), with the file's SHA-256.
+pub fn read_adtte_file(
+    path: &Path,
+    known: &KnownSubjects<'_>,
+) -> Result<(Vec<TteRecord>, InputFile)> {
+    let mut reader = TteReader::default();
+    let input = CsvTable::read_parts(path, PART_BYTES, |table, first_row, expected| {
+        reader.part(table, known, first_row, expected)
+    })?;
+    Ok((reader.finish(path, known)?, input))
+}
+
+/// ADTTE read part by part: the records of the rows read so far (a placeholder for a row that
+/// failed) and the first row that failed.
+#[derive(Default)]
+struct TteReader {
+    out: Vec<TteRecord>,
+    row_error: Option<(usize, Error)>,
+}
+
+impl TteReader {
+    /// Converts a part whose first row is row `first_row` of the file (`expected`: the rows
+    /// the file is thought to hold); `false` once a row failed.
+    fn part(
+        &mut self,
+        table: &CsvTable,
+        known: &KnownSubjects<'_>,
+        first_row: usize,
+        expected: usize,
+    ) -> Result<bool> {
+        self.out.truncate(first_row);
+        if self.out.capacity() < expected {
+            self.out
+                .reserve_exact(expected + expected / 8 - self.out.len());
         }
+        let columns = AdtteColumns {
+            id: table.require("USUBJID")?,
+            param: table.require("PARAMCD")?,
+            aval: table.require("AVAL")?,
+            cnsr: table.require("CNSR")?,
+            unit: table.column("AVALU"),
+            start: table.column("STARTDT"),
+            adt: table.column("ADT"),
+        };
+        let row_error = convert_rows(
+            table.len(),
+            || (Shared::default(), 0usize),
+            |(params, hint), r| columns.record(table, known, r, params, hint),
+            TteRecord::placeholder,
+            &mut self.out,
+        );
+        self.row_error = row_error.map(|(row, e)| (first_row + row, e));
+        Ok(self.row_error.is_none())
     }
-    match row_error {
-        Some((_, e)) => Err(e),
-        None => Ok(out),
+
+    /// The records, checked for a repeated (subject, parameter) among the rows before the
+    /// first that failed; the first error in file order.
+    fn finish(self, path: &Path, known: &KnownSubjects<'_>) -> Result<Vec<TteRecord>> {
+        let out = self.out;
+        // Only the rows before a failed one count.
+        let checked = self.row_error.as_ref().map_or(out.len(), |(row, _)| *row);
+        // Parameters are numbered in order of appearance and each subject keeps one bit per
+        // parameter (more than 64 parameters use a set).
+        let mut params: Vec<&str> = Vec::new();
+        let mut seen_bits: Vec<u64> = vec![0; known.len()];
+        let mut seen_many: FxHashSet<(usize, usize)> = FxHashSet::default();
+        for r in out.iter().take(checked) {
+            let param = match params.iter().position(|p| **p == *r.paramcd) {
+                Some(i) => i,
+                None => {
+                    params.push(&r.paramcd);
+                    params.len() - 1
+                }
+            };
+            let first_time = match seen_bits.get_mut(r.position()) {
+                Some(bits) if param < 64 => {
+                    let fresh = *bits & (1 << param) == 0;
+                    *bits |= 1 << param;
+                    fresh
+                }
+                _ => seen_many.insert((r.position(), param)),
+            };
+            if !first_time {
+                return Err(Error::cell(
+                    path,
+                    u64::from(r.line),
+                    "PARAMCD",
+                    format!(
+                        "subject `{}` has two `{}` records; expected one per subject and parameter",
+                        known.id(r.position()),
+                        r.paramcd
+                    ),
+                ));
+            }
+        }
+        match self.row_error {
+            Some((_, e)) => Err(e),
+            None => Ok(out),
+        }
     }
 }
 
@@ -2071,6 +2392,185 @@ mod tests {
             let plain = via(CsvTable::from_bytes(Path::new("t.csv"), &bytes));
             let csv = via(quoted(&bytes));
             prop_assert_eq!(plain, csv);
+        }
+    }
+
+    /// A file read in parts of `part_bytes`, put back together: headers, rows, lines (or the
+    /// error), and the SHA-256 given for the file.
+    fn via_parts(path: &Path, part_bytes: usize) -> (std::result::Result<Reading, String>, String) {
+        let mut reading: Reading = Default::default();
+        let input = CsvTable::read_parts(path, part_bytes, |table, first_row, _| {
+            reading.1.truncate(first_row);
+            reading.2.truncate(first_row);
+            let (headers, rows, lines) = via(Ok(clone_table(table))).unwrap();
+            if first_row > 0 {
+                assert_eq!(headers, reading.0, "every part has the file's header");
+            }
+            reading.0 = headers;
+            reading.1.extend(rows);
+            reading.2.extend(lines);
+            Ok(true)
+        });
+        match input {
+            Ok(input) => (Ok(reading), input.sha256),
+            Err(e) => (Err(e.to_string()), String::new()),
+        }
+    }
+
+    /// A copy of a table (tests only).
+    fn clone_table(table: &CsvTable) -> CsvTable {
+        CsvTable {
+            path: table.path.clone(),
+            sha256: table.sha256.clone(),
+            headers: table.headers.clone(),
+            index: table.index.clone(),
+            cells: Cells::new(table.cells.all().to_vec()),
+            layout: match &table.layout {
+                Layout::Cells(spans) => Layout::Cells(spans.clone()),
+                Layout::Rows(rows) => Layout::Rows(rows.clone()),
+            },
+            lines: table.lines.clone(),
+        }
+    }
+
+    proptest! {
+        /// A file read in parts gives the cells, line numbers, errors and SHA-256 of the file
+        /// read whole, whatever the part size (parts of a few bytes cut every line).
+        #[test]
+        fn a_file_read_in_parts_reads_as_the_whole_file(
+            text in proptest::collection::vec(
+                prop_oneof![Just("a"), Just("bc"), Just(","), Just("\n"), Just("\n"), Just("\r\n"), Just(" "), Just("-"), Just("é"), Just("1,2\n"), Just("\""), Just("\r")],
+                0..80,
+            ),
+            header in prop_oneof![Just("A,B\n"), Just("A\n"), Just("\n\nA,B\r\n"), Just("")],
+            part_bytes in 1usize..24,
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("t.csv");
+            let bytes = format!("{header}{}", text.concat()).into_bytes();
+            std::fs::write(&path, &bytes).unwrap();
+            let whole = via(CsvTable::read(&path));
+            let (parts, sha256) = via_parts(&path, part_bytes);
+            prop_assert_eq!(&parts, &whole);
+            if whole.is_ok() {
+                prop_assert_eq!(sha256, sha256_hex(&bytes));
+            }
+        }
+    }
+
+    /// ADSL and ADTTE read in parts give the subjects, records and errors of the files read
+    /// whole: a repeated subject whose first row is parts earlier, a bad cell in a later
+    /// part, a repeated ADTTE record across parts.
+    #[test]
+    fn adsl_and_adtte_read_in_parts_agree_with_the_whole_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let adsl_text = |edit: &dyn Fn(usize, String) -> String| {
+            let mut t = String::from("USUBJID,COHORT,TRTSDT,SAFFL\n");
+            for i in 0..3000 {
+                t += &edit(
+                    i,
+                    format!("S{i:05},{},2020-01-{:02},Y\n", i % 3, 1 + i % 28),
+                );
+                if i % 700 == 0 {
+                    t += "\n"; // blank lines shift the line numbers
+                }
+            }
+            t
+        };
+        let adsl_cases: Vec<(&str, String)> = vec![
+            ("clean", adsl_text(&|_, row| row)),
+            (
+                "repeat",
+                adsl_text(&|i, row| {
+                    if i == 2500 {
+                        "S00042,1,2020-01-01,Y\n".into()
+                    } else {
+                        row
+                    }
+                }),
+            ),
+            (
+                "bad date",
+                adsl_text(&|i, row| {
+                    if i == 2200 {
+                        "S02200,1,2020-13-01,Y\n".into()
+                    } else {
+                        row
+                    }
+                }),
+            ),
+            (
+                "unsorted",
+                adsl_text(&|i, row| {
+                    if i == 10 {
+                        "S99999,1,2020-01-01,Y\n".into()
+                    } else {
+                        row
+                    }
+                }),
+            ),
+            (
+                "ragged",
+                adsl_text(&|i, row| if i == 2900 { "S02900,1\n".into() } else { row }),
+            ),
+        ];
+        let read_parts = |path: &Path| -> std::result::Result<Vec<Subject>, String> {
+            let mut reader = AdslReader::new(None, None);
+            CsvTable::read_parts(path, 4096, |t, first, expected| {
+                reader.part(t, first, expected)
+            })
+            .map_err(|e| e.to_string())?;
+            let subjects = std::mem::take(&mut reader.subjects);
+            reader.check(path, &subjects).map_err(|e| e.to_string())?;
+            Ok(subjects)
+        };
+        for (case, text) in &adsl_cases {
+            let path = dir.path().join(format!("adsl-{case}.csv"));
+            std::fs::write(&path, text).unwrap();
+            let whole = CsvTable::read(&path)
+                .and_then(|t| read_adsl(&t, None))
+                .map_err(|e| e.to_string());
+            let parts = read_parts(&path);
+            assert_eq!(parts, whole, "{case}");
+            match *case {
+                "clean" | "unsorted" => assert_eq!(parts.map(|s| s.len()), Ok(3000), "{case}"),
+                _ => assert!(parts.is_err(), "{case}"),
+            }
+        }
+        let whole_err = read_parts(&dir.path().join("adsl-repeat.csv")).unwrap_err();
+        assert!(
+            whole_err.contains("line 2506,") && whole_err.contains("first on line 45)"),
+            "{whole_err}"
+        );
+
+        let subjects = read_parts(&dir.path().join("adsl-clean.csv")).unwrap();
+        let known = KnownSubjects::of_subjects(&subjects).unwrap();
+        let adtte_text = |repeat: bool| {
+            let mut t = String::from("USUBJID,PARAMCD,AVAL,CNSR\n");
+            for i in 0..3000 {
+                t += &format!("S{i:05},OS,{},{}\n", 10 + i, i % 2);
+            }
+            if repeat {
+                t += "S00007,OS,1,0\n";
+            }
+            t
+        };
+        for repeat in [false, true] {
+            let path = dir.path().join(format!("adtte-{repeat}.csv"));
+            std::fs::write(&path, adtte_text(repeat)).unwrap();
+            let table = CsvTable::read(&path).unwrap();
+            let whole = read_adtte(&table, &known).map_err(|e| e.to_string());
+            let mut reader = TteReader::default();
+            let parts = CsvTable::read_parts(&path, 4096, |t, first, expected| {
+                reader.part(t, &known, first, expected)
+            })
+            .and_then(|input| {
+                assert_eq!(input.sha256, table.sha256);
+                reader.finish(&path, &known)
+            })
+            .map_err(|e| e.to_string());
+            assert_eq!(parts, whole, "repeat {repeat}");
+            assert_eq!(parts.is_err(), repeat);
         }
     }
 
