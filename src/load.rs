@@ -2477,42 +2477,15 @@ mod tests {
             }
             t
         };
+        // The file with row `k` replaced by `text`.
+        let with_row =
+            |k: usize, text: &str| adsl_text(&|i, row| if i == k { text.to_string() } else { row });
         let adsl_cases: Vec<(&str, String)> = vec![
             ("clean", adsl_text(&|_, row| row)),
-            (
-                "repeat",
-                adsl_text(&|i, row| {
-                    if i == 2500 {
-                        "S00042,1,2020-01-01,Y\n".into()
-                    } else {
-                        row
-                    }
-                }),
-            ),
-            (
-                "bad date",
-                adsl_text(&|i, row| {
-                    if i == 2200 {
-                        "S02200,1,2020-13-01,Y\n".into()
-                    } else {
-                        row
-                    }
-                }),
-            ),
-            (
-                "unsorted",
-                adsl_text(&|i, row| {
-                    if i == 10 {
-                        "S99999,1,2020-01-01,Y\n".into()
-                    } else {
-                        row
-                    }
-                }),
-            ),
-            (
-                "ragged",
-                adsl_text(&|i, row| if i == 2900 { "S02900,1\n".into() } else { row }),
-            ),
+            ("repeat", with_row(2500, "S00042,1,2020-01-01,Y\n")),
+            ("bad date", with_row(2200, "S02200,1,2020-13-01,Y\n")),
+            ("unsorted", with_row(10, "S99999,1,2020-01-01,Y\n")),
+            ("ragged", with_row(2900, "S02900,1\n")),
         ];
         let read_parts = |path: &Path| -> std::result::Result<Vec<Subject>, String> {
             let mut reader = AdslReader::new(None, None);

@@ -294,6 +294,13 @@ fn remove_stale_temporaries(parent: &Path, name: &str) {
 mod tests {
     use super::*;
 
+    fn file(path: &str, text: &str) -> OutputFile {
+        OutputFile {
+            path: path.to_string(),
+            bytes: text.as_bytes().to_vec(),
+        }
+    }
+
     #[test]
     fn paths_that_leave_the_folder_are_refused() {
         assert!(safe_relative("../x").is_none());
@@ -309,10 +316,6 @@ mod tests {
     #[test]
     fn files_are_written_in_parallel_and_a_repeated_path_is_refused() {
         let tmp = tempfile::tempdir().expect("temp dir");
-        let file = |path: &str, text: &str| OutputFile {
-            path: path.to_string(),
-            bytes: text.as_bytes().to_vec(),
-        };
         let files: Vec<OutputFile> = (0..50)
             .map(|i| file(&format!("c{}/f{i}.txt", i % 7), &format!("file {i}")))
             .collect();
@@ -339,10 +342,6 @@ mod tests {
     #[test]
     fn a_staging_sink_writes_as_files_come_and_appears_whole_or_not_at_all() {
         let tmp = tempfile::tempdir().expect("temp dir");
-        let file = |path: &str, text: &str| OutputFile {
-            path: path.to_string(),
-            bytes: text.as_bytes().to_vec(),
-        };
         let out = tmp.path().join("out");
         let target = out.join("cut");
         let listing = |dir: &Path| -> Vec<String> {
