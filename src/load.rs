@@ -597,9 +597,12 @@ impl CsvTable {
     /// never held whole (at 10^7 subjects ADSL and ADTTE were 630 MB, the file bytes and row
     /// offsets a third of the build's memory). Each part is a table of its own with the
     /// file's header and line numbers; its cells, errors and line numbers are those of
-    /// [`CsvTable::read`]. A SAS file, a file of at most two parts, and a file with quotes or
-    /// old Mac line ends (whose rows may not end at a line feed) are read whole and given as
-    /// one part; so is any file whose first part does not parse, for the whole file's error.
+    /// [`CsvTable::read`]. One difference: a file read whole has its rows' field counts
+    /// checked before any cell is typed, so a ragged row far down is reported before a bad
+    /// cell above it; read in parts, the first error in file order (part by part) is. A SAS
+    /// file, a file of at most two parts, and a file with quotes or old Mac line ends (whose
+    /// rows may not end at a line feed) are read whole and given as one part; so is any file
+    /// whose first part does not parse, for the whole file's error.
     /// A part given with 0 rows before it restarts the reading: `each` drops what it kept.
     /// `each` returns `false` to stop (it met a bad row). The file's SHA-256 is computed
     /// alongside.
@@ -1654,10 +1657,7 @@ impl<'c> AdslReader<'c> {
     fn part(&mut self, table: &CsvTable, first_row: usize, expected: usize) -> Result<bool> {
         self.subjects.truncate(first_row);
         self.lines.retain(|(row, _)| *row < first_row);
-        if self.subjects.capacity() < expected {
-            self.subjects
-                .reserve_exact(expected + expected / 8 - self.subjects.len());
-        }
+        reserve_rows(&mut self.subjects, expected);
         let (c_id, row_error) =
             convert_adsl(table, self.efficacy_flag, self.keep, &mut self.subjects)?;
         self.lines.push((first_row, table.lines.clone()));
@@ -1968,6 +1968,19 @@ pub fn read_adtte_file(
     Ok((reader.finish(path, known)?, input))
 }
 
+/// Room for the `expected` rows of a file read in parts, and an eighth more (the estimate
+/// comes from the parts read so far; room never used costs no memory). The estimate can be
+/// far off for a file whose rows change length: a reservation the system refuses is dropped,
+/// and the vector grows as usual.
+fn reserve_rows<T>(rows: &mut Vec<T>, expected: usize) {
+    if rows.capacity() < expected {
+        let room = expected
+            .saturating_add(expected / 8)
+            .saturating_sub(rows.len());
+        let _ = rows.try_reserve_exact(room);
+    }
+}
+
 /// ADTTE read part by part: the records of the rows read so far (a placeholder for a row that
 /// failed) and the first row that failed.
 #[derive(Default)]
@@ -1987,10 +2000,7 @@ impl TteReader {
         expected: usize,
     ) -> Result<bool> {
         self.out.truncate(first_row);
-        if self.out.capacity() < expected {
-            self.out
-                .reserve_exact(expected + expected / 8 - self.out.len());
-        }
+        reserve_rows(&mut self.out, expected);
         let columns = AdtteColumns {
             id: table.require("USUBJID")?,
             param: table.require("PARAMCD")?,
@@ -2456,6 +2466,18 @@ mod tests {
                 prop_assert_eq!(sha256, sha256_hex(&bytes));
             }
         }
+    }
+
+    /// An estimate of a file's rows far beyond what memory holds (a file whose first part has
+    /// short rows and the rest long ones) reserves nothing rather than aborting.
+    #[test]
+    fn a_wild_row_estimate_reserves_nothing() {
+        let mut rows: Vec<Subject> = Vec::new();
+        reserve_rows(&mut rows, usize::MAX);
+        reserve_rows(&mut rows, 1 << 40);
+        assert!(rows.capacity() < 1 << 40);
+        reserve_rows(&mut rows, 800);
+        assert!(rows.capacity() >= 900);
     }
 
     /// ADSL and ADTTE read in parts give the subjects, records and errors of the files read

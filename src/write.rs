@@ -61,6 +61,9 @@ pub struct FolderSink {
 struct SinkState {
     /// The staging folder, once created.
     staging: Option<PathBuf>,
+    /// Folders above it that the sink created (deepest first), removed again if the folder
+    /// is not finished and they are empty.
+    created: Vec<PathBuf>,
     /// Files kept (in memory only).
     files: Vec<OutputFile>,
     /// Paths in the order they came, with their SHA-256.
@@ -103,8 +106,9 @@ impl FolderSink {
                 let staging = match &state.staging {
                     Some(staging) => staging.clone(),
                     None => {
-                        let staging = create_staging(target)?;
+                        let (staging, created) = create_staging(target)?;
                         state.staging = Some(staging.clone());
+                        state.created = created;
                         staging
                     }
                 };
@@ -194,8 +198,9 @@ impl FolderSink {
         let mut state = self.lock()?;
         let staging = match state.staging.take() {
             Some(staging) => staging,
-            None => create_staging(target)?,
+            None => create_staging(target)?.0,
         };
+        state.created.clear();
         let result = swap_into_place(&staging, target);
         if result.is_err() {
             let _ = std::fs::remove_dir_all(&staging);
@@ -211,16 +216,24 @@ impl Drop for FolderSink {
             if let Some(staging) = state.staging.take() {
                 let _ = std::fs::remove_dir_all(staging);
             }
+            for dir in &state.created {
+                let _ = std::fs::remove_dir(dir); // only if empty
+            }
         }
     }
 }
 
 /// Creates the staging folder for `target` (its parent first), after removing folders that
-/// killed builds of it left.
-fn create_staging(target: &Path) -> Result<PathBuf> {
+/// killed builds of it left; also the folders above it it had to create, deepest first.
+fn create_staging(target: &Path) -> Result<(PathBuf, Vec<PathBuf>)> {
     let parent = target
         .parent()
         .ok_or_else(|| Error::Other(format!("{}: has no parent folder", target.display())))?;
+    let created: Vec<PathBuf> = parent
+        .ancestors()
+        .take_while(|dir| !dir.as_os_str().is_empty() && !dir.exists())
+        .map(Path::to_path_buf)
+        .collect();
     std::fs::create_dir_all(parent)
         .map_err(|e| Error::io(parent, "cannot create output folder", e))?;
     let name = target
@@ -235,7 +248,7 @@ fn create_staging(target: &Path) -> Result<PathBuf> {
     }
     std::fs::create_dir_all(&staging)
         .map_err(|e| Error::io(&staging, "cannot create output folder", e))?;
-    Ok(staging)
+    Ok((staging, created))
 }
 
 /// Writes `files` as the folder `target`, replacing an earlier build of the same folder
@@ -269,8 +282,14 @@ fn swap_into_place(staging: &Path, target: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Removes `.tmp-NAME-*` and `.old-NAME-*` folders left by builds that were killed.
+/// Removes `.tmp-NAME-*` and `.old-NAME-*` folders left by builds that were killed: not those
+/// of another readout still running (its staging folder lives while it builds), where the
+/// system tells which processes are (`/proc`).
 fn remove_stale_temporaries(parent: &Path, name: &str) {
+    let proc = Path::new("/proc");
+    let running = |pid: &str| {
+        pid != std::process::id().to_string() && proc.is_dir() && proc.join(pid).exists()
+    };
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;
     };
@@ -281,7 +300,7 @@ fn remove_stale_temporaries(parent: &Path, name: &str) {
                 .strip_prefix(prefix)
                 .and_then(|rest| rest.strip_prefix(name))
                 .and_then(|rest| rest.strip_prefix('-'))
-                .is_some_and(|pid| pid.chars().all(|c| c.is_ascii_digit()))
+                .is_some_and(|pid| pid.chars().all(|c| c.is_ascii_digit()) && !running(pid))
         });
         if stale {
             let _ = std::fs::remove_dir_all(entry.path());
@@ -400,6 +419,31 @@ mod tests {
             std::fs::read_to_string(target.join("c1/a.md")).expect("read"),
             "one"
         );
+
+        // Dropped unfinished, a sink removes the folders it created for its staging folder.
+        let deep = tmp.path().join("new/study/cut");
+        let sink = FolderSink::staging(&deep);
+        sink.put(vec![file("a.txt", "a")]).expect("put");
+        assert!(deep.parent().expect("parent").exists());
+        drop(sink);
+        assert!(!tmp.path().join("new").exists(), "no empty folders left");
+
+        // A staging folder of a readout that is still running (here pid 1) is not stale; one
+        // of a process that is gone is.
+        let live = out.join(".tmp-cut-1");
+        let gone = out.join(format!(".tmp-cut-{}", u32::MAX));
+        std::fs::create_dir_all(&live).expect("mkdir");
+        std::fs::create_dir_all(&gone).expect("mkdir");
+        let sink = FolderSink::staging(&target);
+        sink.put(vec![file("c1/a.md", "three")]).expect("put");
+        sink.finish().expect("finish");
+        assert_eq!(
+            live.exists(),
+            Path::new("/proc/1").exists(),
+            "a running build's staging folder stays"
+        );
+        assert!(!gone.exists());
+        let _ = std::fs::remove_dir_all(&live);
 
         // In memory: the files back in the order they came, nothing on disk.
         let sink = FolderSink::in_memory();
