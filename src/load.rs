@@ -26,17 +26,17 @@ pub const MAX_DATA_FILE_BYTES: u64 = 1 << 30;
 /// Bytes read per part of a large ADSL or ADTTE file ([`CsvTable::read_parts`]).
 const PART_BYTES: usize = 16 << 20;
 
-/// Files larger than this are read in parts: below it, reading whole (in parallel with the
-/// other files) is faster, and the memory is small.
-const PARTS_ABOVE: u64 = 64 << 20;
-
-/// Whether a data file is a CSV file large enough to be read in parts.
-fn read_in_parts(path: &Path) -> bool {
+/// The length of a data file that is read in parts of `part_bytes`: a CSV file of more than
+/// four parts (below that, reading whole, in parallel with the other files, is faster and
+/// the memory small) and within [`MAX_DATA_FILE_BYTES`]. `None`: read it whole (a SAS file,
+/// a small file, one too large or unreadable, whose error the whole reading gives).
+fn parts_length(path: &Path, part_bytes: usize) -> Option<u64> {
     let sas = path
         .extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.eq_ignore_ascii_case("xpt") || e.eq_ignore_ascii_case("sas7bdat"));
-    !sas && std::fs::metadata(path).is_ok_and(|m| m.len() > PARTS_ABOVE)
+    let len = std::fs::metadata(path).ok()?.len();
+    (!sas && len > 4 * part_bytes as u64 && len <= MAX_DATA_FILE_BYTES).then_some(len)
 }
 
 /// Longest CSV record (1 MiB): no ADaM row comes near it, so a longer one is a file without
@@ -107,7 +107,9 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     let adsl_path = cfg.data_path(&data.adsl);
     let adtte_path = data.adtte.as_ref().map(|f| cfg.data_path(f));
     // A large ADTTE is read in parts once ADSL is typed; a small one whole, with the others.
-    let adtte_in_parts = adtte_path.as_deref().is_some_and(read_in_parts);
+    let adtte_in_parts = adtte_path
+        .as_deref()
+        .is_some_and(|path| parts_length(path, PART_BYTES).is_some());
     let files: Vec<Option<PathBuf>> = [
         data.adrs.as_ref(),
         data.adtte.as_ref().filter(|_| !adtte_in_parts),
@@ -137,13 +139,7 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     let (adsl_input, tables) = rayon::join(
         || {
             crate::timing::stage("  typed adsl", || {
-                // A part as large as the largest file: read whole.
-                let part_bytes = if read_in_parts(&adsl_path) {
-                    PART_BYTES
-                } else {
-                    MAX_DATA_FILE_BYTES as usize
-                };
-                CsvTable::read_parts(&adsl_path, part_bytes, |table, first_row, expected| {
+                CsvTable::read_parts(&adsl_path, PART_BYTES, |table, first_row, expected| {
                     adsl.part(table, first_row, expected)
                 })
             })
@@ -599,10 +595,10 @@ impl CsvTable {
     /// file's header and line numbers; its cells, errors and line numbers are those of
     /// [`CsvTable::read`]. One difference: a file read whole has its rows' field counts
     /// checked before any cell is typed, so a ragged row far down is reported before a bad
-    /// cell above it; read in parts, the first error in file order (part by part) is. A SAS
-    /// file, a file of at most two parts, and a file with quotes or old Mac line ends (whose
-    /// rows may not end at a line feed) are read whole and given as one part; so is any file
-    /// whose first part does not parse, for the whole file's error.
+    /// cell above it; read in parts, the first error in file order (part by part) is. A file
+    /// [`parts_length`] does not read in parts, and a file with quotes or old Mac line ends
+    /// (whose rows may not end at a line feed) are read whole and given as one part; so is
+    /// any file whose first part does not parse, for the whole file's error.
     /// A part given with 0 rows before it restarts the reading: `each` drops what it kept.
     /// `each` returns `false` to stop (it met a bad row). The file's SHA-256 is computed
     /// alongside.
@@ -616,16 +612,11 @@ impl CsvTable {
             each(&table, 0, table.len())?;
             Ok(table.input_file())
         };
-        let extension = path.extension().and_then(|e| e.to_str());
-        let csv = !extension
-            .is_some_and(|e| e.eq_ignore_ascii_case("xpt") || e.eq_ignore_ascii_case("sas7bdat"));
-        check_file_size(path)?;
-        let io = |e| Error::io(path, "cannot read data file", e);
-        let file_len = std::fs::metadata(path).map_err(io)?.len();
         let part_bytes = part_bytes.max(1);
-        if !csv || file_len <= 2 * part_bytes as u64 {
+        let Some(file_len) = parts_length(path, part_bytes) else {
             return whole(&mut each);
-        }
+        };
+        let io = |e| Error::io(path, "cannot read data file", e);
         let mut file = std::fs::File::open(path).map_err(io)?;
         let mut hasher = Sha256::new();
         let mut carry: Vec<u8> = Vec::new();
