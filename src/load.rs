@@ -2662,43 +2662,41 @@ mod tests {
         let bad_date = |at: usize, text: &'static str| {
             move |i: usize| if i == at { text } else { "2020-01-01" }
         };
-        let adsl = |dup_at: usize, bad_date_at: usize| {
-            let id = |i: usize| format!("S{:06}", if i == dup_at { 7 } else { i });
-            adsl_of(&id, &bad_date(bad_date_at, "2020-13-01"))
-        };
-        let err = |t: &CsvTable| read_adsl(t, None).map(|_| ()).unwrap_err().to_string();
-        let e = err(&adsl(20_000, 30_000));
-        assert!(
-            e.contains("line 20002,") && e.contains("appears again"),
-            "{e}"
-        );
-        let e = err(&adsl(40_000, 30_000));
-        assert!(e.contains("line 30002,") && e.contains("2020-13-01"), "{e}");
-        // Both on one row: the id is read first, so the repeat is the row's error.
-        let e = err(&adsl(20_000, 20_000));
-        assert!(
-            e.contains("line 20002,") && e.contains("appears again"),
-            "{e}"
-        );
-
-        // An empty id is an error on its row, reported in file order with the others.
-        let with_empty_id = |empty_at: usize, bad_date_at: usize| {
+        // ADSL with the id of row `at` replaced by `id_there` and a bad date at another.
+        let adsl_with = |at: usize, id_there: &str, bad_date_at: usize, date: &'static str| {
             let id = |i: usize| {
-                if i == empty_at {
-                    String::new()
+                if i == at {
+                    id_there.to_string()
                 } else {
                     format!("S{i:06}")
                 }
             };
-            adsl_of(&id, &bad_date(bad_date_at, "2020-02-30"))
+            adsl_of(&id, &bad_date(bad_date_at, date))
         };
-        let e = err(&with_empty_id(25_000, 45_000));
-        assert!(
-            e.contains("line 25002, column `USUBJID`") && e.contains("USUBJID is empty"),
-            "{e}"
-        );
-        let e = err(&with_empty_id(45_000, 25_000));
-        assert!(e.contains("line 25002,") && e.contains("2020-02-30"), "{e}");
+        let adsl = |dup_at: usize, bad_date_at: usize| {
+            adsl_with(dup_at, "S000007", bad_date_at, "2020-13-01")
+        };
+        let err = |t: &CsvTable| read_adsl(t, None).map(|_| ()).unwrap_err().to_string();
+        let with_empty_id = |empty_at: usize, bad_date_at: usize| {
+            adsl_with(empty_at, "", bad_date_at, "2020-02-30")
+        };
+        // (table, what its error names): the first error in file order.
+        let cases = [
+            (adsl(20_000, 30_000), ["line 20002,", "appears again"]),
+            (adsl(40_000, 30_000), ["line 30002,", "2020-13-01"]),
+            // Both on one row: the id is read first, so the repeat is the row's error.
+            (adsl(20_000, 20_000), ["line 20002,", "appears again"]),
+            // An empty id is an error on its row, reported in file order with the others.
+            (
+                with_empty_id(25_000, 45_000),
+                ["line 25002, column `USUBJID`", "USUBJID is empty"],
+            ),
+            (with_empty_id(45_000, 25_000), ["line 25002,", "2020-02-30"]),
+        ];
+        for (table, named) in &cases {
+            let e = err(table);
+            assert!(named.iter().all(|n| e.contains(n)), "{e}");
+        }
 
         let table = adsl(usize::MAX, usize::MAX);
         let subjects = read_adsl(&table, None).unwrap();
