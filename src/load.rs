@@ -650,12 +650,18 @@ impl CsvTable {
                 Err(e) => return Err(e),
             };
             let at_end = part.at_end;
-            let table = CsvTable::from_parsed(path, String::new(), part.bytes, parsed);
+            // The header line as written (its names trimmed could make a blank line).
             let header = header.get_or_insert_with(|| {
-                let mut line = table.headers.join(",").into_bytes();
+                let bom = if part.bytes.starts_with(b"\xEF\xBB\xBF") {
+                    3
+                } else {
+                    0
+                };
+                let mut line = header_line(&part.bytes, bom).0.to_vec();
                 line.push(b'\n');
                 line
             });
+            let table = CsvTable::from_parsed(path, String::new(), part.bytes, parsed);
             let rows = table.len();
             // The rows of the whole file, estimated from the bytes read so far.
             let expected = if at_end {
@@ -1047,22 +1053,28 @@ struct PlainChunk {
 /// chunks cut at line ends, and each is checked to have as many fields as the header; only
 /// where each row starts and ends is kept. `None` when a lone `\r` (an old Mac line end) means
 /// the file needs the `csv` crate after all.
-fn split_plain(path: &Path, bytes: &[u8], bom: usize, shift: u64) -> Result<Option<Parsed>> {
-    use rayon::prelude::*;
-    // The header is the first line that is not blank (the `csv` crate skips blank lines).
-    let mut header_start = bom;
-    let mut header_number = 1u64;
-    let (header_line, header_end) = loop {
-        let rest = bytes.get(header_start..).unwrap_or_default();
-        let end = header_start + memchr::memchr(b'\n', rest).unwrap_or(rest.len());
-        let line = bytes.get(header_start..end).unwrap_or_default();
+/// The header line of a file without quotes (after `bom` bytes): the first line that is not
+/// blank, as the `csv` crate skips blank lines. Returns the line (without its line end), the
+/// offset of its line feed (or the end of `bytes`) and its line number.
+fn header_line(bytes: &[u8], bom: usize) -> (&[u8], usize, u64) {
+    let mut start = bom;
+    let mut number = 1u64;
+    loop {
+        let rest = bytes.get(start..).unwrap_or_default();
+        let end = start + memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+        let line = bytes.get(start..end).unwrap_or_default();
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if !line.is_empty() || end >= bytes.len() {
-            break (line, end);
+            return (line, end, number);
         }
-        header_start = end + 1;
-        header_number += 1;
-    };
+        start = end + 1;
+        number += 1;
+    }
+}
+
+fn split_plain(path: &Path, bytes: &[u8], bom: usize, shift: u64) -> Result<Option<Parsed>> {
+    use rayon::prelude::*;
+    let (header_line, header_end, header_number) = header_line(bytes, bom);
     if memchr::memchr(b'\r', header_line).is_some() {
         return Ok(None);
     }
