@@ -330,8 +330,9 @@ impl<'a> CutData<'a> {
             || {
                 rayon::join(
                     || {
-                        data.has_adtte
-                            .then(|| crate::endpoints::index_tte(&data.tte, data.subjects.len()))
+                        data.has_adtte.then(|| {
+                            crate::endpoints::TteIndex::new(&data.tte, data.subjects.len())
+                        })
                     },
                     || MemberIndex::new(&columns, &data.subjects),
                 )

@@ -10,7 +10,7 @@ use std::collections::HashSet;
 
 use crate::error::{Error, Result};
 use crate::load::StudyData;
-use crate::model::{Date, Status, TteRecord};
+use crate::model::{Date, TteRecord};
 
 /// Returns the study data as of `cutoff` (borrowed unchanged when `None`).
 pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, StudyData>> {
@@ -65,7 +65,8 @@ pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, St
         .filter(|e| e.start.is_none_or(|d| d <= cutoff) && kept.contains(e.usubjid.as_str()))
         .cloned()
         .collect();
-    for r in &data.tte {
+    out.tte.params = data.tte.params.clone();
+    for r in &data.tte.records {
         let Some(subject) = position.get(r.position()).copied().flatten() else {
             continue;
         };
@@ -98,13 +99,13 @@ pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, St
                              ({} to {}), so it cannot be cut at {cutoff}; expected AVAL = ADT − \
                              STARTDT (+ 1)",
                             usubjid(),
-                            r.paramcd,
+                            data.tte.paramcd(&r),
                             start,
                             r.date.map(|d| d.to_string()).unwrap_or_default()
                         ),
                     ));
                 }
-                r.status = Status::Censored;
+                // Censored at the cut-off (a CNSR of 0 would make it an event).
                 r.cnsr = r.cnsr.max(1);
                 r.date = Some(cutoff);
             }
@@ -117,12 +118,12 @@ pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, St
                         "subject `{}` parameter `{}` has no STARTDT/ADT, so it cannot be cut at \
                          {cutoff}; expected both columns when a cut-off is requested",
                         usubjid(),
-                        r.paramcd
+                        data.tte.paramcd(&r)
                     ),
                 ))
             }
         }
-        out.tte.push(r);
+        out.tte.records.push(r);
     }
     Ok(Cow::Owned(out))
 }

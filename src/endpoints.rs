@@ -4,8 +4,6 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use rustc_hash::FxHashMap;
-
 use indexmap::IndexMap;
 use serde::Serialize;
 
@@ -13,7 +11,7 @@ use crate::config::{Analysis, BaselineItem, BaselineKind, CohortConfig, Proporti
 use crate::derive::{BestResponse, DerivedSubject, TimeToEvent};
 use crate::error::{Error, Result};
 use crate::load::StudyData;
-use crate::model::{AdverseEvent, Date, Status, Subject, TteRecord};
+use crate::model::{AdverseEvent, Date, Status, Subject, TteRecord, TteTable};
 use crate::stats::{self, KaplanMeier};
 
 /// Everything computed for one cohort: the serialised results and what the figures need.
@@ -279,21 +277,62 @@ pub struct Safety {
     pub by_term: Vec<TermCounts>,
 }
 
-/// ADTTE records by PARAMCD, then by subject position; built once per cut-off.
-pub type TteIndex<'a> = FxHashMap<&'a str, Vec<Option<&'a TteRecord>>>;
+/// ADTTE records by parameter, then by subject position; built once per cut-off. Per
+/// parameter, each subject's record is held as its position in the table (4 bytes per
+/// subject; [`NO_RECORD`] for none).
+#[derive(Debug)]
+pub struct TteIndex<'a> {
+    table: &'a TteTable,
+    by_param: Vec<Vec<u32>>,
+}
 
-/// Indexes ADTTE records by PARAMCD and subject position (`n_subjects` positions).
-pub fn index_tte(records: &[TteRecord], n_subjects: usize) -> TteIndex<'_> {
-    let mut index: TteIndex<'_> = FxHashMap::default();
-    for r in records {
-        let column = index
-            .entry(&*r.paramcd)
-            .or_insert_with(|| vec![None; n_subjects]);
-        if let Some(slot) = column.get_mut(r.position()) {
-            *slot = Some(r);
+/// A subject without a record of the parameter, in [`TteIndex`].
+const NO_RECORD: u32 = u32::MAX;
+
+/// The records of one parameter, by subject position.
+#[derive(Debug, Clone, Copy)]
+pub struct TteColumn<'a> {
+    records: &'a [TteRecord],
+    slots: &'a [u32],
+}
+
+impl<'a> TteIndex<'a> {
+    /// Indexes the records of `table` by parameter and subject position (`n_subjects`
+    /// positions).
+    pub fn new(table: &'a TteTable, n_subjects: usize) -> TteIndex<'a> {
+        let mut by_param: Vec<Vec<u32>> = vec![Vec::new(); table.params.len()];
+        for (i, r) in table.records.iter().enumerate() {
+            // Records are fewer than 2^32 (their lines are `u32`).
+            let (Some(column), Ok(i)) = (by_param.get_mut(r.param as usize), u32::try_from(i))
+            else {
+                continue;
+            };
+            if column.is_empty() {
+                *column = vec![NO_RECORD; n_subjects];
+            }
+            if let Some(slot) = column.get_mut(r.position()) {
+                *slot = i;
+            }
         }
+        TteIndex { table, by_param }
     }
-    index
+
+    /// The records of `paramcd`, if any record has it.
+    pub fn param(&self, paramcd: &str) -> Option<TteColumn<'_>> {
+        let slots = self.by_param.get(self.table.param(paramcd)? as usize)?;
+        Some(TteColumn {
+            records: &self.table.records,
+            slots,
+        })
+    }
+}
+
+impl<'a> TteColumn<'a> {
+    /// The record of the subject at `position`, if it has one.
+    pub fn get(&self, position: usize) -> Option<&'a TteRecord> {
+        let i = *self.slots.get(position)?;
+        self.records.get(usize::try_from(i).ok()?)
+    }
 }
 
 /// Tumour-burden and timeline data of one subject, for figures (times in the analysis unit).
@@ -435,17 +474,15 @@ pub fn analyse_cohort(input: CohortInput<'_>) -> Result<CohortAnalysis> {
         let mut events = Vec::with_capacity(efficacy.len());
         let from_adtte = input.data.has_adtte;
         if let (true, Some(index)) = (from_adtte, input.tte_index) {
-            let by_subject = index.get(paramcd.as_str());
+            let by_subject = index.param(paramcd);
             for &i in &efficacy {
                 let record = input
                     .members
                     .get(i)
-                    .and_then(|&global| by_subject.and_then(|v| v.get(global)))
-                    .copied()
-                    .flatten();
+                    .and_then(|&global| by_subject.and_then(|c| c.get(global)));
                 if let Some(r) = record {
                     times.push(r.days);
-                    events.push(r.status == Status::Event);
+                    events.push(r.status() == Status::Event);
                     column[i] = Some((r.days / unit, r.cnsr != 0));
                 }
             }
@@ -920,4 +957,39 @@ fn tumour_data(input: &CohortInput<'_>, subjects: &[&Subject]) -> Vec<SubjectTum
         });
     }
     out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tte_index_finds_each_subjects_record_of_a_parameter() {
+        let record = |subject: u32, param: u32, days: f64| TteRecord {
+            subject,
+            param,
+            days,
+            ..TteRecord::placeholder()
+        };
+        let table = TteTable {
+            params: vec!["OS".into(), "PFS".into(), "TTR".into()],
+            records: vec![
+                record(2, 1, 20.0),
+                record(0, 0, 1.0),
+                record(2, 0, 3.0),
+                record(1, 1, 11.0),
+            ],
+        };
+        let index = TteIndex::new(&table, 4);
+        let days = |paramcd: &str| -> Vec<Option<f64>> {
+            let column = index.param(paramcd).unwrap();
+            (0..5).map(|i| column.get(i).map(|r| r.days)).collect()
+        };
+        assert_eq!(days("OS"), [Some(1.0), None, Some(3.0), None, None]);
+        assert_eq!(days("PFS"), [None, Some(11.0), Some(20.0), None, None]);
+        // A parameter no record has, and one the table does not know.
+        assert!(index.param("TTR").unwrap().get(0).is_none());
+        assert!(index.param("DOR").is_none());
+    }
 }

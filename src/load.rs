@@ -15,8 +15,8 @@ use sha2::{Digest, Sha256};
 use crate::config::LoadedConfig;
 use crate::error::{Error, Result};
 use crate::model::{
-    AdverseEvent, Assessment, ColumnValue, Date, LesionSum, Response, Status, Subject, SubjectId,
-    TteRecord,
+    AdverseEvent, Assessment, ColumnValue, Date, LesionSum, Response, Subject, SubjectId,
+    TteRecord, TteTable,
 };
 
 /// Largest data file read (1 GiB). Files are read whole into memory; an ADaM table of a trial
@@ -55,7 +55,7 @@ pub struct StudyData {
     /// ADRS per-visit overall responses (`PARAMCD = OVR`).
     pub assessments: Vec<Assessment>,
     /// ADTTE rows.
-    pub tte: Vec<TteRecord>,
+    pub tte: TteTable,
     /// Whether an ADTTE file was given (its endpoints are then used as they are).
     pub has_adtte: bool,
     /// The ADTTE file, for error messages.
@@ -1953,17 +1953,14 @@ pub fn read_adrs(table: &CsvTable, known: &KnownSubjects<'_>) -> Result<Vec<Asse
 /// ADTTE: one row per subject and parameter. `AVAL` is converted to days using `AVALU`. A
 /// record names its subject by position in ADSL (`known`). Rows are converted in parallel
 /// chunks; the error reported is the first in file order.
-pub fn read_adtte(table: &CsvTable, known: &KnownSubjects<'_>) -> Result<Vec<TteRecord>> {
+pub fn read_adtte(table: &CsvTable, known: &KnownSubjects<'_>) -> Result<TteTable> {
     let mut reader = TteReader::default();
     reader.part(table, known, 0, table.len())?;
     reader.finish(table.path(), known)
 }
 
 /// [`read_adtte`] of a file read in parts ([`CsvTable::read_parts`]), with the file's SHA-256.
-pub fn read_adtte_file(
-    path: &Path,
-    known: &KnownSubjects<'_>,
-) -> Result<(Vec<TteRecord>, InputFile)> {
+pub fn read_adtte_file(path: &Path, known: &KnownSubjects<'_>) -> Result<(TteTable, InputFile)> {
     let mut reader = TteReader::default();
     let input = CsvTable::read_parts(path, PART_BYTES, |table, first_row, expected| {
         reader.part(table, known, first_row, expected)
@@ -1985,11 +1982,42 @@ fn reserve_rows<T>(rows: &mut Vec<T>, expected: usize) {
 }
 
 /// ADTTE read part by part: the records of the rows read so far (a placeholder for a row that
-/// failed) and the first row that failed.
+/// failed), the parameter codes they name by number and the first row that failed.
 #[derive(Default)]
 struct TteReader {
     out: Vec<TteRecord>,
+    params: ParamCodes,
     row_error: Option<(usize, Error)>,
+}
+
+/// The `PARAMCD`s of an ADTTE file, numbered as the parallel jobs first meet them (each job
+/// remembers the numbers it has seen: the lock is taken once per job and parameter).
+#[derive(Default)]
+struct ParamCodes(std::sync::Mutex<Vec<Arc<str>>>);
+
+impl ParamCodes {
+    /// The number of `paramcd`, given one if it is new.
+    fn number(&self, paramcd: &str) -> u32 {
+        let mut params = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let i = match params.iter().position(|p| **p == *paramcd) {
+            Some(i) => i,
+            None => {
+                params.push(Arc::from(paramcd));
+                params.len() - 1
+            }
+        };
+        // A parameter per row of a file of at most 1 GiB: fewer than 2^32.
+        u32::try_from(i).unwrap_or(u32::MAX)
+    }
+
+    fn into_inner(self) -> Vec<Arc<str>> {
+        self.0
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
 }
 
 impl TteReader {
@@ -2013,10 +2041,11 @@ impl TteReader {
             start: table.column("STARTDT"),
             adt: table.column("ADT"),
         };
+        let codes = &self.params;
         let row_error = convert_rows(
             table.len(),
             || (Shared::default(), 0usize),
-            |(params, hint), r| columns.record(table, known, r, params, hint),
+            |(params, hint), r| columns.record(table, known, r, (params, codes), hint),
             TteRecord::placeholder,
             &mut self.out,
         );
@@ -2026,23 +2055,32 @@ impl TteReader {
 
     /// The records, checked for a repeated (subject, parameter) among the rows before the
     /// first that failed; the first error in file order.
-    fn finish(self, path: &Path, known: &KnownSubjects<'_>) -> Result<Vec<TteRecord>> {
-        let out = self.out;
+    fn finish(self, path: &Path, known: &KnownSubjects<'_>) -> Result<TteTable> {
+        let mut table = TteTable {
+            params: self.params.into_inner(),
+            records: self.out,
+        };
         // Only the rows before a failed one count.
-        let checked = self.row_error.as_ref().map_or(out.len(), |(row, _)| *row);
-        // Parameters are numbered in order of appearance and each subject keeps one bit per
-        // parameter (more than 64 parameters use a set).
-        let mut params: Vec<&str> = Vec::new();
+        let checked = self
+            .row_error
+            .as_ref()
+            .map_or(table.records.len(), |(row, _)| *row);
+        // The parallel jobs numbered the parameters as they met them: renumbered here in order
+        // of first appearance in the file, so that the table does not depend on the schedule.
+        let mut renumber: Vec<u32> = vec![u32::MAX; table.params.len()];
+        let mut numbered = 0u32;
+        // Each subject keeps one bit per parameter (more than 64 parameters use a set).
         let mut seen_bits: Vec<u64> = vec![0; known.len()];
-        let mut seen_many: FxHashSet<(usize, usize)> = FxHashSet::default();
-        for r in out.iter().take(checked) {
-            let param = match params.iter().position(|p| **p == *r.paramcd) {
-                Some(i) => i,
-                None => {
-                    params.push(&r.paramcd);
-                    params.len() - 1
-                }
+        let mut seen_many: FxHashSet<(usize, u32)> = FxHashSet::default();
+        for r in table.records.iter().take(checked) {
+            let Some(param) = renumber.get_mut(r.param as usize) else {
+                continue;
             };
+            if *param == u32::MAX {
+                *param = numbered;
+                numbered += 1;
+            }
+            let param = *param;
             let first_time = match seen_bits.get_mut(r.position()) {
                 Some(bits) if param < 64 => {
                     let fresh = *bits & (1 << param) == 0;
@@ -2059,15 +2097,31 @@ impl TteReader {
                     format!(
                         "subject `{}` has two `{}` records; expected one per subject and parameter",
                         known.id(r.position()),
-                        r.paramcd
+                        table.paramcd(r)
                     ),
                 ));
             }
         }
-        match self.row_error {
-            Some((_, e)) => Err(e),
-            None => Ok(out),
+        if let Some((_, e)) = self.row_error {
+            return Err(e);
         }
+        if renumber.iter().enumerate().any(|(i, &n)| n as usize != i) {
+            let mut params: Vec<Arc<str>> = vec![Arc::from(""); table.params.len()];
+            for (old, &new) in renumber.iter().enumerate() {
+                if let (Some(slot), Some(name)) =
+                    (params.get_mut(new as usize), table.params.get(old))
+                {
+                    slot.clone_from(name);
+                }
+            }
+            for r in &mut table.records {
+                if let Some(&new) = renumber.get(r.param as usize) {
+                    r.param = new;
+                }
+            }
+            table.params = params;
+        }
+        Ok(table)
     }
 }
 
@@ -2083,14 +2137,14 @@ struct AdtteColumns {
 }
 
 impl AdtteColumns {
-    /// The record of row `r`. `params` shares each PARAMCD's text; `hint` is the subject of
-    /// the previous row this job converted.
+    /// The record of row `r`. `params` holds the numbers this job has seen of the `codes`;
+    /// `hint` is the subject of the previous row this job converted.
     fn record<'t>(
         &self,
         table: &'t CsvTable,
         known: &KnownSubjects<'_>,
         r: usize,
-        params: &mut Shared<'t>,
+        (params, codes): (&mut Shared<'t, u32>, &ParamCodes),
         hint: &mut usize,
     ) -> Result<TteRecord> {
         let row = table.row(r);
@@ -2106,7 +2160,7 @@ impl AdtteColumns {
         if paramcd.is_empty() {
             return Err(row.error(self.param, "PARAMCD is empty; expected a parameter code"));
         }
-        let paramcd = params.get(self.param, paramcd);
+        let param = params.get_or(self.param, paramcd, |p| codes.number(p));
         let aval = row.number(Some(self.aval))?.ok_or_else(|| {
             row.error(
                 self.aval,
@@ -2155,13 +2209,8 @@ impl AdtteColumns {
         })?;
         Ok(TteRecord {
             subject,
-            paramcd,
+            param,
             days: aval * unit_days,
-            status: if cnsr == 0 {
-                Status::Event
-            } else {
-                Status::Censored
-            },
             cnsr,
             start: row.date(self.start)?,
             date: row.date(self.adt)?,
@@ -2572,6 +2621,45 @@ mod tests {
         }
     }
 
+    /// Parallel jobs number the parameters as they meet them; the table numbers them in order
+    /// of first appearance in the file, whatever the jobs did.
+    #[test]
+    fn adtte_parameters_are_numbered_in_file_order() {
+        let subjects: Vec<Subject> = (0..6000)
+            .map(|i| Subject {
+                usubjid: format!("S{i}").into(),
+                ..Subject::placeholder()
+            })
+            .collect();
+        let known = KnownSubjects::of_subjects(&subjects).unwrap();
+        let mut text = String::from("USUBJID,PARAMCD,AVAL,CNSR\n");
+        for (param, cnsr) in [("PFS", 1), ("OS", 0)] {
+            for i in 0..6000 {
+                text += &format!("S{i},{param},{},{cnsr}\n", i + 1);
+            }
+        }
+        let table = CsvTable::from_bytes(Path::new("adtte.csv"), text.as_bytes()).unwrap();
+        // A job that met OS first (as the second half of the rows would) numbered it 0.
+        let mut reader = TteReader::default();
+        assert_eq!(reader.params.number("OS"), 0);
+        reader.part(&table, &known, 0, table.len()).unwrap();
+        let tte = reader.finish(Path::new("adtte.csv"), &known).unwrap();
+        let whole = read_adtte(&table, &known).unwrap();
+        for t in [&tte, &whole] {
+            assert_eq!(t.params, [Arc::from("PFS"), Arc::from("OS")]);
+            assert_eq!(t.param("OS"), Some(1));
+            let first = &t.records[0];
+            let last = &t.records[11_999];
+            assert_eq!((t.paramcd(first), first.param, first.cnsr), ("PFS", 0, 1));
+            assert_eq!((t.paramcd(last), last.param, last.cnsr), ("OS", 1, 0));
+            assert_eq!(last.status(), crate::model::Status::Event);
+            assert_eq!(last.days, 6000.0);
+            assert!(t.records[..6000].iter().all(|r| r.param == 0));
+            assert!(t.records[6000..].iter().all(|r| r.param == 1));
+        }
+        assert_eq!(tte, whole);
+    }
+
     #[test]
     fn a_large_plain_file_is_split_in_chunks_with_the_right_line_numbers() {
         let mut text = String::from("A,B\r\n");
@@ -2746,6 +2834,7 @@ mod tests {
         .unwrap();
         let days: Vec<f64> = read_adtte(&adtte, &known)
             .unwrap()
+            .records
             .iter()
             .map(|r| r.days)
             .collect();

@@ -250,15 +250,15 @@ pub enum Status {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TteRecord {
     /// Position of the subject in the study's subject list (ADSL order). Positions and lines
-    /// are `u32` (a data file is at most 1 GiB): a record is 48 bytes, not 56.
+    /// are `u32` (a data file is at most 1 GiB), the parameter is a number: a record is 32
+    /// bytes (10^7 records are 320 MB).
     pub subject: u32,
-    /// `PARAMCD` (one allocation per parameter).
-    pub paramcd: Arc<str>,
+    /// `PARAMCD`, by its number in [`TteTable::params`].
+    pub param: u32,
     /// `AVAL`, in days.
     pub days: f64,
-    /// `CNSR`
-    pub status: Status,
-    /// `CNSR` as given (ADaM censoring reason code; 0 for an event).
+    /// `CNSR` as given (ADaM censoring reason code; 0 for an event, so the status is
+    /// [`TteRecord::status`]).
     pub cnsr: u32,
     /// `STARTDT`
     pub start: Option<Date>,
@@ -273,22 +273,50 @@ impl TteRecord {
     pub fn position(&self) -> usize {
         self.subject as usize
     }
-}
 
-impl TteRecord {
+    /// Event (`CNSR = 0`) or censored (any other code).
+    pub fn status(&self) -> Status {
+        if self.cnsr == 0 {
+            Status::Event
+        } else {
+            Status::Censored
+        }
+    }
+
     /// A record with no data, standing in for a row that failed to convert (never reaches
     /// an analysis: the load stops with that row's error).
     pub fn placeholder() -> TteRecord {
         TteRecord {
             subject: 0,
-            paramcd: Arc::from(""),
+            param: 0,
             days: 0.0,
-            status: Status::Censored,
             cnsr: 1,
             start: None,
             date: None,
             line: 0,
         }
+    }
+}
+
+/// The ADTTE rows, with the parameter codes they name by number.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TteTable {
+    /// `PARAMCD`s; a record's `param` is a position here.
+    pub params: Vec<Arc<str>>,
+    /// The records, in file order.
+    pub records: Vec<TteRecord>,
+}
+
+impl TteTable {
+    /// The record's `PARAMCD`.
+    pub fn paramcd(&self, record: &TteRecord) -> &str {
+        self.params.get(record.param as usize).map_or("", |p| &**p)
+    }
+
+    /// The number of a `PARAMCD`, if any record has it.
+    pub fn param(&self, paramcd: &str) -> Option<u32> {
+        let i = self.params.iter().position(|p| **p == *paramcd)?;
+        u32::try_from(i).ok()
     }
 }
 
@@ -360,11 +388,11 @@ mod tests {
     }
 
     #[test]
-    fn a_subject_fits_in_88_bytes_with_its_id_inline_and_a_record_in_48() {
+    fn a_subject_fits_in_88_bytes_with_its_id_inline_and_a_record_in_32() {
         // 10^7 subjects are held at once: each byte here is 10 MB of fresh memory.
         assert_eq!(std::mem::size_of::<Columns>(), 24);
         assert!(std::mem::size_of::<Subject>() <= 88);
-        assert_eq!(std::mem::size_of::<TteRecord>(), 48);
+        assert_eq!(std::mem::size_of::<TteRecord>(), 32);
         let id: SubjectId = "CDISCPILOT01-01-701-1015".into(); // 24 bytes: no allocation
         assert!(!id.is_heap_allocated());
         let mut a = Columns::default();

@@ -661,9 +661,13 @@ fn xpt_and_csv_give_the_same_typed_tables() {
     let tte = read_adtte(&tte_x, &known).unwrap();
     let tte_csv = read_adtte(&tte_c, &known).unwrap();
     // Records keep where they came from: observation numbers in XPT, lines in CSV.
-    assert_eq!(tte.iter().map(|r| r.line).collect::<Vec<_>>(), [1, 2, 3]);
+    assert_eq!(tte.params, tte_csv.params);
     assert_eq!(
-        tte_csv.iter().map(|r| r.line).collect::<Vec<_>>(),
+        tte.records.iter().map(|r| r.line).collect::<Vec<_>>(),
+        [1, 2, 3]
+    );
+    assert_eq!(
+        tte_csv.records.iter().map(|r| r.line).collect::<Vec<_>>(),
         [2, 3, 4]
     );
     let without_line = |records: &[readout::model::TteRecord]| {
@@ -676,9 +680,9 @@ fn xpt_and_csv_give_the_same_typed_tables() {
             })
             .collect::<Vec<_>>()
     };
-    assert_eq!(without_line(&tte), without_line(&tte_csv));
-    assert_eq!(tte[1].days, 28.5);
-    assert_eq!(tte[2].cnsr, 2);
+    assert_eq!(without_line(&tte.records), without_line(&tte_csv.records));
+    assert_eq!(tte.records[1].days, 28.5);
+    assert_eq!(tte.records[2].cnsr, 2);
 
     let related: HashSet<String, _> = ["Y", "RELATED", "PROBABLE", "POSSIBLE"]
         .iter()
