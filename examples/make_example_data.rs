@@ -710,7 +710,7 @@ fn finish(rng: &mut Rng, t: &Target, mut subjects: Vec<Generated>) -> Vec<Genera
     rng.shuffle(&mut sites);
     for ((g, age), site) in subjects.iter_mut().zip(ages).zip(sites) {
         g.columns.insert("AGE".into(), age.to_string());
-        g.subject.site = Some(site.into());
+        g.subject.site = Some(Subject::site_entry(site));
     }
     subjects
 }
@@ -819,7 +819,7 @@ fn main() {
                 "{study},{},{},{},{},{},{},{},\"{}\",\"{}\",{},{},{},{},{},{},{},{},Y,Y",
                 s.usubjid,
                 s.usubjid.rsplit('-').next().unwrap_or(""),
-                s.site.clone().unwrap_or_default(),
+                s.site().unwrap_or_default(),
                 t.cohort,
                 c("AGE"),
                 c("SEX"),

@@ -420,7 +420,7 @@ pub fn analyse_cohort(input: CohortInput<'_>) -> Result<CohortAnalysis> {
             enrolment.first = Some(enrolment.first.map_or(date, |d: Date| d.min(date)));
             enrolment.last = Some(enrolment.last.map_or(date, |d: Date| d.max(date)));
         }
-        if let Some(site) = s.site.as_deref() {
+        if let Some(site) = s.site() {
             sites.insert(site);
         }
     }

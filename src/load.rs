@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 use crate::config::LoadedConfig;
 use crate::error::{Error, Result};
 use crate::model::{
-    AdverseEvent, Assessment, ColumnValue, Date, LesionSum, Response, Subject, SubjectId,
+    AdverseEvent, Assessment, ColumnValue, Columns, Date, LesionSum, Response, Subject, SubjectId,
     TteRecord, TteTable,
 };
 
@@ -1781,30 +1781,31 @@ struct AdslColumns {
 
 impl AdslColumns {
     /// The subject of row `r`. Text values (site, kept columns and their names) are shared
-    /// through `shared`: one allocation per distinct value and parallel job.
+    /// through `entries`, and the lists of kept columns through `sets`: one allocation per
+    /// distinct value (or list) and parallel job.
     fn subject<'t>(
         &self,
         table: &'t CsvTable,
         c_id: usize,
         r: usize,
-        (shared, entries): &mut (Shared<'t>, Shared<'t, Arc<ColumnValue>>),
+        (sets, entries): &mut (ColumnSets, Shared<'t, Arc<ColumnValue>>),
     ) -> Result<Subject> {
         let row = table.row(r);
         let usubjid = row.text(Some(c_id))?;
         if usubjid.is_empty() {
             return Err(row.error(c_id, "USUBJID is empty; expected a subject id"));
         }
-        let mut columns = crate::model::Columns::with_capacity(self.kept.len());
+        sets.start();
         for i in &self.kept {
             let v = row.text(Some(*i))?;
             if !v.is_empty() {
                 // Entries are shared per parallel job: one `Arc` shared by every subject of
                 // both threads made each clone a contended atomic.
                 let name = table.headers.get(*i).map_or("", String::as_str);
-                columns
-                    .insert_shared(entries.get_or(*i, v, |v| ColumnValue::new(Arc::from(name), v)));
+                sets.push(entries.get_or(*i, v, |v| ColumnValue::new(Arc::from(name), v)));
             }
         }
+        let columns = sets.columns();
         let trt_start = row.date(self.trts)?;
         let death = row.date(self.dth)?;
         if let (Some(died), Some(first_dose), Some(c_dth)) = (death, trt_start, self.dth) {
@@ -1817,7 +1818,9 @@ impl AdslColumns {
         }
         Ok(Subject {
             usubjid: usubjid.into(),
-            site: row.opt_text(self.site)?.map(|v| shared.get(usize::MAX, v)),
+            site: row
+                .opt_text(self.site)?
+                .map(|v| entries.get_or(usize::MAX, v, Subject::site_entry)),
             trt_start,
             trt_end: row.date(self.trte)?,
             enrolled: row.date(self.enrl)?.or(trt_start),
@@ -1830,11 +1833,46 @@ impl AdslColumns {
     }
 }
 
+/// The lists of kept ADSL columns of one parallel job, each shared by the subjects with the
+/// same values: found by the addresses of their entries (entries are shared per job too).
+#[derive(Default)]
+struct ColumnSets {
+    entries: Vec<Arc<ColumnValue>>,
+    key: Vec<usize>,
+    sets: FxHashMap<Box<[usize]>, Columns>,
+}
+
+impl ColumnSets {
+    /// Starts the list of a new subject.
+    fn start(&mut self) {
+        self.entries.clear();
+    }
+
+    /// Adds an entry to the subject's list.
+    fn push(&mut self, entry: Arc<ColumnValue>) {
+        self.entries.push(entry);
+    }
+
+    /// The subject's columns: the shared list with these entries.
+    fn columns(&mut self) -> Columns {
+        self.key.clear();
+        self.key
+            .extend(self.entries.iter().map(|e| Arc::as_ptr(e) as usize));
+        if let Some(columns) = self.sets.get(self.key.as_slice()) {
+            return columns.clone();
+        }
+        let columns = Columns::from_entries(self.entries.clone());
+        self.sets
+            .insert(self.key.clone().into_boxed_slice(), columns.clone());
+        columns
+    }
+}
+
 /// Values shared by the rows of one parallel job, by (column, text): the first few distinct
 /// ones in a short list (a cohort column has a handful of values, found faster by comparison
-/// than by hashing), the others in a hash map. `T` is the shared form of a text (an
-/// `Arc<str>`, or an ADSL column entry).
-struct Shared<'t, T = Arc<str>> {
+/// than by hashing), the others in a hash map. `T` is the shared form of a text (an ADSL
+/// column entry, a parameter's number).
+struct Shared<'t, T> {
     recent: Vec<(usize, &'t str, T)>,
     others: FxHashMap<(usize, &'t str), T>,
 }
@@ -1867,13 +1905,6 @@ impl<'t, T: Clone> Shared<'t, T> {
             .entry((column, value))
             .or_insert_with(|| make(value))
             .clone()
-    }
-}
-
-impl<'t> Shared<'t> {
-    /// The shared copy of `value` in `column`.
-    fn get(&mut self, column: usize, value: &'t str) -> Arc<str> {
-        self.get_or(column, value, |v| Arc::from(v))
     }
 }
 

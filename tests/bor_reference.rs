@@ -321,7 +321,7 @@ fn load_pharmaverse(dir: &Path) -> Pharmaverse {
             randdt.insert(cell(&r, "USUBJID").to_string(), date(cell(&r, "RANDDT")));
             Subject {
                 usubjid: cell(&r, "USUBJID").into(),
-                site: Some(cell(&r, "SITEID").into()),
+                site: Some(Subject::site_entry(cell(&r, "SITEID"))),
                 trt_start: date(cell(&r, "TRTSDT")),
                 trt_end: date(cell(&r, "TRTEDT")),
                 enrolled: date(cell(&r, "RANDDT")),
