@@ -255,17 +255,21 @@ pub struct CutData<'a> {
 /// cohorts of a 200,000-subject study scanned 200 million subjects before).
 #[derive(Default)]
 pub struct MemberIndex<'a> {
-    by_column: FxHashMap<&'a str, FxHashMap<&'a str, Vec<usize>>>,
+    /// Subject positions by column and value, as `u32` (4 bytes per subject; a study of more
+    /// subjects is not indexed, and its cohorts are found by scanning).
+    by_column: FxHashMap<&'a str, FxHashMap<&'a str, Vec<u32>>>,
 }
 
 impl<'a> MemberIndex<'a> {
     /// Indexes `subjects` by each of `columns`.
     pub fn new(columns: &BTreeSet<&'a str>, subjects: &'a [Subject]) -> MemberIndex<'a> {
+        let fits = u32::try_from(subjects.len()).is_ok();
         let by_column = columns
             .iter()
+            .filter(|_| fits)
             .map(|&column| {
-                let mut by_value: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
-                for (i, s) in subjects.iter().enumerate() {
+                let mut by_value: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
+                for (i, s) in (0u32..).zip(subjects) {
                     if let Some(v) = s.columns.get(column) {
                         by_value.entry(v).or_default().push(i);
                     }
@@ -291,7 +295,7 @@ impl<'a> MemberIndex<'a> {
             .get(value.as_text().as_str())
             .map(|list| {
                 list.iter()
-                    .copied()
+                    .map(|&i| i as usize)
                     .filter(|&i| subjects.get(i).is_some_and(|s| rest.hold(s)))
                     .collect()
             })

@@ -2100,8 +2100,10 @@ impl TteReader {
         // of first appearance in the file, so that the table does not depend on the schedule.
         let mut renumber: Vec<u32> = vec![u32::MAX; table.params.len()];
         let mut numbered = 0u32;
-        // Each subject keeps one bit per parameter (more than 64 parameters use a set).
-        let mut seen_bits: Vec<u64> = vec![0; known.len()];
+        // One bit per subject and parameter (10^7 subjects with one parameter: 1.25 MB);
+        // parameters past the 64th use a set.
+        let width = table.params.len().clamp(1, 64);
+        let mut seen_bits: Vec<u64> = vec![0; (known.len() * width).div_ceil(64)];
         let mut seen_many: FxHashSet<(usize, u32)> = FxHashSet::default();
         for r in table.records.iter().take(checked) {
             let Some(param) = renumber.get_mut(r.param as usize) else {
@@ -2112,10 +2114,12 @@ impl TteReader {
                 numbered += 1;
             }
             let param = *param;
-            let first_time = match seen_bits.get_mut(r.position()) {
-                Some(bits) if param < 64 => {
-                    let fresh = *bits & (1 << param) == 0;
-                    *bits |= 1 << param;
+            let bit = r.position() * width + param as usize;
+            let first_time = match seen_bits.get_mut(bit / 64) {
+                Some(word) if (param as usize) < width => {
+                    let mask = 1u64 << (bit % 64);
+                    let fresh = *word & mask == 0;
+                    *word |= mask;
                     fresh
                 }
                 _ => seen_many.insert((r.position(), param)),
@@ -2689,6 +2693,46 @@ mod tests {
             assert!(t.records[6000..].iter().all(|r| r.param == 1));
         }
         assert_eq!(tte, whole);
+    }
+
+    /// A repeated (subject, parameter) is found with one parameter, a few, and past the 64
+    /// kept as bits; the same subject under different parameters is not a repeat.
+    #[test]
+    fn a_repeated_adtte_record_is_found_whatever_the_number_of_parameters() {
+        let subjects: Vec<Subject> = (0..5)
+            .map(|i| Subject {
+                usubjid: format!("S{i}").into(),
+                ..Subject::placeholder()
+            })
+            .collect();
+        let known = KnownSubjects::of_subjects(&subjects).unwrap();
+        let read = |params: usize, repeat: Option<(usize, usize)>| {
+            let mut text = String::from("USUBJID,PARAMCD,AVAL,CNSR\n");
+            for p in 0..params {
+                for i in 0..5 {
+                    text += &format!("S{i},P{p},{},0\n", p + i);
+                }
+            }
+            if let Some((i, p)) = repeat {
+                text += &format!("S{i},P{p},1,1\n");
+            }
+            let table = CsvTable::from_bytes(Path::new("adtte.csv"), text.as_bytes()).unwrap();
+            read_adtte(&table, &known).map_err(|e| e.to_string())
+        };
+        for params in [1, 3, 64, 70] {
+            let table = read(params, None).unwrap();
+            assert_eq!(table.records.len(), 5 * params);
+            assert_eq!(table.params.len(), params);
+            for p in [0, params / 2, params - 1] {
+                let e = read(params, Some((4, p))).unwrap_err();
+                let line = 5 * params + 2;
+                assert!(
+                    e.contains(&format!("line {line},"))
+                        && e.contains(&format!("`S4` has two `P{p}`")),
+                    "{params} parameters, repeat of P{p}: {e}"
+                );
+            }
+        }
     }
 
     #[test]
