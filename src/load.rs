@@ -332,77 +332,60 @@ impl Cells {
     }
 }
 
-/// One data row of a [`CsvTable`], with its line number for error messages.
-pub struct Row<'a> {
-    table: &'a CsvTable,
+/// One data row of a [`CsvTable`], with its line number for error messages. Its cells are
+/// text of the table (`'t`); the offsets of its commas are in a buffer of the reader's (`'s`),
+/// reused from row to row (kept in the row, an array for 64 commas made every row 300 bytes
+/// to set up and copy).
+pub struct Row<'t, 's> {
+    table: &'t CsvTable,
     line: u64,
-    cells: RowCells<'a>,
+    cells: RowCells<'t, 's>,
 }
 
-/// How many commas of a row are found when the row is read; cells past them are found by
-/// scanning on from the last one.
-const COMMAS_KEPT: usize = 64;
-
 /// Where the cells of one row are.
-// A row lives on the stack while it is read: boxing the commas would allocate per row.
-#[allow(clippy::large_enum_variant)]
-enum RowCells<'a> {
+enum RowCells<'t, 's> {
     /// The row's entries of [`Layout::Cells`].
-    Spans(&'a [[u32; 2]]),
+    Spans(&'t [[u32; 2]]),
     /// A row of [`Layout::Rows`]: it starts at `start` in the table's bytes, `bytes` are its
-    /// cells and commas, `commas` the offsets in `bytes` of its first `kept` commas.
+    /// cells and commas, `commas` the offsets in `bytes` of all its commas.
     Split {
         start: usize,
-        bytes: &'a [u8],
-        commas: [u32; COMMAS_KEPT],
-        kept: usize,
+        bytes: &'t [u8],
+        commas: &'s [u32],
     },
 }
 
-impl<'a> RowCells<'a> {
-    /// Splits a row of a table without quotes.
-    fn split(start: usize, bytes: &'a [u8]) -> RowCells<'a> {
-        let mut commas = [0u32; COMMAS_KEPT];
-        let mut kept = 0;
-        let mut keep = |pos: usize| match commas.get_mut(kept) {
-            Some(slot) => {
-                *slot = pos as u32;
-                kept += 1;
-                true
-            }
-            None => false,
-        };
+impl<'t, 's> RowCells<'t, 's> {
+    /// Splits a row of a table without quotes, its commas' offsets into `commas`.
+    fn split(start: usize, bytes: &'t [u8], commas: &'s mut Vec<u32>) -> RowCells<'t, 's> {
+        commas.clear();
         // Eight bytes at a time (rows are short: calling memchr for every comma cost more).
         const LOW7: u64 = u64::from_ne_bytes([0x7f; 8]);
         const COMMA: u64 = u64::from_ne_bytes([b','; 8]);
         let words = bytes.chunks_exact(8);
         let tail = words.remainder();
-        'found: {
-            for (w, word) in words.enumerate() {
-                let mut le = [0u8; 8];
-                le.copy_from_slice(word);
-                let x = u64::from_le_bytes(le) ^ COMMA;
-                // The high bit of each byte that was a comma (exact: no borrow between bytes).
-                let mut hits = !(((x & LOW7) + LOW7) | x | LOW7);
-                while hits != 0 {
-                    if !keep(w * 8 + (hits.trailing_zeros() / 8) as usize) {
-                        break 'found;
-                    }
-                    hits &= hits - 1;
-                }
+        // Offsets fit: a row's place in the table is `u32` already.
+        for (w, word) in words.enumerate() {
+            let mut le = [0u8; 8];
+            le.copy_from_slice(word);
+            let x = u64::from_le_bytes(le) ^ COMMA;
+            // The high bit of each byte that was a comma (exact: no borrow between bytes).
+            let mut hits = !(((x & LOW7) + LOW7) | x | LOW7);
+            while hits != 0 {
+                commas.push((w * 8) as u32 + hits.trailing_zeros() / 8);
+                hits &= hits - 1;
             }
-            let base = bytes.len() - tail.len();
-            for (i, &b) in tail.iter().enumerate() {
-                if b == b',' && !keep(base + i) {
-                    break 'found;
-                }
+        }
+        let base = bytes.len() - tail.len();
+        for (i, &b) in tail.iter().enumerate() {
+            if b == b',' {
+                commas.push((base + i) as u32);
             }
         }
         RowCells::Split {
             start,
             bytes,
             commas,
-            kept,
         }
     }
 
@@ -418,35 +401,17 @@ impl<'a> RowCells<'a> {
                 start,
                 bytes,
                 commas,
-                kept,
             } => {
-                let kept = *kept;
-                let comma = |i: usize| commas.get(i).map(|&c| c as usize);
                 // The cell starts after comma `column - 1` and ends at comma `column` (the
-                // row's end for the last cell, when every comma was kept).
-                let (from, to) = if column < kept || (column == kept && kept < COMMAS_KEPT) {
-                    let from = if column == 0 {
-                        0
-                    } else {
-                        comma(column - 1).unwrap_or(0) + 1
-                    };
-                    (from, if column < kept { comma(column) } else { None })
-                } else if kept < COMMAS_KEPT {
-                    return (0, 0); // past the last cell
-                } else {
-                    // Scan on from the last kept comma.
-                    let mut from = comma(COMMAS_KEPT - 1).unwrap_or(0) + 1;
-                    for _ in COMMAS_KEPT..column {
-                        match memchr::memchr(b',', bytes.get(from..).unwrap_or_default()) {
-                            Some(p) => from += p + 1,
-                            None => return (0, 0),
-                        }
-                    }
-                    let to = memchr::memchr(b',', bytes.get(from..).unwrap_or_default())
-                        .map(|p| from + p);
-                    (from, to)
+                // row's end for the last cell).
+                let from = match column.checked_sub(1) {
+                    None => 0,
+                    Some(before) => match commas.get(before) {
+                        Some(&c) => c as usize + 1,
+                        None => return (0, 0), // past the last cell
+                    },
                 };
-                let to = to.unwrap_or(bytes.len());
+                let to = commas.get(column).map_or(bytes.len(), |&c| c as usize);
                 (start + from, start + to)
             }
         }
@@ -724,7 +689,7 @@ impl CsvTable {
     /// The raw bytes of a cell (empty when out of range).
     #[cfg(test)]
     fn cell(&self, row: usize, column: usize) -> &[u8] {
-        let (start, end) = self.row(row).cells.span(column);
+        let (start, end) = self.row(row, &mut Vec::new()).cells.span(column);
         self.cells.all().get(start..end).unwrap_or_default()
     }
 
@@ -769,8 +734,14 @@ impl CsvTable {
         })
     }
 
-    /// Data row `row` (from 0).
-    fn row(&self, row: usize) -> Row<'_> {
+    /// The trimmed text of a cell (`""` out of range), as the readers see it; for reading a
+    /// cell here and there (the readers reuse one buffer per row).
+    pub fn cell_text(&self, row: usize, column: usize) -> Result<&str> {
+        self.row(row, &mut Vec::new()).text(Some(column))
+    }
+
+    /// Data row `row` (from 0), its commas found into `commas`.
+    fn row<'s>(&self, row: usize, commas: &'s mut Vec<u32>) -> Row<'_, 's> {
         let cells = match &self.layout {
             Layout::Cells(spans) => {
                 let width = self.headers.len();
@@ -783,7 +754,11 @@ impl CsvTable {
             Layout::Rows(rows) => {
                 let [start, end] = rows.get(row).copied().unwrap_or_default();
                 let (start, end) = (start as usize, end as usize);
-                RowCells::split(start, self.cells.all().get(start..end).unwrap_or_default())
+                RowCells::split(
+                    start,
+                    self.cells.all().get(start..end).unwrap_or_default(),
+                    commas,
+                )
             }
         };
         Row {
@@ -791,11 +766,6 @@ impl CsvTable {
             line: self.lines.get(row),
             cells,
         }
-    }
-
-    /// The data rows.
-    pub fn rows(&self) -> impl Iterator<Item = Row<'_>> {
-        (0..self.len()).map(move |row| self.row(row))
     }
 }
 
@@ -1302,7 +1272,7 @@ fn csv_error(path: &Path, e: csv::Error, line: Option<u64>) -> Error {
     }
 }
 
-impl<'a> Row<'a> {
+impl<'t> Row<'t, '_> {
     /// Line number in the file (1 is the header).
     pub fn line(&self) -> u64 {
         self.line
@@ -1311,7 +1281,7 @@ impl<'a> Row<'a> {
     /// A cell as trimmed text; `""` when the column is absent. Inlined into the readers (it
     /// runs for every cell read: ten million times for 10^6 subjects).
     #[inline]
-    pub fn text(&self, column: Option<usize>) -> Result<&'a str> {
+    pub fn text(&self, column: Option<usize>) -> Result<&'t str> {
         let Some(i) = column else { return Ok("") };
         let (start, end) = self.cells.span(i);
         match self.table.cells.text(start, end) {
@@ -1329,7 +1299,7 @@ impl<'a> Row<'a> {
     }
 
     /// A cell as text, `None` when empty or absent.
-    pub fn opt_text(&self, column: Option<usize>) -> Result<Option<&'a str>> {
+    pub fn opt_text(&self, column: Option<usize>) -> Result<Option<&'t str>> {
         let t = self.text(column)?;
         Ok(if t.is_empty() { None } else { Some(t) })
     }
@@ -1587,7 +1557,7 @@ impl<'a> KnownSubjects<'a> {
 
 /// The ADSL position of a row's subject, or an error naming the row.
 fn require_subject(
-    row: &Row<'_>,
+    row: &Row<'_, '_>,
     col: usize,
     usubjid: &str,
     known: &KnownSubjects<'_>,
@@ -1606,7 +1576,7 @@ fn require_subject(
     })
 }
 
-fn flag(row: &Row<'_>, column: Option<usize>, absent: bool) -> Result<bool> {
+fn flag(row: &Row<'_, '_>, column: Option<usize>, absent: bool) -> Result<bool> {
     match column {
         None => Ok(absent),
         Some(_) => Ok(row.text(column)?.eq_ignore_ascii_case("Y")),
@@ -1668,7 +1638,7 @@ impl<'c> AdslReader<'c> {
             return Ok(true);
         };
         let id = table
-            .row(row)
+            .row(row, &mut Vec::new())
             .text(Some(c_id))
             .ok()
             .filter(|id| !id.is_empty())
@@ -1756,9 +1726,9 @@ fn convert_adsl(
         kept,
     };
     let row_error = convert_rows(
-        table.len(),
+        table,
         Default::default,
-        |shared, r| columns.subject(table, c_id, r, shared),
+        |shared, row| columns.subject(table, c_id, row, shared),
         Subject::placeholder,
         out,
     );
@@ -1787,10 +1757,9 @@ impl AdslColumns {
         &self,
         table: &'t CsvTable,
         c_id: usize,
-        r: usize,
+        row: &Row<'t, '_>,
         (sets, entries): &mut (ColumnSets, Shared<'t, Arc<ColumnValue>>),
     ) -> Result<Subject> {
-        let row = table.row(r);
         let usubjid = row.text(Some(c_id))?;
         if usubjid.is_empty() {
             return Err(row.error(c_id, "USUBJID is empty; expected a subject id"));
@@ -1826,8 +1795,8 @@ impl AdslColumns {
             enrolled: row.date(self.enrl)?.or(trt_start),
             death,
             last_alive: row.date(self.alive)?,
-            safety: flag(&row, self.saf, true)?,
-            efficacy: flag(&row, self.eff, true)?,
+            safety: flag(row, self.saf, true)?,
+            efficacy: flag(row, self.eff, true)?,
             columns,
         })
     }
@@ -1908,33 +1877,36 @@ impl<'t, T: Clone> Shared<'t, T> {
     }
 }
 
-/// Converts rows `0..rows` in parallel, straight onto the end of `out` (no per-chunk copies).
-/// `convert` gets a cache of its own per parallel job. A row that fails gets `placeholder`;
+/// Converts the rows of `table` in parallel, straight onto the end of `out` (no per-chunk
+/// copies). `convert` gets a cache of its own per parallel job, and each row. A row that fails gets `placeholder`;
 /// the error returned is the first in row order, with its row.
-fn convert_rows<T: Send, C>(
-    rows: usize,
+fn convert_rows<'t, T: Send, C>(
+    table: &'t CsvTable,
     cache: impl Fn() -> C + Sync + Send,
-    convert: impl Fn(&mut C, usize) -> Result<T> + Sync + Send,
+    convert: impl Fn(&mut C, &Row<'t, '_>) -> Result<T> + Sync + Send,
     placeholder: impl Fn() -> T + Sync + Send,
     out: &mut Vec<T>,
 ) -> Option<(usize, Error)> {
     use rayon::prelude::*;
     let first_error: std::sync::Mutex<Option<(usize, Error)>> = std::sync::Mutex::new(None);
     out.par_extend(
-        (0..rows)
+        (0..table.len())
             .into_par_iter()
             .with_min_len(4096)
-            .map_init(cache, |cache, r| match convert(cache, r) {
-                Ok(value) => value,
-                Err(e) => {
-                    if let Ok(mut first) = first_error.lock() {
-                        if first.as_ref().is_none_or(|(row, _)| r < *row) {
-                            *first = Some((r, e));
+            .map_init(
+                || (cache(), Vec::new()),
+                |(cache, commas), r| match convert(cache, &table.row(r, commas)) {
+                    Ok(value) => value,
+                    Err(e) => {
+                        if let Ok(mut first) = first_error.lock() {
+                            if first.as_ref().is_none_or(|(row, _)| r < *row) {
+                                *first = Some((r, e));
+                            }
                         }
+                        placeholder()
                     }
-                    placeholder()
-                }
-            }),
+                },
+            ),
     );
     first_error.into_inner().ok().flatten()
 }
@@ -1949,7 +1921,9 @@ pub fn read_adrs(table: &CsvTable, known: &KnownSubjects<'_>) -> Result<Vec<Asse
     let mut out = Vec::new();
     let mut per_date: HashSet<(String, Date)> = HashSet::new();
     let mut hint = 0usize;
-    for row in table.rows() {
+    let mut commas = Vec::new();
+    for r in 0..table.len() {
+        let row = table.row(r, &mut commas);
         if row.text(Some(c_param))? != "OVR" {
             continue;
         }
@@ -2074,9 +2048,9 @@ impl TteReader {
         };
         let codes = &self.params;
         let row_error = convert_rows(
-            table.len(),
+            table,
             || (Shared::default(), 0usize),
-            |(params, hint), r| columns.record(table, known, r, (params, codes), hint),
+            |(params, hint), row| columns.record(known, row, (params, codes), hint),
             TteRecord::placeholder,
             &mut self.out,
         );
@@ -2176,15 +2150,13 @@ impl AdtteColumns {
     /// `hint` is the subject of the previous row this job converted.
     fn record<'t>(
         &self,
-        table: &'t CsvTable,
         known: &KnownSubjects<'_>,
-        r: usize,
+        row: &Row<'t, '_>,
         (params, codes): (&mut Shared<'t, u32>, &ParamCodes),
         hint: &mut usize,
     ) -> Result<TteRecord> {
-        let row = table.row(r);
         let usubjid = row.text(Some(self.id))?;
-        let subject = require_subject(&row, self.id, usubjid, known, hint)?;
+        let subject = require_subject(row, self.id, usubjid, known, hint)?;
         let (Ok(subject), Ok(line)) = (u32::try_from(subject), u32::try_from(row.line())) else {
             return Err(row.error(
                 self.id,
@@ -2288,7 +2260,9 @@ pub fn read_adae(
     let mut out = Vec::with_capacity(table.len());
     let mut ungraded = 0usize;
     let mut hint = 0usize;
-    for row in table.rows() {
+    let mut commas = Vec::new();
+    for r in 0..table.len() {
+        let row = table.row(r, &mut commas);
         let usubjid = row.text(Some(c_id))?;
         require_subject(&row, c_id, usubjid, known, &mut hint)?;
         let term = row.text(Some(c_term))?;
@@ -2334,7 +2308,7 @@ pub fn read_adae(
 }
 
 /// A CTCAE grade: `3`, `3.0` or `GRADE 3`; empty is `None`.
-fn parse_grade(row: &Row<'_>, column: usize) -> Result<Option<u8>> {
+fn parse_grade(row: &Row<'_, '_>, column: usize) -> Result<Option<u8>> {
     let text = row.text(Some(column))?;
     if text.is_empty() {
         return Ok(None);
@@ -2366,7 +2340,9 @@ pub fn read_adtr(
     let c_pchg = table.column("PCHG");
     let mut out = Vec::new();
     let mut hint = 0usize;
-    for row in table.rows() {
+    let mut commas = Vec::new();
+    for r in 0..table.len() {
+        let row = table.row(r, &mut commas);
         if c_param.is_some() && row.text(c_param)? != paramcd {
             continue;
         }
@@ -2756,17 +2732,12 @@ mod tests {
         assert_eq!(lines.last(), Some(&300_301));
     }
 
-    /// Rows wider than the commas found when a row is read: the cells past them are found by
-    /// scanning on, and agree with the `csv` crate's reading; a column past the last is empty.
+    /// Rows of any width (one reader's buffer of commas reused from narrow rows to wide ones
+    /// and back): cells agree with the `csv` crate's reading; a column past the last is empty.
     #[test]
-    fn cells_of_wide_rows_are_found_past_the_kept_commas() {
-        for width in [
-            1,
-            COMMAS_KEPT,
-            COMMAS_KEPT + 1,
-            COMMAS_KEPT + 2,
-            3 * COMMAS_KEPT,
-        ] {
+    fn cells_of_rows_of_any_width_are_found() {
+        let mut commas = Vec::new();
+        for width in [1, 8, 9, 64, 65, 192, 3] {
             let header: Vec<String> = (0..width).map(|c| format!("C{c}")).collect();
             let mut text = header.join(",") + "\n";
             for r in 0..3 {
@@ -2800,6 +2771,16 @@ mod tests {
                 b"",
                 "width {width}: past the last column"
             );
+            let row = table.row(1, &mut commas);
+            for c in 0..width {
+                let expected = if c % 5 == 4 {
+                    String::new()
+                } else {
+                    format!("r1c{c}")
+                };
+                assert_eq!(row.text(Some(c)).unwrap(), expected, "width {width}");
+            }
+            assert_eq!(row.text(Some(width)).unwrap(), "");
         }
     }
 

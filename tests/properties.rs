@@ -28,9 +28,8 @@ fn read_everything(bytes: &[u8]) {
     let _ = load::read_adsl(&table, Some("EFFFL"));
     // Every subject in the table counts as known, so the readers get past that check.
     let ids: Vec<String> = match table.column("USUBJID") {
-        Some(c) => table
-            .rows()
-            .filter_map(|r| r.text(Some(c)).ok().map(str::to_string))
+        Some(c) => (0..table.len())
+            .filter_map(|r| table.cell_text(r, c).ok().map(str::to_string))
             .collect(),
         None => Vec::new(),
     };

@@ -253,10 +253,10 @@ fn both(dir: &Path, name: &str, columns: &[Column], rows: &[Vec<Cell>]) -> (CsvT
 /// Every cell of two tables, with the header.
 fn cells(table: &CsvTable) -> Vec<Vec<String>> {
     let mut out = vec![table.headers().to_vec()];
-    for row in table.rows() {
+    for r in 0..table.len() {
         out.push(
             (0..table.headers().len())
-                .map(|i| row.text(Some(i)).unwrap().to_string())
+                .map(|i| table.cell_text(r, i).unwrap().to_string())
                 .collect(),
         );
     }
