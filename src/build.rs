@@ -510,12 +510,18 @@ struct CohortBuild {
     curves: Vec<(String, crate::config::TimeUnit, crate::plots::KmSeries)>,
 }
 
+/// What the cohort's derived CSV is written from, once its other files are taken.
+struct DerivedData {
+    analysis: CohortAnalysis,
+    endpoints: indexmap::IndexMap<String, String>,
+}
+
 fn build_cohort(
     study: &LoadedStudy,
     at: &CutData<'_>,
     cohort: &CohortConfig,
     renderer: &Renderer,
-) -> Result<CohortBuild> {
+) -> Result<(CohortBuild, DerivedData)> {
     let cfg = &study.config;
     let formats = &cfg.config.output.formats;
     let analysis = timing::stage("  analyse", || analyse(study, at, cohort))?;
@@ -526,12 +532,6 @@ fn build_cohort(
     let mut results = analysis.results.clone();
     results.warnings.extend(figs.notes.iter().cloned());
     let mut files = figs.files;
-    files.push(OutputFile {
-        path: format!("derived/{}.csv", cohort.id),
-        bytes: timing::stage("  derived csv", || {
-            derived_csv(&analysis, &settings.tte_params, &at.data.subjects)
-        })?,
-    });
     let documents = documents::render_documents(
         cfg,
         cohort,
@@ -561,12 +561,18 @@ fn build_cohort(
             Some((endpoint.clone(), settings.time_unit, series))
         })
         .collect();
-    Ok(CohortBuild {
-        results,
-        files,
-        summary,
-        curves,
-    })
+    Ok((
+        CohortBuild {
+            results,
+            files,
+            summary,
+            curves,
+        },
+        DerivedData {
+            analysis,
+            endpoints: settings.tte_params.clone(),
+        },
+    ))
 }
 
 /// Builds every file of one cut-off folder in memory, its cohorts in parallel. A cohort that
@@ -595,8 +601,18 @@ pub fn build_cutoff(
         .map(|cohort| {
             timing::stage(&format!("cohort {}", cohort.id), || {
                 match build_cohort(study, &at, cohort, renderer) {
-                    Ok(mut built) => {
+                    Ok((mut built, derived)) => {
                         sink.put(std::mem::take(&mut built.files))?;
+                        timing::stage("  derived csv", || {
+                            let mut file = sink.create(&format!("derived/{}.csv", cohort.id))?;
+                            derived_csv(
+                                &derived.analysis,
+                                &derived.endpoints,
+                                &at.data.subjects,
+                                &mut |piece| file.write(piece),
+                            )?;
+                            file.finish()
+                        })?;
                         Ok(Ok(built))
                     }
                     Err(e) => Ok(Err(e)),
@@ -697,14 +713,16 @@ fn to_json<T: Serialize>(value: &T) -> Result<Vec<u8>> {
 }
 
 /// `derived/<cohort>.csv`: one row per subject with the derived values (SPEC §4), quoted as
-/// the `csv` crate would (only fields with a comma, quote or line end). Written straight into
-/// one buffer: a cohort of 250,000 subjects made 2 million small strings before.
+/// the `csv` crate would (only fields with a comma, quote or line end). Written field by field
+/// into a buffer (a cohort of 250,000 subjects made 2 million small strings before), given to
+/// `write` each [`DERIVED_PIECE`] bytes (a cohort of millions made a buffer of a hundred MB).
 fn derived_csv(
     analysis: &CohortAnalysis,
     endpoints: &indexmap::IndexMap<String, String>,
     subjects: &[Subject],
-) -> Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(64 * (analysis.members.len() + 1));
+    write: &mut dyn FnMut(&[u8]) -> Result<()>,
+) -> Result<()> {
+    let mut out = Vec::with_capacity(DERIVED_PIECE + 4096);
     let mut header = vec!["USUBJID".to_string(), "BOR".to_string()];
     for e in endpoints.keys() {
         header.push(format!("{e}_AVAL"));
@@ -762,9 +780,16 @@ fn derived_csv(
         csv_field(&mut out, bor.map_or("", |b| b.reason.as_str()));
         let efficacy = subject.is_some_and(|s| s.efficacy);
         out.extend_from_slice(if efficacy { b",Y\n" } else { b",N\n" });
+        if out.len() >= DERIVED_PIECE {
+            write(&out)?;
+            out.clear();
+        }
     }
-    Ok(out)
+    write(&out)
 }
+
+/// Bytes of the derived CSV given to the file at a time.
+const DERIVED_PIECE: usize = 1 << 20;
 
 /// Appends a CSV field, in quotes (with quotes doubled) when it holds a comma, a quote or a
 /// line end.

@@ -87,7 +87,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 /// A SHA-256 digest in lower-case hex.
-fn digest_hex(digest: impl IntoIterator<Item = u8>) -> String {
+pub(crate) fn digest_hex(digest: impl IntoIterator<Item = u8>) -> String {
     let mut out = String::with_capacity(64);
     for b in digest {
         out.push_str(&format!("{b:02x}"));

@@ -95,50 +95,52 @@ impl FolderSink {
             .map_err(|_| Error::Other("an output writer failed".to_string()))
     }
 
+    /// Where the files of `paths` go in the staging folder (created with the first file),
+    /// their folders made; `None` each in memory. A path that would leave the folder or that
+    /// came before is refused.
+    fn claim<'p>(&self, paths: impl Iterator<Item = &'p str>) -> Result<Vec<Option<PathBuf>>> {
+        let Some(target) = &self.target else {
+            return Ok(paths.map(|_| None).collect());
+        };
+        let mut state = self.lock()?;
+        let staging = match &state.staging {
+            Some(staging) => staging.clone(),
+            None => {
+                let (staging, created) = create_staging(target)?;
+                state.staging = Some(staging.clone());
+                state.created = created;
+                staging
+            }
+        };
+        let mut claimed = Vec::new();
+        for rel in paths {
+            let path = staging.join(safe_relative(rel).ok_or_else(|| {
+                Error::Other(format!(
+                    "output path `{rel}` would leave the output folder; refusing to write it"
+                ))
+            })?);
+            if !state.seen.insert(path.clone()) {
+                // Written in parallel, two files of one path would interleave: never two.
+                return Err(Error::Other(format!(
+                    "two output files have the path `{rel}`; refusing to write either"
+                )));
+            }
+            if let Some(dir) = path.parent() {
+                if state.made.insert(dir.to_path_buf()) {
+                    std::fs::create_dir_all(dir)
+                        .map_err(|e| Error::io(dir, "cannot create output folder", e))?;
+                }
+            }
+            claimed.push(Some(path));
+        }
+        Ok(claimed)
+    }
+
     /// Takes files: hashes them and keeps or writes them (in parallel). A path that would
     /// leave the folder or that came before is refused.
     pub fn put(&self, files: Vec<OutputFile>) -> Result<()> {
         use rayon::prelude::*;
-        let paths: Vec<Option<PathBuf>> = match &self.target {
-            None => vec![None; files.len()],
-            Some(target) => {
-                let mut state = self.lock()?;
-                let staging = match &state.staging {
-                    Some(staging) => staging.clone(),
-                    None => {
-                        let (staging, created) = create_staging(target)?;
-                        state.staging = Some(staging.clone());
-                        state.created = created;
-                        staging
-                    }
-                };
-                let mut paths = Vec::with_capacity(files.len());
-                for f in &files {
-                    let rel = safe_relative(&f.path).ok_or_else(|| {
-                        Error::Other(format!(
-                            "output path `{}` would leave the output folder; refusing to write it",
-                            f.path
-                        ))
-                    })?;
-                    let path = staging.join(rel);
-                    if !state.seen.insert(path.clone()) {
-                        // Written in parallel, two files of one path would interleave: never two.
-                        return Err(Error::Other(format!(
-                            "two output files have the path `{}`; refusing to write either",
-                            f.path
-                        )));
-                    }
-                    if let Some(dir) = path.parent() {
-                        if state.made.insert(dir.to_path_buf()) {
-                            std::fs::create_dir_all(dir)
-                                .map_err(|e| Error::io(dir, "cannot create output folder", e))?;
-                        }
-                    }
-                    paths.push(Some(path));
-                }
-                paths
-            }
-        };
+        let paths = self.claim(files.iter().map(|f| f.path.as_str()))?;
         // Hashed and written in parallel; the first error in file order is reported.
         let entries = files
             .par_iter()
@@ -162,6 +164,27 @@ impl FolderSink {
             state.files.extend(files);
         }
         Ok(())
+    }
+
+    /// A file given in pieces ([`FileWriter::write`]), written and hashed as they come: a
+    /// large file (the derived CSV of a cohort of millions) is never whole in memory when the
+    /// sink writes to disk. It counts as taken once [`FileWriter::finish`]ed.
+    pub fn create(&self, path: &str) -> Result<FileWriter<'_>> {
+        let file = match self.claim(std::iter::once(path))?.pop().flatten() {
+            Some(on_disk) => Some((
+                std::fs::File::create(&on_disk)
+                    .map_err(|e| Error::io(&on_disk, "cannot write", e))?,
+                on_disk,
+            )),
+            None => None,
+        };
+        Ok(FileWriter {
+            sink: self,
+            path: path.to_string(),
+            file,
+            bytes: Vec::new(),
+            hasher: sha2::Sha256::default(),
+        })
     }
 
     /// The paths taken so far, in the order they came.
@@ -206,6 +229,53 @@ impl FolderSink {
             let _ = std::fs::remove_dir_all(&staging);
         }
         result
+    }
+}
+
+/// A file of a [`FolderSink`] written in pieces.
+pub struct FileWriter<'s> {
+    sink: &'s FolderSink,
+    path: String,
+    /// The open file in the staging folder, and its path; `None` in memory.
+    file: Option<(std::fs::File, PathBuf)>,
+    /// The bytes so far (in memory only).
+    bytes: Vec<u8>,
+    hasher: sha2::Sha256,
+}
+
+impl FileWriter<'_> {
+    /// Appends `piece` to the file.
+    pub fn write(&mut self, piece: &[u8]) -> Result<()> {
+        use sha2::Digest;
+        use std::io::Write;
+        self.hasher.update(piece);
+        match &mut self.file {
+            Some((file, path)) => file
+                .write_all(piece)
+                .map_err(|e| Error::io(&*path, "cannot write", e)),
+            None => {
+                self.bytes.extend_from_slice(piece);
+                Ok(())
+            }
+        }
+    }
+
+    /// Closes the file: the sink takes it (with its SHA-256 for the manifest).
+    pub fn finish(self) -> Result<()> {
+        use sha2::Digest;
+        let entry = ManifestEntry {
+            path: self.path.clone(),
+            sha256: crate::load::digest_hex(self.hasher.finalize()),
+        };
+        let mut state = self.sink.lock()?;
+        state.entries.push(entry);
+        if self.file.is_none() {
+            state.files.push(OutputFile {
+                path: self.path,
+                bytes: self.bytes,
+            });
+        }
+        Ok(())
     }
 }
 
@@ -453,5 +523,45 @@ mod tests {
         let files = sink.into_files();
         assert_eq!(files.len(), 2);
         assert_eq!(files[1].bytes, b"a");
+    }
+
+    /// A file given in pieces is written as they come, hashed whole, and taken once finished;
+    /// its path is checked like any other. In memory it comes back whole.
+    #[test]
+    fn a_file_written_in_pieces_is_hashed_whole_and_its_path_checked() {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let target = tmp.path().join("cut");
+        let pieces: [&[u8]; 3] = [b"USUBJID,BOR\n", b"S1,PR\n", b"S2,SD\n"];
+        for sink in [FolderSink::staging(&target), FolderSink::in_memory()] {
+            sink.put(vec![file("c1/a.md", "one")]).expect("put");
+            let mut writer = sink.create("derived/c1.csv").expect("create");
+            for piece in pieces {
+                writer.write(piece).expect("write");
+            }
+            assert_eq!(sink.paths().expect("paths"), ["c1/a.md"], "not taken yet");
+            writer.finish().expect("finish");
+            if sink.target.is_some() {
+                for (path, refusal) in [
+                    ("derived/c1.csv", "two output files have the path"),
+                    ("c1/a.md", "two output files have the path"),
+                    ("../x.csv", "would leave the output folder"),
+                ] {
+                    let err = sink.create(path).err().expect("refused").to_string();
+                    assert!(err.contains(refusal), "{path}: {err}");
+                }
+            }
+            let entries = sink.manifest_entries().expect("entries");
+            assert_eq!(entries[1].path, "derived/c1.csv");
+            assert_eq!(entries[1].sha256, sha256_hex(&pieces.concat()));
+            if sink.target.is_some() {
+                sink.finish().expect("finish");
+                let written = std::fs::read(target.join("derived/c1.csv")).expect("read");
+                assert_eq!(written, pieces.concat());
+            } else {
+                let files = sink.into_files();
+                assert_eq!(files[1].path, "derived/c1.csv");
+                assert_eq!(files[1].bytes, pieces.concat());
+            }
+        }
     }
 }
