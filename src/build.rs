@@ -753,8 +753,7 @@ fn derived_csv(
                 .derived_tte
                 .get(k)
                 .and_then(|column| column.get(i))
-                .copied()
-                .flatten();
+                .and_then(|value| value.get());
             match value {
                 Some((aval, censored)) => {
                     // Times are whole days over a unit: a cohort has a few thousand distinct

@@ -24,14 +24,34 @@ pub struct CohortAnalysis {
     pub members: Vec<usize>,
     /// Derivations per member, same order as `members` (empty without ADRS).
     pub derived: Vec<DerivedSubject>,
-    /// Per endpoint of `tte_params`, in order, per member: (time in the analysis unit,
-    /// censored: CNSR ≠ 0) or `None` (column-wise: one vector per endpoint, not one per
-    /// subject; 16 bytes a member).
-    pub derived_tte: Vec<Vec<Option<(f64, bool)>>>,
+    /// Per endpoint of `tte_params`, in order, per member: its time and CNSR flag, if any
+    /// (column-wise: one vector per endpoint, not one per subject; 8 bytes a member).
+    pub derived_tte: Vec<Vec<TteValue>>,
     /// Kaplan–Meier fits per endpoint, in days (for figures).
     pub km: IndexMap<String, KaplanMeier>,
     /// Per-subject tumour data for waterfall/spider/swimmer figures.
     pub tumour: Vec<SubjectTumour>,
+}
+
+/// A subject's value of a time-to-event endpoint in 8 bytes (a cohort of millions holds one
+/// per subject and endpoint): the time in the analysis unit, its sign bit set when censored
+/// (CNSR ≠ 0); NaN when the subject has no value. A time of −0 reads as 0.
+#[derive(Debug, Clone, Copy)]
+pub struct TteValue(f64);
+
+impl TteValue {
+    /// No value.
+    pub const NONE: TteValue = TteValue(f64::NAN);
+
+    /// A time (≥ 0), censored or not.
+    pub fn new(time: f64, censored: bool) -> TteValue {
+        TteValue(time.abs().copysign(if censored { -1.0 } else { 1.0 }))
+    }
+
+    /// (time, censored), if the subject has a value.
+    pub fn get(self) -> Option<(f64, bool)> {
+        (!self.0.is_nan()).then(|| (self.0.abs(), self.0.is_sign_negative()))
+    }
 }
 
 /// One cohort in `results.json`.
@@ -467,11 +487,15 @@ pub fn analyse_cohort(input: CohortInput<'_>) -> Result<CohortAnalysis> {
     // (time in the analysis unit, CNSR) for endpoint e.
     let mut tte = IndexMap::new();
     let mut km_fits = IndexMap::new();
-    let mut values: Vec<Vec<Option<(f64, bool)>>> = Vec::with_capacity(a.tte_params.len());
+    let mut values: Vec<Vec<TteValue>> = Vec::with_capacity(a.tte_params.len());
     for (endpoint, paramcd) in &a.tte_params {
-        let mut column = vec![None; subjects.len()];
-        let mut times = Vec::with_capacity(efficacy.len());
-        let mut events = Vec::with_capacity(efficacy.len());
+        let mut column = vec![TteValue::NONE; subjects.len()];
+        // Event and censoring times apart, as the Kaplan–Meier fit takes them.
+        let (mut event_times, mut censor_times) = (Vec::new(), Vec::new());
+        let mut add = |days: f64, status: Status| match status {
+            Status::Event => event_times.push(days),
+            Status::Censored => censor_times.push(days),
+        };
         let from_adtte = input.data.has_adtte;
         if let (true, Some(index)) = (from_adtte, input.tte_index) {
             let by_subject = index.param(paramcd);
@@ -481,17 +505,15 @@ pub fn analyse_cohort(input: CohortInput<'_>) -> Result<CohortAnalysis> {
                     .get(i)
                     .and_then(|&global| by_subject.and_then(|c| c.get(global)));
                 if let Some(r) = record {
-                    times.push(r.days);
-                    events.push(r.status() == Status::Event);
-                    column[i] = Some((r.days / unit, r.cnsr != 0));
+                    add(r.days, r.status());
+                    column[i] = TteValue::new(r.days / unit, r.cnsr != 0);
                 }
             }
         } else {
             for &i in &efficacy {
                 if let Some(t) = derived_of(i).and_then(|d| derived_endpoint(d, endpoint)) {
-                    times.push(t.days);
-                    events.push(t.status == Status::Event);
-                    column[i] = Some((t.days / unit, t.cnsr != 0));
+                    add(t.days, t.status);
+                    column[i] = TteValue::new(t.days / unit, t.cnsr != 0);
                 }
             }
             if !matches!(endpoint.as_str(), "PFS" | "OS" | "DOR") {
@@ -501,18 +523,17 @@ pub fn analyse_cohort(input: CohortInput<'_>) -> Result<CohortAnalysis> {
             }
         }
         values.push(column);
-        if times.is_empty() {
+        if event_times.is_empty() && censor_times.is_empty() {
             if endpoint != "DOR" && (from_adtte || !input.derived.is_empty()) {
                 warnings.push(format!("endpoint `{endpoint}`: no subject has a time"));
             }
             continue;
         }
-        let fit = stats::kaplan_meier(&times, &events)
+        let fit = stats::kaplan_meier_split(event_times, censor_times)
             .map_err(|e| ci_err(id, &format!("Kaplan–Meier for {endpoint}"), e))?;
         tte.insert(
             endpoint.clone(),
-            summarise_tte(&fit, a, &times, &events, from_adtte, paramcd)
-                .map_err(|e| ci_err(id, endpoint, e))?,
+            summarise_tte(&fit, a, from_adtte, paramcd).map_err(|e| ci_err(id, endpoint, e))?,
         );
         km_fits.insert(endpoint.clone(), fit);
     }
@@ -665,12 +686,9 @@ fn median(fit: &KaplanMeier, a: &Analysis) -> std::result::Result<Estimate, stat
 fn summarise_tte(
     fit: &KaplanMeier,
     a: &Analysis,
-    times: &[f64],
-    events: &[bool],
     from_adtte: bool,
     paramcd: &str,
 ) -> std::result::Result<TteResults, stats::StatsError> {
-    let n_events = events.iter().filter(|e| **e).count();
     let unit = a.time_unit.days();
     let scale = |e: Estimate| Estimate {
         estimate: e.estimate.map(|x| x / unit),
@@ -702,16 +720,16 @@ fn summarise_tte(
         })
         .collect::<std::result::Result<Vec<_>, stats::StatsError>>()?;
     Ok(TteResults {
-        n: times.len(),
-        events: n_events,
-        censored: times.len() - n_events,
+        n: fit.n(),
+        events: fit.n_events(),
+        censored: fit.n() - fit.n_events(),
         source: if from_adtte { "ADTTE" } else { "derived" },
         paramcd: paramcd.to_string(),
         median: scale(median(fit, a)?),
         q25: quant(0.25)?,
         q75: quant(0.75)?,
         landmarks,
-        max_time: times.iter().copied().reduce(f64::max).map(|t| t / unit),
+        max_time: fit.steps().last().map(|s| s.time / unit),
     })
 }
 
@@ -963,6 +981,16 @@ fn tumour_data(input: &CohortInput<'_>, subjects: &[&Subject]) -> Vec<SubjectTum
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tte_value_holds_a_time_its_censoring_or_nothing() {
+        for (time, censored) in [(0.0, false), (0.0, true), (12.5, false), (730.5, true)] {
+            assert_eq!(TteValue::new(time, censored).get(), Some((time, censored)));
+        }
+        assert_eq!(TteValue::new(-0.0, false).get(), Some((0.0, false)));
+        assert_eq!(TteValue::NONE.get(), None);
+        assert_eq!(std::mem::size_of::<TteValue>(), 8);
+    }
 
     #[test]
     fn the_tte_index_finds_each_subjects_record_of_a_parameter() {

@@ -3,8 +3,8 @@
 
 use proptest::prelude::*;
 use readout::stats::{
-    clopper_pearson, kaplan_meier, reverse_km_followup, wilson, CiTransform, KaplanMeier,
-    StatsError,
+    clopper_pearson, kaplan_meier, kaplan_meier_split, reverse_km_followup, wilson, CiTransform,
+    KaplanMeier, StatsError,
 };
 
 /// Survival data with many ties (small integer times) or none (continuous times).
@@ -32,6 +32,25 @@ fn any_transform() -> impl Strategy<Value = CiTransform> {
 
 // 256 cases each by default; PROPTEST_CASES=20000 for a deeper search.
 proptest! {
+    /// The fit from event and censoring times given apart (in any order, with −0 for 0) is
+    /// the fit from times and flags, step for step.
+    #[test]
+    fn the_fit_from_split_times_is_the_fit_from_times_and_flags(data in survival_data()) {
+        let times = |event: bool| -> Vec<f64> {
+            // Backwards, and with −0 for an event at 0.
+            data.iter()
+                .rev()
+                .filter(|d| d.1 == event)
+                .map(|d| if event && d.0 == 0.0 { -0.0 } else { d.0 })
+                .collect()
+        };
+        let split = kaplan_meier_split(times(true), times(false))
+        .expect("valid data");
+        let whole = fit(&data);
+        prop_assert_eq!((split.n(), split.n_events()), (whole.n(), whole.n_events()));
+        prop_assert_eq!(format!("{:?}", split.steps()), format!("{:?}", whole.steps()));
+    }
+
     #[test]
     fn survival_is_a_non_increasing_probability(data in survival_data()) {
         let km = fit(&data);
@@ -227,6 +246,16 @@ fn degenerate_inputs_have_defined_answers() {
     assert!(matches!(
         kaplan_meier(&[-1.0], &[true]),
         Err(StatsError::InvalidTime { index: 0, .. })
+    ));
+    // The first invalid time in input order, whether an event or a censoring.
+    assert!(matches!(
+        kaplan_meier(&[2.0, -1.0, f64::INFINITY], &[false, false, true]),
+        Err(StatsError::InvalidTime { index: 1, value }) if value == -1.0
+    ));
+    // Split: by position among the event times, then the censoring times.
+    assert!(matches!(
+        kaplan_meier_split(vec![1.0, 2.0], vec![3.0, f64::NAN]),
+        Err(StatsError::InvalidTime { index: 3, .. })
     ));
     assert!(matches!(
         kaplan_meier(&[1.0], &[true, false]),

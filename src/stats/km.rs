@@ -103,27 +103,46 @@ pub fn kaplan_meier(time: &[f64], event: &[bool]) -> Result<KaplanMeier, StatsEr
             events: event.len(),
         });
     }
-    let mut n_events = 0usize;
-    for (index, (&t, &e)) in time.iter().zip(event).enumerate() {
-        if !(t.is_finite() && t >= 0.0) {
-            return Err(StatsError::InvalidTime { index, value: t });
-        }
-        n_events += usize::from(e);
+    if let Some((index, &value)) = time
+        .iter()
+        .enumerate()
+        .find(|(_, t)| !(t.is_finite() && **t >= 0.0))
+    {
+        return Err(StatsError::InvalidTime { index, value });
     }
-    let n = time.len();
+    let n_events = event.iter().filter(|&&e| e).count();
+    let mut event_times = Vec::with_capacity(n_events);
+    let mut censor_times = Vec::with_capacity(time.len() - n_events);
+    for (&t, &e) in time.iter().zip(event) {
+        if e {
+            event_times.push(t);
+        } else {
+            censor_times.push(t);
+        }
+    }
+    kaplan_meier_split(event_times, censor_times)
+}
 
+/// [`kaplan_meier`] from the event times and the censoring times, each in any order (a caller
+/// with millions of subjects need not build the time and flag slices first). An invalid time
+/// is reported by its position among the event times, then the censoring times.
+///
+/// # Errors
+/// [`StatsError::InvalidTime`] for the first NaN, infinite or negative time.
+pub fn kaplan_meier_split(
+    mut event_times: Vec<f64>,
+    mut censor_times: Vec<f64>,
+) -> Result<KaplanMeier, StatsError> {
+    for (index, t) in event_times.iter_mut().chain(&mut censor_times).enumerate() {
+        if !(t.is_finite() && *t >= 0.0) {
+            return Err(StatsError::InvalidTime { index, value: *t });
+        }
+        // `+ 0.0` turns −0.0 into 0.0 so total_cmp does not split one time into two.
+        *t += 0.0;
+    }
+    let (n, n_events) = (event_times.len() + censor_times.len(), event_times.len());
     // Sorting event and censoring times separately, then merging, needs no per-subject
     // (time, flag) records and puts "events before censorings" into the merge for free.
-    let mut event_times = Vec::with_capacity(n_events);
-    let mut censor_times = Vec::with_capacity(n - n_events);
-    for (&t, &e) in time.iter().zip(event) {
-        // `+ 0.0` turns −0.0 into 0.0 so total_cmp does not split one time into two.
-        if e {
-            event_times.push(t + 0.0);
-        } else {
-            censor_times.push(t + 0.0);
-        }
-    }
     event_times.sort_unstable_by(f64::total_cmp);
     censor_times.sort_unstable_by(f64::total_cmp);
 
