@@ -1323,6 +1323,9 @@ impl<'t> Row<'t, '_> {
         let Some(text) = self.opt_text(column)? else {
             return Ok(None);
         };
+        if let Some(x) = small_integer(text) {
+            return Ok(Some(x));
+        }
         match text.parse::<f64>() {
             Ok(x) if x.is_finite() => Ok(Some(x)),
             _ => Err(self.error(
@@ -1342,6 +1345,19 @@ impl<'t> Row<'t, '_> {
             .unwrap_or("?");
         Error::cell(&self.table.path, self.line, name, message)
     }
+}
+
+/// A whole number of up to 15 digits (times in days usually are), exactly as `str::parse`
+/// reads it (such a number is exact in an `f64`), at a third of the cost; `None` for any
+/// other text, which goes to the full parser.
+#[inline]
+fn small_integer(text: &str) -> Option<f64> {
+    let b = text.as_bytes();
+    if b.is_empty() || b.len() > 15 || !b.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let n = b.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));
+    Some(n as f64)
 }
 
 /// A cell without the white space around it. Most cells start and end with a visible ASCII
@@ -2629,6 +2645,46 @@ mod tests {
             .map_err(|e| e.to_string());
             assert_eq!(parts, whole, "repeat {repeat}");
             assert_eq!(parts.is_err(), repeat);
+        }
+    }
+
+    /// The whole-number shortcut reads what the full parser reads, and leaves the rest to it.
+    #[test]
+    fn small_integers_read_as_the_full_parser_reads_them() {
+        for text in [
+            "0",
+            "7",
+            "0042",
+            "581",
+            "999999999999999",
+            "123456789012345",
+        ] {
+            assert_eq!(small_integer(text), text.parse::<f64>().ok(), "{text}");
+        }
+        for text in [
+            "",
+            "-3",
+            "+3",
+            "1.5",
+            "1e3",
+            "1234567890123456",
+            "12a",
+            " 1",
+            "٣",
+        ] {
+            assert_eq!(small_integer(text), None, "{text}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn any_digit_string_reads_as_the_full_parser_reads_it(n in 0u64..1_000_000_000_000_000, zeros in 0usize..3) {
+            let text = format!("{}{n}", "0".repeat(zeros));
+            if let Some(x) = small_integer(&text) {
+                prop_assert_eq!(x.to_bits(), text.parse::<f64>().unwrap().to_bits());
+            } else {
+                prop_assert!(text.len() > 15);
+            }
         }
     }
 

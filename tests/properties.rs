@@ -216,15 +216,19 @@ proptest! {
     }
 
     /// The parser (with its cache of recent dates) agrees with chrono's `%Y-%m-%d` on dates
-    /// near and past the ends of months and years, asked twice in any order.
+    /// near and past the ends of months and years, asked twice in any order, then as
+    /// datetimes.
     #[test]
     fn dates_agree_with_chrono_when_asked_again(
         dates in prop::collection::vec((1990u32..2031, 0u32..15, 0u32..40), 1..40),
     ) {
-        for round in 0..2 {
+        for round in 0..3 {
             for &(y, m, d) in &dates {
-                let text = format!("{y:04}-{m:02}-{d:02}");
-                let expected = chrono::NaiveDate::parse_from_str(&text, "%Y-%m-%d").ok();
+                let date = format!("{y:04}-{m:02}-{d:02}");
+                let expected = chrono::NaiveDate::parse_from_str(&date, "%Y-%m-%d").ok();
+                // The third round asks for datetimes and a date with a wrong separator after it.
+                let text = if round < 2 { date.clone() } else { format!("{date}T08:30") };
+                prop_assert_eq!(load::parse_iso_date(&format!("{date}x")), None);
                 prop_assert_eq!(load::parse_iso_date(&text), expected, "{} (round {})", text, round);
             }
         }
