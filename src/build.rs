@@ -13,7 +13,7 @@ use crate::config::{CohortConfig, LoadedConfig};
 use crate::cut::apply_cutoff;
 use crate::derive::{self, DeriveOptions, DerivedSubject};
 use crate::documents;
-use crate::endpoints::{self, CohortAnalysis, CohortInput, CohortResults};
+use crate::endpoints::{self, CohortAnalysis, CohortInput, CohortResults, Members};
 use crate::error::{Error, Result};
 use crate::figures;
 use crate::load::{self, InputFile, StudyData};
@@ -209,12 +209,12 @@ fn template_dir(cfg: &LoadedConfig) -> Option<PathBuf> {
         .map(|t| cfg.base_dir().join(t))
 }
 
-/// The subjects of a cohort (indices into `subjects`): every `where` filter must hold.
-pub fn cohort_members(cohort: &CohortConfig, subjects: &[Subject]) -> Vec<usize> {
+/// The subjects of a cohort (positions in `subjects`, as [`endpoints::Members`]): every
+/// `where` filter must hold.
+pub fn cohort_members(cohort: &CohortConfig, subjects: &[Subject]) -> Vec<u32> {
     let filters = Filters::of(cohort.filter.iter());
-    subjects
-        .iter()
-        .enumerate()
+    (0u32..)
+        .zip(subjects)
         .filter(|(_, s)| filters.hold(s))
         .map(|(i, _)| i)
         .collect()
@@ -282,27 +282,29 @@ impl<'a> MemberIndex<'a> {
 
     /// The cohort's subjects, in ADSL order: as [`cohort_members`], from the index when the
     /// cohort's first filter column is indexed.
-    pub fn members(&self, cohort: &CohortConfig, subjects: &[Subject]) -> Vec<usize> {
+    pub fn members(&self, cohort: &CohortConfig, subjects: &[Subject]) -> Members<'_> {
         let mut filters = cohort.filter.iter();
         let Some((column, value)) = filters.next() else {
-            return (0..subjects.len()).collect();
+            return Members::Owned(cohort_members(cohort, subjects));
         };
         let Some(by_value) = self.by_column.get(column.as_str()) else {
-            return cohort_members(cohort, subjects);
+            return Members::Owned(cohort_members(cohort, subjects));
         };
         let rest = Filters::of(filters);
         let Some(list) = by_value.get(value.as_text().as_str()) else {
-            return Vec::new();
+            return Members::Owned(Vec::new());
         };
-        let positions = list.iter().map(|&i| i as usize);
         if rest.0.is_empty() {
-            // One filter (the usual case): the list is the cohort, and its subjects are not
-            // touched (a cache miss each in a study of millions).
-            return positions.collect();
+            // One filter (the usual case): the list is the cohort, borrowed as it is; its
+            // subjects are not touched (a cache miss each in a study of millions).
+            return Members::Borrowed(list);
         }
-        positions
-            .filter(|&i| subjects.get(i).is_some_and(|s| rest.hold(s)))
-            .collect()
+        Members::Owned(
+            list.iter()
+                .copied()
+                .filter(|&i| subjects.get(i as usize).is_some_and(|s| rest.hold(s)))
+                .collect(),
+        )
     }
 }
 
@@ -356,11 +358,11 @@ impl<'a> CutData<'a> {
 }
 
 /// Analyses one cohort at one cut-off (data already cut).
-pub fn analyse(
-    study: &LoadedStudy,
-    at: &CutData<'_>,
-    cohort: &CohortConfig,
-) -> Result<CohortAnalysis> {
+pub fn analyse<'a>(
+    study: &'a LoadedStudy,
+    at: &'a CutData<'a>,
+    cohort: &'a CohortConfig,
+) -> Result<CohortAnalysis<'a>> {
     let (cut, by_subject, cutoff) = (at.data, &at.by_subject, at.cutoff);
     let tte_index = at.tte_index.as_ref();
     let analysis = study.config.analysis_for(cohort);
@@ -384,7 +386,7 @@ pub fn analyse(
     let derived: Vec<DerivedSubject> = if study.config.config.data.adrs.is_some() {
         members
             .iter()
-            .filter_map(|&i| cut.subjects.get(i))
+            .filter_map(|&i| cut.subjects.get(i as usize))
             .map(|s| {
                 let empty = Vec::new();
                 let assessments = by_subject.get(&*s.usubjid).unwrap_or(&empty);
@@ -427,7 +429,11 @@ fn empty_cohort_reason(
     if let (false, Some(cutoff)) = (matching.is_empty(), cutoff) {
         let first = matching
             .iter()
-            .filter_map(|&i| subjects.get(i).and_then(|s| s.enrolled.or(s.trt_start)))
+            .filter_map(|&i| {
+                subjects
+                    .get(i as usize)
+                    .and_then(|s| s.enrolled.or(s.trt_start))
+            })
             .min();
         return match first {
             Some(first) => format!(
@@ -514,17 +520,17 @@ struct CohortBuild {
 }
 
 /// What the cohort's derived CSV is written from, once its other files are taken.
-struct DerivedData {
-    analysis: CohortAnalysis,
+struct DerivedData<'a> {
+    analysis: CohortAnalysis<'a>,
     endpoints: indexmap::IndexMap<String, String>,
 }
 
-fn build_cohort(
-    study: &LoadedStudy,
-    at: &CutData<'_>,
-    cohort: &CohortConfig,
+fn build_cohort<'a>(
+    study: &'a LoadedStudy,
+    at: &'a CutData<'a>,
+    cohort: &'a CohortConfig,
     renderer: &Renderer,
-) -> Result<(CohortBuild, DerivedData)> {
+) -> Result<(CohortBuild, DerivedData<'a>)> {
     let cfg = &study.config;
     let formats = &cfg.config.output.formats;
     let analysis = timing::stage("  analyse", || analyse(study, at, cohort))?;
@@ -742,7 +748,7 @@ fn derived_csv(
     let mut number = String::new();
     let mut formatted: FxHashMap<u64, Box<str>> = FxHashMap::default();
     for (i, &member) in analysis.members.iter().enumerate() {
-        let subject = subjects.get(member);
+        let subject = subjects.get(member as usize);
         let bor = analysis.derived.get(i).map(|d| &d.bor);
         csv_field(&mut out, subject.map_or("", |s| &*s.usubjid));
         out.push(b',');
@@ -975,6 +981,15 @@ mod tests {
             assert_eq!(index.members(cohort, &subjects), scanned, "{}", cohort.id);
         }
         assert_eq!(cohort_members(&cohorts[0], &subjects).len(), 143);
+        // A cohort of one indexed filter is the index's list, not a copy.
+        assert!(matches!(
+            index.members(&cohorts[0], &subjects),
+            Members::Borrowed(_)
+        ));
+        assert!(matches!(
+            index.members(&cohorts[1], &subjects),
+            Members::Owned(_)
+        ));
         assert_eq!(index.members(&cohorts[5], &subjects).len(), 500);
     }
 }

@@ -16,12 +16,12 @@ use crate::stats::{self, KaplanMeier};
 
 /// Everything computed for one cohort: the serialised results and what the figures need.
 #[derive(Debug, Clone)]
-pub struct CohortAnalysis {
+pub struct CohortAnalysis<'a> {
     /// The `results.json` entry.
     pub results: CohortResults,
     /// The cohort's subjects (positions in the cut study's subjects), one row each of
     /// `derived/<cohort>.csv`.
-    pub members: Vec<usize>,
+    pub members: Members<'a>,
     /// Derivations per member, same order as `members` (empty without ADRS).
     pub derived: Vec<DerivedSubject>,
     /// Per endpoint of `tte_params`, in order, per member: its time and CNSR flag, if any
@@ -31,6 +31,37 @@ pub struct CohortAnalysis {
     pub km: IndexMap<String, KaplanMeier>,
     /// Per-subject tumour data for waterfall/spider/swimmer figures.
     pub tumour: Vec<SubjectTumour>,
+}
+
+/// A cohort's subjects as positions in the study's subjects, in ADSL order: `u32` (a data file
+/// is at most 1 GiB, so its rows are fewer), borrowed from the cut-off's index when the cohort
+/// is one of its lists (no copy per cohort).
+pub type Members<'a> = std::borrow::Cow<'a, [u32]>;
+
+/// The subjects of a cohort, found through its members as they are needed (a list of
+/// references was 8 bytes a member more).
+#[derive(Clone, Copy)]
+struct CohortSubjects<'a> {
+    all: &'a [Subject],
+    members: &'a [u32],
+}
+
+impl<'a> CohortSubjects<'a> {
+    /// The subjects, in member order (members are positions of `all`).
+    fn iter(self) -> impl Iterator<Item = &'a Subject> + Clone {
+        let all = self.all;
+        self.members
+            .iter()
+            .filter_map(move |&i| all.get(i as usize))
+    }
+
+    fn len(self) -> usize {
+        self.members.len()
+    }
+
+    fn is_empty(self) -> bool {
+        self.members.is_empty()
+    }
 }
 
 /// A subject's value of a time-to-event endpoint in 8 bytes (a cohort of millions holds one
@@ -376,8 +407,8 @@ pub struct SubjectTumour {
     pub death: Option<f64>,
 }
 
-/// Inputs of [`analyse_cohort`].
-pub struct CohortInput<'a> {
+/// Inputs of [`analyse_cohort`]; the members (`'m`) go on into the analysis.
+pub struct CohortInput<'a, 'm> {
     /// The cohort's config entry.
     pub cohort: &'a CohortConfig,
     /// Resolved analysis settings.
@@ -386,8 +417,8 @@ pub struct CohortInput<'a> {
     pub cutoff: Option<Date>,
     /// The study tables, already cut.
     pub data: &'a StudyData,
-    /// Subjects of the cohort (indices into `data.subjects`).
-    pub members: Vec<usize>,
+    /// Subjects of the cohort (positions in `data.subjects`).
+    pub members: Members<'m>,
     /// Derivations per member, same order as `members` (empty without ADRS).
     pub derived: Vec<DerivedSubject>,
     /// ADTTE by (PARAMCD, USUBJID), when ADTTE is given.
@@ -405,15 +436,14 @@ fn ci_err(cohort: &str, what: &str, e: impl std::fmt::Display) -> Error {
 const BOR_WARNINGS_LISTED: usize = 20;
 
 /// Computes every endpoint of one cohort.
-pub fn analyse_cohort(input: CohortInput<'_>) -> Result<CohortAnalysis> {
+pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'m>> {
     let a = input.analysis;
     let id = input.cohort.id.as_str();
     let unit = a.time_unit.days();
-    let subjects: Vec<&Subject> = input
-        .members
-        .iter()
-        .filter_map(|&i| input.data.subjects.get(i))
-        .collect();
+    let subjects = CohortSubjects {
+        all: &input.data.subjects,
+        members: &input.members,
+    };
     let mut warnings = Vec::new();
 
     // One pass over the members (a cohort of a large study is spread over memory: each pass
@@ -429,8 +459,9 @@ pub fn analyse_cohort(input: CohortInput<'_>) -> Result<CohortAnalysis> {
         centres: None,
     };
     let mut sites: BTreeSet<&str> = BTreeSet::new();
-    let mut efficacy: Vec<usize> = Vec::with_capacity(subjects.len());
-    for (i, s) in subjects.iter().enumerate() {
+    // Positions in `members` (fewer than 2^32, as members are `u32`).
+    let mut efficacy: Vec<u32> = Vec::with_capacity(subjects.len());
+    for (i, s) in (0u32..).zip(subjects.iter()) {
         if s.efficacy {
             n.efficacy += 1;
             efficacy.push(i);
@@ -451,7 +482,7 @@ pub fn analyse_cohort(input: CohortInput<'_>) -> Result<CohortAnalysis> {
         .cohort
         .baseline
         .iter()
-        .map(|item| summarise_baseline(item, &subjects, &mut warnings))
+        .map(|item| summarise_baseline(item, subjects, &mut warnings))
         .collect();
 
     // `derived` follows `members`: derived[i] belongs to subjects[i] (empty without ADRS).
@@ -500,10 +531,11 @@ pub fn analyse_cohort(input: CohortInput<'_>) -> Result<CohortAnalysis> {
         if let (true, Some(index)) = (from_adtte, input.tte_index) {
             let by_subject = index.param(paramcd);
             for &i in &efficacy {
+                let i = i as usize;
                 let record = input
                     .members
                     .get(i)
-                    .and_then(|&global| by_subject.and_then(|c| c.get(global)));
+                    .and_then(|&global| by_subject.and_then(|c| c.get(global as usize)));
                 if let Some(r) = record {
                     add(r.days, r.status());
                     column[i] = TteValue::new(r.days / unit, r.cnsr != 0);
@@ -511,6 +543,7 @@ pub fn analyse_cohort(input: CohortInput<'_>) -> Result<CohortAnalysis> {
             }
         } else {
             for &i in &efficacy {
+                let i = i as usize;
                 if let Some(t) = derived_of(i).and_then(|d| derived_endpoint(d, endpoint)) {
                     add(t.days, t.status);
                     column[i] = TteValue::new(t.days / unit, t.cnsr != 0);
@@ -555,10 +588,10 @@ pub fn analyse_cohort(input: CohortInput<'_>) -> Result<CohortAnalysis> {
     let safety = if input.data.adverse_events.is_empty() && subjects.is_empty() {
         None
     } else {
-        Some(safety_results(&subjects, &input.data.adverse_events))
+        Some(safety_results(subjects, &input.data.adverse_events))
     };
 
-    let tumour = tumour_data(&input, &subjects);
+    let tumour = tumour_data(&input, subjects);
 
     Ok(CohortAnalysis {
         results: CohortResults {
@@ -618,13 +651,13 @@ pub const BOR_CATEGORIES: [&str; 6] = ["CR", "PR", "SD", "NON-CR/NON-PD", "PD", 
 fn response_results<'d>(
     id: &str,
     a: &Analysis,
-    efficacy: &[usize],
+    efficacy: &[u32],
     derived_of: &impl Fn(usize) -> Option<&'d DerivedSubject>,
 ) -> Result<ResponseResults> {
     let mut bor: IndexMap<String, usize> =
         BOR_CATEGORIES.iter().map(|c| (c.to_string(), 0)).collect();
     for &i in efficacy {
-        let cat = derived_of(i)
+        let cat = derived_of(i as usize)
             .map(|d| bor_category(d.bor.bor))
             .unwrap_or("NE");
         if let Some(count) = bor.get_mut(cat) {
@@ -735,7 +768,7 @@ fn summarise_tte(
 
 fn summarise_baseline(
     item: &BaselineItem,
-    subjects: &[&Subject],
+    subjects: CohortSubjects<'_>,
     warnings: &mut Vec<String>,
 ) -> BaselineSummary {
     let values: Vec<&str> = subjects
@@ -835,7 +868,7 @@ fn continuous_summary(sorted: &[f64]) -> Option<ContinuousSummary> {
     })
 }
 
-fn safety_results(subjects: &[&Subject], events: &[AdverseEvent]) -> Safety {
+fn safety_results(subjects: CohortSubjects<'_>, events: &[AdverseEvent]) -> Safety {
     let total = subjects.iter().filter(|s| s.safety).count();
     // The safety population's ids, only when there are events to look them up for.
     let safety: rustc_hash::FxHashSet<&str> = if events.is_empty() {
@@ -926,7 +959,7 @@ fn safety_results(subjects: &[&Subject], events: &[AdverseEvent]) -> Safety {
 
 /// Per-subject timelines and tumour burden, for the waterfall, spider and swimmer figures;
 /// empty when there is neither ADRS nor ADTR (nothing to draw).
-fn tumour_data(input: &CohortInput<'_>, subjects: &[&Subject]) -> Vec<SubjectTumour> {
+fn tumour_data(input: &CohortInput<'_, '_>, subjects: CohortSubjects<'_>) -> Vec<SubjectTumour> {
     if input.derived.is_empty() && !input.data.has_adtr {
         return Vec::new();
     }
