@@ -268,13 +268,25 @@ impl<'a> MemberIndex<'a> {
             .iter()
             .filter(|_| fits)
             .map(|&column| {
-                let mut by_value: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
+                // Subjects share their column lists (a handful of distinct lists in a study of
+                // millions): the value is looked up once per list, the subject's position
+                // pushed to that value's list.
+                let mut lists: Vec<(&str, Vec<u32>)> = Vec::new();
+                let mut by_value: FxHashMap<&str, usize> = FxHashMap::default();
+                let mut by_list: FxHashMap<usize, Option<usize>> = FxHashMap::default();
                 for (i, s) in (0u32..).zip(subjects) {
-                    if let Some(v) = s.columns.get(column) {
-                        by_value.entry(v).or_default().push(i);
+                    let slot = *by_list.entry(s.columns.list_id()).or_insert_with(|| {
+                        let v = s.columns.get(column)?;
+                        Some(*by_value.entry(v).or_insert_with(|| {
+                            lists.push((v, Vec::new()));
+                            lists.len() - 1
+                        }))
+                    });
+                    if let Some((_, list)) = slot.and_then(|k| lists.get_mut(k)) {
+                        list.push(i);
                     }
                 }
-                (column, by_value)
+                (column, lists.into_iter().collect())
             })
             .collect();
         MemberIndex { by_column }
@@ -949,10 +961,11 @@ mod tests {
     use super::*;
 
     /// The index gives the same members as scanning every subject, for one filter, two
-    /// filters, a value nobody has, a column nobody has, and no filter.
+    /// filters, a value nobody has, a column nobody has, and no filter; subjects with lists
+    /// of their own and subjects sharing lists (as loaded subjects do).
     #[test]
     fn indexed_members_equal_scanned_members() {
-        let subjects: Vec<Subject> = (0..500)
+        let mut subjects: Vec<Subject> = (0..500)
             .map(|i| {
                 let mut s = Subject::placeholder();
                 s.usubjid = format!("S{i:03}").into();
@@ -963,6 +976,10 @@ mod tests {
                 s
             })
             .collect();
+        // The second half shares the lists of the first 42 subjects, in a shuffled order.
+        for i in 250..500 {
+            subjects[i].columns = subjects[(i * 17) % 42].columns.clone();
+        }
         let cohorts: Vec<CohortConfig> = [
             r#"{"id": "a", "where": {"ARM": "A"}}"#,
             r#"{"id": "b", "where": {"ARM": "B", "SEX": "F"}}"#,

@@ -173,6 +173,13 @@ impl Columns {
         Columns((!entries.is_empty()).then(|| Arc::new(entries)))
     }
 
+    /// An identity of the list: subjects whose columns have the same identity (other than 0,
+    /// no columns) share one list, so have the same values (a look-up per distinct list
+    /// instead of per subject).
+    pub fn list_id(&self) -> usize {
+        self.0.as_ref().map_or(0, |list| Arc::as_ptr(list) as usize)
+    }
+
     /// The entries in the order they were set.
     fn entries(&self) -> &[Arc<ColumnValue>] {
         self.0.as_deref().map_or(&[], Vec::as_slice)
