@@ -521,12 +521,9 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
     let mut values: Vec<Vec<TteValue>> = Vec::with_capacity(a.tte_params.len());
     for (endpoint, paramcd) in &a.tte_params {
         let mut column = vec![TteValue::NONE; subjects.len()];
-        // Event and censoring times apart, as the Kaplan–Meier fit takes them.
-        let (mut event_times, mut censor_times) = (Vec::new(), Vec::new());
-        let mut add = |days: f64, status: Status| match status {
-            Status::Event => event_times.push(days),
-            Status::Censored => censor_times.push(days),
-        };
+        // Counted per distinct time for the Kaplan–Meier fit (no vector of times to sort).
+        let mut tally = stats::TimeTally::new();
+        let mut add = |days: f64, status: Status| tally.add(days, status == Status::Event);
         let from_adtte = input.data.has_adtte;
         if let (true, Some(index)) = (from_adtte, input.tte_index) {
             let by_subject = index.param(paramcd);
@@ -556,13 +553,14 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
             }
         }
         values.push(column);
-        if event_times.is_empty() && censor_times.is_empty() {
+        if tally.is_empty() {
             if endpoint != "DOR" && (from_adtte || !input.derived.is_empty()) {
                 warnings.push(format!("endpoint `{endpoint}`: no subject has a time"));
             }
             continue;
         }
-        let fit = stats::kaplan_meier_split(event_times, censor_times)
+        let fit = tally
+            .fit()
             .map_err(|e| ci_err(id, &format!("Kaplan–Meier for {endpoint}"), e))?;
         tte.insert(
             endpoint.clone(),

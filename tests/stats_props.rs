@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 use readout::stats::{
     clopper_pearson, kaplan_meier, kaplan_meier_split, reverse_km_followup, wilson, CiTransform,
-    KaplanMeier, StatsError,
+    KaplanMeier, StatsError, TimeTally,
 };
 
 /// Survival data with many ties (small integer times) or none (continuous times).
@@ -49,6 +49,27 @@ proptest! {
         let whole = fit(&data);
         prop_assert_eq!((split.n(), split.n_events()), (whole.n(), whole.n_events()));
         prop_assert_eq!(format!("{:?}", split.steps()), format!("{:?}", whole.steps()));
+    }
+
+    /// Times counted one by one give the fit from times and flags, step for step, whether
+    /// they stay counted or pass the limit of distinct times early or late (and −0 is 0).
+    #[test]
+    fn the_fit_of_tallied_times_is_the_fit_from_times_and_flags(
+        data in survival_data(),
+        limit in prop_oneof![Just(None), (0usize..8).prop_map(Some)],
+    ) {
+        let mut tally = match limit {
+            None => TimeTally::new(),
+            Some(limit) => TimeTally::with_limit(limit),
+        };
+        for &(t, e) in &data {
+            tally.add(if t == 0.0 { -0.0 } else { t }, e);
+        }
+        prop_assert_eq!(tally.len(), data.len());
+        let tallied = tally.fit().expect("valid data");
+        let whole = fit(&data);
+        prop_assert_eq!((tallied.n(), tallied.n_events()), (whole.n(), whole.n_events()));
+        prop_assert_eq!(format!("{:?}", tallied.steps()), format!("{:?}", whole.steps()));
     }
 
     #[test]
@@ -252,6 +273,16 @@ fn degenerate_inputs_have_defined_answers() {
         kaplan_meier(&[2.0, -1.0, f64::INFINITY], &[false, false, true]),
         Err(StatsError::InvalidTime { index: 1, value }) if value == -1.0
     ));
+    // Tallied: by position among the times given.
+    let mut tally = TimeTally::new();
+    for (t, e) in [(1.0, true), (2.0, false), (f64::NAN, true), (-1.0, false)] {
+        tally.add(t, e);
+    }
+    assert!(matches!(
+        tally.fit(),
+        Err(StatsError::InvalidTime { index: 2, .. })
+    ));
+    assert!(TimeTally::new().fit().expect("empty").steps().is_empty());
     // Split: by position among the event times, then the censoring times.
     assert!(matches!(
         kaplan_meier_split(vec![1.0, 2.0], vec![3.0, f64::NAN]),

@@ -157,6 +157,115 @@ pub fn kaplan_meier_split(
     ))
 }
 
+/// Event and censoring times given one by one, counted per distinct time while there are few
+/// (times in whole days over a unit: a cohort of millions has a few thousand), so that the
+/// fit needs neither a vector of times nor a sort; past [`TimeTally::DISTINCT`] distinct times
+/// (continuous times) it keeps the times and fits as [`kaplan_meier_split`]. The fit is the
+/// same either way, step for step.
+#[derive(Debug, Default)]
+pub struct TimeTally {
+    /// (events, censorings) per time, by the time's bits (−0 counted as 0).
+    counts: rustc_hash::FxHashMap<u64, (usize, usize)>,
+    /// Event and censoring times, once there were too many distinct ones to count.
+    times: Option<(Vec<f64>, Vec<f64>)>,
+    /// Times given, events among them.
+    n: usize,
+    n_events: usize,
+    /// The first invalid time and its position.
+    invalid: Option<(usize, f64)>,
+    /// Distinct times counted before keeping times instead.
+    limit: Option<usize>,
+}
+
+impl TimeTally {
+    /// Distinct times counted before the tally keeps the times themselves.
+    pub const DISTINCT: usize = 1 << 16;
+
+    /// An empty tally.
+    pub fn new() -> TimeTally {
+        TimeTally::default()
+    }
+
+    /// An empty tally that keeps the times past `distinct` distinct ones (tests).
+    pub fn with_limit(distinct: usize) -> TimeTally {
+        TimeTally {
+            limit: Some(distinct),
+            ..TimeTally::default()
+        }
+    }
+
+    /// Adds a time: an event or a censoring.
+    pub fn add(&mut self, time: f64, event: bool) {
+        if !(time.is_finite() && time >= 0.0) {
+            self.invalid.get_or_insert((self.n, time));
+        }
+        self.n += 1;
+        self.n_events += usize::from(event);
+        // `+ 0.0` turns −0.0 into 0.0, which counts as the same time.
+        let time = time + 0.0;
+        if let Some((events, censorings)) = &mut self.times {
+            if event {
+                events.push(time)
+            } else {
+                censorings.push(time)
+            }
+            return;
+        }
+        let count = self.counts.entry(time.to_bits()).or_default();
+        if event {
+            count.0 += 1;
+        } else {
+            count.1 += 1;
+        }
+        if self.counts.len() > self.limit.unwrap_or(Self::DISTINCT) {
+            let (mut events, mut censorings) = (Vec::new(), Vec::new());
+            for (&bits, &(d, c)) in &self.counts {
+                let t = f64::from_bits(bits);
+                events.extend(std::iter::repeat_n(t, d));
+                censorings.extend(std::iter::repeat_n(t, c));
+            }
+            self.counts = Default::default();
+            self.times = Some((events, censorings));
+        }
+    }
+
+    /// Times given so far.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Whether no time was given.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// The Kaplan–Meier fit of the times given.
+    ///
+    /// # Errors
+    /// [`StatsError::InvalidTime`] for the first NaN, infinite or negative time, by its
+    /// position among the times given.
+    pub fn fit(self) -> Result<KaplanMeier, StatsError> {
+        if let Some((index, value)) = self.invalid {
+            return Err(StatsError::InvalidTime { index, value });
+        }
+        if let Some((events, censorings)) = self.times {
+            return kaplan_meier_split(events, censorings);
+        }
+        let mut counts: Vec<(f64, usize, usize)> = self
+            .counts
+            .into_iter()
+            .map(|(bits, (d, c))| (f64::from_bits(bits), d, c))
+            .collect();
+        counts.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        Ok(from_counts(
+            self.n,
+            self.n_events,
+            counts.len(),
+            counts.into_iter(),
+        ))
+    }
+}
+
 /// The curve from (time, events, censorings) per distinct time in increasing order
 /// (`distinct` of them), for `n` subjects with `n_events` events.
 fn from_counts(

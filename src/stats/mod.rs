@@ -22,7 +22,7 @@ pub mod transform;
 
 pub use binomial::{clopper_pearson, wilson, Interval};
 pub use error::StatsError;
-pub use km::{kaplan_meier, kaplan_meier_split, Band, KaplanMeier, KmStep, Landmark};
+pub use km::{kaplan_meier, kaplan_meier_split, Band, KaplanMeier, KmStep, Landmark, TimeTally};
 pub use normal::{normal_quantile, z_for_level};
 pub use quantile::{reverse_km_followup, Quantile, COLLETT_EPSILON, QUANTILE_TOLERANCE};
 pub use transform::{CiTransform, UnknownTransform};
