@@ -7,6 +7,8 @@
 //! survfit: at a time with both events and censorings the events happen first (the censored
 //! subjects are still at risk for them). There is one step per
 //! distinct time, censor-only times included, exactly like `survfit`'s `$time`.
+//! [`TimeTally`] fits the same curve from times given one by one, counted per distinct time
+//! while there are few (whole days: a hash per time, no sort, no vector of times).
 //!
 //! This module does not compute quantiles (see [`super::quantile`]), read data, or know
 //! anything about endpoints or cohorts; times are plain non-negative numbers in any unit.
