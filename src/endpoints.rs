@@ -330,7 +330,7 @@ pub struct Safety {
 
 /// ADTTE records by parameter, then by subject position; built once per cut-off. Per
 /// parameter, each subject's record is held as its position in the table (4 bytes per
-/// subject; [`NO_RECORD`] for none).
+/// subject; `u32::MAX` for none).
 #[derive(Debug)]
 pub struct TteIndex<'a> {
     table: &'a TteTable,

@@ -561,7 +561,7 @@ impl CsvTable {
     /// [`CsvTable::read`]. One difference: a file read whole has its rows' field counts
     /// checked before any cell is typed, so a ragged row far down is reported before a bad
     /// cell above it; read in parts, the first error in file order (part by part) is. A file
-    /// [`parts_length`] does not read in parts, and a file with quotes or old Mac line ends
+    /// `parts_length` does not read in parts, and a file with quotes or old Mac line ends
     /// (whose rows may not end at a line feed) are read whole and given as one part; so is
     /// any file whose first part does not parse, for the whole file's error.
     /// A part given with 0 rows before it restarts the reading: `each` drops what it kept.
