@@ -2688,16 +2688,21 @@ mod tests {
         }
     }
 
-    /// Parallel jobs number the parameters as they meet them; the table numbers them in order
-    /// of first appearance in the file, whatever the jobs did.
-    #[test]
-    fn adtte_parameters_are_numbered_in_file_order() {
-        let subjects: Vec<Subject> = (0..6000)
+    /// Subjects `S0`, `S1`, ... with no data.
+    fn numbered_subjects(n: usize) -> Vec<Subject> {
+        (0..n)
             .map(|i| Subject {
                 usubjid: format!("S{i}").into(),
                 ..Subject::placeholder()
             })
-            .collect();
+            .collect()
+    }
+
+    /// Parallel jobs number the parameters as they meet them; the table numbers them in order
+    /// of first appearance in the file, whatever the jobs did.
+    #[test]
+    fn adtte_parameters_are_numbered_in_file_order() {
+        let subjects = numbered_subjects(6000);
         let known = KnownSubjects::of_subjects(&subjects).unwrap();
         let mut text = String::from("USUBJID,PARAMCD,AVAL,CNSR\n");
         for (param, cnsr) in [("PFS", 1), ("OS", 0)] {
@@ -2731,12 +2736,7 @@ mod tests {
     /// kept as bits; the same subject under different parameters is not a repeat.
     #[test]
     fn a_repeated_adtte_record_is_found_whatever_the_number_of_parameters() {
-        let subjects: Vec<Subject> = (0..5)
-            .map(|i| Subject {
-                usubjid: format!("S{i}").into(),
-                ..Subject::placeholder()
-            })
-            .collect();
+        let subjects = numbered_subjects(5);
         let known = KnownSubjects::of_subjects(&subjects).unwrap();
         let read = |params: usize, repeat: Option<(usize, usize)>| {
             let mut text = String::from("USUBJID,PARAMCD,AVAL,CNSR\n");
