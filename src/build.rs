@@ -255,18 +255,16 @@ pub struct CutData<'a> {
 /// cohorts of a 200,000-subject study scanned 200 million subjects before).
 #[derive(Default)]
 pub struct MemberIndex<'a> {
-    /// Subject positions by column and value, as `u32` (4 bytes per subject; a study of more
-    /// subjects is not indexed, and its cohorts are found by scanning).
+    /// Subject positions by column and value, as `u32` (4 bytes per subject; an ADSL file of
+    /// at most 1 GiB has fewer than 2^32 rows).
     by_column: FxHashMap<&'a str, FxHashMap<&'a str, Vec<u32>>>,
 }
 
 impl<'a> MemberIndex<'a> {
     /// Indexes `subjects` by each of `columns`.
     pub fn new(columns: &BTreeSet<&'a str>, subjects: &'a [Subject]) -> MemberIndex<'a> {
-        let fits = u32::try_from(subjects.len()).is_ok();
         let by_column = columns
             .iter()
-            .filter(|_| fits)
             .map(|&column| {
                 // Subjects share their column lists (a handful of distinct lists in a study of
                 // millions): the value is looked up once per list, the subject's position

@@ -368,7 +368,7 @@ impl<'a> TteIndex<'a> {
         TteIndex { table, by_param }
     }
 
-    /// The records of `paramcd`, if any record has it.
+    /// The records of `paramcd`, if the table names it.
     pub fn param(&self, paramcd: &str) -> Option<TteColumn<'_>> {
         let slots = self.by_param.get(self.table.param(paramcd)? as usize)?;
         Some(TteColumn {
@@ -1018,7 +1018,8 @@ mod tests {
         for (time, censored) in [(0.0, false), (0.0, true), (12.5, false), (730.5, true)] {
             assert_eq!(TteValue::new(time, censored).get(), Some((time, censored)));
         }
-        assert_eq!(TteValue::new(-0.0, false).get(), Some((0.0, false)));
+        let zero = TteValue::new(-0.0, false).get().unwrap();
+        assert_eq!((zero.0.to_bits(), zero.1), (0.0f64.to_bits(), false));
         assert_eq!(TteValue::NONE.get(), None);
         assert_eq!(std::mem::size_of::<TteValue>(), 8);
     }

@@ -134,7 +134,8 @@ impl Subject {
 /// A subject's ADSL columns by name: a short list, because a study uses a handful of columns
 /// for filters and baseline summaries and there may be millions of subjects. Each entry (a
 /// column's name and value) is shared by the subjects with that value, and so is the list
-/// itself (subjects with the same values share one): a subject holds one pointer, 8 bytes.
+/// itself (the subjects read by one parallel job with the same values share one): a subject
+/// holds one pointer, 8 bytes.
 #[derive(Debug, Clone, Default)]
 pub struct Columns(Option<Arc<Vec<Arc<ColumnValue>>>>);
 
@@ -324,7 +325,7 @@ impl TteTable {
         self.params.get(record.param as usize).map_or("", |p| &**p)
     }
 
-    /// The number of a `PARAMCD`, if any record has it.
+    /// The number of a `PARAMCD`, if the table names it.
     pub fn param(&self, paramcd: &str) -> Option<u32> {
         let i = self.params.iter().position(|p| **p == *paramcd)?;
         u32::try_from(i).ok()

@@ -1,5 +1,5 @@
-//! Writing a cut-off folder (SPEC §6): every file is first assembled in memory, then written
-//! into a temporary folder beside the target, which is renamed into place. A cut-off folder
+//! Writing a cut-off folder (SPEC §6): files are written as they are made (a large derived CSV
+//! in pieces) into a temporary folder beside the target, which is renamed into place. A cut-off folder
 //! therefore appears whole or not at all; an interrupted build leaves only a `.tmp-*` folder,
 //! which the next build removes. Only this stage and `load` touch the file system.
 
@@ -184,6 +184,7 @@ impl FolderSink {
             file,
             bytes: Vec::new(),
             hasher: sha2::Sha256::default(),
+            failed: false,
         })
     }
 
@@ -241,6 +242,8 @@ pub struct FileWriter<'s> {
     /// The bytes so far (in memory only).
     bytes: Vec<u8>,
     hasher: sha2::Sha256,
+    /// A piece failed to be written: the file is not taken.
+    failed: bool,
 }
 
 impl FileWriter<'_> {
@@ -250,9 +253,10 @@ impl FileWriter<'_> {
         use std::io::Write;
         self.hasher.update(piece);
         match &mut self.file {
-            Some((file, path)) => file
-                .write_all(piece)
-                .map_err(|e| Error::io(&*path, "cannot write", e)),
+            Some((file, path)) => file.write_all(piece).map_err(|e| {
+                self.failed = true;
+                Error::io(&*path, "cannot write", e)
+            }),
             None => {
                 self.bytes.extend_from_slice(piece);
                 Ok(())
@@ -260,9 +264,16 @@ impl FileWriter<'_> {
         }
     }
 
-    /// Closes the file: the sink takes it (with its SHA-256 for the manifest).
+    /// Closes the file: the sink takes it (with its SHA-256 for the manifest). A file a piece
+    /// of which failed to be written is refused.
     pub fn finish(self) -> Result<()> {
         use sha2::Digest;
+        if self.failed {
+            return Err(Error::Other(format!(
+                "output file `{}` was not written whole; refusing to list it",
+                self.path
+            )));
+        }
         let entry = ManifestEntry {
             path: self.path.clone(),
             sha256: crate::load::digest_hex(self.hasher.finalize()),
@@ -563,5 +574,16 @@ mod tests {
                 assert_eq!(files[1].bytes, pieces.concat());
             }
         }
+
+        // A piece that cannot be written (here: a file open for reading only) fails, and the
+        // file is then refused, not listed with the hash of what it should have held.
+        let sink = FolderSink::staging(&tmp.path().join("broken"));
+        let mut writer = sink.create("derived/c1.csv").expect("create");
+        let on_disk = writer.file.take().expect("staging file").1;
+        writer.file = Some((std::fs::File::open(&on_disk).expect("open"), on_disk));
+        assert!(writer.write(b"USUBJID\n").is_err());
+        let err = writer.finish().expect_err("refused");
+        assert!(err.to_string().contains("not written whole"), "{err}");
+        assert!(sink.manifest_entries().expect("entries").is_empty());
     }
 }

@@ -77,9 +77,10 @@ fn a_cutoff_without_adtte_dates_is_an_error() {
     );
 }
 
-/// A cohort whose derived CSV is several pieces of the file writer (60,000 subjects, over
-/// 2 MB): every subject once, in ADSL order, with its ADTTE time and CNSR; the manifest's
-/// SHA-256 is that of the file as written, and `--strict` (built in memory) writes the same.
+/// A cohort whose derived CSV is over the file writer's piece (60,000 subjects, over 2 MB,
+/// given to the file 1 MiB at a time): every subject once, in ADSL order, with its ADTTE time
+/// and CNSR; the manifest's SHA-256 is that of the file as written, and `--strict` (built in
+/// memory) writes the same.
 #[test]
 fn a_large_derived_csv_is_written_whole_in_pieces() {
     let dir = tempfile::tempdir().expect("temp");
