@@ -157,6 +157,43 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
+/// Data files of this many bytes or more (ADSL and ADTTE of a few million subjects) are
+/// built with small memory pages.
+const SMALL_PAGES_FROM_BYTES: u64 = 256 << 20;
+
+/// The bytes of the data files a config names (a file that cannot be read counts 0: loading
+/// reports it).
+fn input_bytes(cfg: &config::LoadedConfig) -> u64 {
+    let data = &cfg.config.data;
+    [
+        Some(&data.adsl),
+        data.adrs.as_ref(),
+        data.adtte.as_ref(),
+        data.adae.as_ref(),
+        data.adtr.as_ref(),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|f| std::fs::metadata(cfg.data_path(f)).map_or(0, |m| m.len()))
+    .sum()
+}
+
+/// With large inputs the process stops taking transparent huge pages (Linux; elsewhere
+/// nothing). Its large vectors are written once, front to back: a 2 MiB page zeroed at its
+/// first touch has left the cache before most of it is written, so every byte goes to memory
+/// twice; 4 KiB pages are zeroed just before they are written. At 10^7 subjects (630 MB) that
+/// took CPU from 6.1 to 5.1 s and the median from 3.26 to 2.83 s; at 10^6 (63 MB) huge pages
+/// are faster (264 against 306 ms: fewer faults), at 3·10^6 (198 MB) about even.
+fn pages_for_inputs(cfg: &config::LoadedConfig) {
+    if input_bytes(cfg) >= SMALL_PAGES_FROM_BYTES {
+        #[cfg(target_os = "linux")]
+        {
+            // A refusal (an old kernel) only costs speed.
+            let _ = rustix::thread::disable_transparent_huge_pages(true);
+        }
+    }
+}
+
 fn build_command(
     configs: &[PathBuf],
     opts: BuildOptions,
@@ -166,7 +203,13 @@ fn build_command(
     use rayon::prelude::*;
     let loaded: Vec<(PathBuf, Result<build::LoadedStudy>)> = configs
         .par_iter()
-        .map(|path| (path.clone(), config::load(path).and_then(build::load_study)))
+        .map(|path| {
+            let study = config::load(path).and_then(|cfg| {
+                pages_for_inputs(&cfg);
+                build::load_study(cfg)
+            });
+            (path.clone(), study)
+        })
         .collect();
     let total: usize = loaded
         .iter()
@@ -452,4 +495,32 @@ fn init_command(dir: &Path) -> Result<()> {
         config_path.display()
     );
     Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// The data files a config names are summed (the example study's are small: huge pages
+    /// stay on); a file that is missing counts nothing.
+    #[test]
+    fn input_bytes_sum_the_data_files_a_config_names() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let cfg = config::load(&root.join("config/altn-ak105-ii-01.yaml")).unwrap();
+        let data = root.join("data/altn-ak105-ii-01");
+        let expected: u64 = ["adsl.csv", "adrs.csv", "adae.csv", "adtr.csv"]
+            .iter()
+            .map(|f| std::fs::metadata(data.join(f)).map_or(0, |m| m.len()))
+            .sum();
+        assert!(expected > 0);
+        assert_eq!(input_bytes(&cfg), expected);
+        assert!(input_bytes(&cfg) < SMALL_PAGES_FROM_BYTES);
+        let mut missing = cfg.clone();
+        missing.config.data.adae = Some(PathBuf::from("no-such-file.csv"));
+        assert_eq!(
+            input_bytes(&missing),
+            expected - std::fs::metadata(data.join("adae.csv")).unwrap().len()
+        );
+    }
 }
