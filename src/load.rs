@@ -617,12 +617,7 @@ impl CsvTable {
             let at_end = part.at_end;
             // The header line as written (its names trimmed could make a blank line).
             let header = header.get_or_insert_with(|| {
-                let bom = if part.bytes.starts_with(b"\xEF\xBB\xBF") {
-                    3
-                } else {
-                    0
-                };
-                let mut line = header_line(&part.bytes, bom).0.to_vec();
+                let mut line = header_line(&part.bytes, bom_len(&part.bytes)).0.to_vec();
                 line.push(b'\n');
                 line
             });
@@ -879,11 +874,7 @@ fn parse_csv(
     shift: u64,
     require_rows: bool,
 ) -> Result<Parsed> {
-    let bom = if bytes.starts_with(b"\xEF\xBB\xBF") {
-        3
-    } else {
-        0
-    };
+    let bom = bom_len(bytes);
     let body = bytes.get(bom..).unwrap_or_default();
     if body.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(Error::data_file(
@@ -1016,6 +1007,15 @@ struct PlainChunk {
     error: Option<(u64, PlainError)>,
     /// A lone carriage return: the chunk cannot be split on line feeds alone.
     lone_cr: bool,
+}
+
+/// The length of the UTF-8 byte order mark `bytes` start with (0 or 3).
+fn bom_len(bytes: &[u8]) -> usize {
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    }
 }
 
 /// The header line of a file without quotes (after `bom` bytes): the first line that is not
