@@ -1507,16 +1507,8 @@ impl<'a> KnownSubjects<'a> {
     }
 
     fn of(ids: Ids<'a>) -> std::result::Result<Self, (Ids<'a>, Repeat)> {
-        let mut sorted = true;
-        let mut previous: Option<&str> = None;
-        for id in ids.iter() {
-            if previous.is_some_and(|p| p >= id) {
-                sorted = false;
-                break;
-            }
-            previous = Some(id);
-        }
-        if sorted {
+        // Strictly increasing: sorted, and no id twice.
+        if ids.iter().is_sorted_by(|a, b| a < b) {
             return Ok(KnownSubjects { ids, index: None });
         }
         let mut index = FxHashMap::with_capacity_and_hasher(ids.len(), Default::default());
