@@ -1668,24 +1668,25 @@ impl<'c> AdslReader<'c> {
     /// order. `subjects` are this reader's subjects, moved out.
     fn check<'s>(&mut self, path: &Path, subjects: &'s [Subject]) -> Result<KnownSubjects<'s>> {
         let row_error = self.row_error.take();
-        let repeated = |id: &str, (first, again): Repeat| {
+        let id_of = |row: usize| subjects.get(row).map_or("", |s| s.usubjid.as_str());
+        // The id is named from its first row, which is always a converted subject's.
+        let repeated = |(first, again): Repeat| {
             let message = format!(
-                "subject `{id}` appears again (first on line {}); expected one row per subject",
+                "subject `{}` appears again (first on line {}); expected one row per subject",
+                id_of(first),
                 self.line(first)
             );
             Error::cell(path, self.line(again), "USUBJID", message)
         };
-        let id_of = |row: usize| subjects.get(row).map_or("", |s| s.usubjid.as_str());
         match row_error {
-            None => KnownSubjects::of_subjects(subjects)
-                .map_err(|repeat| repeated(id_of(repeat.1), repeat)),
+            None => KnownSubjects::of_subjects(subjects).map_err(repeated),
             Some((row, e, id)) => {
                 // The failed row's own id counts too: a row's id is read first, so a repeat
                 // is its error rather than a bad cell further along.
                 let mut ids: Vec<&str> = (0..row).map(id_of).collect();
                 ids.extend(id.as_deref());
-                match KnownSubjects::new(ids.clone()) {
-                    Err(repeat) => Err(repeated(ids.get(repeat.1).copied().unwrap_or(""), repeat)),
+                match KnownSubjects::new(ids) {
+                    Err(repeat) => Err(repeated(repeat)),
                     Ok(_) => Err(e),
                 }
             }
