@@ -1,7 +1,8 @@
-//! Writing a cut-off folder (SPEC §6): files are written as they are made (a large derived CSV
-//! in pieces) into a temporary folder beside the target, which is renamed into place. A cut-off folder
-//! therefore appears whole or not at all; an interrupted build leaves only a `.tmp-*` folder,
-//! which the next build removes. Only this stage and `load` touch the file system.
+//! Writing a cut-off folder (SPEC §6): files are written as they are made (a large derived
+//! CSV in pieces) into a temporary folder beside the target, which is renamed into place. A
+//! cut-off folder therefore appears whole or not at all; an interrupted build leaves only a
+//! `.tmp-*` folder, which the next build removes. Only this stage and `load` touch the file
+//! system.
 
 use std::path::{Component, Path, PathBuf};
 
