@@ -576,6 +576,80 @@ fn every_figure_rasterises_to_a_non_blank_png() {
     }
 }
 
+/// The SVG drawn by resvg alone, every text laid out by usvg with the embedded font: the
+/// reference for `svg_to_png`, which draws plain text from cached glyph masks.
+fn resvg_reference(svg: &str, scale: f32) -> resvg::tiny_skia::Pixmap {
+    use resvg::usvg::{fontdb, Options, Tree};
+    let mut db = fontdb::Database::new();
+    let font = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/fonts/DejaVuSans.ttf");
+    db.load_font_data(std::fs::read(font).expect("the embedded font"));
+    db.set_sans_serif_family("DejaVu Sans");
+    db.set_serif_family("DejaVu Sans");
+    let options = Options {
+        font_family: "DejaVu Sans".to_string(),
+        fontdb: std::sync::Arc::new(db),
+        ..Options::default()
+    };
+    let tree = Tree::from_str(svg, &options).expect("the SVG parses");
+    let size = tree.size();
+    let mut pixmap = resvg::tiny_skia::Pixmap::new(
+        (size.width() * scale).ceil() as u32,
+        (size.height() * scale).ceil() as u32,
+    )
+    .expect("a pixmap");
+    resvg::render(
+        &tree,
+        resvg::tiny_skia::Transform::from_scale(scale, scale),
+        &mut pixmap.as_mut(),
+    );
+    pixmap
+}
+
+/// How far two images of one size are apart: the largest difference of a channel, the
+/// number of pixels with a channel more than 32 apart, and the mean channel difference.
+fn pixel_difference(
+    a: &resvg::tiny_skia::Pixmap,
+    b: &resvg::tiny_skia::Pixmap,
+) -> (u8, usize, f64) {
+    assert_eq!((a.width(), a.height()), (b.width(), b.height()));
+    let (mut max, mut far, mut sum) = (0u8, 0, 0u64);
+    for (p, q) in a.pixels().iter().zip(b.pixels()) {
+        let d = [
+            p.red().abs_diff(q.red()),
+            p.green().abs_diff(q.green()),
+            p.blue().abs_diff(q.blue()),
+            p.alpha().abs_diff(q.alpha()),
+        ];
+        let worst = d.into_iter().max().unwrap_or(0);
+        max = max.max(worst);
+        far += usize::from(worst > 32);
+        sum += d.iter().map(|&x| u64::from(x)).sum::<u64>();
+    }
+    (max, far, sum as f64 / (a.data().len() as f64))
+}
+
+#[test]
+fn png_text_matches_what_resvg_draws() {
+    // Glyph origins are rounded to an eighth of a device pixel and each glyph is blended on
+    // its own, so edge pixels of letters differ a little (about 30 pixels a text by more than
+    // 32 levels); a glyph misplaced by half a pixel, a wrong size, anchor or baseline, or a
+    // text missing or drawn in the wrong order differ on many more.
+    for (name, svg) in all_figures() {
+        let png = svg_to_png(&svg, 2.0).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let ours = resvg::tiny_skia::Pixmap::decode_png(&png).expect("a PNG");
+        let reference = resvg_reference(&svg, 2.0);
+        let (max, far, mean) = pixel_difference(&ours, &reference);
+        let texts = texts(&svg).len();
+        println!("{name}: {texts} texts, max {max}, {far} pixels > 32, mean {mean:.4}");
+        assert!(max <= 96, "{name}: a channel {max} apart");
+        assert!(
+            far <= 48 * texts.max(1) + 50,
+            "{name}: {far} pixels more than 32 apart for {texts} texts"
+        );
+        assert!(mean < 0.15, "{name}: mean difference {mean}");
+    }
+}
+
 #[test]
 fn text_is_set_in_the_embedded_font_by_name() {
     for (name, svg) in all_figures() {

@@ -15,6 +15,7 @@
 mod ae;
 mod axis;
 mod canvas;
+mod glyphs;
 mod km;
 mod png;
 mod spider;

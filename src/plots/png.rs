@@ -1,16 +1,50 @@
 //! Rasterising a figure's SVG to PNG with resvg, using only the embedded font so the pixels do
 //! not depend on the fonts installed on the machine.
 
+use std::cell::RefCell;
 use std::sync::{Arc, OnceLock};
 
-use resvg::tiny_skia::{Pixmap, Transform};
+use resvg::tiny_skia::{PixmapMut, PremultipliedColorU8, Transform};
 use resvg::usvg::{fontdb, Options, Tree};
 
+use super::glyphs;
 use super::style::{FONT_BYTES, FONT_NAME};
 use super::PlotError;
 
 /// Largest PNG side, in pixels: a guard against a scale that would exhaust memory.
 const MAX_SIDE: f32 = 16_384.0;
+
+/// Largest buffer a thread keeps for its next image (64 MiB: a figure at scale 2 takes about
+/// 5 MiB of pixels); a larger one is given back after use.
+const KEEP_BYTES: usize = 64 << 20;
+
+/// Buffers reused from one image to the next on a thread. A fresh buffer per figure (and the
+/// compressed stream grown by doubling) is fresh memory the kernel must fault in and zero,
+/// which cost as much as drawing the figure; a build's threads rasterise figure after figure.
+#[derive(Default)]
+struct Scratch {
+    /// The image's pixels, premultiplied RGBA, then straight RGBA for the encoder.
+    pixels: Vec<u8>,
+    /// One filtered row: the filter type byte, then the row's bytes.
+    row: Vec<u8>,
+    /// The zlib stream of the filtered rows.
+    zlib: Vec<u8>,
+}
+
+impl Scratch {
+    /// Gives back any buffer grown past [`KEEP_BYTES`].
+    fn trim(&mut self) {
+        for buf in [&mut self.pixels, &mut self.row, &mut self.zlib] {
+            if buf.capacity() > KEEP_BYTES {
+                *buf = Vec::new();
+            }
+        }
+    }
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
 
 /// A font database holding the embedded font only, built once. Every generic family maps to
 /// it, so any `font-family` an SVG names resolves to the same glyphs.
@@ -32,10 +66,18 @@ fn font_db() -> Arc<fontdb::Database> {
 /// Rasterises an SVG (one of this module's figures, or any SVG) to PNG bytes, `scale` device
 /// pixels per SVG pixel (2.0 gives 320 dpi for a 560-px-wide figure printed 3.5 in wide).
 ///
+/// Plain text is drawn from cached glyph masks (see the `glyphs` module): the same glyphs as
+/// resvg draws, placed to an eighth of a device pixel.
+///
 /// Errors: [`PlotError::InvalidInput`] for a scale that is not positive and finite or would
 /// make an image wider or taller than 16 384 pixels; [`PlotError::Raster`] when the SVG does
 /// not parse or the PNG cannot be encoded.
 pub fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, PlotError> {
+    rasterise(svg, scale, true)
+}
+
+/// [`svg_to_png`], with `glyph_text` false drawing every text with resvg.
+fn rasterise(svg: &str, scale: f32, glyph_text: bool) -> Result<Vec<u8>, PlotError> {
     if !(scale.is_finite() && scale > 0.0) {
         return Err(PlotError::InvalidInput(format!(
             "PNG scale must be a positive number, not {scale}"
@@ -46,7 +88,9 @@ pub fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, PlotError> {
         fontdb: font_db(),
         ..Options::default()
     };
-    let tree = Tree::from_str(svg, &options).map_err(|e| PlotError::Raster(e.to_string()))?;
+    let split = glyph_text.then(|| glyphs::split(svg)).flatten();
+    let source = split.as_ref().map_or(svg, |s| s.svg.as_str());
+    let tree = Tree::from_str(source, &options).map_err(|e| PlotError::Raster(e.to_string()))?;
     let size = tree.size();
     let (w, h) = (
         (size.width() * scale).ceil(),
@@ -57,60 +101,119 @@ pub fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, PlotError> {
             "a PNG of {w} x {h} pixels is too large; use a smaller scale"
         )));
     }
-    let mut pixmap = Pixmap::new(w.max(1.0) as u32, h.max(1.0) as u32)
+    let (w, h) = (w.max(1.0) as u32, h.max(1.0) as u32);
+    let len = (w as usize)
+        .checked_mul(h as usize)
+        .and_then(|n| n.checked_mul(4))
         .ok_or_else(|| PlotError::Raster(format!("cannot allocate a {w} x {h} image")))?;
-    resvg::render(
-        &tree,
-        Transform::from_scale(scale, scale),
-        &mut pixmap.as_mut(),
-    );
-    encode_png(&pixmap)
+    SCRATCH.with_borrow_mut(|scratch| {
+        // Transparent black, as a new pixmap starts.
+        scratch.pixels.clear();
+        scratch.pixels.resize(len, 0);
+        let mut pixmap = PixmapMut::from_bytes(&mut scratch.pixels, w, h)
+            .ok_or_else(|| PlotError::Raster(format!("cannot allocate a {w} x {h} image")))?;
+        match &split {
+            None => resvg::render(&tree, Transform::from_scale(scale, scale), &mut pixmap),
+            Some(split) => render_split(&tree, split, scale, &mut pixmap),
+        }
+        let png = encode_png(scratch, w, h);
+        scratch.trim();
+        png
+    })
 }
 
-/// PNG bytes of a pixmap, compressed for speed: tiny-skia's own encoder uses the default
-/// (slow) deflate level, which took most of a figure's time; a figure's flat colours compress
-/// well even at the fast level.
+/// Renders an SVG whose plain texts were taken out ([`glyphs::split`]): the groups of other
+/// elements by resvg, each text after the group it followed, so the painting order is kept.
+fn render_split(tree: &Tree, split: &glyphs::Split, scale: f32, pixmap: &mut PixmapMut) {
+    let root = Transform::from_scale(scale, scale);
+    let mut texts = &split.texts[..];
+    for node in tree.root().children() {
+        if let Some(run) = glyphs::run_index(node) {
+            let before = texts.partition_point(|t| t.before_run <= run);
+            glyphs::draw(&texts[..before], scale, pixmap);
+            texts = &texts[before..];
+        }
+        // resvg draws a node at its bounding box's corner; undo that shift.
+        if let Some(bbox) = node.abs_layer_bounding_box() {
+            resvg::render_node(node, root.pre_translate(bbox.x(), bbox.y()), pixmap);
+        }
+    }
+    glyphs::draw(texts, scale, pixmap);
+}
+
+/// PNG bytes of the pixels in `scratch` (`width` × `height`, premultiplied RGBA), compressed
+/// for speed: rows filtered with PNG's Sub filter (each byte less the same byte of the pixel
+/// to its left: a figure's flat colours become runs of zeros), then deflated at fdeflate's
+/// fast level. This is what the png crate does at its fast level, written out here so that the
+/// filtered rows and the compressed stream go to buffers reused from figure to figure (the
+/// crate grows a new one per image); its writer still frames the chunks.
 ///
 /// tiny-skia keeps colours premultiplied by alpha and PNG wants them straight; for an opaque
-/// image (every figure has a white background) the two are the same bytes, so the pixels are
-/// encoded as they are (converting them pixel by pixel was an eighth of the PNG time).
-fn encode_png(pixmap: &Pixmap) -> Result<Vec<u8>, PlotError> {
-    let data = pixmap.data();
+/// image (every figure has a white background) the two are the same bytes, so only a
+/// translucent image is converted, in place.
+fn encode_png(scratch: &mut Scratch, width: u32, height: u32) -> Result<Vec<u8>, PlotError> {
+    let raster = |e: std::io::Error| PlotError::Raster(e.to_string());
+    let Scratch { pixels, row, zlib } = scratch;
+    demultiply(pixels);
+    let stride = width as usize * 4;
+    row.clear();
+    row.resize(stride + 1, 0);
+    row[0] = SUB_FILTER;
+    zlib.clear();
+    let mut compressor = fdeflate::Compressor::new(&mut *zlib).map_err(raster)?;
+    for line in pixels.chunks_exact(stride) {
+        let filtered = &mut row[1..];
+        filtered[..4].copy_from_slice(&line[..4]);
+        for ((out, &byte), &left) in filtered[4..].iter_mut().zip(&line[4..]).zip(line) {
+            *out = byte.wrapping_sub(left);
+        }
+        compressor.write_data(row).map_err(raster)?;
+    }
+    compressor.finish().map_err(raster)?;
+
+    // Signature, IHDR, the IDAT chunks (at most 2^31 - 1 bytes each), IEND.
+    const MAX_CHUNK: usize = i32::MAX as usize;
+    let chunks = zlib.len().div_ceil(MAX_CHUNK).max(1);
+    let mut out = Vec::with_capacity(8 + 25 + zlib.len() + 12 * chunks + 12);
+    let png_error = |e: png::EncodingError| PlotError::Raster(e.to_string());
+    let mut encoder = png::Encoder::new(&mut out, width, height);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header().map_err(png_error)?;
+    for chunk in zlib.chunks(MAX_CHUNK) {
+        writer
+            .write_chunk(png::chunk::IDAT, chunk)
+            .map_err(png_error)?;
+    }
+    writer.finish().map_err(png_error)?;
+    Ok(out)
+}
+
+/// PNG's filter type 1, Sub.
+const SUB_FILTER: u8 = 1;
+
+/// Turns premultiplied RGBA into straight RGBA in place, unless every pixel is opaque (the
+/// two are then the same bytes).
+fn demultiply(pixels: &mut [u8]) {
     // Every alpha byte 255: AND all 8-byte words (two pixels each; no early exit, so the
     // loop vectorises), then look at the alpha bytes of the result and of an odd last pixel.
     const ALPHA: u64 = u64::from_le_bytes([0, 0, 0, 0xff, 0, 0, 0, 0xff]);
-    let words = data.chunks_exact(8);
+    let words = pixels.chunks_exact(8);
     let last = words.remainder();
     let all = words.fold(u64::MAX, |acc, w| {
         let mut le = [0u8; 8];
         le.copy_from_slice(w);
         acc & u64::from_le_bytes(le)
     });
-    let opaque = all & ALPHA == ALPHA && last.get(3).is_none_or(|&a| a == u8::MAX);
-    let rgba: std::borrow::Cow<'_, [u8]> = if opaque {
-        std::borrow::Cow::Borrowed(data)
-    } else {
-        let mut rgba = Vec::with_capacity(data.len());
-        for pixel in pixmap.pixels() {
-            let c = pixel.demultiply();
-            rgba.extend_from_slice(&[c.red(), c.green(), c.blue(), c.alpha()]);
-        }
-        std::borrow::Cow::Owned(rgba)
-    };
-    let mut out = Vec::new();
-    {
-        let mut encoder = png::Encoder::new(&mut out, pixmap.width(), pixmap.height());
-        encoder.set_color(png::ColorType::Rgba);
-        encoder.set_depth(png::BitDepth::Eight);
-        encoder.set_compression(png::Compression::Fast);
-        let mut writer = encoder
-            .write_header()
-            .map_err(|e| PlotError::Raster(e.to_string()))?;
-        writer
-            .write_image_data(&rgba)
-            .map_err(|e| PlotError::Raster(e.to_string()))?;
+    if all & ALPHA == ALPHA && last.get(3).is_none_or(|&a| a == u8::MAX) {
+        return;
     }
-    Ok(out)
+    for pixel in pixels.chunks_exact_mut(4) {
+        if let Some(c) = PremultipliedColorU8::from_rgba(pixel[0], pixel[1], pixel[2], pixel[3]) {
+            let c = c.demultiply();
+            pixel.copy_from_slice(&[c.red(), c.green(), c.blue(), c.alpha()]);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -135,6 +238,144 @@ mod tests {
         assert!(matches!(svg_to_png("<svg", 1.0), Err(PlotError::Raster(_))));
         let png = svg_to_png(svg, 2.0).unwrap();
         assert!(png.starts_with(b"\x89PNG"));
+    }
+
+    /// The PNG with glyph-drawn text and the one resvg draws alone, decoded.
+    fn both(svg: &str, scale: f32) -> (resvg::tiny_skia::Pixmap, resvg::tiny_skia::Pixmap) {
+        let decode = |png: Vec<u8>| resvg::tiny_skia::Pixmap::decode_png(&png).unwrap();
+        (
+            decode(rasterise(svg, scale, true).unwrap()),
+            decode(rasterise(svg, scale, false).unwrap()),
+        )
+    }
+
+    /// The smallest rectangle holding every pixel that is not white: (left, top, right, bottom).
+    fn ink(p: &resvg::tiny_skia::Pixmap) -> Option<(u32, u32, u32, u32)> {
+        let mut bounds: Option<(u32, u32, u32, u32)> = None;
+        for (i, px) in p.pixels().iter().enumerate() {
+            if (px.red(), px.green(), px.blue()) != (255, 255, 255) {
+                let (x, y) = (i as u32 % p.width(), i as u32 / p.width());
+                bounds = Some(match bounds {
+                    None => (x, y, x, y),
+                    Some((l, t, r, b)) => (l.min(x), t.min(y), r.max(x), b.max(y)),
+                });
+            }
+        }
+        bounds
+    }
+
+    fn page(body: &str) -> String {
+        format!(
+            r##"<svg width="300" height="120" xmlns="http://www.w3.org/2000/svg"><rect width="300" height="120" fill="#FFFFFF"/>{body}</svg>"##
+        )
+    }
+
+    #[test]
+    fn glyph_text_lands_where_resvg_draws_it() {
+        let texts = [
+            r##"<text x="150" y="60" text-anchor="middle" font-size="20" fill="#4D4D4D">AVATAR To Wa</text>"##,
+            r##"<text x="290" y="60" dy="0.5ex" text-anchor="end" font-size="17" fill="#0072B2">median 28.2 (95% CI NE, NE)</text>"##,
+            r##"<text x="3" y="10" dy="0.76em" text-anchor="start" font-size="16" fill="#000">&lt;5 &amp; ≥3 – ±0.1‰ ü</text>"##,
+            r##"<text x="40" y="60" dy="0.76em" text-anchor="middle" font-size="17" fill="#4D4D4D" transform="rotate(270, 40, 60)">Probability</text>"##,
+            r##"<text x="10.3" y="57.9" dx="0.37" dy="-0.2em" font-size="14.5px" fill="#D55E00">fi fl ffi 1/2</text>"##,
+            r##"<text x="0" y="118" font-size="150" fill="#000">Wg</text>"##,
+        ];
+        for text in texts {
+            let svg = page(text);
+            assert!(glyphs::split(&svg).is_some(), "{text} should be plain");
+            for scale in [1.0, 2.0, 3.3] {
+                let (ours, theirs) = both(&svg, scale);
+                let (a, b) = (ink(&ours).unwrap(), ink(&theirs).unwrap());
+                let apart = [
+                    a.0.abs_diff(b.0),
+                    a.1.abs_diff(b.1),
+                    a.2.abs_diff(b.2),
+                    a.3.abs_diff(b.3),
+                ];
+                assert!(
+                    apart.iter().all(|&d| d <= 1),
+                    "{text} at {scale}: ink {a:?} against {b:?}"
+                );
+                let far = ours
+                    .pixels()
+                    .iter()
+                    .zip(theirs.pixels())
+                    .filter(|(p, q)| {
+                        p.red().abs_diff(q.red()) > 48 || p.blue().abs_diff(q.blue()) > 48
+                    })
+                    .count();
+                let inked = theirs
+                    .pixels()
+                    .iter()
+                    .filter(|p| p.red() != 255 || p.blue() != 255)
+                    .count();
+                // resvg itself moves that many pixels by more than 48 levels when the text
+                // moves by 1/32 of a pixel (its anti-aliasing samples a 4 x 4 grid); a quarter
+                // of a pixel moves a third of them.
+                assert!(
+                    far * 100 <= inked * 15,
+                    "{text} at {scale}: {far} of {inked} inked pixels far apart"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn glyph_text_keeps_the_painting_order() {
+        // A text under an opaque rectangle is hidden; the same text on top of it shows.
+        let covered = page(
+            r##"<text x="10" y="60" font-size="20" fill="#000">hidden</text><rect x="0" y="0" width="300" height="120" fill="#FFFFFF"/>"##,
+        );
+        assert!(glyphs::split(&covered).is_some());
+        assert_eq!(ink(&both(&covered, 2.0).0), None);
+        assert_eq!(
+            rasterise(&covered, 2.0, true).unwrap(),
+            rasterise(&covered, 2.0, false).unwrap()
+        );
+        let on_top = page(
+            r##"<rect x="0" y="0" width="300" height="120" fill="#FFFFFF"/><text x="10" y="60" font-size="20" fill="#000">shown</text>"##,
+        );
+        assert!(ink(&both(&on_top, 2.0).0).is_some());
+        // Between two rectangles: over the first, under the second.
+        let between = page(
+            r##"<rect x="0" y="0" width="150" height="120" fill="#56B4E9"/><text x="100" y="60" font-size="30" fill="#000">MMMMMM</text><rect x="150" y="0" width="150" height="120" fill="#E69F00"/>"##,
+        );
+        let (ours, theirs) = both(&between, 1.0);
+        let right_half = |p: &resvg::tiny_skia::Pixmap| {
+            p.pixels().chunks(300).all(|row| {
+                row[150..]
+                    .iter()
+                    .all(|px| (px.red(), px.green(), px.blue()) == (0xE6, 0x9F, 0x00))
+            })
+        };
+        assert!(right_half(&ours) && right_half(&theirs));
+        let dark = ours
+            .pixels()
+            .chunks(300)
+            .flat_map(|row| &row[..150])
+            .filter(|p| p.red() < 40)
+            .count();
+        assert!(
+            dark > 100,
+            "the text shows over the first rectangle ({dark} dark pixels)"
+        );
+    }
+
+    #[test]
+    fn other_text_is_drawn_by_resvg() {
+        // Nothing plain to take out: the very same PNG as resvg's.
+        for text in [
+            r##"<text x="10" y="60" font-size="20"><tspan fill="#D55E00">span</tspan></text>"##,
+            r##"<text x="10" y="60" font-size="20" opacity="0.5">half</text>"##,
+            r##"<text x="10" y="60" font-size="20" font-weight="bold">bold</text>"##,
+        ] {
+            let svg = page(text);
+            assert!(glyphs::split(&svg).is_none(), "{text}");
+            assert_eq!(
+                rasterise(&svg, 2.0, true).unwrap(),
+                rasterise(&svg, 2.0, false).unwrap()
+            );
+        }
     }
 
     /// Pixel `i` (row by row) of a PNG, as straight (not premultiplied) RGBA.

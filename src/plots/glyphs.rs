@@ -1,0 +1,775 @@
+//! Text of the PNG path drawn from cached glyph masks.
+//!
+//! usvg lays out and outlines every `<text>` anew (it parses the font's tables several times per
+//! glyph and builds a shaping plan per element), and resvg then fills every glyph outline with
+//! anti-aliasing: together two thirds of rasterising a figure, for the same few dozen glyphs at
+//! four sizes. Here the figure's top-level `<text>` elements are taken out of the SVG before
+//! usvg sees it and drawn in their place in the painting order: shaped with rustybuzz as usvg
+//! shapes them (results kept per string), each glyph's coverage rasterised once per size and
+//! eighth-of-a-pixel position by tiny-skia (the same rasteriser resvg uses), then blended.
+//!
+//! Only text whose meaning is certain is taken: a plain `<text>` child of a root `<svg>` without
+//! styling or a viewBox other than its size, with no attributes beyond `x`, `y`, `dx`, `dy`,
+//! `text-anchor`, `font-family` (every family resolves to the one embedded font), `font-size`,
+//! `opacity="1"`, a `#rgb`/`#rrggbb` `fill` and a `rotate(...)` transform, and holding no markup
+//! and no right-to-left script. Anything else stays in the SVG for usvg, and a document with a
+//! `<style>` element is left whole. Glyphs are placed as usvg places them; their origins are
+//! rounded to an eighth of a device pixel, so a glyph may sit up to a sixteenth of a pixel from
+//! where resvg would draw it (a quarter-pixel grid was as fast but left twice the difference
+//! on letters' edges).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use resvg::tiny_skia::{
+    FillRule, Mask, Paint, Path, PathBuilder, PixmapMut, PremultipliedColorU8, Transform,
+};
+use rustybuzz::ttf_parser::{GlyphId, OutlineBuilder, Rect};
+use rustybuzz::{Face, UnicodeBuffer};
+
+use super::style::FONT_BYTES;
+
+/// The id prefix of the groups that hold the SVG's elements between two texts taken out.
+const RUN_ID: &str = "readout-run-";
+
+/// Entries the glyph cache holds before it starts afresh (each a few hundred bytes).
+const CACHE_ENTRIES: usize = 100_000;
+
+/// An SVG with its plain texts taken out, to be drawn in their place.
+#[derive(Debug)]
+pub(super) struct Split {
+    /// The SVG without the texts; the elements between two texts are wrapped in a group with
+    /// the id `readout-run-<k>` (`k` counting from 0).
+    pub svg: String,
+    /// The texts, in document order.
+    pub texts: Vec<PlainText>,
+}
+
+/// A `<text>` element drawn here rather than by usvg.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct PlainText {
+    /// The run of other elements it follows: drawn after group `readout-run-<k>` for every
+    /// `k < before_run`, and before the others.
+    pub before_run: usize,
+    /// The text after XML white-space handling.
+    text: String,
+    /// Where the first glyph's origin is before anchoring (`x + dx`, `y + dy`), in user units.
+    origin: (f32, f32),
+    anchor: Anchor,
+    size: f32,
+    colour: [u8; 3],
+    /// `rotate(angle, cx, cy)`, degrees.
+    rotate: Option<(f32, f32, f32)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Anchor {
+    Start,
+    Middle,
+    End,
+}
+
+/// The run a node of the split SVG's root is (`None` for any other node).
+pub(super) fn run_index(node: &resvg::usvg::Node) -> Option<usize> {
+    match node {
+        resvg::usvg::Node::Group(g) => g.id().strip_prefix(RUN_ID)?.parse().ok(),
+        _ => None,
+    }
+}
+
+/// Takes the plain texts out of `svg`, or `None` when the document has none to take or is
+/// outside what this module understands (then usvg draws everything).
+pub(super) fn split(svg: &str) -> Option<Split> {
+    if !svg.contains("<text") || face().is_none() {
+        return None;
+    }
+    let doc = roxmltree::Document::parse(svg).ok()?;
+    let root = doc.root_element();
+    if !plain_root(&root) || doc.descendants().any(|n| n.has_tag_name((SVG_NS, "style"))) {
+        return None;
+    }
+    let first = root.first_child()?;
+    let mut out = String::with_capacity(svg.len());
+    out.push_str(&svg[..first.range().start]);
+    let mut texts = Vec::new();
+    let mut run = 0;
+    let mut open = false;
+    for child in root.children() {
+        if let Some(text) = plain_text(&child) {
+            if open {
+                out.push_str("</g>");
+                open = false;
+                run += 1;
+            }
+            texts.push(PlainText {
+                before_run: run,
+                ..text
+            });
+        } else if child.is_text() && !open && child.text().is_some_and(|t| t.trim().is_empty()) {
+            // White space between elements draws nothing: no run of its own.
+        } else {
+            if !open {
+                out.push_str("<g id=\"");
+                out.push_str(RUN_ID);
+                out.push_str(&run.to_string());
+                out.push_str("\">");
+                open = true;
+            }
+            out.push_str(&svg[child.range()]);
+        }
+    }
+    if texts.is_empty() {
+        return None;
+    }
+    if open {
+        out.push_str("</g>");
+    }
+    out.push_str("</svg>");
+    Some(Split { svg: out, texts })
+}
+
+const SVG_NS: &str = "http://www.w3.org/2000/svg";
+
+/// The root is an `<svg>` whose user units are its pixels and that passes nothing on to its
+/// children.
+fn plain_root(root: &roxmltree::Node) -> bool {
+    if !root.has_tag_name((SVG_NS, "svg")) {
+        return false;
+    }
+    let number = |name: &str| -> Option<f32> {
+        let v = root.attribute(name)?;
+        v.strip_suffix("px").unwrap_or(v).trim().parse().ok()
+    };
+    for attribute in root.attributes() {
+        match attribute.name() {
+            "width" | "height" | "version" | "baseProfile" => {}
+            "viewBox" => {
+                let (Some(w), Some(h)) = (number("width"), number("height")) else {
+                    return false;
+                };
+                let parts: Vec<f32> = attribute
+                    .value()
+                    .split([' ', ','])
+                    .filter(|p| !p.is_empty())
+                    .map_while(|p| p.parse().ok())
+                    .collect();
+                if parts != [0.0, 0.0, w, h] {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// A `<text>` this module draws, or `None`.
+fn plain_text(node: &roxmltree::Node) -> Option<PlainText> {
+    if !node.has_tag_name((SVG_NS, "text")) {
+        return None;
+    }
+    // One text node (or none): no tspan, no comment, no other markup.
+    let mut children = node.children();
+    let content = match (children.next(), children.next()) {
+        (None, _) => "",
+        (Some(c), None) if c.is_text() => c.text()?,
+        _ => return None,
+    };
+    let text = collapse_white_space(content);
+    if text.chars().any(right_to_left) {
+        return None;
+    }
+    // The size is required: usvg's default differs from a browser's.
+    let v = node.attribute("font-size")?;
+    let size: f32 = v.strip_suffix("px").unwrap_or(v).trim().parse().ok()?;
+    if !(size.is_finite() && size > 0.0) {
+        return None;
+    }
+    let (mut x, mut y, mut dx, mut dy) = (0.0, 0.0, 0.0, 0.0);
+    let mut anchor = Anchor::Start;
+    let mut colour = [0, 0, 0];
+    let mut rotate = None;
+    for attribute in node.attributes() {
+        let v = attribute.value();
+        match attribute.name() {
+            "x" => x = length(v, size)?,
+            "y" => y = length(v, size)?,
+            "dx" => dx = length(v, size)?,
+            "dy" => dy = length(v, size)?,
+            "text-anchor" => {
+                anchor = match v.trim() {
+                    "start" => Anchor::Start,
+                    "middle" => Anchor::Middle,
+                    "end" => Anchor::End,
+                    _ => return None,
+                }
+            }
+            "font-family" | "font-size" => {}
+            "opacity" if v.trim().parse::<f32>().ok()? == 1.0 => {}
+            "fill" => colour = hex_colour(v.trim())?,
+            "transform" => rotate = Some(rotation(v)?),
+            _ => return None,
+        }
+    }
+    Some(PlainText {
+        before_run: 0,
+        text,
+        origin: (x + dx, y + dy),
+        anchor,
+        size,
+        colour,
+        rotate,
+    })
+}
+
+/// XML white-space handling as usvg does it for `xml:space="default"`: line breaks and tabs
+/// become spaces, runs of spaces one space, and one leading and one trailing space go.
+fn collapse_white_space(content: &str) -> String {
+    let mut out = String::with_capacity(content.len());
+    let mut previous = None;
+    for c in content.chars() {
+        let c = if matches!(c, '\r' | '\n' | '\t') {
+            ' '
+        } else {
+            c
+        };
+        if c == ' ' && previous == Some(' ') {
+            continue;
+        }
+        previous = Some(c);
+        out.push(c);
+    }
+    if out.ends_with(' ') {
+        out.pop();
+    }
+    if out.starts_with(' ') {
+        out.remove(0);
+    }
+    out
+}
+
+/// Characters of right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, NKo, Samaritan,
+/// Mandaic and their presentation forms, and the RTL historic scripts): text with any of them
+/// needs bidirectional reordering, left to usvg.
+fn right_to_left(c: char) -> bool {
+    matches!(c as u32,
+        0x0590..=0x08FF | 0xFB1D..=0xFDFF | 0xFE70..=0xFEFF | 0x10800..=0x10FFF | 0x1E800..=0x1EFFF
+        | 0x200F | 0x202B | 0x202E | 0x2067)
+}
+
+/// A single length: a number with no unit or `px`, `em` (the font size) or `ex` (half of
+/// it, as usvg takes it).
+fn length(v: &str, font_size: f32) -> Option<f32> {
+    let v = v.trim();
+    let (number, factor) = if let Some(n) = v.strip_suffix("em") {
+        (n, font_size)
+    } else if let Some(n) = v.strip_suffix("ex") {
+        (n, font_size / 2.0)
+    } else {
+        (v.strip_suffix("px").unwrap_or(v), 1.0)
+    };
+    let n: f32 = number.parse().ok()?;
+    n.is_finite().then_some(n * factor)
+}
+
+fn hex_colour(v: &str) -> Option<[u8; 3]> {
+    let hex = v.strip_prefix('#')?;
+    let digit = |i: usize| u8::from_str_radix(hex.get(i..i + 1)?, 16).ok();
+    match hex.len() {
+        3 => Some([digit(0)? * 17, digit(1)? * 17, digit(2)? * 17]),
+        6 => {
+            let byte = |i: usize| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok();
+            Some([byte(0)?, byte(2)?, byte(4)?])
+        }
+        _ => None,
+    }
+}
+
+/// `rotate(a)` or `rotate(a, cx, cy)` (commas or spaces), nothing else.
+fn rotation(v: &str) -> Option<(f32, f32, f32)> {
+    let inner = v.trim().strip_prefix("rotate")?.trim_start();
+    let inner = inner.strip_prefix('(')?.strip_suffix(')')?;
+    let numbers: Vec<f32> = inner
+        .split([' ', ','])
+        .filter(|p| !p.is_empty())
+        .map(|p| p.parse().ok().filter(|n: &f32| n.is_finite()))
+        .collect::<Option<_>>()?;
+    match numbers[..] {
+        [a] => Some((a, 0.0, 0.0)),
+        [a, cx, cy] => Some((a, cx, cy)),
+        _ => None,
+    }
+}
+
+/// One shaped glyph, in font units.
+#[derive(Debug, Clone, Copy)]
+struct Shaped {
+    id: u16,
+    /// The cluster (byte offset in the text) it belongs to.
+    cluster: u32,
+    advance: i32,
+    offset: (i32, i32),
+}
+
+/// A glyph's coverage at one size and sub-pixel position.
+#[derive(Debug)]
+struct GlyphMask {
+    /// Offset of the mask's top-left pixel from the glyph origin's pixel.
+    left: i32,
+    top: i32,
+    width: u32,
+    coverage: Vec<u8>,
+}
+
+/// Shaped strings, outlines and masks, shared by the threads of a build.
+#[derive(Default)]
+struct Cache {
+    shaped: HashMap<String, Arc<[Shaped]>>,
+    outlines: HashMap<u16, Option<Arc<(Path, Rect)>>>,
+    masks: HashMap<(u16, u32, u8, u8), Option<Arc<GlyphMask>>>,
+}
+
+impl Cache {
+    fn entries(&self) -> usize {
+        self.shaped.len() + self.outlines.len() + self.masks.len()
+    }
+}
+
+fn cache() -> &'static Mutex<Cache> {
+    static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
+    CACHE.get_or_init(Mutex::default)
+}
+
+/// The embedded font, parsed once.
+fn face() -> Option<&'static Face<'static>> {
+    static FACE: OnceLock<Option<Face<'static>>> = OnceLock::new();
+    FACE.get_or_init(|| Face::from_slice(FONT_BYTES, 0))
+        .as_ref()
+}
+
+/// Shapes `text` as usvg does (rustybuzz, default features, segment properties guessed).
+fn shape(face: &Face<'static>, text: &str) -> Arc<[Shaped]> {
+    let mut buffer = UnicodeBuffer::new();
+    buffer.push_str(text);
+    buffer.set_direction(rustybuzz::Direction::LeftToRight);
+    let output = rustybuzz::shape(face, &[], buffer);
+    output
+        .glyph_infos()
+        .iter()
+        .zip(output.glyph_positions())
+        .map(|(info, pos)| Shaped {
+            id: info.glyph_id as u16,
+            cluster: info.cluster,
+            advance: pos.x_advance,
+            offset: (pos.x_offset, pos.y_offset),
+        })
+        .collect()
+}
+
+struct Outline(PathBuilder);
+
+impl OutlineBuilder for Outline {
+    fn move_to(&mut self, x: f32, y: f32) {
+        self.0.move_to(x, y);
+    }
+    fn line_to(&mut self, x: f32, y: f32) {
+        self.0.line_to(x, y);
+    }
+    fn quad_to(&mut self, x1: f32, y1: f32, x: f32, y: f32) {
+        self.0.quad_to(x1, y1, x, y);
+    }
+    fn curve_to(&mut self, x1: f32, y1: f32, x2: f32, y2: f32, x: f32, y: f32) {
+        self.0.cubic_to(x1, y1, x2, y2, x, y);
+    }
+    fn close(&mut self) {
+        self.0.close();
+    }
+}
+
+/// A glyph's outline in font units (y up) and its bounding box, `None` for a glyph without
+/// one (a space).
+fn outline(face: &Face<'static>, id: u16) -> Option<Arc<(Path, Rect)>> {
+    let mut builder = Outline(PathBuilder::new());
+    let bbox = face.outline_glyph(GlyphId(id), &mut builder)?;
+    Some(Arc::new((builder.0.finish()?, bbox)))
+}
+
+/// Largest em, in device pixels, drawn from cached masks; larger text is filled as a path.
+const MASK_EM_PIXELS: f32 = 512.0;
+
+/// Steps per device pixel that glyph origins are rounded to.
+const SUBPIXEL: f32 = 8.0;
+
+/// The coverage of glyph `outline` scaled by `k` device pixels per font unit, its origin at
+/// (`fx`, `fy`) eighths of a pixel right of and below a pixel corner.
+fn rasterise(outline: &(Path, Rect), k: f32, fx: u8, fy: u8) -> Option<Arc<GlyphMask>> {
+    let (path, bbox) = outline;
+    let (ox, oy) = (f32::from(fx) / SUBPIXEL, f32::from(fy) / SUBPIXEL);
+    let left = (ox + k * f32::from(bbox.x_min)).floor() as i32 - 1;
+    let right = (ox + k * f32::from(bbox.x_max)).ceil() as i32 + 1;
+    let top = (oy - k * f32::from(bbox.y_max)).floor() as i32 - 1;
+    let bottom = (oy - k * f32::from(bbox.y_min)).ceil() as i32 + 1;
+    let (width, height) = ((right - left) as u32, (bottom - top) as u32);
+    let mut mask = Mask::new(width, height)?;
+    let transform = Transform::from_row(k, 0.0, 0.0, -k, ox - left as f32, oy - top as f32);
+    mask.fill_path(path, FillRule::Winding, true, transform);
+    Some(Arc::new(GlyphMask {
+        left,
+        top,
+        width,
+        coverage: mask.data().to_vec(),
+    }))
+}
+
+/// Draws the texts onto `pixmap`, whose pixels are `scale` per user unit ([`split`] only
+/// takes texts out when the font can be read).
+pub(super) fn draw(texts: &[PlainText], scale: f32, pixmap: &mut PixmapMut) {
+    let Some(face) = face() else {
+        return;
+    };
+    let units = face.units_per_em() as f32;
+    for text in texts {
+        draw_text(face, units, text, scale, pixmap);
+    }
+}
+
+fn draw_text(
+    face: &Face<'static>,
+    units: f32,
+    text: &PlainText,
+    scale: f32,
+    pixmap: &mut PixmapMut,
+) {
+    if text.text.is_empty() {
+        return;
+    }
+    // The cache is locked to look up (or make) what the text needs, not while drawing.
+    let mut cache = cache()
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if cache.entries() > CACHE_ENTRIES {
+        *cache = Cache::default();
+    }
+    let shaped = match cache.shaped.get(&text.text) {
+        Some(s) => s.clone(),
+        None => {
+            let s = shape(face, &text.text);
+            cache.shaped.insert(text.text.clone(), s.clone());
+            s
+        }
+    };
+    let sx = text.size / units;
+    // Glyph origins in user units as usvg places them: clusters (glyphs sharing a cluster
+    // index) advance by their widest glyph, glyphs within one by their own advance.
+    let mut origins = Vec::with_capacity(shaped.len());
+    let mut pen = 0.0_f32;
+    let mut i = 0;
+    while i < shaped.len() {
+        let cluster = shaped[i].cluster;
+        let mut within = 0_i32;
+        let mut widest = 0.0_f32;
+        while i < shaped.len() && shaped[i].cluster == cluster {
+            let g = shaped[i];
+            origins.push((
+                g.id,
+                pen + (within + g.offset.0) as f32 * sx,
+                -(g.offset.1 as f32) * sx,
+            ));
+            within += g.advance;
+            widest = widest.max(g.advance as f32 * sx);
+            i += 1;
+        }
+        pen += widest;
+    }
+    let shift = match text.anchor {
+        Anchor::Start => 0.0,
+        Anchor::Middle => -pen / 2.0,
+        Anchor::End => -pen,
+    };
+    let (x0, y0) = (text.origin.0 + shift, text.origin.1);
+    let [r, g, b] = text.colour;
+
+    let k = sx * scale;
+    if text.rotate.is_some() || k * units > MASK_EM_PIXELS {
+        // Rotated text (axis titles, one or two a figure) and very large text: all glyphs in
+        // one path, filled as resvg fills a text's outlines.
+        let mut all = PathBuilder::new();
+        for &(id, gx, gy) in &origins {
+            let Some(outline) = glyph_outline(&mut cache, face, id) else {
+                continue;
+            };
+            let ts = Transform::from_row(sx, 0.0, 0.0, -sx, x0 + gx, y0 + gy);
+            if let Some(p) = outline.0.clone().transform(ts) {
+                all.push_path(&p);
+            }
+        }
+        drop(cache);
+        if let Some(path) = all.finish() {
+            let mut paint = Paint::default();
+            paint.set_color_rgba8(r, g, b, 255);
+            paint.anti_alias = true;
+            let (angle, cx, cy) = text.rotate.unwrap_or_default();
+            let transform = Transform::from_scale(scale, scale)
+                .pre_concat(Transform::from_rotate_at(angle, cx, cy));
+            pixmap.fill_path(&path, &paint, FillRule::Winding, transform, None);
+        }
+        return;
+    }
+
+    let mut placed = Vec::with_capacity(origins.len());
+    for &(id, gx, gy) in &origins {
+        let qx = ((x0 + gx) * scale * SUBPIXEL).round();
+        let qy = ((y0 + gy) * scale * SUBPIXEL).round();
+        // Far outside any image (a pixmap side is at most 16 384 pixels): nothing to draw.
+        if !(qx.abs() < 1e7 && qy.abs() < 1e7) {
+            continue;
+        }
+        let (qx, qy) = (qx as i64, qy as i64);
+        let step = SUBPIXEL as i64;
+        let (fx, fy) = (qx.rem_euclid(step) as u8, qy.rem_euclid(step) as u8);
+        let key = (id, k.to_bits(), fx, fy);
+        let mask = match cache.masks.get(&key) {
+            Some(m) => m.clone(),
+            None => {
+                let m = glyph_outline(&mut cache, face, id).and_then(|o| rasterise(&o, k, fx, fy));
+                cache.masks.insert(key, m.clone());
+                m
+            }
+        };
+        if let Some(mask) = mask {
+            placed.push((mask, qx.div_euclid(step), qy.div_euclid(step)));
+        }
+    }
+    drop(cache);
+    for (mask, x, y) in placed {
+        let (left, top) = (x + i64::from(mask.left), y + i64::from(mask.top));
+        blend(pixmap, &mask, left, top, [r, g, b]);
+    }
+}
+
+fn glyph_outline(cache: &mut Cache, face: &Face<'static>, id: u16) -> Option<Arc<(Path, Rect)>> {
+    cache
+        .outlines
+        .entry(id)
+        .or_insert_with(|| outline(face, id))
+        .clone()
+}
+
+/// Paints opaque `colour` through `mask` with its top-left pixel at (`left`, `top`), source
+/// over the premultiplied pixels.
+fn blend(pixmap: &mut PixmapMut, mask: &GlyphMask, left: i64, top: i64, colour: [u8; 3]) {
+    let (width, height) = (i64::from(pixmap.width()), i64::from(pixmap.height()));
+    let pixels = pixmap.pixels_mut();
+    let colour = colour.map(u32::from);
+    for (row, coverage) in mask.coverage.chunks_exact(mask.width as usize).enumerate() {
+        let y = top + row as i64;
+        if !(0..height).contains(&y) {
+            continue;
+        }
+        for (col, &c) in coverage.iter().enumerate() {
+            let x = left + col as i64;
+            if c == 0 || !(0..width).contains(&x) {
+                continue;
+            }
+            let pixel = &mut pixels[(y * width + x) as usize];
+            let c = u32::from(c);
+            let keep = 255 - c;
+            let mix = |src: u32, dst: u8| div255(src * c + u32::from(dst) * keep);
+            *pixel = PremultipliedColorU8::from_rgba(
+                mix(colour[0], pixel.red()),
+                mix(colour[1], pixel.green()),
+                mix(colour[2], pixel.blue()),
+                mix(255, pixel.alpha()),
+            )
+            .unwrap_or(*pixel);
+        }
+    }
+}
+
+/// `v / 255` rounded, for `v` up to 255 · 255.
+fn div255(v: u32) -> u8 {
+    ((v + 128 + ((v + 128) >> 8)) >> 8) as u8
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn svg(body: &str) -> String {
+        format!(
+            r#"<svg width="200" height="100" viewBox="0 0 200 100" xmlns="http://www.w3.org/2000/svg">{body}</svg>"#
+        )
+    }
+
+    const PLAIN: &str = r##"<text x="10" y="20" font-size="16" fill="#4D4D4D">a</text>"##;
+
+    #[test]
+    fn plain_texts_are_taken_out_in_painting_order() {
+        let doc = svg(&format!(
+            r##"
+<rect width="200" height="100" fill="#FFFFFF"/>
+<text x="100" y="10" dy="0.76em" text-anchor="middle" font-family="DejaVu Sans, Arial, sans-serif" font-size="20" opacity="1" fill="#123">
+Title &amp; more
+</text>
+<text x="5" y="50" dy="0.5ex" text-anchor="end" font-size="14px" fill="#0072B2" transform="rotate(270, 5, 50)">Axis</text>
+<polyline points="0,0 10,10" stroke="black"/>
+{PLAIN}"##
+        ));
+        let split = split(&doc).expect("plain texts");
+        let texts: Vec<(&str, usize)> = split
+            .texts
+            .iter()
+            .map(|t| (t.text.as_str(), t.before_run))
+            .collect();
+        assert_eq!(texts, [("Title & more", 1), ("Axis", 1), ("a", 2)]);
+        let title = &split.texts[0];
+        assert_eq!(title.origin, (100.0, 10.0 + 0.76 * 20.0));
+        assert_eq!(
+            (title.anchor, title.size, title.colour),
+            (Anchor::Middle, 20.0, [0x11, 0x22, 0x33])
+        );
+        let axis = &split.texts[1];
+        assert_eq!(axis.origin, (5.0, 50.0 + 0.5 * 14.0 / 2.0));
+        assert_eq!((axis.anchor, axis.colour), (Anchor::End, [0, 0x72, 0xB2]));
+        assert_eq!(axis.rotate, Some((270.0, 5.0, 50.0)));
+
+        // What is left is the other elements, each run in its own group, and no text.
+        let rest = roxmltree::Document::parse(&split.svg).expect("well-formed");
+        let root = rest.root_element();
+        assert_eq!(root.attribute("viewBox"), Some("0 0 200 100"));
+        let groups: Vec<(&str, Vec<&str>)> = root
+            .children()
+            .filter(|n| n.is_element())
+            .map(|g| {
+                let names = g.children().filter(|n| n.is_element());
+                (
+                    g.attribute("id").unwrap(),
+                    names.map(|n| n.tag_name().name()).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            groups,
+            [
+                ("readout-run-0", vec!["rect"]),
+                ("readout-run-1", vec!["polyline"])
+            ]
+        );
+        assert!(!split.svg.contains("<text"));
+    }
+
+    #[test]
+    fn texts_outside_the_plain_subset_stay_for_usvg() {
+        let kept = [
+            r##"<text x="1" y="2" font-size="16"><tspan>a</tspan></text>"##,
+            r##"<text x="1" y="2" font-size="16">a<!-- note --></text>"##,
+            r##"<text x="1" y="2" font-size="16" opacity="0.5">a</text>"##,
+            r##"<text x="1" y="2" font-size="16" fill="none">a</text>"##,
+            r##"<text x="1" y="2" font-size="16" fill="red">a</text>"##,
+            r##"<text x="1" y="2" font-size="16" fill-opacity="0.5">a</text>"##,
+            r##"<text x="1" y="2" font-size="16" class="c">a</text>"##,
+            r##"<text x="1" y="2" font-size="16" id="t">a</text>"##,
+            r##"<text x="1" y="2" font-size="16" font-weight="bold">a</text>"##,
+            r##"<text x="1" y="2" font-size="16" xml:space="preserve">a</text>"##,
+            r##"<text x="1 5" y="2" font-size="16">ab</text>"##,
+            r##"<text x="10%" y="2" font-size="16">a</text>"##,
+            r##"<text x="1" y="2">a</text>"##,
+            r##"<text x="1" y="2" font-size="0">a</text>"##,
+            r##"<text x="1" y="2" font-size="16" text-anchor="inherit">a</text>"##,
+            r##"<text x="1" y="2" font-size="16" transform="translate(3)">a</text>"##,
+            r##"<text x="1" y="2" font-size="16" transform="rotate(1, 2)">a</text>"##,
+            r##"<text x="1" y="2" font-size="16">שלום</text>"##,
+            r##"<text x="1" y="2" font-size="16">مرحبا</text>"##,
+        ];
+        for text in kept {
+            let split = split(&svg(&format!("{text}{PLAIN}"))).expect("the plain text");
+            assert_eq!(split.texts.len(), 1, "{text}");
+            assert!(split.svg.contains(text), "{text} was not kept");
+        }
+    }
+
+    #[test]
+    fn documents_outside_the_plain_subset_are_left_whole() {
+        let whole = [
+            format!(r#"<svg width="20" height="10" fill="red" xmlns="http://www.w3.org/2000/svg">{PLAIN}</svg>"#),
+            format!(r#"<svg width="20" height="10" font-size="30" xmlns="http://www.w3.org/2000/svg">{PLAIN}</svg>"#),
+            format!(r#"<svg width="20" height="10" viewBox="0 0 40 20" xmlns="http://www.w3.org/2000/svg">{PLAIN}</svg>"#),
+            format!(r#"<svg width="20" height="10" style="fill:red" xmlns="http://www.w3.org/2000/svg">{PLAIN}</svg>"#),
+            format!(r#"<svg width="20" height="10" xmlns="http://www.w3.org/2000/svg"><style>text {{ fill: red }}</style>{PLAIN}</svg>"#),
+            format!(r#"<svg width="20" height="10">{PLAIN}</svg>"#),
+            format!(r#"<svg width="20" height="10" xmlns="http://www.w3.org/2000/svg"><g>{PLAIN}</g></svg>"#),
+            format!(r#"<svg width="20" height="10" xmlns="http://www.w3.org/2000/svg">{PLAIN}"#),
+            r#"<svg width="20" height="10" xmlns="http://www.w3.org/2000/svg"><rect width="1" height="1"/></svg>"#.to_string(),
+        ];
+        for doc in &whole {
+            assert!(split(doc).is_none(), "{doc}");
+        }
+        // Without a viewBox, or with one equal to the size, the document is split.
+        let plain = format!(
+            r#"<svg width="20px" height="10" xmlns="http://www.w3.org/2000/svg">{PLAIN}</svg>"#
+        );
+        assert!(split(&plain).is_some());
+        let plain = format!(
+            r#"<svg width="20" height="10" viewBox="0,0,20,10" xmlns="http://www.w3.org/2000/svg">{PLAIN}</svg>"#
+        );
+        assert!(split(&plain).is_some());
+    }
+
+    #[test]
+    fn white_space_is_handled_as_usvg_handles_it() {
+        let cases = [
+            ("\n  Overall  survival\n", "Overall survival"),
+            ("a\tb\r\nc", "a b c"),
+            (" ", ""),
+            ("", ""),
+            ("  x  ", "x"),
+            ("keep", "keep"),
+        ];
+        for (content, text) in cases {
+            assert_eq!(collapse_white_space(content), text, "{content:?}");
+        }
+    }
+
+    #[test]
+    fn lengths_colours_and_rotations() {
+        assert_eq!(length("12", 16.0), Some(12.0));
+        assert_eq!(length(" 12px", 16.0), Some(12.0));
+        assert_eq!(length("0.5em", 16.0), Some(8.0));
+        assert_eq!(length("0.5ex", 16.0), Some(4.0));
+        assert_eq!(length("-1.5", 16.0), Some(-1.5));
+        for bad in ["1pt", "10%", "", "em", "NaN", "inf", "1 2"] {
+            assert_eq!(length(bad, 16.0), None, "{bad}");
+        }
+        assert_eq!(hex_colour("#0072B2"), Some([0, 0x72, 0xB2]));
+        assert_eq!(hex_colour("#fff"), Some([255, 255, 255]));
+        for bad in ["0072B2", "#0072B", "#GGGGGG", "white", "#ff"] {
+            assert_eq!(hex_colour(bad), None, "{bad}");
+        }
+        assert_eq!(rotation("rotate(270, 32, 196)"), Some((270.0, 32.0, 196.0)));
+        assert_eq!(rotation("rotate(-90 1 2)"), Some((-90.0, 1.0, 2.0)));
+        assert_eq!(rotation("rotate(45)"), Some((45.0, 0.0, 0.0)));
+        for bad in [
+            "rotate(1, 2)",
+            "rotate()",
+            "scale(2)",
+            "rotate(1) scale(2)",
+            "rotate(x)",
+        ] {
+            assert_eq!(rotation(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn clusters_advance_by_their_widest_glyph_and_kerning_applies() {
+        let face = face().expect("the embedded font");
+        // Kerned pairs shape narrower than their glyphs' own advances.
+        let advance = |text: &str| -> i32 { shape(face, text).iter().map(|g| g.advance).sum() };
+        let alone = |c: char| advance(&c.to_string());
+        assert!(advance("AV") < alone('A') + alone('V'));
+        assert!(advance("To") < alone('T') + alone('o'));
+        // One glyph per character for Latin text, in order.
+        let shaped = shape(face, "R/M non-SCCHN");
+        assert_eq!(shaped.len(), 13);
+        assert!(shaped.windows(2).all(|w| w[0].cluster < w[1].cluster));
+    }
+}
