@@ -124,15 +124,24 @@ fn figures(c: &mut Criterion) {
     group.bench_function("all_svg_figures_of_a_cohort", |b| {
         b.iter(|| black_box(readout::figures::cohort_figures(&analysis, &settings, &[]).ok()))
     });
-    group.finish();
-
-    // Template rendering: a cohort's abstract (md, txt, html) and report.html, with its SVGs.
     let (Ok(figs), Ok(renderer)) = (
         readout::figures::cohort_figures(&analysis, &settings, &[]),
         readout::render::Renderer::new(None),
     ) else {
         return;
     };
+    // Rasterising them at the build's scale, one after another (a build does it in parallel;
+    // the glyph masks are cached after the first iteration, as after a build's first figures).
+    group.bench_function("all_png_figures_of_a_cohort", |b| {
+        b.iter(|| {
+            for figure in &figs.inline {
+                black_box(readout::plots::svg_to_png(&figure.svg, 2.0).ok());
+            }
+        })
+    });
+    group.finish();
+
+    // Template rendering: a cohort's abstract (md, txt, html) and report.html, with its SVGs.
     let formats = [readout::config::Format::Md, readout::config::Format::Html];
     let mut group = c.benchmark_group("documents");
     group.sample_size(20);
