@@ -6,8 +6,8 @@
 //! for review by eye.
 
 use readout::plots::{
-    ae_bars, km_plot, number_at_risk, spider, svg_to_png, swimmer, waterfall, AeBar, KmPlotOptions,
-    KmPoint, KmSeries, PlotError, SpiderLine, SwimLane, WaterfallBar,
+    ae_bars, glyph_drawn_texts, km_plot, number_at_risk, spider, svg_to_png, swimmer, waterfall,
+    AeBar, KmPlotOptions, KmPoint, KmSeries, PlotError, SpiderLine, SwimLane, WaterfallBar,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -640,6 +640,21 @@ fn png_text_matches_what_resvg_draws() {
         let reference = resvg_reference(&svg, 2.0);
         let (max, far, mean) = pixel_difference(&ours, &reference);
         let texts = texts(&svg).len();
+        // Every text of a figure is drawn from glyph masks (none left to resvg).
+        assert_eq!(glyph_drawn_texts(&svg), texts, "{name}");
+        // No text missing or doubled, however light its colour: as many pixels inked.
+        let inked = |p: &resvg::tiny_skia::Pixmap| {
+            let white = p
+                .pixels()
+                .iter()
+                .filter(|q| q.red().min(q.green()).min(q.blue()) >= 250);
+            p.pixels().len() - white.count()
+        };
+        let (a, b) = (inked(&ours), inked(&reference));
+        assert!(
+            a.abs_diff(b) * 100 <= b,
+            "{name}: {a} pixels inked against resvg's {b}"
+        );
         println!("{name}: {texts} texts, max {max}, {far} pixels > 32, mean {mean:.4}");
         assert!(max <= 96, "{name}: a channel {max} apart");
         assert!(

@@ -8,12 +8,15 @@
 //! shapes them (results kept per string), each glyph's coverage rasterised once per size and
 //! eighth-of-a-pixel position by tiny-skia (the same rasteriser resvg uses), then blended.
 //!
-//! Only text whose meaning is certain is taken: a plain `<text>` child of a root `<svg>` without
-//! styling or a viewBox other than its size, with no attributes beyond `x`, `y`, `dx`, `dy`,
-//! `text-anchor`, `font-family` (every family resolves to the one embedded font), `font-size`,
-//! `opacity="1"`, a `#rgb`/`#rrggbb` `fill` and a `rotate(...)` transform, and holding no markup
-//! and no right-to-left script. Anything else stays in the SVG for usvg, and a document with a
-//! `<style>` element is left whole. Glyphs are placed as usvg places them; their origins are
+//! Only text whose meaning is certain is taken: a plain `<text>` child of an unprefixed root
+//! `<svg>` in the SVG namespace without styling or a viewBox other than its size, with no
+//! attributes beyond `x`, `y`, `dx`, `dy`, `text-anchor`, `font-family` (every family resolves
+//! to the one embedded font), `font-size`, `opacity="1"`, a `#rgb`/`#rrggbb` `fill` and a
+//! `rotate(...)` transform (none in another namespace, every value written plainly: anything
+//! usvg would read differently or reject is left to it), and holding no markup, no
+//! right-to-left script and no bidirectional control or paragraph separator. Anything else
+//! stays in the SVG for usvg, and a document with a `style` element (in any namespace) or
+//! already using this module's group ids is left whole. Glyphs are placed as usvg places them; their origins are
 //! rounded to an eighth of a device pixel, so a glyph may sit up to a sixteenth of a pixel from
 //! where resvg would draw it (a quarter-pixel grid was as fast but left twice the difference
 //! on letters' edges).
@@ -32,8 +35,11 @@ use super::style::FONT_BYTES;
 /// The id prefix of the groups that hold the SVG's elements between two texts taken out.
 const RUN_ID: &str = "readout-run-";
 
-/// Entries the glyph cache holds before it starts afresh (each a few hundred bytes).
-const CACHE_ENTRIES: usize = 100_000;
+/// Bytes of glyph masks (and entries of any kind) the cache holds before it starts afresh: a
+/// figure's glyph at scale 2 is a few hundred bytes, the largest cached one (a 128-pixel em)
+/// about 12 KiB.
+const CACHE_MASK_BYTES: usize = 32 << 20;
+const CACHE_ENTRIES: usize = 200_000;
 
 /// An SVG with its plain texts taken out, to be drawn in their place.
 #[derive(Debug)]
@@ -69,6 +75,13 @@ enum Anchor {
     End,
 }
 
+/// How many of `svg`'s `<text>` elements [`super::svg_to_png`] draws from glyph masks (the
+/// others, if any, resvg draws): every text of this crate's figures, which a test checks so a
+/// change to how figures write text cannot silently leave the fast path.
+pub fn glyph_drawn_texts(svg: &str) -> usize {
+    split(svg).map_or(0, |s| s.texts.len())
+}
+
 /// The run a node of the split SVG's root is (`None` for any other node).
 pub(super) fn run_index(node: &resvg::usvg::Node) -> Option<usize> {
     match node {
@@ -83,12 +96,17 @@ pub(super) fn split(svg: &str) -> Option<Split> {
     if !svg.contains("<text") || face().is_none() {
         return None;
     }
+    if svg.contains(RUN_ID) {
+        return None;
+    }
     let doc = roxmltree::Document::parse(svg).ok()?;
     let root = doc.root_element();
-    if !plain_root(&root) || doc.descendants().any(|n| n.has_tag_name((SVG_NS, "style"))) {
+    // usvg reads CSS from an element named `style` in any namespace.
+    if !plain_root(svg, &root) || doc.descendants().any(|n| n.tag_name().name() == "style") {
         return None;
     }
     let first = root.first_child()?;
+    let last = root.last_child()?;
     let mut out = String::with_capacity(svg.len());
     out.push_str(&svg[..first.range().start]);
     let mut texts = Vec::new();
@@ -124,16 +142,23 @@ pub(super) fn split(svg: &str) -> Option<Split> {
     if open {
         out.push_str("</g>");
     }
-    out.push_str("</svg>");
+    // The root's end tag as written, and whatever follows it.
+    out.push_str(&svg[last.range().end..]);
     Some(Split { svg: out, texts })
 }
 
 const SVG_NS: &str = "http://www.w3.org/2000/svg";
 
 /// The root is an `<svg>` whose user units are its pixels and that passes nothing on to its
-/// children.
-fn plain_root(root: &roxmltree::Node) -> bool {
-    if !root.has_tag_name((SVG_NS, "svg")) {
+/// children, written without a prefix and with SVG as the default namespace (the groups added
+/// around runs are unprefixed).
+fn plain_root(svg: &str, root: &roxmltree::Node) -> bool {
+    let written = &svg[root.range()];
+    if !root.has_tag_name((SVG_NS, "svg"))
+        || root.lookup_namespace_uri(None) != Some(SVG_NS)
+        || !written.starts_with("<svg")
+        || !written[4..].starts_with(|c: char| c.is_ascii_whitespace() || c == '>' || c == '/')
+    {
         return false;
     }
     let number = |name: &str| -> Option<f32> {
@@ -141,6 +166,9 @@ fn plain_root(root: &roxmltree::Node) -> bool {
         v.strip_suffix("px").unwrap_or(v).trim().parse().ok()
     };
     for attribute in root.attributes() {
+        if attribute.namespace().is_some() {
+            return false;
+        }
         match attribute.name() {
             "width" | "height" | "version" | "baseProfile" => {}
             "viewBox" => {
@@ -176,13 +204,13 @@ fn plain_text(node: &roxmltree::Node) -> Option<PlainText> {
         _ => return None,
     };
     let text = collapse_white_space(content);
-    if text.chars().any(right_to_left) {
+    if text.chars().any(|c| right_to_left(c) || bidi_control(c)) {
         return None;
     }
     // The size is required: usvg's default differs from a browser's.
     let v = node.attribute("font-size")?;
-    let size: f32 = v.strip_suffix("px").unwrap_or(v).trim().parse().ok()?;
-    if !(size.is_finite() && size > 0.0) {
+    let size = plain_number(v.strip_suffix("px").unwrap_or(v))?;
+    if size <= 0.0 {
         return None;
     }
     let (mut x, mut y, mut dx, mut dy) = (0.0, 0.0, 0.0, 0.0);
@@ -190,6 +218,9 @@ fn plain_text(node: &roxmltree::Node) -> Option<PlainText> {
     let mut colour = [0, 0, 0];
     let mut rotate = None;
     for attribute in node.attributes() {
+        if attribute.namespace().is_some() {
+            return None;
+        }
         let v = attribute.value();
         match attribute.name() {
             "x" => x = length(v, size)?,
@@ -197,7 +228,7 @@ fn plain_text(node: &roxmltree::Node) -> Option<PlainText> {
             "dx" => dx = length(v, size)?,
             "dy" => dy = length(v, size)?,
             "text-anchor" => {
-                anchor = match v.trim() {
+                anchor = match v {
                     "start" => Anchor::Start,
                     "middle" => Anchor::Middle,
                     "end" => Anchor::End,
@@ -205,8 +236,8 @@ fn plain_text(node: &roxmltree::Node) -> Option<PlainText> {
                 }
             }
             "font-family" | "font-size" => {}
-            "opacity" if v.trim().parse::<f32>().ok()? == 1.0 => {}
-            "fill" => colour = hex_colour(v.trim())?,
+            "opacity" if plain_number(v)? == 1.0 => {}
+            "fill" => colour = hex_colour(v)?,
             "transform" => rotate = Some(rotation(v)?),
             _ => return None,
         }
@@ -248,6 +279,14 @@ fn collapse_white_space(content: &str) -> String {
     out
 }
 
+/// Characters that make usvg split a text into bidirectional runs or paragraphs (it shapes
+/// runs apart and draws only the first paragraph): explicit direction marks, embeddings,
+/// overrides and isolates, and paragraph separators.
+fn bidi_control(c: char) -> bool {
+    matches!(c as u32,
+        0x1C..=0x1E | 0x85 | 0x2029 | 0x200E | 0x200F | 0x202A..=0x202E | 0x2066..=0x2069)
+}
+
 /// Characters of right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, NKo, Samaritan,
 /// Mandaic and their presentation forms, and the RTL historic scripts): text with any of them
 /// needs bidirectional reordering, left to usvg.
@@ -257,8 +296,20 @@ fn right_to_left(c: char) -> bool {
         | 0x200F | 0x202B | 0x202E | 0x2067)
 }
 
-/// A single length: a number with no unit or `px`, `em` (the font size) or `ex` (half of
-/// it, as usvg takes it).
+/// A number written plainly: an optional minus, digits, and optionally a point and digits
+/// (what usvg reads the same way; exponents, a plus sign, spaces and the like are left to it).
+fn plain_number(v: &str) -> Option<f32> {
+    let digits = v.strip_prefix('-').unwrap_or(v);
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, "0"));
+    let plain = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
+    if !(plain(whole) && plain(fraction)) {
+        return None;
+    }
+    v.parse().ok().filter(|n: &f32| n.is_finite())
+}
+
+/// A single length: a plain number with no unit or `px`, `em` (the font size) or `ex` (half of
+/// it, as usvg takes it), white space around it allowed (`x`, `y`, `dx` and `dy` are lists).
 fn length(v: &str, font_size: f32) -> Option<f32> {
     let v = v.trim();
     let (number, factor) = if let Some(n) = v.strip_suffix("em") {
@@ -268,12 +319,14 @@ fn length(v: &str, font_size: f32) -> Option<f32> {
     } else {
         (v.strip_suffix("px").unwrap_or(v), 1.0)
     };
-    let n: f32 = number.parse().ok()?;
-    n.is_finite().then_some(n * factor)
+    Some(plain_number(number)? * factor)
 }
 
 fn hex_colour(v: &str) -> Option<[u8; 3]> {
     let hex = v.strip_prefix('#')?;
+    if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
     let digit = |i: usize| u8::from_str_radix(hex.get(i..i + 1)?, 16).ok();
     match hex.len() {
         3 => Some([digit(0)? * 17, digit(1)? * 17, digit(2)? * 17]),
@@ -285,15 +338,24 @@ fn hex_colour(v: &str) -> Option<[u8; 3]> {
     }
 }
 
-/// `rotate(a)` or `rotate(a, cx, cy)` (commas or spaces), nothing else.
+/// `rotate(a)` or `rotate(a, cx, cy)`: plain numbers apart by one comma or by spaces (with
+/// optional spaces around a comma), nothing else.
 fn rotation(v: &str) -> Option<(f32, f32, f32)> {
     let inner = v.trim().strip_prefix("rotate")?.trim_start();
-    let inner = inner.strip_prefix('(')?.strip_suffix(')')?;
-    let numbers: Vec<f32> = inner
-        .split([' ', ','])
-        .filter(|p| !p.is_empty())
-        .map(|p| p.parse().ok().filter(|n: &f32| n.is_finite()))
-        .collect::<Option<_>>()?;
+    let inner = inner.strip_prefix('(')?.strip_suffix(')')?.trim();
+    let mut numbers = Vec::new();
+    let mut rest = inner;
+    while !rest.is_empty() {
+        let end = rest.find([' ', ',']).unwrap_or(rest.len());
+        numbers.push(plain_number(&rest[..end])?);
+        rest = rest[end..].trim_start();
+        if let Some(after) = rest.strip_prefix(',') {
+            rest = after.trim_start();
+            if rest.is_empty() {
+                return None;
+            }
+        }
+    }
     match numbers[..] {
         [a] => Some((a, 0.0, 0.0)),
         [a, cx, cy] => Some((a, cx, cy)),
@@ -327,11 +389,14 @@ struct Cache {
     shaped: HashMap<String, Arc<[Shaped]>>,
     outlines: HashMap<u16, Option<Arc<(Path, Rect)>>>,
     masks: HashMap<(u16, u32, u8, u8), Option<Arc<GlyphMask>>>,
+    /// Bytes of coverage in `masks`.
+    mask_bytes: usize,
 }
 
 impl Cache {
-    fn entries(&self) -> usize {
-        self.shaped.len() + self.outlines.len() + self.masks.len()
+    fn full(&self) -> bool {
+        self.mask_bytes > CACHE_MASK_BYTES
+            || self.shaped.len() + self.outlines.len() + self.masks.len() > CACHE_ENTRIES
     }
 }
 
@@ -394,8 +459,9 @@ fn outline(face: &Face<'static>, id: u16) -> Option<Arc<(Path, Rect)>> {
     Some(Arc::new((builder.0.finish()?, bbox)))
 }
 
-/// Largest em, in device pixels, drawn from cached masks; larger text is filled as a path.
-const MASK_EM_PIXELS: f32 = 512.0;
+/// Largest em, in device pixels, drawn from cached masks (a figure's largest text at scale 2
+/// is 40); larger text is filled as a path.
+const MASK_EM_PIXELS: f32 = 128.0;
 
 /// Steps per device pixel that glyph origins are rounded to.
 const SUBPIXEL: f32 = 8.0;
@@ -447,7 +513,7 @@ fn draw_text(
     let mut cache = cache()
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if cache.entries() > CACHE_ENTRIES {
+    if cache.full() {
         *cache = Cache::default();
     }
     let shaped = match cache.shaped.get(&text.text) {
@@ -532,6 +598,7 @@ fn draw_text(
             Some(m) => m.clone(),
             None => {
                 let m = glyph_outline(&mut cache, face, id).and_then(|o| rasterise(&o, k, fx, fy));
+                cache.mask_bytes += m.as_ref().map_or(0, |m| m.coverage.len());
                 cache.masks.insert(key, m.clone());
                 m
             }
@@ -680,6 +747,27 @@ Title &amp; more
             r##"<text x="1" y="2" font-size="16" transform="rotate(1, 2)">a</text>"##,
             r##"<text x="1" y="2" font-size="16">שלום</text>"##,
             r##"<text x="1" y="2" font-size="16">مرحبا</text>"##,
+            // usvg draws only the first paragraph and shapes directional runs apart.
+            r##"<text x="1" y="2" font-size="16">A&#x2029;B</text>"##,
+            r##"<text x="1" y="2" font-size="16">A&#x85;B</text>"##,
+            r##"<text x="1" y="2" font-size="16">a&#x202A;b&#x202C;c</text>"##,
+            r##"<text x="1" y="2" font-size="16">a&#x2066;b&#x2069;</text>"##,
+            // usvg ignores attributes in other namespaces.
+            r##"<text xmlns:a="urn:a" x="1" y="2" font-size="16" a:fill="#f00">a</text>"##,
+            r##"<text xmlns:a="urn:a" x="1" y="2" font-size="16" a:x="100">a</text>"##,
+            // Values usvg reads differently or rejects.
+            r##"<text x="1" y="2" font-size="16 ">a</text>"##,
+            r##"<text x="1" y="2" font-size="16 px">a</text>"##,
+            r##"<text x="1" y="2" font-size="+16">a</text>"##,
+            r##"<text x="1" y="2" font-size="1e1">a</text>"##,
+            r##"<text x="1" y="2" font-size=".5">a</text>"##,
+            r##"<text x="1" y="2" font-size="16" text-anchor=" middle">a</text>"##,
+            r##"<text x="1" y="2" font-size="16" fill="#+f+f+f">a</text>"##,
+            r##"<text x="1" y="2" font-size="16" fill=" #fff">a</text>"##,
+            r##"<text x="1" y="2" font-size="16" opacity="1.0 ">a</text>"##,
+            r##"<text x="1" y="2" font-size="16" transform="rotate(,90)">a</text>"##,
+            r##"<text x="1" y="2" font-size="16" transform="rotate(90,,1,2)">a</text>"##,
+            r##"<text x="1" y="2" font-size="16" transform="rotate(90,)">a</text>"##,
         ];
         for text in kept {
             let split = split(&svg(&format!("{text}{PLAIN}"))).expect("the plain text");
@@ -700,6 +788,14 @@ Title &amp; more
             format!(r#"<svg width="20" height="10" xmlns="http://www.w3.org/2000/svg"><g>{PLAIN}</g></svg>"#),
             format!(r#"<svg width="20" height="10" xmlns="http://www.w3.org/2000/svg">{PLAIN}"#),
             r#"<svg width="20" height="10" xmlns="http://www.w3.org/2000/svg"><rect width="1" height="1"/></svg>"#.to_string(),
+            // CSS from a `style` element in any namespace.
+            format!(r#"<svg width="20" height="10" xmlns="http://www.w3.org/2000/svg"><h:style xmlns:h="http://www.w3.org/1999/xhtml">text {{ fill: red }}</h:style>{PLAIN}</svg>"#),
+            // A prefixed root: the groups added would be in no namespace.
+            r##"<svg:svg xmlns:svg="http://www.w3.org/2000/svg" width="20" height="10"><svg:text x="1" y="2" font-size="16">a</svg:text></svg:svg>"##.to_string(),
+            format!(r#"<svg xmlns="urn:x" xmlns:s="http://www.w3.org/2000/svg" width="20" height="10">{PLAIN}</svg>"#),
+            format!(r#"<svg width="20" height="10" xmlns="http://www.w3.org/2000/svg" xmlns:a="urn:a" a:b="1">{PLAIN}</svg>"#),
+            // The group ids this module adds, already there.
+            format!(r#"<svg width="20" height="10" xmlns="http://www.w3.org/2000/svg"><g id="readout-run-0"/>{PLAIN}</svg>"#),
         ];
         for doc in &whole {
             assert!(split(doc).is_none(), "{doc}");
@@ -713,6 +809,16 @@ Title &amp; more
             r#"<svg width="20" height="10" viewBox="0,0,20,10" xmlns="http://www.w3.org/2000/svg">{PLAIN}</svg>"#
         );
         assert!(split(&plain).is_some());
+        // What follows the root's last child is kept as written.
+        let tail = format!(
+            "<svg width=\"20\" height=\"10\" xmlns=\"http://www.w3.org/2000/svg\"><rect width=\"1\" height=\"1\"/>{PLAIN}</svg >\n<!-- end -->"
+        );
+        let split = split(&tail).expect("plain");
+        assert!(
+            split.svg.ends_with("</g></svg >\n<!-- end -->"),
+            "{}",
+            split.svg
+        );
     }
 
     #[test]
@@ -737,23 +843,32 @@ Title &amp; more
         assert_eq!(length("0.5em", 16.0), Some(8.0));
         assert_eq!(length("0.5ex", 16.0), Some(4.0));
         assert_eq!(length("-1.5", 16.0), Some(-1.5));
-        for bad in ["1pt", "10%", "", "em", "NaN", "inf", "1 2"] {
+        for bad in [
+            "1pt", "10%", "", "em", "NaN", "inf", "1 2", "+1", "1e2", ".5", "5.", "-",
+        ] {
             assert_eq!(length(bad, 16.0), None, "{bad}");
         }
         assert_eq!(hex_colour("#0072B2"), Some([0, 0x72, 0xB2]));
         assert_eq!(hex_colour("#fff"), Some([255, 255, 255]));
-        for bad in ["0072B2", "#0072B", "#GGGGGG", "white", "#ff"] {
+        for bad in [
+            "0072B2", "#0072B", "#GGGGGG", "white", "#ff", "#+f+f+f", " #fff", "#fff ",
+        ] {
             assert_eq!(hex_colour(bad), None, "{bad}");
         }
         assert_eq!(rotation("rotate(270, 32, 196)"), Some((270.0, 32.0, 196.0)));
         assert_eq!(rotation("rotate(-90 1 2)"), Some((-90.0, 1.0, 2.0)));
         assert_eq!(rotation("rotate(45)"), Some((45.0, 0.0, 0.0)));
+        assert_eq!(rotation("rotate( 90 , 1 , 2 )"), Some((90.0, 1.0, 2.0)));
         for bad in [
             "rotate(1, 2)",
             "rotate()",
             "scale(2)",
             "rotate(1) scale(2)",
             "rotate(x)",
+            "rotate(,90)",
+            "rotate(90,,1,2)",
+            "rotate(90,)",
+            "rotate(1e1)",
         ] {
             assert_eq!(rotation(bad), None, "{bad}");
         }

@@ -24,6 +24,7 @@ mod swimmer;
 mod waterfall;
 
 pub use ae::{ae_bars, AeBar};
+pub use glyphs::glyph_drawn_texts;
 pub use km::{km_plot, number_at_risk, KmPlotOptions, KmPoint, KmSeries};
 pub use png::svg_to_png;
 pub use spider::{spider, SpiderLine};

@@ -66,8 +66,9 @@ fn font_db() -> Arc<fontdb::Database> {
 /// Rasterises an SVG (one of this module's figures, or any SVG) to PNG bytes, `scale` device
 /// pixels per SVG pixel (2.0 gives 320 dpi for a 560-px-wide figure printed 3.5 in wide).
 ///
-/// Plain text is drawn from cached glyph masks (see the `glyphs` module): the same glyphs as
-/// resvg draws, placed to an eighth of a device pixel.
+/// Plain text is drawn from cached glyph masks (see the `glyphs` module): the glyphs resvg
+/// would draw, placed to an eighth of a device pixel; text outside that module's plain subset
+/// is drawn by resvg.
 ///
 /// Errors: [`PlotError::InvalidInput`] for a scale that is not positive and finite or would
 /// make an image wider or taller than 16 384 pixels; [`PlotError::Raster`] when the SVG does
@@ -144,9 +145,10 @@ fn render_split(tree: &Tree, split: &glyphs::Split, scale: f32, pixmap: &mut Pix
 /// PNG bytes of the pixels in `scratch` (`width` × `height`, premultiplied RGBA), compressed
 /// for speed: rows filtered with PNG's Sub filter (each byte less the same byte of the pixel
 /// to its left: a figure's flat colours become runs of zeros), then deflated at fdeflate's
-/// fast level. This is what the png crate does at its fast level, written out here so that the
-/// filtered rows and the compressed stream go to buffers reused from figure to figure (the
-/// crate grows a new one per image); its writer still frames the chunks.
+/// fast level, or stored unfiltered when that would not shrink them. This is what the png
+/// crate does at its fast level, written out here so that the filtered rows and the compressed
+/// stream go to buffers reused from figure to figure (the crate grows a new one per image);
+/// its writer still frames the chunks.
 ///
 /// tiny-skia keeps colours premultiplied by alpha and PNG wants them straight; for an opaque
 /// image (every figure has a white background) the two are the same bytes, so only a
@@ -170,6 +172,19 @@ fn encode_png(scratch: &mut Scratch, width: u32, height: u32) -> Result<Vec<u8>,
         compressor.write_data(row).map_err(raster)?;
     }
     compressor.finish().map_err(raster)?;
+    // As the png crate does: when the fast level does not shrink the rows (noise, photographs),
+    // store them unfiltered instead.
+    let raw = (stride + 1) * height as usize;
+    if zlib.len() > fdeflate::StoredOnlyCompressor::<()>::compressed_size(raw) {
+        zlib.clear();
+        let mut stored = fdeflate::StoredOnlyCompressor::new(std::io::Cursor::new(&mut *zlib))
+            .map_err(raster)?;
+        for line in pixels.chunks_exact(stride) {
+            stored.write_data(&[0]).map_err(raster)?;
+            stored.write_data(line).map_err(raster)?;
+        }
+        stored.finish().map_err(raster)?;
+    }
 
     // Signature, IHDR, the IDAT chunks (at most 2^31 - 1 bytes each), IEND.
     const MAX_CHUNK: usize = i32::MAX as usize;
@@ -301,13 +316,19 @@ mod tests {
                     .iter()
                     .zip(theirs.pixels())
                     .filter(|(p, q)| {
-                        p.red().abs_diff(q.red()) > 48 || p.blue().abs_diff(q.blue()) > 48
+                        [
+                            (p.red(), q.red()),
+                            (p.green(), q.green()),
+                            (p.blue(), q.blue()),
+                        ]
+                        .iter()
+                        .any(|(a, b)| a.abs_diff(*b) > 48)
                     })
                     .count();
                 let inked = theirs
                     .pixels()
                     .iter()
-                    .filter(|p| p.red() != 255 || p.blue() != 255)
+                    .filter(|p| (p.red(), p.green(), p.blue()) != (255, 255, 255))
                     .count();
                 // resvg itself moves that many pixels by more than 48 levels when the text
                 // moves by 1/32 of a pixel (its anti-aliasing samples a 4 x 4 grid); a quarter
@@ -375,6 +396,58 @@ mod tests {
                 rasterise(&svg, 2.0, true).unwrap(),
                 rasterise(&svg, 2.0, false).unwrap()
             );
+        }
+    }
+
+    #[test]
+    fn noise_is_stored_not_deflated() {
+        // 32 x 32 one-pixel squares of pseudo-random colour and opacity: the fast level cannot
+        // shrink them, so the rows are stored, and the PNG still decodes to the same pixels.
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut body = String::new();
+        for y in 0..32 {
+            for x in 0..32 {
+                let v = next();
+                body.push_str(&format!(
+                    r##"<rect x="{x}" y="{y}" width="1" height="1" fill="#{:06x}" fill-opacity="{:.3}"/>"##,
+                    v & 0xff_ffff,
+                    ((v >> 24) & 0xff) as f64 / 255.0
+                ));
+            }
+        }
+        let svg = format!(
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="32" height="32">{body}</svg>"#
+        );
+        let png = svg_to_png(&svg, 1.0).unwrap();
+        let raw = (32 * 4 + 1) * 32;
+        assert!(
+            png.len() <= fdeflate::StoredOnlyCompressor::<()>::compressed_size(raw) + 64,
+            "{} bytes for {raw} of rows",
+            png.len()
+        );
+        let decoded = resvg::tiny_skia::Pixmap::decode_png(&png).unwrap();
+        let options = Options {
+            fontdb: font_db(),
+            ..Options::default()
+        };
+        let tree = Tree::from_str(&svg, &options).unwrap();
+        let mut drawn = resvg::tiny_skia::Pixmap::new(32, 32).unwrap();
+        resvg::render(&tree, Transform::default(), &mut drawn.as_mut());
+        for (a, b) in decoded.pixels().iter().zip(drawn.pixels()) {
+            let apart = [
+                a.red().abs_diff(b.red()),
+                a.green().abs_diff(b.green()),
+                a.blue().abs_diff(b.blue()),
+                a.alpha().abs_diff(b.alpha()),
+            ];
+            // Straight colours in the PNG, premultiplied again on decoding: rounding only.
+            assert!(apart.iter().all(|&d| d <= 1), "{a:?} against {b:?}");
         }
     }
 
