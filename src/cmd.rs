@@ -201,14 +201,20 @@ fn build_command(
     diff_previous: bool,
 ) -> Result<ExitCode> {
     use rayon::prelude::*;
-    let loaded: Vec<(PathBuf, Result<build::LoadedStudy>)> = configs
+    let parsed: Vec<(PathBuf, Result<config::LoadedConfig>)> = configs
         .par_iter()
-        .map(|path| {
-            let study = config::load(path).and_then(|cfg| {
+        .map(|path| (path.clone(), config::load(path)))
+        .collect();
+    // Before any data is read or folder written.
+    distinct_folders(&parsed, &opts)?;
+    let loaded: Vec<(PathBuf, Result<build::LoadedStudy>)> = parsed
+        .into_par_iter()
+        .map(|(path, cfg)| {
+            let study = cfg.and_then(|cfg| {
                 pages_for_inputs(&cfg);
                 build::load_study(cfg)
             });
-            (path.clone(), study)
+            (path, study)
         })
         .collect();
     let total: usize = loaded
@@ -343,6 +349,72 @@ fn print_abstract_lengths(folders: &[build::BuiltFolder]) {
             }
         }
     }
+}
+
+/// Two configs of one build must not write the same cut-off folder (the same output folder,
+/// study id and cut-off): both would build, and whichever finished last would silently replace
+/// the other's results. Study ids are compared ignoring case, as macOS and Windows file systems
+/// do; output folders as absolute paths with `.` and `..` resolved. Configs that did not load
+/// are left to report their own error.
+fn distinct_folders(
+    parsed: &[(PathBuf, Result<config::LoadedConfig>)],
+    opts: &BuildOptions,
+) -> Result<()> {
+    let mut seen: std::collections::HashMap<(PathBuf, String, String), (&Path, &str)> =
+        std::collections::HashMap::new();
+    for (path, cfg) in parsed {
+        let Ok(cfg) = cfg else { continue };
+        let out = lexical_absolute(&cfg.output_dir(opts.out.as_deref()));
+        let study = cfg.config.study.id.to_lowercase();
+        for plan in build::plan(cfg, opts) {
+            let key = (out.clone(), study.clone(), plan.folder_name());
+            let id = cfg.config.study.id.as_str();
+            if let Some((first, first_id)) = seen.insert(key, (path, id)) {
+                if lexical_absolute(first) == lexical_absolute(path) {
+                    return Err(Error::Config {
+                        file: path.clone(),
+                        location: String::new(),
+                        message: "the config is given twice; give it once".to_string(),
+                    });
+                }
+                let folder = build::output_root(cfg, opts.out.as_deref()).join(plan.folder_name());
+                let case = if first_id == id {
+                    String::new()
+                } else {
+                    format!(" as study `{first_id}` (ids differing only in case name one folder on macOS and Windows)")
+                };
+                return Err(Error::Config {
+                    file: path.clone(),
+                    location: "key `study.id`: ".to_string(),
+                    message: format!(
+                        "`{id}` makes the folder {}, which {} makes too in this build{case}; one \
+                         would replace the other: give the studies different ids or output \
+                         folders, or build them one at a time",
+                        folder.display(),
+                        first.display()
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `path` made absolute (against the working directory) with `.` and `..` resolved by name,
+/// without touching the file system (the folder may not exist yet).
+fn lexical_absolute(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = PathBuf::new();
+    for part in absolute.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// The end-of-build table: one line per study, cut-off and cohort.

@@ -297,3 +297,70 @@ fn a_killed_build_leaves_no_partial_folder() {
     assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
     assert_eq!(names.len(), 3, "{names:?}");
 }
+
+/// A small config of the example study's data with the given study id and cut-offs.
+fn example_config(dir: &Path, file: &str, id: &str, cutoffs: &str) -> PathBuf {
+    let data = root().join("data/altn-ak105-ii-01");
+    let yaml = format!(
+        "study: {{ id: {id} }}\ndata: {{ dir: {}, adsl: adsl.csv, adrs: adrs.csv }}\ncutoffs: [{cutoffs}]\ncohorts:\n  - {{ id: cohort-1, where: {{ COHORT: \"1\" }} }}\n",
+        data.display()
+    );
+    let path = dir.join(file);
+    std::fs::write(&path, yaml).expect("config");
+    path
+}
+
+#[test]
+fn two_configs_making_one_folder_are_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().expect("temp");
+    let out = dir.path().join("out");
+    let a = example_config(dir.path(), "a.yaml", "STUDY-A", "2022-01-06");
+    let twin = example_config(dir.path(), "twin.yaml", "STUDY-A", "2021-06-30, 2022-01-06");
+    let lower = example_config(dir.path(), "lower.yaml", "study-a", "2022-01-06");
+    let cases: [(&[&Path], &str); 3] = [
+        (
+            &[&a, &twin],
+            "twin.yaml: key `study.id`: `STUDY-A` makes the folder",
+        ),
+        (
+            &[&a, &lower],
+            "as study `STUDY-A` (ids differing only in case",
+        ),
+        (&[&a, &a], "a.yaml: the config is given twice"),
+    ];
+    for (configs, message) in cases {
+        let output = readout()
+            .arg("build")
+            .args(configs)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .expect("run");
+        assert_eq!(output.status.code(), Some(2), "{configs:?}");
+        let err = String::from_utf8(output.stderr).expect("utf-8");
+        assert!(err.contains(message), "{err}");
+        assert!(
+            err.contains("given twice") || err.to_lowercase().contains("study-a/2022-01-06"),
+            "the folder is named: {err}"
+        );
+        assert!(!out.exists(), "nothing is written: {configs:?}");
+    }
+    // The same study at different cut-offs, or under another id, is one build.
+    let later = example_config(dir.path(), "later.yaml", "STUDY-A", "2022-10-20");
+    let other = example_config(dir.path(), "other.yaml", "STUDY-B", "2022-01-06");
+    readout()
+        .arg("build")
+        .args([&a, &later, &other])
+        .arg("--quiet")
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    for folder in [
+        "STUDY-A/2022-01-06",
+        "STUDY-A/2022-10-20",
+        "STUDY-B/2022-01-06",
+    ] {
+        assert!(out.join(folder).join("results.json").is_file(), "{folder}");
+    }
+}
