@@ -293,6 +293,9 @@ mod tests {
             r##"<text x="3" y="10" dy="0.76em" text-anchor="start" font-size="16" fill="#000">&lt;5 &amp; ≥3 – ±0.1‰ ü</text>"##,
             r##"<text x="40" y="60" dy="0.76em" text-anchor="middle" font-size="17" fill="#4D4D4D" transform="rotate(270, 40, 60)">Probability</text>"##,
             r##"<text x="10.3" y="57.9" dx="0.37" dy="-0.2em" font-size="14.5px" fill="#D55E00">fi fl ffi 1/2</text>"##,
+            // Greek, symbols, a combining accent, and characters the font lacks (drawn as its
+            // missing-glyph box, as resvg draws them with only this font).
+            r##"<text x="5" y="60" font-size="18" fill="#000">γ-GT ≥ 3 · e&#x301;x 肺癌 😀 Ω</text>"##,
             r##"<text x="0" y="118" font-size="150" fill="#000">Wg</text>"##,
         ];
         for text in texts {
