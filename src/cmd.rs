@@ -307,7 +307,8 @@ fn build_command(
             Err(e) => failures.push(format!("{}: {e}", path.display())),
         }
     }
-    if !quiet {
+    // No table when nothing was built (every config failed to load): the errors say why.
+    if !quiet && !folders.is_empty() {
         print_summary(&folders);
         print_abstract_lengths(&folders);
         for w in &data_warnings {

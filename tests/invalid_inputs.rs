@@ -111,6 +111,12 @@ fn refused(name: &str) -> String {
         build.stderr
     );
     assert_no_panic(name, &build.stderr);
+    // Nothing built: no summary table (an empty one read as if something had been).
+    assert!(
+        build.stdout.is_empty(),
+        "{name}: build printed {}",
+        build.stdout
+    );
     assert!(
         files_under(&out).is_empty(),
         "{name}: the build wrote {:?}",
