@@ -22,8 +22,6 @@ use crate::render::{
 
 /// Largest figure width on the page: 6 inches in EMU (914,400 per inch).
 const MAX_FIGURE_WIDTH_EMU: u64 = 6 * 914_400;
-/// Figures are rasterised at twice their SVG size for print.
-const FIGURE_SCALE: f32 = 2.0;
 
 /// `abstract.docx` from the plain-text abstract: the first paragraph is the title, and a
 /// paragraph's leading "Label:" (Background, Methods, ...) is set in bold.
@@ -324,10 +322,16 @@ pub fn report_docx(ctx: &DocumentContext<'_>, cohort: &str) -> Result<Vec<u8>> {
     if !ctx.figures.is_empty() {
         doc = doc.add_paragraph(heading(&ids, "Figures"));
         for (i, fig) in ctx.figures.iter().enumerate() {
-            let png = plots::svg_to_png(&fig.svg, FIGURE_SCALE).map_err(|e| Error::Analysis {
-                cohort: cohort.to_string(),
-                message: format!("figure {} for report.docx: {e}", fig.name),
-            })?;
+            // The figure's PNG when the build made one (at the same scale), else drawn here.
+            let png = match &fig.png {
+                Some(png) => png.to_vec(),
+                None => {
+                    plots::svg_to_png(&fig.svg, plots::PNG_SCALE).map_err(|e| Error::Analysis {
+                        cohort: cohort.to_string(),
+                        message: format!("figure {} for report.docx: {e}", fig.name),
+                    })?
+                }
+            };
             let Some((w, h)) = png_size(&png) else {
                 return Err(Error::Analysis {
                     cohort: cohort.to_string(),
@@ -510,11 +514,11 @@ fn png_size(png: &[u8]) -> Option<(u32, u32)> {
     ))
 }
 
-/// EMU size of a picture rasterised at [`FIGURE_SCALE`], no wider than the text column.
+/// EMU size of a picture rasterised at [`plots::PNG_SCALE`], no wider than the text column.
 fn fit_width(w: u32, h: u32) -> (u32, u32) {
     // 9,525 EMU per CSS pixel at the figure's own (unscaled) size.
-    let w_emu = (f64::from(w) / f64::from(FIGURE_SCALE) * 9525.0) as u64;
-    let h_emu = (f64::from(h) / f64::from(FIGURE_SCALE) * 9525.0) as u64;
+    let w_emu = (f64::from(w) / f64::from(plots::PNG_SCALE) * 9525.0) as u64;
+    let h_emu = (f64::from(h) / f64::from(plots::PNG_SCALE) * 9525.0) as u64;
     if w_emu <= MAX_FIGURE_WIDTH_EMU || w_emu == 0 {
         return (w_emu as u32, h_emu as u32);
     }

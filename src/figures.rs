@@ -25,31 +25,32 @@ pub struct CohortFigures {
 
 impl CohortFigures {
     /// Rasterises the figures asked for as PNG, in parallel (rasterising dominates the cost of
-    /// a small build), and adds the files in figure order.
+    /// a small build), and adds the files in figure order; each inline figure keeps its PNG
+    /// for the Word report.
     fn rasterise(&mut self, cohort: &str) -> Result<()> {
         use rayon::prelude::*;
         let pending = std::mem::take(&mut self.png_pending);
-        let rendered: Vec<Result<OutputFile>> = pending
+        let rendered: Vec<Result<(usize, Vec<u8>)>> = pending
             .par_iter()
-            .map(|name| {
-                let svg = self
-                    .inline
-                    .iter()
-                    .find(|f| &f.name == name)
-                    .map(|f| f.svg.as_str())
-                    .unwrap_or("");
-                let bytes = plots::svg_to_png(svg, 2.0).map_err(|e| Error::Analysis {
-                    cohort: cohort.to_string(),
-                    message: format!("figure {name}: {e}"),
-                })?;
-                Ok(OutputFile {
-                    path: format!("{cohort}/figures/{name}.png"),
-                    bytes,
-                })
+            .filter_map(|name| self.inline.iter().position(|f| &f.name == name))
+            .map(|i| {
+                let figure = &self.inline[i];
+                plots::svg_to_png(&figure.svg, plots::PNG_SCALE)
+                    .map(|bytes| (i, bytes))
+                    .map_err(|e| Error::Analysis {
+                        cohort: cohort.to_string(),
+                        message: format!("figure {}: {e}", figure.name),
+                    })
             })
             .collect();
-        for file in rendered {
-            self.files.push(file?);
+        for result in rendered {
+            let (i, bytes) = result?;
+            let figure = &mut self.inline[i];
+            figure.png = Some(bytes.as_slice().into());
+            self.files.push(OutputFile {
+                path: format!("{cohort}/figures/{}.png", figure.name),
+                bytes,
+            });
         }
         Ok(())
     }
@@ -75,6 +76,7 @@ impl CohortFigures {
                     name: name.to_string(),
                     caption,
                     svg,
+                    png: None,
                 });
                 Ok(())
             }
@@ -259,7 +261,7 @@ pub fn study_km_figures(
         match plots::km_plot(&series, &opts) {
             Ok(svg) => {
                 if png {
-                    let bytes = plots::svg_to_png(&svg, 2.0)
+                    let bytes = plots::svg_to_png(&svg, plots::PNG_SCALE)
                         .map_err(|e| Error::Other(format!("figure figures/{name}.png: {e}")))?;
                     files.push(OutputFile {
                         path: format!("figures/{name}.png"),

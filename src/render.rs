@@ -131,6 +131,10 @@ pub struct Figure {
     pub caption: String,
     /// The SVG document (readout's own output; inserted unescaped).
     pub svg: String,
+    /// The figure rasterised at [`crate::plots::PNG_SCALE`], when the build made its PNG (the
+    /// Word report takes it rather than rasterising the figure again).
+    #[serde(skip)]
+    pub png: Option<std::sync::Arc<[u8]>>,
 }
 
 /// Where a template came from, for error messages.

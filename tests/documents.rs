@@ -589,3 +589,61 @@ fn strict_within_the_limit_writes_what_a_plain_build_writes() {
         assert!(a == b, "{file} differs between --strict and a plain build");
     }
 }
+
+/// The PNGs inside a .docx, by part name.
+fn docx_images(path: &Path) -> Vec<Vec<u8>> {
+    let file = std::fs::File::open(path).expect("docx");
+    let mut archive = zip::ZipArchive::new(file).expect("a .docx is a zip archive");
+    let names: Vec<String> = archive
+        .file_names()
+        .filter(|n| n.starts_with("word/media/") && n.ends_with(".png"))
+        .map(str::to_string)
+        .collect();
+    let mut images = Vec::new();
+    for name in names {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut archive.by_name(&name).expect("part"), &mut bytes)
+            .expect("read");
+        images.push(bytes);
+    }
+    images.sort();
+    images
+}
+
+#[test]
+fn word_report_takes_the_figures_png_files_when_both_are_asked_for() {
+    // With PNG files asked for, report.docx embeds those very files (the figures are not
+    // rasterised twice); without, it rasterises them itself, to the same bytes.
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = variant(tmp.path(), "");
+    let text = std::fs::read_to_string(&config).expect("config");
+    assert!(text.contains("formats: [md, html, docx]"));
+    let with_png = tmp.path().join("with-png.yaml");
+    std::fs::write(
+        &with_png,
+        text.replace(
+            "formats: [md, html, docx]",
+            "formats: [md, html, png, docx]",
+        ),
+    )
+    .expect("write");
+    let (code, _, err) = build(&with_png, &tmp.path().join("a"), &["--quiet"]);
+    assert_eq!(code, Some(0), "{err}");
+    let (code, _, err) = build(&config, &tmp.path().join("b"), &["--quiet"]);
+    assert_eq!(code, Some(0), "{err}");
+    let folder = tmp.path().join("a/DOC-FIXTURE/2021-12-31/cohort-a");
+    let mut files: Vec<Vec<u8>> = std::fs::read_dir(folder.join("figures"))
+        .expect("figures")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "png"))
+        .map(|p| std::fs::read(p).expect("png"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 7);
+    assert_eq!(docx_images(&folder.join("report.docx")), files);
+    let alone = tmp
+        .path()
+        .join("b/DOC-FIXTURE/2021-12-31/cohort-a/report.docx");
+    assert_eq!(docx_images(&alone), files);
+}

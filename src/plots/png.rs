@@ -11,6 +11,10 @@ use super::glyphs;
 use super::style::{FONT_BYTES, FONT_NAME};
 use super::PlotError;
 
+/// Device pixels per SVG pixel of the figures' PNG files and of the figures in Word files:
+/// twice their SVG size, for print (320 dpi for a 560-pixel figure printed 3.5 in wide).
+pub const PNG_SCALE: f32 = 2.0;
+
 /// Largest PNG side, in pixels: a guard against a scale that would exhaust memory.
 const MAX_SIDE: f32 = 16_384.0;
 
