@@ -307,10 +307,12 @@ fn build_command(
             Err(e) => failures.push(format!("{}: {e}", path.display())),
         }
     }
-    // No table when nothing was built (every config failed to load): the errors say why.
+    // No table when nothing was built (every config failed): the errors say why.
     if !quiet && !folders.is_empty() {
         print_summary(&folders);
         print_abstract_lengths(&folders);
+    }
+    if !quiet {
         for w in &data_warnings {
             println!("warning: {w}");
         }
@@ -355,8 +357,8 @@ fn print_abstract_lengths(folders: &[build::BuiltFolder]) {
 /// Two configs of one build must not write the same cut-off folder (the same output folder,
 /// study id and cut-off): both would build, and whichever finished last would silently replace
 /// the other's results. Study ids are compared ignoring case, as macOS and Windows file systems
-/// do; output folders as absolute paths with `.` and `..` resolved. Configs that did not load
-/// are left to report their own error.
+/// do; output folders as the file system resolves them (see [`resolved_path`]). Configs that
+/// did not load are skipped here; their errors come once no two configs collide.
 fn distinct_folders(
     parsed: &[(PathBuf, Result<config::LoadedConfig>)],
     opts: &BuildOptions,
@@ -365,13 +367,13 @@ fn distinct_folders(
         std::collections::HashMap::new();
     for (path, cfg) in parsed {
         let Ok(cfg) = cfg else { continue };
-        let out = lexical_absolute(&cfg.output_dir(opts.out.as_deref()));
+        let out = resolved_path(&cfg.output_dir(opts.out.as_deref()));
         let study = cfg.config.study.id.to_lowercase();
         for plan in build::plan(cfg, opts) {
             let key = (out.clone(), study.clone(), plan.folder_name());
             let id = cfg.config.study.id.as_str();
             if let Some((first, first_id)) = seen.insert(key, (path, id)) {
-                if lexical_absolute(first) == lexical_absolute(path) {
+                if resolved_path(first) == resolved_path(path) {
                     return Err(Error::Config {
                         file: path.clone(),
                         location: String::new(),
@@ -384,13 +386,18 @@ fn distinct_folders(
                 } else {
                     format!(" as study `{first_id}` (ids differing only in case name one folder on macOS and Windows)")
                 };
+                let remedy = if opts.out.is_some() {
+                    "with --out every config writes under that folder, so give the studies \
+                     different ids, or build them in separate runs with different --out folders"
+                } else {
+                    "give the studies different ids or output folders (`output.dir`)"
+                };
                 return Err(Error::Config {
                     file: path.clone(),
                     location: "key `study.id`: ".to_string(),
                     message: format!(
                         "`{id}` makes the folder {}, which {} makes too in this build{case}; one \
-                         would replace the other: give the studies different ids or output \
-                         folders, or build them one at a time",
+                         would replace the other: {remedy}",
                         folder.display(),
                         first.display()
                     ),
@@ -401,21 +408,28 @@ fn distinct_folders(
     Ok(())
 }
 
-/// `path` made absolute (against the working directory) with `.` and `..` resolved by name,
-/// without touching the file system (the folder may not exist yet).
-fn lexical_absolute(path: &Path) -> PathBuf {
+/// `path` as the file system resolves it, though it may not exist yet: made absolute, its
+/// deepest existing ancestor resolved (symbolic links followed, `..` taken after them), the
+/// rest appended by name with `.` and `..` applied.
+fn resolved_path(path: &Path) -> PathBuf {
     let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let mut out = PathBuf::new();
-    for part in absolute.components() {
-        match part {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
+    let parts: Vec<std::path::Component> = absolute.components().collect();
+    for existing in (1..=parts.len()).rev() {
+        let prefix: PathBuf = parts[..existing].iter().collect();
+        if let Ok(mut out) = prefix.canonicalize() {
+            for part in &parts[existing..] {
+                match part {
+                    std::path::Component::CurDir => {}
+                    std::path::Component::ParentDir => {
+                        out.pop();
+                    }
+                    other => out.push(other),
+                }
             }
-            other => out.push(other),
+            return out;
         }
     }
-    out
+    absolute
 }
 
 /// The end-of-build table: one line per study, cut-off and cohort.
@@ -475,45 +489,50 @@ fn print_summary(folders: &[build::BuiltFolder]) {
 
 fn check_command(configs: &[PathBuf], opts: &BuildOptions) -> Result<ExitCode> {
     let mut failed = false;
-    for path in configs {
-        let result = config::load(path)
-            .and_then(build::load_study)
-            .and_then(|study| {
-                // A template that does not parse is reported before anything else (the
-                // templates were parsed while the data loaded).
-                study.check_templates()?;
-                let plans = build::plan(&study.config, opts);
-                let root = build::output_root(&study.config, opts.out.as_deref());
-                println!(
-                    "{}: study {}, {} subjects in ADSL",
-                    path.display(),
-                    study.config.config.study.id,
-                    study.data.subjects.len()
-                );
-                for p in &plans {
-                    let cut = crate::cut::apply_cutoff(&study.data, p.cutoff)?;
-                    println!("  would write {}", root.join(p.folder_name()).display());
-                    for &i in &p.cohorts {
-                        if let Some(cohort) = study.config.config.cohorts.get(i) {
-                            let members = build::cohort_members(cohort, &cut.subjects);
-                            println!("    {:<16} {} subjects", cohort.id, members.len());
-                        }
+    let parsed: Vec<(PathBuf, Result<config::LoadedConfig>)> = configs
+        .iter()
+        .map(|path| (path.clone(), config::load(path)))
+        .collect();
+    // What would refuse the build refuses the check.
+    distinct_folders(&parsed, opts)?;
+    for (path, cfg) in parsed {
+        let path = &path;
+        let result = cfg.and_then(build::load_study).and_then(|study| {
+            // A template that does not parse is reported before anything else (the
+            // templates were parsed while the data loaded).
+            study.check_templates()?;
+            let plans = build::plan(&study.config, opts);
+            let root = build::output_root(&study.config, opts.out.as_deref());
+            println!(
+                "{}: study {}, {} subjects in ADSL",
+                path.display(),
+                study.config.config.study.id,
+                study.data.subjects.len()
+            );
+            for p in &plans {
+                let cut = crate::cut::apply_cutoff(&study.data, p.cutoff)?;
+                println!("  would write {}", root.join(p.folder_name()).display());
+                for &i in &p.cohorts {
+                    if let Some(cohort) = study.config.config.cohorts.get(i) {
+                        let members = build::cohort_members(cohort, &cut.subjects);
+                        println!("    {:<16} {} subjects", cohort.id, members.len());
                     }
                 }
-                for w in &study.data.warnings {
-                    println!("  warning: {w}");
-                }
-                // Every cohort analysed and its documents rendered in memory: what would fail
-                // a build (an unknown variable in a user template, ...) fails the check.
-                let failures = build::dry_build(&study, opts)?;
-                for f in &failures {
-                    eprintln!("error: {} cohort {}: {}", path.display(), f.cohort, f.error);
-                }
-                if !failures.is_empty() {
-                    failed = true;
-                }
-                Ok(())
-            });
+            }
+            for w in &study.data.warnings {
+                println!("  warning: {w}");
+            }
+            // Every cohort analysed and its documents rendered in memory: what would fail
+            // a build (an unknown variable in a user template, ...) fails the check.
+            let failures = build::dry_build(&study, opts)?;
+            for f in &failures {
+                eprintln!("error: {} cohort {}: {}", path.display(), f.cohort, f.error);
+            }
+            if !failures.is_empty() {
+                failed = true;
+            }
+            Ok(())
+        });
         if let Err(e) = result {
             eprintln!("error: {e}");
             failed = true;

@@ -340,10 +340,17 @@ fn two_configs_making_one_folder_are_refused_before_anything_is_written() {
         let err = String::from_utf8(output.stderr).expect("utf-8");
         assert!(err.contains(message), "{err}");
         assert!(
-            err.contains("given twice") || err.to_lowercase().contains("study-a/2022-01-06"),
-            "the folder is named: {err}"
+            err.contains("given twice")
+                || (err.to_lowercase().contains("study-a/2022-01-06")
+                    && err.contains("with --out every config writes under that folder")),
+            "the folder and the remedy are named: {err}"
         );
         assert!(!out.exists(), "nothing is written: {configs:?}");
+        // What refuses the build refuses the check.
+        let check = readout().arg("check").args(configs).output().expect("run");
+        assert_eq!(check.status.code(), Some(2), "check {configs:?}");
+        let err = String::from_utf8(check.stderr).expect("utf-8");
+        assert!(err.contains(message), "check: {err}");
     }
     // The same study at different cut-offs, or under another id, is one build.
     let later = example_config(dir.path(), "later.yaml", "STUDY-A", "2022-10-20");
@@ -363,4 +370,45 @@ fn two_configs_making_one_folder_are_refused_before_anything_is_written() {
     ] {
         assert!(out.join(folder).join("results.json").is_file(), "{folder}");
     }
+}
+
+#[cfg(unix)]
+#[test]
+fn configs_reached_through_symbolic_links_are_compared_where_they_lead() {
+    let dir = tempfile::tempdir().expect("temp");
+    let real = dir.path().join("real");
+    let other = dir.path().join("other");
+    std::fs::create_dir_all(&real).expect("dir");
+    std::fs::create_dir_all(&other).expect("dir");
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&real, &link).expect("symlink");
+    let a = example_config(&real, "a.yaml", "STUDY-L", "2022-01-06");
+    // The same file by two names.
+    let output = readout()
+        .arg("build")
+        .arg(&a)
+        .arg(link.join("a.yaml"))
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(2));
+    let err = String::from_utf8(output.stderr).expect("utf-8");
+    assert!(err.contains("the config is given twice"), "{err}");
+    // Another config whose output folder names real/output through the link.
+    let b = example_config(&other, "b.yaml", "STUDY-L", "2022-01-06");
+    let text = std::fs::read_to_string(&b).expect("config");
+    std::fs::write(&b, format!("{text}output: {{ dir: ../link/output }}\n")).expect("write");
+    let output = readout()
+        .arg("build")
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(2));
+    let err = String::from_utf8(output.stderr).expect("utf-8");
+    assert!(
+        err.contains("b.yaml: key `study.id`: `STUDY-L` makes the folder")
+            && err.contains("(`output.dir`)"),
+        "{err}"
+    );
+    assert!(!real.join("output").exists(), "nothing is written");
 }
