@@ -135,7 +135,7 @@ fn figures(c: &mut Criterion) {
     group.bench_function("all_png_figures_of_a_cohort", |b| {
         b.iter(|| {
             for figure in &figs.inline {
-                black_box(readout::plots::svg_to_png(&figure.svg, 2.0).ok());
+                black_box(readout::plots::svg_to_png(&figure.svg, readout::plots::PNG_SCALE).ok());
             }
         })
     });

@@ -25,9 +25,9 @@ pub struct CohortFigures {
 
 impl CohortFigures {
     /// Rasterises the figures asked for as PNG, in parallel (rasterising dominates the cost of
-    /// a small build), and adds the files in figure order; each inline figure keeps its PNG
-    /// for the Word report.
-    fn rasterise(&mut self, cohort: &str) -> Result<()> {
+    /// a small build), and adds the files in figure order; with `keep`, each inline figure
+    /// keeps its PNG for the Word report.
+    fn rasterise(&mut self, cohort: &str, keep: bool) -> Result<()> {
         use rayon::prelude::*;
         let pending = std::mem::take(&mut self.png_pending);
         let rendered: Vec<Result<(usize, Vec<u8>)>> = pending
@@ -46,7 +46,9 @@ impl CohortFigures {
         for result in rendered {
             let (i, bytes) = result?;
             let figure = &mut self.inline[i];
-            figure.png = Some(bytes.as_slice().into());
+            if keep {
+                figure.png = Some(bytes.as_slice().into());
+            }
             self.files.push(OutputFile {
                 path: format!("{cohort}/figures/{}.png", figure.name),
                 bytes,
@@ -423,7 +425,7 @@ pub fn cohort_figures(
             png,
         )?;
     }
-    figs.rasterise(cohort)?;
+    figs.rasterise(cohort, formats.contains(&Format::Docx))?;
     Ok(figs)
 }
 

@@ -612,8 +612,8 @@ fn docx_images(path: &Path) -> Vec<Vec<u8>> {
 
 #[test]
 fn word_report_takes_the_figures_png_files_when_both_are_asked_for() {
-    // With PNG files asked for, report.docx embeds those very files (the figures are not
-    // rasterised twice); without, it rasterises them itself, to the same bytes.
+    // With PNG files asked for, report.docx embeds those very files; without, it rasterises
+    // the figures itself, to the same bytes (compared as sets: the order is the report's).
     let tmp = tempfile::tempdir().expect("temp dir");
     let config = variant(tmp.path(), "");
     let text = std::fs::read_to_string(&config).expect("config");
