@@ -20,6 +20,10 @@ const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
 /// Most decimals a number is printed with.
 const MAX_DECIMALS: usize = 10;
 
+/// Most adverse-event terms the figure shows: a row is about 50 pixels, and 250 rows made a
+/// figure too tall to rasterise (26,000 pixels at the PNG scale), failing the cohort.
+pub const MAX_AE_TOP_N: usize = 100;
+
 /// A whole study config as written in YAML.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -149,7 +153,7 @@ pub struct AnalysisConfig {
     pub percent_decimals: Option<usize>,
     /// Decimals of times (medians, follow-up) in documents. Default: 1.
     pub time_decimals: Option<usize>,
-    /// How many adverse-event terms the abstract and figures show. Default: 10.
+    /// How many adverse-event terms the abstract and figures show, 0 to 100. Default: 10.
     pub ae_top_n: Option<usize>,
 }
 
@@ -791,6 +795,16 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
                 format!("{d} decimals; expected 0 to {MAX_DECIMALS}"),
             ));
         }
+    }
+    if let Some(n) = a.ae_top_n.filter(|n| *n > MAX_AE_TOP_N) {
+        return Err(config_error(
+            path,
+            &format!("key `{key}.ae_top_n`: "),
+            format!(
+                "{n} terms; expected 0 to {MAX_AE_TOP_N} (the adverse-event figure shows at most \
+                 {MAX_AE_TOP_N} terms; more do not fit a figure)"
+            ),
+        ));
     }
     if let Some(landmarks) = &a.landmarks {
         if let Some(bad) = landmarks.iter().find(|t| !t.is_finite() || **t < 0.0) {

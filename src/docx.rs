@@ -325,12 +325,10 @@ pub fn report_docx(ctx: &DocumentContext<'_>, cohort: &str) -> Result<Vec<u8>> {
             // The figure's PNG when the build made one (at the same scale), else drawn here.
             let png = match &fig.png {
                 Some(png) => png.to_vec(),
-                None => {
-                    plots::svg_to_png(&fig.svg, plots::PNG_SCALE).map_err(|e| Error::Analysis {
-                        cohort: cohort.to_string(),
-                        message: format!("figure {} for report.docx: {e}", fig.name),
-                    })?
-                }
+                None => plots::figure_png(&fig.svg).map_err(|e| Error::Analysis {
+                    cohort: cohort.to_string(),
+                    message: format!("figure {} for report.docx: {e}", fig.name),
+                })?,
             };
             let Some((w, h)) = png_size(&png) else {
                 return Err(Error::Analysis {

@@ -35,7 +35,7 @@ impl CohortFigures {
             .filter_map(|name| self.inline.iter().position(|f| &f.name == name))
             .map(|i| {
                 let figure = &self.inline[i];
-                plots::svg_to_png(&figure.svg, plots::PNG_SCALE)
+                plots::figure_png(&figure.svg)
                     .map(|bytes| (i, bytes))
                     .map_err(|e| Error::Analysis {
                         cohort: cohort.to_string(),
@@ -263,7 +263,7 @@ pub fn study_km_figures(
         match plots::km_plot(&series, &opts) {
             Ok(svg) => {
                 if png {
-                    let bytes = plots::svg_to_png(&svg, plots::PNG_SCALE)
+                    let bytes = plots::figure_png(&svg)
                         .map_err(|e| Error::Other(format!("figure figures/{name}.png: {e}")))?;
                     files.push(OutputFile {
                         path: format!("figures/{name}.png"),

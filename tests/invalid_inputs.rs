@@ -207,6 +207,8 @@ refused! {
     study_id_dot_dot_cannot_leave_the_output_folder => "study-id-dotdot", ["`study.id`", "`..`"];
     // Found while probing extreme config values: 2^64 - 1 decimals panicked in the formatter.
     regression_huge_decimals_panicked_in_the_formatter => "huge-decimals", ["`cohorts[0].analysis.percent_decimals`", "expected 0 to 10"];
+    // 250 terms made an adverse-event figure 26,000 pixels tall: its PNG failed the cohort.
+    regression_ae_top_n_made_a_figure_too_tall_to_rasterise => "ae-top-n-too-large", ["`analysis.ae_top_n`", "250 terms; expected 0 to 100"];
 }
 
 // The data files: reading, CSV shape, and cell values.
@@ -396,6 +398,48 @@ fn a_line_over_the_record_limit_names_its_line() {
 
 // ---------------------------------------------------------------------------------------------
 // Odd but usable input: it builds, and what is odd is reported.
+
+#[test]
+fn an_adverse_event_chart_of_a_hundred_long_terms_builds_with_its_png() {
+    // 100 terms of three lines each make a chart about 11,600 pixels tall: at the PNG scale
+    // (23,000 pixels) it failed the cohort; it is now drawn at the largest scale that fits.
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let adsl = "USUBJID,TRTSDT,SAFFL\nS-001,2021-01-04,Y\n".to_string();
+    let mut adae = String::from("USUBJID,AEDECOD,ATOXGR,AEREL,ASTDT,TRTEMFL\n");
+    for i in 0..120 {
+        adae.push_str(&format!(
+            "S-001,Gamma-glutamyltransferase increased in subjects with Supercalifragilisticexpialidocious conditions {i:03},3,RELATED,2021-03-01,Y\n"
+        ));
+    }
+    let config = write_study(
+        tmp.path(),
+        &[("adsl.csv", adsl), ("adae.csv", adae)],
+        "study:\n  id: AE-TALL\ndata:\n  adsl: adsl.csv\n  adae: adae.csv\nanalysis:\n  ae_top_n: 100\noutput:\n  formats: [md, html, png, docx]\ncohorts:\n  - id: all\n",
+    );
+    let out = tmp.path().join("out");
+    let run = readout(
+        &[
+            "build",
+            &config.display().to_string(),
+            "--out",
+            &out.display().to_string(),
+        ],
+        Some(tmp.path()),
+    );
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let figures = out.join("AE-TALL/no-cutoff/all/figures");
+    let svg = std::fs::read_to_string(figures.join("ae-trae.svg")).expect("svg");
+    let height: f64 = svg
+        .split("height=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .and_then(|h| h.parse().ok())
+        .expect("the SVG's height");
+    assert!(height * 2.0 > 16_384.0, "the chart is {height} tall");
+    let png = std::fs::read(figures.join("ae-trae.png")).expect("png");
+    let pixels = u32::from_be_bytes([png[20], png[21], png[22], png[23]]);
+    assert_eq!(pixels, 16_384, "drawn at the largest scale that fits");
+}
 
 #[test]
 fn utf8_bom_and_crlf_load_like_plain_files() {

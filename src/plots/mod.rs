@@ -26,7 +26,7 @@ mod waterfall;
 pub use ae::{ae_bars, AeBar};
 pub use glyphs::glyph_drawn_texts;
 pub use km::{km_plot, number_at_risk, KmPlotOptions, KmPoint, KmSeries};
-pub use png::{svg_to_png, PNG_SCALE};
+pub use png::{figure_png, svg_to_png, PNG_SCALE};
 pub use spider::{spider, SpiderLine};
 pub use swimmer::{swimmer, SwimLane};
 pub use waterfall::{waterfall, WaterfallBar};

@@ -78,11 +78,19 @@ fn font_db() -> Arc<fontdb::Database> {
 /// make an image wider or taller than 16 384 pixels; [`PlotError::Raster`] when the SVG does
 /// not parse or the PNG cannot be encoded.
 pub fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, PlotError> {
-    rasterise(svg, scale, true)
+    rasterise(svg, scale, false, true)
 }
 
-/// [`svg_to_png`], with `glyph_text` false drawing every text with resvg.
-fn rasterise(svg: &str, scale: f32, glyph_text: bool) -> Result<Vec<u8>, PlotError> {
+/// A figure's PNG for its file and the Word report: [`svg_to_png`] at [`PNG_SCALE`], or, for a
+/// figure too tall or wide for that (an adverse-event chart of many long terms), at the
+/// largest scale that keeps it within 16 384 pixels, rather than failing the cohort.
+pub fn figure_png(svg: &str) -> Result<Vec<u8>, PlotError> {
+    rasterise(svg, PNG_SCALE, true, true)
+}
+
+/// [`svg_to_png`]; with `fit`, a smaller scale where `scale` would pass [`MAX_SIDE`]; with
+/// `glyph_text` false, every text drawn by resvg.
+fn rasterise(svg: &str, scale: f32, fit: bool, glyph_text: bool) -> Result<Vec<u8>, PlotError> {
     if !(scale.is_finite() && scale > 0.0) {
         return Err(PlotError::InvalidInput(format!(
             "PNG scale must be a positive number, not {scale}"
@@ -97,6 +105,13 @@ fn rasterise(svg: &str, scale: f32, glyph_text: bool) -> Result<Vec<u8>, PlotErr
     let source = split.as_ref().map_or(svg, |s| s.svg.as_str());
     let tree = Tree::from_str(source, &options).map_err(|e| PlotError::Raster(e.to_string()))?;
     let size = tree.size();
+    let side = size.width().max(size.height());
+    let scale = if fit && side * scale > MAX_SIDE {
+        // A hair under the limit, so that rounding up cannot pass it.
+        MAX_SIDE / side * (1.0 - 1e-6)
+    } else {
+        scale
+    };
     let (w, h) = (
         (size.width() * scale).ceil(),
         (size.height() * scale).ceil(),
@@ -240,6 +255,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_figure_too_tall_for_its_scale_is_drawn_smaller() {
+        // 500 x 10,000: at scale 2 it would be 20,000 pixels tall.
+        let svg = r##"<svg xmlns="http://www.w3.org/2000/svg" width="500" height="10000"><rect width="500" height="10000" fill="#0072B2"/></svg>"##;
+        assert!(matches!(
+            svg_to_png(svg, PNG_SCALE),
+            Err(PlotError::InvalidInput(_))
+        ));
+        let png = resvg::tiny_skia::Pixmap::decode_png(&figure_png(svg).unwrap()).unwrap();
+        assert_eq!((png.width(), png.height()), (820, 16_384));
+        // A figure that fits keeps the scale.
+        let small = r##"<svg xmlns="http://www.w3.org/2000/svg" width="500" height="300"/>"##;
+        assert_eq!(
+            figure_png(small).unwrap(),
+            svg_to_png(small, PNG_SCALE).unwrap()
+        );
+    }
+
+    #[test]
     fn rejects_bad_scale_and_bad_svg() {
         let svg = r#"<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>"#;
         assert!(matches!(
@@ -263,8 +296,8 @@ mod tests {
     fn both(svg: &str, scale: f32) -> (resvg::tiny_skia::Pixmap, resvg::tiny_skia::Pixmap) {
         let decode = |png: Vec<u8>| resvg::tiny_skia::Pixmap::decode_png(&png).unwrap();
         (
-            decode(rasterise(svg, scale, true).unwrap()),
-            decode(rasterise(svg, scale, false).unwrap()),
+            decode(rasterise(svg, scale, false, true).unwrap()),
+            decode(rasterise(svg, scale, false, false).unwrap()),
         )
     }
 
@@ -357,8 +390,8 @@ mod tests {
         assert!(glyphs::split(&covered).is_some());
         assert_eq!(ink(&both(&covered, 2.0).0), None);
         assert_eq!(
-            rasterise(&covered, 2.0, true).unwrap(),
-            rasterise(&covered, 2.0, false).unwrap()
+            rasterise(&covered, 2.0, false, true).unwrap(),
+            rasterise(&covered, 2.0, false, false).unwrap()
         );
         let on_top = page(
             r##"<rect x="0" y="0" width="300" height="120" fill="#FFFFFF"/><text x="10" y="60" font-size="20" fill="#000">shown</text>"##,
@@ -400,8 +433,8 @@ mod tests {
             let svg = page(text);
             assert!(glyphs::split(&svg).is_none(), "{text}");
             assert_eq!(
-                rasterise(&svg, 2.0, true).unwrap(),
-                rasterise(&svg, 2.0, false).unwrap()
+                rasterise(&svg, 2.0, false, true).unwrap(),
+                rasterise(&svg, 2.0, false, false).unwrap()
             );
         }
     }
