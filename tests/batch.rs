@@ -172,7 +172,10 @@ fn a_failing_cohort_does_not_stop_the_others() {
     assert_eq!(output.status.code(), Some(2));
     let err = String::from_utf8(output.stderr).expect("utf-8");
     assert!(
-        err.contains("cohort broken") && err.contains("NO_SUCH_COLUMN"),
+        err.contains(
+            "error: tests/fixtures/batch/failing-cohort.yaml: cohort `broken`: key \
+             `cohorts[1].where.NO_SUCH_COLUMN`: ADSL has no column `NO_SUCH_COLUMN`"
+        ),
         "{err}"
     );
     assert!(err.contains("no-such-file.csv"), "{err}");
