@@ -22,6 +22,8 @@ use crate::render::{
 
 /// Largest figure width on the page: 6 inches in EMU (914,400 per inch).
 const MAX_FIGURE_WIDTH_EMU: u64 = 6 * 914_400;
+/// Largest figure height: 8 inches, so a figure and its caption fit one Letter or A4 page.
+const MAX_FIGURE_HEIGHT_EMU: u64 = 8 * 914_400;
 
 /// `abstract.docx` from the plain-text abstract: the first paragraph is the title, and a
 /// paragraph's leading "Label:" (Background, Methods, ...) is set in bold.
@@ -336,7 +338,7 @@ pub fn report_docx(ctx: &DocumentContext<'_>, cohort: &str) -> Result<Vec<u8>> {
                     message: format!("figure {}: the rasterised PNG has no size", fig.name),
                 });
             };
-            let (w_emu, h_emu) = fit_width(w, h);
+            let (w_emu, h_emu) = fit_page(w, h);
             let pic = Pic::new_with_dimensions(png, w, h)
                 .size(w_emu, h_emu)
                 .id(format!("rIdImage{}", i + 1));
@@ -512,18 +514,23 @@ fn png_size(png: &[u8]) -> Option<(u32, u32)> {
     ))
 }
 
-/// EMU size of a picture rasterised at [`plots::PNG_SCALE`], no wider than the text column.
-fn fit_width(w: u32, h: u32) -> (u32, u32) {
+/// EMU size of a picture rasterised at [`plots::PNG_SCALE`], shrunk (keeping its shape) to
+/// be no wider than the text column and no taller than a page's text (an adverse-event chart
+/// of many terms is several pages tall at its own size).
+fn fit_page(w: u32, h: u32) -> (u32, u32) {
     // 9,525 EMU per CSS pixel at the figure's own (unscaled) size.
-    let w_emu = (f64::from(w) / f64::from(plots::PNG_SCALE) * 9525.0) as u64;
-    let h_emu = (f64::from(h) / f64::from(plots::PNG_SCALE) * 9525.0) as u64;
-    if w_emu <= MAX_FIGURE_WIDTH_EMU || w_emu == 0 {
-        return (w_emu as u32, h_emu as u32);
-    }
-    let ratio = MAX_FIGURE_WIDTH_EMU as f64 / w_emu as f64;
+    let w_emu = f64::from(w) / f64::from(plots::PNG_SCALE) * 9525.0;
+    let h_emu = f64::from(h) / f64::from(plots::PNG_SCALE) * 9525.0;
+    let ratio = [
+        1.0,
+        MAX_FIGURE_WIDTH_EMU as f64 / w_emu.max(1.0),
+        MAX_FIGURE_HEIGHT_EMU as f64 / h_emu.max(1.0),
+    ]
+    .into_iter()
+    .fold(f64::INFINITY, f64::min);
     (
-        MAX_FIGURE_WIDTH_EMU as u32,
-        (h_emu as f64 * ratio).round() as u32,
+        (w_emu * ratio).round() as u32,
+        (h_emu * ratio).round() as u32,
     )
 }
 
@@ -549,12 +556,23 @@ mod tests {
     }
 
     #[test]
-    fn figures_fit_the_text_column() {
-        let (w, h) = fit_width(1600, 1000);
+    fn figures_fit_the_text_column_and_the_page() {
+        // Wider than the column: 6 in wide, the shape kept.
+        let (w, h) = fit_page(1600, 1000);
         assert_eq!(w as u64, MAX_FIGURE_WIDTH_EMU);
-        assert!(h < w);
-        let (w, _) = fit_width(200, 100);
-        assert_eq!(w, 952_500);
+        assert_eq!(
+            h,
+            (MAX_FIGURE_WIDTH_EMU as f64 * 1000.0 / 1600.0).round() as u32
+        );
+        // Small: its own size (100 CSS pixels at scale 2 = 952,500 EMU).
+        assert_eq!(fit_page(200, 100), (952_500, 476_250));
+        // Taller than a page (an adverse-event chart of 100 terms): 8 in tall.
+        let (w, h) = fit_page(1120, 23_000);
+        assert_eq!(h as u64, MAX_FIGURE_HEIGHT_EMU);
+        assert_eq!(
+            w,
+            (MAX_FIGURE_HEIGHT_EMU as f64 * 1120.0 / 23_000.0).round() as u32
+        );
     }
 
     #[test]
