@@ -163,6 +163,23 @@ fn builds(name: &str, folder: &str) -> (Run, PathBuf, tempfile::TempDir) {
     (run, dir, tmp)
 }
 
+/// `readout build CONFIG --out DIR/out`, run in `dir`, which must succeed; returns the output
+/// folder.
+fn build_in(dir: &Path, config: &Path) -> PathBuf {
+    let out = dir.join("out");
+    let run = readout(
+        &[
+            "build",
+            &config.display().to_string(),
+            "--out",
+            &out.display().to_string(),
+        ],
+        Some(dir),
+    );
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    out
+}
+
 /// Writes `files` and `study.yaml` (holding `config`) into `dir`; returns the config's path.
 fn write_study(dir: &Path, files: &[(&str, String)], config: &str) -> PathBuf {
     for (name, text) in files {
@@ -416,17 +433,7 @@ fn an_adverse_event_chart_of_a_hundred_long_terms_builds_with_its_png() {
         &[("adsl.csv", adsl), ("adae.csv", adae)],
         "study:\n  id: AE-TALL\ndata:\n  adsl: adsl.csv\n  adae: adae.csv\nanalysis:\n  ae_top_n: 100\noutput:\n  formats: [md, html, png, docx]\ncohorts:\n  - id: all\n",
     );
-    let out = tmp.path().join("out");
-    let run = readout(
-        &[
-            "build",
-            &config.display().to_string(),
-            "--out",
-            &out.display().to_string(),
-        ],
-        Some(tmp.path()),
-    );
-    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let out = build_in(tmp.path(), &config);
     let figures = out.join("AE-TALL/no-cutoff/all/figures");
     let svg = std::fs::read_to_string(figures.join("ae-trae.svg")).expect("svg");
     let height: f64 = svg
@@ -557,17 +564,7 @@ fn many_response_oddities_are_listed_up_to_twenty_then_counted() {
         &[("adsl.csv", adsl), ("adrs.csv", adrs)],
         "study: { id: MANY }\ndata: { adsl: adsl.csv, adrs: adrs.csv }\ncohorts:\n  - id: all\n",
     );
-    let out = tmp.path().join("out");
-    let run = readout(
-        &[
-            "build",
-            &config.display().to_string(),
-            "--out",
-            &out.display().to_string(),
-        ],
-        Some(tmp.path()),
-    );
-    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let out = build_in(tmp.path(), &config);
     let results = json(&out.join("MANY/no-cutoff/results.json"));
     let warnings: Vec<&str> = results["cohorts"][0]["warnings"]
         .as_array()
