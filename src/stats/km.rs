@@ -116,13 +116,14 @@ pub fn kaplan_meier(time: &[f64], event: &[bool]) -> Result<KaplanMeier, StatsEr
     let mut event_times = Vec::with_capacity(n_events);
     let mut censor_times = Vec::with_capacity(time.len() - n_events);
     for (&t, &e) in time.iter().zip(event) {
+        // `+ 0.0` turns −0.0 into 0.0 so total_cmp does not split one time into two.
         if e {
-            event_times.push(t);
+            event_times.push(t + 0.0);
         } else {
-            censor_times.push(t);
+            censor_times.push(t + 0.0);
         }
     }
-    kaplan_meier_split(event_times, censor_times)
+    Ok(fit_valid(event_times, censor_times))
 }
 
 /// [`kaplan_meier`] from the event times and the censoring times, each in any order (a caller
@@ -142,6 +143,12 @@ pub fn kaplan_meier_split(
         // `+ 0.0` turns −0.0 into 0.0 so total_cmp does not split one time into two.
         *t += 0.0;
     }
+    Ok(fit_valid(event_times, censor_times))
+}
+
+/// The fit of event and censoring times already checked (finite, not negative) and with −0.0
+/// made 0.0, each in any order.
+fn fit_valid(mut event_times: Vec<f64>, mut censor_times: Vec<f64>) -> KaplanMeier {
     let (n, n_events) = (event_times.len() + censor_times.len(), event_times.len());
     // Sorting event and censoring times separately, then merging, needs no per-subject
     // (time, flag) records and puts "events before censorings" into the merge for free.
@@ -151,12 +158,12 @@ pub fn kaplan_meier_split(
     // Counting the distinct times first lets the table be allocated once, at its exact size:
     // with 10⁶ untied subjects that saves several copies of a 70 MB vector.
     let distinct = DistinctTimes::new(&event_times, &censor_times).count();
-    Ok(from_counts(
+    from_counts(
         n,
         n_events,
         distinct,
         DistinctTimes::new(&event_times, &censor_times),
-    ))
+    )
 }
 
 /// Event and censoring times given one by one, counted per distinct time while there are few
@@ -251,7 +258,8 @@ impl TimeTally {
             return Err(StatsError::InvalidTime { index, value });
         }
         if let Some((events, censorings)) = self.times {
-            return kaplan_meier_split(events, censorings);
+            // Checked as they came (`invalid`), −0.0 made 0.0.
+            return Ok(fit_valid(events, censorings));
         }
         let mut counts: Vec<(f64, usize, usize)> = self
             .counts
