@@ -16,10 +16,10 @@
 //! usvg would read differently or reject is left to it), and holding no markup, no
 //! right-to-left script and no bidirectional control or paragraph separator. Anything else
 //! stays in the SVG for usvg, and a document with a `style` element (in any namespace) or
-//! already using this module's group ids is left whole. Glyphs are placed as usvg places them; their origins are
-//! rounded to an eighth of a device pixel, so a glyph may sit up to a sixteenth of a pixel from
-//! where resvg would draw it (a quarter-pixel grid was as fast but left twice the difference
-//! on letters' edges).
+//! already using this module's group ids is left whole. Glyphs are placed as usvg places
+//! them; their origins are rounded to an eighth of a device pixel, so a glyph may sit up to a
+//! sixteenth of a pixel from where resvg would draw it (a quarter-pixel grid was as fast but
+//! left twice the difference on letters' edges).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -93,10 +93,7 @@ pub(super) fn run_index(node: &resvg::usvg::Node) -> Option<usize> {
 /// Takes the plain texts out of `svg`, or `None` when the document has none to take or is
 /// outside what this module understands (then usvg draws everything).
 pub(super) fn split(svg: &str) -> Option<Split> {
-    if !svg.contains("<text") || face().is_none() {
-        return None;
-    }
-    if svg.contains(RUN_ID) {
+    if !svg.contains("<text") || svg.contains(RUN_ID) || face().is_none() {
         return None;
     }
     let doc = roxmltree::Document::parse(svg).ok()?;
@@ -289,11 +286,11 @@ fn bidi_control(c: char) -> bool {
 
 /// Characters of right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, NKo, Samaritan,
 /// Mandaic and their presentation forms, and the RTL historic scripts): text with any of them
-/// needs bidirectional reordering, left to usvg.
+/// needs bidirectional reordering, left to usvg (the right-to-left marks are
+/// [`bidi_control`]s).
 fn right_to_left(c: char) -> bool {
     matches!(c as u32,
-        0x0590..=0x08FF | 0xFB1D..=0xFDFF | 0xFE70..=0xFEFF | 0x10800..=0x10FFF | 0x1E800..=0x1EFFF
-        | 0x200F | 0x202B | 0x202E | 0x2067)
+        0x0590..=0x08FF | 0xFB1D..=0xFDFF | 0xFE70..=0xFEFF | 0x10800..=0x10FFF | 0x1E800..=0x1EFFF)
 }
 
 /// A number written plainly: an optional minus, digits, and optionally a point and digits
@@ -493,19 +490,12 @@ pub(super) fn draw(texts: &[PlainText], scale: f32, pixmap: &mut PixmapMut) {
     let Some(face) = face() else {
         return;
     };
-    let units = face.units_per_em() as f32;
     for text in texts {
-        draw_text(face, units, text, scale, pixmap);
+        draw_text(face, text, scale, pixmap);
     }
 }
 
-fn draw_text(
-    face: &Face<'static>,
-    units: f32,
-    text: &PlainText,
-    scale: f32,
-    pixmap: &mut PixmapMut,
-) {
+fn draw_text(face: &Face<'static>, text: &PlainText, scale: f32, pixmap: &mut PixmapMut) {
     if text.text.is_empty() {
         return;
     }
@@ -524,7 +514,8 @@ fn draw_text(
             s
         }
     };
-    let sx = text.size / units;
+    // User units per font unit.
+    let sx = text.size / face.units_per_em() as f32;
     // Glyph origins in user units as usvg places them: clusters (glyphs sharing a cluster
     // index) advance by their widest glyph, glyphs within one by their own advance.
     let mut origins = Vec::with_capacity(shaped.len());
@@ -555,8 +546,9 @@ fn draw_text(
     let (x0, y0) = (text.origin.0 + shift, text.origin.1);
     let [r, g, b] = text.colour;
 
+    // Device pixels per font unit.
     let k = sx * scale;
-    if text.rotate.is_some() || k * units > MASK_EM_PIXELS {
+    if text.rotate.is_some() || text.size * scale > MASK_EM_PIXELS {
         // Rotated text (axis titles, one or two a figure) and very large text: all glyphs in
         // one path, filled as resvg fills a text's outlines.
         let mut all = PathBuilder::new();
