@@ -201,12 +201,7 @@ fn build_command(
     diff_previous: bool,
 ) -> Result<ExitCode> {
     use rayon::prelude::*;
-    let parsed: Vec<(PathBuf, Result<config::LoadedConfig>)> = configs
-        .par_iter()
-        .map(|path| (path.clone(), config::load(path)))
-        .collect();
-    // Before any data is read or folder written.
-    distinct_folders(&parsed, &opts)?;
+    let parsed = load_configs(configs, &opts)?;
     let loaded: Vec<(PathBuf, Result<build::LoadedStudy>)> = parsed
         .into_par_iter()
         .map(|(path, cfg)| {
@@ -347,6 +342,22 @@ fn print_abstract_lengths(folders: &[build::BuiltFolder]) {
             }
         }
     }
+}
+
+/// Each config read and checked (in parallel), for `build` and `check`: a load error stays
+/// with its config; two configs that would make one folder stop both commands here, before
+/// any data is read or folder written.
+fn load_configs(
+    configs: &[PathBuf],
+    opts: &BuildOptions,
+) -> Result<Vec<(PathBuf, Result<config::LoadedConfig>)>> {
+    use rayon::prelude::*;
+    let parsed: Vec<(PathBuf, Result<config::LoadedConfig>)> = configs
+        .par_iter()
+        .map(|path| (path.clone(), config::load(path)))
+        .collect();
+    distinct_folders(&parsed, opts)?;
+    Ok(parsed)
 }
 
 /// Two configs of one build must not write the same cut-off folder (the same output folder,
@@ -494,13 +505,7 @@ fn print_summary(folders: &[build::BuiltFolder]) {
 
 fn check_command(configs: &[PathBuf], opts: &BuildOptions) -> Result<ExitCode> {
     let mut failed = false;
-    let parsed: Vec<(PathBuf, Result<config::LoadedConfig>)> = configs
-        .iter()
-        .map(|path| (path.clone(), config::load(path)))
-        .collect();
-    // What would refuse the build refuses the check.
-    distinct_folders(&parsed, opts)?;
-    for (path, cfg) in parsed {
+    for (path, cfg) in load_configs(configs, opts)? {
         let path = &path;
         let result = cfg.and_then(build::load_study).and_then(|study| {
             // A template that does not parse is reported before anything else (the
