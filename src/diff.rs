@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::render::{fixed, markdown_to_html};
+use crate::render::{
+    escape_markdown as esc, fixed, html::remove_unsafe_urls, markdown_tables_to_html,
+};
 
 /// The comparison, as text and the files written.
 #[derive(Debug, Clone)]
@@ -84,9 +86,11 @@ fn estimate(v: &Value) -> String {
     )
 }
 
+/// A table row; a fourth cell marks a change (the mark outside the last cell left the row
+/// unparsed, and the table as raw pipes).
 fn row(md: &mut String, what: &str, a: String, b: String) {
-    let mark = if a == b { "" } else { " **changed**" };
-    let _ = writeln!(md, "| {what} | {a} | {b} |{mark}");
+    let mark = if a == b { "" } else { "**changed**" };
+    let _ = writeln!(md, "| {} | {} | {} | {mark} |", esc(what), esc(&a), esc(&b));
 }
 
 /// Compares two cut-off folders and writes `diff-<A>-to-<B>.md/.html` in B's parent folder.
@@ -112,9 +116,9 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
     let _ = writeln!(
         md,
         "# {}: changes from {} to {}\n",
-        a["study"]["id"].as_str().unwrap_or("study"),
-        name_a,
-        name_b
+        esc(a["study"]["id"].as_str().unwrap_or("study")),
+        esc(&name_a),
+        esc(&name_b)
     );
     let ca = cohorts(&a);
     let cb = cohorts(&b);
@@ -122,20 +126,25 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
     ids.sort();
     ids.dedup();
     for id in ids {
-        let _ = writeln!(md, "## {id}\n");
+        let _ = writeln!(md, "## {}\n", esc(id));
         let (Some(x), Some(y)) = (ca.get(id), cb.get(id)) else {
             let _ = writeln!(
                 md,
                 "Only in {}.\n",
-                if ca.contains_key(id) {
+                esc(if ca.contains_key(id) {
                     &name_a
                 } else {
                     &name_b
-                }
+                })
             );
             continue;
         };
-        let _ = writeln!(md, "| | {name_a} | {name_b} |\n|---|---|---|");
+        let _ = writeln!(
+            md,
+            "| | {} | {} | |\n|---|---|---|---|",
+            esc(&name_a),
+            esc(&name_b)
+        );
         row(
             &mut md,
             "N enrolled",
@@ -198,8 +207,10 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
         let changed: Vec<String> = bor_b
             .iter()
             .filter_map(|(subject, new)| match bor_a.get(subject) {
-                Some(old) if old != new => Some(format!("- {subject}: {old} → {new}")),
-                None => Some(format!("- {subject}: new subject, {new}")),
+                Some(old) if old != new => {
+                    Some(format!("- {}: {} → {}", esc(subject), esc(old), esc(new)))
+                }
+                None => Some(format!("- {}: new subject, {}", esc(subject), esc(new))),
                 _ => None,
             })
             .collect();
@@ -238,7 +249,8 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
                 let (old_any, old_g3) = ta.get(term).copied().unwrap_or((0, 0));
                 (any > old_any || g3 > old_g3).then(|| {
                     format!(
-                        "- {term}: subjects with any grade {old_any} → {any}, grade ≥3 {old_g3} → {g3}"
+                        "- {}: subjects with any grade {old_any} → {any}, grade ≥3 {old_g3} → {g3}",
+                        esc(term)
                     )
                 })
             })
@@ -256,8 +268,9 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
     let parent = after.parent().unwrap_or(Path::new("."));
     let stem = format!("diff-{name_a}-to-{name_b}");
     let html = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{stem}</title>\n<style>body{{font-family:sans-serif;max-width:52rem;margin:2rem auto}}table{{border-collapse:collapse}}td,th{{border-bottom:1px solid #ccc;padding:.2rem .6rem}}</style>\n</head>\n<body>\n{}\n</body>\n</html>\n",
-        markdown_to_html(&md, false)
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>body{{font-family:sans-serif;max-width:52rem;margin:2rem auto}}table{{border-collapse:collapse}}td,th{{border-bottom:1px solid #ccc;padding:.2rem .6rem}}</style>\n</head>\n<body>\n{}\n</body>\n</html>\n",
+        crate::render::html_escape(&stem),
+        remove_unsafe_urls(&markdown_tables_to_html(&md))
     );
     let md_path = parent.join(format!("{stem}.md"));
     let html_path = parent.join(format!("{stem}.html"));

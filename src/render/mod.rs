@@ -17,6 +17,9 @@ use serde::Serialize;
 use serde_json::Value;
 use tera::{Context, Tera};
 
+pub mod html;
+pub mod sandbox;
+
 use crate::config::{Analysis, MedianCi, ProportionCi, Study};
 use crate::endpoints::CohortResults;
 use crate::error::{Error, Result};
@@ -27,18 +30,21 @@ use crate::error::{Error, Result};
 pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
     (
         "abstract-methods.txt",
-        include_str!("../templates/abstract-methods.txt"),
+        include_str!("../../templates/abstract-methods.txt"),
     ),
     (
         "abstract-results.txt",
-        include_str!("../templates/abstract-results.txt"),
+        include_str!("../../templates/abstract-results.txt"),
     ),
-    ("abstract.md", include_str!("../templates/abstract.md")),
-    ("abstract.txt", include_str!("../templates/abstract.txt")),
-    ("abstract.html", include_str!("../templates/abstract.html")),
-    ("report.html", include_str!("../templates/report.html")),
-    ("index.html", include_str!("../templates/index.html")),
-    ("base.css", include_str!("../templates/base.css")),
+    ("abstract.md", include_str!("../../templates/abstract.md")),
+    ("abstract.txt", include_str!("../../templates/abstract.txt")),
+    (
+        "abstract.html",
+        include_str!("../../templates/abstract.html"),
+    ),
+    ("report.html", include_str!("../../templates/report.html")),
+    ("index.html", include_str!("../../templates/index.html")),
+    ("base.css", include_str!("../../templates/base.css")),
 ];
 
 /// Everything a cohort's documents are rendered from.
@@ -197,47 +203,37 @@ impl Renderer {
             })
             .collect();
         if let Some(dir) = user_dir {
-            let entries = std::fs::read_dir(dir)
-                .map_err(|e| Error::io(dir, "cannot read the templates folder", e))?;
-            let mut paths: Vec<std::path::PathBuf> = entries
-                .filter_map(|entry| entry.ok().map(|e| e.path()))
-                .filter(|p| p.is_file())
-                .filter(|p| {
-                    p.extension()
-                        .and_then(|x| x.to_str())
-                        .is_some_and(|x| matches!(x, "md" | "txt" | "html" | "css"))
-                })
-                .collect();
-            paths.sort();
-            for path in paths {
-                let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
-                    continue;
-                };
-                let text = std::fs::read_to_string(&path)
-                    .map_err(|e| Error::io(&path, "cannot read template", e))?;
+            for (name, path) in user_template_files(dir)? {
+                let text = read_template(&path)?;
                 sources.insert(
-                    name.to_string(),
+                    name,
                     TemplateSource {
-                        path: Some(path.clone()),
+                        path: Some(path),
                         text,
                     },
                 );
             }
         }
+        let mut renderer = Renderer {
+            tera: Tera::default(),
+            sources,
+            ready: Default::default(),
+        };
+        for (name, source) in &renderer.sources {
+            sandbox::check_source(&source.text, sandbox::MAX_TEMPLATE_BYTES)
+                .map_err(|e| renderer.source_error(name, &e))?;
+        }
         let mut tera = Tera::default();
         tera.autoescape_on(vec![".html"]);
         // Added together so templates may include each other in any order.
-        let all: Vec<(&str, &str)> = sources
+        let all: Vec<(&str, &str)> = renderer
+            .sources
             .iter()
             .map(|(name, s)| (name.as_str(), s.text.as_str()))
             .collect();
-        let mut renderer = Renderer {
-            tera: Tera::default(),
-            sources: sources.clone(),
-            ready: Default::default(),
-        };
         tera.add_raw_templates(all)
             .map_err(|e| renderer.error("", &e))?;
+        sandbox::secure(&mut tera).map_err(|(name, e)| renderer.source_error(&name, &e))?;
         renderer.tera = tera;
         Ok(renderer)
     }
@@ -287,10 +283,13 @@ impl Renderer {
                 tera
             }
         };
-        tera.render(name, context).map_err(|e| self.error(name, &e))
+        sandbox::render(&tera, name, context).map_err(|e| self.failure(name, e))
     }
 
-    /// Renders a snippet of config text (background, conclusions) with the same filters.
+    /// Renders a snippet of config text (background, conclusions) with the same filters and
+    /// the same sandbox; what it prints is escaped for Markdown, as in `.md` templates (the
+    /// text is Markdown: a data value must not become a link or markup). `what` names it in
+    /// errors (`cohorts.a.background`).
     pub fn render_text(
         &self,
         what: &str,
@@ -299,23 +298,68 @@ impl Renderer {
         cohort: &CohortResults,
         analysis: &Analysis,
     ) -> Result<String> {
-        let mut tera = self.tera.clone();
-        register_filters(&mut tera, analysis);
-        let mut context = Context::new();
-        context.insert("study", study);
-        context.insert("cohort", cohort);
-        context.insert("analysis", analysis);
-        tera.render_str(text, &context).map_err(|e| {
-            let message = error_chain(&e);
+        let text_error = |location: String, message: &str| Error::Template {
+            template: what.to_string(),
+            message: format!("{location}{}", tidy_message(message)),
+        };
+        sandbox::check_source(text, sandbox::MAX_TEXT_BYTES).map_err(|e| {
+            text_error(
+                e.line.map(|l| position(l, None)).unwrap_or_default(),
+                &e.message,
+            )
+        })?;
+        let located = |message: String| {
             let location = parse_location(&message)
                 .or_else(|| find_named_line(text, &message))
                 .map(|(line, column)| position(line, column))
                 .unwrap_or_default();
-            Error::Template {
-                template: what.to_string(),
-                message: format!("{location}{}", tidy_message(&message)),
-            }
+            text_error(location, &message)
+        };
+        let mut tera = self.tera.clone();
+        register_filters(&mut tera, analysis);
+        tera.autoescape_on(vec![""]);
+        tera.set_escape_fn(escape_markdown);
+        tera.add_raw_template(what, text)
+            .map_err(|e| located(error_chain(&e)))?;
+        sandbox::secure_template(&mut tera, what).map_err(|e| located(e.message))?;
+        sandbox::check_calls(&tera).map_err(|(_, e)| located(e.message))?;
+        let mut context = Context::new();
+        context.insert("study", study);
+        context.insert("cohort", cohort);
+        context.insert("analysis", analysis);
+        sandbox::render(&tera, what, &context).map_err(|e| match e {
+            sandbox::RenderFailure::Limit(message) => text_error(String::new(), &message),
+            sandbox::RenderFailure::Tera(e) => located(error_chain(&e)),
         })
+    }
+
+    /// A sandbox refusal of template `name` before rendering, with the user file and line.
+    fn source_error(&self, name: &str, e: &sandbox::SourceError) -> Error {
+        let file = self
+            .sources
+            .get(name)
+            .and_then(|s| s.path.as_ref())
+            .map(|p| format!("user file {}, ", p.display()))
+            .unwrap_or_default();
+        let line = e.line.map(|l| position(l, None)).unwrap_or_default();
+        Error::Template {
+            template: name.to_string(),
+            message: format!("{file}{line}{}", e.message),
+        }
+    }
+
+    /// Why rendering `name` failed: a sandbox limit, or Tera's error.
+    fn failure(&self, name: &str, failure: sandbox::RenderFailure) -> Error {
+        match failure {
+            sandbox::RenderFailure::Tera(e) => self.error(name, &e),
+            sandbox::RenderFailure::Limit(message) => self.source_error(
+                name,
+                &sandbox::SourceError {
+                    line: None,
+                    message,
+                },
+            ),
+        }
     }
 
     /// A template error naming the template (and the user file that replaced it), the line
@@ -342,6 +386,70 @@ impl Renderer {
     }
 }
 
+/// The `.md`, `.txt`, `.html` and `.css` files of a user templates folder, by name, in name
+/// order. A file that is a link to a file outside the folder is refused: templates see the
+/// results and the config, never other files.
+fn user_template_files(dir: &Path) -> Result<Vec<(String, std::path::PathBuf)>> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| Error::io(dir, "cannot read the templates folder", e))?;
+    let home = dir
+        .canonicalize()
+        .map_err(|e| Error::io(dir, "cannot read the templates folder", e))?;
+    let mut paths: Vec<std::path::PathBuf> = entries
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .filter(|p| {
+            p.extension()
+                .and_then(|x| x.to_str())
+                .is_some_and(|x| matches!(x, "md" | "txt" | "html" | "css"))
+        })
+        .collect();
+    paths.sort();
+    let mut files = Vec::with_capacity(paths.len());
+    for path in paths {
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let real = path
+            .canonicalize()
+            .map_err(|e| Error::io(&path, "cannot read template", e))?;
+        if real.parent() != Some(home.as_path()) {
+            return Err(Error::Template {
+                template: name.to_string(),
+                message: format!(
+                    "user file {} is a link to {}, outside the templates folder; expected the \
+                     template itself in {}",
+                    path.display(),
+                    real.display(),
+                    dir.display()
+                ),
+            });
+        }
+        files.push((name.to_string(), path));
+    }
+    Ok(files)
+}
+
+/// A user template's text, refused unread when it is larger than a template may be.
+fn read_template(path: &Path) -> Result<String> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, "cannot read template", e))?;
+    if meta.len() > sandbox::MAX_TEMPLATE_BYTES as u64 {
+        return Err(Error::Template {
+            template: path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            message: format!(
+                "user file {}, {} bytes; a template may have at most {} bytes",
+                path.display(),
+                meta.len(),
+                sandbox::MAX_TEMPLATE_BYTES
+            ),
+        });
+    }
+    std::fs::read_to_string(path).map_err(|e| Error::io(path, "cannot read template", e))
+}
+
 fn position(line: usize, column: Option<usize>) -> String {
     match column {
         Some(c) => format!("line {line}, column {c}: "),
@@ -365,6 +473,8 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 /// "Failed to parse 'x'".
 fn active_template(message: &str) -> Option<String> {
     for marker in [
+        "Circular extend detected for template '",
+        "Template '",
         "while rendering '",
         "error happened in '",
         "Failed to parse '",
@@ -622,12 +732,38 @@ pub fn escape_markdown(text: &str) -> String {
 }
 
 /// Markdown → HTML with pulldown-cmark; `inline` drops the wrapping paragraph of a one-line
-/// text so it can sit inside a sentence. Raw HTML in the Markdown is escaped, not passed on.
+/// text so it can sit inside a sentence. Raw HTML in the Markdown is escaped, not passed on,
+/// and a link or image whose target is not [`safe_url`] is rendered as its text alone.
 pub fn markdown_to_html(md: &str, inline: bool) -> String {
-    use pulldown_cmark::{Event, Parser};
-    let parser = Parser::new(md).map(|event| match event {
-        Event::Html(html) | Event::InlineHtml(html) => Event::Text(html),
-        other => other,
+    markdown_html(md, inline, pulldown_cmark::Options::empty())
+}
+
+/// [`markdown_to_html`] with GitHub-style tables (`readout diff`).
+pub fn markdown_tables_to_html(md: &str) -> String {
+    markdown_html(md, false, pulldown_cmark::Options::ENABLE_TABLES)
+}
+
+/// Text for HTML: `&`, `<`, `>`, `"` and `'` as character references.
+pub fn html_escape(text: &str) -> String {
+    tera::escape_html(text)
+}
+
+fn markdown_html(md: &str, inline: bool, options: pulldown_cmark::Options) -> String {
+    use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+    // For each open link or image: whether its tags were dropped.
+    let mut dropped: Vec<bool> = Vec::new();
+    let parser = Parser::new_ext(md, options).filter_map(|event| match event {
+        Event::Html(html) | Event::InlineHtml(html) => Some(Event::Text(html)),
+        Event::Start(Tag::Link { ref dest_url, .. } | Tag::Image { ref dest_url, .. }) => {
+            let unsafe_target = !safe_url(dest_url);
+            dropped.push(unsafe_target);
+            (!unsafe_target).then_some(event)
+        }
+        Event::End(TagEnd::Link | TagEnd::Image) => {
+            let was_dropped = dropped.pop().unwrap_or(false);
+            (!was_dropped).then_some(event)
+        }
+        other => Some(other),
     });
     let mut html = String::new();
     pulldown_cmark::html::push_html(&mut html, parser);
@@ -643,6 +779,27 @@ pub fn markdown_to_html(md: &str, inline: bool) -> String {
         }
     }
     trimmed.to_string()
+}
+
+/// Whether a link target may stay a link in a document: `http:`, `https:` and `mailto:`
+/// links, and relative links and fragments (no scheme). Read as a browser reads it: tabs and
+/// line breaks anywhere and control characters and spaces in front are ignored, the scheme in
+/// any case (entities and backslash escapes are already decoded by the Markdown parser).
+/// Anything else with a colon before the first `/`, `?` or `#` is refused, whatever the
+/// characters before the colon.
+pub fn safe_url(url: &str) -> bool {
+    let cleaned: String = url
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let trimmed = cleaned.trim_start_matches(|c: char| c <= ' ');
+    match trimmed.find([':', '/', '?', '#']) {
+        Some(i) if trimmed[i..].starts_with(':') => {
+            let scheme = trimmed[..i].to_ascii_lowercase();
+            matches!(scheme.as_str(), "http" | "https" | "mailto")
+        }
+        _ => true,
+    }
 }
 
 /// Markdown → plain text for `abstract.txt`: the words without markup; soft line breaks become
@@ -949,6 +1106,68 @@ mod tests {
         }
         assert_eq!(escape_markdown("two\nlines"), "two lines");
         assert_eq!(escape_markdown("27 (71.1%)"), "27 (71.1%)");
+    }
+
+    #[test]
+    fn only_web_and_mail_links_stay_links() {
+        for url in [
+            "https://example.org/a?b#c",
+            "http://x",
+            "HTTPS://X",
+            "mailto:a@b.org",
+            "relative/path.html",
+            "#fragment",
+            "?q=1",
+            "/abs/path",
+            "a/b:c",
+        ] {
+            assert!(safe_url(url), "{url}");
+        }
+        for url in [
+            "javascript:alert(1)",
+            "JaVaScRiPt:alert(1)",
+            " javascript:alert(1)",
+            "\u{1}javascript:alert(1)",
+            "java\tscript:alert(1)",
+            "java\nscript:alert(1)",
+            "vbscript:msgbox",
+            "data:text/html,<script>alert(1)</script>",
+            "file:///etc/passwd",
+            "java\u{fffd}script:x",
+            "\u{3000}javascript:x",
+        ] {
+            assert!(!safe_url(url), "{url:?}");
+        }
+        for md in [
+            "[x](javascript:alert(1))",
+            "[x](JAVASCRIPT:alert(1))",
+            "[x](&#106;avascript:alert(1))",
+            "[x](&#x6A;avascript&#58;alert(1))",
+            "[x](java&#9;script:alert(1))",
+            "[x](<javascript:alert(1)>)",
+            "[x]( javascript:alert(1) )",
+            "![x](javascript:alert(1))",
+            "![x](data:text/html;base64,PHNjcmlwdD4=)",
+            "[x](vbscript:msgbox)",
+            "<javascript:alert(1)>",
+            "[x][r]\n\n[r]: javascript:alert(1)",
+            "[![i](javascript:a)](javascript:b)",
+        ] {
+            let html = markdown_to_html(md, false);
+            assert!(!html.contains("<a"), "{md}: {html}");
+            assert!(!html.contains("<img"), "{md}: {html}");
+            assert!(
+                html.contains('x') || html.contains('i') || html.contains("alert"),
+                "{md}: {html}"
+            );
+        }
+        assert_eq!(
+            markdown_to_html(
+                "[Hypertension](javascript:alert(1)) and [site](https://a.org)",
+                true
+            ),
+            "Hypertension and <a href=\"https://a.org\">site</a>"
+        );
     }
 
     #[test]
