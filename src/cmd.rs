@@ -1,6 +1,23 @@
 //! The command line: `readout build`, `readout check`, `readout init`. Parses flags (clap),
 //! runs the library, prints a summary, and turns errors into one message and exit code 2.
 
+use crate::error::escape_controls;
+
+/// `println!` with every control character of the line escaped: values from configs and data
+/// are quoted in messages, and must not drive the terminal.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        println!("{}", escape_controls(&format!($($arg)*), false))
+    };
+}
+
+/// `eprintln!` with every control character of the line escaped, as [`outln`].
+macro_rules! errln {
+    ($($arg:tt)*) => {
+        eprintln!("{}", escape_controls(&format!($($arg)*), false))
+    };
+}
+
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -87,17 +104,28 @@ pub enum Command {
 }
 
 fn parse_date(text: &str) -> std::result::Result<Date, String> {
-    Date::parse_from_str(text, "%Y-%m-%d")
-        .map_err(|_| format!("`{text}` is not a date; expected YYYY-MM-DD"))
+    crate::model::parse_date(text)
 }
 
 /// Entry point of the binary.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            // --help and --version.
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            // clap quotes the bad argument as given: escaped like every other message.
+            eprint!("{}", escape_controls(&e.render().to_string(), true));
+            return ExitCode::from(2);
+        }
+    };
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             ExitCode::from(2)
         }
     }
@@ -125,19 +153,19 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         ),
         Command::Diff { before, after } => {
             let report = diff::diff_folders(&before, &after)?;
-            print!("{}", report.markdown);
+            print!("{}", escape_controls(&report.markdown, true));
             Ok(ExitCode::SUCCESS)
         }
         Command::Verify { dir } => {
             let problems = verify::verify_folder(&dir)?;
             if problems.is_empty() {
-                println!("{}: every file matches manifest.json", dir.display());
+                outln!("{}: every file matches manifest.json", dir.display());
                 Ok(ExitCode::SUCCESS)
             } else {
                 for p in &problems {
-                    println!("{p}");
+                    outln!("{p}");
                 }
-                eprintln!(
+                errln!(
                     "{}: {} file(s) changed since the build",
                     dir.display(),
                     problems.len()
@@ -249,9 +277,9 @@ fn build_command(
         match &bar {
             Some(bar) => {
                 bar.inc((folder.cohorts.len() + folder.failures.len()) as u64);
-                bar.set_message(line);
+                bar.set_message(escape_controls(&line, false).into_owned());
             }
-            None if !quiet => eprintln!("{line}"),
+            None if !quiet => errln!("{line}"),
             None => {}
         }
     };
@@ -304,16 +332,16 @@ fn build_command(
     }
     if !quiet {
         for w in &data_warnings {
-            println!("warning: {w}");
+            outln!("warning: {w}");
         }
     }
     for f in &failures {
-        eprintln!("error: {f}");
+        errln!("error: {f}");
     }
     if failures.is_empty() {
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!("{} build(s) failed", failures.len());
+        errln!("{} build(s) failed", failures.len());
         Ok(ExitCode::from(2))
     }
 }
@@ -335,9 +363,11 @@ fn print_abstract_lengths(folders: &[build::BuiltFolder]) {
                         length.count.saturating_sub(length.limit)
                     )
                 };
-                println!(
+                outln!(
                     "abstract {} {} {}: {length}, {verdict}",
-                    folder.study, cutoff, c.id
+                    folder.study,
+                    cutoff,
+                    c.id
                 );
             }
         }
@@ -450,9 +480,16 @@ fn cohort_failure(path: &Path, cohort: &str, error: &str) -> String {
 
 /// The end-of-build table: one line per study, cut-off and cohort.
 fn print_summary(folders: &[build::BuiltFolder]) {
-    println!(
+    outln!(
         "{:<20} {:<10} {:<16} {:>6} {:>7} {:>10} {:>11} {:>8}  output",
-        "study", "cut-off", "cohort", "N", "ORR", "mPFS", "abstract", "warnings"
+        "study",
+        "cut-off",
+        "cohort",
+        "N",
+        "ORR",
+        "mPFS",
+        "abstract",
+        "warnings"
     );
     for folder in folders {
         let cutoff = folder
@@ -477,7 +514,7 @@ fn print_summary(folders: &[build::BuiltFolder]) {
                     )
                 })
                 .unwrap_or_else(|| "-".into());
-            println!(
+            outln!(
                 "{:<20} {:<10} {:<16} {:>6} {:>7} {:>10} {:>11} {:>8}  {}",
                 folder.study,
                 cutoff,
@@ -495,9 +532,12 @@ fn print_summary(folders: &[build::BuiltFolder]) {
             );
         }
         for f in &folder.failures {
-            println!(
+            outln!(
                 "{:<20} {:<10} {:<16} FAILED: {}",
-                folder.study, cutoff, f.cohort, f.error
+                folder.study,
+                cutoff,
+                f.cohort,
+                f.error
             );
         }
     }
@@ -513,7 +553,7 @@ fn check_command(configs: &[PathBuf], opts: &BuildOptions) -> Result<ExitCode> {
             study.check_templates()?;
             let plans = build::plan(&study.config, opts);
             let root = build::output_root(&study.config, opts.out.as_deref());
-            println!(
+            outln!(
                 "{}: study {}, {} subjects in ADSL",
                 path.display(),
                 study.config.config.study.id,
@@ -521,22 +561,22 @@ fn check_command(configs: &[PathBuf], opts: &BuildOptions) -> Result<ExitCode> {
             );
             for p in &plans {
                 let cut = crate::cut::apply_cutoff(&study.data, p.cutoff)?;
-                println!("  would write {}", root.join(p.folder_name()).display());
+                outln!("  would write {}", root.join(p.folder_name()).display());
                 for &i in &p.cohorts {
                     if let Some(cohort) = study.config.config.cohorts.get(i) {
                         let members = build::cohort_members(cohort, &cut.subjects);
-                        println!("    {:<16} {} subjects", cohort.id, members.len());
+                        outln!("    {:<16} {} subjects", cohort.id, members.len());
                     }
                 }
             }
             for w in &study.data.warnings {
-                println!("  warning: {w}");
+                outln!("  warning: {w}");
             }
             // Every cohort analysed and its documents rendered in memory: what would fail
             // a build (an unknown variable in a user template, ...) fails the check.
             let failures = build::dry_build(&study, opts)?;
             for f in &failures {
-                eprintln!("error: {} cohort {}: {}", path.display(), f.cohort, f.error);
+                errln!("error: {} cohort {}: {}", path.display(), f.cohort, f.error);
             }
             if !failures.is_empty() {
                 failed = true;
@@ -544,7 +584,7 @@ fn check_command(configs: &[PathBuf], opts: &BuildOptions) -> Result<ExitCode> {
             Ok(())
         });
         if let Err(e) = result {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             failed = true;
         }
     }
@@ -590,7 +630,7 @@ fn init_command(dir: &Path) -> Result<()> {
     }
     std::fs::write(&config_path, STARTER_CONFIG)
         .map_err(|e| Error::io(&config_path, "cannot write", e))?;
-    println!(
+    outln!(
         "wrote {} and empty ADaM files in {}; fill in the data, then run: readout check {}",
         config_path.display(),
         data_dir.display(),

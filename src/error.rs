@@ -94,3 +94,65 @@ impl Error {
         }
     }
 }
+
+/// Whether `c` is a control character readout refuses in data and config values: every C0
+/// control but tab, line feed and carriage return, DEL, and the C1 controls. They make XML
+/// (SVG, Word) that does not parse and can drive a terminal.
+pub fn is_refused_control(c: char) -> bool {
+    c.is_control() && !matches!(c, '\t' | '\n' | '\r')
+}
+
+/// The first refused control character of `text` ([`is_refused_control`]), if any. Quick for
+/// the usual text: bytes are looked at one by one, characters only when a byte could start one.
+#[inline]
+pub fn find_refused_control(text: &str) -> Option<(usize, char)> {
+    if !text.bytes().any(|b| b < 0x20 || b == 0x7f || b == 0xc2) {
+        return None;
+    }
+    text.char_indices().find(|(_, c)| is_refused_control(*c))
+}
+
+/// `text` with every control character written as an escape (`\x1B`, `\u{9B}`, `\n`), so that
+/// a value quoted in a message cannot move the cursor, clear the screen or set the title of
+/// the terminal it is printed on. Tabs stay; line breaks are escaped unless `keep_lines`.
+pub fn escape_controls(text: &str, keep_lines: bool) -> std::borrow::Cow<'_, str> {
+    let escape = |c: char| c.is_control() && c != '\t' && !(keep_lines && c == '\n');
+    if !text.chars().any(escape) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' if !keep_lines => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if escape(c) && (c as u32) < 0x80 => out.push_str(&format!("\\x{:02X}", c as u32)),
+            c if escape(c) => out.push_str(&format!("\\u{{{:X}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_found_and_escaped() {
+        assert_eq!(find_refused_control("Hypertension °C ±"), None);
+        assert_eq!(find_refused_control("tab\there\r\n"), None);
+        assert_eq!(find_refused_control("a\u{0}b"), Some((1, '\u{0}')));
+        assert_eq!(find_refused_control("a\u{b}b"), Some((1, '\u{b}')));
+        assert_eq!(find_refused_control("x\u{9b}2J"), Some((1, '\u{9b}')));
+        assert_eq!(find_refused_control("\u{7f}"), Some((0, '\u{7f}')));
+        assert_eq!(
+            escape_controls("\u{1b}]0;pwned\u{7}\u{1b}[2J\nx\ty\u{9b}", false),
+            "\\x1B]0;pwned\\x07\\x1B[2J\\nx\ty\\u{9B}"
+        );
+        assert_eq!(escape_controls("a\nb\r", true), "a\nb\\r");
+        assert!(matches!(
+            escape_controls("plain", false),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
+}

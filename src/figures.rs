@@ -108,7 +108,7 @@ fn endpoint_title(endpoint: &str) -> String {
 /// "median 8.4 (95% CI 5.5, NE)" for legends.
 pub fn median_label(median: &Estimate, level: f64, decimals: usize) -> String {
     let f = |x: Option<f64>| x.map(|v| fixed(v, decimals)).unwrap_or_else(|| "NE".into());
-    let level = (level * 100.0).round();
+    let level = crate::config::ci_percent(level);
     match median.estimate {
         Some(m) => format!(
             "median {} ({level}% CI {}, {})",

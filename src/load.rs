@@ -135,7 +135,8 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     // the other tables are read whole (but a large ADTTE). Their errors are collected whole,
     // then the first in config order: rayon's collect into a `Result` returns whichever error
     // a thread met first.
-    let mut adsl = AdslReader::new(data.efficacy_flag.as_deref(), Some(&keep));
+    let needs_trtsdt = data.adrs.is_some() || data.adtte.is_none();
+    let mut adsl = AdslReader::new(data.efficacy_flag.as_deref(), Some(&keep), needs_trtsdt);
     let (adsl_input, tables) = rayon::join(
         || {
             crate::timing::stage("  typed adsl", || {
@@ -920,6 +921,19 @@ fn header_names<'b>(
             })?
             .trim()
             .to_string();
+        if let Some((_, c)) = crate::error::find_refused_control(&name) {
+            return Err(Error::Data {
+                file: path.to_path_buf(),
+                location: "line 1: ".to_string(),
+                message: format!(
+                    "header field {} (`{}`) holds the control character U+{:04X}; expected a \
+                     column name without control characters",
+                    i + 1,
+                    crate::error::escape_controls(&name, false),
+                    c as u32
+                ),
+            });
+        }
         if index.insert(name.clone(), i).is_some() {
             return Err(Error::Data {
                 file: path.to_path_buf(),
@@ -1285,9 +1299,30 @@ impl<'t> Row<'t, '_> {
         let Some(i) = column else { return Ok("") };
         let (start, end) = self.cells.span(i);
         match self.table.cells.text(start, end) {
-            Some(text) => Ok(trim_cell(text)),
+            Some(text) => {
+                let text = trim_cell(text);
+                match crate::error::find_refused_control(text) {
+                    None => Ok(text),
+                    Some((_, c)) => Err(self.control_character(i, text, c)),
+                }
+            }
             None => Err(self.not_utf8(i)),
         }
+    }
+
+    /// Control characters are refused in data, not replaced: they corrupt SVG and Word files
+    /// and drive terminals, and a value that holds one is not what the data meant to say.
+    #[cold]
+    fn control_character(&self, column: usize, text: &str, c: char) -> Error {
+        self.error(
+            column,
+            format!(
+                "`{}` holds the control character U+{:04X}; expected text without control \
+                 characters (tab and line breaks are allowed)",
+                crate::error::escape_controls(text, false),
+                c as u32
+            ),
+        )
     }
 
     #[cold]
@@ -1603,7 +1638,7 @@ pub fn read_adsl_columns(
     efficacy_flag: Option<&str>,
     keep: Option<&FxHashSet<String>>,
 ) -> Result<Vec<Subject>> {
-    let mut reader = AdslReader::new(efficacy_flag, keep);
+    let mut reader = AdslReader::new(efficacy_flag, keep, false);
     reader.part(table, 0, table.len())?;
     let subjects = std::mem::take(&mut reader.subjects);
     reader.check(table.path(), &subjects)?;
@@ -1614,6 +1649,8 @@ pub fn read_adsl_columns(
 /// placeholder for a row that failed), the first row that failed, and what its errors need.
 struct AdslReader<'c> {
     efficacy_flag: Option<&'c str>,
+    /// Whether ADSL must have `TRTSDT` (responses and derived times start from it).
+    needs_trtsdt: bool,
     keep: Option<&'c FxHashSet<String>>,
     subjects: Vec<Subject>,
     /// The line numbers of the parts' rows, by first row.
@@ -1623,9 +1660,14 @@ struct AdslReader<'c> {
 }
 
 impl<'c> AdslReader<'c> {
-    fn new(efficacy_flag: Option<&'c str>, keep: Option<&'c FxHashSet<String>>) -> Self {
+    fn new(
+        efficacy_flag: Option<&'c str>,
+        keep: Option<&'c FxHashSet<String>>,
+        needs_trtsdt: bool,
+    ) -> Self {
         AdslReader {
             efficacy_flag,
+            needs_trtsdt,
             keep,
             subjects: Vec::new(),
             lines: Vec::new(),
@@ -1639,6 +1681,18 @@ impl<'c> AdslReader<'c> {
         self.subjects.truncate(first_row);
         self.lines.retain(|(row, _)| *row < first_row);
         reserve_rows(&mut self.subjects, expected);
+        if self.needs_trtsdt && table.column("TRTSDT").is_none() {
+            return Err(Error::Data {
+                file: table.path.clone(),
+                location: "line 1: ".to_string(),
+                message: format!(
+                    "column `TRTSDT` is missing; responses (`data.adrs`) and times to event \
+                     derived without an ADTTE are placed from the first dose, so ADSL needs it; \
+                     the header has: {}",
+                    table.headers.join(", ")
+                ),
+            });
+        }
         let (c_id, row_error) =
             convert_adsl(table, self.efficacy_flag, self.keep, &mut self.subjects)?;
         self.lines.push((first_row, table.lines.clone()));
@@ -2586,7 +2640,7 @@ mod tests {
             ("ragged", with_row(2900, "S02900,1\n")),
         ];
         let read_parts = |path: &Path| -> std::result::Result<Vec<Subject>, String> {
-            let mut reader = AdslReader::new(None, None);
+            let mut reader = AdslReader::new(None, None, false);
             CsvTable::read_parts(path, 4096, |t, first, expected| {
                 reader.part(t, first, expected)
             })

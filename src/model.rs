@@ -9,6 +9,126 @@ use serde::{Serialize, Serializer};
 /// A calendar date (ADaM `*DT` variables).
 pub type Date = chrono::NaiveDate;
 
+/// A date written `YYYY-MM-DD` (a cut-off on the command line or in a config), or why the
+/// text is not one: a day the month does not have and a month past 12 are named.
+pub fn parse_date(text: &str) -> Result<Date, String> {
+    use chrono::Datelike;
+    let shown = crate::error::escape_controls(text, false);
+    let b = text.as_bytes();
+    let shaped = b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit());
+    if !shaped {
+        return Err(format!("`{shown}` is not a date; expected YYYY-MM-DD"));
+    }
+    let number = |range: std::ops::Range<usize>| text[range].parse::<u32>().unwrap_or(0);
+    let (year, month, day) = (number(0..4) as i32, number(5..7), number(8..10));
+    if let Some(date) = Date::from_ymd_opt(year, month, day) {
+        return Ok(date);
+    }
+    if !(1..=12).contains(&month) {
+        return Err(format!(
+            "`{shown}` is not a date: there is no month {month}; expected YYYY-MM-DD"
+        ));
+    }
+    let days = Date::from_ymd_opt(year, month, 1)
+        .and_then(|first| first.checked_add_months(chrono::Months::new(1)))
+        .and_then(|next| next.pred_opt())
+        .map_or(31, |last| last.day());
+    let month_name = Date::from_ymd_opt(year, month, 1)
+        .map(|d| d.format("%B %Y").to_string())
+        .unwrap_or_default();
+    Err(format!(
+        "`{shown}` is not a date: {month_name} has {days} days; expected YYYY-MM-DD"
+    ))
+}
+
+/// serde for config dates through [`parse_date`] (chrono's own said only "input is out of
+/// range", without the value). The text is checked while the deserializer reads it, so that
+/// an error carries the line and column of the value.
+pub mod date_serde {
+    use serde::de::{Deserializer, Error, SeqAccess, Visitor};
+
+    use super::{parse_date, Date};
+
+    struct DateVisitor;
+
+    impl<'de> Visitor<'de> for DateVisitor {
+        type Value = Date;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a date YYYY-MM-DD")
+        }
+
+        fn visit_str<E: Error>(self, text: &str) -> Result<Date, E> {
+            parse_date(text).map_err(E::custom)
+        }
+    }
+
+    struct OptionalVisitor;
+
+    impl<'de> Visitor<'de> for OptionalVisitor {
+        type Value = Option<Date>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a date YYYY-MM-DD")
+        }
+
+        fn visit_none<E: Error>(self) -> Result<Option<Date>, E> {
+            Ok(None)
+        }
+
+        fn visit_unit<E: Error>(self) -> Result<Option<Date>, E> {
+            Ok(None)
+        }
+
+        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<Date>, D::Error> {
+            d.deserialize_str(DateVisitor).map(Some)
+        }
+    }
+
+    struct ListVisitor;
+
+    impl<'de> Visitor<'de> for ListVisitor {
+        type Value = Vec<Date>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a list of dates YYYY-MM-DD")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Date>, A::Error> {
+            let mut dates = Vec::new();
+            while let Some(date) = seq.next_element_seed(Seed)? {
+                dates.push(date);
+            }
+            Ok(dates)
+        }
+    }
+
+    struct Seed;
+
+    impl<'de> serde::de::DeserializeSeed<'de> for Seed {
+        type Value = Date;
+
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Date, D::Error> {
+            d.deserialize_str(DateVisitor)
+        }
+    }
+
+    /// An optional date (`null` or absent is none).
+    pub fn optional<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Date>, D::Error> {
+        d.deserialize_option(OptionalVisitor)
+    }
+
+    /// A list of dates.
+    pub fn list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Date>, D::Error> {
+        d.deserialize_seq(ListVisitor)
+    }
+}
+
 /// A `USUBJID`: held inline up to 24 bytes (ids are usually shorter), so that a study of
 /// millions of subjects makes no allocation per id and copies of it (derived records) are
 /// cheap.

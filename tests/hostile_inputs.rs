@@ -318,3 +318,278 @@ fn a_user_template_that_includes_itself_is_refused() {
     );
     assert!(files_under(&out).is_empty());
 }
+
+/// Writes a study into `dir`: the hostile fixture's data with `edit` applied to the file it
+/// names, and `config` as `study.yaml`; returns the config's path.
+fn study_with(
+    dir: &Path,
+    edit: Option<(&str, &dyn Fn(String) -> String)>,
+    config: &str,
+) -> PathBuf {
+    for file in ["adsl.csv", "adrs.csv", "adae.csv"] {
+        let mut text = std::fs::read_to_string(root().join("tests/fixtures/hostile").join(file))
+            .expect("data");
+        if let Some((name, f)) = &edit {
+            if *name == file {
+                text = f(text);
+            }
+        }
+        std::fs::write(dir.join(file), text).expect("write");
+    }
+    let path = dir.join("study.yaml");
+    std::fs::write(&path, config).expect("config");
+    path
+}
+
+const PLAIN_STUDY: &str = "study:\n  id: PLAIN\ndata:\n  adsl: adsl.csv\n  adrs: adrs.csv\n  adae: adae.csv\ncohorts:\n  - id: all\n";
+
+/// `readout check CONFIG` and `readout build CONFIG`, which must both be refused with exit 2
+/// and no panic; returns the check's stderr.
+fn refused(config: &Path) -> String {
+    let config = config.to_str().expect("path");
+    let check = readout(&["check", config], &[]);
+    assert_eq!(check.code, Some(2), "{}{}", check.stdout, check.stderr);
+    assert_no_panic(&check);
+    let out = tempfile::tempdir().expect("temp dir");
+    let build = readout(
+        &["build", config, "--out", out.path().to_str().expect("path")],
+        &[],
+    );
+    assert_eq!(build.code, Some(2), "{}{}", build.stdout, build.stderr);
+    assert_no_panic(&build);
+    assert!(files_under(out.path()).is_empty(), "the build wrote files");
+    check.stderr
+}
+
+/// A YAML config nested 100,000 levels deep is refused at once, naming the line.
+#[test]
+fn deeply_nested_yaml_is_refused_at_once() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    for (name, nested) in [
+        (
+            "flow-maps",
+            format!("{}1{}", "{a: ".repeat(100_000), "}".repeat(100_000)),
+        ),
+        (
+            "flow-lists",
+            format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000)),
+        ),
+    ] {
+        let config = study_with(
+            tmp.path(),
+            None,
+            &format!("{PLAIN_STUDY}output:\n  conference: {nested}\n"),
+        );
+        let started = std::time::Instant::now();
+        let err = refused(&config);
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "{name}"
+        );
+        assert!(
+            err.contains("line 10: the YAML is nested more than 64 levels deep"),
+            "{name}: {err}"
+        );
+    }
+    let block: String = (0..2_000)
+        .map(|i| format!("{}k{i}:\n", " ".repeat(i)))
+        .collect();
+    let config = study_with(tmp.path(), None, &format!("{PLAIN_STUDY}extra:\n{block}"));
+    let err = refused(&config);
+    assert!(err.contains("nested more than 64 levels deep"), "{err}");
+}
+
+/// NUL, vertical tab, ESC and C1 controls in data are refused at load with the file, line,
+/// column and the value escaped (they made SVG and report.docx that do not parse); a value
+/// meant for the terminal (`ESC]0;pwned BEL ESC[2J`) reaches it escaped.
+#[test]
+fn control_characters_in_data_are_refused_and_never_reach_the_terminal() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    for (file, from, to, column) in [
+        ("adae.csv", "Fatigue", "Fat\u{0}igue", "AEDECOD"),
+        ("adae.csv", "Fatigue", "Fat\u{b}igue", "AEDECOD"),
+        ("adae.csv", "Fatigue", "Fat\u{9b}2Jigue", "AEDECOD"),
+        ("adsl.csv", "S-01,01,A", "S-\u{1b}[2J01,01,A", "USUBJID"),
+        (
+            "adsl.csv",
+            "2021-01-04",
+            "2021-01-04\u{1b}]0;pwned\u{7}\u{1b}[2J",
+            "TRTSDT",
+        ),
+        ("adsl.csv", "TRTSDT", "TRT\u{1b}SDT", "TRT"),
+    ] {
+        let edit = |text: String| text.replacen(from, to, 1);
+        let config = study_with(tmp.path(), Some((file, &edit)), PLAIN_STUDY);
+        let err = refused(&config);
+        assert!(
+            !err.contains('\u{1b}') && !err.contains('\u{7}') && !err.contains('\u{0}'),
+            "{err:?}"
+        );
+        assert!(err.contains(file) && err.contains(column), "{to:?}: {err}");
+        assert!(err.contains("control character U+"), "{to:?}: {err}");
+    }
+    let edit =
+        |text: String| text.replacen("2021-01-04", "2021-01-04\u{1b}]0;pwned\u{7}\u{1b}[2J", 1);
+    let config = study_with(tmp.path(), Some(("adsl.csv", &edit)), PLAIN_STUDY);
+    let err = refused(&config);
+    assert!(err.contains("\\x1B]0;pwned\\x07\\x1B[2J"), "{err}");
+    assert!(err.contains("line 2, column `TRTSDT`"), "{err}");
+}
+
+/// Config texts with control characters (YAML's `"\e"` escapes make them) are refused with
+/// their key; a user template with one is refused with its line.
+#[test]
+fn control_characters_in_configs_and_templates_are_refused() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = study_with(
+        tmp.path(),
+        None,
+        &format!("{PLAIN_STUDY}    label: \"A \\e[2J cohort\"\n"),
+    );
+    let err = refused(&config);
+    assert!(err.contains("key `cohorts[0].label`"), "{err}");
+    assert!(
+        err.contains("`A \\x1B[2J cohort` holds the control character U+001B"),
+        "{err}"
+    );
+    std::fs::create_dir_all(tmp.path().join("t")).expect("mkdir");
+    std::fs::write(
+        tmp.path().join("t/abstract.md"),
+        "# Title\n\nline \u{0} two\n",
+    )
+    .expect("write");
+    let config = study_with(
+        tmp.path(),
+        None,
+        &format!("{PLAIN_STUDY}output:\n  templates: t\n"),
+    );
+    let err = refused(&config);
+    assert!(
+        err.contains("template `abstract.md`")
+            && err.contains("line 3: the control character U+0000"),
+        "{err}"
+    );
+}
+
+/// What `check` passed and `build` then failed on, and messages that did not say what was
+/// wrong: ids too long for a folder name, a confidence level labelled "100%", an impossible
+/// cut-off, a missing TRTSDT column, circular `extends`.
+#[test]
+fn check_catches_what_build_would_fail_on_and_says_what_is_wrong() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let long = "x".repeat(300);
+    for (config, expected) in [
+        (
+            PLAIN_STUDY.replace("id: PLAIN", &format!("id: {long}")),
+            "key `study.id`: `xxxxxxxxxxxxxxxxxxxx…` is 300 characters long; expected at most 64",
+        ),
+        (
+            PLAIN_STUDY.replace("id: all", &format!("id: {long}")),
+            "key `cohorts[0].id`: `xxxxxxxxxxxxxxxxxxxx…` is 300 characters long",
+        ),
+        (
+            format!("{PLAIN_STUDY}analysis:\n  ci_level: 0.9999999999999999\n"),
+            "key `analysis.ci_level`: 0.9999999999999999 is not a confidence level readout can label; expected 0.5 to 0.999",
+        ),
+        (
+            format!("{PLAIN_STUDY}analysis:\n  ci_level: 0.2\n"),
+            "0.2 is not a confidence level",
+        ),
+        (
+            format!("{PLAIN_STUDY}cutoff: 2022-02-30\n"),
+            "line 9, column 9: key `cutoff`: `2022-02-30` is not a date: February 2022 has 28 days",
+        ),
+        (
+            format!("{PLAIN_STUDY}cutoffs: [2022-01-31, 2022-13-01]\n"),
+            "key `cutoffs[1]`: `2022-13-01` is not a date: there is no month 13",
+        ),
+    ] {
+        let path = study_with(tmp.path(), None, &config);
+        let err = refused(&path);
+        assert!(err.contains(expected), "{err}");
+    }
+    // A confidence level of three decimals is labelled exactly.
+    let path = study_with(
+        tmp.path(),
+        None,
+        &format!("{PLAIN_STUDY}cutoff: 2021-12-31\nanalysis:\n  ci_level: 0.975\n"),
+    );
+    let out = tmp.path().join("out");
+    let run = readout(
+        &[
+            "build",
+            path.to_str().expect("path"),
+            "--out",
+            out.to_str().expect("path"),
+        ],
+        &[],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let text =
+        std::fs::read_to_string(out.join("PLAIN/2021-12-31/all/abstract.txt")).expect("abstract");
+    assert!(text.contains("97.5% CI"), "{text}");
+
+    // On the command line.
+    let path = study_with(tmp.path(), None, PLAIN_STUDY);
+    let run = readout(
+        &[
+            "check",
+            path.to_str().expect("path"),
+            "--cutoff",
+            "2022-02-30",
+        ],
+        &[],
+    );
+    assert_eq!(run.code, Some(2));
+    assert!(
+        run.stderr
+            .contains("`2022-02-30` is not a date: February 2022 has 28 days"),
+        "{}",
+        run.stderr
+    );
+    let run = readout(
+        &[
+            "check",
+            path.to_str().expect("path"),
+            "--cutoff",
+            "2022-02-2\u{1b}[2J",
+        ],
+        &[],
+    );
+    assert_eq!(run.code, Some(2));
+    assert!(!run.stderr.contains('\u{1b}'), "{:?}", run.stderr);
+
+    // A missing TRTSDT column: one error naming the file and the column.
+    let drop_trtsdt = |text: String| {
+        text.lines()
+            .map(|line| {
+                let mut cells: Vec<&str> = line.split(',').collect();
+                cells.remove(6);
+                cells.join(",")
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let path = study_with(tmp.path(), Some(("adsl.csv", &drop_trtsdt)), PLAIN_STUDY);
+    let err = refused(&path);
+    assert!(
+        err.contains("adsl.csv: line 1: column `TRTSDT` is missing"),
+        "{err}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+
+    // Circular `extends` names the template.
+    std::fs::create_dir_all(tmp.path().join("t")).expect("mkdir");
+    std::fs::write(tmp.path().join("t/a.html"), "{% extends \"b.html\" %}").expect("write");
+    std::fs::write(tmp.path().join("t/b.html"), "{% extends \"a.html\" %}").expect("write");
+    let path = study_with(
+        tmp.path(),
+        None,
+        &format!("{PLAIN_STUDY}output:\n  templates: t\n"),
+    );
+    let err = refused(&path);
+    assert!(
+        err.contains("template `a.html`: user file ") && err.contains("Circular extend"),
+        "{err}"
+    );
+}

@@ -171,8 +171,8 @@ type ReadyKey = (FilterSettings, bool);
 struct FilterSettings {
     percent_decimals: usize,
     time_decimals: usize,
-    /// The confidence level in percent, as shown ("95").
-    ci_percent: u64,
+    /// The confidence level in tenths of a percent (950 for 95%), hashable.
+    ci_tenths: u64,
 }
 
 impl FilterSettings {
@@ -180,7 +180,7 @@ impl FilterSettings {
         FilterSettings {
             percent_decimals: analysis.percent_decimals,
             time_decimals: analysis.time_decimals,
-            ci_percent: analysis.ci_percent() as u64,
+            ci_tenths: (analysis.ci_percent() * 10.0).round() as u64,
         }
     }
 }
@@ -554,7 +554,7 @@ pub fn register_filters(tera: &mut Tera, analysis: &Analysis) {
 fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
     let pd = settings.percent_decimals;
     let td = settings.time_decimals;
-    let level = settings.ci_percent;
+    let level = fmt_plain(settings.ci_tenths as f64 / 10.0);
     tera.register_filter("pct", move |v: &Value, args: &HashMap<String, Value>| {
         Ok(Value::String(fmt_pct(v.as_f64(), decimals(args, pd))))
     });

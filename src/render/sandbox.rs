@@ -204,6 +204,16 @@ pub fn check_source(text: &str, max_bytes: usize) -> Result<(), SourceError> {
             i += 1;
         }
     }
+    if let Some((at, c)) = crate::error::find_refused_control(text) {
+        return Err(SourceError::at(
+            1 + count_lines(&bytes[..at]),
+            format!(
+                "the control character U+{:04X}; expected text without control characters (tab \
+                 and line breaks are allowed)",
+                c as u32
+            ),
+        ));
+    }
     if text.contains(RESERVED) {
         let at = text.find(RESERVED).unwrap_or(0);
         let line = 1 + count_lines(&bytes[..at]);

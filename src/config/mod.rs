@@ -10,6 +10,10 @@ use std::path::{Path, PathBuf};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
+mod nesting;
+
+pub use nesting::MAX_YAML_DEPTH;
+
 use crate::error::{Error, Result};
 use crate::model::Date;
 use crate::stats::CiTransform;
@@ -33,10 +37,10 @@ pub struct StudyConfig {
     /// Where the ADaM files are.
     pub data: DataFiles,
     /// Data cut-off date; `--cutoff` overrides it. Default: none.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::model::date_serde::optional")]
     pub cutoff: Option<Date>,
     /// Several cut-off dates, each built into its own folder. Default: none.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::model::date_serde::list")]
     pub cutoffs: Vec<Date>,
     /// Analysis conventions; every key has a default.
     #[serde(default)]
@@ -303,10 +307,16 @@ pub struct Analysis {
     pub ae_top_n: usize,
 }
 
+/// A confidence level in percent as documents label it: `ci_level` has at most three
+/// decimals (the config check), so tenths of a percent are exact (0.975 → 97.5).
+pub fn ci_percent(level: f64) -> f64 {
+    (level * 1000.0).round() / 10.0
+}
+
 impl Analysis {
     /// The confidence level in percent, as every document shows it (95 for 0.95).
     pub fn ci_percent(&self) -> f64 {
-        (self.ci_level * 100.0).round()
+        ci_percent(self.ci_level)
     }
 }
 
@@ -430,7 +440,7 @@ pub struct CohortConfig {
     #[serde(default, rename = "where")]
     pub filter: BTreeMap<String, Scalar>,
     /// Cut-off of this cohort, overriding the study's. Default: the study's.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::model::date_serde::optional")]
     pub cutoff: Option<Date>,
     /// Overrides of any analysis key for this cohort. Default: none.
     #[serde(default)]
@@ -603,6 +613,16 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<StudyConfig> {
         )
     })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if let Some(line) = nesting::too_deep(text) {
+        return Err(config_error(
+            path,
+            &format!("line {line}: "),
+            format!(
+                "the YAML is nested more than {MAX_YAML_DEPTH} levels deep; a study config \
+                 needs fewer than ten"
+            ),
+        ));
+    }
     let deserializer = serde_yaml::Deserializer::from_str(text);
     let config: StudyConfig = serde_path_to_error::deserialize(deserializer).map_err(|e| {
         let key = e.path().to_string();
@@ -695,9 +715,59 @@ fn config_error(path: &Path, location: &str, message: impl Into<String>) -> Erro
     }
 }
 
+/// The first config text (a value or a key) holding a control character, with its key path:
+/// refused as in data, for they corrupt SVG and Word files and drive terminals (YAML's
+/// `"\e"` escapes make them).
+fn control_character(config: &StudyConfig) -> Option<(String, String, char)> {
+    let value = serde_json::to_value(config).ok()?;
+    let mut stack: Vec<(String, &serde_json::Value)> = vec![(String::new(), &value)];
+    while let Some((key, v)) = stack.pop() {
+        match v {
+            serde_json::Value::String(text) => {
+                if let Some((_, c)) = crate::error::find_refused_control(text) {
+                    return Some((key, text.clone(), c));
+                }
+            }
+            serde_json::Value::Array(items) => {
+                for (i, item) in items.iter().enumerate().rev() {
+                    stack.push((format!("{key}[{i}]"), item));
+                }
+            }
+            serde_json::Value::Object(map) => {
+                for (k, item) in map.iter().rev() {
+                    let child = if key.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{key}.{k}")
+                    };
+                    if let Some((_, c)) = crate::error::find_refused_control(k) {
+                        return Some((child, k.clone(), c));
+                    }
+                    stack.push((child, item));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Checks serde cannot express: ids usable as folder names, unique cohorts, sane levels.
 fn validate(path: &Path, config: &StudyConfig) -> Result<()> {
+    if let Some((key, text, c)) = control_character(config) {
+        return Err(config_error(
+            path,
+            &format!("key `{key}`: "),
+            format!(
+                "`{}` holds the control character U+{:04X}; expected text without control \
+                 characters (tab and line breaks are allowed)",
+                crate::error::escape_controls(&text, false),
+                c as u32
+            ),
+        ));
+    }
     let id = &config.study.id;
+    check_id_length(path, "key `study.id`: ", id)?;
     if id.is_empty()
         || id == "."
         || id == ".."
@@ -723,6 +793,7 @@ fn validate(path: &Path, config: &StudyConfig) -> Result<()> {
     let mut seen = std::collections::BTreeSet::new();
     for (i, cohort) in config.cohorts.iter().enumerate() {
         let key = format!("key `cohorts[{i}].id`: ");
+        check_id_length(path, &key, &cohort.id)?;
         if cohort.id.is_empty()
             || !cohort
                 .id
@@ -758,13 +829,40 @@ fn validate(path: &Path, config: &StudyConfig) -> Result<()> {
     Ok(())
 }
 
+/// Longest study or cohort id: each is a folder name, and a long one failed the build with
+/// "File name too long" after `check` had passed it.
+pub const MAX_ID_CHARS: usize = 64;
+
+fn check_id_length(path: &Path, key: &str, id: &str) -> Result<()> {
+    let chars = id.chars().count();
+    if chars > MAX_ID_CHARS {
+        let shown: String = id.chars().take(20).collect();
+        return Err(config_error(
+            path,
+            key,
+            format!(
+                "`{}…` is {chars} characters long; expected at most {MAX_ID_CHARS} (it names \
+                 a folder)",
+                crate::error::escape_controls(&shown, false)
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
     if let Some(level) = a.ci_level {
-        if !(level > 0.0 && level < 1.0) {
+        // Every interval is labelled with its level: one the label cannot show exactly
+        // (0.9999999999999999 read "100% CI") is refused, and so are levels no report uses.
+        let thousandths = level * 1000.0;
+        if !(0.5..=0.999).contains(&level) || (thousandths - thousandths.round()).abs() > 1e-6 {
             return Err(config_error(
                 path,
                 &format!("key `{key}.ci_level`: "),
-                format!("{level} is not a confidence level; expected a number between 0 and 1, e.g. 0.95"),
+                format!(
+                    "{level} is not a confidence level readout can label; expected 0.5 to 0.999 \
+                     with at most three decimals, e.g. 0.95"
+                ),
             ));
         }
     }
