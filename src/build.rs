@@ -845,8 +845,13 @@ pub fn build_config(
 /// cannot be applied) is returned as such.
 pub fn dry_build(study: &LoadedStudy, opts: &BuildOptions) -> Result<Vec<CohortFailure>> {
     study.with_renderer(|renderer| {
+        let root = output_root(&study.config, opts.out.as_deref());
+        let plans = plan(&study.config, opts);
+        for p in &plans {
+            write::check_target(&root.join(p.folder_name()))?;
+        }
         let mut failures = Vec::new();
-        for p in &plan(&study.config, opts) {
+        for p in &plans {
             let sink = FolderSink::in_memory();
             failures.extend(build_cutoff(study, p, renderer, &sink)?.failures);
         }
@@ -864,6 +869,11 @@ fn build_folders(
     let cfg = &study.config;
     let root = output_root(cfg, opts.out.as_deref());
     let plans = plan(cfg, opts);
+    // Killed builds are cleaned up after, and a folder that cannot be replaced is refused,
+    // before anything is built.
+    for p in &plans {
+        write::prepare_target(&root.join(p.folder_name()))?;
+    }
     let folder = |p: &CutoffPlan, cutoff: CutoffBuild, path: Option<PathBuf>| {
         let folder = BuiltFolder {
             study: cfg.config.study.id.clone(),

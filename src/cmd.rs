@@ -3,18 +3,18 @@
 
 use crate::error::escape_controls;
 
-/// `println!` with every control character of the line escaped: values from configs and data
-/// are quoted in messages, and must not drive the terminal.
+/// `println!` with every control character but line feeds escaped: values from configs and
+/// data are quoted in messages, and must not drive the terminal (a message may span lines).
 macro_rules! outln {
     ($($arg:tt)*) => {
-        println!("{}", escape_controls(&format!($($arg)*), false))
+        println!("{}", escape_controls(&format!($($arg)*), true))
     };
 }
 
 /// `eprintln!` with every control character of the line escaped, as [`outln`].
 macro_rules! errln {
     ($($arg:tt)*) => {
-        eprintln!("{}", escape_controls(&format!($($arg)*), false))
+        eprintln!("{}", escape_controls(&format!($($arg)*), true))
     };
 }
 

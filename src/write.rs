@@ -1,8 +1,18 @@
-//! Writing a cut-off folder (SPEC §6): files are written as they are made (a large derived
-//! CSV in pieces) into a temporary folder beside the target, which is renamed into place. A
-//! cut-off folder therefore appears whole or not at all; an interrupted build leaves only a
-//! `.tmp-*` folder, which the next build removes. Only this stage and `load` touch the file
-//! system.
+//! Writing a cut-off folder (docs/ARCHITECTURE.md, "Output"): files are written as they are
+//! made (a large derived CSV in pieces) into a temporary folder beside the target, which then
+//! takes the target's place. A cut-off folder therefore appears whole or not at all, and the
+//! last good build is never removed before the new one is in place:
+//!
+//! - On Linux the two folders are exchanged in one step (`renameat2(RENAME_EXCHANGE)`), then
+//!   the old one is removed; elsewhere (or where the file system cannot exchange) the old
+//!   folder is renamed aside to `.old-NAME-PID` first, and a build killed between the two
+//!   renames is recovered by the next one, which renames `.old-*` back before anything else.
+//! - Builds of one cut-off folder, by any process, take turns: a lock file `.NAME.lock` beside
+//!   the folder is held from the first file written to the swap.
+//! - A target that is a file, a link, or a folder that no readout build wrote is refused
+//!   before anything is moved ([`check_target`]).
+//!
+//! Only this stage and `load` touch the file system.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -71,6 +81,8 @@ struct SinkState {
     entries: Vec<ManifestEntry>,
     seen: std::collections::HashSet<PathBuf>,
     made: std::collections::BTreeSet<PathBuf>,
+    /// The lock on the target, held from the staging folder's creation to the swap.
+    lock: Option<std::fs::File>,
 }
 
 impl FolderSink {
@@ -107,9 +119,10 @@ impl FolderSink {
         let staging = match &state.staging {
             Some(staging) => staging.clone(),
             None => {
-                let (staging, created) = create_staging(target)?;
+                let (staging, created, lock) = create_staging(target)?;
                 state.staging = Some(staging.clone());
                 state.created = created;
+                state.lock = Some(lock);
                 staging
             }
         };
@@ -223,13 +236,19 @@ impl FolderSink {
         let mut state = self.lock()?;
         let staging = match state.staging.take() {
             Some(staging) => staging,
-            None => create_staging(target)?.0,
+            None => {
+                let (staging, _, lock) = create_staging(target)?;
+                state.lock = Some(lock);
+                staging
+            }
         };
         state.created.clear();
         let result = swap_into_place(&staging, target);
         if result.is_err() {
             let _ = std::fs::remove_dir_all(&staging);
         }
+        // Released only now: the next build of this folder starts from the swapped one.
+        state.lock = None;
         result
     }
 }
@@ -298,6 +317,17 @@ impl Drop for FolderSink {
             if let Some(staging) = state.staging.take() {
                 let _ = std::fs::remove_dir_all(staging);
             }
+            // A lock file in a folder this build created goes with the folder.
+            if let (Some(target), Some(_)) = (&self.target, state.lock.take()) {
+                if !state.created.is_empty() {
+                    if let Some(name) = target.file_name() {
+                        let mut lock = std::ffi::OsString::from(".");
+                        lock.push(name);
+                        lock.push(".lock");
+                        let _ = std::fs::remove_file(target.with_file_name(lock));
+                    }
+                }
+            }
             for dir in &state.created {
                 let _ = std::fs::remove_dir(dir); // only if empty
             }
@@ -305,9 +335,73 @@ impl Drop for FolderSink {
     }
 }
 
-/// Creates the staging folder for `target` (its parent first), after removing folders that
-/// killed builds of it left; also the folders above it it had to create, deepest first.
-fn create_staging(target: &Path) -> Result<(PathBuf, Vec<PathBuf>)> {
+/// Whether a build may replace `target`: it is absent, an empty folder, or a folder a
+/// readout build wrote (it holds `manifest.json`). A file, a link or another folder is
+/// refused and left as it is.
+pub fn check_target(target: &Path) -> Result<()> {
+    let meta = match std::fs::symlink_metadata(target) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(Error::io(target, "cannot read output folder", e)),
+    };
+    let refuse = |what: &str| {
+        Err(Error::Other(format!(
+            "{}: {what}; refusing to replace it with a build (expected no such path, or a \
+             folder readout wrote); move it away or choose another --out",
+            target.display()
+        )))
+    };
+    if meta.file_type().is_symlink() {
+        return refuse("is a symbolic link");
+    }
+    if !meta.is_dir() {
+        return refuse("is a file, not a cut-off folder");
+    }
+    let empty = std::fs::read_dir(target)
+        .map_err(|e| Error::io(target, "cannot read output folder", e))?
+        .next()
+        .is_none();
+    if !empty && !target.join("manifest.json").is_file() {
+        return refuse("is a folder that holds no manifest.json, so no readout build wrote it");
+    }
+    Ok(())
+}
+
+/// Before a build of `target`: what killed builds of it left is recovered or removed (under
+/// the lock), and a target that may not be replaced is refused ([`check_target`]). Nothing is
+/// created where the folder's parent does not exist yet.
+pub fn prepare_target(target: &Path) -> Result<()> {
+    let Some(parent) = target.parent().filter(|p| p.is_dir()) else {
+        return check_target(target);
+    };
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let _lock = lock_target(parent, &name)?;
+    recover_and_remove_temporaries(parent, &name, target)?;
+    check_target(target)
+}
+
+/// The lock on cut-off folder `name` in `parent`, held while the returned file is open;
+/// waits while another build of the folder holds it.
+fn lock_target(parent: &Path, name: &str) -> Result<std::fs::File> {
+    let lock_path = parent.join(format!(".{name}.lock"));
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| Error::io(&lock_path, "cannot create the lock file", e))?;
+    lock.lock()
+        .map_err(|e| Error::io(&lock_path, "cannot lock the output folder", e))?;
+    Ok(lock)
+}
+
+/// Creates the staging folder for `target` (its parent first) under the lock on `target`,
+/// after recovering or removing what killed builds of it left; also the folders above it it
+/// had to create, deepest first, and the lock.
+fn create_staging(target: &Path) -> Result<(PathBuf, Vec<PathBuf>, std::fs::File)> {
     let parent = target
         .parent()
         .ok_or_else(|| Error::Other(format!("{}: has no parent folder", target.display())))?;
@@ -322,7 +416,9 @@ fn create_staging(target: &Path) -> Result<(PathBuf, Vec<PathBuf>)> {
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
-    remove_stale_temporaries(parent, &name);
+    let lock = lock_target(parent, &name)?;
+    recover_and_remove_temporaries(parent, &name, target)?;
+    check_target(target)?;
     let staging = parent.join(format!(".tmp-{name}-{}", std::process::id()));
     if staging.exists() {
         std::fs::remove_dir_all(&staging)
@@ -330,7 +426,7 @@ fn create_staging(target: &Path) -> Result<(PathBuf, Vec<PathBuf>)> {
     }
     std::fs::create_dir_all(&staging)
         .map_err(|e| Error::io(&staging, "cannot create output folder", e))?;
-    Ok((staging, created))
+    Ok((staging, created, lock))
 }
 
 /// Writes `files` as the folder `target`, replacing an earlier build of the same folder
@@ -341,53 +437,88 @@ pub fn write_folder_atomically(target: &Path, files: Vec<OutputFile>) -> Result<
     sink.finish()
 }
 
+/// Puts the staging folder in the target's place. The earlier build, if any, is removed only
+/// once the new one is in place.
 fn swap_into_place(staging: &Path, target: &Path) -> Result<()> {
-    if target.exists() {
-        let old = target.with_file_name(format!(
-            ".old-{}-{}",
-            target
-                .file_name()
-                .map(|n| n.to_string_lossy().to_string())
-                .unwrap_or_default(),
-            std::process::id()
-        ));
-        std::fs::rename(target, &old)
-            .map_err(|e| Error::io(target, "cannot replace earlier build", e))?;
-        std::fs::rename(staging, target)
-            .map_err(|e| Error::io(target, "cannot move build into place", e))?;
-        std::fs::remove_dir_all(&old)
-            .map_err(|e| Error::io(&old, "cannot remove earlier build", e))?;
-    } else {
-        std::fs::rename(staging, target)
-            .map_err(|e| Error::io(target, "cannot move build into place", e))?;
+    if std::fs::symlink_metadata(target).is_err() {
+        return std::fs::rename(staging, target)
+            .map_err(|e| Error::io(target, "cannot move build into place", e));
     }
-    Ok(())
+    if exchange(staging, target) {
+        // The staging path now holds the earlier build.
+        return std::fs::remove_dir_all(staging)
+            .map_err(|e| Error::io(staging, "cannot remove earlier build", e));
+    }
+    let old = target.with_file_name(format!(
+        ".old-{}-{}",
+        target
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default(),
+        std::process::id()
+    ));
+    std::fs::rename(target, &old)
+        .map_err(|e| Error::io(target, "cannot replace earlier build", e))?;
+    if let Err(e) = std::fs::rename(staging, target) {
+        // Put the earlier build back rather than leave no folder at all.
+        let _ = std::fs::rename(&old, target);
+        return Err(Error::io(target, "cannot move build into place", e));
+    }
+    std::fs::remove_dir_all(&old).map_err(|e| Error::io(&old, "cannot remove earlier build", e))
 }
 
-/// Removes `.tmp-NAME-*` and `.old-NAME-*` folders left by builds that were killed: not those
-/// of another readout still running (its staging folder lives while it builds), where the
-/// system tells which processes are (`/proc`).
-fn remove_stale_temporaries(parent: &Path, name: &str) {
+/// Exchanges two folders in one step where the system can (Linux's `renameat2` with
+/// `RENAME_EXCHANGE`); `false` where it cannot, having changed nothing.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> bool {
+    use rustix::fs::{renameat_with, RenameFlags, CWD};
+    renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).is_ok()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> bool {
+    false
+}
+
+/// Cleans up after builds of `target` that were killed (called under the lock): an earlier
+/// build renamed aside (`.old-NAME-PID`) while the target is missing is renamed back, as the
+/// last good build; other `.old-NAME-*` and `.tmp-NAME-*` folders are removed. Those of a
+/// readout still running (its staging folder lives while it builds) stay, where the system
+/// tells which processes are (`/proc`).
+fn recover_and_remove_temporaries(parent: &Path, name: &str, target: &Path) -> Result<()> {
     let proc = Path::new("/proc");
     let running = |pid: &str| {
         pid != std::process::id().to_string() && proc.is_dir() && proc.join(pid).exists()
     };
     let Ok(entries) = std::fs::read_dir(parent) else {
-        return;
+        return Ok(());
     };
+    let mut leftovers: Vec<(&str, PathBuf)> = Vec::new();
     for entry in entries.flatten() {
         let file_name = entry.file_name().to_string_lossy().to_string();
-        let stale = [".tmp-", ".old-"].iter().any(|prefix| {
-            file_name
+        for prefix in [".tmp-", ".old-"] {
+            let stale = file_name
                 .strip_prefix(prefix)
                 .and_then(|rest| rest.strip_prefix(name))
                 .and_then(|rest| rest.strip_prefix('-'))
-                .is_some_and(|pid| pid.chars().all(|c| c.is_ascii_digit()) && !running(pid))
-        });
-        if stale {
-            let _ = std::fs::remove_dir_all(entry.path());
+                .is_some_and(|pid| pid.chars().all(|c| c.is_ascii_digit()) && !running(pid));
+            if stale {
+                leftovers.push((prefix, entry.path()));
+            }
         }
     }
+    if std::fs::symlink_metadata(target).is_err() {
+        if let Some((_, old)) = leftovers.iter().find(|(prefix, _)| *prefix == ".old-") {
+            std::fs::rename(old, target)
+                .map_err(|e| Error::io(old, "cannot restore the earlier build", e))?;
+        }
+    }
+    for (_, path) in leftovers {
+        if path.exists() {
+            let _ = std::fs::remove_dir_all(path);
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -450,6 +581,7 @@ mod tests {
                 .map(|d| {
                     d.flatten()
                         .map(|e| e.file_name().to_string_lossy().to_string())
+                        .filter(|n| !n.ends_with(".lock"))
                         .collect()
                 })
                 .unwrap_or_default();
@@ -474,7 +606,11 @@ mod tests {
             std::fs::read_to_string(out.join(&staging).join("c1/a.md")).expect("read"),
             "one"
         );
-        sink.put(vec![file("results.json", "{}")]).expect("put");
+        sink.put(vec![
+            file("results.json", "{}"),
+            file("manifest.json", "{}"),
+        ])
+        .expect("put");
         let err = sink
             .put(vec![file("c1/a.md", "again")])
             .expect_err("repeat");
@@ -485,11 +621,19 @@ mod tests {
         );
         let entries = sink.manifest_entries().expect("entries");
         let paths: Vec<&str> = entries.iter().map(|e| e.path.as_str()).collect();
-        assert_eq!(paths, ["c1/a.md", "c1/figures/k.svg", "results.json"]);
+        assert_eq!(
+            paths,
+            [
+                "c1/a.md",
+                "c1/figures/k.svg",
+                "manifest.json",
+                "results.json"
+            ]
+        );
         assert_eq!(entries[0].sha256, sha256_hex(b"one"));
         sink.finish().expect("finish");
         assert_eq!(listing(&out), ["cut"]);
-        assert_eq!(listing(&target), ["c1", "results.json"]);
+        assert_eq!(listing(&target), ["c1", "manifest.json", "results.json"]);
 
         // A second build of the same folder dropped half-way: the first build stays.
         let sink = FolderSink::staging(&target);
@@ -535,6 +679,127 @@ mod tests {
         let files = sink.into_files();
         assert_eq!(files.len(), 2);
         assert_eq!(files[1].bytes, b"a");
+    }
+
+    /// The last good build survives whatever happens to the next: a folder renamed aside by a
+    /// build killed between its two renames is renamed back by the next build (even one that
+    /// then fails), and a finished build takes the place of the earlier one in one step.
+    #[test]
+    fn the_last_good_build_is_never_lost() {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let target = tmp.path().join("cut");
+        let killed = tmp.path().join(format!(".old-cut-{}", u32::MAX));
+        std::fs::create_dir_all(&killed).expect("mkdir");
+        std::fs::write(killed.join("manifest.json"), "old").expect("write");
+        std::fs::create_dir_all(tmp.path().join(format!(".tmp-cut-{}", u32::MAX - 1)))
+            .expect("mkdir");
+
+        // A build that fails after its first file: the earlier build is back in place.
+        let sink = FolderSink::staging(&target);
+        sink.put(vec![file("a.txt", "new")]).expect("put");
+        drop(sink);
+        assert_eq!(
+            std::fs::read_to_string(target.join("manifest.json")).expect("restored"),
+            "old"
+        );
+        let names: Vec<String> = std::fs::read_dir(tmp.path())
+            .expect("list")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .filter(|n| !n.ends_with(".lock"))
+            .collect();
+        assert_eq!(names, ["cut"], "leftovers removed");
+
+        // A build that finishes replaces it whole; nothing else is left beside it.
+        write_folder_atomically(&target, vec![file("manifest.json", "new")]).expect("written");
+        assert_eq!(
+            std::fs::read_to_string(target.join("manifest.json")).expect("read"),
+            "new"
+        );
+        let names: Vec<String> = std::fs::read_dir(tmp.path())
+            .expect("list")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .collect();
+        assert_eq!(names.len(), 2, "the folder and its lock file: {names:?}");
+    }
+
+    /// Only absent paths, empty folders and folders a build wrote may be replaced; a file, a
+    /// link or another folder is refused and left as it was.
+    #[test]
+    fn a_target_that_is_not_a_build_is_refused_and_left_alone() {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let path = |name: &str| tmp.path().join(name);
+        std::fs::write(path("file"), "keep me").expect("write");
+        std::fs::create_dir_all(path("foreign")).expect("mkdir");
+        std::fs::write(path("foreign/notes.txt"), "mine").expect("write");
+        std::fs::create_dir_all(path("empty")).expect("mkdir");
+        std::fs::create_dir_all(path("built")).expect("mkdir");
+        std::fs::write(path("built/manifest.json"), "{}").expect("write");
+        for ok in ["absent", "empty", "built"] {
+            check_target(&path(ok)).unwrap_or_else(|e| panic!("{ok}: {e}"));
+        }
+        for (name, why) in [("file", "is a file"), ("foreign", "holds no manifest.json")] {
+            let err = check_target(&path(name)).expect_err(name).to_string();
+            assert!(err.contains(why), "{err}");
+            let err = write_folder_atomically(&path(name), vec![file("a.txt", "x")])
+                .expect_err(name)
+                .to_string();
+            assert!(err.contains(why), "{err}");
+        }
+        assert_eq!(
+            std::fs::read_to_string(path("file")).expect("read"),
+            "keep me"
+        );
+        assert_eq!(
+            std::fs::read_to_string(path("foreign/notes.txt")).expect("read"),
+            "mine"
+        );
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(path("built"), path("link")).expect("symlink");
+            let err = check_target(&path("link")).expect_err("link").to_string();
+            assert!(err.contains("symbolic link"), "{err}");
+        }
+        let leftovers: Vec<String> = std::fs::read_dir(tmp.path())
+            .expect("list")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .filter(|n| n.starts_with(".tmp-") || n.starts_with(".old-"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+
+    /// Two builds of one folder take turns: the second waits for the first to finish before
+    /// it creates its staging folder, then replaces the first's folder.
+    #[test]
+    fn builds_of_one_folder_take_turns() {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let target = tmp.path().join("cut");
+        let first = FolderSink::staging(&target);
+        first
+            .put(vec![file("manifest.json", "first")])
+            .expect("put");
+        let (started, waiting) = std::sync::mpsc::channel();
+        let second = std::thread::spawn({
+            let target = target.clone();
+            move || {
+                let sink = FolderSink::staging(&target);
+                started.send(()).expect("send");
+                sink.put(vec![file("manifest.json", "second")])
+                    .expect("put");
+                sink.finish().expect("finish");
+            }
+        });
+        waiting.recv().expect("started");
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert!(!target.exists(), "the second build did not wait");
+        first.finish().expect("finish");
+        second.join().expect("second build");
+        assert_eq!(
+            std::fs::read_to_string(target.join("manifest.json")).expect("read"),
+            "second"
+        );
     }
 
     /// A file given in pieces is written as they come, hashed whole, and taken once finished;

@@ -593,3 +593,186 @@ fn check_catches_what_build_would_fail_on_and_says_what_is_wrong() {
         "{err}"
     );
 }
+
+/// Two builds of one cut-off folder at once both succeed (they take turns; the later one
+/// failed with "Directory not empty"), and the folder is whole.
+#[test]
+fn concurrent_builds_of_one_folder_both_succeed() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out = tmp.path().join("out");
+    for _ in 0..3 {
+        let spawn = || {
+            std::process::Command::new(assert_cmd::cargo::cargo_bin("readout"))
+                .args([
+                    "build",
+                    &hostile("links.yaml"),
+                    "--out",
+                    out.to_str().expect("path"),
+                    "--quiet",
+                ])
+                .current_dir(root())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        };
+        let (a, b) = (spawn(), spawn());
+        for child in [a, b] {
+            let output = child.wait_with_output().expect("wait");
+            assert!(
+                output.status.success(),
+                "{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        let folder = out.join("HOSTILE-LINKS/2021-12-31");
+        let verify = readout(&["verify", folder.to_str().expect("path")], &[]);
+        assert_eq!(verify.code, Some(0), "{}{}", verify.stdout, verify.stderr);
+        let leftovers: Vec<PathBuf> = std::fs::read_dir(out.join("HOSTILE-LINKS"))
+            .expect("list")
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name().is_some_and(|n| {
+                    n.to_string_lossy().starts_with(".tmp-")
+                        || n.to_string_lossy().starts_with(".old-")
+                })
+            })
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+}
+
+/// A cut-off path that is a user's file is refused before anything is moved, and the file is
+/// left as it was; so is a folder that no build wrote.
+#[test]
+fn a_users_file_or_folder_at_the_cutoff_path_is_left_alone() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out = tmp.path().join("out");
+    let study = out.join("HOSTILE-LINKS");
+    std::fs::create_dir_all(&study).expect("mkdir");
+    let target = study.join("2021-12-31");
+    std::fs::write(&target, "my notes").expect("write");
+    for what in ["is a file", "holds no manifest.json"] {
+        let run = readout(
+            &[
+                "build",
+                &hostile("links.yaml"),
+                "--out",
+                out.to_str().expect("path"),
+            ],
+            &[],
+        );
+        assert_eq!(run.code, Some(2), "{}", run.stderr);
+        assert!(run.stderr.contains(what), "{}", run.stderr);
+        let names: Vec<String> = std::fs::read_dir(&study)
+            .expect("list")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .filter(|n| !n.ends_with(".lock"))
+            .collect();
+        assert_eq!(names, ["2021-12-31"], "{what}");
+        if what == "is a file" {
+            assert_eq!(std::fs::read_to_string(&target).expect("read"), "my notes");
+            std::fs::remove_file(&target).expect("rm");
+            std::fs::create_dir_all(&target).expect("mkdir");
+            std::fs::write(target.join("notes.txt"), "mine").expect("write");
+        } else {
+            assert_eq!(
+                std::fs::read_to_string(target.join("notes.txt")).expect("read"),
+                "mine"
+            );
+        }
+    }
+}
+
+/// A build killed between the two renames of the swap left the earlier build renamed aside
+/// and a staging folder: `check` touches neither, and the next build puts the earlier build
+/// back before it starts, then replaces it whole.
+#[test]
+fn a_build_killed_during_the_swap_loses_nothing() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out = tmp.path().join("out");
+    let build = || {
+        readout(
+            &[
+                "build",
+                &hostile("links.yaml"),
+                "--out",
+                out.to_str().expect("path"),
+                "--quiet",
+            ],
+            &[],
+        )
+    };
+    assert_eq!(build().code, Some(0));
+    let study = out.join("HOSTILE-LINKS");
+    let target = study.join("2021-12-31");
+    let aside = study.join(format!(".old-2021-12-31-{}", u32::MAX));
+    std::fs::rename(&target, &aside).expect("rename");
+    std::fs::create_dir_all(study.join(format!(".tmp-2021-12-31-{}", u32::MAX - 1)))
+        .expect("mkdir");
+    let run = build();
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(target.join("manifest.json").is_file());
+    let names: Vec<String> = std::fs::read_dir(&study)
+        .expect("list")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| !n.ends_with(".lock"))
+        .collect();
+    assert_eq!(names, ["2021-12-31"]);
+}
+
+/// Values as long as the row limit allows are drawn shortened with an ellipsis (a 5 kB AE
+/// term without spaces took 71 s in the figures, a 20 kB USUBJID 13 s, a 5 kB cohort label
+/// 108 s: label layout was quadratic); tables and results keep the full text.
+#[test]
+fn very_long_values_are_shortened_in_figures_and_kept_whole_in_tables() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let term = "T".repeat(5_000);
+    let id = format!("S-{}", "9".repeat(20_000));
+    let label = "L".repeat(5_000);
+    let edit_ae = |text: String| text.replace("Fatigue", &term);
+    let config = study_with(
+        tmp.path(),
+        Some(("adae.csv", &edit_ae)),
+        &format!(
+            "{}    label: {label}\n  - id: two\n    label: {label}2\ncutoff: 2021-12-31\noutput:\n  formats: [md, html, png]\n",
+            PLAIN_STUDY
+        ),
+    );
+    // The long id in ADSL and everywhere it is used.
+    for file in ["adsl.csv", "adrs.csv", "adae.csv"] {
+        let path = tmp.path().join(file);
+        let text = std::fs::read_to_string(&path).expect("read");
+        std::fs::write(&path, text.replace("S-01,", &format!("{id},"))).expect("write");
+    }
+    let out = tmp.path().join("out");
+    let run = readout(
+        &[
+            "build",
+            config.to_str().expect("path"),
+            "--out",
+            out.to_str().expect("path"),
+        ],
+        &[],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let folder = out.join("PLAIN/2021-12-31");
+    let ae = std::fs::read_to_string(folder.join("all/figures/ae-trae.svg")).expect("ae");
+    assert!(
+        ae.contains('\u{2026}') && !ae.contains(&term),
+        "the term is not shortened"
+    );
+    assert!(folder.join("all/figures/ae-trae.png").is_file());
+    let report = std::fs::read_to_string(folder.join("all/report.html")).expect("report");
+    assert!(
+        report.contains(&term),
+        "the report's table lost the full term"
+    );
+    let derived = std::fs::read_to_string(folder.join("derived/all.csv")).expect("derived");
+    assert!(derived.contains(&id));
+    // The cohort labels in the study's KM figure of both cohorts.
+    let km = std::fs::read_to_string(folder.join("figures/km-os.svg")).expect("study km");
+    assert!(km.contains('\u{2026}') && !km.contains(&label));
+}

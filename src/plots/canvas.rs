@@ -357,13 +357,55 @@ pub(crate) fn nice_step(span: f64, max_intervals: f64) -> f64 {
         .unwrap_or(span)
 }
 
+/// Most characters of one label laid out in a figure: a longer one (a data value may be a
+/// megabyte) is cut, with an ellipsis, before it is measured, so layout stays quick whatever
+/// the data hold. Tables show the full text.
+pub(crate) const MAX_LABEL_CHARS: usize = 300;
+
+/// `text`, cut to [`MAX_LABEL_CHARS`] characters with an ellipsis when longer.
+fn capped(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(MAX_LABEL_CHARS) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some(_) => {
+            let mut cut: String = text.chars().take(MAX_LABEL_CHARS - 1).collect();
+            cut.push('\u{2026}');
+            std::borrow::Cow::Owned(cut)
+        }
+    }
+}
+
+/// The largest `n` in `lo..=hi` for which `fits(n)` holds, `fits` being true up to some point
+/// and false after it; `lo` when none does. A binary search: labels are measured
+/// O(log n) times, not once per character.
+fn largest_fitting(
+    lo: usize,
+    hi: usize,
+    mut fits: impl FnMut(usize) -> Result<bool, PlotError>,
+) -> Result<usize, PlotError> {
+    let (mut good, mut bad) = (lo, hi + 1);
+    if !fits(lo)? {
+        return Ok(lo);
+    }
+    while bad - good > 1 {
+        let mid = good + (bad - good) / 2;
+        if fits(mid)? {
+            good = mid;
+        } else {
+            bad = mid;
+        }
+    }
+    Ok(good)
+}
+
 /// Greedy word wrap to `max_width` pixels. Words are also broken after `-` and `/`, and a
-/// word wider than the line on its own is cut between characters, so every line fits.
+/// word wider than the line on its own is cut between characters, so every line fits. Text
+/// longer than [`MAX_LABEL_CHARS`] is cut with an ellipsis first.
 pub(crate) fn wrap_text(
     text: &str,
     size_px: f64,
     max_width: i32,
 ) -> Result<Vec<String>, PlotError> {
+    let text = capped(text);
     let mut tokens: Vec<String> = Vec::new();
     for word in text.split_whitespace() {
         let mut cur = String::new();
@@ -391,17 +433,16 @@ pub(crate) fn wrap_text(
             lines.push(line.trim_end().to_string());
             line = tok.trim_start().to_string();
         }
-        // A single token too wide for a line: cut it.
+        // A single token too wide for a line: cut it after the most characters that fit
+        // (at least one).
         while text_width(line.trim_end(), size_px)? > max_width && line.chars().count() > 1 {
-            let n = line.chars().count();
-            let mut cut = n - 1;
-            while cut > 1
-                && text_width(&line.chars().take(cut).collect::<String>(), size_px)? > max_width
-            {
-                cut -= 1;
-            }
-            lines.push(line.chars().take(cut).collect());
-            line = line.chars().skip(cut).collect();
+            let chars: Vec<char> = line.chars().collect();
+            let cut = largest_fitting(1, chars.len() - 1, |k| {
+                let prefix: String = chars[..k].iter().collect();
+                Ok(text_width(&prefix, size_px)? <= max_width)
+            })?;
+            lines.push(chars[..cut].iter().collect());
+            line = chars[cut..].iter().collect();
         }
     }
     if !line.trim().is_empty() {
@@ -410,24 +451,27 @@ pub(crate) fn wrap_text(
     Ok(lines)
 }
 
-/// Shortens `text` with an ellipsis so it fits in `max_width` pixels.
+/// Shortens `text` with an ellipsis so it fits in `max_width` pixels (text longer than
+/// [`MAX_LABEL_CHARS`] is cut first).
 pub(crate) fn truncate_to_width(
     text: &str,
     size_px: f64,
     max_width: i32,
 ) -> Result<String, PlotError> {
-    if text_width(text, size_px)? <= max_width {
-        return Ok(text.to_string());
+    let text = capped(text);
+    if text_width(&text, size_px)? <= max_width {
+        return Ok(text.into_owned());
     }
-    let mut keep = text.chars().count();
-    while keep > 0 {
-        keep -= 1;
-        let s: String = text.chars().take(keep).collect::<String>() + "\u{2026}";
-        if text_width(&s, size_px)? <= max_width {
-            return Ok(s);
-        }
-    }
-    Ok("\u{2026}".to_string())
+    let chars: Vec<char> = text.chars().collect();
+    let with_ellipsis = |keep: usize| -> String {
+        let mut s: String = chars[..keep].iter().collect();
+        s.push('\u{2026}');
+        s
+    };
+    let keep = largest_fitting(0, chars.len().saturating_sub(1), |keep| {
+        Ok(keep == 0 || text_width(&with_ellipsis(keep), size_px)? <= max_width)
+    })?;
+    Ok(with_ellipsis(keep))
 }
 
 /// What a legend entry shows before its text.
@@ -680,6 +724,27 @@ mod tests {
         assert_eq!(ticks(0.0, 1.0, 0.2).len(), 6);
         assert_eq!(ticks(-100.0, 40.0, 20.0).first().copied(), Some(-100.0));
         assert!(ticks(0.0, 1.0, 0.0).is_empty());
+    }
+
+    /// A megabyte without a space (a data value may be as long as a row) is laid out from
+    /// its first characters and an ellipsis; as the old character-by-character search would
+    /// have found, every line fits and a shortened label is as long as fits.
+    #[test]
+    fn labels_of_any_length_are_capped_before_layout() {
+        let huge = "A".repeat(1 << 20);
+        let lines = wrap_text(&huge, TICK_PX, 250).unwrap();
+        let chars: usize = lines.iter().map(|l| l.chars().count()).sum();
+        assert_eq!(chars, MAX_LABEL_CHARS);
+        assert!(lines.last().unwrap().ends_with('\u{2026}'));
+        for l in &lines {
+            assert!(text_width(l, TICK_PX).unwrap() <= 250, "{l}");
+        }
+        let short = truncate_to_width(&huge, SMALL_PX, 80).unwrap();
+        assert!(short.ends_with('\u{2026}'));
+        assert!(text_width(&short, SMALL_PX).unwrap() <= 80);
+        let one_more = format!("{}A\u{2026}", short.trim_end_matches('\u{2026}'));
+        assert!(text_width(&one_more, SMALL_PX).unwrap() > 80);
+        assert_eq!(truncate_to_width("short", SMALL_PX, 80).unwrap(), "short");
     }
 
     #[test]
