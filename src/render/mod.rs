@@ -190,6 +190,28 @@ impl Renderer {
     /// it (the others stay), and any other `.md`, `.txt`, `.html` or `.css` file is added so a
     /// user template can include or extend it.
     pub fn new(user_dir: Option<&Path>) -> Result<Renderer> {
+        let mut user = Vec::new();
+        if let Some(dir) = user_dir {
+            for (name, path) in user_template_files(dir)? {
+                let text = read_template(&path)?;
+                user.push((name, Some(path), text));
+            }
+        }
+        Renderer::with_sources(user)
+    }
+
+    /// The built-ins with `templates` (name, text) given as text rather than files: named
+    /// like a built-in, one replaces it. Checked and sandboxed as user files are.
+    pub fn with_templates(templates: &[(&str, &str)]) -> Result<Renderer> {
+        Renderer::with_sources(
+            templates
+                .iter()
+                .map(|(name, text)| (name.to_string(), None, text.to_string()))
+                .collect(),
+        )
+    }
+
+    fn with_sources(user: Vec<(String, Option<std::path::PathBuf>, String)>) -> Result<Renderer> {
         let mut sources: BTreeMap<String, TemplateSource> = BUILTIN_TEMPLATES
             .iter()
             .map(|(name, text)| {
@@ -202,17 +224,8 @@ impl Renderer {
                 )
             })
             .collect();
-        if let Some(dir) = user_dir {
-            for (name, path) in user_template_files(dir)? {
-                let text = read_template(&path)?;
-                sources.insert(
-                    name,
-                    TemplateSource {
-                        path: Some(path),
-                        text,
-                    },
-                );
-            }
+        for (name, path, text) in user {
+            sources.insert(name, TemplateSource { path, text });
         }
         let mut renderer = Renderer {
             tera: Tera::default(),
@@ -238,15 +251,13 @@ impl Renderer {
         Ok(renderer)
     }
 
-    /// Whether a user file replaced the built-in template `name`.
-    pub fn is_overridden(&self, name: &str) -> bool {
-        self.sources.get(name).is_some_and(|s| s.path.is_some())
-    }
-
     /// Renders one template for one cohort. Decimals come from the cohort's settings.
     pub fn render(&self, name: &str, ctx: &DocumentContext<'_>) -> Result<String> {
         let context = Context::from_serialize(ctx).map_err(|e| self.error(name, &e))?;
-        self.render_context(name, &context, ctx.analysis)
+        // The figures and the body are the template's input: it may print them whole on top
+        // of what the document limit allows it to write itself.
+        let given = ctx.figures.iter().map(|f| f.svg.len()).sum::<usize>() + ctx.body.len();
+        self.render_context(name, &context, ctx.analysis, given)
     }
 
     /// Renders one template with any serialisable context (`index.html`).
@@ -257,10 +268,16 @@ impl Renderer {
         analysis: &Analysis,
     ) -> Result<String> {
         let context = Context::from_serialize(ctx).map_err(|e| self.error(name, &e))?;
-        self.render_context(name, &context, analysis)
+        self.render_context(name, &context, analysis, 0)
     }
 
-    fn render_context(&self, name: &str, context: &Context, analysis: &Analysis) -> Result<String> {
+    fn render_context(
+        &self,
+        name: &str,
+        context: &Context,
+        analysis: &Analysis,
+        given: usize,
+    ) -> Result<String> {
         let markdown = name.ends_with(".md");
         let key = (FilterSettings::of(analysis), markdown);
         let ready = self.ready.lock().ok().and_then(|r| r.get(&key).cloned());
@@ -283,7 +300,7 @@ impl Renderer {
                 tera
             }
         };
-        sandbox::render(&tera, name, context).map_err(|e| self.failure(name, e))
+        sandbox::render(&tera, name, context, given).map_err(|e| self.failure(name, e))
     }
 
     /// Renders a snippet of config text (background, conclusions) with the same filters and
@@ -327,7 +344,7 @@ impl Renderer {
         context.insert("study", study);
         context.insert("cohort", cohort);
         context.insert("analysis", analysis);
-        sandbox::render(&tera, what, &context).map_err(|e| match e {
+        sandbox::render(&tera, what, &context, 0).map_err(|e| match e {
             sandbox::RenderFailure::Limit(message) => text_error(String::new(), &message),
             sandbox::RenderFailure::Tera(e) => located(error_chain(&e)),
         })

@@ -19,7 +19,8 @@
 //!   environment, the clock or files is gone. Filters are wrapped: those whose result can be
 //!   many times their input (`replace`, `indent`, `join`, `split`, `concat`, ...) are checked
 //!   before they run, every result after.
-//! - Rendering ([`render`]): a document of at most [`MAX_DOCUMENT_BYTES`].
+//! - Rendering ([`render`]): a document of at most [`MAX_DOCUMENT_BYTES`] beyond the figures
+//!   it is given to print.
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -997,20 +998,23 @@ pub enum RenderFailure {
     Limit(String),
 }
 
-/// A document in memory that refuses to grow past [`MAX_DOCUMENT_BYTES`].
-struct Capped(Vec<u8>);
+/// A document in memory that refuses to grow past its limit.
+struct Capped {
+    bytes: Vec<u8>,
+    limit: usize,
+}
 
 impl std::io::Write for Capped {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if self.0.len() + buf.len() > MAX_DOCUMENT_BYTES {
+        if self.bytes.len() + buf.len() > self.limit {
             let message = format!(
-                "stopped at {}, the limit for one document",
+                "stopped at {}, the limit for one document (beyond the figures it is given)",
                 size(MAX_DOCUMENT_BYTES)
             );
             let _ = exceeded(message.clone());
             return Err(std::io::Error::other(message));
         }
-        self.0.extend_from_slice(buf);
+        self.bytes.extend_from_slice(buf);
         Ok(buf.len())
     }
 
@@ -1019,8 +1023,15 @@ impl std::io::Write for Capped {
     }
 }
 
-/// Renders template `name` of a [`secure`]d instance within the limits.
-pub fn render(tera: &Tera, name: &str, context: &Context) -> Result<String, RenderFailure> {
+/// Renders template `name` of a [`secure`]d instance within the limits; the document may be
+/// `given` bytes longer than [`MAX_DOCUMENT_BYTES`] (what the context hands the template to
+/// print whole: figures, a rendered body).
+pub fn render(
+    tera: &Tera,
+    name: &str,
+    context: &Context,
+    given: usize,
+) -> Result<String, RenderFailure> {
     /// Clears the budget however the render ends.
     struct Scope;
     impl Drop for Scope {
@@ -1036,14 +1047,17 @@ pub fn render(tera: &Tera, name: &str, context: &Context) -> Result<String, Rend
         })
     });
     let _scope = Scope;
-    let mut out = Capped(Vec::new());
+    let mut out = Capped {
+        bytes: Vec::new(),
+        limit: MAX_DOCUMENT_BYTES.saturating_add(given),
+    };
     let result = tera.render_to(name, context, &mut out);
     let limit = BUDGET.with(|b| b.borrow_mut().as_mut().and_then(|b| b.exceeded.take()));
     match (result, limit) {
         (Err(_), Some(limit)) => Err(RenderFailure::Limit(limit)),
         (Err(e), None) => Err(RenderFailure::Tera(e)),
         // Tera writes only what templates and filters return: UTF-8.
-        (Ok(()), _) => String::from_utf8(out.0)
+        (Ok(()), _) => String::from_utf8(out.bytes)
             .map_err(|_| RenderFailure::Limit("the document is not UTF-8".to_string())),
     }
 }
@@ -1065,7 +1079,7 @@ mod tests {
 
     fn run(template: &str) -> Result<String, String> {
         let tera = secured(&[("t", template)]).map_err(|(_, e)| e.message)?;
-        render(&tera, "t", &Context::new()).map_err(|e| match e {
+        render(&tera, "t", &Context::new(), 0).map_err(|e| match e {
             RenderFailure::Limit(m) => m,
             RenderFailure::Tera(e) => format!("{e:?}"),
         })
@@ -1127,6 +1141,25 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.contains("`concat`"), "{err}");
+    }
+
+    #[test]
+    fn documents_stop_at_their_limit() {
+        let template = format!(
+            "{{% for i in range(end=100000) %}}{}{{% endfor %}}",
+            "x".repeat(1000)
+        );
+        let err = run(&template).unwrap_err();
+        assert!(err.contains("stopped at 64 MiB"), "{err}");
+        let tera = secured(&[(
+            "t",
+            "{% for i in range(end=1000) %}{{ big | safe }}{% endfor %}",
+        )])
+        .unwrap();
+        let mut context = Context::new();
+        context.insert("big", &"y".repeat(10_000));
+        let html = render(&tera, "t", &context, 0).unwrap();
+        assert_eq!(html.len(), 10_000_000);
     }
 
     #[test]
