@@ -342,6 +342,10 @@ pub fn check_target(target: &Path) -> Result<()> {
     let meta = match std::fs::symlink_metadata(target) {
         Ok(meta) => meta,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        // A file where a parent folder should be: the folder cannot be made.
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+            return Err(Error::io(target, "cannot create output folder", e))
+        }
         Err(e) => return Err(Error::io(target, "cannot read output folder", e)),
     };
     let refuse = |what: &str| {
