@@ -171,14 +171,16 @@ pub struct LoadedStudy {
 
 /// Loads the config's data files, and parses the templates alongside (parsing them took a
 /// tenth of the example study's build when it waited for the data).
-pub fn load_study(config: LoadedConfig) -> Result<LoadedStudy> {
+pub fn load_study(mut config: LoadedConfig) -> Result<LoadedStudy> {
     let (data, renderer) = rayon::join(
         || timing::stage("load", || load::load_study(&config)),
         || Renderer::new(template_dir(&config).as_deref()).ok(),
     );
+    let data = data?;
+    crate::fits::fit_to_data(&mut config, &data)?;
     Ok(LoadedStudy {
         config,
-        data: data?,
+        data,
         renderer,
     })
 }
@@ -409,8 +411,10 @@ pub fn analyse<'a>(
     } else {
         Vec::new()
     };
-    let empty = members.is_empty();
-    let mut result = endpoints::analyse_cohort(CohortInput {
+    if members.is_empty() {
+        return Err(empty_cohort_error(study, cohort, cutoff));
+    }
+    endpoints::analyse_cohort(CohortInput {
         cohort,
         analysis: &analysis,
         cutoff,
@@ -418,23 +422,14 @@ pub fn analyse<'a>(
         members,
         derived,
         tte_index,
-    })?;
-    if empty {
-        result
-            .results
-            .warnings
-            .push(empty_cohort_reason(cohort, &study.data.subjects, cutoff));
-    }
-    Ok(result)
+    })
 }
 
-/// Why a cohort has no subject: the cut-off is before its first enrolment, or its `where`
-/// filter matches nobody. The cohort is still reported (N = 0, estimates null).
-fn empty_cohort_reason(
-    cohort: &CohortConfig,
-    subjects: &[Subject],
-    cutoff: Option<Date>,
-) -> String {
+/// The error for a cohort without a subject: the cut-off is before its first enrolment, or
+/// its `where` filter matches nobody (then each column's values are listed). An abstract of
+/// no patient is never written.
+fn empty_cohort_error(study: &LoadedStudy, cohort: &CohortConfig, cutoff: Option<Date>) -> Error {
+    let subjects = &study.data.subjects;
     let matching = cohort_members(cohort, subjects);
     if let (false, Some(cutoff)) = (matching.is_empty(), cutoff) {
         let first = matching
@@ -445,13 +440,17 @@ fn empty_cohort_reason(
                     .and_then(|s| s.enrolled.or(s.trt_start))
             })
             .min();
-        return match first {
+        let message = match first {
             Some(first) => format!(
                 "no subject was enrolled by the cut-off {cutoff}; the first of the cohort's {} subjects was enrolled on {first}",
                 matching.len()
             ),
             None => format!("no subject was enrolled by the cut-off {cutoff}"),
         };
+        return Error::Other(message);
+    }
+    if cohort.filter.is_empty() {
+        return Error::Other("ADSL has no subject".to_string());
     }
     let filters: Vec<String> = cohort
         .filter
@@ -463,12 +462,26 @@ fn empty_cohort_reason(
                 .collect();
             seen.sort_unstable();
             seen.dedup();
-            let shown = seen.iter().take(10).copied().collect::<Vec<_>>().join(", ");
-            let more = if seen.len() > 10 { ", ..." } else { "" };
-            format!("{column} = {} (ADSL has: {shown}{more})", value.as_text())
+            let shown: Vec<String> = seen.iter().take(10).map(|v| format!("{v:?}")).collect();
+            let more = match seen.len() {
+                n if n > 10 => format!(", ... ({n} values)"),
+                _ => String::new(),
+            };
+            format!(
+                "{column} = {:?} (ADSL has: {}{more})",
+                value.as_text(),
+                shown.join(", ")
+            )
         })
         .collect();
-    format!("no subject matches `where`: {}", filters.join("; "))
+    Error::Config {
+        file: study.config.path.clone(),
+        location: format!("key `cohorts[{}].where`: ", cohort_index(study, cohort)),
+        message: format!(
+            "no subject matches {} (values are compared exactly, case included)",
+            filters.join("; ")
+        ),
+    }
 }
 
 /// The derivation rules a cohort's analysis settings ask for.

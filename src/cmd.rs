@@ -576,7 +576,7 @@ fn check_command(configs: &[PathBuf], opts: &BuildOptions) -> Result<ExitCode> {
             // a build (an unknown variable in a user template, ...) fails the check.
             let failures = build::dry_build(&study, opts)?;
             for f in &failures {
-                errln!("error: {} cohort {}: {}", path.display(), f.cohort, f.error);
+                errln!("error: {}", cohort_failure(path, &f.cohort, &f.error));
             }
             if !failures.is_empty() {
                 failed = true;

@@ -22,6 +22,7 @@ pub mod docx;
 pub mod endpoints;
 pub mod error;
 pub mod figures;
+pub mod fits;
 pub mod load;
 pub mod meter;
 pub mod model;

@@ -110,6 +110,24 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     let adtte_in_parts = adtte_path
         .as_deref()
         .is_some_and(|path| parts_length(path, PART_BYTES).is_some());
+    // A file that cannot be opened is named by its config key as well as its path.
+    for (key, file) in [
+        ("adsl", Some(&data.adsl)),
+        ("adrs", data.adrs.as_ref()),
+        ("adtte", data.adtte.as_ref()),
+        ("adae", data.adae.as_ref()),
+        ("adtr", data.adtr.as_ref()),
+    ] {
+        let Some(file) = file else { continue };
+        let path = cfg.data_path(file);
+        if let Err(e) = std::fs::metadata(&path) {
+            return Err(Error::Config {
+                file: cfg.path.clone(),
+                location: format!("key `data.{key}`: "),
+                message: format!("cannot read {}: {e}", path.display()),
+            });
+        }
+    }
     let files: Vec<Option<PathBuf>> = [
         data.adrs.as_ref(),
         data.adtte.as_ref().filter(|_| !adtte_in_parts),
@@ -170,12 +188,20 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
         .map(|v| v.trim().to_ascii_uppercase())
         .collect();
     let paramcd = data.adtr_paramcd.as_deref().unwrap_or("SDIAM");
+    let adrs_paramcds: Vec<&str> = match &data.adrs_paramcd {
+        Some(list) => list.iter().map(String::as_str).collect(),
+        None => crate::config::DEFAULT_ADRS_PARAMCDS.to_vec(),
+    };
     let ((assessments, tte), (adverse_events, lesions)) =
         crate::timing::stage("  typed others", || {
             rayon::join(
                 || {
                     rayon::join(
-                        || adrs.as_ref().map(|t| read_adrs(t, &known)).transpose(),
+                        || {
+                            adrs.as_ref()
+                                .map(|t| read_adrs(t, &known, &adrs_paramcds))
+                                .transpose()
+                        },
                         || match (&adtte, adtte_path.as_deref()) {
                             (Some(table), _) => read_adtte(table, &known)
                                 .map(|rows| Some((rows, table.input_file()))),
@@ -1345,10 +1371,20 @@ impl<'t> Row<'t, '_> {
             return Ok(None);
         };
         match parse_iso_date(text) {
-            Some(d) => Ok(Some(d)),
+            Some(d) if is_plausible_date(d) => Ok(Some(d)),
+            Some(_) => Err(self.error(
+                column.unwrap_or(0),
+                format!(
+                    "`{text}` is outside the dates a trial can have; expected {} to {}",
+                    PLAUSIBLE_DATES.0, PLAUSIBLE_DATES.1
+                ),
+            )),
             _ => Err(self.error(
                 column.unwrap_or(0),
-                format!("`{text}` is not a date; expected YYYY-MM-DD"),
+                format!(
+                    "`{text}` is not a date; expected YYYY-MM-DD or an ISO 8601 datetime \
+                     (YYYY-MM-DDThh:mm:ss)"
+                ),
             )),
         }
     }
@@ -1405,11 +1441,64 @@ fn trim_cell(text: &str) -> &str {
     }
 }
 
-/// `YYYY-MM-DD`, optionally followed by `T...` or ` ...` (a datetime whose date is taken).
-/// Hand-written because it runs once per date cell: chrono's format parser is ten times slower.
+/// Whether `b` is the time part of an ISO 8601 datetime after its date: `T` (or a space)
+/// and `hh`, `hh:mm` or `hh:mm:ss` (with a fraction), optionally `Z` or an offset `±hh:mm`.
+fn is_iso_time(b: &[u8]) -> bool {
+    let two = |at: usize, max: u8| -> bool {
+        matches!(b.get(at..at + 2), Some([h, l]) if h.is_ascii_digit() && l.is_ascii_digit()
+            && (h - b'0') * 10 + (l - b'0') <= max)
+    };
+    if !matches!(b.first(), Some(b'T' | b' ')) || !two(1, 23) {
+        return false;
+    }
+    let mut i = 3;
+    for max in [59, 60] {
+        if b.get(i) == Some(&b':') && two(i + 1, max) {
+            i += 3;
+        } else {
+            break;
+        }
+    }
+    if i == 9 && matches!(b.get(i), Some(b'.' | b',')) {
+        i += 1;
+        let start = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        if i == start {
+            return false;
+        }
+    }
+    match &b[i..] {
+        [] | [b'Z'] => true,
+        [b'+' | b'-', rest @ ..] => {
+            let zone = |r: &[u8]| matches!(r, [a, b2] if a.is_ascii_digit() && b2.is_ascii_digit());
+            match rest {
+                [h @ .., b':', m1, m2] => zone(h) && zone(&[*m1, *m2]),
+                [h1, h2, m1, m2] => zone(&[*h1, *h2]) && zone(&[*m1, *m2]),
+                h => zone(h),
+            }
+        }
+        _ => false,
+    }
+}
+
+/// The earliest and latest dates a trial's data may hold: anything outside is a typing error
+/// or a placeholder (`0000-01-01`, `9999-12-31`) that would make times of centuries.
+pub const PLAUSIBLE_DATES: (&str, &str) = ("1900-01-01", "2100-12-31");
+
+/// Whether `date` lies in [`PLAUSIBLE_DATES`].
+pub fn is_plausible_date(date: Date) -> bool {
+    use chrono::Datelike;
+    (1900..=2100).contains(&date.year())
+}
+
+/// `YYYY-MM-DD`, optionally followed by an ISO 8601 time ([`is_iso_time`]; a datetime whose
+/// date is taken). Hand-written because it runs once per date cell: chrono's format parser is
+/// ten times slower.
 pub fn parse_iso_date(text: &str) -> Option<Date> {
     let b = text.as_bytes();
-    if b.len() < 10 || (b.len() > 10 && b[10] != b'T' && b[10] != b' ') {
+    if b.len() < 10 || (b.len() > 10 && !is_iso_time(&b[10..])) {
         return None;
     }
     let digits = |range: std::ops::Range<usize>| -> Option<u32> {
@@ -1619,10 +1708,17 @@ fn require_subject(
     })
 }
 
+/// An ADaM flag: `Y` is yes, `N` or empty no (either case), `absent` when the file has no
+/// such column. Any other value (`Yes`, `1`) is an error: read as "no", it would drop the
+/// subject or the event without a word.
 fn flag(row: &Row<'_, '_>, column: Option<usize>, absent: bool) -> Result<bool> {
-    match column {
-        None => Ok(absent),
-        Some(_) => Ok(row.text(column)?.eq_ignore_ascii_case("Y")),
+    let Some(c) = column else {
+        return Ok(absent);
+    };
+    match row.text(column)? {
+        t if t.eq_ignore_ascii_case("Y") => Ok(true),
+        t if t.is_empty() || t.eq_ignore_ascii_case("N") => Ok(false),
+        t => Err(row.error(c, format!("`{t}` is not a flag; expected Y, N or empty"))),
     }
 }
 
@@ -1974,20 +2070,47 @@ fn convert_rows<'t, T: Send, C>(
     first_error.into_inner().ok().flatten()
 }
 
-/// ADRS: the per-visit overall responses (`PARAMCD = OVR`); other parameters are skipped.
-pub fn read_adrs(table: &CsvTable, known: &KnownSubjects<'_>) -> Result<Vec<Assessment>> {
+/// ADRS: the per-visit overall responses, the rows of the first of `paramcds` (`OVR`,
+/// `OVRLRESP` unless the config says otherwise) that the file has; other parameters are
+/// skipped. A file with rows but none of `paramcds` is an error listing the ones it has.
+pub fn read_adrs(
+    table: &CsvTable,
+    known: &KnownSubjects<'_>,
+    paramcds: &[&str],
+) -> Result<Vec<Assessment>> {
     let c_id = table.require("USUBJID")?;
     let c_param = table.require("PARAMCD")?;
     let c_adt = table.require("ADT")?;
     let c_avalc = table.require("AVALC")?;
     let c_visit = table.column("AVISIT");
+    let mut commas = Vec::new();
+    let mut present: HashSet<String> = HashSet::new();
+    for r in 0..table.len() {
+        let row = table.row(r, &mut commas);
+        let paramcd = row.text(Some(c_param))?;
+        if !present.contains(paramcd) {
+            present.insert(paramcd.to_string());
+        }
+    }
+    let Some(&chosen) = paramcds.iter().find(|p| present.contains(**p)) else {
+        if table.is_empty() {
+            return Ok(Vec::new());
+        }
+        return Err(Error::data_file(
+            table.path(),
+            format!(
+                "no row has PARAMCD {} (the per-visit overall response; `data.adrs_paramcd` names                  it); the file has: {}",
+                paramcds.join(" or "),
+                crate::fits::listing(present.iter().map(String::as_str))
+            ),
+        ));
+    };
     let mut out = Vec::new();
     let mut per_date: HashSet<(String, Date)> = HashSet::new();
     let mut hint = 0usize;
-    let mut commas = Vec::new();
     for r in 0..table.len() {
         let row = table.row(r, &mut commas);
-        if row.text(Some(c_param))? != "OVR" {
+        if row.text(Some(c_param))? != chosen {
             continue;
         }
         let usubjid = row.text(Some(c_id))?;
@@ -2361,7 +2484,7 @@ pub fn read_adae(
             related: related_values.contains(&row.text(c_rel)?.to_ascii_uppercase()),
             start: row.date(c_start)?,
             emergent: flag(&row, c_emergent, true)?,
-            serious: row.text(c_ser)?.eq_ignore_ascii_case("Y"),
+            serious: flag(&row, c_ser, false)?,
             fatal: grade == Some(5) || outcome.eq_ignore_ascii_case("FATAL"),
         });
     }
@@ -2596,6 +2719,43 @@ mod tests {
                 prop_assert_eq!(sha256, sha256_hex(&bytes));
             }
         }
+    }
+
+    /// A date, or an ISO 8601 datetime whose date is taken; anything else after the date is not.
+    #[test]
+    fn dates_and_datetimes() {
+        let d = |y, m, day| Date::from_ymd_opt(y, m, day);
+        for text in [
+            "2021-01-04",
+            "2021-01-04T09",
+            "2021-01-04T09:30",
+            "2021-01-04 09:30:59",
+            "2021-01-04T23:59:60",
+            "2021-01-04T09:30:00.25",
+            "2021-01-04T09:30:00,5Z",
+            "2021-01-04T09:30:00+02:00",
+            "2021-01-04T09:30-0500",
+            "2021-01-04T09:30:00+02",
+        ] {
+            assert_eq!(parse_iso_date(text), d(2021, 1, 4), "{text}");
+        }
+        for text in [
+            "2021-01-04T",
+            "2021-01-04Tgarbage",
+            "2021-01-04T24:00",
+            "2021-01-04T09:60",
+            "2021-01-04T09:30:00.",
+            "2021-01-04T09:30:00+2",
+            "2021-01-04T09:30 UTC",
+            "2021-01-04x",
+            "2021-02-30",
+        ] {
+            assert_eq!(parse_iso_date(text), None, "{text}");
+        }
+        assert!(!is_plausible_date(d(1899, 12, 31).unwrap()));
+        assert!(is_plausible_date(d(1900, 1, 1).unwrap()));
+        assert!(is_plausible_date(d(2100, 12, 31).unwrap()));
+        assert!(!is_plausible_date(d(2101, 1, 1).unwrap()));
     }
 
     /// An estimate of a file's rows far beyond what memory holds (a file whose first part has

@@ -581,43 +581,189 @@ fn many_response_oddities_are_listed_up_to_twenty_then_counted() {
     assert!(warnings[20].starts_with("and 5 more"), "{warnings:?}");
 }
 
-/// An empty cohort is reported, not a crash: N = 0, null estimates, and a warning saying why.
-fn empty_cohort(name: &str, folder: &str, why: &str) {
+/// An empty cohort is an error naming why, in `check` and in `build`: no abstract of no
+/// patient is written, and the other cohorts are still built.
+fn empty_cohort(name: &str, why: &str) {
     let check = readout(&["check", &fixture_config(name)], None);
-    assert_eq!(check.code, Some(0), "{name}: {}", check.stderr);
-    assert!(check.stdout.contains(" 0 subjects"), "{}", check.stdout);
-    let (run, dir, _tmp) = builds(name, folder);
-    let results = json(&dir.join("results.json"));
-    let cohort = &results["cohorts"][0];
-    assert_eq!(cohort["n"]["enrolled"], 0, "{name}");
-    assert!(
-        cohort["response"].is_null() || cohort["response"]["orr"]["rate"].is_null(),
-        "{name}: {}",
-        cohort["response"]
+    assert_eq!(check.code, Some(2), "{name}: {}", check.stdout);
+    assert!(check.stderr.contains(why), "{name}: {}", check.stderr);
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out = tmp.path().join("out");
+    let run = readout(
+        &[
+            "build",
+            &fixture_config(name),
+            "--out",
+            &out.display().to_string(),
+        ],
+        None,
     );
-    assert_eq!(cohort["tte"], serde_json::json!({}), "{name}");
-    assert!(cohort["followup"].is_null(), "{name}");
-    let warnings = cohort["warnings"].to_string();
-    assert!(warnings.contains(why), "{name}: {warnings}");
-    assert!(run.stdout.contains(" 0 "), "{name}: summary {}", run.stdout);
+    assert_eq!(run.code, Some(2), "{name}: {}", run.stdout);
+    assert!(run.stderr.contains(why), "{name}: {}", run.stderr);
+    assert!(!out.exists(), "{name}: a folder was written");
 }
 
 #[test]
-fn a_cutoff_before_any_enrolment_gives_an_empty_cohort() {
+fn a_cutoff_before_any_enrolment_is_an_error() {
     empty_cohort(
         "cutoff-before-enrolment",
-        "EARLY-CUTOFF/2020-06-30",
-        "no subject was enrolled by the cut-off 2020-06-30",
+        "cohort `all`: no subject was enrolled by the cut-off 2020-06-30; the first of the \
+         cohort's 3 subjects was enrolled on 2021-01-04",
     );
 }
 
 #[test]
-fn a_filter_matching_nobody_gives_an_empty_cohort() {
+fn a_filter_matching_nobody_is_an_error_listing_the_values() {
     empty_cohort(
         "filter-matches-nobody",
-        "NOBODY/no-cutoff",
-        "no subject matches `where`",
+        "cohort `cohort-z`: key `cohorts[0].where`: no subject matches COHORT = \"Z\" (ADSL \
+         has: \"A\")",
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// A config that does not fit the data (issue 19): an error naming what the data have.
+
+const TINY_ADSL: &str = "USUBJID,SITEID,COHORT,TRTSDT,DTHDT,LSTALVDT,SAFFL,EFFFL\n\
+    S-001,01,A,2021-01-04,,2021-12-01,Y,Y\n\
+    S-002,01,A,2021-02-01,2021-08-01,2021-08-01,Y,Y\n\
+    S-003,02,A,2021-03-01,,2021-12-01,Y,Y\n";
+
+/// `readout check` of a study written into a temporary folder: the exit code and stderr.
+fn check_study(files: &[(&str, String)], config: &str) -> (Option<i32>, String) {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let path = write_study(tmp.path(), files, config);
+    let run = readout(&["check", &path.display().to_string()], Some(tmp.path()));
+    assert_no_panic("check", &run.stderr);
+    (run.code, run.stderr)
+}
+
+fn adrs(paramcd: &str) -> String {
+    format!(
+        "USUBJID,PARAMCD,ADT,AVALC\n\
+         S-001,{paramcd},2021-02-15,PR\nS-001,{paramcd},2021-03-29,PR\n\
+         S-002,{paramcd},2021-03-15,SD\nS-001,BOR,2021-03-29,PR\n"
+    )
+}
+
+#[test]
+fn a_paramcd_the_config_names_must_be_in_adtte() {
+    let adtte = "USUBJID,PARAMCD,AVAL,CNSR,AVALU\nS-001,OS,300,1,DAYS\nS-001,PFS,100,0,DAYS\n";
+    let (code, err) = check_study(
+        &[("adsl.csv", TINY_ADSL.into()), ("adtte.csv", adtte.into())],
+        "study: { id: X }\ndata: { adsl: adsl.csv, adtte: adtte.csv }\n\
+         analysis: { tte_params: { PFS: PFSX, OS: OS } }\ncohorts: [{ id: all }]\n",
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("key `analysis.tte_params.PFS`: PARAMCD `PFSX` is not in")
+            && err.contains("adtte.csv; it has: OS, PFS"),
+        "{err}"
+    );
+    // The same in a cohort's analysis.
+    let (code, err) = check_study(
+        &[("adsl.csv", TINY_ADSL.into()), ("adtte.csv", adtte.into())],
+        "study: { id: X }\ndata: { adsl: adsl.csv, adtte: adtte.csv }\n\
+         cohorts: [{ id: all, analysis: { tte_params: { TTDE: TTDE } } }]\n",
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("key `cohorts[0].analysis.tte_params.TTDE`: PARAMCD `TTDE`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn per_visit_responses_are_read_under_the_cdisc_names_or_the_configured_one() {
+    let config = |extra: &str| {
+        format!(
+            "study: {{ id: X }}\ndata: {{ adsl: adsl.csv, adrs: adrs.csv{extra} }}\n\
+             cohorts: [{{ id: all }}]\n"
+        )
+    };
+    let orr = |paramcd: &str, extra: &str| {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let path = write_study(
+            tmp.path(),
+            &[("adsl.csv", TINY_ADSL.into()), ("adrs.csv", adrs(paramcd))],
+            &config(extra),
+        );
+        let out = build_in(tmp.path(), &path);
+        let results = json(&out.join("X/no-cutoff/results.json"));
+        results["cohorts"][0]["response"]["orr"]["n"].clone()
+    };
+    // S-001's confirmed PR, whichever CDISC name holds the per-visit response.
+    assert_eq!(orr("OVR", ""), 1);
+    assert_eq!(orr("OVRLRESP", ""), 1);
+    assert_eq!(orr("ovr", ", adrs_paramcd: ovr"), 1);
+    assert_eq!(orr("RESP", ", adrs_paramcd: [OVR, RESP]"), 1);
+    // Under another name, and not configured: an error listing the PARAMCDs ADRS has.
+    let (code, err) = check_study(
+        &[("adsl.csv", TINY_ADSL.into()), ("adrs.csv", adrs("ovr"))],
+        &config(""),
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("adrs.csv: no row has PARAMCD OVR or OVRLRESP")
+            && err.contains("`data.adrs_paramcd`")
+            && err.contains("the file has: BOR, ovr"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_population_flag_other_than_y_n_or_empty_is_an_error() {
+    let adsl = TINY_ADSL.replace("2021-12-01,Y,Y\nS-002", "2021-12-01,Y,Yes\nS-002");
+    assert_ne!(adsl, TINY_ADSL);
+    let (code, err) = check_study(
+        &[("adsl.csv", adsl)],
+        "study: { id: X }\ndata: { adsl: adsl.csv }\ncohorts: [{ id: all }]\n",
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(
+            "adsl.csv: line 2, column `EFFFL`: `Yes` is not a flag; expected Y, N or empty"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn impossible_dates_and_text_after_a_date_are_errors() {
+    for (from, to, expected) in [
+        (
+            "2021-01-04,,2021-12-01",
+            "0000-01-01,,2021-12-01",
+            "line 2, column `TRTSDT`: `0000-01-01` is outside the dates a trial can have; \
+             expected 1900-01-01 to 2100-12-31",
+        ),
+        (
+            "2021-08-01,2021-08-01",
+            "9999-12-31,2021-08-01",
+            "line 3, column `DTHDT`: `9999-12-31` is outside the dates",
+        ),
+        (
+            "2021-03-01,,",
+            "2021-03-01Tgarbage,,",
+            "line 4, column `TRTSDT`: `2021-03-01Tgarbage` is not a date",
+        ),
+    ] {
+        let adsl = TINY_ADSL.replace(from, to);
+        assert_ne!(adsl, TINY_ADSL);
+        let (code, err) = check_study(
+            &[("adsl.csv", adsl)],
+            "study: { id: X }\ndata: { adsl: adsl.csv }\ncohorts: [{ id: all }]\n",
+        );
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.contains(expected), "{to}: {err}");
+    }
+    // ISO 8601 datetimes are dates.
+    let adsl = TINY_ADSL.replace("2021-01-04,", "2021-01-04T09:30:00.250+02:00,");
+    let (code, err) = check_study(
+        &[("adsl.csv", adsl)],
+        "study: { id: X }\ndata: { adsl: adsl.csv }\ncohorts: [{ id: all }]\n",
+    );
+    assert_eq!(code, Some(0), "{err}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -690,7 +836,12 @@ fn regression_treatment_after_the_cutoff_gave_a_negative_time() {
     let results = json(&dir.join("results.json"));
     assert_eq!(results["cohorts"][0]["n"]["enrolled"], 2);
     let derived = std::fs::read_to_string(dir.join("derived/all.csv")).expect("derived");
-    assert!(derived.contains("\nS-002,,,,0,1,"), "{derived}");
+    // ADTTE has OS only: the default PFS and DoR are not analysed.
+    assert!(
+        derived.starts_with("USUBJID,BOR,OS_AVAL,OS_CNSR,"),
+        "{derived}"
+    );
+    assert!(derived.contains("\nS-002,,0,1,"), "{derived}");
 }
 
 /// An AVAL that does not match ADT − STARTDT cannot be cut: the error names the ADTTE file,

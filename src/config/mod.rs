@@ -102,6 +102,10 @@ pub struct DataFiles {
     /// Tumour measurements (sum of diameters). Default: none.
     #[serde(default)]
     pub adtr: Option<PathBuf>,
+    /// ADRS `PARAMCD`s that may hold the per-visit overall response, one or a list: the first
+    /// that ADRS has is read. Default: `[OVR, OVRLRESP]` (the admiralonco and CDISC names).
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub adrs_paramcd: Option<Vec<String>>,
     /// `PARAMCD` of the sum-of-diameters parameter in ADTR. Default: `SDIAM`.
     #[serde(default)]
     pub adtr_paramcd: Option<String>,
@@ -159,6 +163,37 @@ pub struct AnalysisConfig {
     pub time_decimals: Option<usize>,
     /// How many adverse-event terms the abstract and figures show, 0 to 100. Default: 10.
     pub ae_top_n: Option<usize>,
+}
+
+/// The ADRS parameters of the per-visit overall response when the config names none.
+pub const DEFAULT_ADRS_PARAMCDS: [&str; 2] = ["OVR", "OVRLRESP"];
+
+/// A text or a list of texts (`adrs_paramcd: OVRLRESP` or `[OVR, OVRLRESP]`).
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged, expecting = "a PARAMCD or a list of PARAMCDs")]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    let list = match OneOrMany::deserialize(d)? {
+        OneOrMany::One(one) => vec![one],
+        OneOrMany::Many(many) => many,
+    };
+    if list.is_empty() || list.iter().any(|p| p.trim().is_empty()) {
+        return Err(serde::de::Error::custom(
+            "an empty PARAMCD; expected a PARAMCD or a list of PARAMCDs",
+        ));
+    }
+    Ok(Some(list))
+}
+
+/// The endpoints analysed when the config names none: PFS, OS and DoR under their own names.
+pub fn default_tte_params() -> IndexMap<String, String> {
+    ["PFS", "OS", "DOR"]
+        .iter()
+        .map(|p| (p.to_string(), p.to_string()))
+        .collect()
 }
 
 /// Time unit of every reported time.
@@ -369,12 +404,7 @@ impl AnalysisConfig {
                 .tte_params
                 .clone()
                 .or_else(|| fallback.tte_params.clone())
-                .unwrap_or_else(|| {
-                    ["PFS", "OS", "DOR"]
-                        .iter()
-                        .map(|p| (p.to_string(), p.to_string()))
-                        .collect()
-                }),
+                .unwrap_or_else(default_tte_params),
             related_values: self
                 .related_values
                 .clone()
