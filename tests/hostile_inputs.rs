@@ -22,6 +22,14 @@ struct Run {
     stderr: String,
 }
 
+/// `readout build` of the hostile fixture `config` into `out`, with `extra` arguments.
+fn build(config: &str, out: &Path, extra: &[&str], env: &[(&str, &str)]) -> Run {
+    let config = hostile(config);
+    let mut args = vec!["build", &config, "--out", out.to_str().expect("path")];
+    args.extend_from_slice(extra);
+    readout(&args, env)
+}
+
 /// Runs `readout ARGS` at the repository root with `env` set.
 fn readout(args: &[&str], env: &[(&str, &str)]) -> Run {
     let mut command = Command::cargo_bin("readout").expect("binary");
@@ -143,15 +151,7 @@ fn assert_no_live_script_link(dir: &Path) -> usize {
 fn no_live_script_link_reaches_any_html_from_config_texts_or_data() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let out = tmp.path().join("out");
-    let run = readout(
-        &[
-            "build",
-            &hostile("links.yaml"),
-            "--out",
-            out.to_str().expect("path"),
-        ],
-        &[],
-    );
+    let run = build("links.yaml", &out, &[], &[]);
     assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
     let folder = out.join("HOSTILE-LINKS/2021-12-31");
     assert_eq!(assert_no_live_script_link(&folder), 3);
@@ -187,18 +187,7 @@ fn the_diff_html_has_no_live_link_and_real_tables() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let out = tmp.path().join("out");
     for cutoff in ["2021-01-31", "2021-12-31"] {
-        let run = readout(
-            &[
-                "build",
-                &hostile("links.yaml"),
-                "--cutoff",
-                cutoff,
-                "--out",
-                out.to_str().expect("path"),
-                "--quiet",
-            ],
-            &[],
-        );
+        let run = build("links.yaml", &out, &["--cutoff", cutoff, "--quiet"], &[]);
         assert_eq!(run.code, Some(0), "{}", run.stderr);
     }
     let study = out.join("HOSTILE-LINKS");
@@ -231,15 +220,7 @@ fn hostile_config_texts_fail_alone_naming_key_and_limit() {
     let out = tmp.path().join("out");
     let secret = ("READOUT_TEST_SECRET", "hunter2-b2c4");
     let started = std::time::Instant::now();
-    let run = readout(
-        &[
-            "build",
-            &hostile("crashes.yaml"),
-            "--out",
-            out.to_str().expect("path"),
-        ],
-        &[secret],
-    );
+    let run = build("crashes.yaml", &out, &[], &[secret]);
     assert!(started.elapsed() < std::time::Duration::from_secs(60));
     assert_eq!(run.code, Some(2), "{}{}", run.stdout, run.stderr);
     assert_no_panic(&run);
@@ -298,15 +279,7 @@ fn hostile_config_texts_fail_alone_naming_key_and_limit() {
 fn a_user_template_that_includes_itself_is_refused() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let out = tmp.path().join("out");
-    let run = readout(
-        &[
-            "build",
-            &hostile("recursive-template.yaml"),
-            "--out",
-            out.to_str().expect("path"),
-        ],
-        &[],
-    );
+    let run = build("recursive-template.yaml", &out, &[], &[]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
     assert_no_panic(&run);
     assert!(
@@ -656,15 +629,7 @@ fn a_users_file_or_folder_at_the_cutoff_path_is_left_alone() {
     let target = study.join("2021-12-31");
     std::fs::write(&target, "my notes").expect("write");
     for what in ["is a file", "holds no manifest.json"] {
-        let run = readout(
-            &[
-                "build",
-                &hostile("links.yaml"),
-                "--out",
-                out.to_str().expect("path"),
-            ],
-            &[],
-        );
+        let run = build("links.yaml", &out, &[], &[]);
         assert_eq!(run.code, Some(2), "{}", run.stderr);
         assert!(run.stderr.contains(what), "{}", run.stderr);
         let names: Vec<String> = std::fs::read_dir(&study)
@@ -695,18 +660,7 @@ fn a_users_file_or_folder_at_the_cutoff_path_is_left_alone() {
 fn a_build_killed_during_the_swap_loses_nothing() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let out = tmp.path().join("out");
-    let build = || {
-        readout(
-            &[
-                "build",
-                &hostile("links.yaml"),
-                "--out",
-                out.to_str().expect("path"),
-                "--quiet",
-            ],
-            &[],
-        )
-    };
+    let build = || build("links.yaml", &out, &["--quiet"], &[]);
     assert_eq!(build().code, Some(0));
     let study = out.join("HOSTILE-LINKS");
     let target = study.join("2021-12-31");
