@@ -139,6 +139,8 @@ pub struct BuiltFolder {
     pub cohorts: Vec<CohortSummary>,
     /// Cohorts that failed.
     pub failures: Vec<CohortFailure>,
+    /// Notes about the folder as a whole (a study figure left out), beside the cohorts'.
+    pub notes: Vec<String>,
 }
 
 /// A cohort's line in the build summary.
@@ -148,12 +150,13 @@ pub struct CohortSummary {
     pub id: String,
     /// Enrolled subjects.
     pub n: usize,
-    /// ORR, if computed.
-    pub orr: Option<f64>,
-    /// Median PFS, if computed.
-    pub median_pfs: Option<f64>,
-    /// Warnings.
-    pub warnings: usize,
+    /// ORR as the documents print it (`34.2%`), if computed.
+    pub orr: Option<String>,
+    /// Median PFS as the documents print it, with its unit (`8.4 months`, `NR` when not
+    /// reached); `None` when PFS was not analysed.
+    pub median_pfs: Option<String>,
+    /// The cohort's warnings, as in `results.json`.
+    pub warnings: Vec<String>,
     /// The abstract measured against `output.conference`.
     pub abstract_length: Option<crate::conference::AbstractLength>,
 }
@@ -531,6 +534,8 @@ pub struct CutoffBuild {
     pub summaries: Vec<CohortSummary>,
     /// Cohorts that failed; the others are still built.
     pub failures: Vec<CohortFailure>,
+    /// Notes about the folder as a whole (see [`BuiltFolder::notes`]).
+    pub notes: Vec<String>,
 }
 
 /// One cohort's files, results and summary line.
@@ -574,13 +579,24 @@ fn build_cohort<'a>(
         formats,
     )?;
     files.extend(documents.files);
-    results.abstract_length = Some(documents.abstract_length);
+    results.abstract_length = documents.abstract_length;
     let summary = CohortSummary {
         id: cohort.id.clone(),
         n: results.n.enrolled,
-        orr: results.response.as_ref().and_then(|r| r.orr.rate),
-        median_pfs: results.tte.get("PFS").and_then(|t| t.median.estimate),
-        warnings: results.warnings.len(),
+        orr: results
+            .response
+            .as_ref()
+            .and_then(|r| r.orr.rate)
+            .map(|rate| crate::render::fmt_pct(Some(rate), settings.percent_decimals)),
+        median_pfs: results.tte.get("PFS").map(|t| match t.median.estimate {
+            Some(m) => format!(
+                "{} {}",
+                crate::render::fixed(m, settings.time_decimals),
+                settings.time_unit.name()
+            ),
+            None => "NR".to_string(),
+        }),
+        warnings: results.warnings.clone(),
         abstract_length: results.abstract_length.clone(),
     };
     let curves = analysis
@@ -674,6 +690,7 @@ pub fn build_cutoff(
             has_files: false,
             summaries,
             failures,
+            notes: Vec::new(),
         });
     }
     let (study_figures, notes) = figures::study_km_figures(
@@ -684,7 +701,7 @@ pub fn build_cutoff(
             .contains(&crate::config::Format::Png),
     )?;
     sink.put(study_figures)?;
-    let warnings: Vec<String> = cut.warnings.iter().cloned().chain(notes).collect();
+    let warnings: Vec<String> = cut.warnings.iter().chain(&notes).cloned().collect();
     if cfg
         .config
         .output
@@ -734,6 +751,7 @@ pub fn build_cutoff(
         has_files: true,
         summaries,
         failures,
+        notes,
     })
 }
 
@@ -849,6 +867,7 @@ pub fn build_config(
     opts: &BuildOptions,
     on_folder: &(dyn Fn(&BuiltFolder) + Sync),
 ) -> Result<Vec<BuiltFolder>> {
+    check_strict(study, opts)?;
     study.with_renderer(|renderer| build_folders(study, opts, renderer, on_folder))
 }
 
@@ -856,20 +875,44 @@ pub fn build_config(
 /// written (`readout check`): the cohorts that would fail a build, with their errors, in plan
 /// order. An error that would stop a build (a template that does not parse, a cut-off that
 /// cannot be applied) is returned as such.
-pub fn dry_build(study: &LoadedStudy, opts: &BuildOptions) -> Result<Vec<CohortFailure>> {
+pub fn dry_build(study: &LoadedStudy, opts: &BuildOptions) -> Result<Vec<BuiltFolder>> {
+    check_strict(study, opts)?;
     study.with_renderer(|renderer| {
         let root = output_root(&study.config, opts.out.as_deref());
         let plans = plan(&study.config, opts);
         for p in &plans {
             write::check_target(&root.join(p.folder_name()))?;
         }
-        let mut failures = Vec::new();
+        let mut folders = Vec::new();
         for p in &plans {
             let sink = FolderSink::in_memory();
-            failures.extend(build_cutoff(study, p, renderer, &sink)?.failures);
+            let cutoff = build_cutoff(study, p, renderer, &sink)?;
+            folders.push(BuiltFolder {
+                study: study.config.config.study.id.clone(),
+                path: None,
+                cutoff: p.cutoff,
+                cohorts: cutoff.summaries,
+                failures: cutoff.failures,
+                notes: cutoff.notes,
+            });
         }
-        Ok(failures)
+        Ok(folders)
     })
+}
+
+/// `--strict` measures abstracts against `output.conference`: without one it has nothing to
+/// check, which is an error rather than a pass.
+fn check_strict(study: &LoadedStudy, opts: &BuildOptions) -> Result<()> {
+    if opts.strict && study.config.config.output.conference.is_none() {
+        // No file in the message: the command prints the config's path before it.
+        return Err(Error::Other(
+            "key `output.conference`: --strict checks each abstract against the conference \
+             length limit, and the config names no conference; add one (asco, esmo, aacr, \
+             wclc or { limit, counts, title })"
+                .to_string(),
+        ));
+    }
+    Ok(())
 }
 
 /// [`build_config`] with its templates parsed.
@@ -894,6 +937,7 @@ fn build_folders(
             cutoff: p.cutoff,
             cohorts: cutoff.summaries,
             failures: cutoff.failures,
+            notes: cutoff.notes,
         };
         on_folder(&folder);
         folder

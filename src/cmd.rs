@@ -331,9 +331,8 @@ fn build_command(
         print_abstract_lengths(&folders);
     }
     if !quiet {
-        for w in &data_warnings {
-            outln!("warning: {w}");
-        }
+        print_warnings("", &data_warnings);
+        print_folder_warnings(&folders);
     }
     for f in &failures {
         errln!("error: {f}");
@@ -343,6 +342,55 @@ fn build_command(
     } else {
         errln!("{} build(s) failed", failures.len());
         Ok(ExitCode::from(2))
+    }
+}
+
+/// Warnings, each once in the order first met, with how often it came when more than once;
+/// each line is prefixed with `indent`.
+fn print_warnings(indent: &str, warnings: &[String]) {
+    for line in warning_lines(indent, warnings) {
+        outln!("{line}");
+    }
+}
+
+/// The lines [`print_warnings`] prints.
+fn warning_lines(indent: &str, warnings: &[String]) -> Vec<String> {
+    let mut seen: indexmap::IndexMap<&str, usize> = indexmap::IndexMap::new();
+    for w in warnings {
+        *seen.entry(w.as_str()).or_default() += 1;
+    }
+    seen.into_iter()
+        .map(|(w, times)| match times {
+            1 => format!("{indent}warning: {w}"),
+            n => format!("{indent}warning: {w} ({n} times)"),
+        })
+        .collect()
+}
+
+/// The warnings of each folder and cohort built, under a line naming them and their count.
+fn print_folder_warnings(folders: &[build::BuiltFolder]) {
+    for folder in folders {
+        let cutoff = folder
+            .cutoff
+            .map(|d| d.to_string())
+            .unwrap_or_else(|| "no cut-off".into());
+        if !folder.notes.is_empty() {
+            outln!(
+                "{} {cutoff}: {} warning(s)",
+                folder.study,
+                folder.notes.len()
+            );
+            print_warnings("  ", &folder.notes);
+        }
+        for c in folder.cohorts.iter().filter(|c| !c.warnings.is_empty()) {
+            outln!(
+                "{} {cutoff} {}: {} warning(s)",
+                folder.study,
+                c.id,
+                c.warnings.len()
+            );
+            print_warnings("  ", &c.warnings);
+        }
     }
 }
 
@@ -478,19 +526,33 @@ fn cohort_failure(path: &Path, cohort: &str, error: &str) -> String {
     format!("{path_prefix}{cohort_prefix}{rest}")
 }
 
-/// The end-of-build table: one line per study, cut-off and cohort.
+/// The end-of-build table: one line per study, cut-off and cohort. ORR, median PFS and the
+/// abstract length have a column only when some cohort has them (an endpoint not analysed is
+/// not "NR"); the median is printed as the documents print it, with its unit.
 fn print_summary(folders: &[build::BuiltFolder]) {
-    outln!(
-        "{:<20} {:<10} {:<16} {:>6} {:>7} {:>10} {:>11} {:>8}  output",
-        "study",
-        "cut-off",
-        "cohort",
-        "N",
-        "ORR",
-        "mPFS",
-        "abstract",
-        "warnings"
-    );
+    let cohorts = || folders.iter().flat_map(|f| &f.cohorts);
+    let with_orr = cohorts().any(|c| c.orr.is_some());
+    let with_pfs = cohorts().any(|c| c.median_pfs.is_some());
+    let with_length = cohorts().any(|c| c.abstract_length.is_some());
+    // (text, right-aligned) per cell; the header first.
+    let mut rows: Vec<Vec<(String, bool)>> = Vec::new();
+    let mut header = vec![
+        ("study", false),
+        ("cut-off", false),
+        ("cohort", false),
+        ("N", true),
+    ];
+    if with_orr {
+        header.push(("ORR", true));
+    }
+    if with_pfs {
+        header.push(("median PFS", true));
+    }
+    if with_length {
+        header.push(("abstract", true));
+    }
+    header.extend([("warnings", true), ("output", false)]);
+    rows.push(header.iter().map(|(t, r)| (t.to_string(), *r)).collect());
     for folder in folders {
         let cutoff = folder
             .cutoff
@@ -502,44 +564,63 @@ fn print_summary(folders: &[build::BuiltFolder]) {
             .map(|p| p.display().to_string())
             .unwrap_or_else(|| "(not written)".into());
         for c in &folder.cohorts {
-            let length = c
-                .abstract_length
-                .as_ref()
-                .map(|l| {
-                    format!(
-                        "{}/{}{}",
-                        l.count,
-                        l.limit,
-                        if l.within_limit { "" } else { "!" }
-                    )
-                })
-                .unwrap_or_else(|| "-".into());
-            outln!(
-                "{:<20} {:<10} {:<16} {:>6} {:>7} {:>10} {:>11} {:>8}  {}",
-                folder.study,
-                cutoff,
-                c.id,
-                c.n,
-                c.orr
-                    .map(|r| format!("{:.1}%", r * 100.0))
-                    .unwrap_or_else(|| "-".into()),
-                c.median_pfs
-                    .map(|m| format!("{m:.2}"))
-                    .unwrap_or_else(|| "NR".into()),
-                length,
-                c.warnings,
-                path
-            );
+            let mut row = vec![
+                (folder.study.clone(), false),
+                (cutoff.clone(), false),
+                (c.id.clone(), false),
+                (c.n.to_string(), true),
+            ];
+            if with_orr {
+                row.push((c.orr.clone().unwrap_or_else(|| "-".into()), true));
+            }
+            if with_pfs {
+                row.push((c.median_pfs.clone().unwrap_or_else(|| "-".into()), true));
+            }
+            if with_length {
+                let length = c.abstract_length.as_ref().map(|l| {
+                    let over = if l.within_limit { "" } else { "!" };
+                    format!("{}/{}{over}", l.count, l.limit)
+                });
+                row.push((length.unwrap_or_else(|| "-".into()), true));
+            }
+            row.extend([(c.warnings.len().to_string(), true), (path.clone(), false)]);
+            rows.push(row);
         }
         for f in &folder.failures {
-            outln!(
-                "{:<20} {:<10} {:<16} FAILED: {}",
-                folder.study,
-                cutoff,
-                f.cohort,
-                f.error
-            );
+            let mut row = vec![
+                (folder.study.clone(), false),
+                (cutoff.clone(), false),
+                (f.cohort.clone(), false),
+            ];
+            row.push(("FAILED (error below)".to_string(), false));
+            rows.push(row);
         }
+    }
+    let columns = rows.first().map_or(0, Vec::len);
+    let widths: Vec<usize> = (0..columns)
+        .map(|i| {
+            rows.iter()
+                .filter(|r| r.len() == columns)
+                .filter_map(|r| r.get(i))
+                .map(|(t, _)| t.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for row in &rows {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(
+                |(i, ((text, right), width))| match (right, i + 1 == row.len()) {
+                    (_, true) => text.clone(),
+                    (true, false) => format!("{text:>width$}"),
+                    (false, false) => format!("{text:<width$}"),
+                },
+            )
+            .collect();
+        outln!("{}", cells.join("  "));
     }
 }
 
@@ -569,16 +650,13 @@ fn check_command(configs: &[PathBuf], opts: &BuildOptions) -> Result<ExitCode> {
                     }
                 }
             }
-            for w in &study.data.warnings {
-                outln!("  warning: {w}");
-            }
+            print_warnings("  ", &study.data.warnings);
             // Every cohort analysed and its documents rendered in memory: what would fail
             // a build (an unknown variable in a user template, ...) fails the check.
-            let failures = build::dry_build(&study, opts)?;
-            for f in &failures {
+            let folders = build::dry_build(&study, opts)?;
+            print_folder_warnings(&folders);
+            for f in folders.iter().flat_map(|f| &f.failures) {
                 errln!("error: {}", cohort_failure(path, &f.cohort, &f.error));
-            }
-            if !failures.is_empty() {
                 failed = true;
             }
             Ok(())
@@ -642,6 +720,13 @@ fn init_command(dir: &Path) -> Result<()> {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+
+    #[test]
+    fn warnings_are_listed_once_with_how_often() {
+        let w = |t: &str| t.to_string();
+        let lines = warning_lines("  ", &[w("b"), w("a"), w("b"), w("b")]);
+        assert_eq!(lines, ["  warning: b (3 times)", "  warning: a"]);
+    }
     use super::*;
 
     /// The config and the cohort are named once each, whatever the error already says.

@@ -26,8 +26,8 @@ use crate::write::OutputFile;
 pub struct CohortDocuments {
     /// The files, paths relative to the cut-off folder.
     pub files: Vec<OutputFile>,
-    /// `abstract.txt` measured by `output.conference`.
-    pub abstract_length: AbstractLength,
+    /// `abstract.txt` measured by `output.conference` (`None` without one).
+    pub abstract_length: Option<AbstractLength>,
 }
 
 /// The abstract and the report of one cohort in every requested format.
@@ -83,14 +83,12 @@ pub fn render_documents(
     };
     let markdown = tidy_text(&renderer.render("abstract.md", &ctx)?);
     let plain = tidy_text(&renderer.render("abstract.txt", &ctx)?);
-    let rule = cfg
+    let abstract_length = cfg
         .config
         .output
         .conference
-        .clone()
-        .unwrap_or_default()
-        .rule();
-    let abstract_length = rule.measure(&plain);
+        .as_ref()
+        .map(|c| c.rule().measure(&plain));
 
     let dir = &cohort.id;
     let mut files = vec![OutputFile {

@@ -31,6 +31,9 @@ pub struct CohortAnalysis<'a> {
     pub km: IndexMap<String, KaplanMeier>,
     /// Per-subject tumour data for waterfall/spider/swimmer figures.
     pub tumour: Vec<SubjectTumour>,
+    /// Whether the study has ADTR (tumour measurements): without it no waterfall or spider
+    /// plot is attempted.
+    pub has_adtr: bool,
 }
 
 /// A cohort's subjects as positions in the study's subjects, in ADSL order: `u32` (a data file
@@ -619,6 +622,7 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
         derived_tte: values,
         km: km_fits,
         tumour,
+        has_adtr: input.data.has_adtr,
     })
 }
 

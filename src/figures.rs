@@ -332,44 +332,50 @@ pub fn cohort_figures(
         )?;
     }
 
-    let bars: Vec<plots::WaterfallBar> = analysis
-        .tumour
-        .iter()
-        .filter_map(|t| {
-            let best = t.pchg.iter().map(|p| p.1).reduce(f64::min)?;
-            Some(plots::WaterfallBar {
+    // Figures of data the study does not have (no ADTR, no ADRS) are not attempted, and need
+    // no note; a note says when the data exist but hold nothing to draw.
+    if analysis.has_adtr {
+        let bars: Vec<plots::WaterfallBar> = analysis
+            .tumour
+            .iter()
+            .filter_map(|t| {
+                let best = t.pchg.iter().map(|p| p.1).reduce(f64::min)?;
+                Some(plots::WaterfallBar {
+                    usubjid: t.usubjid.to_string(),
+                    best_pchg: best,
+                    response: t.response.clone(),
+                })
+            })
+            .collect();
+        figs.add(
+            cohort,
+            "waterfall",
+            "Best percentage change from baseline in the sum of target-lesion diameters, by confirmed best overall response; dashed lines at +20% and −30%.".to_string(),
+            plots::waterfall(&bars),
+            png,
+        )?;
+        let lines: Vec<plots::SpiderLine> = analysis
+            .tumour
+            .iter()
+            .filter(|t| !t.pchg.is_empty())
+            .map(|t| plots::SpiderLine {
                 usubjid: t.usubjid.to_string(),
-                best_pchg: best,
+                points: t.pchg.clone(),
                 response: t.response.clone(),
             })
-        })
-        .collect();
-    figs.add(
-        cohort,
-        "waterfall",
-        "Best percentage change from baseline in the sum of target-lesion diameters, by confirmed best overall response; dashed lines at +20% and −30%.".to_string(),
-        plots::waterfall(&bars),
-        png,
-    )?;
-    let lines: Vec<plots::SpiderLine> = analysis
-        .tumour
-        .iter()
-        .filter(|t| !t.pchg.is_empty())
-        .map(|t| plots::SpiderLine {
-            usubjid: t.usubjid.to_string(),
-            points: t.pchg.clone(),
-            response: t.response.clone(),
-        })
-        .collect();
-    figs.add(
-        cohort,
-        "spider",
-        "Percentage change from baseline in the sum of target-lesion diameters over time."
-            .to_string(),
-        plots::spider(&lines, &unit_title),
-        png,
-    )?;
-    if analysis.tumour.len() > MAX_SWIMMER_LANES {
+            .collect();
+        figs.add(
+            cohort,
+            "spider",
+            "Percentage change from baseline in the sum of target-lesion diameters over time."
+                .to_string(),
+            plots::spider(&lines, &unit_title),
+            png,
+        )?;
+    }
+    if analysis.derived.is_empty() && analysis.tumour.is_empty() {
+        // No ADRS: no timeline to draw.
+    } else if analysis.tumour.len() > MAX_SWIMMER_LANES {
         figs.notes.push(format!(
             "figure swimmer skipped: {} subjects; a swimmer plot is drawn for at most {MAX_SWIMMER_LANES}",
             analysis.tumour.len()

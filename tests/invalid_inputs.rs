@@ -766,6 +766,67 @@ fn impossible_dates_and_text_after_a_date_are_errors() {
     assert_eq!(code, Some(0), "{err}");
 }
 
+/// The build summary has a column only for what was analysed and measured (no ADRS: no ORR;
+/// no PFS in ADTTE: no median PFS, never "NR"; no conference: no abstract length), and the
+/// warnings are printed under it, per cohort with their count.
+#[test]
+fn the_summary_shows_what_was_analysed_and_the_warnings() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let adtte = "USUBJID,PARAMCD,AVAL,CNSR,AVALU\nS-001,OS,300,1,DAYS\nS-002,OS,100,0,DAYS\n";
+    let path = write_study(
+        tmp.path(),
+        &[("adsl.csv", TINY_ADSL.into()), ("adtte.csv", adtte.into())],
+        "study: { id: X }\ndata: { adsl: adsl.csv, adtte: adtte.csv }\ncohorts: [{ id: all }]\n",
+    );
+    let out = tmp.path().join("out");
+    let run = readout(
+        &[
+            "build",
+            &path.display().to_string(),
+            "--out",
+            &out.display().to_string(),
+        ],
+        Some(tmp.path()),
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let header = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("study"))
+        .expect("table");
+    for absent in ["ORR", "PFS", "abstract"] {
+        assert!(!header.contains(absent), "{header}");
+    }
+    assert!(!run.stdout.contains("NR"), "{}", run.stdout);
+    // --strict has no limit to check without a conference.
+    let strict = readout(
+        &[
+            "build",
+            &path.display().to_string(),
+            "--out",
+            &out.display().to_string(),
+            "--strict",
+        ],
+        Some(tmp.path()),
+    );
+    assert_eq!(strict.code, Some(2));
+    assert!(
+        strict.stderr.contains("key `output.conference`: --strict"),
+        "{}",
+        strict.stderr
+    );
+
+    // A cohort's warnings follow the table, under the cohort, in build and in check.
+    let (run, _, _tmp) = builds("cr-then-pr", "CR-THEN-PR/no-cutoff");
+    let check = readout(&["check", &fixture_config("cr-then-pr")], None);
+    for stdout in [&run.stdout, &check.stdout] {
+        let at = stdout
+            .find("CR-THEN-PR no cut-off all: 1 warning(s)\n  warning: subject `S-001`: CR on")
+            .unwrap_or_else(|| panic!("{stdout}"));
+        assert!(stdout[at..].lines().count() >= 2, "{stdout}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Security.
 

@@ -527,7 +527,7 @@ pub struct OutputConfig {
     pub templates: Option<PathBuf>,
     /// Conference whose abstract length limit is checked: `asco`, `esmo`, `aacr`, `wclc`, or
     /// `{ limit: N, counts: chars | chars_no_spaces | words, title: true | false }`
-    /// (docs/CONFERENCES.md). Default: asco.
+    /// (docs/CONFERENCES.md). Default: none (no length is measured).
     #[serde(default)]
     pub conference: Option<crate::conference::ConferenceSpec>,
 }
