@@ -62,6 +62,13 @@ impl<'a> CohortSubjects<'a> {
         self.members.len()
     }
 
+    /// The subject at member position `i`.
+    fn get(self, i: usize) -> Option<&'a Subject> {
+        self.members
+            .get(i)
+            .and_then(|&global| self.all.get(global as usize))
+    }
+
     fn is_empty(self) -> bool {
         self.members.is_empty()
     }
@@ -530,16 +537,61 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
         let from_adtte = input.data.has_adtte;
         if let (true, Some(index)) = (from_adtte, input.tte_index) {
             let by_subject = index.param(paramcd);
+            // DoR is summarised over the responders the abstract reports (the confirmed ones
+            // unless `confirmed: false`) when ADRS is given: ADTTE's DoR may have been
+            // derived with other rules.
+            let responder =
+                |i: usize| derived_of(i).map(|d| matches!(bor_category(d.bor.bor), "CR" | "PR"));
+            let is_dor = endpoint == "DOR" && !input.derived.is_empty();
+            let (mut missing, mut not_responders, mut responders_without) =
+                (Vec::new(), Vec::new(), Vec::new());
             for &i in &efficacy {
                 let i = i as usize;
                 let record = input
                     .members
                     .get(i)
                     .and_then(|&global| by_subject.and_then(|c| c.get(global as usize)));
+                if is_dor {
+                    match (record.is_some(), responder(i).unwrap_or(false)) {
+                        (true, false) => {
+                            not_responders.push(i);
+                            continue;
+                        }
+                        (false, true) => responders_without.push(i),
+                        _ => {}
+                    }
+                } else if record.is_none() && endpoint != "DOR" {
+                    missing.push(i);
+                }
                 if let Some(r) = record {
                     add(r.days, r.status());
                     column[i] = TteValue::new(r.days / unit, r.cnsr != 0);
                 }
+            }
+            let name = |i: &usize| subjects.get(*i).map_or("?", |s| &*s.usubjid);
+            if !missing.is_empty() {
+                warnings.push(format!(
+                    "endpoint `{endpoint}`: {} left out: no ADTTE record with PARAMCD `{paramcd}`",
+                    subject_list("efficacy subject", &missing, name)
+                ));
+            }
+            if !not_responders.is_empty() {
+                warnings.push(format!(
+                    "endpoint `{endpoint}`: {} left out: an ADTTE record with PARAMCD \
+                     `{paramcd}` but not {} responders this abstract reports",
+                    subject_list("subject", &not_responders, name),
+                    if a.confirmed {
+                        "among the confirmed"
+                    } else {
+                        "among the"
+                    }
+                ));
+            }
+            if !responders_without.is_empty() {
+                warnings.push(format!(
+                    "endpoint `{endpoint}`: {} without an ADTTE record with PARAMCD `{paramcd}`",
+                    subject_list("responder", &responders_without, name)
+                ));
             }
         } else {
             for &i in &efficacy {
@@ -646,6 +698,27 @@ pub fn bor_category(bor: BestResponse) -> &'static str {
         BestResponse::NotEvaluable | BestResponse::NotDone | BestResponse::Missing => "NE",
     }
 }
+
+/// How many subjects and who: `2 efficacy subjects (S-001, S-003)`, the first
+/// [`SUBJECTS_LISTED`] named and how many more.
+fn subject_list<'n>(what: &str, positions: &[usize], name: impl Fn(&usize) -> &'n str) -> String {
+    let shown: Vec<&str> = positions.iter().take(SUBJECTS_LISTED).map(name).collect();
+    let more = positions.len().saturating_sub(SUBJECTS_LISTED);
+    format!(
+        "{} {what}{} ({}{})",
+        positions.len(),
+        if positions.len() == 1 { "" } else { "s" },
+        shown.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// How many subjects a warning names.
+const SUBJECTS_LISTED: usize = 10;
 
 /// The BOR categories in reporting order.
 pub const BOR_CATEGORIES: [&str; 6] = ["CR", "PR", "SD", "NON-CR/NON-PD", "PD", "NE"];

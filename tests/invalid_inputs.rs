@@ -766,6 +766,53 @@ fn impossible_dates_and_text_after_a_date_are_errors() {
     assert_eq!(code, Some(0), "{err}");
 }
 
+/// Subjects left out of an endpoint are named: an efficacy subject without an ADTTE record,
+/// and ADTTE DoR records of subjects who are not among the confirmed responders the abstract
+/// reports (DoR is summarised over those responders only).
+#[test]
+fn subjects_left_out_of_an_endpoint_are_named() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    // S-001: a confirmed PR; S-002: one PR, unconfirmed; S-003: SD.
+    let adrs = "USUBJID,PARAMCD,ADT,AVALC\nS-001,OVR,2021-02-15,PR\nS-001,OVR,2021-03-29,PR\n\
+                S-002,OVR,2021-03-15,PR\nS-003,OVR,2021-04-15,SD\n";
+    let adtte = "USUBJID,PARAMCD,AVAL,CNSR,AVALU\n\
+                 S-001,PFS,100,0,DAYS\nS-002,PFS,60,0,DAYS\n\
+                 S-001,DOR,80,1,DAYS\nS-002,DOR,20,0,DAYS\n";
+    let path = write_study(
+        tmp.path(),
+        &[
+            ("adsl.csv", TINY_ADSL.into()),
+            ("adrs.csv", adrs.into()),
+            ("adtte.csv", adtte.into()),
+        ],
+        "study: { id: X }\ndata: { adsl: adsl.csv, adrs: adrs.csv, adtte: adtte.csv }\n\
+         analysis: { tte_params: { PFS: PFS, DOR: DOR }, time_unit: days }\n\
+         cohorts: [{ id: all }]\n",
+    );
+    let out = build_in(tmp.path(), &path);
+    let results = json(&out.join("X/no-cutoff/results.json"));
+    let cohort = &results["cohorts"][0];
+    assert_eq!(cohort["response"]["orr"]["n"], 1);
+    // DoR over S-001 alone: one subject, censored.
+    assert_eq!(cohort["tte"]["DOR"]["n"], 1, "{}", cohort["tte"]["DOR"]);
+    assert_eq!(cohort["tte"]["DOR"]["events"], 0);
+    assert_eq!(cohort["tte"]["PFS"]["n"], 2);
+    let warnings = cohort["warnings"].to_string();
+    assert!(
+        warnings.contains(
+            "endpoint `PFS`: 1 efficacy subject (S-003) left out: no ADTTE record with PARAMCD `PFS`"
+        ),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains(
+            "endpoint `DOR`: 1 subject (S-002) left out: an ADTTE record with PARAMCD `DOR` but \
+             not among the confirmed responders this abstract reports"
+        ),
+        "{warnings}"
+    );
+}
+
 /// The build summary has a column only for what was analysed and measured (no ADRS: no ORR;
 /// no PFS in ADTTE: no median PFS, never "NR"; no conference: no abstract length), and the
 /// warnings are printed under it, per cohort with their count.
