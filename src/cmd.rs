@@ -101,6 +101,15 @@ pub enum Command {
         #[arg(value_name = "DIR")]
         dir: PathBuf,
     },
+    /// Check an abstract's numbers against themselves: every count with its denominator and
+    /// percentage ("13/38 (34.2%)", "15/38, 42.9%", "34.2% (13/38)") must agree. For text
+    /// written by hand; a build runs the same check on the abstracts it writes. Exit 1 when
+    /// a pair disagrees.
+    Lint {
+        /// Plain-text or Markdown files.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+    },
 }
 
 fn parse_date(text: &str) -> std::result::Result<Date, String> {
@@ -182,6 +191,37 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             },
         ),
         Command::Init { dir } => init_command(&dir).map(|()| ExitCode::SUCCESS),
+        Command::Lint { files } => lint_command(&files),
+    }
+}
+
+/// `readout lint`: each file's disagreeing pairs, one line each; exit 1 when there are any.
+fn lint_command(files: &[PathBuf]) -> Result<ExitCode> {
+    let mut total = 0;
+    for path in files {
+        let bytes =
+            std::fs::read(path).map_err(|e| Error::io(path, "cannot read the abstract", e))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            Error::data_file(
+                path,
+                format!(
+                    "not UTF-8 text (byte {}); save the file as UTF-8",
+                    e.utf8_error().valid_up_to()
+                ),
+            )
+        })?;
+        let found = crate::lint::check_proportions(&text);
+        for d in &found {
+            outln!("{}: {d}", path.display());
+        }
+        total += found.len();
+    }
+    if total == 0 {
+        outln!("every count agrees with its percentage");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        errln!("{total} count(s) disagree with their percentage");
+        Ok(ExitCode::from(1))
     }
 }
 

@@ -16,7 +16,7 @@ use crate::conference::AbstractLength;
 use crate::config::{Analysis, CohortConfig, Format, LoadedConfig, Study};
 use crate::docx;
 use crate::endpoints::CohortResults;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::Date;
 use crate::render::{self, CohortTexts, DocumentContext, Renderer};
 use crate::write::OutputFile;
@@ -83,6 +83,22 @@ pub fn render_documents(
     };
     let markdown = tidy_text(&renderer.render("abstract.md", &ctx)?);
     let plain = tidy_text(&renderer.render("abstract.txt", &ctx)?);
+    // The abstract's counts and percentages read back and checked against each other: a
+    // template or config text that prints a wrong pair fails the build (docs/LINT.md).
+    let disagreements = crate::lint::check_proportions(&plain);
+    if !disagreements.is_empty() {
+        return Err(Error::Analysis {
+            cohort: cohort.id.clone(),
+            message: format!(
+                "abstract.txt disagrees with itself (nothing written for this cohort):\n  {}",
+                disagreements
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("\n  ")
+            ),
+        });
+    }
     let abstract_length = cfg
         .config
         .output

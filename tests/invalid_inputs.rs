@@ -813,6 +813,86 @@ fn subjects_left_out_of_an_endpoint_are_named() {
     );
 }
 
+/// An abstract whose count and percentage disagree is not written: the build reads every
+/// "n/N (x%)" pair of abstract.txt back and fails the cohort naming the sentence.
+#[test]
+fn an_abstract_that_disagrees_with_itself_fails_its_cohort() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let path = write_study(
+        tmp.path(),
+        &[("adsl.csv", TINY_ADSL.into())],
+        "study: { id: X }\ndata: { adsl: adsl.csv }\ncohorts:\n  - id: all\n    \
+         background: \"In the pilot, 4/38 (4.5%) responded.\"\n  - id: ok\n",
+    );
+    let out = tmp.path().join("out");
+    let run = readout(
+        &[
+            "build",
+            &path.display().to_string(),
+            "--out",
+            &out.display().to_string(),
+        ],
+        Some(tmp.path()),
+    );
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "cohort `all`: abstract.txt disagrees with itself (nothing written for this cohort):\n  \
+             line 3: \"4/38 (4.5%)\": 4/38 is 10.53%, not 4.5%, in: Background: In the pilot, 4/38 \
+             (4.5%) responded."
+        ),
+        "{}",
+        run.stderr
+    );
+    // The other cohort is built; the failing one has no folder.
+    assert!(out.join("X/no-cutoff/ok/abstract.txt").is_file());
+    assert!(!out.join("X/no-cutoff/all").exists());
+}
+
+/// `readout lint` on a hand-written abstract: each disagreeing pair with its line and
+/// sentence, exit 1; a consistent text exits 0.
+#[test]
+fn lint_reports_each_disagreeing_pair_of_a_hand_written_abstract() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let file = tmp.path().join("abstract.txt");
+    std::fs::write(
+        &file,
+        "Results: oral cavity (15/38, 42.9%), oropharynx (6/38, 15.8%), hypopharynx (4/38 4.5%).\n\
+         The ORR was 34.2% (13/38).\n",
+    )
+    .expect("write");
+    let run = readout(&["lint", &file.display().to_string()], Some(tmp.path()));
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "[OUT]/abstract.txt: line 1: \"15/38, 42.9%\": 15/38 is 39.47%, not 42.9%, in: Results: \
+         oral cavity (15/38, 42.9%), oropharynx (6/38, 15.8%), hypopharynx (4/38 4.5%).\n\
+         [OUT]/abstract.txt: line 1: \"4/38 4.5%\": 4/38 is 10.53%, not 4.5%, in: Results: oral \
+         cavity (15/38, 42.9%), oropharynx (6/38, 15.8%), hypopharynx (4/38 4.5%).\n"
+    );
+    std::fs::write(&file, "The ORR was 34.2% (13/38).\n").expect("write");
+    let run = readout(&["lint", &file.display().to_string()], Some(tmp.path()));
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    // The published seed abstract this study mirrors, when the shared folder is present.
+    let seed = root().join("../shared/seeds/001_a6e5d3b595ce4e16.txt");
+    if !seed.exists() {
+        eprintln!("skipped: {} is absent", seed.display());
+        return;
+    }
+    let run = readout(&["lint", &seed.display().to_string()], None);
+    assert_eq!(run.code, Some(1));
+    assert!(
+        run.stdout.contains("\"15/38, 42.9%\": 15/38 is 39.47%"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("\"4/38 4.5%\": 4/38 is 10.53%"),
+        "{}",
+        run.stdout
+    );
+}
+
 /// The build summary has a column only for what was analysed and measured (no ADRS: no ORR;
 /// no PFS in ADTTE: no median PFS, never "NR"; no conference: no abstract length), and the
 /// warnings are printed under it, per cohort with their count.
