@@ -243,13 +243,18 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
                 .unwrap_or_default()
         };
         let (ta, tb) = (terms(x), terms(y));
+        let (any_words, severe_words) = if y["safety"]["grading"] == "severity" {
+            ("any severity", "severe")
+        } else {
+            ("any grade", "grade ≥3")
+        };
         let new_events: Vec<String> = tb
             .iter()
             .filter_map(|(term, &(any, g3))| {
                 let (old_any, old_g3) = ta.get(term).copied().unwrap_or((0, 0));
                 (any > old_any || g3 > old_g3).then(|| {
                     format!(
-                        "- {}: subjects with any grade {old_any} → {any}, grade ≥3 {old_g3} → {g3}",
+                        "- {}: subjects with {any_words} {old_any} → {any}, {severe_words} {old_g3} → {g3}",
                         esc(term)
                     )
                 })

@@ -74,7 +74,7 @@ pub fn render_documents(
         cohort: results,
         analysis,
         text: texts,
-        methods_statistics: render::methods_statistics(analysis),
+        methods_statistics: render::methods_statistics(analysis, results),
         ci_percent: render::fmt_plain(analysis.ci_percent()),
         figures: figures.to_vec(),
         top_trae: render::top_terms(results, 2, |t| t.trae_any),

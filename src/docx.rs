@@ -255,15 +255,23 @@ pub fn report_docx(ctx: &DocumentContext<'_>, cohort: &str) -> Result<Vec<u8>> {
             &ids,
             &format!("Adverse events (safety population, N = {total})"),
         ));
+        let g = s.grading;
+        let severity = g == crate::endpoints::AeGrading::Severity;
         let summary = [
-            ("Any grade", s.teae.any, s.trae.any),
-            ("Grade ≥3", s.teae.grade3plus, s.trae.grade3plus),
+            (g.any(), s.teae.any, s.trae.any),
+            (g.severe(), s.teae.grade3plus, s.trae.grade3plus),
             ("Grade ≥4", s.teae.grade4plus, s.trae.grade4plus),
             ("Serious", s.teae.serious, s.trae.serious),
-            ("Fatal (grade 5)", s.teae.fatal, s.trae.fatal),
+            (
+                if severity { "Fatal" } else { "Fatal (grade 5)" },
+                s.teae.fatal,
+                s.trae.fatal,
+            ),
         ];
         let rows: Vec<Vec<String>> = summary
             .iter()
+            // Severity has no grade 4.
+            .filter(|(name, _, _)| !(severity && name.starts_with("Grade ≥4")))
             .map(|(name, teae, trae)| {
                 vec![
                     name.to_string(),
@@ -280,7 +288,10 @@ pub fn report_docx(ctx: &DocumentContext<'_>, cohort: &str) -> Result<Vec<u8>> {
         if !s.by_term.is_empty() {
             doc = doc.add_paragraph(subheading(
                 &ids,
-                "By preferred term (each subject counted once, at the worst grade)",
+                &format!(
+                    "By preferred term (each subject counted once, at the {})",
+                    g.worst()
+                ),
             ));
             let rows: Vec<Vec<String>> = s
                 .by_term
@@ -301,10 +312,10 @@ pub fn report_docx(ctx: &DocumentContext<'_>, cohort: &str) -> Result<Vec<u8>> {
                 &[
                     "Preferred term",
                     "System organ class",
-                    "TEAE any grade",
-                    "TEAE grade ≥3",
-                    "TRAE any grade",
-                    "TRAE grade ≥3",
+                    &format!("TEAE {}", g.any().to_lowercase()),
+                    &format!("TEAE {}", g.severe().to_lowercase()),
+                    &format!("TRAE {}", g.any().to_lowercase()),
+                    &format!("TRAE {}", g.severe().to_lowercase()),
                 ],
                 &rows,
             ));

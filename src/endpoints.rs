@@ -336,6 +336,47 @@ pub struct Safety {
     pub trae: AeCounts,
     /// Per term, most frequent treatment-related first.
     pub by_term: Vec<TermCounts>,
+    /// How the events were graded: `ctcae` (a toxicity grade, `ATOXGR`/`AETOXGR`) or
+    /// `severity` (only `AESEV`: mild, moderate, severe, with severe counted where grade ≥3
+    /// is). Documents word their tables and sentences after it.
+    pub grading: AeGrading,
+}
+
+/// How adverse events were graded (see [`Safety::grading`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AeGrading {
+    /// CTCAE toxicity grades (some events may have been graded by severity where the grade
+    /// was missing; a load warning says so).
+    Ctcae,
+    /// Severity only.
+    Severity,
+}
+
+impl AeGrading {
+    /// "Any grade" / "Any severity".
+    pub fn any(self) -> &'static str {
+        match self {
+            AeGrading::Ctcae => "Any grade",
+            AeGrading::Severity => "Any severity",
+        }
+    }
+
+    /// "Grade ≥3" / "Severe": the row counted by `grade3plus`.
+    pub fn severe(self) -> &'static str {
+        match self {
+            AeGrading::Ctcae => "Grade ≥3",
+            AeGrading::Severity => "Severe",
+        }
+    }
+
+    /// "worst grade" / "worst severity".
+    pub fn worst(self) -> &'static str {
+        match self {
+            AeGrading::Ctcae => "worst grade",
+            AeGrading::Severity => "worst severity",
+        }
+    }
 }
 
 /// ADTTE records by parameter, then by subject position; built once per cut-off. Per
@@ -976,9 +1017,14 @@ fn safety_results(subjects: CohortSubjects<'_>, events: &[AdverseEvent]) -> Safe
     let mut term_teae: BTreeMap<(&str, &str), Worst> = BTreeMap::new();
     let mut term_trae: BTreeMap<(&str, &str), Worst> = BTreeMap::new();
     let mut soc: BTreeMap<&str, &str> = BTreeMap::new();
+    let (mut by_grade, mut by_severity) = (false, false);
     for e in events {
         if !e.emergent || !safety.contains(e.usubjid.as_str()) {
             continue;
+        }
+        if e.grade.is_some() {
+            by_severity |= e.by_severity;
+            by_grade |= !e.by_severity;
         }
         let key = (e.term.as_str(), e.usubjid.as_str());
         teae.entry(&e.usubjid).or_default().add(e);
@@ -1029,6 +1075,11 @@ fn safety_results(subjects: CohortSubjects<'_>, events: &[AdverseEvent]) -> Safe
         teae: counts(&teae),
         trae: counts(&trae),
         by_term,
+        grading: if by_severity && !by_grade {
+            AeGrading::Severity
+        } else {
+            AeGrading::Ctcae
+        },
     }
 }
 

@@ -417,14 +417,24 @@ pub fn cohort_figures(
         let drawn = if safety.total == 0 {
             Err(PlotError::NoData)
         } else {
-            plots::ae_bars(&terms, safety.total, "Treatment-related adverse events")
+            plots::ae_bars_labelled(
+                &terms,
+                safety.total,
+                "Treatment-related adverse events",
+                (safety.grading.any(), safety.grading.severe()),
+            )
         };
         figs.add(
             cohort,
             "ae-trae",
             format!(
-                "The {} most frequent treatment-related adverse events: subjects with any grade and with grade ≥3, % of the safety population (N = {}).",
+                "The {} most frequent treatment-related adverse events: subjects with {} and {}, % of the safety population (N = {}).",
                 terms.len(),
+                safety.grading.any().to_lowercase(),
+                match safety.grading {
+                    crate::endpoints::AeGrading::Ctcae => "with grade ≥3",
+                    crate::endpoints::AeGrading::Severity => "with severe events",
+                },
                 safety.total
             ),
             drawn,

@@ -2463,6 +2463,7 @@ pub fn read_adae(
             Some((i, _)) => parse_grade(&row, *i)?,
             None => None,
         };
+        let by_severity = grade.is_none();
         let grade = match grade {
             Some(g) => Some(g),
             None => match row.text(c_sev)?.to_ascii_uppercase().as_str() {
@@ -2472,6 +2473,7 @@ pub fn read_adae(
                 _ => None,
             },
         };
+        let by_severity = by_severity && grade.is_some();
         if grade.is_none() {
             ungraded += 1;
         }
@@ -2481,12 +2483,20 @@ pub fn read_adae(
             term: term.to_string(),
             soc: row.opt_text(c_soc)?.map(str::to_string),
             grade,
+            by_severity,
             related: related_values.contains(&row.text(c_rel)?.to_ascii_uppercase()),
             start: row.date(c_start)?,
             emergent: flag(&row, c_emergent, true)?,
             serious: flag(&row, c_ser, false)?,
             fatal: grade == Some(5) || outcome.eq_ignore_ascii_case("FATAL"),
         });
+    }
+    let by_severity = out.iter().filter(|e| e.by_severity).count();
+    if c_grade.is_some() && by_severity > 0 {
+        warnings.push(format!(
+            "{}: {by_severity} adverse event(s) have no CTCAE grade; their severity was used (MILD 1, MODERATE 2, SEVERE 3)",
+            table.path.display()
+        ));
     }
     if ungraded > 0 {
         warnings.push(format!(

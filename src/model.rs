@@ -463,6 +463,9 @@ pub struct AdverseEvent {
     pub soc: Option<String>,
     /// CTCAE grade 1–5 (`ATOXGR`/`AETOXGR`), or mapped from severity.
     pub grade: Option<u8>,
+    /// The grade was mapped from severity (`AESEV`: MILD 1, MODERATE 2, SEVERE 3), not a
+    /// CTCAE grade: documents then speak of "severe" events, not "grade ≥3".
+    pub by_severity: bool,
     /// Related to study treatment (per `analysis.related_values`).
     pub related: bool,
     /// `ASTDT`

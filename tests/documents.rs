@@ -647,3 +647,112 @@ fn word_report_takes_the_figures_png_files_when_both_are_asked_for() {
         .join("b/DOC-FIXTURE/2021-12-31/cohort-a/report.docx");
     assert_eq!(docx_images(&alone), files);
 }
+
+/// A study built from tiny data written here: ADSL, ADTTE with OS only and no death, ADAE with
+/// `grading` columns. Returns the temp folder and the cohort folder.
+fn truthful_study(ae_header: &str, ae_rows: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("adsl.csv"),
+        "USUBJID,SITEID,TRTSDT,LSTALVDT,SAFFL\nS-1,01,2021-01-04,2021-12-01,Y\n\
+         S-2,01,2021-02-01,2021-12-01,Y\nS-3,02,2021-03-01,2021-12-01,Y\n",
+    )
+    .expect("adsl");
+    std::fs::write(
+        dir.join("adtte.csv"),
+        "USUBJID,PARAMCD,AVAL,CNSR,AVALU\nS-1,OS,300,1,DAYS\nS-2,OS,280,1,DAYS\nS-3,OS,250,1,DAYS\n",
+    )
+    .expect("adtte");
+    let mut adae = format!("USUBJID,AEDECOD,AEREL,{ae_header}\n");
+    for row in ae_rows {
+        adae += row;
+        adae.push('\n');
+    }
+    std::fs::write(dir.join("adae.csv"), adae).expect("adae");
+    std::fs::write(
+        dir.join("study.yaml"),
+        "study: { id: TRUE }\ndata: { adsl: adsl.csv, adtte: adtte.csv, adae: adae.csv }\n\
+         output: { formats: [md, html, docx] }\ncohorts: [{ id: all }]\n",
+    )
+    .expect("config");
+    let (code, _, err) = build(&dir.join("study.yaml"), &dir.join("out"), &["--quiet"]);
+    assert_eq!(code, Some(0), "{err}");
+    let folder = dir.join("out/TRUE/no-cutoff/all");
+    (tmp, folder)
+}
+
+/// Severity-only adverse events are reported as "severe", in words, tables and Methods; CTCAE
+/// grades as "grade ≥3". With no response data, Methods says nothing of RECIST; with no death,
+/// the abstract says so instead of a median not reached.
+#[test]
+fn words_follow_the_data_severity_grades_and_endpoints() {
+    let (_tmp, folder) = truthful_study(
+        "AESEV",
+        &[
+            "S-1,NAUSEA,Y,SEVERE",
+            "S-2,NAUSEA,Y,MILD",
+            "S-3,RASH,N,MODERATE",
+        ],
+    );
+    let text = read(&folder, "abstract.txt");
+    assert!(
+        text.contains("TRAEs) occurred in 2 pts (66.7%) and severe TRAEs in 1 (33.3%)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("The most common severe TRAE was nausea (1/3, 33.3%)."),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "Adverse events were graded by severity (mild, moderate, severe), not per CTCAE."
+        ),
+        "{text}"
+    );
+    assert!(text.contains("No deaths occurred."), "{text}");
+    assert!(
+        text.contains("The most common TRAE was nausea (2/3, 66.7%)."),
+        "{text}"
+    );
+    for absent in [
+        "grade ≥",
+        "RECIST",
+        "ORR",
+        "not reached",
+        "0 pts",
+        "Methods:  ",
+    ] {
+        assert!(!text.contains(absent), "`{absent}` in {text}");
+    }
+    let report = read(&folder, "report.html");
+    assert!(report.contains("<td>Severe</td>") && report.contains("<td>Fatal</td>"));
+    assert!(
+        !report.contains("Grade ≥") && !report.contains("grade 5"),
+        "{report}"
+    );
+    let (xml, _) = docx_parts(&folder.join("report.docx"));
+    let words = docx_text(&xml);
+    assert!(
+        words.contains("Severe") && words.contains("TRAE severe"),
+        "{words}"
+    );
+    assert!(
+        !words.contains("Grade ≥") && !words.contains("grade 5"),
+        "{words}"
+    );
+
+    let (_tmp, folder) = truthful_study(
+        "ATOXGR",
+        &["S-1,NAUSEA,Y,3", "S-2,NAUSEA,Y,1", "S-3,RASH,N,2"],
+    );
+    let text = read(&folder, "abstract.txt");
+    assert!(text.contains("and grade ≥3 TRAEs in 1 (33.3%)"), "{text}");
+    assert!(
+        text.contains("Adverse events were graded per CTCAE."),
+        "{text}"
+    );
+    assert!(!text.contains("severe"), "{text}");
+    let report = read(&folder, "report.html");
+    assert!(report.contains("<td>Grade ≥3</td>") && report.contains("Fatal (grade 5)"));
+}

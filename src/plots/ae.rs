@@ -46,6 +46,17 @@ fn percent(count: usize, n_subjects: usize) -> f64 {
 /// `n_subjects` is 0, or a term has more subjects than `n_subjects` or more at grade ≥3 than
 /// at any grade.
 pub fn ae_bars(terms: &[AeBar], n_subjects: usize, title: &str) -> Result<String, PlotError> {
+    ae_bars_labelled(terms, n_subjects, title, (ANY_GRADE.0, GRADE3PLUS.0))
+}
+
+/// [`ae_bars`] with the legend's two labels given (`Any severity`, `Severe` when the data
+/// have severity only).
+pub fn ae_bars_labelled(
+    terms: &[AeBar],
+    n_subjects: usize,
+    title: &str,
+    (any_label, severe_label): (&str, &str),
+) -> Result<String, PlotError> {
     if terms.is_empty() {
         return Err(PlotError::NoData);
     }
@@ -101,11 +112,11 @@ pub fn ae_bars(terms: &[AeBar], n_subjects: usize, title: &str) -> Result<String
         vec![
             LegendItem {
                 key: Key::Swatch(ANY_GRADE.1),
-                label: ANY_GRADE.0.to_string(),
+                label: any_label.to_string(),
             },
             LegendItem {
                 key: Key::Swatch(GRADE3PLUS.1),
-                label: GRADE3PLUS.0.to_string(),
+                label: severe_label.to_string(),
             },
         ],
         w - left - PAD,

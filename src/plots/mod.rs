@@ -23,7 +23,7 @@ mod style;
 mod swimmer;
 mod waterfall;
 
-pub use ae::{ae_bars, AeBar};
+pub use ae::{ae_bars, ae_bars_labelled, AeBar};
 pub use glyphs::glyph_drawn_texts;
 pub use km::{km_plot, number_at_risk, KmPlotOptions, KmPoint, KmSeries};
 pub use png::{figure_png, svg_to_png, PNG_SCALE};

@@ -860,36 +860,62 @@ pub fn markdown_to_text(md: &str) -> String {
 }
 
 /// The statistics sentence of the Methods section, stating the conventions actually used.
-pub fn methods_statistics(a: &Analysis) -> String {
+pub fn methods_statistics(a: &Analysis, c: &CohortResults) -> String {
     let level = a.ci_percent();
-    let response = if a.confirmed {
-        format!(
-            "Tumor response was assessed per RECIST 1.1; complete and partial responses required confirmation by a repeat assessment at least {} days later, and stable disease required an assessment at least {} days after treatment start.",
-            a.confirmation_days, a.sd_min_days
-        )
-    } else {
-        format!(
-            "Tumor response was assessed per RECIST 1.1 (unconfirmed responses); stable disease required an assessment at least {} days after treatment start.",
-            a.sd_min_days
-        )
-    };
-    let proportion = match a.proportion_ci {
-        ProportionCi::ClopperPearson => "exact Clopper–Pearson",
-        ProportionCi::Wilson => "Wilson score",
-    };
-    let median = match a.median_ci {
-        MedianCi::Collett => {
-            format!("{level}% CIs of medians as estimate ± z·SE with Collett's standard error")
-        }
-        other => format!(
-            "{level}% CIs of medians by the Brookmeyer–Crowley method with {} transformation",
-            other.transform().map(|t| t.name()).unwrap_or("log-log")
-        ),
-    };
-    format!(
-        "{response} Time-to-event endpoints were estimated by the Kaplan–Meier method, with {median}; median follow-up was estimated by the reverse Kaplan–Meier method for {}. {level}% CIs of proportions are {proportion}.",
-        a.followup
-    )
+    let mut sentences = Vec::new();
+    if c.response.is_some() {
+        sentences.push(if a.confirmed {
+            format!(
+                "Tumor response was assessed per RECIST 1.1; complete and partial responses required confirmation by a repeat assessment at least {} days later, and stable disease required an assessment at least {} days after treatment start.",
+                a.confirmation_days, a.sd_min_days
+            )
+        } else {
+            format!(
+                "Tumor response was assessed per RECIST 1.1 (unconfirmed responses); stable disease required an assessment at least {} days after treatment start.",
+                a.sd_min_days
+            )
+        });
+    }
+    if !c.tte.is_empty() {
+        let median = match a.median_ci {
+            MedianCi::Collett => {
+                format!("{level}% CIs of medians as estimate ± z·SE with Collett's standard error")
+            }
+            other => format!(
+                "{level}% CIs of medians by the Brookmeyer–Crowley method with {} transformation",
+                other.transform().map(|t| t.name()).unwrap_or("log-log")
+            ),
+        };
+        let followup = match &c.followup {
+            Some(f) => format!(
+                "; median follow-up was estimated by the reverse Kaplan–Meier method for {}",
+                f.param
+            ),
+            None => String::new(),
+        };
+        sentences.push(format!(
+            "Time-to-event endpoints were estimated by the Kaplan–Meier method, with {median}{followup}."
+        ));
+    }
+    if c.response.is_some() {
+        let proportion = match a.proportion_ci {
+            ProportionCi::ClopperPearson => "exact Clopper–Pearson",
+            ProportionCi::Wilson => "Wilson score",
+        };
+        sentences.push(format!("{level}% CIs of proportions are {proportion}."));
+    }
+    if let Some(s) = &c.safety {
+        sentences.push(
+            match s.grading {
+                crate::endpoints::AeGrading::Ctcae => "Adverse events were graded per CTCAE.",
+                crate::endpoints::AeGrading::Severity => {
+                    "Adverse events were graded by severity (mild, moderate, severe), not per CTCAE."
+                }
+            }
+            .to_string(),
+        );
+    }
+    sentences.join(" ")
 }
 
 #[cfg(test)]
