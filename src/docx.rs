@@ -92,8 +92,20 @@ pub fn report_docx(ctx: &DocumentContext<'_>, cohort: &str) -> Result<Vec<u8>> {
     doc = doc.add_paragraph(heading(&ids, "Disposition and populations"));
     let mut rows = vec![
         vec!["Enrolled".to_string(), c.n.enrolled.to_string()],
-        vec!["Efficacy population".to_string(), c.n.efficacy.to_string()],
-        vec!["Safety population".to_string(), c.n.safety.to_string()],
+        vec![
+            match &c.n.efficacy_flag {
+                Some(flag) => format!("Efficacy population ({flag} = Y)"),
+                None => "Efficacy population (every subject)".to_string(),
+            },
+            c.n.efficacy.to_string(),
+        ],
+        vec![
+            match &c.n.safety_flag {
+                Some(flag) => format!("Safety population ({flag} = Y)"),
+                None => "Safety population (every subject)".to_string(),
+            },
+            c.n.safety.to_string(),
+        ],
     ];
     if let (Some(first), Some(last)) = (c.enrolment.first, c.enrolment.last) {
         rows.push(vec![

@@ -134,6 +134,10 @@ pub struct Populations {
     pub efficacy: usize,
     /// Safety population (`SAFFL`).
     pub safety: usize,
+    /// The ADSL flag the efficacy population was read from (`null`: every subject).
+    pub efficacy_flag: Option<String>,
+    /// The ADSL flag of the safety population (`SAFFL`; `null`: every subject).
+    pub safety_flag: Option<String>,
 }
 
 /// When and where subjects were enrolled.
@@ -503,6 +507,8 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
         enrolled: subjects.len(),
         efficacy: 0,
         safety: 0,
+        efficacy_flag: input.data.efficacy_flag.clone(),
+        safety_flag: input.data.safety_flag.clone(),
     };
     let mut enrolment = Enrolment {
         first: None,

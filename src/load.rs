@@ -52,6 +52,10 @@ pub const MAX_TIME_DAYS: f64 = 365_250.0;
 pub struct StudyData {
     /// ADSL rows, in file order.
     pub subjects: Vec<Subject>,
+    /// The ADSL flag of the efficacy population (`EFFFL`, ...; `None`: every subject).
+    pub efficacy_flag: Option<String>,
+    /// `SAFFL` when ADSL has it (`None`: every subject is in the safety population).
+    pub safety_flag: Option<String>,
     /// ADRS per-visit overall responses (`PARAMCD = OVR`).
     pub assessments: Vec<Assessment>,
     /// ADTTE rows.
@@ -174,6 +178,8 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     );
     let adsl_input = adsl_input?;
     study.subjects = std::mem::take(&mut adsl.subjects);
+    study.efficacy_flag = adsl.efficacy_column.take();
+    study.safety_flag = adsl.has_saffl.then(|| "SAFFL".to_string());
     // The other tables find subjects through `known`, which holds the subjects' own ids.
     let known = adsl.check(&adsl_path, &study.subjects)?;
     study.inputs.push(adsl_input);
@@ -1722,6 +1728,10 @@ fn flag(row: &Row<'_, '_>, column: Option<usize>, absent: bool) -> Result<bool> 
     }
 }
 
+/// The ADSL flags of the efficacy population, the first present is used when the config
+/// names none.
+pub const EFFICACY_FLAGS: [&str; 3] = ["EFFFL", "FASFL", "ITTFL"];
+
 /// ADSL: one row per subject. The efficacy population is the `efficacy_flag` column when
 /// given (it must exist), else the first of `EFFFL`, `FASFL`, `ITTFL` present.
 pub fn read_adsl(table: &CsvTable, efficacy_flag: Option<&str>) -> Result<Vec<Subject>> {
@@ -1749,6 +1759,10 @@ struct AdslReader<'c> {
     needs_trtsdt: bool,
     keep: Option<&'c FxHashSet<String>>,
     subjects: Vec<Subject>,
+    /// The ADSL column the efficacy population was read from (`None`: every subject).
+    efficacy_column: Option<String>,
+    /// Whether ADSL has `SAFFL` (without it every subject is in the safety population).
+    has_saffl: bool,
     /// The line numbers of the parts' rows, by first row.
     lines: Vec<(usize, Lines)>,
     /// The first row that failed, its error, and its `USUBJID` (when not empty).
@@ -1766,6 +1780,8 @@ impl<'c> AdslReader<'c> {
             needs_trtsdt,
             keep,
             subjects: Vec::new(),
+            efficacy_column: None,
+            has_saffl: false,
             lines: Vec::new(),
             row_error: None,
         }
@@ -1791,6 +1807,11 @@ impl<'c> AdslReader<'c> {
         }
         let (c_id, row_error) =
             convert_adsl(table, self.efficacy_flag, self.keep, &mut self.subjects)?;
+        self.efficacy_column = match self.efficacy_flag {
+            Some(name) => Some(name.to_string()),
+            None => table.first_column(&EFFICACY_FLAGS).map(|(_, name)| name),
+        };
+        self.has_saffl = table.column("SAFFL").is_some();
         self.lines.push((first_row, table.lines.clone()));
         let Some((row, error)) = row_error else {
             return Ok(true);
@@ -1878,9 +1899,7 @@ fn convert_adsl(
                     table.headers.join(", ")
                 ),
             })?),
-            None => table
-                .first_column(&["EFFFL", "FASFL", "ITTFL"])
-                .map(|c| c.0),
+            None => table.first_column(&EFFICACY_FLAGS).map(|c| c.0),
         },
         kept,
     };

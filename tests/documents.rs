@@ -651,14 +651,23 @@ fn word_report_takes_the_figures_png_files_when_both_are_asked_for() {
 /// A study built from tiny data written here: ADSL, ADTTE with OS only and no death, ADAE with
 /// `grading` columns. Returns the temp folder and the cohort folder.
 fn truthful_study(ae_header: &str, ae_rows: &[&str]) -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let dir = tmp.path();
-    std::fs::write(
-        dir.join("adsl.csv"),
+    truthful_study_with(
         "USUBJID,SITEID,TRTSDT,LSTALVDT,SAFFL\nS-1,01,2021-01-04,2021-12-01,Y\n\
          S-2,01,2021-02-01,2021-12-01,Y\nS-3,02,2021-03-01,2021-12-01,Y\n",
+        ae_header,
+        ae_rows,
     )
-    .expect("adsl");
+}
+
+/// [`truthful_study`] with its ADSL given.
+fn truthful_study_with(
+    adsl: &str,
+    ae_header: &str,
+    ae_rows: &[&str],
+) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
+    std::fs::write(dir.join("adsl.csv"), adsl).expect("adsl");
     std::fs::write(
         dir.join("adtte.csv"),
         "USUBJID,PARAMCD,AVAL,CNSR,AVALU\nS-1,OS,300,1,DAYS\nS-2,OS,280,1,DAYS\nS-3,OS,250,1,DAYS\n",
@@ -755,4 +764,36 @@ fn words_follow_the_data_severity_grades_and_endpoints() {
     assert!(!text.contains("severe"), "{text}");
     let report = read(&folder, "report.html");
     assert!(report.contains("<td>Grade ≥3</td>") && report.contains("Fatal (grade 5)"));
+}
+
+/// Populations that differ from the enrolled set are named with their flag: efficacy numbers
+/// over EFFFL = Y, safety percentages over the safety population.
+#[test]
+fn the_population_of_each_number_is_named() {
+    let (_tmp, folder) = truthful_study_with(
+        "USUBJID,SITEID,TRTSDT,LSTALVDT,SAFFL,EFFFL\nS-1,01,2021-01-04,2021-12-01,Y,Y\n\
+         S-2,01,2021-02-01,2021-12-01,N,Y\nS-3,02,2021-03-01,2021-12-01,Y,N\n",
+        "ATOXGR",
+        &["S-1,NAUSEA,Y,3", "S-3,RASH,Y,1"],
+    );
+    let text = read(&folder, "abstract.txt");
+    assert!(
+        text.contains(
+            "3 pts were enrolled in 2 centers. Efficacy was evaluated in 2 pts (EFFFL = Y)."
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("In the 2 pts of the safety population, treatment-related adverse events (TRAEs) occurred in 2 pts (100.0%)"),
+        "{text}"
+    );
+    let report = read(&folder, "report.html");
+    assert!(
+        report.contains("<td>Efficacy population (EFFFL = Y)</td><td class=\"num\">2</td>"),
+        "{report}"
+    );
+    assert!(
+        report.contains("<td>Safety population (SAFFL = Y)</td><td class=\"num\">2</td>"),
+        "{report}"
+    );
 }

@@ -61,6 +61,8 @@ fn cohort() -> CohortResults {
             enrolled: 3,
             efficacy: 3,
             safety: 3,
+            efficacy_flag: None,
+            safety_flag: None,
         },
         enrolment: Enrolment {
             first: None,

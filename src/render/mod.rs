@@ -1117,6 +1117,8 @@ mod tests {
                 enrolled: 0,
                 efficacy: 0,
                 safety: 0,
+                efficacy_flag: None,
+                safety_flag: None,
             },
             enrolment: Enrolment {
                 first: None,
