@@ -699,6 +699,7 @@ pub fn build_cutoff(
             .output
             .formats
             .contains(&crate::config::Format::Png),
+        &cfg.analysis_for_study(),
     )?;
     sink.put(study_figures)?;
     let warnings: Vec<String> = cut.warnings.iter().chain(&notes).cloned().collect();

@@ -249,7 +249,7 @@ pub fn report_docx(ctx: &DocumentContext<'_>, cohort: &str) -> Result<Vec<u8>> {
             &ids,
             &format!(
                 "Median follow-up (reverse Kaplan–Meier, {}): {} ({}% CI: {}).",
-                fu.param,
+                fu.label,
                 match fu.estimate {
                     Some(x) => format!("{} {}", fixed(x, f.td), f.unit),
                     None => "not reached".to_string(),

@@ -271,6 +271,8 @@ pub struct TteResults {
     pub source: &'static str,
     /// The ADTTE PARAMCD, when read from ADTTE.
     pub paramcd: String,
+    /// The endpoint in words (`tte_params` label; "progression-free survival" for PFS).
+    pub label: String,
     /// Median with CI (method from `median_ci`).
     pub median: Estimate,
     /// 25th percentile (time S reaches 0.75) with Brookmeyer–Crowley CI.
@@ -288,6 +290,8 @@ pub struct TteResults {
 pub struct FollowUp {
     /// The endpoint whose censoring defines follow-up.
     pub param: String,
+    /// How documents name it: `OS`, `PFS`, `DoR`, or a custom endpoint's label.
+    pub label: String,
     /// Reverse-KM median.
     pub estimate: Option<f64>,
     /// Lower confidence limit.
@@ -666,7 +670,15 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
             .map_err(|e| ci_err(id, &format!("Kaplan–Meier for {endpoint}"), e))?;
         tte.insert(
             endpoint.clone(),
-            summarise_tte(&fit, a, from_adtte, paramcd).map_err(|e| ci_err(id, endpoint, e))?,
+            TteResults {
+                label: a
+                    .tte_labels
+                    .get(endpoint)
+                    .cloned()
+                    .unwrap_or_else(|| endpoint.clone()),
+                ..summarise_tte(&fit, a, from_adtte, paramcd)
+                    .map_err(|e| ci_err(id, endpoint, e))?
+            },
         );
         km_fits.insert(endpoint.clone(), fit);
     }
@@ -677,6 +689,11 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
             let m = median(&reverse, a).map_err(|e| ci_err(id, "median follow-up", e))?;
             Some(FollowUp {
                 param: a.followup.clone(),
+                label: match a.followup.as_str() {
+                    "PFS" | "OS" => a.followup.clone(),
+                    "DOR" => "DoR".to_string(),
+                    other => a.tte_labels.get(other).cloned().unwrap_or_default(),
+                },
                 estimate: m.estimate.map(|x| x / unit),
                 lower: m.lower.map(|x| x / unit),
                 upper: m.upper.map(|x| x / unit),
@@ -880,6 +897,7 @@ fn summarise_tte(
         censored: fit.n() - fit.n_events(),
         source: if from_adtte { "ADTTE" } else { "derived" },
         paramcd: paramcd.to_string(),
+        label: String::new(),
         median: scale(median(fit, a)?),
         q25: quant(0.25)?,
         q75: quant(0.75)?,

@@ -96,12 +96,16 @@ impl CohortFigures {
 }
 
 /// The long name of an endpoint for axis labels.
-fn endpoint_title(endpoint: &str) -> String {
-    match endpoint {
-        "PFS" => "Progression-free survival".to_string(),
-        "OS" => "Overall survival".to_string(),
-        "DOR" => "Duration of response".to_string(),
-        other => other.to_string(),
+/// The endpoint in words with a capital (`tte_params` label): "Progression-free survival".
+fn endpoint_title(endpoint: &str, settings: &Analysis) -> String {
+    let label = settings
+        .tte_labels
+        .get(endpoint)
+        .map_or(endpoint, String::as_str);
+    let mut chars = label.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
     }
 }
 
@@ -221,6 +225,7 @@ pub const MAX_STUDY_KM_COHORTS: usize = 20;
 pub fn study_km_figures(
     curves: &[(String, crate::config::TimeUnit, KmSeries)],
     png: bool,
+    study: &Analysis,
 ) -> Result<(Vec<OutputFile>, Vec<String>)> {
     let mut endpoints: Vec<&str> = curves.iter().map(|c| c.0.as_str()).collect();
     endpoints.sort_unstable();
@@ -245,7 +250,7 @@ pub fn study_km_figures(
             continue;
         }
         let series: Vec<KmSeries> = of_endpoint.iter().map(|c| c.2.clone()).collect();
-        let title = endpoint_title(endpoint);
+        let title = endpoint_title(endpoint, study);
         let unit = first.1.name();
         let opts = KmPlotOptions {
             title: format!("{title}: all cohorts"),
@@ -309,7 +314,7 @@ pub fn cohort_figures(
                 message: format!("KM figure for {endpoint}: {e}"),
             }
         })?;
-        let title = endpoint_title(endpoint);
+        let title = endpoint_title(endpoint, settings);
         let opts = KmPlotOptions {
             title: format!("{title}: {}", results.label),
             y_label: format!("{title} (probability)"),
@@ -449,6 +454,10 @@ pub fn cohort_figures(
 mod tests {
     use super::*;
 
+    fn study() -> Analysis {
+        crate::config::AnalysisConfig::default().resolve(&Default::default())
+    }
+
     fn point(time: f64, n_risk: usize) -> KmPoint {
         KmPoint {
             time,
@@ -480,11 +489,12 @@ mod tests {
                 })
                 .collect()
         };
-        let (files, notes) = study_km_figures(&curves(MAX_STUDY_KM_COHORTS), true).unwrap();
+        let (files, notes) =
+            study_km_figures(&curves(MAX_STUDY_KM_COHORTS), true, &study()).unwrap();
         let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, ["figures/km-os.png", "figures/km-os.svg"]);
         assert!(notes.is_empty());
-        let (files, notes) = study_km_figures(&curves(1000), true).unwrap();
+        let (files, notes) = study_km_figures(&curves(1000), true, &study()).unwrap();
         assert!(files.is_empty());
         assert_eq!(
             notes,

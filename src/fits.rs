@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use indexmap::IndexMap;
 
-use crate::config::{default_tte_params, AnalysisConfig, LoadedConfig};
+use crate::config::{default_tte_params, AnalysisConfig, LoadedConfig, TteParam};
 use crate::error::{Error, Result};
 use crate::load::StudyData;
 
@@ -37,8 +37,9 @@ pub fn fit_to_data(cfg: &mut LoadedConfig, data: &StudyData) -> Result<()> {
         .as_ref()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| "ADTTE".to_string());
-    let check = |params: &IndexMap<String, String>, key: &str| -> Result<()> {
-        for (endpoint, paramcd) in params {
+    let check = |params: &IndexMap<String, TteParam>, key: &str| -> Result<()> {
+        for (endpoint, param) in params {
+            let paramcd = param.paramcd();
             if !present(paramcd) {
                 return Err(Error::Config {
                     file: cfg.path.clone(),
@@ -62,9 +63,9 @@ pub fn fit_to_data(cfg: &mut LoadedConfig, data: &StudyData) -> Result<()> {
     }
     let study: &mut AnalysisConfig = &mut cfg.config.analysis;
     if study.tte_params.is_none() {
-        let kept: IndexMap<String, String> = default_tte_params()
+        let kept: IndexMap<String, TteParam> = default_tte_params()
             .into_iter()
-            .filter(|(_, paramcd)| present(paramcd))
+            .filter(|(_, param)| present(param.paramcd()))
             .collect();
         study.tte_params = Some(kept);
     }

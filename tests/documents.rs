@@ -797,3 +797,49 @@ fn the_population_of_each_number_is_named() {
         "{report}"
     );
 }
+
+/// A custom endpoint carries its label into the abstract, the figure's title and caption:
+/// never the bare PARAMCD in words.
+#[test]
+fn a_custom_endpoint_is_named_by_its_label() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("adsl.csv"),
+        "USUBJID,TRTSDT\nS-1,2021-01-04\nS-2,2021-02-01\nS-3,2021-03-01\n",
+    )
+    .expect("adsl");
+    std::fs::write(
+        dir.join("adtte.csv"),
+        "USUBJID,PARAMCD,AVAL,CNSR,AVALU\nS-1,TTDE,30,0,DAYS\nS-2,TTDE,60,1,DAYS\nS-3,TTDE,90,0,DAYS\n",
+    )
+    .expect("adtte");
+    std::fs::write(
+        dir.join("study.yaml"),
+        "study: { id: LABEL }\ndata: { adsl: adsl.csv, adtte: adtte.csv }\n\
+         analysis:\n  time_unit: days\n  followup: TTDE\n  tte_params:\n    TTDE: { paramcd: TTDE, label: \"time to first dermatologic event\" }\n\
+         output: { formats: [md, html] }\ncohorts: [{ id: all }]\n",
+    )
+    .expect("config");
+    let (code, _, err) = build(&dir.join("study.yaml"), &dir.join("out"), &["--quiet"]);
+    assert_eq!(code, Some(0), "{err}");
+    let folder = dir.join("out/LABEL/no-cutoff/all");
+    let text = read(&folder, "abstract.txt");
+    assert!(
+        text.contains(
+            "For time to first dermatologic event, 2 events occurred and the median was 90.0 days"
+        ),
+        "{text}"
+    );
+    let report = read(&folder, "report.html");
+    assert!(
+        report.contains("Kaplan–Meier estimate of time to first dermatologic event with pointwise"),
+        "{report}"
+    );
+    let svg = read(&folder, "figures/km-ttde.svg");
+    assert!(
+        svg.contains("Time to first dermatologic event: all"),
+        "title"
+    );
+    assert!(!text.to_lowercase().contains("ttde"), "{text}");
+}

@@ -152,8 +152,9 @@ pub struct AnalysisConfig {
     pub missed_visit_days: Option<i64>,
     /// Landmark times for survival rates, in `time_unit`. Default: [6, 12].
     pub landmarks: Option<Vec<f64>>,
-    /// Endpoint name → ADTTE PARAMCD. Default: { PFS: PFS, OS: OS, DOR: DOR }.
-    pub tte_params: Option<IndexMap<String, String>>,
+    /// Endpoint name → ADTTE PARAMCD, or `{ paramcd, label }` where the label is the
+    /// endpoint in words for documents and figures. Default: { PFS: PFS, OS: OS, DOR: DOR }.
+    pub tte_params: Option<IndexMap<String, TteParam>>,
     /// `AEREL`/`AREL` values counted as treatment-related (case-insensitive).
     /// Default: [Y, RELATED, PROBABLE, POSSIBLE].
     pub related_values: Option<Vec<String>>,
@@ -189,11 +190,54 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<Stri
 }
 
 /// The endpoints analysed when the config names none: PFS, OS and DoR under their own names.
-pub fn default_tte_params() -> IndexMap<String, String> {
+pub fn default_tte_params() -> IndexMap<String, TteParam> {
     ["PFS", "OS", "DOR"]
         .iter()
-        .map(|p| (p.to_string(), p.to_string()))
+        .map(|p| (p.to_string(), TteParam::Code(p.to_string())))
         .collect()
+}
+
+/// One endpoint of `tte_params`: its ADTTE PARAMCD, or the PARAMCD and the endpoint in words.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(
+    untagged,
+    expecting = "a PARAMCD, or { paramcd: PARAMCD, label: \"words\" }"
+)]
+pub enum TteParam {
+    /// `PFS: PFS`.
+    Code(String),
+    /// `TTDE: { paramcd: TTDE, label: "time to first dermatologic event" }`.
+    Labelled {
+        /// The ADTTE PARAMCD.
+        paramcd: String,
+        /// The endpoint in words, lower case as in a sentence.
+        #[serde(default)]
+        label: Option<String>,
+    },
+}
+
+impl TteParam {
+    /// The ADTTE PARAMCD.
+    pub fn paramcd(&self) -> &str {
+        match self {
+            TteParam::Code(code) | TteParam::Labelled { paramcd: code, .. } => code,
+        }
+    }
+}
+
+/// Longest endpoint label (it goes into sentences and figure titles).
+const MAX_LABEL_CHARS: usize = 120;
+
+/// The endpoint `name` in words: the configured label, else the words for PFS, OS and DoR,
+/// else the name itself.
+pub fn endpoint_label(name: &str, param: &TteParam) -> String {
+    match (param, name) {
+        (TteParam::Labelled { label: Some(l), .. }, _) => l.clone(),
+        (_, "PFS") => "progression-free survival".to_string(),
+        (_, "OS") => "overall survival".to_string(),
+        (_, "DOR") => "duration of response".to_string(),
+        (_, other) => other.to_string(),
+    }
 }
 
 /// Time unit of every reported time.
@@ -330,8 +374,10 @@ pub struct Analysis {
     pub missed_visit_days: i64,
     /// See [`AnalysisConfig::landmarks`].
     pub landmarks: Vec<f64>,
-    /// See [`AnalysisConfig::tte_params`].
+    /// See [`AnalysisConfig::tte_params`]: endpoint → PARAMCD.
     pub tte_params: IndexMap<String, String>,
+    /// Endpoint → the endpoint in words ([`endpoint_label`]).
+    pub tte_labels: IndexMap<String, String>,
     /// See [`AnalysisConfig::related_values`].
     pub related_values: Vec<String>,
     /// See [`AnalysisConfig::percent_decimals`].
@@ -358,6 +404,11 @@ impl Analysis {
 impl AnalysisConfig {
     /// Fills every key from `self`, else `fallback`, else the documented default.
     pub fn resolve(&self, fallback: &AnalysisConfig) -> Analysis {
+        let params = self
+            .tte_params
+            .clone()
+            .or_else(|| fallback.tte_params.clone())
+            .unwrap_or_else(default_tte_params);
         let km_ci = self.km_ci.or(fallback.km_ci).unwrap_or(CiTransform::LogLog);
         Analysis {
             time_unit: self
@@ -400,11 +451,14 @@ impl AnalysisConfig {
                 .clone()
                 .or_else(|| fallback.landmarks.clone())
                 .unwrap_or_else(|| vec![6.0, 12.0]),
-            tte_params: self
-                .tte_params
-                .clone()
-                .or_else(|| fallback.tte_params.clone())
-                .unwrap_or_else(default_tte_params),
+            tte_params: params
+                .iter()
+                .map(|(name, p)| (name.clone(), p.paramcd().to_string()))
+                .collect(),
+            tte_labels: params
+                .iter()
+                .map(|(name, p)| (name.clone(), endpoint_label(name, p)))
+                .collect(),
             related_values: self
                 .related_values
                 .clone()
@@ -950,6 +1004,31 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
                     path,
                     &format!("key `{key}.tte_params`: "),
                     format!("endpoint name `{name}`; expected letters, digits and `_`"),
+                ));
+            }
+        }
+        for (name, param) in params {
+            let bad = match param {
+                TteParam::Code(code) | TteParam::Labelled { paramcd: code, .. }
+                    if code.trim().is_empty() =>
+                {
+                    Some("an empty PARAMCD; expected the ADTTE PARAMCD".to_string())
+                }
+                TteParam::Labelled { label: Some(l), .. }
+                    if l.trim().is_empty() || l.chars().count() > MAX_LABEL_CHARS =>
+                {
+                    Some(format!(
+                        "label of {} characters; expected 1 to {MAX_LABEL_CHARS}",
+                        l.chars().count()
+                    ))
+                }
+                _ => None,
+            };
+            if let Some(message) = bad {
+                return Err(config_error(
+                    path,
+                    &format!("key `{key}.tte_params.{name}`: "),
+                    message,
                 ));
             }
         }

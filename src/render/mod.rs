@@ -889,7 +889,7 @@ pub fn methods_statistics(a: &Analysis, c: &CohortResults) -> String {
         let followup = match &c.followup {
             Some(f) => format!(
                 "; median follow-up was estimated by the reverse Kaplan–Meier method for {}",
-                f.param
+                f.label
             ),
             None => String::new(),
         };
