@@ -812,29 +812,6 @@ fn main() {
         let events = adverse_events(&mut rng, t, &subjects);
         for g in &subjects {
             let s = &g.subject;
-            let c = |k: &str| g.columns.get(k).cloned().unwrap_or_default();
-            let d = |x: Option<NaiveDate>| x.map(|d| d.to_string()).unwrap_or_default();
-            let _ = writeln!(
-                adsl,
-                "{study},{},{},{},{},{},{},{},\"{}\",\"{}\",{},{},{},{},{},{},{},{},Y,Y",
-                s.usubjid,
-                s.usubjid.rsplit('-').next().unwrap_or(""),
-                s.site().unwrap_or_default(),
-                t.cohort,
-                c("AGE"),
-                c("SEX"),
-                c("ECOG"),
-                c("PRIMSITE"),
-                c("HISTOL"),
-                c("METAST"),
-                c("PRIORCHEMO"),
-                c("ANLDOSE"),
-                d(s.enrolled),
-                d(s.trt_start),
-                d(s.trt_end),
-                d(s.death),
-                d(s.last_alive),
-            );
             for a in &g.assessments {
                 let _ = writeln!(
                     adrs,
@@ -867,6 +844,7 @@ fn main() {
             }
         }
         let mut seq: BTreeMap<usize, usize> = BTreeMap::new();
+        let mut latest_ae: BTreeMap<usize, NaiveDate> = BTreeMap::new();
         let mut rows: Vec<(String, usize, String)> = Vec::new();
         for (i, term, soc, grade, related) in events {
             let g = &subjects[i];
@@ -875,6 +853,8 @@ fn main() {
             let end = s.trt_end.unwrap_or(date(t.cutoff));
             let span = (end - start).num_days().max(2);
             let astdt = plus(start, rng.range(1, span.min(120)));
+            let latest = latest_ae.entry(i).or_insert(astdt);
+            *latest = (*latest).max(astdt);
             let n = seq.entry(i).or_default();
             *n += 1;
             rows.push((
@@ -896,6 +876,44 @@ fn main() {
                     },
                 ),
             ));
+        }
+        // ADSL after the adverse events: a subject is known alive at least until the last
+        // assessment or adverse event, so LSTALVDT is never before them (ADaM's rule).
+        for (i, g) in subjects.iter().enumerate() {
+            let s = &g.subject;
+            let c = |k: &str| g.columns.get(k).cloned().unwrap_or_default();
+            let d = |x: Option<NaiveDate>| x.map(|d| d.to_string()).unwrap_or_default();
+            let seen = g
+                .assessments
+                .iter()
+                .map(|a| a.date)
+                .chain(latest_ae.get(&i).copied())
+                .max();
+            let last_alive = match s.death {
+                Some(_) => s.last_alive,
+                None => s.last_alive.max(seen),
+            };
+            let _ = writeln!(
+                adsl,
+                "{study},{},{},{},{},{},{},{},\"{}\",\"{}\",{},{},{},{},{},{},{},{},Y,Y",
+                s.usubjid,
+                s.usubjid.rsplit('-').next().unwrap_or(""),
+                s.site().unwrap_or_default(),
+                t.cohort,
+                c("AGE"),
+                c("SEX"),
+                c("ECOG"),
+                c("PRIMSITE"),
+                c("HISTOL"),
+                c("METAST"),
+                c("PRIORCHEMO"),
+                c("ANLDOSE"),
+                d(s.enrolled),
+                d(s.trt_start),
+                d(s.trt_end),
+                d(s.death),
+                d(last_alive),
+            );
         }
         rows.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
         for (usubjid, _, rest) in rows {

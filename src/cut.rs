@@ -22,6 +22,9 @@ pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, St
         warnings: data.warnings.clone(),
         has_adtte: data.has_adtte,
         has_adtr: data.has_adtr,
+        adtte_file: data.adtte_file.clone(),
+        efficacy_flag: data.efficacy_flag.clone(),
+        safety_flag: data.safety_flag.clone(),
         ..StudyData::default()
     };
     // Old subject position → new one, for the records that point at subjects (a new

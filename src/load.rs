@@ -263,7 +263,70 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
         study.has_adtr = true;
         study.inputs.push(table.input_file());
     }
+    if !study.has_adtte {
+        if let Some(warning) = last_seen_alive(&mut study) {
+            study.warnings.push(warning);
+        }
+    }
     Ok(study)
+}
+
+/// How many subjects a warning names.
+const SUBJECTS_LISTED: usize = 10;
+
+/// Overall survival is censored at the last date a subject is known alive: a response
+/// assessment or an adverse event after `LSTALVDT` shows the subject alive then, so the
+/// subject's last-alive date is moved to the latest of them (derived OS and follow-up would
+/// otherwise come out short). Returns the warning naming the subjects moved. Subjects who died
+/// or have no `LSTALVDT` are left as they are (the OS derivation has its own rule then).
+fn last_seen_alive(study: &mut StudyData) -> Option<String> {
+    let mut seen: rustc_hash::FxHashMap<&str, Date> = rustc_hash::FxHashMap::default();
+    let dates = study
+        .assessments
+        .iter()
+        .map(|a| (a.usubjid.as_str(), Some(a.date)))
+        .chain(
+            study
+                .adverse_events
+                .iter()
+                .map(|e| (e.usubjid.as_str(), e.start)),
+        );
+    for (id, date) in dates {
+        if let Some(date) = date {
+            let latest = seen.entry(id).or_insert(date);
+            *latest = (*latest).max(date);
+        }
+    }
+    if seen.is_empty() {
+        return None;
+    }
+    let mut moved: Vec<String> = Vec::new();
+    let mut count = 0usize;
+    for s in &mut study.subjects {
+        let (Some(alive), None) = (s.last_alive, s.death) else {
+            continue;
+        };
+        if let Some(&later) = seen.get(&*s.usubjid).filter(|&&d| d > alive) {
+            count += 1;
+            if moved.len() < SUBJECTS_LISTED {
+                moved.push(format!("{} (LSTALVDT {alive}, seen {later})", s.usubjid));
+            }
+            s.last_alive = Some(later);
+        }
+    }
+    (count > 0).then(|| {
+        let more = count - moved.len();
+        format!(
+            "{count} subject(s) have an assessment or adverse event after their LSTALVDT; \
+             overall survival is censored at that later date: {}{}",
+            moved.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        )
+    })
 }
 
 impl LoadedConfig {

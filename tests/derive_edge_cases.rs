@@ -705,7 +705,7 @@ fn os_censored_at_last_known_alive_date() {
     );
     assert_eq!(
         t.reason,
-        "alive: censored at last known alive date (LSTALVDT) 2022-01-01"
+        "alive: censored at the last date known alive 2022-01-01"
     );
 }
 

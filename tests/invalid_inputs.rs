@@ -893,6 +893,56 @@ fn lint_reports_each_disagreeing_pair_of_a_hand_written_abstract() {
     );
 }
 
+/// A subject seen alive after LSTALVDT (an assessment or an adverse event) has overall
+/// survival censored at that later date, with a warning naming the subject; OS used to stop
+/// at LSTALVDT.
+#[test]
+fn overall_survival_is_censored_at_the_last_date_seen_alive() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    // S-001: LSTALVDT 2021-06-30, assessed on 2021-07-15, an AE on 2021-08-01.
+    let adsl = TINY_ADSL.replace(
+        "S-001,01,A,2021-01-04,,2021-12-01",
+        "S-001,01,A,2021-01-04,,2021-06-30",
+    );
+    assert_ne!(adsl, TINY_ADSL);
+    let adrs = "USUBJID,PARAMCD,ADT,AVALC\nS-001,OVR,2021-02-15,SD\nS-001,OVR,2021-07-15,SD\n";
+    let adae = "USUBJID,AEDECOD,AEREL,ATOXGR,ASTDT\nS-001,NAUSEA,Y,1,2021-08-01\n";
+    let path = write_study(
+        tmp.path(),
+        &[
+            ("adsl.csv", adsl),
+            ("adrs.csv", adrs.into()),
+            ("adae.csv", adae.into()),
+        ],
+        "study: { id: X }\ndata: { adsl: adsl.csv, adrs: adrs.csv, adae: adae.csv }\n\
+         analysis: { time_unit: days }\ncohorts: [{ id: all }]\n",
+    );
+    let out = build_in(tmp.path(), &path);
+    let results = json(&out.join("X/no-cutoff/results.json"));
+    let warnings = results["warnings"].to_string();
+    assert!(
+        warnings.contains(
+            "1 subject(s) have an assessment or adverse event after their LSTALVDT; overall \
+             survival is censored at that later date: S-001 (LSTALVDT 2021-06-30, seen 2021-08-01)"
+        ),
+        "{warnings}"
+    );
+    let derived = std::fs::read_to_string(out.join("X/no-cutoff/derived/all.csv")).expect("csv");
+    let header: Vec<&str> = derived.lines().next().expect("header").split(',').collect();
+    let row: Vec<&str> = derived
+        .lines()
+        .find(|l| l.starts_with("S-001,"))
+        .expect("S-001")
+        .split(',')
+        .collect();
+    let os = header
+        .iter()
+        .position(|h| *h == "OS_AVAL")
+        .expect("OS_AVAL");
+    // 2021-01-04 to 2021-08-01, day 1 included.
+    assert_eq!(row[os], "210", "{derived}");
+}
+
 /// The build summary has a column only for what was analysed and measured (no ADRS: no ORR;
 /// no PFS in ADTTE: no median PFS, never "NR"; no conference: no abstract length), and the
 /// warnings are printed under it, per cohort with their count.

@@ -40,7 +40,9 @@
 //!
 //! # OS
 //!
-//! Event at DTHDT; otherwise censored at LSTALVDT. When LSTALVDT is missing, censored at the
+//! Event at DTHDT; otherwise censored at LSTALVDT, which loading has moved to the latest
+//! assessment or adverse event when one came after it (the subject was seen alive then;
+//! `load::last_seen_alive`). When LSTALVDT is missing, censored at the
 //! latest date the subject is known alive: the latest of TRTEDT, the last assessment (any
 //! response: being assessed proves being alive) and TRTSDT. A censoring date before TRTSDT (the
 //! pharmaverse ADSL has LSTALVDT before TRTSDT for two subjects) is moved to TRTSDT, day 1.
@@ -191,7 +193,7 @@ pub fn overall_survival(
         ),
         Some(alive) => (
             alive,
-            format!("alive: censored at last known alive date (LSTALVDT) {alive}"),
+            format!("alive: censored at the last date known alive {alive}"),
         ),
         None => {
             let mut latest = (origin, "TRTSDT");
