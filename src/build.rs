@@ -40,6 +40,8 @@ pub struct CutoffPlan {
     pub cutoff: Option<Date>,
     /// Indices into `config.cohorts`.
     pub cohorts: Vec<usize>,
+    /// The study's output folder (`<output dir>/<study id>`); the cut-off folder is in it.
+    pub root: PathBuf,
 }
 
 impl CutoffPlan {
@@ -56,6 +58,7 @@ impl CutoffPlan {
 /// cohort's own `cutoff`, else the study's `cutoff`, else no cut-off.
 pub fn plan(cfg: &LoadedConfig, opts: &BuildOptions) -> Vec<CutoffPlan> {
     let c = &cfg.config;
+    let root = output_root(cfg, opts.out.as_deref());
     let all: Vec<usize> = (0..c.cohorts.len()).collect();
     let dates: Vec<Date> = if !opts.cutoffs.is_empty() {
         opts.cutoffs.clone()
@@ -71,6 +74,7 @@ pub fn plan(cfg: &LoadedConfig, opts: &BuildOptions) -> Vec<CutoffPlan> {
             .map(|d| CutoffPlan {
                 cutoff: Some(d),
                 cohorts: all.clone(),
+                root: root.clone(),
             })
             .collect();
     }
@@ -83,7 +87,11 @@ pub fn plan(cfg: &LoadedConfig, opts: &BuildOptions) -> Vec<CutoffPlan> {
     }
     groups
         .into_iter()
-        .map(|(cutoff, cohorts)| CutoffPlan { cutoff, cohorts })
+        .map(|(cutoff, cohorts)| CutoffPlan {
+            cutoff,
+            cohorts,
+            root: root.clone(),
+        })
         .collect()
 }
 
@@ -121,6 +129,8 @@ pub struct StudyHeader<'a> {
 #[derive(Debug, Serialize)]
 struct Manifest<'a> {
     readout_version: &'static str,
+    /// Where the config and input paths start: the folder of this manifest.
+    paths_relative_to: &'static str,
     config: InputFile,
     inputs: &'a [InputFile],
     outputs: Vec<write::ManifestEntry>,
@@ -735,13 +745,31 @@ pub fn build_cutoff(
         path: "results.json".to_string(),
         bytes: to_json(&results)?,
     }])?;
+    // Input paths relative to the cut-off folder: the same manifest whichever folder the
+    // build ran from, and `verify` works from anywhere.
+    let folder = plan.root.join(plan.folder_name());
+    let relative = |path: &str| {
+        write::relative_path(&folder, Path::new(path))
+            .to_string_lossy()
+            .replace('\\', "/")
+    };
+    let inputs: Vec<InputFile> = study
+        .data
+        .inputs
+        .iter()
+        .map(|i| InputFile {
+            path: relative(&i.path),
+            sha256: i.sha256.clone(),
+        })
+        .collect();
     let manifest = Manifest {
         readout_version: env!("CARGO_PKG_VERSION"),
+        paths_relative_to: "this folder",
         config: InputFile {
-            path: cfg.path.display().to_string(),
+            path: relative(&cfg.path.display().to_string()),
             sha256: load::sha256_hex(&cfg.bytes),
         },
-        inputs: &study.data.inputs,
+        inputs: &inputs,
         outputs: sink.manifest_entries()?,
     };
     sink.put(vec![OutputFile {

@@ -30,6 +30,7 @@ use crate::diff;
 use crate::error::{Error, Result};
 use crate::model::Date;
 use crate::verify;
+use crate::write;
 
 /// readout: conference abstracts and reports from a YAML study config and ADaM data.
 #[derive(Debug, Parser)]
@@ -163,6 +164,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Diff { before, after } => {
             let report = diff::diff_folders(&before, &after)?;
             print!("{}", escape_controls(&report.markdown, true));
+            print_written(&report.written);
             Ok(ExitCode::SUCCESS)
         }
         Command::Verify { dir } => {
@@ -193,6 +195,12 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Init { dir } => init_command(&dir).map(|()| ExitCode::SUCCESS),
         Command::Lint { files } => lint_command(&files),
     }
+}
+
+/// Where a diff's files were written.
+fn print_written(paths: &[PathBuf]) {
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    errln!("diff written to {}", names.join(" and "));
 }
 
 /// `readout lint`: each file's disagreeing pairs, one line each; exit 1 when there are any.
@@ -341,7 +349,9 @@ fn build_command(
                 std::thread::spawn(move || drop(s));
                 if diff_previous {
                     for f in folders.iter().filter_map(|f| f.path.as_ref()) {
-                        diff::diff_with_previous(f)?;
+                        if let (Some(report), false) = (diff::diff_with_previous(f)?, quiet) {
+                            print_written(&report.written);
+                        }
                     }
                 }
                 Ok(folders)
@@ -491,13 +501,13 @@ fn distinct_folders(
         std::collections::HashMap::new();
     for (path, cfg) in parsed {
         let Ok(cfg) = cfg else { continue };
-        let out = resolved_path(&cfg.output_dir(opts.out.as_deref()));
+        let out = write::resolved_path(&cfg.output_dir(opts.out.as_deref()));
         let study = cfg.config.study.id.to_lowercase();
         for plan in build::plan(cfg, opts) {
             let key = (out.clone(), study.clone(), plan.folder_name());
             let id = cfg.config.study.id.as_str();
             if let Some((first, first_id)) = seen.insert(key, (path, id)) {
-                if resolved_path(first) == resolved_path(path) {
+                if write::resolved_path(first) == write::resolved_path(path) {
                     return Err(Error::Config {
                         file: path.clone(),
                         location: String::new(),
@@ -530,30 +540,6 @@ fn distinct_folders(
         }
     }
     Ok(())
-}
-
-/// `path` as the file system resolves it, though it may not exist yet: made absolute, its
-/// deepest existing ancestor resolved (symbolic links followed, `..` taken after them), the
-/// rest appended by name with `.` and `..` applied.
-fn resolved_path(path: &Path) -> PathBuf {
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let parts: Vec<std::path::Component> = absolute.components().collect();
-    for existing in (1..=parts.len()).rev() {
-        let prefix: PathBuf = parts[..existing].iter().collect();
-        if let Ok(mut out) = prefix.canonicalize() {
-            for part in &parts[existing..] {
-                match part {
-                    std::path::Component::CurDir => {}
-                    std::path::Component::ParentDir => {
-                        out.pop();
-                    }
-                    other => out.push(other),
-                }
-            }
-            return out;
-        }
-    }
-    absolute
 }
 
 /// A failed cohort's error line: `CONFIG: cohort `ID`: what went wrong`, the config path and

@@ -14,6 +14,9 @@ use crate::render::{
     escape_markdown as esc, fixed, html::remove_unsafe_urls, markdown_tables_to_html,
 };
 
+/// How many new subjects a diff names (the rest are counted).
+const NEW_SUBJECTS_LISTED: usize = 10;
+
 /// The comparison, as text and the files written.
 #[derive(Debug, Clone)]
 pub struct DiffReport {
@@ -105,6 +108,20 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
             a["study"]["id"],
             b["study"]["id"]
         )));
+    }
+    // The earlier cut-off comes first: given the other way round, every change would read
+    // backwards (events "lost", subjects "removed").
+    if let (Some(date_a), Some(date_b)) = (a["cutoff"].as_str(), b["cutoff"].as_str()) {
+        if date_a > date_b {
+            return Err(Error::Other(format!(
+                "{} (cut-off {date_a}) is later than {} (cut-off {date_b}); give the earlier \
+                 cut-off first: readout diff {} {}",
+                before.display(),
+                after.display(),
+                after.display(),
+                before.display()
+            )));
+        }
     }
     let name = |p: &Path| {
         p.file_name()
@@ -210,10 +227,45 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
                 Some(old) if old != new => {
                     Some(format!("- {}: {} → {}", esc(subject), esc(old), esc(new)))
                 }
-                None => Some(format!("- {}: new subject, {}", esc(subject), esc(new))),
                 _ => None,
             })
             .collect();
+        // New subjects in one line: how many, and the first ten with their BOR.
+        let new_subjects: Vec<String> = bor_b
+            .iter()
+            .filter(|(subject, _)| !bor_a.contains_key(*subject))
+            .map(|(subject, bor)| {
+                if bor.is_empty() {
+                    esc(subject)
+                } else {
+                    format!("{} ({})", esc(subject), esc(bor))
+                }
+            })
+            .collect();
+        if !new_subjects.is_empty() {
+            let more = new_subjects.len().saturating_sub(NEW_SUBJECTS_LISTED);
+            let _ = writeln!(
+                md,
+                "{} new {}: {}{}.\n",
+                new_subjects.len(),
+                if new_subjects.len() == 1 {
+                    "subject"
+                } else {
+                    "subjects"
+                },
+                new_subjects
+                    .iter()
+                    .take(NEW_SUBJECTS_LISTED)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            );
+        }
         if changed.is_empty() {
             let _ = writeln!(md, "No subject changed best overall response.\n");
         } else {

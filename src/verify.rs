@@ -16,6 +16,10 @@ struct Entry {
 
 #[derive(Debug, Deserialize)]
 struct Manifest {
+    /// "this folder" since readout 0.1 wrote input paths relative to the manifest; absent in
+    /// older manifests, whose paths are relative to where the build ran.
+    #[serde(default)]
+    paths_relative_to: Option<String>,
     config: Entry,
     inputs: Vec<Entry>,
     outputs: Vec<Entry>,
@@ -36,8 +40,8 @@ fn check(label: &str, path: &Path, expected: &str, problems: &mut Vec<String>) {
     }
 }
 
-/// Returns one line per file that no longer matches the manifest (empty: all match).
-/// Input and config paths are as the build saw them (relative to where it ran).
+/// Returns one line per file that no longer matches the manifest (empty: all match). Input
+/// and config paths are relative to the folder (older manifests: to where the build ran).
 pub fn verify_folder(dir: &Path) -> Result<Vec<String>> {
     let path = dir.join("manifest.json");
     let text =
@@ -68,17 +72,16 @@ pub fn verify_folder(dir: &Path) -> Result<Vec<String>> {
             &mut problems,
         );
     }
+    let source = |path: &str| match manifest.paths_relative_to.as_deref() {
+        Some(_) => dir.join(path),
+        None => Path::new(path).to_path_buf(),
+    };
     for entry in &manifest.inputs {
-        check(
-            "input",
-            Path::new(&entry.path),
-            &entry.sha256,
-            &mut problems,
-        );
+        check("input", &source(&entry.path), &entry.sha256, &mut problems);
     }
     check(
         "config",
-        Path::new(&manifest.config.path),
+        &source(&manifest.config.path),
         &manifest.config.sha256,
         &mut problems,
     );

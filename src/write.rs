@@ -525,6 +525,50 @@ fn recover_and_remove_temporaries(parent: &Path, name: &str, target: &Path) -> R
     Ok(())
 }
 
+/// `path` as the file system resolves it, though it may not exist yet: made absolute, its
+/// deepest existing ancestor resolved (symbolic links followed, `..` taken after them), the
+/// rest appended by name with `.` and `..` applied.
+pub fn resolved_path(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let parts: Vec<std::path::Component> = absolute.components().collect();
+    for existing in (1..=parts.len()).rev() {
+        let prefix: PathBuf = parts[..existing].iter().collect();
+        if let Ok(mut out) = prefix.canonicalize() {
+            for part in &parts[existing..] {
+                match part {
+                    std::path::Component::CurDir => {}
+                    std::path::Component::ParentDir => {
+                        out.pop();
+                    }
+                    other => out.push(other),
+                }
+            }
+            return out;
+        }
+    }
+    absolute
+}
+
+/// `path` written relative to the folder `base` (both as the file system resolves them), e.g.
+/// `../../data/adsl.csv`: what a manifest records, so that it reads the same wherever the
+/// build ran and `verify` finds the files from anywhere.
+pub fn relative_path(base: &Path, path: &Path) -> PathBuf {
+    let (base, path) = (resolved_path(base), resolved_path(path));
+    let common = base
+        .components()
+        .zip(path.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut out = PathBuf::new();
+    for _ in base.components().skip(common) {
+        out.push("..");
+    }
+    for part in path.components().skip(common) {
+        out.push(part);
+    }
+    out
+}
+
 #[cfg(test)]
 #[allow(clippy::expect_used)]
 mod tests {

@@ -153,6 +153,26 @@ fn diff_between_two_cutoffs_shows_the_known_changes() {
         .expect("run");
     assert!(output.status.success());
     assert_eq!(String::from_utf8(output.stdout).expect("utf-8"), md);
+    let err = String::from_utf8(output.stderr).expect("utf-8");
+    assert!(
+        err.contains("diff written to ") && err.contains("diff-2021-03-01-to-2021-04-30.html"),
+        "{err}"
+    );
+
+    // The later cut-off first is refused, naming the order to use.
+    let output = readout()
+        .arg("diff")
+        .arg(study.join("2021-04-30"))
+        .arg(study.join("2021-03-01"))
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(2));
+    let err = String::from_utf8(output.stderr).expect("utf-8");
+    assert!(
+        err.contains("(cut-off 2021-04-30) is later than")
+            && err.contains("give the earlier cut-off first"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -240,6 +260,37 @@ fn verify_reports_a_changed_output() {
         .success();
     let folder = out.path().join("TINY/2021-04-30");
     readout().arg("verify").arg(&folder).assert().success();
+    // From any folder: the manifest's input and config paths start at the cut-off folder.
+    readout()
+        .arg("verify")
+        .arg(&folder)
+        .current_dir(out.path())
+        .assert()
+        .success();
+    // A build from another folder, naming the config by its absolute path, writes the same
+    // manifest.
+    let manifest = || {
+        let text = std::fs::read_to_string(folder.join("manifest.json")).expect("manifest");
+        let mut m: Value = serde_json::from_str(&text).expect("json");
+        m["outputs"] = Value::Null;
+        m
+    };
+    let first = manifest();
+    let other = tempfile::tempdir().expect("temp");
+    readout()
+        .args(["build", "--quiet", "--out"])
+        .arg(out.path())
+        .arg(root().join("tests/fixtures/batch/study.yaml"))
+        .current_dir(other.path())
+        .assert()
+        .success();
+    assert_eq!(first, manifest());
+    readout()
+        .arg("verify")
+        .arg(&folder)
+        .current_dir("/")
+        .assert()
+        .success();
     std::fs::write(folder.join("all/abstract.md"), "edited by hand\n").expect("edit");
     let output = readout().arg("verify").arg(&folder).output().expect("run");
     assert_eq!(output.status.code(), Some(1));

@@ -943,6 +943,49 @@ fn overall_survival_is_censored_at_the_last_date_seen_alive() {
     assert_eq!(row[os], "210", "{derived}");
 }
 
+/// `readout diff` lists new subjects in one line: how many, the first ten with their BOR.
+#[test]
+fn a_diff_lists_new_subjects_compactly() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let mut adsl = String::from("USUBJID,TRTSDT\nS-00,2021-01-04\n");
+    let mut adrs = String::from("USUBJID,PARAMCD,ADT,AVALC\nS-00,OVR,2021-02-15,SD\n");
+    for i in 1..=12 {
+        adsl += &format!("S-{i:02},2021-03-01\n");
+        adrs += &format!("S-{i:02},OVR,2021-05-01,SD\n");
+    }
+    let path = write_study(
+        tmp.path(),
+        &[("adsl.csv", adsl), ("adrs.csv", adrs)],
+        "study: { id: X }\ndata: { adsl: adsl.csv, adrs: adrs.csv }\n\
+         cutoffs: [2021-02-20, 2021-12-31]\ncohorts: [{ id: all }]\n",
+    );
+    let out = build_in(tmp.path(), &path);
+    let run = readout(
+        &[
+            "diff",
+            &out.join("X/2021-02-20").display().to_string(),
+            &out.join("X/2021-12-31").display().to_string(),
+        ],
+        Some(tmp.path()),
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stdout.contains(
+            "12 new subjects: S-01 (SD), S-02 (SD), S-03 (SD), S-04 (SD), S-05 (SD), S-06 (SD), \
+             S-07 (SD), S-08 (SD), S-09 (SD), S-10 (SD) and 2 more.\n"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("new subject,"), "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("diff written to [OUT]/out/X/diff-2021-02-20-to-2021-12-31.md"),
+        "{}",
+        run.stderr
+    );
+}
+
 /// The build summary has a column only for what was analysed and measured (no ADRS: no ORR;
 /// no PFS in ADTTE: no median PFS, never "NR"; no conference: no abstract length), and the
 /// warnings are printed under it, per cohort with their count.
@@ -1020,7 +1063,17 @@ fn no_file_is_read_that_the_config_does_not_name() {
         .iter()
         .filter_map(|i| i["path"].as_str())
         .collect();
-    assert_eq!(inputs, ["tests/fixtures/invalid/unnamed-files/adsl.csv"]);
+    // Paths are relative to the cut-off folder; the one input resolves to the fixture's ADSL.
+    assert_eq!(inputs.len(), 1, "{inputs:?}");
+    assert_eq!(
+        dir.join(inputs[0])
+            .canonicalize()
+            .expect("the input exists"),
+        root()
+            .join("tests/fixtures/invalid/unnamed-files/adsl.csv")
+            .canonicalize()
+            .expect("fixture")
+    );
 }
 
 /// An AE term `<script>alert(1)</script>` is text in both HTML documents, and in
