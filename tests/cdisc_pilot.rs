@@ -388,3 +388,71 @@ fn pharmaverse_loads_with_the_default_config() {
         );
     }
 }
+
+/// The pilot's documents say what its data are (issue 19): severity-only adverse events read
+/// "severe", Methods speaks of no RECIST (no response data), the custom endpoint is named by its
+/// label, every count agrees with its percentage; and a filter in the wrong case is an error
+/// listing the arms ADSL has.
+#[test]
+fn pilot_documents_follow_its_data() {
+    let Some(dir) = reference("cdiscpilot01") else {
+        return;
+    };
+    if !dir.join("adsl.xpt").exists() {
+        eprintln!("skipped: the .xpt files are absent from {}", dir.display());
+        return;
+    }
+    let (out, _) = build(Path::new("tests/fixtures/cdiscpilot01/study.yaml"));
+    let folder = out.path().join("CDISCPILOT01/no-cutoff/placebo");
+    let text = std::fs::read_to_string(folder.join("abstract.txt")).expect("abstract");
+    for present in [
+        "severe TRAEs in",
+        "Adverse events were graded by severity (mild, moderate, severe), not per CTCAE.",
+        "For time to first dermatologic event, ",
+    ] {
+        assert!(text.contains(present), "`{present}` missing: {text}");
+    }
+    for absent in [
+        "grade ≥3",
+        "RECIST",
+        "ORR",
+        "ttde",
+        "TTDE",
+        "1 pts",
+        "0 pts",
+    ] {
+        assert!(!text.contains(absent), "`{absent}` in: {text}");
+    }
+    assert!(readout::lint::check_proportions(&text).is_empty());
+    let report = std::fs::read_to_string(folder.join("report.html")).expect("report");
+    assert!(report.contains("<td>Severe</td>") && !report.contains("Fatal (grade 5)"));
+
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = tmp.path().join("study.yaml");
+    let text = std::fs::read_to_string(root().join("tests/fixtures/cdiscpilot01/study.yaml"))
+        .expect("config")
+        .replace(
+            "where: { TRT01A: \"Placebo\" }",
+            "where: { TRT01A: \"placebo\" }",
+        )
+        .replace(
+            "../../../../shared",
+            &root().join("../shared").display().to_string(),
+        );
+    std::fs::write(&config, text).expect("write");
+    let output = Command::cargo_bin("readout")
+        .expect("binary")
+        .arg("check")
+        .arg(&config)
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(2));
+    let err = String::from_utf8(output.stderr).expect("utf-8");
+    assert!(
+        err.contains(
+            "cohort `placebo`: key `cohorts[0].where`: no subject matches TRT01A = \"placebo\" \
+             (ADSL has: \"Placebo\", \"Xanomeline High Dose\", \"Xanomeline Low Dose\")"
+        ),
+        "{err}"
+    );
+}
