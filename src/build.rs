@@ -165,6 +165,8 @@ pub struct CohortSummary {
     /// Median PFS as the documents print it, with its unit (`8.4 months`, `NR` when not
     /// reached); `None` when PFS was not analysed.
     pub median_pfs: Option<String>,
+    /// The time-to-event endpoints analysed (`PFS`, `OS`, ...), in `tte_params` order.
+    pub endpoints: Vec<String>,
     /// The cohort's warnings, as in `results.json`.
     pub warnings: Vec<String>,
     /// The abstract measured against `output.conference`.
@@ -606,6 +608,7 @@ fn build_cohort<'a>(
             ),
             None => "NR".to_string(),
         }),
+        endpoints: results.tte.keys().cloned().collect(),
         warnings: results.warnings.clone(),
         abstract_length: results.abstract_length.clone(),
     };

@@ -560,6 +560,7 @@ fn print_summary(folders: &[build::BuiltFolder]) {
     let with_orr = cohorts().any(|c| c.orr.is_some());
     let with_pfs = cohorts().any(|c| c.median_pfs.is_some());
     let with_length = cohorts().any(|c| c.abstract_length.is_some());
+    let with_endpoints = cohorts().any(|c| !c.endpoints.is_empty());
     // (text, right-aligned) per cell; the header first.
     let mut rows: Vec<Vec<(String, bool)>> = Vec::new();
     let mut header = vec![
@@ -573,6 +574,9 @@ fn print_summary(folders: &[build::BuiltFolder]) {
     }
     if with_pfs {
         header.push(("median PFS", true));
+    }
+    if with_endpoints {
+        header.push(("endpoints", false));
     }
     if with_length {
         header.push(("abstract", true));
@@ -601,6 +605,14 @@ fn print_summary(folders: &[build::BuiltFolder]) {
             }
             if with_pfs {
                 row.push((c.median_pfs.clone().unwrap_or_else(|| "-".into()), true));
+            }
+            if with_endpoints {
+                let names = if c.endpoints.is_empty() {
+                    "-".to_string()
+                } else {
+                    c.endpoints.join(" ")
+                };
+                row.push((names, false));
             }
             if with_length {
                 let length = c.abstract_length.as_ref().map(|l| {

@@ -1018,6 +1018,10 @@ fn the_summary_shows_what_was_analysed_and_the_warnings() {
         assert!(!header.contains(absent), "{header}");
     }
     assert!(!run.stdout.contains("NR"), "{}", run.stdout);
+    // The endpoints analysed: OS (ADTTE has no PFS or DOR, defaults left out).
+    assert!(header.contains("endpoints"), "{header}");
+    let row = run.stdout.lines().find(|l| l.starts_with("X ")).expect("row");
+    assert!(row.contains("  OS  "), "{row}");
     // --strict has no limit to check without a conference.
     let strict = readout(
         &[
