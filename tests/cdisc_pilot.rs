@@ -49,6 +49,17 @@ fn read_csv(path: &Path) -> Rows {
         .collect()
 }
 
+/// The pilot's folder when its `.xpt` files are there (else says it skipped).
+fn pilot_xpt() -> Option<PathBuf> {
+    let dir = reference("cdiscpilot01")?;
+    if dir.join("adsl.xpt").exists() {
+        Some(dir)
+    } else {
+        eprintln!("skipped: the .xpt files are absent from {}", dir.display());
+        None
+    }
+}
+
 fn build(config: &Path) -> (tempfile::TempDir, Value) {
     let out = tempfile::tempdir().expect("temp dir");
     Command::cargo_bin("readout")
@@ -139,13 +150,9 @@ fn close(a: f64, b: f64) -> bool {
 
 #[test]
 fn pilot_builds_from_xpt_with_teae_counts_and_km_by_arm() {
-    let Some(dir) = reference("cdiscpilot01") else {
+    let Some(dir) = pilot_xpt() else {
         return;
     };
-    if !dir.join("adsl.xpt").exists() {
-        eprintln!("skipped: the .xpt files are absent from {}", dir.display());
-        return;
-    }
     let (out, results) = build(Path::new("tests/fixtures/cdiscpilot01/study.yaml"));
     assert_eq!(results["time_unit"], "days");
 
@@ -395,13 +402,9 @@ fn pharmaverse_loads_with_the_default_config() {
 /// listing the arms ADSL has.
 #[test]
 fn pilot_documents_follow_its_data() {
-    let Some(dir) = reference("cdiscpilot01") else {
+    let Some(_) = pilot_xpt() else {
         return;
     };
-    if !dir.join("adsl.xpt").exists() {
-        eprintln!("skipped: the .xpt files are absent from {}", dir.display());
-        return;
-    }
     let (out, _) = build(Path::new("tests/fixtures/cdiscpilot01/study.yaml"));
     let folder = out.path().join("CDISCPILOT01/no-cutoff/placebo");
     let text = std::fs::read_to_string(folder.join("abstract.txt")).expect("abstract");

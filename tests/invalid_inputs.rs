@@ -166,18 +166,20 @@ fn builds(name: &str, folder: &str) -> (Run, PathBuf, tempfile::TempDir) {
 /// `readout build CONFIG --out DIR/out`, run in `dir`, which must succeed; returns the output
 /// folder.
 fn build_in(dir: &Path, config: &Path) -> PathBuf {
-    let out = dir.join("out");
-    let run = readout(
-        &[
-            "build",
-            &config.display().to_string(),
-            "--out",
-            &out.display().to_string(),
-        ],
-        Some(dir),
-    );
+    let run = run_build_in(dir, config, &[]);
     assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
-    out
+    dir.join("out")
+}
+
+/// `readout build CONFIG --out DIR/out [extra]`, whatever its outcome.
+fn run_build_in(dir: &Path, config: &Path, extra: &[&str]) -> Run {
+    let (config, out) = (
+        config.display().to_string(),
+        dir.join("out").display().to_string(),
+    );
+    let mut args = vec!["build", &config, "--out", &out];
+    args.extend_from_slice(extra);
+    readout(&args, Some(dir))
 }
 
 /// Writes `files` and `study.yaml` (holding `config`) into `dir`; returns the config's path.
@@ -825,15 +827,7 @@ fn an_abstract_that_disagrees_with_itself_fails_its_cohort() {
          background: \"In the pilot, 4/38 (4.5%) responded.\"\n  - id: ok\n",
     );
     let out = tmp.path().join("out");
-    let run = readout(
-        &[
-            "build",
-            &path.display().to_string(),
-            "--out",
-            &out.display().to_string(),
-        ],
-        Some(tmp.path()),
-    );
+    let run = run_build_in(tmp.path(), &path, &[]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
     assert!(
         run.stderr.contains(
@@ -998,16 +992,7 @@ fn the_summary_shows_what_was_analysed_and_the_warnings() {
         &[("adsl.csv", TINY_ADSL.into()), ("adtte.csv", adtte.into())],
         "study: { id: X }\ndata: { adsl: adsl.csv, adtte: adtte.csv }\ncohorts: [{ id: all }]\n",
     );
-    let out = tmp.path().join("out");
-    let run = readout(
-        &[
-            "build",
-            &path.display().to_string(),
-            "--out",
-            &out.display().to_string(),
-        ],
-        Some(tmp.path()),
-    );
+    let run = run_build_in(tmp.path(), &path, &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let header = run
         .stdout
@@ -1020,19 +1005,14 @@ fn the_summary_shows_what_was_analysed_and_the_warnings() {
     assert!(!run.stdout.contains("NR"), "{}", run.stdout);
     // The endpoints analysed: OS (ADTTE has no PFS or DOR, defaults left out).
     assert!(header.contains("endpoints"), "{header}");
-    let row = run.stdout.lines().find(|l| l.starts_with("X ")).expect("row");
+    let row = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("X "))
+        .expect("row");
     assert!(row.contains("  OS  "), "{row}");
     // --strict has no limit to check without a conference.
-    let strict = readout(
-        &[
-            "build",
-            &path.display().to_string(),
-            "--out",
-            &out.display().to_string(),
-            "--strict",
-        ],
-        Some(tmp.path()),
-    );
+    let strict = run_build_in(tmp.path(), &path, &["--strict"]);
     assert_eq!(strict.code, Some(2));
     assert!(
         strict.stderr.contains("key `output.conference`: --strict"),
