@@ -20,8 +20,7 @@ fn known_subjects(table: &CsvTable) -> Vec<String> {
     let Some(column) = table.column("USUBJID") else {
         return Vec::new();
     };
-    table
-        .rows()
-        .filter_map(|row| row.text(Some(column)).ok().map(str::to_string))
+    (0..table.len())
+        .filter_map(|row| table.cell_text(row, column).ok().map(str::to_string))
         .collect()
 }

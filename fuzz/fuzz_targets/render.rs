@@ -82,6 +82,7 @@ fn cohort() -> CohortResults {
                 term("<script>alert(1)</script>"),
                 term("![x](data:text/html,x)"),
             ],
+            grading: readout::endpoints::AeGrading::Ctcae,
         }),
         warnings: vec!["<javascript:alert(4)>".to_string()],
         abstract_length: None,
