@@ -1,0 +1,21 @@
+//! The integration tests, one module per file, in one test binary: each file used to be a
+//! binary of its own that linked the library and every dependency again.
+//!
+//! Run one area with a filter, e.g. `cargo test --test suite invalid_inputs::`.
+
+mod adtte_cutoff;
+mod batch;
+mod bor_reference;
+mod cdisc_pilot;
+mod cli;
+mod derive_edge_cases;
+mod documents;
+mod example_study;
+mod hostile_inputs;
+mod invalid_inputs;
+mod plots;
+mod properties;
+mod sas7bdat;
+mod stats_props;
+mod stats_reference;
+mod xpt;
