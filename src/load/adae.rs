@@ -1,0 +1,100 @@
+//! ADAE: adverse events with grade (or severity), relatedness and seriousness.
+
+use super::*;
+
+/// ADAE: one row per event. The grade is CTCAE (`ATOXGR`/`AETOXGR`) or, failing that, mapped
+/// from severity (`ASEV`/`AESEV`: MILD 1, MODERATE 2, SEVERE 3).
+pub fn read_adae(
+    table: &CsvTable,
+    known: &KnownSubjects<'_>,
+    related_values: &HashSet<String>,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<AdverseEvent>> {
+    let c_id = table.require("USUBJID")?;
+    let c_term = table.require("AEDECOD")?;
+    let c_soc = table.column("AEBODSYS");
+    let c_grade = table.first_column(&["ATOXGR", "AETOXGR"]);
+    let c_sev = table.first_column(&["ASEV", "AESEV"]).map(|c| c.0);
+    let c_rel = table.first_column(&["AREL", "AEREL"]).map(|c| c.0);
+    let c_start = table.column("ASTDT");
+    let c_emergent = table.column("TRTEMFL");
+    let c_ser = table.column("AESER");
+    let c_out = table.column("AEOUT");
+    let mut out = Vec::with_capacity(table.len());
+    let mut ungraded = 0usize;
+    let mut hint = 0usize;
+    let mut commas = Vec::new();
+    for r in 0..table.len() {
+        let row = table.row(r, &mut commas);
+        let usubjid = row.text(Some(c_id))?;
+        require_subject(&row, c_id, usubjid, known, &mut hint)?;
+        let term = row.text(Some(c_term))?;
+        if term.is_empty() {
+            return Err(row.error(c_term, "AEDECOD is empty; expected the preferred term"));
+        }
+        let grade = match &c_grade {
+            Some((i, _)) => parse_grade(&row, *i)?,
+            None => None,
+        };
+        let by_severity = grade.is_none();
+        let grade = match grade {
+            Some(g) => Some(g),
+            None => match row.text(c_sev)?.to_ascii_uppercase().as_str() {
+                "MILD" => Some(1),
+                "MODERATE" => Some(2),
+                "SEVERE" => Some(3),
+                _ => None,
+            },
+        };
+        let by_severity = by_severity && grade.is_some();
+        if grade.is_none() {
+            ungraded += 1;
+        }
+        let outcome = row.text(c_out)?;
+        out.push(AdverseEvent {
+            usubjid: usubjid.to_string(),
+            term: term.to_string(),
+            soc: row.opt_text(c_soc)?.map(str::to_string),
+            grade,
+            by_severity,
+            related: related_values.contains(&row.text(c_rel)?.to_ascii_uppercase()),
+            start: row.date(c_start)?,
+            emergent: flag(&row, c_emergent, true)?,
+            serious: flag(&row, c_ser, false)?,
+            fatal: grade == Some(5) || outcome.eq_ignore_ascii_case("FATAL"),
+        });
+    }
+    let by_severity = out.iter().filter(|e| e.by_severity).count();
+    if c_grade.is_some() && by_severity > 0 {
+        warnings.push(format!(
+            "{}: {by_severity} adverse event(s) have no CTCAE grade; their severity was used (MILD 1, MODERATE 2, SEVERE 3)",
+            table.path.display()
+        ));
+    }
+    if ungraded > 0 {
+        warnings.push(format!(
+            "{}: {ungraded} adverse event(s) have no grade or severity; they count for any grade, not for grade ≥3",
+            table.path.display()
+        ));
+    }
+    Ok(out)
+}
+
+/// A CTCAE grade: `3`, `3.0` or `GRADE 3`; empty is `None`.
+pub(super) fn parse_grade(row: &Row<'_, '_>, column: usize) -> Result<Option<u8>> {
+    let text = row.text(Some(column))?;
+    if text.is_empty() {
+        return Ok(None);
+    }
+    let digits = text
+        .trim_start_matches(|c: char| c.is_ascii_alphabetic() || c == ' ')
+        .trim();
+    let value = digits.parse::<f64>().ok().filter(|g| g.fract() == 0.0);
+    match value {
+        Some(g) if (1.0..=5.0).contains(&g) => Ok(Some(g as u8)),
+        _ => Err(row.error(
+            column,
+            format!("`{text}` is not a CTCAE grade; expected 1 to 5"),
+        )),
+    }
+}

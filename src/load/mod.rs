@@ -1,0 +1,411 @@
+//! Loading ADaM CSV files into typed tables (SPEC §2). One of the two stages that touch the
+//! file system. Every error names the file, the line, the column and the bad value; problems
+//! that do not make a number wrong (an adverse event without a grade) become warnings.
+//!
+//! Not here: cut-off handling (`cut`), derivations (`derive`).
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::config::LoadedConfig;
+use crate::error::{Error, Result};
+use crate::model::{
+    AdverseEvent, Assessment, ColumnValue, Columns, Date, LesionSum, Response, Subject, SubjectId,
+    TteRecord, TteTable,
+};
+
+mod adae;
+mod adrs;
+mod adsl;
+mod adtr;
+mod adtte;
+mod cells;
+pub mod sas7bdat;
+mod subjects;
+mod table;
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+mod tests;
+pub mod xpt;
+
+pub use adae::*;
+pub use adrs::*;
+pub use adsl::*;
+pub use adtr::*;
+pub use adtte::*;
+pub use cells::*;
+pub use subjects::*;
+pub use table::*;
+
+/// Largest data file read (1 GiB). Files are read whole into memory; an ADaM table of a trial
+/// is far smaller, so a larger file is a wrong path or a broken export, refused before reading.
+pub const MAX_DATA_FILE_BYTES: u64 = 1 << 30;
+
+/// Bytes read per part of a large ADSL or ADTTE file ([`CsvTable::read_parts`]).
+const PART_BYTES: usize = 16 << 20;
+
+/// The length of a data file that is read in parts of `part_bytes`: a CSV file of more than
+/// four parts (below that, reading whole, in parallel with the other files, is faster and
+/// the memory small) and within [`MAX_DATA_FILE_BYTES`]. `None`: read it whole (a SAS file,
+/// a small file, one too large or unreadable, whose error the whole reading gives).
+fn parts_length(path: &Path, part_bytes: usize) -> Option<u64> {
+    let sas = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("xpt") || e.eq_ignore_ascii_case("sas7bdat"));
+    let len = std::fs::metadata(path).ok()?.len();
+    (!sas && len > 4 * part_bytes as u64 && len <= MAX_DATA_FILE_BYTES).then_some(len)
+}
+
+/// Longest CSV record (1 MiB): no ADaM row comes near it, so a longer one is a file without
+/// line ends or an unclosed quote, named by its line rather than parsed on.
+pub const MAX_RECORD_BYTES: usize = 1 << 20;
+
+/// Longest time to event accepted (1,000 years, in days): a longer AVAL is a wrong unit or a
+/// broken export, and would overflow the Kaplan–Meier and figure arithmetic downstream.
+pub const MAX_TIME_DAYS: f64 = 365_250.0;
+
+/// Every input table of a study, typed.
+#[derive(Debug, Clone, Default)]
+pub struct StudyData {
+    /// ADSL rows, in file order.
+    pub subjects: Vec<Subject>,
+    /// The ADSL flag of the efficacy population (`EFFFL`, ...; `None`: every subject).
+    pub efficacy_flag: Option<String>,
+    /// `SAFFL` when ADSL has it (`None`: every subject is in the safety population).
+    pub safety_flag: Option<String>,
+    /// ADRS per-visit overall responses (`PARAMCD = OVR`).
+    pub assessments: Vec<Assessment>,
+    /// ADTTE rows.
+    pub tte: TteTable,
+    /// Whether an ADTTE file was given (its endpoints are then used as they are).
+    pub has_adtte: bool,
+    /// The ADTTE file, for error messages.
+    pub adtte_file: Option<PathBuf>,
+    /// Whether an ADTR file was given.
+    pub has_adtr: bool,
+    /// ADAE rows.
+    pub adverse_events: Vec<AdverseEvent>,
+    /// ADTR sum-of-diameters rows.
+    pub lesions: Vec<LesionSum>,
+    /// The files read, with their SHA-256, for the manifest.
+    pub inputs: Vec<InputFile>,
+    /// Non-fatal data problems.
+    pub warnings: Vec<String>,
+}
+
+/// A file read by the build.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InputFile {
+    /// The path as resolved from the config.
+    pub path: String,
+    /// Hex SHA-256 of its bytes.
+    pub sha256: String,
+}
+
+/// Hex SHA-256 of some bytes.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    digest_hex(Sha256::digest(bytes))
+}
+
+/// A SHA-256 digest in lower-case hex.
+pub(crate) fn digest_hex(digest: impl IntoIterator<Item = u8>) -> String {
+    let mut out = String::with_capacity(64);
+    for b in digest {
+        out.push_str(&format!("{b:02x}"));
+    }
+    out
+}
+
+/// Loads every table the config names. The files are read and parsed in parallel; errors
+/// are reported in the order of the config (ADSL first), so the message does not depend on
+/// thread timing.
+pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
+    use rayon::prelude::*;
+    let analysis = cfg.analysis_for_study();
+    let data = &cfg.config.data;
+    let mut study = StudyData::default();
+
+    let adsl_path = cfg.data_path(&data.adsl);
+    let adtte_path = data.adtte.as_ref().map(|f| cfg.data_path(f));
+    // A large ADTTE is read in parts once ADSL is typed; a small one whole, with the others.
+    let adtte_in_parts = adtte_path
+        .as_deref()
+        .is_some_and(|path| parts_length(path, PART_BYTES).is_some());
+    // A file that cannot be opened is named by its config key as well as its path.
+    for (key, file) in [
+        ("adsl", Some(&data.adsl)),
+        ("adrs", data.adrs.as_ref()),
+        ("adtte", data.adtte.as_ref()),
+        ("adae", data.adae.as_ref()),
+        ("adtr", data.adtr.as_ref()),
+    ] {
+        let Some(file) = file else { continue };
+        let path = cfg.data_path(file);
+        if let Err(e) = std::fs::metadata(&path) {
+            return Err(Error::Config {
+                file: cfg.path.clone(),
+                location: format!("key `data.{key}`: "),
+                message: format!("cannot read {}: {e}", path.display()),
+            });
+        }
+    }
+    let files: Vec<Option<PathBuf>> = [
+        data.adrs.as_ref(),
+        data.adtte.as_ref().filter(|_| !adtte_in_parts),
+        data.adae.as_ref(),
+        data.adtr.as_ref(),
+    ]
+    .into_iter()
+    .map(|f| f.map(|f| cfg.data_path(f)))
+    .collect();
+    // Only the columns the config filters on or summarises are kept per subject.
+    let keep: FxHashSet<String> = cfg
+        .config
+        .cohorts
+        .iter()
+        .flat_map(|c| {
+            c.filter
+                .keys()
+                .cloned()
+                .chain(c.baseline.iter().map(|b| b.column.clone()))
+        })
+        .collect();
+    // ADSL is typed as it is read (part by part when large: it is never held whole), while
+    // the other tables are read whole (but a large ADTTE). Their errors are collected whole,
+    // then the first in config order: rayon's collect into a `Result` returns whichever error
+    // a thread met first.
+    let needs_trtsdt = data.adrs.is_some() || data.adtte.is_none();
+    let mut adsl = AdslReader::new(data.efficacy_flag.as_deref(), Some(&keep), needs_trtsdt);
+    let (adsl_input, tables) = rayon::join(
+        || {
+            crate::timing::stage("  typed adsl", || {
+                CsvTable::read_parts(&adsl_path, PART_BYTES, |table, first_row, expected| {
+                    adsl.part(table, first_row, expected)
+                })
+            })
+        },
+        || {
+            crate::timing::stage("  read files", || {
+                files
+                    .par_iter()
+                    .map(|path| path.as_deref().map(CsvTable::read).transpose())
+                    .collect::<Vec<Result<Option<CsvTable>>>>()
+            })
+        },
+    );
+    let adsl_input = adsl_input?;
+    study.subjects = std::mem::take(&mut adsl.subjects);
+    study.efficacy_flag = adsl.efficacy_column.take();
+    study.safety_flag = adsl.has_saffl.then(|| "SAFFL".to_string());
+    // The other tables find subjects through `known`, which holds the subjects' own ids.
+    let known = adsl.check(&adsl_path, &study.subjects)?;
+    study.inputs.push(adsl_input);
+    let mut tables = tables.into_iter().collect::<Result<Vec<_>>>()?;
+    let mut take = |i: usize| tables.get_mut(i).and_then(Option::take);
+    let (adrs, adtte, adae, adtr) = (take(0), take(1), take(2), take(3));
+
+    // The other tables only need ADSL's subjects: convert them in parallel.
+    let related: HashSet<String> = analysis
+        .related_values
+        .iter()
+        .map(|v| v.trim().to_ascii_uppercase())
+        .collect();
+    let paramcd = data.adtr_paramcd.as_deref().unwrap_or("SDIAM");
+    let adrs_paramcds: Vec<&str> = match &data.adrs_paramcd {
+        Some(list) => list.iter().map(String::as_str).collect(),
+        None => crate::config::DEFAULT_ADRS_PARAMCDS.to_vec(),
+    };
+    let ((assessments, tte), (adverse_events, lesions)) =
+        crate::timing::stage("  typed others", || {
+            rayon::join(
+                || {
+                    rayon::join(
+                        || {
+                            adrs.as_ref()
+                                .map(|t| read_adrs(t, &known, &adrs_paramcds))
+                                .transpose()
+                        },
+                        || match (&adtte, adtte_path.as_deref()) {
+                            (Some(table), _) => read_adtte(table, &known)
+                                .map(|rows| Some((rows, table.input_file()))),
+                            (None, Some(path)) if adtte_in_parts => {
+                                read_adtte_file(path, &known).map(Some)
+                            }
+                            _ => Ok(None),
+                        },
+                    )
+                },
+                || {
+                    rayon::join(
+                        || {
+                            adae.as_ref()
+                                .map(|t| {
+                                    let mut warnings = Vec::new();
+                                    read_adae(t, &known, &related, &mut warnings)
+                                        .map(|e| (e, warnings))
+                                })
+                                .transpose()
+                        },
+                        || {
+                            adtr.as_ref()
+                                .map(|t| read_adtr(t, &known, paramcd))
+                                .transpose()
+                        },
+                    )
+                },
+            )
+        });
+    if let (Some(table), Some(rows)) = (&adrs, assessments?) {
+        study.assessments = rows;
+        study.warnings.extend(drop_pre_treatment_responses(
+            table.path(),
+            &study.subjects,
+            &mut study.assessments,
+        ));
+        study.inputs.push(table.input_file());
+    }
+    if let (Some(path), Some((rows, input))) = (adtte_path, tte?) {
+        study.tte = rows;
+        study.has_adtte = true;
+        study.adtte_file = Some(path);
+        study.inputs.push(input);
+    }
+    if let (Some(table), Some((rows, warnings))) = (&adae, adverse_events?) {
+        study.adverse_events = rows;
+        study.warnings.extend(warnings);
+        study.inputs.push(table.input_file());
+    }
+    if let (Some(table), Some(rows)) = (&adtr, lesions?) {
+        study.lesions = rows;
+        study.has_adtr = true;
+        study.inputs.push(table.input_file());
+    }
+    if !study.has_adtte {
+        if let Some(warning) = last_seen_alive(&mut study) {
+            study.warnings.push(warning);
+        }
+    }
+    Ok(study)
+}
+
+/// How many subjects a warning names.
+const SUBJECTS_LISTED: usize = 10;
+
+/// Overall survival is censored at the last date a subject is known alive: a response
+/// assessment or an adverse event after `LSTALVDT` shows the subject alive then, so the
+/// subject's last-alive date is moved to the latest of them (derived OS and follow-up would
+/// otherwise come out short). Returns the warning naming the subjects moved. Subjects who died
+/// or have no `LSTALVDT` are left as they are (the OS derivation has its own rule then).
+fn last_seen_alive(study: &mut StudyData) -> Option<String> {
+    let mut seen: rustc_hash::FxHashMap<&str, Date> = rustc_hash::FxHashMap::default();
+    let dates = study
+        .assessments
+        .iter()
+        .map(|a| (a.usubjid.as_str(), Some(a.date)))
+        .chain(
+            study
+                .adverse_events
+                .iter()
+                .map(|e| (e.usubjid.as_str(), e.start)),
+        );
+    for (id, date) in dates {
+        if let Some(date) = date {
+            let latest = seen.entry(id).or_insert(date);
+            *latest = (*latest).max(date);
+        }
+    }
+    if seen.is_empty() {
+        return None;
+    }
+    let mut moved: Vec<String> = Vec::new();
+    let mut count = 0usize;
+    for s in &mut study.subjects {
+        let (Some(alive), None) = (s.last_alive, s.death) else {
+            continue;
+        };
+        if let Some(&later) = seen.get(&*s.usubjid).filter(|&&d| d > alive) {
+            count += 1;
+            if moved.len() < SUBJECTS_LISTED {
+                moved.push(format!("{} (LSTALVDT {alive}, seen {later})", s.usubjid));
+            }
+            s.last_alive = Some(later);
+        }
+    }
+    (count > 0).then(|| {
+        let more = count - moved.len();
+        format!(
+            "{count} subject(s) have an assessment or adverse event after their LSTALVDT; \
+             overall survival is censored at that later date: {}{}",
+            moved.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        )
+    })
+}
+
+impl LoadedConfig {
+    /// Study-level analysis settings (used where data are read once for all cohorts).
+    pub fn analysis_for_study(&self) -> crate::config::Analysis {
+        self.config
+            .analysis
+            .resolve(&crate::config::AnalysisConfig::default())
+    }
+}
+
+/// The distinct subjects of a list of ids (helper for summaries).
+pub fn distinct<'a>(ids: impl Iterator<Item = &'a str>) -> BTreeSet<&'a str> {
+    ids.collect()
+}
+
+/// Drops the overall responses dated before the subject's treatment start and says which.
+/// RECIST 1.1 assesses response against a baseline taken before treatment, so an OVR record
+/// before TRTSDT is not a response: it is a wrong ADT or TRTSDT, or a screening record in the
+/// wrong parameter. Counting it could confirm a later PR (a responder that is not one), so it
+/// is left out of every derivation and figure, and listed as a warning.
+pub fn drop_pre_treatment_responses(
+    path: &Path,
+    subjects: &[Subject],
+    assessments: &mut Vec<Assessment>,
+) -> Option<String> {
+    let starts: FxHashMap<&str, Date> = subjects
+        .iter()
+        .filter_map(|s| Some((&*s.usubjid, s.trt_start?)))
+        .collect();
+    let mut dropped = Vec::new();
+    assessments.retain(|a| match starts.get(a.usubjid.as_str()) {
+        Some(&start) if a.date < start => {
+            dropped.push(format!(
+                "{} {} on {} (TRTSDT {start})",
+                a.usubjid,
+                a.response.code(),
+                a.date
+            ));
+            false
+        }
+        _ => true,
+    });
+    if dropped.is_empty() {
+        return None;
+    }
+    const SHOWN: usize = 10;
+    let more = dropped.len().saturating_sub(SHOWN);
+    let total = dropped.len();
+    dropped.truncate(SHOWN);
+    let mut list = dropped.join(", ");
+    if more > 0 {
+        list.push_str(&format!(" and {more} more"));
+    }
+    Some(format!(
+        "{}: {total} overall response(s) dated before treatment start left out of BOR, PFS, DoR and the figures (RECIST 1.1: assessments before treatment are baseline, not responses): {list}",
+        path.display()
+    ))
+}

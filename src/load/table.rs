@@ -1,0 +1,1066 @@
+//! The CSV engine: a data file read into one buffer (whole or in parts), its header
+//! indexed, rows found without copying, cells split when a row is read; the limits of
+//! `docs/BAD-INPUT.md` and the errors naming file, line and column.
+
+use super::*;
+
+/// A data file read whole, with its header indexed. Cells are read as UTF-8 text.
+///
+/// The cells of all rows live in one byte buffer (for a CSV file without quotes, the file
+/// itself), so a table of millions of rows costs a few allocations, not a few per row. A file
+/// without quotes keeps only where each row starts and ends: its cells are split at the commas
+/// when the row is read (keeping every cell's offsets cost 8 bytes per cell, twice the file).
+pub struct CsvTable {
+    pub(super) path: PathBuf,
+    pub(super) sha256: String,
+    pub(super) headers: Vec<String>,
+    pub(super) index: HashMap<String, usize>,
+    /// The bytes the cells are in.
+    pub(super) cells: Cells,
+    /// Where the cells or rows are in `cells`.
+    pub(super) layout: Layout,
+    /// The line number of each row.
+    pub(super) lines: Lines,
+}
+
+/// Where the cells of a table are.
+pub(super) enum Layout {
+    /// Start and end of each cell: row `r`, column `c` is entry `r * width + c` (a file with
+    /// quotes, whose cells were unquoted into a new buffer; a SAS file).
+    Cells(Vec<[u32; 2]>),
+    /// Start and end of each row (without its line end), whose cells are separated by commas
+    /// (a CSV file without quotes, checked to have as many fields on every row as the header).
+    Rows(Vec<[u32; 2]>),
+}
+
+/// The line numbers (1 = the header's line) of a table's rows.
+#[derive(Clone)]
+pub(super) enum Lines {
+    /// Row `r` is on line `first + r` (no blank lines between rows).
+    From { first: u64, rows: usize },
+    /// Each row's line.
+    Each(Vec<u64>),
+}
+
+impl Lines {
+    pub(super) fn len(&self) -> usize {
+        match self {
+            Lines::From { rows, .. } => *rows,
+            Lines::Each(lines) => lines.len(),
+        }
+    }
+
+    /// The line of row `row` (0 when out of range).
+    pub(super) fn get(&self, row: usize) -> u64 {
+        match self {
+            Lines::From { first, rows } if row < *rows => first + row as u64,
+            Lines::From { .. } => 0,
+            Lines::Each(lines) => lines.get(row).copied().unwrap_or(0),
+        }
+    }
+}
+
+/// The bytes the cells of a table are in: text when the whole buffer is valid UTF-8 (checked
+/// once: checking each of 10 million cells was a tenth of a large build), else bytes checked
+/// cell by cell, so that a bad cell is named by its line and column.
+pub(super) enum Cells {
+    Text(String),
+    Bytes(Vec<u8>),
+}
+
+impl Cells {
+    pub(super) fn new(bytes: Vec<u8>) -> Cells {
+        match String::from_utf8(bytes) {
+            Ok(text) => Cells::Text(text),
+            Err(e) => Cells::Bytes(e.into_bytes()),
+        }
+    }
+
+    /// All the bytes.
+    pub(super) fn all(&self) -> &[u8] {
+        match self {
+            Cells::Text(text) => text.as_bytes(),
+            Cells::Bytes(bytes) => bytes,
+        }
+    }
+
+    /// The text `start..end`, `None` when it is not valid UTF-8.
+    #[inline]
+    pub(super) fn text(&self, start: usize, end: usize) -> Option<&str> {
+        match self {
+            Cells::Text(text) => text.get(start..end),
+            Cells::Bytes(bytes) => std::str::from_utf8(bytes.get(start..end)?).ok(),
+        }
+    }
+}
+
+/// One data row of a [`CsvTable`], with its line number for error messages. Its cells are
+/// text of the table (`'t`); the offsets of its commas are in a buffer of the reader's (`'s`),
+/// reused from row to row (kept in the row, an array for 64 commas made every row 300 bytes
+/// to set up and copy).
+pub struct Row<'t, 's> {
+    pub(super) table: &'t CsvTable,
+    pub(super) line: u64,
+    pub(super) cells: RowCells<'t, 's>,
+}
+
+/// Where the cells of one row are.
+pub(super) enum RowCells<'t, 's> {
+    /// The row's entries of [`Layout::Cells`].
+    Spans(&'t [[u32; 2]]),
+    /// A row of [`Layout::Rows`]: it starts at `start` in the table's bytes, `bytes` are its
+    /// cells and commas, `commas` the offsets in `bytes` of all its commas.
+    Split {
+        start: usize,
+        bytes: &'t [u8],
+        commas: &'s [u32],
+    },
+}
+
+impl<'t, 's> RowCells<'t, 's> {
+    /// Splits a row of a table without quotes, its commas' offsets into `commas`.
+    pub(super) fn split(
+        start: usize,
+        bytes: &'t [u8],
+        commas: &'s mut Vec<u32>,
+    ) -> RowCells<'t, 's> {
+        commas.clear();
+        // Eight bytes at a time (rows are short: calling memchr for every comma cost more).
+        const LOW7: u64 = u64::from_ne_bytes([0x7f; 8]);
+        const COMMA: u64 = u64::from_ne_bytes([b','; 8]);
+        let words = bytes.chunks_exact(8);
+        let tail = words.remainder();
+        // Offsets fit: a row's place in the table is `u32` already.
+        for (w, word) in words.enumerate() {
+            let mut le = [0u8; 8];
+            le.copy_from_slice(word);
+            let x = u64::from_le_bytes(le) ^ COMMA;
+            // The high bit of each byte that was a comma (exact: no borrow between bytes).
+            let mut hits = !(((x & LOW7) + LOW7) | x | LOW7);
+            while hits != 0 {
+                commas.push((w * 8) as u32 + hits.trailing_zeros() / 8);
+                hits &= hits - 1;
+            }
+        }
+        let base = bytes.len() - tail.len();
+        for (i, &b) in tail.iter().enumerate() {
+            if b == b',' {
+                commas.push((base + i) as u32);
+            }
+        }
+        RowCells::Split {
+            start,
+            bytes,
+            commas,
+        }
+    }
+
+    /// Start and end (in the table's bytes) of cell `column`; empty when out of range.
+    #[inline]
+    pub(super) fn span(&self, column: usize) -> (usize, usize) {
+        match self {
+            RowCells::Spans(spans) => match spans.get(column) {
+                Some(&[start, end]) => (start as usize, end as usize),
+                None => (0, 0),
+            },
+            RowCells::Split {
+                start,
+                bytes,
+                commas,
+            } => {
+                // The cell starts after comma `column - 1` and ends at comma `column` (the
+                // row's end for the last cell).
+                let from = match column.checked_sub(1) {
+                    None => 0,
+                    Some(before) => match commas.get(before) {
+                        Some(&c) => c as usize + 1,
+                        None => return (0, 0), // past the last cell
+                    },
+                };
+                let to = commas.get(column).map_or(bytes.len(), |&c| c as usize);
+                (start + from, start + to)
+            }
+        }
+    }
+}
+
+impl CsvTable {
+    /// Reads and checks a data file, chosen by its extension: `.xpt` is a SAS transport v5
+    /// file ([`crate::xpt`]) and `.sas7bdat` a SAS dataset ([`crate::sas7bdat`]), both read
+    /// into text cells (dates and datetimes as ISO text, missing numbers as empty cells; the
+    /// "line" of an error is the observation number); anything else is CSV: UTF-8 (a
+    /// BOM is skipped), a header with unique names, at least one data row, the same number of
+    /// fields on every row. CRLF is accepted.
+    pub fn read(path: &Path) -> Result<CsvTable> {
+        check_file_size(path)?;
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, "cannot read data file", e))?;
+        let extension = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        match extension.as_deref() {
+            Some("xpt") => {
+                let table = crate::xpt::parse(&bytes).map_err(|e| Error::Data {
+                    file: path.to_path_buf(),
+                    location: format!("{}: ", e.location()),
+                    message: e.message,
+                })?;
+                let headers = table.variables.into_iter().map(|v| v.name).collect();
+                CsvTable::from_text_rows(path, sha256_hex(&bytes), headers, table.rows)
+            }
+            Some("sas7bdat") => {
+                let sha256 = sha256_hex(&bytes);
+                let table = crate::sas7bdat::parse(bytes).map_err(|message| Error::Data {
+                    file: path.to_path_buf(),
+                    location: String::new(),
+                    message,
+                })?;
+                CsvTable::from_text_rows(path, sha256, table.headers, table.rows)
+            }
+            _ => CsvTable::from_vec(path, bytes),
+        }
+    }
+
+    /// A table from cells already decoded (a SAS file), with the checks of [`CsvTable::read`]:
+    /// unique column names and at least one row. Row `i` (from 0) gets line number `i + 1`,
+    /// the observation number SAS shows.
+    pub fn from_text_rows(
+        path: &Path,
+        sha256: String,
+        headers: Vec<String>,
+        rows: Vec<Vec<String>>,
+    ) -> Result<CsvTable> {
+        let mut index = HashMap::new();
+        for (i, name) in headers.iter().enumerate() {
+            if index.insert(name.clone(), i).is_some() {
+                return Err(Error::data_file(
+                    path,
+                    format!("variable `{name}` appears twice; expected unique variable names"),
+                ));
+            }
+        }
+        if rows.is_empty() {
+            return Err(Error::data_file(
+                path,
+                "the dataset has variables but no observations; expected one observation per record",
+            ));
+        }
+        let mut cells = String::new();
+        let mut spans = Vec::with_capacity(rows.len() * headers.len());
+        let mut lines = Vec::with_capacity(rows.len());
+        for (i, row) in rows.into_iter().enumerate() {
+            if row.len() != headers.len() {
+                return Err(Error::data_file(
+                    path,
+                    format!(
+                        "observation {} has {} values; expected {} like the variable list",
+                        i + 1,
+                        row.len(),
+                        headers.len()
+                    ),
+                ));
+            }
+            for cell in &row {
+                let start = cells.len();
+                cells.push_str(cell);
+                spans.push(span(path, start, cells.len())?);
+            }
+            lines.push(i as u64 + 1);
+        }
+        Ok(CsvTable {
+            path: path.to_path_buf(),
+            sha256,
+            headers,
+            index,
+            // Text already: no second UTF-8 check.
+            cells: Cells::Text(cells),
+            layout: Layout::Cells(spans),
+            lines: Lines::Each(lines),
+        })
+    }
+
+    /// As [`CsvTable::read`], from bytes already in memory (`path` names them in errors).
+    pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<CsvTable> {
+        CsvTable::from_vec(path, bytes.to_vec())
+    }
+
+    /// As [`CsvTable::from_bytes`], keeping the bytes: a file without quotes is split in place,
+    /// in parallel chunks (see [`split_plain`]); any other goes through the `csv` crate. Both
+    /// give the same cells, line numbers and errors. The SHA-256 is computed alongside.
+    pub(super) fn from_vec(path: &Path, bytes: Vec<u8>) -> Result<CsvTable> {
+        CsvTable::from_vec_as(path, bytes, true)
+    }
+
+    /// [`CsvTable::from_vec`], with the in-place splitter allowed or not (tests compare the two
+    /// readings).
+    pub(super) fn from_vec_as(
+        path: &Path,
+        bytes: Vec<u8>,
+        split_in_place: bool,
+    ) -> Result<CsvTable> {
+        if u32::try_from(bytes.len()).is_err() {
+            return Err(Error::data_file(
+                path,
+                format!("the file is {} bytes; readout reads data files of at most {MAX_DATA_FILE_BYTES} bytes (1 GiB)", bytes.len()),
+            ));
+        }
+        let (sha256, parsed) = rayon::join(
+            || sha256_hex(&bytes),
+            || parse_csv(path, &bytes, split_in_place, 0, true),
+        );
+        Ok(CsvTable::from_parsed(path, sha256, bytes, parsed?))
+    }
+
+    pub(super) fn from_parsed(
+        path: &Path,
+        sha256: String,
+        bytes: Vec<u8>,
+        parsed: Parsed,
+    ) -> CsvTable {
+        CsvTable {
+            path: path.to_path_buf(),
+            sha256,
+            headers: parsed.headers,
+            index: parsed.index,
+            cells: Cells::new(parsed.cells.unwrap_or(bytes)),
+            layout: parsed.layout,
+            lines: parsed.lines,
+        }
+    }
+
+    /// Reads a data file in parts of whole rows and gives each to `each` in file order, with
+    /// the number of rows before it and an estimate of the file's rows: a large CSV file is
+    /// never held whole (at 10^7 subjects ADSL and ADTTE were 630 MB, the file bytes and row
+    /// offsets a third of the build's memory). Each part is a table of its own with the
+    /// file's header and line numbers; its cells, errors and line numbers are those of
+    /// [`CsvTable::read`]. One difference: a file read whole has its rows' field counts
+    /// checked before any cell is typed, so a ragged row far down is reported before a bad
+    /// cell above it; read in parts, the first error in file order (part by part) is. A file
+    /// `parts_length` does not read in parts, and a file with quotes or old Mac line ends
+    /// (whose rows may not end at a line feed) are read whole and given as one part; so is
+    /// any file whose first part does not parse, for the whole file's error.
+    /// A part given with 0 rows before it restarts the reading: `each` drops what it kept.
+    /// `each` returns `false` to stop (it met a bad row). The file's SHA-256 is computed
+    /// alongside.
+    pub fn read_parts(
+        path: &Path,
+        part_bytes: usize,
+        mut each: impl FnMut(&CsvTable, usize, usize) -> Result<bool> + Send,
+    ) -> Result<InputFile> {
+        let whole = |each: &mut dyn FnMut(&CsvTable, usize, usize) -> Result<bool>| {
+            let table = CsvTable::read(path)?;
+            each(&table, 0, table.len())?;
+            Ok(table.input_file())
+        };
+        let part_bytes = part_bytes.max(1);
+        let Some(file_len) = parts_length(path, part_bytes) else {
+            return whole(&mut each);
+        };
+        let io = |e| Error::io(path, "cannot read data file", e);
+        let mut file = std::fs::File::open(path).map_err(io)?;
+        let mut hasher = Sha256::new();
+        let mut carry: Vec<u8> = Vec::new();
+        let mut part = read_part(
+            &mut file,
+            &[],
+            &mut carry,
+            Vec::new(),
+            part_bytes,
+            &mut hasher,
+        )
+        .map_err(io)?;
+        // The header line given to every part after the first.
+        let mut header: Option<Vec<u8>> = None;
+        let (mut rows_before, mut read, mut next_line) = (0usize, 0u64, 1u64);
+        let mut spare = Vec::new();
+        loop {
+            if !part.plain {
+                // Rows may span lines: the whole file (`each` drops any parts it was given).
+                return whole(&mut each);
+            }
+            read += part.read;
+            let first = header.is_none();
+            // Line 2 of a later part (its first data line) is line `next_line` of the file.
+            let shift = if first { 0 } else { next_line - 2 };
+            next_line += part.line_feeds;
+            let parsed = match parse_csv(path, &part.bytes, true, shift, first && part.at_end) {
+                Ok(parsed) => parsed,
+                // The whole file's error (an empty file, say, or one whose header is late).
+                Err(_) if first && !part.at_end => return whole(&mut each),
+                Err(e) => return Err(e),
+            };
+            let at_end = part.at_end;
+            // The header line as written (its names trimmed could make a blank line).
+            let header = header.get_or_insert_with(|| {
+                let mut line = header_line(&part.bytes, bom_len(&part.bytes)).0.to_vec();
+                line.push(b'\n');
+                line
+            });
+            let table = CsvTable::from_parsed(path, String::new(), part.bytes, parsed);
+            let rows = table.len();
+            // The rows of the whole file, estimated from the bytes read so far.
+            let expected = if at_end {
+                rows_before + rows
+            } else {
+                ((rows_before + rows) as f64 * file_len as f64 / read.max(1) as f64).ceil() as usize
+            };
+            // The next part is read (and hashed) while this one's rows are converted.
+            let (go_on, next) = rayon::join(
+                || each(&table, rows_before, expected),
+                || {
+                    (!at_end).then(|| {
+                        let buf = std::mem::take(&mut spare);
+                        read_part(&mut file, header, &mut carry, buf, part_bytes, &mut hasher)
+                    })
+                },
+            );
+            rows_before += rows;
+            spare = table.into_bytes();
+            let go_on = go_on?;
+            match next {
+                Some(next) if go_on => part = next.map_err(io)?,
+                Some(_) => break,
+                None if rows_before == 0 => return whole(&mut each), // no data rows
+                None => break,
+            }
+        }
+        Ok(InputFile {
+            path: path.display().to_string(),
+            sha256: digest_hex(hasher.finalize()),
+        })
+    }
+
+    /// The table's byte buffer, for reuse.
+    pub(super) fn into_bytes(self) -> Vec<u8> {
+        let mut bytes = match self.cells {
+            Cells::Text(text) => text.into_bytes(),
+            Cells::Bytes(bytes) => bytes,
+        };
+        bytes.clear();
+        bytes
+    }
+
+    /// Number of data rows.
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// Whether the table has no data rows (never true for a table that loaded).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The line number of data row `row` (from 0).
+    #[cfg(test)]
+    pub(super) fn line(&self, row: usize) -> u64 {
+        self.lines.get(row)
+    }
+
+    /// The raw bytes of a cell (empty when out of range).
+    #[cfg(test)]
+    pub(super) fn cell(&self, row: usize, column: usize) -> &[u8] {
+        let (start, end) = self.row(row, &mut Vec::new()).cells.span(column);
+        self.cells.all().get(start..end).unwrap_or_default()
+    }
+
+    /// The file path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The column names in file order.
+    pub fn headers(&self) -> &[String] {
+        &self.headers
+    }
+
+    pub(super) fn input_file(&self) -> InputFile {
+        InputFile {
+            path: self.path.display().to_string(),
+            sha256: self.sha256.clone(),
+        }
+    }
+
+    /// Index of a column, if present.
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.index.get(name).copied()
+    }
+
+    /// The first of several alternative columns that is present.
+    pub fn first_column(&self, names: &[&str]) -> Option<(usize, String)> {
+        names
+            .iter()
+            .find_map(|n| self.column(n).map(|i| (i, n.to_string())))
+    }
+
+    /// Index of a column that must be present.
+    pub fn require(&self, name: &str) -> Result<usize> {
+        self.column(name).ok_or_else(|| Error::Data {
+            file: self.path.clone(),
+            location: "line 1: ".to_string(),
+            message: format!(
+                "required column `{name}` is missing; the header has: {}",
+                self.headers.join(", ")
+            ),
+        })
+    }
+
+    /// The trimmed text of a cell (`""` out of range), as the readers see it; for reading a
+    /// cell here and there (the readers reuse one buffer per row).
+    pub fn cell_text(&self, row: usize, column: usize) -> Result<&str> {
+        self.row(row, &mut Vec::new()).text(Some(column))
+    }
+
+    /// Data row `row` (from 0), its commas found into `commas`.
+    pub(super) fn row<'s>(&self, row: usize, commas: &'s mut Vec<u32>) -> Row<'_, 's> {
+        let cells = match &self.layout {
+            Layout::Cells(spans) => {
+                let width = self.headers.len();
+                RowCells::Spans(
+                    spans
+                        .get(row * width..(row + 1) * width)
+                        .unwrap_or_default(),
+                )
+            }
+            Layout::Rows(rows) => {
+                let [start, end] = rows.get(row).copied().unwrap_or_default();
+                let (start, end) = (start as usize, end as usize);
+                RowCells::split(
+                    start,
+                    self.cells.all().get(start..end).unwrap_or_default(),
+                    commas,
+                )
+            }
+        };
+        Row {
+            table: self,
+            line: self.lines.get(row),
+            cells,
+        }
+    }
+}
+
+/// Refuses a file over [`MAX_DATA_FILE_BYTES`] before reading it.
+pub(super) fn check_file_size(path: &Path) -> Result<()> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, "cannot read data file", e))?;
+    if meta.is_file() && meta.len() > MAX_DATA_FILE_BYTES {
+        return Err(Error::data_file(
+            path,
+            format!(
+                "the file is {} bytes; readout reads data files of at most {MAX_DATA_FILE_BYTES} bytes (1 GiB)",
+                meta.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A cell's span as `u32` offsets (tables are at most 4 GiB of cell text).
+pub(super) fn span(path: &Path, start: usize, end: usize) -> Result<[u32; 2]> {
+    match (u32::try_from(start), u32::try_from(end)) {
+        (Ok(s), Ok(e)) => Ok([s, e]),
+        _ => Err(Error::data_file(
+            path,
+            "the table holds over 4 GiB of text; readout reads smaller tables",
+        )),
+    }
+}
+
+/// The next part of a file read in parts ([`CsvTable::read_parts`]).
+pub(super) struct RawPart {
+    /// The header line (none for the first part), then whole lines of the file.
+    pub(super) bytes: Vec<u8>,
+    /// Bytes read from the file for this part.
+    pub(super) read: u64,
+    /// Line feeds after the header line (in the first part, all of them).
+    pub(super) line_feeds: u64,
+    /// Whether the file ended.
+    pub(super) at_end: bool,
+    /// No `"` and no `\r` but before a `\n`: rows are lines.
+    pub(super) plain: bool,
+}
+
+/// Reads the next part into `buf`: `header`, the `carry` left by the last part, then the
+/// file's next bytes up to their last line feed (all of them at the end of the file); the
+/// bytes after that line feed are the new `carry`. The bytes read are hashed in file order.
+pub(super) fn read_part(
+    file: &mut std::fs::File,
+    header: &[u8],
+    carry: &mut Vec<u8>,
+    mut buf: Vec<u8>,
+    part_bytes: usize,
+    hasher: &mut Sha256,
+) -> std::io::Result<RawPart> {
+    use std::io::Read;
+    buf.clear();
+    buf.extend_from_slice(header);
+    let prefix = buf.len();
+    buf.append(carry);
+    let mut read = 0u64;
+    let at_end = loop {
+        let fresh = buf.len();
+        let n = file
+            .by_ref()
+            .take(part_bytes as u64)
+            .read_to_end(&mut buf)?;
+        read += n as u64;
+        let new = buf.get(fresh..).unwrap_or_default();
+        hasher.update(new);
+        if n < part_bytes {
+            break true;
+        }
+        if let Some(p) = memchr::memrchr(b'\n', new) {
+            carry.extend_from_slice(new.get(p + 1..).unwrap_or_default());
+            buf.truncate(fresh + p + 1);
+            break false;
+        }
+        // A line longer than a part: read on.
+    };
+    let data = buf.get(prefix..).unwrap_or_default();
+    let plain = memchr::memchr(b'"', data).is_none()
+        && memchr::memchr_iter(b'\r', data).all(|p| data.get(p + 1) == Some(&b'\n'));
+    Ok(RawPart {
+        line_feeds: memchr::memchr_iter(b'\n', data).count() as u64,
+        bytes: buf,
+        read,
+        at_end,
+        plain,
+    })
+}
+
+/// A parsed CSV file.
+pub(super) struct Parsed {
+    pub(super) headers: Vec<String>,
+    pub(super) index: HashMap<String, usize>,
+    pub(super) layout: Layout,
+    pub(super) lines: Lines,
+    /// The buffer the spans point into, when it is not the file's own bytes.
+    pub(super) cells: Option<Vec<u8>>,
+}
+
+/// Parses a CSV file: the header, then every row; a file without quotes is split in place
+/// when `split_in_place`, any other through the `csv` crate.
+///
+/// `shift` is added to every line number (a part of a file read in parts starts further
+/// down); a file without data rows is refused when `require_rows`.
+pub(super) fn parse_csv(
+    path: &Path,
+    bytes: &[u8],
+    split_in_place: bool,
+    shift: u64,
+    require_rows: bool,
+) -> Result<Parsed> {
+    let bom = bom_len(bytes);
+    let body = bytes.get(bom..).unwrap_or_default();
+    if body.iter().all(|b| b.is_ascii_whitespace()) {
+        return Err(Error::data_file(
+            path,
+            "the file is empty; expected a header row and one row per record",
+        ));
+    }
+    let plain = split_in_place && memchr::memchr(b'"', body).is_none();
+    let parsed = if plain {
+        split_plain(path, bytes, bom, shift)?
+    } else {
+        None
+    };
+    let parsed = match parsed {
+        Some(parsed) => parsed,
+        None => parse_quoted(path, body)?,
+    };
+    if require_rows && parsed.lines.len() == 0 {
+        return Err(Error::data_file(
+            path,
+            "the file has a header but no data rows; expected one row per record",
+        ));
+    }
+    Ok(parsed)
+}
+
+/// Header names from raw header fields: UTF-8, trimmed, unique.
+pub(super) fn header_names<'b>(
+    path: &Path,
+    fields: impl Iterator<Item = &'b [u8]>,
+) -> Result<(Vec<String>, HashMap<String, usize>)> {
+    let mut headers = Vec::new();
+    let mut index = HashMap::new();
+    for (i, raw) in fields.enumerate() {
+        let name = std::str::from_utf8(raw)
+            .map_err(|_| Error::Data {
+                file: path.to_path_buf(),
+                location: "line 1: ".to_string(),
+                message: format!(
+                    "header field {} is not valid UTF-8; save the file as UTF-8 (it looks like Latin-1 or Windows-1252)",
+                    i + 1
+                ),
+            })?
+            .trim()
+            .to_string();
+        if let Some((_, c)) = crate::error::find_refused_control(&name) {
+            return Err(Error::Data {
+                file: path.to_path_buf(),
+                location: "line 1: ".to_string(),
+                message: format!(
+                    "header field {} (`{}`) holds the control character U+{:04X}; expected a \
+                     column name without control characters",
+                    i + 1,
+                    crate::error::escape_controls(&name, false),
+                    c as u32
+                ),
+            });
+        }
+        if index.insert(name.clone(), i).is_some() {
+            return Err(Error::Data {
+                file: path.to_path_buf(),
+                location: "line 1: ".to_string(),
+                message: format!("column `{name}` appears twice; expected unique column names"),
+            });
+        }
+        headers.push(name);
+    }
+    Ok((headers, index))
+}
+
+/// The `csv` crate's reading, for files with quotes: cells are unquoted into a new buffer.
+pub(super) fn parse_quoted(path: &Path, body: &[u8]) -> Result<Parsed> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(false)
+        .from_reader(body);
+    let header = match reader.byte_headers() {
+        Ok(header) => header.clone(),
+        Err(e) => {
+            let line = e
+                .position()
+                .map(|p| LineCounter::default().line_at(body, p.byte() as usize));
+            return Err(csv_error(path, e, line));
+        }
+    };
+    let (headers, index) = header_names(path, header.iter())?;
+    let mut cells = Vec::with_capacity(body.len());
+    let mut spans = Vec::new();
+    let mut lines = Vec::new();
+    let mut record = csv::ByteRecord::new();
+    let mut counter = LineCounter::default();
+    loop {
+        match reader.read_byte_record(&mut record) {
+            Ok(true) => {
+                let byte = record.position().map_or(0, |p| p.byte() as usize);
+                let line = counter.line_at(body, byte);
+                if record.len() == 1 && record.get(0).is_some_and(|f| f.is_empty()) {
+                    continue; // a blank line
+                }
+                if record.as_slice().len() > MAX_RECORD_BYTES {
+                    return Err(record_too_long(path, line, record.as_slice().len()));
+                }
+                for field in record.iter() {
+                    let start = cells.len();
+                    cells.extend_from_slice(field);
+                    spans.push(span(path, start, cells.len())?);
+                }
+                lines.push(line);
+            }
+            Ok(false) => break,
+            Err(e) => {
+                let line = e
+                    .position()
+                    .map(|p| counter.line_at(body, p.byte() as usize));
+                return Err(csv_error(path, e, line));
+            }
+        }
+    }
+    Ok(Parsed {
+        headers,
+        index,
+        layout: Layout::Cells(spans),
+        lines: Lines::Each(lines),
+        cells: Some(cells),
+    })
+}
+
+/// What went wrong on a line of a plain file (line numbers relative to a chunk until fixed).
+pub(super) enum PlainError {
+    /// The row has this many fields.
+    Fields(usize),
+    /// The row holds this many bytes of cell text.
+    TooLong(usize),
+}
+
+/// One chunk of a plain file: its rows, the line numbers of its rows relative to the chunk's
+/// first line when it holds blank lines, the number of lines it holds, and its first error.
+pub(super) struct PlainChunk {
+    pub(super) rows: Vec<[u32; 2]>,
+    /// Set at the first blank line (until then, row `i` is on line `i`).
+    pub(super) lines: Option<Vec<u64>>,
+    pub(super) line_count: u64,
+    pub(super) error: Option<(u64, PlainError)>,
+    /// A lone carriage return: the chunk cannot be split on line feeds alone.
+    pub(super) lone_cr: bool,
+}
+
+/// The length of the UTF-8 byte order mark `bytes` start with (0 or 3).
+pub(super) fn bom_len(bytes: &[u8]) -> usize {
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    }
+}
+
+/// The header line of a file without quotes (after `bom` bytes): the first line that is not
+/// blank, as the `csv` crate skips blank lines. Returns the line (without its line end), the
+/// offset of its line feed (or the end of `bytes`) and its line number.
+pub(super) fn header_line(bytes: &[u8], bom: usize) -> (&[u8], usize, u64) {
+    let mut start = bom;
+    let mut number = 1u64;
+    loop {
+        let rest = bytes.get(start..).unwrap_or_default();
+        let end = start + memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+        let line = bytes.get(start..end).unwrap_or_default();
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if !line.is_empty() || end >= bytes.len() {
+            return (line, end, number);
+        }
+        start = end + 1;
+        number += 1;
+    }
+}
+
+/// Splits a CSV file without any `"`: rows end at `\n` (a `\r` before it is dropped), cells at
+/// `,`, blank lines are skipped, as the `csv` crate does. The rows are found in parallel
+/// chunks cut at line ends, and each is checked to have as many fields as the header; only
+/// where each row starts and ends is kept. `None` when a lone `\r` (an old Mac line end) means
+/// the file needs the `csv` crate after all.
+pub(super) fn split_plain(
+    path: &Path,
+    bytes: &[u8],
+    bom: usize,
+    shift: u64,
+) -> Result<Option<Parsed>> {
+    use rayon::prelude::*;
+    let (header_line, header_end, header_number) = header_line(bytes, bom);
+    if memchr::memchr(b'\r', header_line).is_some() {
+        return Ok(None);
+    }
+    let (headers, index) = header_names(path, header_line.split(|&b| b == b','))?;
+    let width = headers.len();
+    // Data rows start after the header's line end (offsets are into `bytes`).
+    let data_start = (header_end + 1).min(bytes.len());
+    let data = bytes.get(data_start..).unwrap_or_default();
+    // Chunks of at least 1 MiB, cut just after a line feed.
+    let pieces = (data.len() / (1 << 20)).clamp(1, 4 * rayon::current_num_threads());
+    let mut bounds = vec![0usize];
+    for k in 1..pieces {
+        let guess = data.len() * k / pieces;
+        let cut = match memchr::memchr(b'\n', data.get(guess..).unwrap_or_default()) {
+            Some(p) => guess + p + 1,
+            None => data.len(),
+        };
+        if cut > *bounds.last().unwrap_or(&0) && cut < data.len() {
+            bounds.push(cut);
+        }
+    }
+    bounds.push(data.len());
+    let chunks: Vec<PlainChunk> = bounds
+        .par_windows(2)
+        .map(|w| {
+            let (from, to) = (
+                w.first().copied().unwrap_or(0),
+                w.get(1).copied().unwrap_or(0),
+            );
+            split_chunk(
+                data.get(from..to).unwrap_or_default(),
+                data_start + from,
+                width,
+            )
+        })
+        .collect();
+    if chunks.iter().any(|c| c.lone_cr) {
+        return Ok(None);
+    }
+    let count: usize = chunks.iter().map(|c| c.rows.len()).sum();
+    let blank_lines = chunks.iter().any(|c| c.lines.is_some());
+    let mut rows = Vec::with_capacity(count);
+    let mut lines = Vec::with_capacity(if blank_lines { count } else { 0 });
+    let first = header_number + 1 + shift;
+    let mut first_line = first;
+    for chunk in chunks {
+        if let Some((rel, error)) = chunk.error {
+            let line = first_line + rel;
+            return Err(match error {
+                PlainError::Fields(n) => Error::Data {
+                    file: path.to_path_buf(),
+                    location: format!("line {line}: "),
+                    message: wrong_field_count(n, width),
+                },
+                PlainError::TooLong(len) => record_too_long(path, line, len),
+            });
+        }
+        if blank_lines {
+            match &chunk.lines {
+                Some(rel) => lines.extend(rel.iter().map(|rel| first_line + rel)),
+                None => lines.extend((0..chunk.rows.len() as u64).map(|rel| first_line + rel)),
+            }
+        }
+        rows.extend_from_slice(&chunk.rows);
+        first_line += chunk.line_count;
+    }
+    Ok(Some(Parsed {
+        headers,
+        index,
+        layout: Layout::Rows(rows),
+        lines: if blank_lines {
+            Lines::Each(lines)
+        } else {
+            Lines::From { first, rows: count }
+        },
+        cells: None,
+    }))
+}
+
+/// Finds and checks the rows of one chunk (`offset`: where the chunk starts in the file's
+/// bytes), in one pass over its commas and line feeds.
+pub(super) fn split_chunk(chunk: &[u8], offset: usize, width: usize) -> PlainChunk {
+    let mut out = PlainChunk {
+        rows: Vec::with_capacity(chunk.len() / (8 * width.max(1))),
+        lines: None,
+        line_count: 0,
+        error: None,
+        lone_cr: false,
+    };
+    // A carriage return must end a line (CRLF); any other is an old Mac line end.
+    if memchr::memchr_iter(b'\r', chunk).any(|p| chunk.get(p + 1) != Some(&b'\n')) {
+        out.lone_cr = true;
+        return out;
+    }
+    // Line by line: a line feed found with memchr, the commas before it counted in a loop the
+    // compiler vectorises (faster than stopping at every comma).
+    let mut start = 0;
+    while start < chunk.len() {
+        let rest = chunk.get(start..).unwrap_or_default();
+        let end = memchr::memchr(b'\n', rest).map_or(chunk.len(), |p| start + p);
+        let commas = count_commas(chunk.get(start..end).unwrap_or_default());
+        if !finish_line(&mut out, chunk, offset, start..end, commas, width) {
+            break;
+        }
+        start = end + 1;
+    }
+    out
+}
+
+/// The number of commas in `bytes`.
+pub(super) fn count_commas(bytes: &[u8]) -> usize {
+    bytes.iter().fold(0, |n, &b| n + usize::from(b == b','))
+}
+
+/// Ends the line `line` (up to its line feed, or the chunk's end) holding `commas` commas: a
+/// row, or a blank line, or an error. `false` when the chunk stops here.
+pub(super) fn finish_line(
+    out: &mut PlainChunk,
+    chunk: &[u8],
+    offset: usize,
+    line: std::ops::Range<usize>,
+    commas: usize,
+    width: usize,
+) -> bool {
+    let rel = out.line_count;
+    out.line_count += 1;
+    let end = if line.end > line.start && chunk.get(line.end - 1) == Some(&b'\r') {
+        line.end - 1
+    } else {
+        line.end
+    };
+    let fields = commas + 1;
+    if fields == 1 && end == line.start {
+        // A blank line: from here on, rows are not on consecutive lines.
+        if out.lines.is_none() {
+            out.lines = Some((0..out.rows.len() as u64).collect());
+        }
+        return true;
+    }
+    if fields != width {
+        out.error = Some((rel, PlainError::Fields(fields)));
+        return false;
+    }
+    let text = end - line.start - (fields - 1);
+    if text > MAX_RECORD_BYTES {
+        out.error = Some((rel, PlainError::TooLong(text)));
+        return false;
+    }
+    // Offsets fit in `u32`: the caller refuses files of 4 GiB or more.
+    out.rows
+        .push([(offset + line.start) as u32, (offset + end) as u32]);
+    if let Some(lines) = &mut out.lines {
+        lines.push(rel);
+    }
+    true
+}
+
+/// The message for a row whose field count differs from the header's (both readings).
+pub(super) fn wrong_field_count(fields: usize, width: usize) -> String {
+    let plural = if fields == 1 { "" } else { "s" };
+    format!("the row has {fields} field{plural}; expected {width} like the header")
+}
+
+pub(super) fn record_too_long(path: &Path, line: u64, len: usize) -> Error {
+    Error::Data {
+        file: path.to_path_buf(),
+        location: format!("line {line}: "),
+        message: format!(
+            "the row holds {len} bytes; expected at most {MAX_RECORD_BYTES} (1 MiB) per row: are the line ends or the quotes broken?"
+        ),
+    }
+}
+
+/// Line numbers as an editor shows them, from the byte offsets the `csv` crate gives (its own
+/// line count is off after CRLF line ends and blank lines). A record's offset may point at the
+/// line end before it, so line ends there are skipped first; a line ends at `\n`, `\r\n` or a
+/// lone `\r`.
+#[derive(Default)]
+pub(super) struct LineCounter {
+    /// Bytes counted so far.
+    pub(super) upto: usize,
+    /// Line ends before `upto`.
+    pub(super) ends: u64,
+}
+
+impl LineCounter {
+    /// The line of the record whose offset is `byte` (offsets only grow).
+    pub(super) fn line_at(&mut self, body: &[u8], byte: usize) -> u64 {
+        let mut start = byte.min(body.len());
+        while matches!(body.get(start), Some(b'\r' | b'\n')) {
+            start += 1;
+        }
+        if start > self.upto {
+            let part = body.get(self.upto..start).unwrap_or_default();
+            let lf = memchr::memchr_iter(b'\n', part).count();
+            let lone_cr = memchr::memchr_iter(b'\r', part)
+                .filter(|&i| {
+                    // A `\r` followed by `\n` (possibly just past this part) is one line end.
+                    body.get(self.upto + i + 1) != Some(&b'\n')
+                })
+                .count();
+            self.ends += (lf + lone_cr) as u64;
+            self.upto = start;
+        }
+        self.ends + 1
+    }
+}
+
+pub(super) fn csv_error(path: &Path, e: csv::Error, line: Option<u64>) -> Error {
+    let location = match line {
+        Some(line) => format!("line {line}: "),
+        None => String::new(),
+    };
+    let message = match e.kind() {
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => wrong_field_count(*len as usize, *expected_len as usize),
+        csv::ErrorKind::Io(io) => format!("cannot read: {io}"),
+        _ => format!("not valid CSV: {e}"),
+    };
+    Error::Data {
+        file: path.to_path_buf(),
+        location,
+        message,
+    }
+}
