@@ -599,11 +599,11 @@ fn build_cohort<'a>(
             .response
             .as_ref()
             .and_then(|r| r.orr.rate)
-            .map(|rate| crate::render::fmt_pct(Some(rate), settings.percent_decimals)),
+            .map(|rate| crate::format::fmt_pct(Some(rate), settings.percent_decimals)),
         median_pfs: results.tte.get("PFS").map(|t| match t.median.estimate {
             Some(m) => format!(
                 "{} {}",
-                crate::render::fixed(m, settings.time_decimals),
+                crate::format::fixed(m, settings.time_decimals),
                 settings.time_unit.name()
             ),
             None => "NR".to_string(),

@@ -10,9 +10,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::render::{
-    escape_markdown as esc, fixed, html::remove_unsafe_urls, markdown_tables_to_html,
-};
+use crate::format::fixed;
+use crate::render::{escape_markdown as esc, html::remove_unsafe_urls, markdown_tables_to_html};
 
 /// How many new subjects a diff names (the rest are counted).
 const NEW_SUBJECTS_LISTED: usize = 10;

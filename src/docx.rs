@@ -1,7 +1,7 @@
 //! Word documents (`abstract.docx`, `report.docx`) with docx-rs: real headings (Word's
 //! "Heading 1" styles), real tables, and the figures as PNG images rasterised from the same
 //! SVGs as the HTML. Numbers are formatted by the same functions as the templates' filters
-//! ([`crate::render::fmt_pct`] ...), so the Word and HTML reports agree to the digit.
+//! ([`crate::format::fmt_pct`] ...), so the Word and HTML reports agree to the digit.
 //!
 //! The output is deterministic: docx-rs stamps no dates, and the picture and paragraph ids are
 //! set per document here (docx-rs's own counters are process-wide).
@@ -15,10 +15,9 @@ use docx_rs::{
 
 use crate::endpoints::{BaselineSummary, Estimate};
 use crate::error::{Error, Result};
+use crate::format::{fixed, fmt_count_pct, fmt_limits, fmt_pct, fmt_plain, long_date};
 use crate::plots;
-use crate::render::{
-    fixed, fmt_count_pct, fmt_limits, fmt_pct, fmt_plain, long_date, DocumentContext,
-};
+use crate::render::DocumentContext;
 
 /// Largest figure width on the page: 6 inches in EMU (914,400 per inch).
 const MAX_FIGURE_WIDTH_EMU: u64 = 6 * 914_400;

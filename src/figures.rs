@@ -5,10 +5,26 @@
 use crate::config::{Analysis, Format};
 use crate::endpoints::{CohortAnalysis, CohortResults, Estimate};
 use crate::error::{Error, Result};
+use crate::format::fixed;
 use crate::plots::{self, AeBar, KmPlotOptions, KmPoint, KmSeries, PlotError};
-use crate::render::{fixed, Figure};
 use crate::stats::KaplanMeier;
 use crate::write::OutputFile;
+use serde::Serialize;
+
+/// A figure for inlining.
+#[derive(Debug, Clone, Serialize)]
+pub struct Figure {
+    /// File stem, e.g. `km-pfs`.
+    pub name: String,
+    /// Caption.
+    pub caption: String,
+    /// The SVG document (readout's own output; inserted unescaped).
+    pub svg: String,
+    /// The figure rasterised at [`crate::plots::PNG_SCALE`], when the build made its PNG (the
+    /// Word report takes it rather than rasterising the figure again).
+    #[serde(skip)]
+    pub png: Option<std::sync::Arc<[u8]>>,
+}
 
 /// A cohort's figures: files to write, SVGs to inline, and notes on figures skipped.
 #[derive(Debug, Default)]

@@ -23,6 +23,7 @@ pub mod endpoints;
 pub mod error;
 pub mod figures;
 pub mod fits;
+pub mod format;
 pub mod lint;
 pub mod load;
 pub mod meter;

@@ -23,6 +23,10 @@ pub mod sandbox;
 use crate::config::{Analysis, MedianCi, ProportionCi, Study};
 use crate::endpoints::CohortResults;
 use crate::error::{Error, Result};
+pub use crate::figures::Figure;
+pub use crate::format::{
+    fixed, fmt_count_pct, fmt_limits, fmt_n_pct, fmt_pct, fmt_plain, long_date,
+};
 
 /// The built-in templates: (name, source). A file of the same name in `output.templates`
 /// replaces one; the `abstract-*.txt` parts hold the abstract's sentences shared by
@@ -126,21 +130,6 @@ pub struct CohortTexts {
     pub methods: String,
     /// Conclusions (Markdown).
     pub conclusions: String,
-}
-
-/// A figure for inlining.
-#[derive(Debug, Clone, Serialize)]
-pub struct Figure {
-    /// File stem, e.g. `km-pfs`.
-    pub name: String,
-    /// Caption.
-    pub caption: String,
-    /// The SVG document (readout's own output; inserted unescaped).
-    pub svg: String,
-    /// The figure rasterised at [`crate::plots::PNG_SCALE`], when the build made its PNG (the
-    /// Word report takes it rather than rasterising the figure again).
-    #[serde(skip)]
-    pub png: Option<std::sync::Arc<[u8]>>,
 }
 
 /// Where a template came from, for error messages.
@@ -662,72 +651,6 @@ fn missing(args: &HashMap<String, Value>, default: &str) -> String {
         .and_then(Value::as_str)
         .unwrap_or(default)
         .to_string()
-}
-
-/// A rate as a percentage: `34.2%`; `NE` when there is none.
-pub fn fmt_pct(rate: Option<f64>, d: usize) -> String {
-    match rate {
-        Some(x) => format!("{}%", fixed(x * 100.0, d)),
-        None => "NE".to_string(),
-    }
-}
-
-/// `13/38 (34.2%)`; `13/0` without a denominator.
-pub fn fmt_n_pct(n: u64, total: u64, d: usize) -> String {
-    if total == 0 {
-        format!("{n}/{total}")
-    } else {
-        format!(
-            "{n}/{total} ({}%)",
-            fixed(n as f64 / total as f64 * 100.0, d)
-        )
-    }
-}
-
-/// `13 (34.2%)`; `13` without a denominator.
-pub fn fmt_count_pct(n: u64, total: u64, d: usize) -> String {
-    if total == 0 {
-        n.to_string()
-    } else {
-        format!("{n} ({}%)", fixed(n as f64 / total as f64 * 100.0, d))
-    }
-}
-
-/// The limits of an interval, `a, b` (`19.6%, 51.4%` with `percent`); a missing limit is `NE`.
-pub fn fmt_limits(lower: Option<f64>, upper: Option<f64>, d: usize, percent: bool) -> String {
-    let limit = |x: Option<f64>| match x {
-        Some(x) if percent => format!("{}%", fixed(x * 100.0, d)),
-        Some(x) => fixed(x, d),
-        None => "NE".to_string(),
-    };
-    format!("{}, {}", limit(lower), limit(upper))
-}
-
-/// A whole number without decimals, anything else with one.
-pub fn fmt_plain(x: f64) -> String {
-    if x.fract() == 0.0 {
-        format!("{x:.0}")
-    } else {
-        fixed(x, 1)
-    }
-}
-
-/// Rounds half away from zero at `d` decimals (as SAS and a person would, not banker's).
-pub fn fixed(x: f64, d: usize) -> String {
-    let factor = 10f64.powi(d as i32);
-    // Nudge by a relative epsilon so 0.125 stored as 0.12499999... still rounds up.
-    let scaled = x * factor;
-    let rounded = (scaled + scaled.signum() * scaled.abs() * 1e-12).round() / factor;
-    let rounded = if rounded == 0.0 { 0.0 } else { rounded };
-    format!("{rounded:.d$}")
-}
-
-/// `2022-10-20` → `October 20, 2022` (other text unchanged).
-pub fn long_date(iso: &str) -> String {
-    match chrono::NaiveDate::parse_from_str(iso, "%Y-%m-%d") {
-        Ok(d) => d.format("%B %-d, %Y").to_string(),
-        Err(_) => iso.to_string(),
-    }
 }
 
 /// Escapes a data string for Markdown: the characters that could start markup (emphasis,
