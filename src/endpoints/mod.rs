@@ -14,6 +14,11 @@ use crate::load::StudyData;
 use crate::model::{AdverseEvent, Date, Status, Subject, TteRecord, TteTable};
 use crate::stats::{self, KaplanMeier};
 
+mod safety;
+
+use safety::safety_results;
+pub use safety::{AeCounts, AeGrading, Safety, TermCounts};
+
 /// Everything computed for one cohort: the serialised results and what the figures need.
 #[derive(Debug, Clone)]
 pub struct CohortAnalysis<'a> {
@@ -298,93 +303,6 @@ pub struct FollowUp {
     pub lower: Option<f64>,
     /// Upper confidence limit.
     pub upper: Option<f64>,
-}
-
-/// Subjects with at least one event of a kind.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct AeCounts {
-    /// Any grade.
-    pub any: usize,
-    /// Grade 3 or higher.
-    pub grade3plus: usize,
-    /// Grade 4 or higher.
-    pub grade4plus: usize,
-    /// Serious.
-    pub serious: usize,
-    /// Fatal (grade 5).
-    pub fatal: usize,
-}
-
-/// Per-term counts of subjects (each subject counted once, at its worst grade).
-#[derive(Debug, Clone, Serialize)]
-pub struct TermCounts {
-    /// Preferred term.
-    pub term: String,
-    /// System organ class.
-    pub soc: Option<String>,
-    /// Subjects with the term as a TEAE.
-    pub teae_any: usize,
-    /// ... at grade ≥3.
-    pub teae_grade3plus: usize,
-    /// Subjects with the term as a treatment-related AE.
-    pub trae_any: usize,
-    /// ... at grade ≥3.
-    pub trae_grade3plus: usize,
-}
-
-/// Safety summary over the safety population.
-#[derive(Debug, Clone, Serialize)]
-pub struct Safety {
-    /// Safety population size.
-    #[serde(rename = "N")]
-    pub total: usize,
-    /// Treatment-emergent AEs.
-    pub teae: AeCounts,
-    /// Treatment-related AEs.
-    pub trae: AeCounts,
-    /// Per term, most frequent treatment-related first.
-    pub by_term: Vec<TermCounts>,
-    /// How the events were graded: `ctcae` (a toxicity grade, `ATOXGR`/`AETOXGR`) or
-    /// `severity` (only `AESEV`: mild, moderate, severe, with severe counted where grade ≥3
-    /// is). Documents word their tables and sentences after it.
-    pub grading: AeGrading,
-}
-
-/// How adverse events were graded (see [`Safety::grading`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum AeGrading {
-    /// CTCAE toxicity grades (some events may have been graded by severity where the grade
-    /// was missing; a load warning says so).
-    Ctcae,
-    /// Severity only.
-    Severity,
-}
-
-impl AeGrading {
-    /// "Any grade" / "Any severity".
-    pub fn any(self) -> &'static str {
-        match self {
-            AeGrading::Ctcae => "Any grade",
-            AeGrading::Severity => "Any severity",
-        }
-    }
-
-    /// "Grade ≥3" / "Severe": the row counted by `grade3plus`.
-    pub fn severe(self) -> &'static str {
-        match self {
-            AeGrading::Ctcae => "Grade ≥3",
-            AeGrading::Severity => "Severe",
-        }
-    }
-
-    /// "worst grade" / "worst severity".
-    pub fn worst(self) -> &'static str {
-        match self {
-            AeGrading::Ctcae => "worst grade",
-            AeGrading::Severity => "worst severity",
-        }
-    }
 }
 
 /// ADTTE records by parameter, then by subject position; built once per cut-off. Per
@@ -1006,105 +924,6 @@ fn continuous_summary(sorted: &[f64]) -> Option<ContinuousSummary> {
         min,
         max,
     })
-}
-
-fn safety_results(subjects: CohortSubjects<'_>, events: &[AdverseEvent]) -> Safety {
-    let total = subjects.iter().filter(|s| s.safety).count();
-    // The safety population's ids, only when there are events to look them up for.
-    let safety: rustc_hash::FxHashSet<&str> = if events.is_empty() {
-        Default::default()
-    } else {
-        subjects
-            .iter()
-            .filter(|s| s.safety)
-            .map(|s| &*s.usubjid)
-            .collect()
-    };
-    // Worst grade per subject, overall and per term, for TEAEs and TRAEs.
-    #[derive(Default, Clone, Copy)]
-    struct Worst {
-        any: bool,
-        grade: u8,
-        serious: bool,
-        fatal: bool,
-    }
-    impl Worst {
-        fn add(&mut self, e: &AdverseEvent) {
-            self.any = true;
-            self.grade = self.grade.max(e.grade.unwrap_or(0));
-            self.serious |= e.serious;
-            self.fatal |= e.fatal;
-        }
-    }
-    let mut teae: BTreeMap<&str, Worst> = BTreeMap::new();
-    let mut trae: BTreeMap<&str, Worst> = BTreeMap::new();
-    let mut term_teae: BTreeMap<(&str, &str), Worst> = BTreeMap::new();
-    let mut term_trae: BTreeMap<(&str, &str), Worst> = BTreeMap::new();
-    let mut soc: BTreeMap<&str, &str> = BTreeMap::new();
-    let (mut by_grade, mut by_severity) = (false, false);
-    for e in events {
-        if !e.emergent || !safety.contains(e.usubjid.as_str()) {
-            continue;
-        }
-        if e.grade.is_some() {
-            by_severity |= e.by_severity;
-            by_grade |= !e.by_severity;
-        }
-        let key = (e.term.as_str(), e.usubjid.as_str());
-        teae.entry(&e.usubjid).or_default().add(e);
-        term_teae.entry(key).or_default().add(e);
-        if e.related {
-            trae.entry(&e.usubjid).or_default().add(e);
-            term_trae.entry(key).or_default().add(e);
-        }
-        if let Some(s) = &e.soc {
-            soc.entry(&e.term).or_insert(s);
-        }
-    }
-    let counts = |m: &BTreeMap<&str, Worst>| AeCounts {
-        any: m.values().filter(|w| w.any).count(),
-        grade3plus: m.values().filter(|w| w.grade >= 3).count(),
-        grade4plus: m.values().filter(|w| w.grade >= 4).count(),
-        serious: m.values().filter(|w| w.serious).count(),
-        fatal: m.values().filter(|w| w.fatal).count(),
-    };
-    let mut terms: BTreeMap<&str, TermCounts> = BTreeMap::new();
-    for (&(term, _), w) in &term_teae {
-        let t = terms.entry(term).or_insert_with(|| TermCounts {
-            term: term.to_string(),
-            soc: soc.get(term).map(|s| s.to_string()),
-            teae_any: 0,
-            teae_grade3plus: 0,
-            trae_any: 0,
-            trae_grade3plus: 0,
-        });
-        t.teae_any += 1;
-        t.teae_grade3plus += usize::from(w.grade >= 3);
-    }
-    for (&(term, _), w) in &term_trae {
-        if let Some(t) = terms.get_mut(term) {
-            t.trae_any += 1;
-            t.trae_grade3plus += usize::from(w.grade >= 3);
-        }
-    }
-    let mut by_term: Vec<TermCounts> = terms.into_values().collect();
-    by_term.sort_by(|x, y| {
-        y.trae_any
-            .cmp(&x.trae_any)
-            .then(y.teae_any.cmp(&x.teae_any))
-            .then_with(|| x.term.cmp(&y.term))
-    });
-    Safety {
-        total,
-        teae: counts(&teae),
-        trae: counts(&trae),
-        by_term,
-        grading: if by_severity && !by_grade {
-            AeGrading::Severity
-        } else {
-            AeGrading::Ctcae
-        },
-    }
 }
 
 /// Per-subject timelines and tumour burden, for the waterfall, spider and swimmer figures;
