@@ -1,4 +1,4 @@
-//! The data cut-off (SPEC §4): the tables as they were known on the cut-off date.
+//! The data cut-off: the tables as they were known on the cut-off date.
 //!
 //! Subjects enrolled (or, without an enrolment date, treated) after the cut-off are excluded;
 //! assessments, lesion measurements and adverse events dated after it are dropped; a death

@@ -1,11 +1,11 @@
 //! readout: oncology trial abstracts and reports from a YAML study config and CDISC ADaM data.
 //!
-//! The pipeline (SPEC §1, `docs/ARCHITECTURE.md`), one module per stage:
+//! The pipeline (`docs/ARCHITECTURE.md`), one module per stage:
 //! [`config`] → [`load`] → [`cut`] → [`mod@derive`] → [`endpoints`] (using [`stats`]) →
 //! [`plots`] (via [`figures`]) → [`render`] → [`mod@write`]; [`build`] runs them in order and
 //! [`cmd`] is the command line.
 
-// Bad input ends in an `Error`, never a panic (SPEC §7): no unwrap/expect in library code.
+// Bad input ends in an `Error`, never a panic (`docs/BAD-INPUT.md`): no unwrap/expect in library code.
 // Tests (unit tests here, and the integration tests, examples and benches, which are crates of
 // their own) may unwrap.
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]

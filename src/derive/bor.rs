@@ -3,9 +3,9 @@
 //!
 //! The rules are those of admiralonco 1.4 (`derive_param_confirmed_bor()` when
 //! [`BorOptions::confirmed`] is set, `derive_param_bor()` otherwise, and
-//! `derive_param_confirmed_resp()` for [`confirmed_response`]), restated in
-//! `../shared/reference/bor/RULES.md` and checked against every case there
-//! (`tests/bor_reference.rs`). In short:
+//! `derive_param_confirmed_resp()` for [`confirmed_response`]), checked against every
+//! admiralonco RECIST case of the shared reference folder (`tests/bor_reference.rs`, which
+//! skips, saying so, without it). In short:
 //!
 //! - A CR is confirmed by the **first** later CR at least `confirmation_days` after it, when every
 //!   assessment in between (and the confirming one) is CR or NE, with at most `max_nr_ne` NE.

@@ -1,5 +1,5 @@
 //! Per-cohort endpoints: populations, baseline, best response with ORR/DCR, time-to-event
-//! summaries, follow-up and safety (SPEC §6 `results.json`). Pure: takes the cut tables and
+//! summaries, follow-up and safety (`results.json`, `docs/OUTPUTS.md`). Pure: takes the cut tables and
 //! the per-subject derivations, returns numbers; no I/O, no formatting.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};

@@ -1,6 +1,6 @@
-//! Loading ADaM CSV files into typed tables (SPEC §2). One of the two stages that touch the
-//! file system. Every error names the file, the line, the column and the bad value; problems
-//! that do not make a number wrong (an adverse event without a grade) become warnings.
+//! Loading ADaM files (CSV, SAS transport, SAS datasets) into typed tables. One of the two
+//! stages that touch the file system. Every error names the file, the line, the column and the
+//! bad value; a problem that changes a number is an error or a warning shown on the terminal.
 //!
 //! Not here: cut-off handling (`cut`), derivations (`derive`).
 
