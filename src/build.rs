@@ -16,7 +16,7 @@ use crate::documents;
 use crate::endpoints::{self, CohortAnalysis, CohortInput, CohortResults, Members};
 use crate::error::{Error, Result};
 use crate::figures;
-use crate::load::{self, InputFile, StudyData};
+use crate::load::{self, StudyData};
 use crate::model::{Assessment, Date, Subject};
 use crate::render::Renderer;
 use crate::timing;
@@ -123,17 +123,6 @@ pub struct StudyHeader<'a> {
     pub registry_id: Option<&'a str>,
     /// `study.title`
     pub title: Option<&'a str>,
-}
-
-/// `manifest.json`.
-#[derive(Debug, Serialize)]
-struct Manifest<'a> {
-    readout_version: &'static str,
-    /// Where the config and input paths start: the folder of this manifest.
-    paths_relative_to: &'static str,
-    config: InputFile,
-    inputs: &'a [InputFile],
-    outputs: Vec<write::ManifestEntry>,
 }
 
 /// The outcome of building one cut-off folder.
@@ -756,23 +745,23 @@ pub fn build_cutoff(
             .to_string_lossy()
             .replace('\\', "/")
     };
-    let inputs: Vec<InputFile> = study
+    let inputs: Vec<write::ManifestEntry> = study
         .data
         .inputs
         .iter()
-        .map(|i| InputFile {
+        .map(|i| write::ManifestEntry {
             path: relative(&i.path),
             sha256: i.sha256.clone(),
         })
         .collect();
-    let manifest = Manifest {
-        readout_version: env!("CARGO_PKG_VERSION"),
-        paths_relative_to: "this folder",
-        config: InputFile {
+    let manifest = write::Manifest {
+        readout_version: env!("CARGO_PKG_VERSION").to_string(),
+        paths_relative_to: Some("this folder".to_string()),
+        config: write::ManifestEntry {
             path: relative(&cfg.path.display().to_string()),
             sha256: load::sha256_hex(&cfg.bytes),
         },
-        inputs: &inputs,
+        inputs,
         outputs: sink.manifest_entries()?,
     };
     sink.put(vec![OutputFile {

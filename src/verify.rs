@@ -3,27 +3,9 @@
 
 use std::path::Path;
 
-use serde::Deserialize;
-
 use crate::error::{Error, Result};
 use crate::load::sha256_hex;
-
-#[derive(Debug, Deserialize)]
-struct Entry {
-    path: String,
-    sha256: String,
-}
-
-#[derive(Debug, Deserialize)]
-struct Manifest {
-    /// "this folder" since readout 0.1 wrote input paths relative to the manifest; absent in
-    /// older manifests, whose paths are relative to where the build ran.
-    #[serde(default)]
-    paths_relative_to: Option<String>,
-    config: Entry,
-    inputs: Vec<Entry>,
-    outputs: Vec<Entry>,
-}
+use crate::write::Manifest;
 
 fn check(label: &str, path: &Path, expected: &str, problems: &mut Vec<String>) {
     match std::fs::read(path) {

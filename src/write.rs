@@ -31,12 +31,29 @@ pub struct OutputFile {
 }
 
 /// A file in `manifest.json`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct ManifestEntry {
     /// Relative path.
     pub path: String,
     /// Hex SHA-256.
     pub sha256: String,
+}
+
+/// `manifest.json` (`docs/OUTPUTS.md`): written by the build, read by `readout verify`.
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+pub struct Manifest {
+    /// The readout that wrote it.
+    pub readout_version: String,
+    /// `this folder`: the config and input paths start at the manifest's folder. Absent in
+    /// older manifests, whose paths start where the build ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paths_relative_to: Option<String>,
+    /// The config file.
+    pub config: ManifestEntry,
+    /// The data files read.
+    pub inputs: Vec<ManifestEntry>,
+    /// The files of the folder, paths inside it.
+    pub outputs: Vec<ManifestEntry>,
 }
 
 /// Checks a relative output path cannot leave the output folder.
