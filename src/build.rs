@@ -783,10 +783,10 @@ fn to_json<T: Serialize>(value: &T) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// `derived/<cohort>.csv`: one row per subject with the derived values (`docs/OUTPUTS.md`), quoted as
-/// the `csv` crate would (only fields with a comma, quote or line end). Written field by field
-/// into a buffer (a cohort of 250,000 subjects made 2 million small strings before), given to
-/// `write` each [`DERIVED_PIECE`] bytes (a cohort of millions made a buffer of a hundred MB).
+/// `derived/<cohort>.csv`: one row per subject with the derived values (`docs/OUTPUTS.md`),
+/// quoted as the `csv` crate would (only fields with a comma, quote or line end). Written field
+/// by field into a buffer (one small string per field cost too much for large cohorts), given
+/// to `write` each [`DERIVED_PIECE`] bytes, so a cohort of millions is never one buffer.
 fn derived_csv(
     analysis: &CohortAnalysis,
     endpoints: &indexmap::IndexMap<String, String>,

@@ -1,4 +1,5 @@
-//! The study config (its keys: README "Config reference", `templates/init/study.yaml`): YAML → [`StudyConfig`], then checks that serde cannot make.
+//! The study config (its keys: README "Config reference", `templates/init/study.yaml`):
+//! YAML → [`StudyConfig`], then checks that serde cannot make.
 //!
 //! serde_yaml is deprecated upstream; it is used in this file only, so moving to a maintained
 //! fork is a change here and nowhere else. Every struct denies unknown keys, and errors name
