@@ -234,7 +234,7 @@ pub fn split_title(text: &str) -> (&str, &str) {
 }
 
 /// `results.json` → cohort → `abstract_length`: the abstract measured by the conference rule.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AbstractLength {
     /// The rule's name: `asco`, `esmo`, `aacr`, `wclc` or `custom`.
     pub conference: String,

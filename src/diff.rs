@@ -7,7 +7,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+use serde::Deserialize;
+
+use crate::endpoints::{AeGrading, CohortResults, Estimate, Proportion, ResponseResults};
+use crate::model::Date;
 
 use crate::error::{Error, Result};
 use crate::format::fixed;
@@ -25,7 +28,22 @@ pub struct DiffReport {
     pub written: Vec<PathBuf>,
 }
 
-fn read_json(path: &Path) -> Result<Value> {
+/// `results.json` as read back: the keys the build writes (`docs/OUTPUTS.md`); the cohorts are
+/// the build's own [`CohortResults`], so a number is named in one place.
+#[derive(Deserialize)]
+struct ResultsFile {
+    study: StudyId,
+    #[serde(default)]
+    cutoff: Option<Date>,
+    cohorts: Vec<CohortResults>,
+}
+
+#[derive(Deserialize)]
+struct StudyId {
+    id: String,
+}
+
+fn read_results(path: &Path) -> Result<ResultsFile> {
     let text =
         std::fs::read_to_string(path).map_err(|e| Error::io(path, "cannot read results", e))?;
     serde_json::from_str(&text).map_err(|e| {
@@ -53,39 +71,42 @@ fn read_bor(path: &Path) -> Result<BTreeMap<String, String>> {
     Ok(out)
 }
 
-fn cohorts(results: &Value) -> BTreeMap<String, &Value> {
-    results["cohorts"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|c| c["id"].as_str().map(|id| (id.to_string(), c)))
-                .collect()
-        })
-        .unwrap_or_default()
+fn cohorts(results: &ResultsFile) -> BTreeMap<&str, &CohortResults> {
+    results.cohorts.iter().map(|c| (c.id.as_str(), c)).collect()
 }
 
-fn num(v: &Value) -> String {
-    match v.as_f64() {
+/// A number as the diff prints it: whole numbers bare, others to 2 decimals, `NE` for none.
+fn num(v: Option<f64>) -> String {
+    match v {
         Some(x) if x.fract() == 0.0 && x.abs() < 1e15 => format!("{x:.0}"),
         Some(x) => fixed(x, 2),
         None => "NE".to_string(),
     }
 }
 
-fn estimate(v: &Value) -> String {
-    if v.is_null() {
+fn count(n: Option<usize>) -> String {
+    num(n.map(|n| n as f64))
+}
+
+/// `8.4 (5.5, NE)`; `NR` for a median not reached; `—` when there is no estimate at all.
+fn estimate(e: Option<(Option<f64>, Option<f64>, Option<f64>)>) -> String {
+    let Some((estimate, lower, upper)) = e else {
         return "—".to_string();
-    }
+    };
     format!(
         "{} ({}, {})",
-        if v["estimate"].is_null() {
+        if estimate.is_none() {
             "NR".to_string()
         } else {
-            num(&v["estimate"])
+            num(estimate)
         },
-        num(&v["lower"]),
-        num(&v["upper"])
+        num(lower),
+        num(upper)
     )
+}
+
+fn of(e: &Estimate) -> (Option<f64>, Option<f64>, Option<f64>) {
+    (e.estimate, e.lower, e.upper)
 }
 
 /// A table row; a fourth cell marks a change (the mark outside the last cell left the row
@@ -97,20 +118,20 @@ fn row(md: &mut String, what: &str, a: String, b: String) {
 
 /// Compares two cut-off folders and writes `diff-<A>-to-<B>.md/.html` in B's parent folder.
 pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
-    let a = read_json(&before.join("results.json"))?;
-    let b = read_json(&after.join("results.json"))?;
-    if a["study"]["id"] != b["study"]["id"] {
+    let a = read_results(&before.join("results.json"))?;
+    let b = read_results(&after.join("results.json"))?;
+    if a.study.id != b.study.id {
         return Err(Error::Other(format!(
             "{} and {} are cut-offs of different studies ({} and {}); expected two folders of one study",
             before.display(),
             after.display(),
-            a["study"]["id"],
-            b["study"]["id"]
+            a.study.id,
+            b.study.id
         )));
     }
     // The earlier cut-off comes first: given the other way round, every change would read
     // backwards (events "lost", subjects "removed").
-    if let (Some(date_a), Some(date_b)) = (a["cutoff"].as_str(), b["cutoff"].as_str()) {
+    if let (Some(date_a), Some(date_b)) = (a.cutoff, b.cutoff) {
         if date_a > date_b {
             return Err(Error::Other(format!(
                 "{} (cut-off {date_a}) is later than {} (cut-off {date_b}); give the earlier \
@@ -132,18 +153,18 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
     let _ = writeln!(
         md,
         "# {}: changes from {} to {}\n",
-        esc(a["study"]["id"].as_str().unwrap_or("study")),
+        esc(&a.study.id),
         esc(&name_a),
         esc(&name_b)
     );
     let ca = cohorts(&a);
     let cb = cohorts(&b);
-    let mut ids: Vec<&String> = ca.keys().chain(cb.keys()).collect();
+    let mut ids: Vec<&str> = ca.keys().chain(cb.keys()).copied().collect();
     ids.sort();
     ids.dedup();
     for id in ids {
         let _ = writeln!(md, "## {}\n", esc(id));
-        let (Some(x), Some(y)) = (ca.get(id), cb.get(id)) else {
+        let (Some(&x), Some(&y)) = (ca.get(id), cb.get(id)) else {
             let _ = writeln!(
                 md,
                 "Only in {}.\n",
@@ -164,57 +185,59 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
         row(
             &mut md,
             "N enrolled",
-            num(&x["n"]["enrolled"]),
-            num(&y["n"]["enrolled"]),
+            count(Some(x.n.enrolled)),
+            count(Some(y.n.enrolled)),
         );
-        if let Some(bor) = y["response"]["bor"].as_object() {
-            for key in bor.keys() {
+        if let Some(response) = &y.response {
+            let old = x.response.as_ref();
+            for (key, n) in &response.bor {
                 row(
                     &mut md,
                     &format!("BOR {key}"),
-                    num(&x["response"]["bor"][key]),
-                    num(&y["response"]["bor"][key]),
+                    count(old.and_then(|r| r.bor.get(key).copied())),
+                    count(Some(*n)),
                 );
             }
-            for p in ["orr", "dcr"] {
+            for (name, pick) in [
+                (
+                    "ORR",
+                    (|r: &ResponseResults| &r.orr) as fn(&ResponseResults) -> &Proportion,
+                ),
+                ("DCR", |r: &ResponseResults| &r.dcr),
+            ] {
+                let fraction = |p: Option<&Proportion>| {
+                    format!("{}/{}", count(p.map(|p| p.n)), count(p.map(|p| p.total)))
+                };
                 row(
                     &mut md,
-                    &p.to_uppercase(),
-                    format!(
-                        "{}/{}",
-                        num(&x["response"][p]["n"]),
-                        num(&x["response"][p]["N"])
-                    ),
-                    format!(
-                        "{}/{}",
-                        num(&y["response"][p]["n"]),
-                        num(&y["response"][p]["N"])
-                    ),
-                );
-            }
-        }
-        if let Some(tte) = y["tte"].as_object() {
-            for (endpoint, t) in tte {
-                let old = &x["tte"][endpoint];
-                row(
-                    &mut md,
-                    &format!("{endpoint} events"),
-                    num(&old["events"]),
-                    num(&t["events"]),
-                );
-                row(
-                    &mut md,
-                    &format!("{endpoint} median (CI)"),
-                    estimate(&old["median"]),
-                    estimate(&t["median"]),
+                    name,
+                    fraction(old.map(pick)),
+                    fraction(Some(pick(response))),
                 );
             }
         }
+        for (endpoint, t) in &y.tte {
+            let old = x.tte.get(endpoint);
+            row(
+                &mut md,
+                &format!("{endpoint} events"),
+                count(old.map(|o| o.events)),
+                count(Some(t.events)),
+            );
+            row(
+                &mut md,
+                &format!("{endpoint} median (CI)"),
+                estimate(old.map(|o| of(&o.median))),
+                estimate(Some(of(&t.median))),
+            );
+        }
+        let followup =
+            |c: &CohortResults| c.followup.as_ref().map(|f| (f.estimate, f.lower, f.upper));
         row(
             &mut md,
             "Median follow-up (CI)",
-            estimate(&x["followup"]),
-            estimate(&y["followup"]),
+            estimate(followup(x)),
+            estimate(followup(y)),
         );
         md.push('\n');
 
@@ -275,26 +298,16 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
             md.push('\n');
         }
 
-        let terms = |c: &Value| -> BTreeMap<String, (u64, u64)> {
-            c["safety"]["by_term"]
-                .as_array()
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|t| {
-                            Some((
-                                t["term"].as_str()?.to_string(),
-                                (
-                                    t["teae_any"].as_u64().unwrap_or(0),
-                                    t["teae_grade3plus"].as_u64().unwrap_or(0),
-                                ),
-                            ))
-                        })
-                        .collect()
-                })
-                .unwrap_or_default()
+        let terms = |c: &CohortResults| -> BTreeMap<String, (usize, usize)> {
+            c.safety
+                .iter()
+                .flat_map(|s| &s.by_term)
+                .map(|t| (t.term.clone(), (t.teae_any, t.teae_grade3plus)))
+                .collect()
         };
         let (ta, tb) = (terms(x), terms(y));
-        let (any_words, severe_words) = if y["safety"]["grading"] == "severity" {
+        let severity = y.safety.as_ref().map(|s| s.grading) == Some(AeGrading::Severity);
+        let (any_words, severe_words) = if severity {
             ("any severity", "severe")
         } else {
             ("any grade", "grade ≥3")

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use indexmap::IndexMap;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::config::{Analysis, BaselineItem, BaselineKind, CohortConfig, ProportionCi};
 use crate::derive::{BestResponse, DerivedSubject, TimeToEvent};
@@ -101,7 +101,7 @@ impl TteValue {
 }
 
 /// One cohort in `results.json`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CohortResults {
     /// Cohort id.
     pub id: String,
@@ -124,6 +124,7 @@ pub struct CohortResults {
     /// Safety summary; `null` without ADAE.
     pub safety: Option<Safety>,
     /// Non-fatal data problems found for this cohort.
+    #[serde(default)]
     pub warnings: Vec<String>,
     /// Length of the abstract (`abstract.txt`) under `output.conference`; set when the
     /// documents are rendered, `null` before.
@@ -131,7 +132,7 @@ pub struct CohortResults {
 }
 
 /// Population counts.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Populations {
     /// Subjects in the cohort at the cut-off.
     pub enrolled: usize,
@@ -146,7 +147,7 @@ pub struct Populations {
 }
 
 /// When and where subjects were enrolled.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Enrolment {
     /// First enrolment (or treatment start) date.
     pub first: Option<Date>,
@@ -157,7 +158,7 @@ pub struct Enrolment {
 }
 
 /// One baseline characteristic.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BaselineSummary {
     /// ADSL column.
     pub column: String,
@@ -176,7 +177,7 @@ pub struct BaselineSummary {
 }
 
 /// Median (range), mean (SD).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ContinuousSummary {
     /// Mean.
     pub mean: f64,
@@ -191,7 +192,7 @@ pub struct ContinuousSummary {
 }
 
 /// One level of a categorical characteristic.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LevelCount {
     /// The value.
     pub value: String,
@@ -205,7 +206,7 @@ pub struct LevelCount {
 }
 
 /// A proportion with its confidence interval.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Proportion {
     /// Numerator.
     pub n: usize,
@@ -221,7 +222,7 @@ pub struct Proportion {
 }
 
 /// Best overall response counts, ORR and DCR.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ResponseResults {
     /// Confirmed (true) or unconfirmed BOR.
     pub confirmed: bool,
@@ -234,7 +235,7 @@ pub struct ResponseResults {
 }
 
 /// A median, quantile or other estimate with its interval; `null` = not reached.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Estimate {
     /// Point estimate.
     pub estimate: Option<f64>,
@@ -245,7 +246,7 @@ pub struct Estimate {
 }
 
 /// Survival at a landmark time.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LandmarkRate {
     /// Time in the analysis unit.
     pub time: f64,
@@ -264,7 +265,7 @@ pub struct LandmarkRate {
 }
 
 /// One time-to-event endpoint.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TteResults {
     /// Subjects analysed.
     pub n: usize,
@@ -273,10 +274,11 @@ pub struct TteResults {
     /// Censored subjects.
     pub censored: usize,
     /// "derived" (from ADSL/ADRS) or "ADTTE".
-    pub source: &'static str,
+    pub source: String,
     /// The ADTTE PARAMCD, when read from ADTTE.
     pub paramcd: String,
     /// The endpoint in words (`tte_params` label; "progression-free survival" for PFS).
+    #[serde(default)]
     pub label: String,
     /// Median with CI (method from `median_ci`).
     pub median: Estimate,
@@ -291,11 +293,12 @@ pub struct TteResults {
 }
 
 /// Median follow-up.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FollowUp {
     /// The endpoint whose censoring defines follow-up.
     pub param: String,
     /// How documents name it: `OS`, `PFS`, `DoR`, or a custom endpoint's label.
+    #[serde(default)]
     pub label: String,
     /// Reverse-KM median.
     pub estimate: Option<f64>,
@@ -813,7 +816,7 @@ fn summarise_tte(
         n: fit.n(),
         events: fit.n_events(),
         censored: fit.n() - fit.n_events(),
-        source: if from_adtte { "ADTTE" } else { "derived" },
+        source: if from_adtte { "ADTTE" } else { "derived" }.to_string(),
         paramcd: paramcd.to_string(),
         label: String::new(),
         median: scale(median(fit, a)?),

@@ -4,7 +4,7 @@
 use super::*;
 
 /// Subjects with at least one event of a kind.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct AeCounts {
     /// Any grade.
     pub any: usize,
@@ -19,7 +19,7 @@ pub struct AeCounts {
 }
 
 /// Per-term counts of subjects (each subject counted once, at its worst grade).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TermCounts {
     /// Preferred term.
     pub term: String,
@@ -36,7 +36,7 @@ pub struct TermCounts {
 }
 
 /// Safety summary over the safety population.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Safety {
     /// Safety population size.
     #[serde(rename = "N")]
@@ -50,11 +50,12 @@ pub struct Safety {
     /// How the events were graded: `ctcae` (a toxicity grade, `ATOXGR`/`AETOXGR`) or
     /// `severity` (only `AESEV`: mild, moderate, severe, with severe counted where grade ≥3
     /// is). Documents word their tables and sentences after it.
+    #[serde(default)]
     pub grading: AeGrading,
 }
 
 /// How adverse events were graded (see [`Safety::grading`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum AeGrading {
     /// CTCAE toxicity grades (some events may have been graded by severity where the grade
@@ -62,6 +63,13 @@ pub enum AeGrading {
     Ctcae,
     /// Severity only.
     Severity,
+}
+
+/// Results written before grading was recorded were all read as CTCAE grades.
+impl Default for AeGrading {
+    fn default() -> Self {
+        AeGrading::Ctcae
+    }
 }
 
 impl AeGrading {
