@@ -97,6 +97,7 @@ pub fn plan(cfg: &LoadedConfig, opts: &BuildOptions) -> Vec<CutoffPlan> {
 
 /// `results.json`.
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct StudyResults<'a> {
     /// Study identity.
     pub study: StudyHeader<'a>,
@@ -116,6 +117,7 @@ pub struct StudyResults<'a> {
 
 /// `results.json` → `study`.
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct StudyHeader<'a> {
     /// `study.id`
     pub id: &'a str,
@@ -517,6 +519,7 @@ fn cohort_index(study: &LoadedStudy, cohort: &CohortConfig) -> usize {
 
 /// A cohort that could not be built, and why.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct CohortFailure {
     /// Cohort id.
     pub cohort: String,
@@ -1045,6 +1048,26 @@ pub fn output_root(cfg: &LoadedConfig, out: Option<&Path>) -> PathBuf {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// `docs/results.schema.json` is the JSON Schema of results.json as the types write it;
+    /// `READOUT_BLESS=1` rewrites it after a change to the types.
+    #[test]
+    fn the_results_schema_in_docs_is_current() {
+        let schema = schemars::schema_for!(StudyResults<'static>);
+        let text = serde_json::to_string_pretty(&schema).unwrap() + "\n";
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results.schema.json");
+        if std::env::var_os("READOUT_BLESS").is_some() {
+            std::fs::write(&path, &text).unwrap();
+            return;
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == text,
+            "docs/results.schema.json is not the schema of the results types; review the \
+             change and rewrite it with READOUT_BLESS=1 cargo test --release --lib schema"
+        );
+    }
 
     /// The index gives the same members as scanning every subject, for one filter, two
     /// filters, a value nobody has, a column nobody has, and no filter; subjects with lists

@@ -70,6 +70,7 @@ impl Conference {
 
 /// What a limit counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum CountUnit {
     /// Every character, spaces included; a line break counts as one character.
@@ -235,6 +236,7 @@ pub fn split_title(text: &str) -> (&str, &str) {
 
 /// `results.json` → cohort → `abstract_length`: the abstract measured by the conference rule.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct AbstractLength {
     /// The rule's name: `asco`, `esmo`, `aacr`, `wclc` or `custom`.
     pub conference: String,

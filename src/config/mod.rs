@@ -559,6 +559,7 @@ pub struct BaselineItem {
 
 /// How a baseline column is summarised.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum BaselineKind {
     /// Median (range), mean (SD).

@@ -102,6 +102,7 @@ impl TteValue {
 
 /// One cohort in `results.json`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct CohortResults {
     /// Cohort id.
     pub id: String,
@@ -133,6 +134,7 @@ pub struct CohortResults {
 
 /// Population counts.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Populations {
     /// Subjects in the cohort at the cut-off.
     pub enrolled: usize,
@@ -148,6 +150,7 @@ pub struct Populations {
 
 /// When and where subjects were enrolled.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Enrolment {
     /// First enrolment (or treatment start) date.
     pub first: Option<Date>,
@@ -159,6 +162,7 @@ pub struct Enrolment {
 
 /// One baseline characteristic.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct BaselineSummary {
     /// ADSL column.
     pub column: String,
@@ -178,6 +182,7 @@ pub struct BaselineSummary {
 
 /// Median (range), mean (SD).
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ContinuousSummary {
     /// Mean.
     pub mean: f64,
@@ -193,6 +198,7 @@ pub struct ContinuousSummary {
 
 /// One level of a categorical characteristic.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct LevelCount {
     /// The value.
     pub value: String,
@@ -207,6 +213,7 @@ pub struct LevelCount {
 
 /// A proportion with its confidence interval.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Proportion {
     /// Numerator.
     pub n: usize,
@@ -223,6 +230,7 @@ pub struct Proportion {
 
 /// Best overall response counts, ORR and DCR.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ResponseResults {
     /// Confirmed (true) or unconfirmed BOR.
     pub confirmed: bool,
@@ -236,6 +244,7 @@ pub struct ResponseResults {
 
 /// A median, quantile or other estimate with its interval; `null` = not reached.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Estimate {
     /// Point estimate.
     pub estimate: Option<f64>,
@@ -247,6 +256,7 @@ pub struct Estimate {
 
 /// Survival at a landmark time.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct LandmarkRate {
     /// Time in the analysis unit.
     pub time: f64,
@@ -266,6 +276,7 @@ pub struct LandmarkRate {
 
 /// One time-to-event endpoint.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct TteResults {
     /// Subjects analysed.
     pub n: usize,
@@ -294,6 +305,7 @@ pub struct TteResults {
 
 /// Median follow-up.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct FollowUp {
     /// The endpoint whose censoring defines follow-up.
     pub param: String,

@@ -5,6 +5,7 @@ use super::*;
 
 /// Subjects with at least one event of a kind.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct AeCounts {
     /// Any grade.
     pub any: usize,
@@ -20,6 +21,7 @@ pub struct AeCounts {
 
 /// Per-term counts of subjects (each subject counted once, at its worst grade).
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct TermCounts {
     /// Preferred term.
     pub term: String,
@@ -37,6 +39,7 @@ pub struct TermCounts {
 
 /// Safety summary over the safety population.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Safety {
     /// Safety population size.
     #[serde(rename = "N")]
@@ -56,6 +59,7 @@ pub struct Safety {
 
 /// How adverse events were graded (see [`Safety::grading`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum AeGrading {
     /// CTCAE toxicity grades (some events may have been graded by severity where the grade
