@@ -9,8 +9,9 @@
 use std::io::Cursor;
 
 use docx_rs::{
-    AlignmentType, Docx, Paragraph, Pic, Run, Style, StyleType, Table, TableCell, TableRow,
-    WidthType,
+    AlignmentType, Docx, LineSpacing, Paragraph, Pic, Run, RunFonts, Style, StyleType, Table,
+    TableBorder, TableBorderPosition, TableBorders, TableCell, TableCellBorder,
+    TableCellBorderPosition, TableCellBorders, TableRow, WidthType,
 };
 
 use crate::endpoints::{BaselineSummary, Estimate};
@@ -454,26 +455,40 @@ pub fn response_label(code: &str) -> &str {
     }
 }
 
+/// The house style of a study report: a sans font at 10 pt for the text, headings with room
+/// above and below them (sizes in half-points, spacing in twentieths of a point).
 fn with_styles(doc: Docx) -> Docx {
-    doc.add_style(
+    const FONT: &str = "Arial";
+    doc.default_fonts(
+        RunFonts::new()
+            .ascii(FONT)
+            .hi_ansi(FONT)
+            .cs(FONT)
+            .east_asia(FONT),
+    )
+    .default_size(20)
+    .add_style(
         Style::new("Title", StyleType::Paragraph)
             .name("Title")
             .bold()
-            .size(32),
+            .size(32)
+            .line_spacing(LineSpacing::new().after(240)),
     )
     .add_style(
         Style::new("Heading1", StyleType::Paragraph)
             .name("Heading 1")
             .bold()
             .size(28)
-            .outline_lvl(0),
+            .outline_lvl(0)
+            .line_spacing(LineSpacing::new().before(360).after(120)),
     )
     .add_style(
         Style::new("Heading2", StyleType::Paragraph)
             .name("Heading 2")
             .bold()
             .size(24)
-            .outline_lvl(1),
+            .outline_lvl(1)
+            .line_spacing(LineSpacing::new().before(240).after(120)),
     )
     .add_style(
         Style::new("Caption", StyleType::Paragraph)
@@ -495,7 +510,9 @@ fn text(ids: &Ids, t: &str) -> Paragraph {
     ids.p().add_run(Run::new().add_text(t))
 }
 
-/// A table with a bold header row; numbers (every column after the first) right-aligned.
+/// A three-line table, as study reports set them: a rule above the bold header row, one below
+/// it and one under the last row, no other lines; numbers (every column after the first)
+/// right-aligned.
 fn table(ids: &Ids, header: &[&str], rows: &[Vec<String>]) -> Table {
     let cell = |t: &str, bold: bool, right: bool| {
         let mut run = Run::new().add_text(t).size(18);
@@ -506,7 +523,15 @@ fn table(ids: &Ids, header: &[&str], rows: &[Vec<String>]) -> Table {
         if right {
             p = p.align(AlignmentType::Right);
         }
-        TableCell::new().add_paragraph(p)
+        let cell = TableCell::new().add_paragraph(p);
+        if bold {
+            cell.set_borders(
+                TableCellBorders::with_empty()
+                    .set(TableCellBorder::new(TableCellBorderPosition::Bottom).size(6)),
+            )
+        } else {
+            cell
+        }
     };
     let mut all = vec![TableRow::new(
         header
@@ -523,7 +548,12 @@ fn table(ids: &Ids, header: &[&str], rows: &[Vec<String>]) -> Table {
                 .collect(),
         )
     }));
-    Table::new(all).width(5000, WidthType::Pct)
+    let rules = TableBorders::with_empty()
+        .set(TableBorder::new(TableBorderPosition::Top).size(12))
+        .set(TableBorder::new(TableBorderPosition::Bottom).size(12));
+    Table::new(all)
+        .width(5000, WidthType::Pct)
+        .set_borders(rules)
 }
 
 /// Width and height of a PNG from its IHDR chunk.

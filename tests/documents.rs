@@ -328,6 +328,34 @@ fn word_documents_have_the_numbers_real_tables_and_figures() {
         .count();
     assert_eq!(images, 7, "one PNG per figure: {parts:?}");
     assert!(xml.contains("w:val=\"Heading1\""), "real headings");
+    // Three-line tables: a rule above and below each table and under its header row, no grid.
+    let doc = roxmltree::Document::parse(&xml).expect("document.xml is XML");
+    for borders in doc
+        .descendants()
+        .filter(|n| n.tag_name().name() == "tblBorders")
+    {
+        let sides: Vec<&str> = borders
+            .children()
+            .filter(|n| n.is_element())
+            .map(|n| n.tag_name().name())
+            .collect();
+        assert_eq!(sides, ["top", "bottom"], "table rules");
+    }
+    for borders in doc
+        .descendants()
+        .filter(|n| n.tag_name().name() == "tcBorders")
+    {
+        let sides: Vec<&str> = borders
+            .children()
+            .filter(|n| n.is_element())
+            .map(|n| n.tag_name().name())
+            .collect();
+        assert_eq!(
+            sides,
+            ["bottom"],
+            "only the header row has a rule of its own"
+        );
+    }
 }
 
 #[test]
