@@ -27,9 +27,8 @@ pub(super) fn input_bytes(cfg: &config::LoadedConfig) -> u64 {
 /// With large inputs the process stops taking transparent huge pages (Linux; elsewhere
 /// nothing). Its large vectors are written once, front to back: a 2 MiB page zeroed at its
 /// first touch has left the cache before most of it is written, so every byte goes to memory
-/// twice; 4 KiB pages are zeroed just before they are written. At 10^7 subjects (630 MB) that
-/// took CPU from 6.1 to 5.1 s and the median from 3.26 to 2.83 s; at 10^6 (63 MB) huge pages
-/// are faster (264 against 306 ms: fewer faults), at 3·10^6 (198 MB) about even.
+/// twice; 4 KiB pages are zeroed just before they are written. Small builds keep huge pages
+/// (fewer faults); the threshold and its measurements are in `docs/PERFORMANCE.md` (item 33).
 pub(super) fn pages_for_inputs(cfg: &config::LoadedConfig) {
     if input_bytes(cfg) >= SMALL_PAGES_FROM_BYTES {
         #[cfg(target_os = "linux")]

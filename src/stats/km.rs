@@ -2,11 +2,10 @@
 //! agreeing with R `survival::survfit` (3.5-3) and `summary.survfit(times =, extend = TRUE)`.
 //!
 //! Sorting (event and censoring times separately) and a linear merge: O(n log n) time, O(n)
-//! memory and no per-subject allocation: fit plus median CI for 10⁶ subjects take 25 ms (times
-//! with ties) to 160 ms (all distinct) on a 2-core machine (`benches/km.rs`). Ties follow
-//! survfit: at a time with both events and censorings the events happen first (the censored
-//! subjects are still at risk for them). There is one step per
-//! distinct time, censor-only times included, exactly like `survfit`'s `$time`.
+//! memory and no per-subject allocation (timings: `benches/km.rs`, `docs/PERFORMANCE.md`).
+//! Ties follow survfit: at a time with both events and censorings the events happen first (the
+//! censored subjects are still at risk for them). There is one step per distinct time,
+//! censor-only times included, exactly like `survfit`'s `$time`.
 //! [`TimeTally`] fits the same curve from times given one by one, counted per distinct time
 //! while there are few (whole days: a hash per time, no sort, no vector of times).
 //!
