@@ -182,8 +182,24 @@ pub fn load_study(mut config: LoadedConfig) -> Result<LoadedStudy> {
         || timing::stage("load", || load::load_study(&config)),
         || Renderer::new(template_dir(&config).as_deref()).ok(),
     );
-    let data = data?;
+    let mut data = data?;
     crate::fits::fit_to_data(&mut config, &data)?;
+    if let Some(reference) = &config.config.output.docx_reference {
+        let path = config.base_dir().join(reference);
+        let refused = |message: String| Error::Config {
+            file: config.path.clone(),
+            location: "key `output.docx_reference`: ".to_string(),
+            message: format!("{}: {message}", path.display()),
+        };
+        let bytes = std::fs::read(&path).map_err(|e| refused(format!("cannot read: {e}")))?;
+        let styles = crate::docx::reference_styles(&bytes).map_err(refused)?;
+        // The reference shapes the Word files: its hash is in the manifest with the data's.
+        data.inputs.push(load::InputFile {
+            path: path.display().to_string(),
+            sha256: load::sha256_hex(&bytes),
+        });
+        config.docx_styles = Some(styles.into());
+    }
     Ok(LoadedStudy {
         config,
         data,

@@ -131,11 +131,11 @@ pub fn render_documents(
     if formats.contains(&Format::Docx) {
         files.push(OutputFile {
             path: format!("{dir}/abstract.docx"),
-            bytes: docx::abstract_docx(&plain, &cohort.id)?,
+            bytes: docx::abstract_docx(&plain, &cohort.id, cfg.docx_styles.as_deref())?,
         });
         files.push(OutputFile {
             path: format!("{dir}/report.docx"),
-            bytes: docx::report_docx(&ctx, &cohort.id)?,
+            bytes: docx::report_docx(&ctx, &cohort.id, cfg.docx_styles.as_deref())?,
         });
     }
     Ok(CohortDocuments {

@@ -27,7 +27,7 @@ const MAX_FIGURE_HEIGHT_EMU: u64 = 8 * 914_400;
 
 /// `abstract.docx` from the plain-text abstract: the first paragraph is the title, and a
 /// paragraph's leading "Label:" (Background, Methods, ...) is set in bold.
-pub fn abstract_docx(plain: &str, cohort: &str) -> Result<Vec<u8>> {
+pub fn abstract_docx(plain: &str, cohort: &str, styles: Option<&[u8]>) -> Result<Vec<u8>> {
     let ids = Ids::default();
     let mut doc = with_styles(Docx::new());
     let mut paragraphs = plain
@@ -40,7 +40,7 @@ pub fn abstract_docx(plain: &str, cohort: &str) -> Result<Vec<u8>> {
     for text in paragraphs {
         doc = doc.add_paragraph(labelled_paragraph(&ids, &text));
     }
-    pack(doc, cohort, "abstract.docx")
+    pack(doc, cohort, "abstract.docx", styles)
 }
 
 /// "Results: ..." → a paragraph with "Results:" in bold.
@@ -61,7 +61,11 @@ fn labelled_paragraph(ids: &Ids, text: &str) -> Paragraph {
 }
 
 /// `report.docx`: the full cohort report, the same sections and numbers as `report.html`.
-pub fn report_docx(ctx: &DocumentContext<'_>, cohort: &str) -> Result<Vec<u8>> {
+pub fn report_docx(
+    ctx: &DocumentContext<'_>,
+    cohort: &str,
+    styles: Option<&[u8]>,
+) -> Result<Vec<u8>> {
     let ids = Ids::default();
     let a = ctx.analysis;
     let c = ctx.cohort;
@@ -373,7 +377,7 @@ pub fn report_docx(ctx: &DocumentContext<'_>, cohort: &str) -> Result<Vec<u8>> {
             );
         }
     }
-    pack(doc, cohort, "report.docx")
+    pack(doc, cohort, "report.docx", styles)
 }
 
 /// Paragraph ids (`w14:paraId`) numbered per document: docx-rs's own counter is per thread
@@ -586,13 +590,55 @@ fn fit_page(w: u32, h: u32) -> (u32, u32) {
     )
 }
 
-fn pack(doc: Docx, cohort: &str, file: &str) -> Result<Vec<u8>> {
+fn pack(doc: Docx, cohort: &str, file: &str, styles: Option<&[u8]>) -> Result<Vec<u8>> {
     let mut buf = Cursor::new(Vec::new());
-    doc.build().pack(&mut buf).map_err(|e| Error::Analysis {
+    let failed = |e: &dyn std::fmt::Display| Error::Analysis {
         cohort: cohort.to_string(),
         message: format!("cannot write {file}: {e}"),
-    })?;
-    Ok(buf.into_inner())
+    };
+    doc.build().pack(&mut buf).map_err(|e| failed(&e))?;
+    match styles {
+        Some(styles) => with_reference_styles(&buf.into_inner(), styles).map_err(|e| failed(&e)),
+        None => Ok(buf.into_inner()),
+    }
+}
+
+/// The styles part a Word file takes from `output.docx_reference`.
+const STYLES_PART: &str = "word/styles.xml";
+
+/// `word/styles.xml` of a reference document's bytes; the error says what is wrong with it.
+pub fn reference_styles(docx: &[u8]) -> std::result::Result<Vec<u8>, String> {
+    let mut archive = zip::ZipArchive::new(Cursor::new(docx))
+        .map_err(|e| format!("not a .docx (a zip archive): {e}"))?;
+    let mut part = archive
+        .by_name(STYLES_PART)
+        .map_err(|_| format!("no {STYLES_PART} in it; expected a Word document"))?;
+    let mut styles = Vec::new();
+    std::io::Read::read_to_end(&mut part, &mut styles)
+        .map_err(|e| format!("cannot read its {STYLES_PART}: {e}"))?;
+    Ok(styles)
+}
+
+/// `docx` with its styles part replaced by `styles` (every other part copied as it is).
+fn with_reference_styles(docx: &[u8], styles: &[u8]) -> zip::result::ZipResult<Vec<u8>> {
+    use std::io::Write;
+    let mut archive = zip::ZipArchive::new(Cursor::new(docx))?;
+    let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        // A fixed time, so the same inputs give the same bytes.
+        .last_modified_time(zip::DateTime::default());
+    for i in 0..archive.len() {
+        let mut part = archive.by_index(i)?;
+        let name = part.name().to_string();
+        out.start_file(name.as_str(), options)?;
+        if name == STYLES_PART {
+            out.write_all(styles)?;
+        } else {
+            std::io::copy(&mut part, &mut out)?;
+        }
+    }
+    Ok(out.finish()?.into_inner())
 }
 
 #[cfg(test)]

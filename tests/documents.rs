@@ -871,3 +871,53 @@ fn a_custom_endpoint_is_named_by_its_label() {
     );
     assert!(!text.to_lowercase().contains("ttde"), "{text}");
 }
+
+/// `output.docx_reference`: the Word files take the reference document's styles part (its
+/// fonts and heading styles), the text is unchanged, and the reference is hashed in the
+/// manifest; a file that is not a .docx is an error naming the key.
+#[test]
+fn word_files_take_the_styles_of_a_reference_document() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let reference = tmp.path().join("house.docx");
+    let file = std::fs::File::create(&reference).expect("create");
+    docx_rs::Docx::new()
+        .default_fonts(docx_rs::RunFonts::new().ascii("Georgia").hi_ansi("Georgia"))
+        .build()
+        .pack(file)
+        .expect("pack");
+    let config = variant(tmp.path(), "  docx_reference: house.docx\n");
+    let out = tmp.path().join("out");
+    let (code, _, err) = build(&config, &out, &["--quiet"]);
+    assert_eq!(code, Some(0), "{err}");
+    let folder = out.join("DOC-FIXTURE/2021-12-31");
+    let styles = |docx: &Path| {
+        let mut archive =
+            zip::ZipArchive::new(std::fs::File::open(docx).expect("docx")).expect("zip");
+        let mut text = String::new();
+        std::io::Read::read_to_string(
+            &mut archive.by_name("word/styles.xml").expect("styles"),
+            &mut text,
+        )
+        .expect("utf-8");
+        text
+    };
+    for file in ["abstract.docx", "report.docx"] {
+        let text = styles(&folder.join("cohort-a").join(file));
+        assert!(
+            text.contains("Georgia") && !text.contains("Arial"),
+            "{file}"
+        );
+    }
+    let (xml, _) = docx_parts(&folder.join("cohort-a/report.docx"));
+    assert!(docx_text(&xml).contains("Objective response rate (CR + PR)"));
+    let manifest = std::fs::read_to_string(folder.join("manifest.json")).expect("manifest");
+    assert!(manifest.contains("house.docx"), "{manifest}");
+
+    std::fs::write(&reference, "not a zip").expect("write");
+    let (code, _, err) = build(&config, &tmp.path().join("out2"), &["--quiet"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("key `output.docx_reference`: ") && err.contains("not a .docx"),
+        "{err}"
+    );
+}

@@ -586,6 +586,10 @@ pub struct OutputConfig {
     /// (docs/CONFERENCES.md). Default: none (no length is measured).
     #[serde(default)]
     pub conference: Option<crate::conference::ConferenceSpec>,
+    /// A `.docx` whose styles (fonts, headings, captions, spacing) the Word files take, as
+    /// pandoc's `--reference-doc`. Default: none (readout's house style).
+    #[serde(default)]
+    pub docx_reference: Option<PathBuf>,
 }
 
 impl Default for OutputConfig {
@@ -595,6 +599,7 @@ impl Default for OutputConfig {
             formats: default_formats(),
             templates: None,
             conference: None,
+            docx_reference: None,
         }
     }
 }
@@ -630,6 +635,8 @@ pub struct LoadedConfig {
     pub bytes: Vec<u8>,
     /// The parsed config.
     pub config: StudyConfig,
+    /// `word/styles.xml` of `output.docx_reference`, once read (the build reads it).
+    pub docx_styles: Option<std::sync::Arc<[u8]>>,
 }
 
 impl LoadedConfig {
@@ -683,6 +690,7 @@ pub fn load(path: &Path) -> Result<LoadedConfig> {
         path: path.to_path_buf(),
         bytes,
         config,
+        docx_styles: None,
     })
 }
 
