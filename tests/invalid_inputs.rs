@@ -980,6 +980,34 @@ fn a_diff_lists_new_subjects_compactly() {
     );
 }
 
+/// Without an efficacy flag, subjects not treated (SAFFL = N) count in the efficacy
+/// population: a warning says so (the pharmaverse ADSL has 52 such screen failures).
+#[test]
+fn an_efficacy_population_without_a_flag_that_holds_untreated_subjects_is_a_warning() {
+    let adsl = "USUBJID,TRTSDT,SAFFL\nS-1,2021-01-04,Y\nS-2,,N\n";
+    let (code, _) = check_study(
+        &[("adsl.csv", adsl.into())],
+        "study: { id: X }\ndata: { adsl: adsl.csv }\ncohorts: [{ id: all }]\n",
+    );
+    assert_eq!(code, Some(0));
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let path = write_study(
+        tmp.path(),
+        &[("adsl.csv", adsl.into())],
+        "study: { id: X }\ndata: { adsl: adsl.csv }\ncohorts: [{ id: all }]\n",
+    );
+    let run = run_build_in(tmp.path(), &path, &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stdout.contains(
+            "adsl.csv: no EFFFL, FASFL or ITTFL: every subject is in the efficacy population, \
+             including 1 with SAFFL not Y; name the flag to use in `data.efficacy_flag`"
+        ),
+        "{}",
+        run.stdout
+    );
+}
+
 /// The build summary has a column only for what was analysed and measured (no ADRS: no ORR;
 /// no PFS in ADTTE: no median PFS, never "NR"; no conference: no abstract length), and the
 /// warnings are printed under it, per cohort with their count.

@@ -203,6 +203,19 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     study.subjects = std::mem::take(&mut adsl.subjects);
     study.efficacy_flag = adsl.efficacy_column.take();
     study.safety_flag = adsl.has_saffl.then(|| "SAFFL".to_string());
+    // Without an efficacy flag every subject is in the efficacy population, screen failures
+    // (SAFFL = N) included: say so, as it changes every response rate's denominator.
+    if study.efficacy_flag.is_none() {
+        let untreated = study.subjects.iter().filter(|s| !s.safety).count();
+        if untreated > 0 {
+            study.warnings.push(format!(
+                "{}: no EFFFL, FASFL or ITTFL: every subject is in the efficacy population, \
+                 including {untreated} with SAFFL not Y; name the flag to use in \
+                 `data.efficacy_flag`",
+                adsl_path.display()
+            ));
+        }
+    }
     // The other tables find subjects through `known`, which holds the subjects' own ids.
     let known = adsl.check(&adsl_path, &study.subjects)?;
     study.inputs.push(adsl_input);
