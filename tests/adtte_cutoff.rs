@@ -1,13 +1,9 @@
 //! ADTTE is used as given; at a cut-off, a record dated after it becomes censored at the
 //! cut-off with AVAL recomputed from STARTDT (SPEC §4), in the file's own day-count convention.
 
-use std::path::PathBuf;
-
 use assert_cmd::Command;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::common::root;
 
 /// `readout build CONFIG --out OUT ARGS...`, run from the repository root.
 fn build(config: &str, out: &std::path::Path, args: &[&str]) -> std::process::Output {

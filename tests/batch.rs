@@ -7,9 +7,7 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::common::root;
 
 fn readout() -> Command {
     let mut cmd = Command::cargo_bin("readout").expect("binary");

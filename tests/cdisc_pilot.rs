@@ -16,9 +16,7 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::common::root;
 
 fn reference(folder: &str) -> Option<PathBuf> {
     let dir = root().join("../shared/reference/adam").join(folder);

@@ -1,13 +1,9 @@
 //! The command line on bad input: one clear message (file, line/column or key, value,
 //! expectation), exit code 2, nothing written. Messages are snapshotted.
 
-use std::path::PathBuf;
-
 use assert_cmd::Command;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::common::root;
 
 /// Runs `readout check` on a fixture and returns its stderr, after checking the exit code.
 fn check_fails(fixture: &str) -> String {

@@ -11,9 +11,7 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::common::{files_under, root};
 
 /// Builds the example study once per test into its own temporary folder.
 fn build_example() -> (tempfile::TempDir, PathBuf) {
@@ -338,22 +336,14 @@ fn the_same_inputs_give_byte_identical_outputs() {
 #[test]
 fn outputs_match_the_recorded_hashes() {
     let (_out, study) = build_example();
-    let mut files = Vec::new();
-    let mut stack = vec![study.clone()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("list").flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path
-                .file_name()
+    let files: Vec<PathBuf> = files_under(&study)
+        .into_iter()
+        .filter(|path| {
+            path.file_name()
                 .and_then(|n| n.to_str())
                 .is_some_and(|n| n != "manifest.json" && !n.starts_with('.'))
-            {
-                files.push(path);
-            }
-        }
-    }
+        })
+        .collect();
     let mut lines: Vec<String> = files
         .iter()
         .map(|path| {

@@ -7,9 +7,7 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::common::{files_under, root};
 
 fn hostile(file: &str) -> String {
     format!("tests/fixtures/hostile/{file}")
@@ -24,8 +22,17 @@ struct Run {
 
 /// `readout build` of the hostile fixture `config` into `out`, with `extra` arguments.
 fn build(config: &str, out: &Path, extra: &[&str], env: &[(&str, &str)]) -> Run {
-    let config = hostile(config);
-    let mut args = vec!["build", &config, "--out", out.to_str().expect("path")];
+    build_config(Path::new(&hostile(config)), out, extra, env)
+}
+
+/// `readout build CONFIG --out OUT [extra]`.
+fn build_config(config: &Path, out: &Path, extra: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut args = vec![
+        "build",
+        config.to_str().expect("path"),
+        "--out",
+        out.to_str().expect("path"),
+    ];
     args.extend_from_slice(extra);
     readout(&args, env)
 }
@@ -52,23 +59,6 @@ fn assert_no_panic(run: &Run) {
         "panic: {}",
         run.stderr
     );
-}
-
-/// Every file under `dir`.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                found.push(path);
-            }
-        }
-    }
-    found
 }
 
 /// A URL a browser would run or render as a document of its own: read as the browser reads
@@ -319,15 +309,11 @@ const PLAIN_STUDY: &str = "study:\n  id: PLAIN\ndata:\n  adsl: adsl.csv\n  adrs:
 /// `readout check CONFIG` and `readout build CONFIG`, which must both be refused with exit 2
 /// and no panic; returns the check's stderr.
 fn refused(config: &Path) -> String {
-    let config = config.to_str().expect("path");
-    let check = readout(&["check", config], &[]);
+    let check = readout(&["check", config.to_str().expect("path")], &[]);
     assert_eq!(check.code, Some(2), "{}{}", check.stdout, check.stderr);
     assert_no_panic(&check);
     let out = tempfile::tempdir().expect("temp dir");
-    let build = readout(
-        &["build", config, "--out", out.path().to_str().expect("path")],
-        &[],
-    );
+    let build = build_config(config, out.path(), &[], &[]);
     assert_eq!(build.code, Some(2), "{}{}", build.stdout, build.stderr);
     assert_no_panic(&build);
     assert!(files_under(out.path()).is_empty(), "the build wrote files");
@@ -488,15 +474,7 @@ fn check_catches_what_build_would_fail_on_and_says_what_is_wrong() {
         &format!("{PLAIN_STUDY}cutoff: 2021-12-31\nanalysis:\n  ci_level: 0.975\n"),
     );
     let out = tmp.path().join("out");
-    let run = readout(
-        &[
-            "build",
-            path.to_str().expect("path"),
-            "--out",
-            out.to_str().expect("path"),
-        ],
-        &[],
-    );
+    let run = build_config(&path, &out, &[], &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let text =
         std::fs::read_to_string(out.join("PLAIN/2021-12-31/all/abstract.txt")).expect("abstract");
@@ -705,15 +683,7 @@ fn very_long_values_are_shortened_in_figures_and_kept_whole_in_tables() {
         std::fs::write(&path, text.replace("S-01,", &format!("{id},"))).expect("write");
     }
     let out = tmp.path().join("out");
-    let run = readout(
-        &[
-            "build",
-            config.to_str().expect("path"),
-            "--out",
-            out.to_str().expect("path"),
-        ],
-        &[],
-    );
+    let run = build_config(&config, &out, &[], &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let folder = out.join("PLAIN/2021-12-31");
     let ae = std::fs::read_to_string(folder.join("all/figures/ae-trae.svg")).expect("ae");

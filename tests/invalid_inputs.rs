@@ -14,9 +14,7 @@ use std::time::{Duration, Instant};
 use assert_cmd::Command;
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::common::{files_under, root};
 
 fn fixture_config(name: &str) -> String {
     format!("tests/fixtures/invalid/{name}/study.yaml")
@@ -51,26 +49,6 @@ fn readout(args: &[&str], out: Option<&Path>) -> Run {
         stdout: clean(output.stdout),
         stderr: clean(output.stderr),
     }
-}
-
-/// Every file under `dir` (none when it does not exist).
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                found.push(path);
-            }
-        }
-    }
-    found
 }
 
 /// `readout check` and `readout build` both refuse the fixture: exit code 2, no panic, nothing
@@ -144,15 +122,7 @@ fn assert_no_panic(name: &str, stderr: &str) {
 fn builds(name: &str, folder: &str) -> (Run, PathBuf, tempfile::TempDir) {
     let tmp = tempfile::tempdir().expect("temp dir");
     let out = tmp.path().join("out");
-    let run = readout(
-        &[
-            "build",
-            &fixture_config(name),
-            "--out",
-            &out.display().to_string(),
-        ],
-        Some(tmp.path()),
-    );
+    let run = run_build_in(tmp.path(), Path::new(&fixture_config(name)), &[]);
     assert_eq!(run.code, Some(0), "{name}: {}{}", run.stdout, run.stderr);
     assert_no_panic(name, &run.stderr);
     let dir = out.join(folder);
@@ -279,15 +249,7 @@ fn build_refused(name: &str, out_is_file: bool) -> String {
     if out_is_file {
         std::fs::write(&out, "a file, not a folder").expect("write");
     }
-    let run = readout(
-        &[
-            "build",
-            &fixture_config(name),
-            "--out",
-            &out.display().to_string(),
-        ],
-        Some(tmp.path()),
-    );
+    let run = run_build_in(tmp.path(), Path::new(&fixture_config(name)), &[]);
     assert_eq!(run.code, Some(2), "{name}: {}{}", run.stdout, run.stderr);
     assert_no_panic(name, &run.stderr);
     if out_is_file {
@@ -591,15 +553,7 @@ fn empty_cohort(name: &str, why: &str) {
     assert!(check.stderr.contains(why), "{name}: {}", check.stderr);
     let tmp = tempfile::tempdir().expect("temp dir");
     let out = tmp.path().join("out");
-    let run = readout(
-        &[
-            "build",
-            &fixture_config(name),
-            "--out",
-            &out.display().to_string(),
-        ],
-        None,
-    );
+    let run = run_build_in(tmp.path(), Path::new(&fixture_config(name)), &[]);
     assert_eq!(run.code, Some(2), "{name}: {}", run.stdout);
     assert!(run.stderr.contains(why), "{name}: {}", run.stderr);
     assert!(!out.exists(), "{name}: a folder was written");

@@ -3,6 +3,8 @@
 //!
 //! Run one area with a filter, e.g. `cargo test --test suite invalid_inputs::`.
 
+mod common;
+
 mod adtte_cutoff;
 mod batch;
 mod bor_reference;
