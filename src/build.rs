@@ -52,6 +52,30 @@ impl CutoffPlan {
             None => "no-cutoff".to_string(),
         }
     }
+
+    /// The cut-off folder: `<output dir>/<study id>/<folder name>`.
+    pub fn folder(&self) -> PathBuf {
+        self.root.join(self.folder_name())
+    }
+
+    /// What building this plan gave: `cutoff`'s cohorts and failures, and `path` when the
+    /// folder was written.
+    fn built(
+        &self,
+        study: &LoadedStudy,
+        cutoff: CutoffBuild,
+        path: Option<PathBuf>,
+    ) -> BuiltFolder {
+        BuiltFolder {
+            study: study.config.config.study.id.clone(),
+            path,
+            folder: self.folder(),
+            cutoff: self.cutoff,
+            cohorts: cutoff.summaries,
+            failures: cutoff.failures,
+            notes: cutoff.notes,
+        }
+    }
 }
 
 /// Which cohorts go into which cut-off folder: `--cutoff` dates, else `cutoffs:`, else each
@@ -132,8 +156,11 @@ pub struct StudyHeader<'a> {
 pub struct BuiltFolder {
     /// The study id.
     pub study: String,
-    /// Where it was written (`None` when every cohort failed and nothing was written).
+    /// Where it was written (`None` when every cohort failed and nothing was written, and in
+    /// a dry build).
     pub path: Option<PathBuf>,
+    /// The cut-off folder the build writes (or, dry, would write).
+    pub folder: PathBuf,
     /// The cut-off.
     pub cutoff: Option<Date>,
     /// One line per cohort built.
@@ -758,7 +785,7 @@ pub fn build_cutoff(
     }])?;
     // Input paths relative to the cut-off folder: the same manifest whichever folder the
     // build ran from, and `verify` works from anywhere.
-    let folder = plan.root.join(plan.folder_name());
+    let folder = plan.folder();
     let relative = |path: &str| {
         write::relative_path(&folder, Path::new(path))
             .to_string_lossy()
@@ -918,23 +945,15 @@ pub fn build_config(
 pub fn dry_build(study: &LoadedStudy, opts: &BuildOptions) -> Result<Vec<BuiltFolder>> {
     check_strict(study, opts)?;
     study.with_renderer(|renderer| {
-        let root = output_root(&study.config, opts.out.as_deref());
         let plans = plan(&study.config, opts);
         for p in &plans {
-            write::check_target(&root.join(p.folder_name()))?;
+            write::check_target(&p.folder())?;
         }
         let mut folders = Vec::new();
         for p in &plans {
             let sink = FolderSink::in_memory();
             let cutoff = build_cutoff(study, p, renderer, &sink)?;
-            folders.push(BuiltFolder {
-                study: study.config.config.study.id.clone(),
-                path: None,
-                cutoff: p.cutoff,
-                cohorts: cutoff.summaries,
-                failures: cutoff.failures,
-                notes: cutoff.notes,
-            });
+            folders.push(p.built(study, cutoff, None));
         }
         Ok(folders)
     })
@@ -962,23 +981,14 @@ fn build_folders(
     renderer: &Renderer,
     on_folder: &(dyn Fn(&BuiltFolder) + Sync),
 ) -> Result<Vec<BuiltFolder>> {
-    let cfg = &study.config;
-    let root = output_root(cfg, opts.out.as_deref());
-    let plans = plan(cfg, opts);
+    let plans = plan(&study.config, opts);
     // Killed builds are cleaned up after, and a folder that cannot be replaced is refused,
     // before anything is built.
     for p in &plans {
-        write::prepare_target(&root.join(p.folder_name()))?;
+        write::prepare_target(&p.folder())?;
     }
     let folder = |p: &CutoffPlan, cutoff: CutoffBuild, path: Option<PathBuf>| {
-        let folder = BuiltFolder {
-            study: cfg.config.study.id.clone(),
-            path,
-            cutoff: p.cutoff,
-            cohorts: cutoff.summaries,
-            failures: cutoff.failures,
-            notes: cutoff.notes,
-        };
+        let folder = p.built(study, cutoff, path);
         on_folder(&folder);
         folder
     };
@@ -1009,7 +1019,7 @@ fn build_folders(
             .zip(cutoffs.into_par_iter())
             .map(|(p, (cutoff, files))| {
                 let path = if cutoff.has_files {
-                    let target = root.join(p.folder_name());
+                    let target = p.folder();
                     write::write_folder_atomically(&target, files)?;
                     Some(target)
                 } else {
@@ -1024,7 +1034,7 @@ fn build_folders(
     let built: Vec<Result<BuiltFolder>> = plans
         .par_iter()
         .map(|p| {
-            let target = root.join(p.folder_name());
+            let target = p.folder();
             let sink = FolderSink::staging(&target);
             let cutoff = build_cutoff(study, p, renderer, &sink)?;
             let path = if cutoff.has_files {

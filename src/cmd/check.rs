@@ -21,12 +21,8 @@ pub(super) fn check_command(configs: &[PathBuf], opts: &BuildOptions) -> Result<
             // a build (an unknown variable in a user template, ...) fails the check. The
             // folders and cohorts listed are those the build would write.
             let folders = crate::build::dry_build(&study, opts)?;
-            let root = crate::build::output_root(&study.config, opts.out.as_deref());
             for folder in &folders {
-                let name = folder
-                    .cutoff
-                    .map_or_else(|| "no-cutoff".to_string(), |d| d.to_string());
-                outln!("  would write {}", root.join(name).display());
+                outln!("  would write {}", folder.folder.display());
                 for c in &folder.cohorts {
                     outln!("    {:<16} {} subjects", c.id, c.n);
                 }

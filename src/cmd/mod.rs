@@ -273,8 +273,7 @@ fn distinct_folders(
                         message: "the config is given twice; give it once".to_string(),
                     });
                 }
-                let folder =
-                    crate::build::output_root(cfg, opts.out.as_deref()).join(plan.folder_name());
+                let folder = plan.folder();
                 let case = if first_id == id {
                     String::new()
                 } else {
