@@ -13,11 +13,8 @@ use crate::endpoints::{AeGrading, CohortResults, Estimate, Proportion, ResponseR
 use crate::model::Date;
 
 use crate::error::{Error, Result};
-use crate::format::fixed;
+use crate::format::{first_names, fixed, NAMES_LISTED};
 use crate::render::{escape_markdown as esc, html::remove_unsafe_urls, markdown_tables_to_html};
-
-/// How many new subjects a diff names (the rest are counted).
-const NEW_SUBJECTS_LISTED: usize = 10;
 
 /// The comparison, as text and the files written.
 #[derive(Debug, Clone)]
@@ -265,27 +262,17 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
             })
             .collect();
         if !new_subjects.is_empty() {
-            let more = new_subjects.len().saturating_sub(NEW_SUBJECTS_LISTED);
+            let shown = &new_subjects[..new_subjects.len().min(NAMES_LISTED)];
             let _ = writeln!(
                 md,
-                "{} new {}: {}{}.\n",
+                "{} new {}: {}.\n",
                 new_subjects.len(),
                 if new_subjects.len() == 1 {
                     "subject"
                 } else {
                     "subjects"
                 },
-                new_subjects
-                    .iter()
-                    .take(NEW_SUBJECTS_LISTED)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                if more > 0 {
-                    format!(" and {more} more")
-                } else {
-                    String::new()
-                }
+                first_names(shown, new_subjects.len())
             );
         }
         if changed.is_empty() {

@@ -67,3 +67,20 @@ pub fn long_date(iso: &str) -> String {
         Err(_) => iso.to_string(),
     }
 }
+
+/// How many subjects (or other names) a warning or report lists before it counts the rest.
+pub const NAMES_LISTED: usize = 10;
+
+/// `shown` (the first names of `total`), joined as `a, b, c and 4 more`.
+pub fn first_names<S: AsRef<str>>(shown: &[S], total: usize) -> String {
+    let mut text = shown
+        .iter()
+        .map(AsRef::as_ref)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let more = total.saturating_sub(shown.len());
+    if more > 0 {
+        text.push_str(&format!(" and {more} more"));
+    }
+    text
+}

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::{Analysis, BaselineItem, BaselineKind, CohortConfig, ProportionCi};
 use crate::derive::{BestResponse, DerivedSubject, TimeToEvent};
 use crate::error::{Error, Result};
+use crate::format::{first_names, NAMES_LISTED};
 use crate::load::StudyData;
 use crate::model::{AdverseEvent, Date, Status, Subject, TteRecord, TteTable};
 use crate::stats::{self, KaplanMeier};
@@ -697,25 +698,16 @@ pub fn bor_category(bor: BestResponse) -> &'static str {
 }
 
 /// How many subjects and who: `2 efficacy subjects (S-001, S-003)`, the first
-/// [`SUBJECTS_LISTED`] named and how many more.
+/// [`NAMES_LISTED`] named and how many more.
 fn subject_list<'n>(what: &str, positions: &[usize], name: impl Fn(&usize) -> &'n str) -> String {
-    let shown: Vec<&str> = positions.iter().take(SUBJECTS_LISTED).map(name).collect();
-    let more = positions.len().saturating_sub(SUBJECTS_LISTED);
+    let shown: Vec<&str> = positions.iter().take(NAMES_LISTED).map(name).collect();
     format!(
-        "{} {what}{} ({}{})",
+        "{} {what}{} ({})",
         positions.len(),
         if positions.len() == 1 { "" } else { "s" },
-        shown.join(", "),
-        if more > 0 {
-            format!(" and {more} more")
-        } else {
-            String::new()
-        }
+        first_names(&shown, positions.len())
     )
 }
-
-/// How many subjects a warning names.
-const SUBJECTS_LISTED: usize = 10;
 
 /// The BOR categories in reporting order.
 pub const BOR_CATEGORIES: [&str; 6] = ["CR", "PR", "SD", "NON-CR/NON-PD", "PD", "NE"];

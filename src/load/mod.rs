@@ -307,9 +307,6 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     Ok(study)
 }
 
-/// How many subjects a warning names.
-const SUBJECTS_LISTED: usize = 10;
-
 /// Overall survival is censored at the last date a subject is known alive: a response
 /// assessment or an adverse event after `LSTALVDT` shows the subject alive then, so the
 /// subject's last-alive date is moved to the latest of them (derived OS and follow-up would
@@ -344,23 +341,17 @@ fn last_seen_alive(study: &mut StudyData) -> Option<String> {
         };
         if let Some(&later) = seen.get(&*s.usubjid).filter(|&&d| d > alive) {
             count += 1;
-            if moved.len() < SUBJECTS_LISTED {
+            if moved.len() < crate::format::NAMES_LISTED {
                 moved.push(format!("{} (LSTALVDT {alive}, seen {later})", s.usubjid));
             }
             s.last_alive = Some(later);
         }
     }
     (count > 0).then(|| {
-        let more = count - moved.len();
         format!(
             "{count} subject(s) have an assessment or adverse event after their LSTALVDT; \
-             overall survival is censored at that later date: {}{}",
-            moved.join(", "),
-            if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            }
+             overall survival is censored at that later date: {}",
+            crate::format::first_names(&moved, count)
         )
     })
 }
