@@ -55,10 +55,10 @@ fn load(c: &mut Criterion) {
     group.finish();
 }
 
-fn example_study() -> Option<build::LoadedStudy> {
+fn example_study() -> Option<readout::study::LoadedStudy> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/altn-ak105-ii-01.yaml");
     readout::config::load(&path)
-        .and_then(build::load_study)
+        .and_then(readout::study::load_study)
         .ok()
 }
 
@@ -74,10 +74,10 @@ fn derive_and_analyse(c: &mut Criterion) {
                 let Ok(cut) = readout::cut::apply_cutoff(&study.data, plan.cutoff) else {
                     continue;
                 };
-                let at = build::CutData::new(&cut, plan.cutoff);
+                let at = readout::cohort::CutData::new(&cut, plan.cutoff);
                 for &i in &plan.cohorts {
                     if let Some(cohort) = study.config.config.cohorts.get(i) {
-                        black_box(build::analyse(&study, &at, cohort).ok());
+                        black_box(readout::cohort::analyse(&study, &at, cohort).ok());
                     }
                 }
             }
@@ -107,7 +107,7 @@ fn figures(c: &mut Criterion) {
     let Ok(cut) = readout::cut::apply_cutoff(&study.data, plan.cutoff) else {
         return;
     };
-    let at = build::CutData::new(&cut, plan.cutoff);
+    let at = readout::cohort::CutData::new(&cut, plan.cutoff);
     let Some(cohort) = plan
         .cohorts
         .first()
@@ -115,7 +115,7 @@ fn figures(c: &mut Criterion) {
     else {
         return;
     };
-    let Ok(analysis) = build::analyse(&study, &at, cohort) else {
+    let Ok(analysis) = readout::cohort::analyse(&study, &at, cohort) else {
         return;
     };
     let settings = study.config.analysis_for(cohort);

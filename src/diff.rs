@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use crate::endpoints::{AeGrading, CohortResults, Estimate, Proportion, ResponseResults};
 use crate::model::Date;
+use crate::outputs::CohortRecord;
 
 use crate::error::{Error, Result};
 use crate::format::{first_names, fixed, NAMES_LISTED};
@@ -26,13 +27,13 @@ pub struct DiffReport {
 }
 
 /// `results.json` as read back: the keys the build writes (`docs/OUTPUTS.md`); the cohorts are
-/// the build's own [`CohortResults`], so a number is named in one place.
+/// the build's own [`CohortRecord`]s, so a number is named in one place.
 #[derive(Deserialize)]
 struct ResultsFile {
     study: StudyId,
     #[serde(default)]
     cutoff: Option<Date>,
-    cohorts: Vec<CohortResults>,
+    cohorts: Vec<CohortRecord>,
 }
 
 #[derive(Deserialize)]
@@ -69,7 +70,11 @@ fn read_bor(path: &Path) -> Result<BTreeMap<String, String>> {
 }
 
 fn cohorts(results: &ResultsFile) -> BTreeMap<&str, &CohortResults> {
-    results.cohorts.iter().map(|c| (c.id.as_str(), c)).collect()
+    results
+        .cohorts
+        .iter()
+        .map(|c| (c.results.id.as_str(), &c.results))
+        .collect()
 }
 
 /// A number as the diff prints it: whole numbers bare, others to 2 decimals, `NE` for none.

@@ -18,6 +18,7 @@ use crate::docx;
 use crate::endpoints::CohortResults;
 use crate::error::{Error, Result};
 use crate::model::Date;
+use crate::outputs::CohortRecord;
 use crate::render::{self, CohortTexts, DocumentContext, Renderer};
 use crate::write::OutputFile;
 
@@ -160,8 +161,8 @@ pub struct IndexContext<'a> {
 /// One cohort's row in `index.html`.
 #[derive(Debug, Serialize)]
 pub struct IndexCohort<'a> {
-    /// The cohort's results.
-    pub cohort: &'a CohortResults,
+    /// The cohort's `results.json` entry.
+    pub cohort: &'a CohortRecord,
     /// Its documents, in a fixed order.
     pub documents: Vec<Link>,
     /// Its figures.
@@ -183,7 +184,7 @@ pub struct Link {
 pub fn render_index(
     cfg: &LoadedConfig,
     cutoff: Option<Date>,
-    cohorts: &[CohortResults],
+    cohorts: &[CohortRecord],
     paths: &[String],
     renderer: &Renderer,
 ) -> Result<OutputFile> {
@@ -201,14 +202,14 @@ pub fn render_index(
         .map(|c| {
             let documents = DOCUMENTS
                 .iter()
-                .map(|(file, label)| (format!("{}/{file}", c.id), label))
+                .map(|(file, label)| (format!("{}/{file}", c.results.id), label))
                 .filter(|(href, _)| has(href))
                 .map(|(href, label)| Link {
                     label: label.to_string(),
                     href,
                 })
                 .collect();
-            let prefix = format!("{}/figures/", c.id);
+            let prefix = format!("{}/figures/", c.results.id);
             let mut figures: Vec<Link> = paths
                 .iter()
                 .filter(|p| p.starts_with(&prefix) && p.ends_with(".svg"))

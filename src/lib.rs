@@ -12,6 +12,7 @@
 
 pub mod build;
 pub mod cmd;
+pub mod cohort;
 pub mod conference;
 pub mod config;
 pub mod cut;
@@ -28,9 +29,11 @@ pub mod lint;
 pub mod load;
 pub mod meter;
 pub mod model;
+pub mod outputs;
 pub mod plots;
 pub mod render;
 pub mod stats;
+pub mod study;
 pub mod timing;
 pub mod verify;
 pub mod write;

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::load::sha256_hex;
-use crate::write::Manifest;
+use crate::outputs::Manifest;
 
 fn check(label: &str, path: &Path, expected: &str, problems: &mut Vec<String>) {
     match std::fs::read(path) {

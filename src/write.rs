@@ -16,10 +16,9 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use serde::Serialize;
-
 use crate::error::{Error, Result};
 use crate::load::sha256_hex;
+use crate::outputs::ManifestEntry;
 
 /// One output file: a path relative to the cut-off folder and its bytes.
 #[derive(Debug, Clone)]
@@ -28,32 +27,6 @@ pub struct OutputFile {
     pub path: String,
     /// The content.
     pub bytes: Vec<u8>,
-}
-
-/// A file in `manifest.json`.
-#[derive(Debug, Clone, Serialize, serde::Deserialize)]
-pub struct ManifestEntry {
-    /// Relative path.
-    pub path: String,
-    /// Hex SHA-256.
-    pub sha256: String,
-}
-
-/// `manifest.json` (`docs/OUTPUTS.md`): written by the build, read by `readout verify`.
-#[derive(Debug, Clone, Serialize, serde::Deserialize)]
-pub struct Manifest {
-    /// The readout that wrote it.
-    pub readout_version: String,
-    /// `this folder`: the config and input paths start at the manifest's folder. Absent in
-    /// older manifests, whose paths start where the build ran.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub paths_relative_to: Option<String>,
-    /// The config file.
-    pub config: ManifestEntry,
-    /// The data files read.
-    pub inputs: Vec<ManifestEntry>,
-    /// The files of the folder, paths inside it.
-    pub outputs: Vec<ManifestEntry>,
 }
 
 /// Checks a relative output path cannot leave the output folder.

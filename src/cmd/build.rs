@@ -47,12 +47,12 @@ pub(super) fn build_command(
 ) -> Result<ExitCode> {
     use rayon::prelude::*;
     let parsed = load_configs(configs, &opts)?;
-    let loaded: Vec<(PathBuf, Result<crate::build::LoadedStudy>)> = parsed
+    let loaded: Vec<(PathBuf, Result<crate::study::LoadedStudy>)> = parsed
         .into_par_iter()
         .map(|(path, cfg)| {
             let study = cfg.and_then(|cfg| {
                 pages_for_inputs(&cfg);
-                crate::build::load_study(cfg)
+                crate::study::load_study(cfg)
             });
             (path, study)
         })

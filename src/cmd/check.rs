@@ -6,7 +6,7 @@ pub(super) fn check_command(configs: &[PathBuf], opts: &BuildOptions) -> Result<
     let mut failed = false;
     for (path, cfg) in load_configs(configs, opts)? {
         let path = &path;
-        let result = cfg.and_then(crate::build::load_study).and_then(|study| {
+        let result = cfg.and_then(crate::study::load_study).and_then(|study| {
             // A template that does not parse is reported before anything else (the
             // templates were parsed while the data loaded).
             study.check_templates()?;

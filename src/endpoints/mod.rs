@@ -128,9 +128,6 @@ pub struct CohortResults {
     /// Non-fatal data problems found for this cohort.
     #[serde(default)]
     pub warnings: Vec<String>,
-    /// Length of the abstract (`abstract.txt`) under `output.conference`; set when the
-    /// documents are rendered, `null` before.
-    pub abstract_length: Option<crate::conference::AbstractLength>,
 }
 
 /// Population counts.
@@ -665,7 +662,6 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
                 safety
             },
             warnings,
-            abstract_length: None,
         },
         members: input.members,
         derived: input.derived,

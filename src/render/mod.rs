@@ -1054,7 +1054,6 @@ mod tests {
             followup: None,
             safety: None,
             warnings: Vec::new(),
-            abstract_length: None,
         }
     }
 

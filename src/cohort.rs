@@ -1,0 +1,505 @@
+//! The cohort stage: a cohort's members at a cut-off (through per-cut-off indexes), each
+//! member's derivations, the cohort's analysis, figures and documents, and its complete
+//! `results.json` entry (docs/OUTPUTS.md).
+
+use std::collections::{BTreeSet, HashMap};
+
+use rustc_hash::FxHashMap;
+
+use crate::config::CohortConfig;
+use crate::derive::{self, DeriveOptions, DerivedSubject};
+use crate::documents;
+use crate::endpoints::{self, CohortAnalysis, CohortInput, Members};
+use crate::error::{Error, Result};
+use crate::figures;
+use crate::load::StudyData;
+use crate::model::{Assessment, Date, Subject};
+use crate::outputs::{CohortRecord, DerivedRows};
+use crate::render::Renderer;
+use crate::study::LoadedStudy;
+use crate::timing;
+use crate::write::OutputFile;
+
+/// The subjects of a cohort (positions in `subjects`, as [`endpoints::Members`]): every
+/// `where` filter must hold.
+pub fn cohort_members(cohort: &CohortConfig, subjects: &[Subject]) -> Vec<u32> {
+    let filters = Filters::of(cohort.filter.iter());
+    (0u32..)
+        .zip(subjects)
+        .filter(|(_, s)| filters.hold(s))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// `where` filters (column = value) as text, to test subjects against.
+struct Filters<'c>(Vec<(&'c str, String)>);
+
+impl<'c> Filters<'c> {
+    fn of(filters: impl Iterator<Item = (&'c String, &'c crate::config::Scalar)>) -> Filters<'c> {
+        Filters(filters.map(|(k, v)| (k.as_str(), v.as_text())).collect())
+    }
+
+    /// Whether every filter holds for the subject.
+    fn hold(&self, s: &Subject) -> bool {
+        self.0
+            .iter()
+            .all(|(col, value)| s.columns.get(col).is_some_and(|v| v == value.as_str()))
+    }
+}
+
+/// The tables at one cut-off, with the look-ups every cohort needs, built once.
+pub struct CutData<'a> {
+    /// The tables as of the cut-off.
+    pub data: &'a StudyData,
+    /// Each subject's OVR assessments.
+    pub by_subject: HashMap<&'a str, Vec<Assessment>>,
+    /// ADTTE by (PARAMCD, USUBJID), when ADTTE is given.
+    pub tte_index: Option<crate::endpoints::TteIndex<'a>>,
+    /// Subjects by the values of the columns cohorts filter on.
+    pub members: MemberIndex<'a>,
+    /// The cut-off.
+    pub cutoff: Option<Date>,
+}
+
+/// Subjects (positions) by the value of each column a cohort filters on, built once per
+/// cut-off: finding a cohort's members then costs the cohort's size, not the study's (1,000
+/// cohorts of a 200,000-subject study scanned 200 million subjects before).
+#[derive(Default)]
+pub struct MemberIndex<'a> {
+    /// Subject positions by column and value, as `u32` (4 bytes per subject; an ADSL file of
+    /// at most 1 GiB has fewer than 2^32 rows).
+    by_column: FxHashMap<&'a str, FxHashMap<&'a str, Vec<u32>>>,
+}
+
+impl<'a> MemberIndex<'a> {
+    /// Indexes `subjects` by each of `columns`.
+    pub fn new(columns: &BTreeSet<&'a str>, subjects: &'a [Subject]) -> MemberIndex<'a> {
+        let by_column = columns
+            .iter()
+            .map(|&column| {
+                // Subjects share their column lists (a handful of distinct lists in a study of
+                // millions): the value is looked up once per list, the subject's position
+                // pushed to that value's list.
+                let mut lists: Vec<(&str, Vec<u32>)> = Vec::new();
+                let mut by_value: FxHashMap<&str, usize> = FxHashMap::default();
+                let mut by_list: FxHashMap<usize, Option<usize>> = FxHashMap::default();
+                for (i, s) in (0u32..).zip(subjects) {
+                    let slot = *by_list.entry(s.columns.list_id()).or_insert_with(|| {
+                        let v = s.columns.get(column)?;
+                        Some(*by_value.entry(v).or_insert_with(|| {
+                            lists.push((v, Vec::new()));
+                            lists.len() - 1
+                        }))
+                    });
+                    if let Some((_, list)) = slot.and_then(|k| lists.get_mut(k)) {
+                        list.push(i);
+                    }
+                }
+                (column, lists.into_iter().collect())
+            })
+            .collect();
+        MemberIndex { by_column }
+    }
+
+    /// The cohort's subjects, in ADSL order: as [`cohort_members`], from the index when the
+    /// cohort's first filter column is indexed.
+    pub fn members(&self, cohort: &CohortConfig, subjects: &[Subject]) -> Members<'_> {
+        let mut filters = cohort.filter.iter();
+        let Some((column, value)) = filters.next() else {
+            return Members::Owned(cohort_members(cohort, subjects));
+        };
+        let Some(by_value) = self.by_column.get(column.as_str()) else {
+            return Members::Owned(cohort_members(cohort, subjects));
+        };
+        let rest = Filters::of(filters);
+        let Some(list) = by_value.get(value.as_text().as_str()) else {
+            return Members::Owned(Vec::new());
+        };
+        if rest.0.is_empty() {
+            // One filter (the usual case): the list is the cohort, borrowed as it is; its
+            // subjects are not touched (a cache miss each in a study of millions).
+            return Members::Borrowed(list);
+        }
+        Members::Owned(
+            list.iter()
+                .copied()
+                .filter(|&i| subjects.get(i as usize).is_some_and(|s| rest.hold(s)))
+                .collect(),
+        )
+    }
+}
+
+impl<'a> CutData<'a> {
+    /// Indexes the cut tables.
+    pub fn new(data: &'a StudyData, cutoff: Option<Date>) -> CutData<'a> {
+        CutData::for_cohorts(data, cutoff, &[])
+    }
+
+    /// Indexes the cut tables, and the subjects by the columns `cohorts` filter on.
+    pub fn for_cohorts(
+        data: &'a StudyData,
+        cutoff: Option<Date>,
+        cohorts: &[&'a CohortConfig],
+    ) -> CutData<'a> {
+        let columns: BTreeSet<&str> = cohorts
+            .iter()
+            .filter_map(|c| c.filter.keys().next().map(String::as_str))
+            .collect();
+        // Three independent indexes, built side by side.
+        let (by_subject, (tte_index, members)) = rayon::join(
+            || {
+                let mut by_subject: HashMap<&str, Vec<Assessment>> = HashMap::new();
+                for a in &data.assessments {
+                    by_subject
+                        .entry(a.usubjid.as_str())
+                        .or_default()
+                        .push(a.clone());
+                }
+                by_subject
+            },
+            || {
+                rayon::join(
+                    || {
+                        data.has_adtte.then(|| {
+                            crate::endpoints::TteIndex::new(&data.tte, data.subjects.len())
+                        })
+                    },
+                    || MemberIndex::new(&columns, &data.subjects),
+                )
+            },
+        );
+        CutData {
+            data,
+            by_subject,
+            tte_index,
+            members,
+            cutoff,
+        }
+    }
+}
+
+/// Analyses one cohort at one cut-off (data already cut).
+pub fn analyse<'a>(
+    study: &'a LoadedStudy,
+    at: &'a CutData<'a>,
+    cohort: &'a CohortConfig,
+) -> Result<CohortAnalysis<'a>> {
+    let (cut, by_subject, cutoff) = (at.data, &at.by_subject, at.cutoff);
+    let tte_index = at.tte_index.as_ref();
+    let analysis = study.config.analysis_for(cohort);
+    let members = timing::stage("  members", || at.members.members(cohort, &cut.subjects));
+    for column in cohort.filter.keys() {
+        if !cut.subjects.is_empty() && !cut.subjects.iter().any(|s| s.columns.contains_key(column))
+        {
+            return Err(Error::Config {
+                file: study.config.path.clone(),
+                location: format!(
+                    "key `cohorts[{}].where.{column}`: ",
+                    cohort_index(study, cohort)
+                ),
+                message: format!(
+                    "ADSL has no column `{column}` (or it is empty for every subject)"
+                ),
+            });
+        }
+    }
+    let options = derive_options(&analysis);
+    let derived: Vec<DerivedSubject> = if study.config.config.data.adrs.is_some() {
+        members
+            .iter()
+            .filter_map(|&i| cut.subjects.get(i as usize))
+            .map(|s| {
+                let empty = Vec::new();
+                let assessments = by_subject.get(&*s.usubjid).unwrap_or(&empty);
+                derive::derive_subject(s, assessments, &options).map_err(|e| Error::Analysis {
+                    cohort: cohort.id.clone(),
+                    message: e.to_string(),
+                })
+            })
+            .collect::<Result<_>>()?
+    } else {
+        Vec::new()
+    };
+    if members.is_empty() {
+        return Err(empty_cohort_error(study, cohort, cutoff));
+    }
+    endpoints::analyse_cohort(CohortInput {
+        cohort,
+        analysis: &analysis,
+        cutoff,
+        data: cut,
+        members,
+        derived,
+        tte_index,
+    })
+}
+
+/// The error for a cohort without a subject: the cut-off is before its first enrolment, or
+/// its `where` filter matches nobody (then each column's values are listed). An abstract of
+/// no patient is never written.
+fn empty_cohort_error(study: &LoadedStudy, cohort: &CohortConfig, cutoff: Option<Date>) -> Error {
+    let subjects = &study.data.subjects;
+    let matching = cohort_members(cohort, subjects);
+    if let (false, Some(cutoff)) = (matching.is_empty(), cutoff) {
+        let first = matching
+            .iter()
+            .filter_map(|&i| {
+                subjects
+                    .get(i as usize)
+                    .and_then(|s| s.enrolled.or(s.trt_start))
+            })
+            .min();
+        let message = match first {
+            Some(first) => format!(
+                "no subject was enrolled by the cut-off {cutoff}; the first of the cohort's {} subjects was enrolled on {first}",
+                matching.len()
+            ),
+            None => format!("no subject was enrolled by the cut-off {cutoff}"),
+        };
+        return Error::Other(message);
+    }
+    if cohort.filter.is_empty() {
+        return Error::Other("ADSL has no subject".to_string());
+    }
+    let filters: Vec<String> = cohort
+        .filter
+        .iter()
+        .map(|(column, value)| {
+            let mut seen: Vec<&str> = subjects
+                .iter()
+                .filter_map(|s| s.columns.get(column))
+                .collect();
+            seen.sort_unstable();
+            seen.dedup();
+            let shown: Vec<String> = seen.iter().take(10).map(|v| format!("{v:?}")).collect();
+            let more = match seen.len() {
+                n if n > 10 => format!(", ... ({n} values)"),
+                _ => String::new(),
+            };
+            format!(
+                "{column} = {:?} (ADSL has: {}{more})",
+                value.as_text(),
+                shown.join(", ")
+            )
+        })
+        .collect();
+    Error::Config {
+        file: study.config.path.clone(),
+        location: format!("key `cohorts[{}].where`: ", cohort_index(study, cohort)),
+        message: format!(
+            "no subject matches {} (values are compared exactly, case included)",
+            filters.join("; ")
+        ),
+    }
+}
+
+/// The derivation rules a cohort's analysis settings ask for.
+pub fn derive_options(a: &crate::config::Analysis) -> DeriveOptions {
+    DeriveOptions {
+        bor: derive::BorOptions {
+            confirmed: a.confirmed,
+            confirmation_days: a.confirmation_days,
+            sd_min_days: a.sd_min_days,
+            max_nr_ne: a.max_nr_ne,
+            accept_sd: a.accept_sd,
+            missing_as_ne: true,
+        },
+        pfs: derive::PfsOptions {
+            missed_visit_days: (a.missed_visit_days > 0).then_some(a.missed_visit_days),
+        },
+    }
+}
+
+fn cohort_index(study: &LoadedStudy, cohort: &CohortConfig) -> usize {
+    study
+        .config
+        .config
+        .cohorts
+        .iter()
+        .position(|c| c.id == cohort.id)
+        .unwrap_or(0)
+}
+
+/// A cohort's line in the build summary.
+#[derive(Debug, Clone)]
+pub struct CohortSummary {
+    /// Cohort id.
+    pub id: String,
+    /// Enrolled subjects.
+    pub n: usize,
+    /// ORR as the documents print it (`34.2%`), if computed.
+    pub orr: Option<String>,
+    /// Median PFS as the documents print it, with its unit (`8.4 months`, `NR` when not
+    /// reached); `None` when PFS was not analysed.
+    pub median_pfs: Option<String>,
+    /// The time-to-event endpoints analysed (`PFS`, `OS`, ...), in `tte_params` order.
+    pub endpoints: Vec<String>,
+    /// The cohort's warnings, as in `results.json`.
+    pub warnings: Vec<String>,
+    /// The abstract measured against `output.conference`.
+    pub abstract_length: Option<crate::conference::AbstractLength>,
+}
+
+impl CohortSummary {
+    /// The summary line of a cohort's entry, numbers as its documents print them.
+    fn of(record: &CohortRecord, settings: &crate::config::Analysis) -> CohortSummary {
+        let results = &record.results;
+        CohortSummary {
+            id: results.id.clone(),
+            n: results.n.enrolled,
+            orr: results
+                .response
+                .as_ref()
+                .and_then(|r| r.orr.rate)
+                .map(|rate| crate::format::fmt_pct(Some(rate), settings.percent_decimals)),
+            median_pfs: results.tte.get("PFS").map(|t| match t.median.estimate {
+                Some(m) => format!(
+                    "{} {}",
+                    crate::format::fixed(m, settings.time_decimals),
+                    settings.time_unit.name()
+                ),
+                None => "NR".to_string(),
+            }),
+            endpoints: results.tte.keys().cloned().collect(),
+            warnings: results.warnings.clone(),
+            abstract_length: record.abstract_length.clone(),
+        }
+    }
+}
+
+/// One cohort built: its complete `results.json` entry, its files, its line in the build
+/// summary and its KM curves for the study-level figures.
+pub struct CohortBuild {
+    /// The cohort's `results.json` entry.
+    pub record: CohortRecord,
+    /// Figures and documents, paths relative to the cut-off folder.
+    pub files: Vec<OutputFile>,
+    /// The cohort's line in the build summary.
+    pub summary: CohortSummary,
+    /// The cohort's KM curves per endpoint, with the time unit, for the study-level figures.
+    pub curves: Vec<(String, crate::config::TimeUnit, crate::plots::KmSeries)>,
+}
+
+/// Analyses one cohort and makes its figures and documents. The stages hand on in turn: the
+/// analysis, then the figures (whose notes on a figure left out are the cohort's warnings
+/// too), then the documents rendered from the results as `results.json` holds them; the
+/// entry is made once, with the abstract's length. The derived CSV's rows are returned apart,
+/// to be streamed to the folder after the other files.
+pub fn build_cohort<'a>(
+    study: &'a LoadedStudy,
+    at: &'a CutData<'a>,
+    cohort: &'a CohortConfig,
+    renderer: &Renderer,
+) -> Result<(CohortBuild, DerivedRows<'a>)> {
+    let cfg = &study.config;
+    let formats = &cfg.config.output.formats;
+    let analysis = timing::stage("  analyse", || analyse(study, at, cohort))?;
+    let settings = cfg.analysis_for(cohort);
+    let figs = timing::stage("  figures", || {
+        figures::cohort_figures(&analysis, &settings, formats)
+    })?;
+    let curves = analysis
+        .km
+        .iter()
+        .filter_map(|(endpoint, fit)| {
+            let median = &analysis.results.tte.get(endpoint)?.median;
+            let series =
+                figures::km_series(fit, &analysis.results.label, median, &settings).ok()?;
+            Some((endpoint.clone(), settings.time_unit, series))
+        })
+        .collect();
+    let CohortAnalysis {
+        mut results,
+        members,
+        derived,
+        derived_tte,
+        ..
+    } = analysis;
+    results.warnings.extend(figs.notes);
+    let mut files = figs.files;
+    let documents = documents::render_documents(
+        cfg,
+        cohort,
+        &results,
+        &settings,
+        &figs.inline,
+        renderer,
+        formats,
+    )?;
+    files.extend(documents.files);
+    let record = CohortRecord {
+        results,
+        abstract_length: documents.abstract_length,
+    };
+    let summary = CohortSummary::of(&record, &settings);
+    Ok((
+        CohortBuild {
+            record,
+            files,
+            summary,
+            curves,
+        },
+        DerivedRows {
+            members,
+            derived,
+            derived_tte,
+            endpoints: settings.tte_params.clone(),
+        },
+    ))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// The index gives the same members as scanning every subject, for one filter, two
+    /// filters, a value nobody has, a column nobody has, and no filter; subjects with lists
+    /// of their own and subjects sharing lists (as loaded subjects do).
+    #[test]
+    fn indexed_members_equal_scanned_members() {
+        let mut subjects: Vec<Subject> = (0..500)
+            .map(|i| {
+                let mut s = Subject::placeholder();
+                s.usubjid = format!("S{i:03}").into();
+                if i % 7 != 0 {
+                    s.columns.insert("ARM".into(), ["A", "B", "C"][i % 3]);
+                }
+                s.columns.insert("SEX".into(), ["F", "M"][i % 2]);
+                s
+            })
+            .collect();
+        // The second half shares the lists of the first 42 subjects, in a shuffled order.
+        for i in 250..500 {
+            subjects[i].columns = subjects[(i * 17) % 42].columns.clone();
+        }
+        let cohorts: Vec<CohortConfig> = [
+            r#"{"id": "a", "where": {"ARM": "A"}}"#,
+            r#"{"id": "b", "where": {"ARM": "B", "SEX": "F"}}"#,
+            r#"{"id": "c", "where": {"SEX": "M", "ARM": "C"}}"#,
+            r#"{"id": "d", "where": {"ARM": "Z"}}"#,
+            r#"{"id": "e", "where": {"AGE": "60"}}"#,
+            r#"{"id": "f"}"#,
+        ]
+        .iter()
+        .map(|json| serde_json::from_str(json).unwrap())
+        .collect();
+        let columns: BTreeSet<&str> = ["ARM", "SEX"].into_iter().collect();
+        let index = MemberIndex::new(&columns, &subjects);
+        for cohort in &cohorts {
+            let scanned = cohort_members(cohort, &subjects);
+            assert_eq!(index.members(cohort, &subjects), scanned, "{}", cohort.id);
+        }
+        assert_eq!(cohort_members(&cohorts[0], &subjects).len(), 143);
+        // A cohort of one indexed filter is the index's list, not a copy.
+        assert!(matches!(
+            index.members(&cohorts[0], &subjects),
+            Members::Borrowed(_)
+        ));
+        assert!(matches!(
+            index.members(&cohorts[1], &subjects),
+            Members::Owned(_)
+        ));
+        assert_eq!(index.members(&cohorts[5], &subjects).len(), 500);
+    }
+}

@@ -1,0 +1,79 @@
+//! A config's study as loaded once and shared by its cut-offs: the config (fitted to the data
+//! it names), the tables, the templates parsed alongside, the Word reference styles.
+
+use std::path::PathBuf;
+
+use crate::config::LoadedConfig;
+use crate::error::{Error, Result};
+use crate::load::{self, StudyData};
+use crate::render::Renderer;
+use crate::timing;
+
+/// Data loaded once per config, shared by its cut-offs.
+pub struct LoadedStudy {
+    /// The config.
+    pub config: LoadedConfig,
+    /// The tables as read.
+    pub data: StudyData,
+    /// The templates, parsed while the data loaded (`None` when they did not parse: the build
+    /// parses them again to report why).
+    renderer: Option<Renderer>,
+}
+
+/// Loads the config's data files, and parses the templates alongside (parsing them took a
+/// tenth of the example study's build when it waited for the data).
+pub fn load_study(mut config: LoadedConfig) -> Result<LoadedStudy> {
+    let (data, renderer) = rayon::join(
+        || timing::stage("load", || load::load_study(&config)),
+        || Renderer::new(template_dir(&config).as_deref()).ok(),
+    );
+    let mut data = data?;
+    crate::fits::fit_to_data(&mut config, &data)?;
+    if let Some(reference) = &config.config.output.docx_reference {
+        let path = config.base_dir().join(reference);
+        let refused = |message: String| Error::Config {
+            file: config.path.clone(),
+            location: "key `output.docx_reference`: ".to_string(),
+            message: format!("{}: {message}", path.display()),
+        };
+        let bytes = std::fs::read(&path).map_err(|e| refused(format!("cannot read: {e}")))?;
+        let styles = crate::docx::reference_styles(&bytes).map_err(refused)?;
+        // The reference shapes the Word files: its hash is in the manifest with the data's.
+        data.inputs.push(load::InputFile {
+            path: path.display().to_string(),
+            sha256: load::sha256_hex(&bytes),
+        });
+        config.docx_styles = Some(styles.into());
+    }
+    Ok(LoadedStudy {
+        config,
+        data,
+        renderer,
+    })
+}
+
+impl LoadedStudy {
+    /// The error a build would give for the study's templates, if any (they were parsed while
+    /// the data loaded).
+    pub fn check_templates(&self) -> Result<()> {
+        self.with_renderer(|_| Ok(()))
+    }
+
+    /// Runs `f` with the study's templates; when they did not parse alongside the load they
+    /// are parsed again, to return the same error a build gives.
+    pub fn with_renderer<T>(&self, f: impl FnOnce(&Renderer) -> Result<T>) -> Result<T> {
+        match &self.renderer {
+            Some(renderer) => f(renderer),
+            None => f(&Renderer::new(template_dir(&self.config).as_deref())?),
+        }
+    }
+}
+
+/// The config's own templates folder, if it names one.
+fn template_dir(cfg: &LoadedConfig) -> Option<PathBuf> {
+    cfg.config
+        .output
+        .templates
+        .as_ref()
+        .map(|t| cfg.base_dir().join(t))
+}
