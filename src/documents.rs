@@ -70,17 +70,26 @@ pub fn render_documents(
         methods: text_of("methods", &cohort.methods)?,
         conclusions: text_of("conclusions", &cohort.conclusions)?,
     };
+    let methods_statistics = render::methods_statistics(analysis, results);
+    let report = crate::report::cohort_report(
+        study,
+        results,
+        analysis,
+        &methods_statistics,
+        !figures.is_empty(),
+    );
     let mut ctx = DocumentContext {
         study,
         cohort: results,
         analysis,
         text: texts,
-        methods_statistics: render::methods_statistics(analysis, results),
+        methods_statistics,
         ci_percent: render::fmt_plain(analysis.ci_percent()),
         figures: figures.to_vec(),
         top_trae: render::top_terms(results, 2, |t| t.trae_any),
         top_trae_grade3: render::top_terms(results, 1, |t| t.trae_grade3plus),
         body: String::new(),
+        report,
     };
     let markdown = tidy_text(&renderer.render("abstract.md", &ctx)?);
     let plain = tidy_text(&renderer.render("abstract.txt", &ctx)?);

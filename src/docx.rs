@@ -1,7 +1,7 @@
 //! Word documents (`abstract.docx`, `report.docx`) with docx-rs: real headings (Word's
 //! "Heading 1" styles), real tables, and the figures as PNG images rasterised from the same
-//! SVGs as the HTML. Numbers are formatted by the same functions as the templates' filters
-//! ([`crate::format::fmt_pct`] ...), so the Word and HTML reports agree to the digit.
+//! SVGs as the HTML. `report.docx` is written from the same document model as `report.html`
+//! ([`crate::report`]), so the Word and HTML reports have the same tables to the digit.
 //!
 //! The output is deterministic: docx-rs stamps no dates, and the picture and paragraph ids are
 //! set per document here (docx-rs's own counters are process-wide).
@@ -11,14 +11,13 @@ use std::io::Cursor;
 use docx_rs::{
     AlignmentType, Docx, LineSpacing, Paragraph, Pic, Run, RunFonts, Style, StyleType, Table,
     TableBorder, TableBorderPosition, TableBorders, TableCell, TableCellBorder,
-    TableCellBorderPosition, TableCellBorders, TableRow, WidthType,
+    TableCellBorderPosition, TableCellBorders, TableRow, VMergeType, WidthType,
 };
 
-use crate::endpoints::{BaselineSummary, Estimate};
 use crate::error::{Error, Result};
-use crate::format::{fixed, fmt_count_pct, fmt_limits, fmt_pct, fmt_plain, long_date};
 use crate::plots;
 use crate::render::DocumentContext;
+use crate::report::{self, Block};
 
 /// Largest figure width on the page: 6 inches in EMU (914,400 per inch).
 const MAX_FIGURE_WIDTH_EMU: u64 = 6 * 914_400;
@@ -60,324 +59,83 @@ fn labelled_paragraph(ids: &Ids, text: &str) -> Paragraph {
     }
 }
 
-/// `report.docx`: the full cohort report, the same sections and numbers as `report.html`.
+/// `report.docx`: the cohort report written from the same document model as `report.html`
+/// ([`crate::report::Report`]): its facts, sections, tables and figures.
 pub fn report_docx(
     ctx: &DocumentContext<'_>,
     cohort: &str,
     styles: Option<&[u8]>,
 ) -> Result<Vec<u8>> {
     let ids = Ids::default();
-    let a = ctx.analysis;
-    let c = ctx.cohort;
-    let f = Formats {
-        pd: a.percent_decimals,
-        td: a.time_decimals,
-        level: a.ci_percent(),
-        unit: a.time_unit.name(),
-    };
+    let report = &ctx.report;
+    // A reference document with a table style `Table` (as pandoc's) styles every table;
+    // otherwise the tables carry the house rules themselves.
+    let rules = !styles.is_some_and(has_table_style);
     let mut doc = with_styles(Docx::new());
+    doc = doc.add_paragraph(text(&ids, &report.kicker));
     doc = doc.add_paragraph(
         ids.p()
             .style("Title")
             .add_run(Run::new().add_text(ctx.text.title.clone())),
     );
-    let mut header = format!("Study {}", ctx.study.id);
-    if let Some(r) = &ctx.study.registry_id {
-        header.push_str(&format!(" ({r})"));
+    for fact in &report.facts {
+        doc = doc.add_paragraph(
+            ids.p()
+                .add_run(Run::new().add_text(format!("{}: ", fact.label)).bold())
+                .add_run(Run::new().add_text(fact.value.clone())),
+        );
     }
-    header.push_str(&format!(" · cohort {} ({})", c.id, c.label));
-    header.push_str(&match c.cutoff {
-        Some(d) => format!(" · data cut-off {}", long_date(&d.to_string())),
-        None => " · no data cut-off".to_string(),
-    });
-    doc = doc.add_paragraph(text(&ids, &header));
-
-    // Populations.
-    doc = doc.add_paragraph(heading(&ids, "Disposition and populations"));
-    let mut rows = vec![
-        vec!["Enrolled".to_string(), c.n.enrolled.to_string()],
-        vec![
-            match &c.n.efficacy_flag {
-                Some(flag) => format!("Efficacy population ({flag} = Y)"),
-                None => "Efficacy population (every subject)".to_string(),
-            },
-            c.n.efficacy.to_string(),
-        ],
-        vec![
-            match &c.n.safety_flag {
-                Some(flag) => format!("Safety population ({flag} = Y)"),
-                None => "Safety population (every subject)".to_string(),
-            },
-            c.n.safety.to_string(),
-        ],
-    ];
-    if let (Some(first), Some(last)) = (c.enrolment.first, c.enrolment.last) {
-        rows.push(vec![
-            "Enrolment".to_string(),
-            format!(
-                "{} to {}",
-                long_date(&first.to_string()),
-                long_date(&last.to_string())
-            ),
-        ]);
-    }
-    if let Some(centres) = c.enrolment.centres {
-        rows.push(vec!["Centres".to_string(), centres.to_string()]);
-    }
-    doc = doc.add_table(table(&ids, &["Population", "Subjects"], &rows));
-
-    // Baseline.
-    if !c.baseline.is_empty() {
-        doc = doc.add_paragraph(heading(&ids, "Baseline characteristics"));
-        let n = c.n.enrolled as u64;
-        doc = doc.add_table(table(
-            &ids,
-            &["Characteristic", &format!("All subjects (N = {n})")],
-            &baseline_rows(&c.baseline, &f),
-        ));
-    }
-
-    // Response.
-    if let Some(r) = &c.response {
-        doc = doc.add_paragraph(heading(
-            &ids,
-            if r.confirmed {
-                "Best overall response (confirmed, RECIST 1.1)"
-            } else {
-                "Best overall response (unconfirmed, RECIST 1.1)"
-            },
-        ));
-        let total = r.orr.total as u64;
-        let mut rows: Vec<Vec<String>> = r
-            .bor
-            .iter()
-            .map(|(code, n)| {
-                vec![
-                    response_label(code).to_string(),
-                    fmt_count_pct(*n as u64, total, f.pd),
-                    String::new(),
-                ]
-            })
-            .collect();
-        for (name, p) in [
-            ("Objective response rate (CR + PR)", &r.orr),
-            ("Disease control rate", &r.dcr),
-        ] {
-            rows.push(vec![
-                name.to_string(),
-                fmt_count_pct(p.n as u64, p.total as u64, f.pd),
-                fmt_limits(p.lower, p.upper, f.pd, true),
-            ]);
-        }
-        doc = doc.add_table(table(
-            &ids,
-            &[
-                "Best overall response",
-                &format!("n (%), N = {total}"),
-                &format!("{}% CI", f.level),
-            ],
-            &rows,
-        ));
-    }
-
-    // Time to event.
-    if !c.tte.is_empty() {
-        doc = doc.add_paragraph(heading(&ids, "Time-to-event endpoints"));
-        let rows: Vec<Vec<String>> = c
-            .tte
-            .iter()
-            .map(|(name, t)| {
-                vec![
-                    name.clone(),
-                    t.n.to_string(),
-                    fmt_count_pct(t.events as u64, t.n as u64, f.pd),
-                    f.estimate(&t.median),
-                    f.estimate(&t.q25),
-                    f.estimate(&t.q75),
-                ]
-            })
-            .collect();
-        doc = doc.add_table(table(
-            &ids,
-            &[
-                "Endpoint",
-                "N",
-                "Events, n (%)",
-                &format!("Median, {} ({}% CI)", f.unit, f.level),
-                &format!("25th percentile ({}% CI)", f.level),
-                &format!("75th percentile ({}% CI)", f.level),
-            ],
-            &rows,
-        ));
-        let landmarks: Vec<Vec<String>> = c
-            .tte
-            .iter()
-            .flat_map(|(name, t)| {
-                t.landmarks.iter().map(move |l| {
-                    vec![
-                        name.clone(),
-                        format!("{} {}", fmt_plain(l.time), f.unit),
-                        l.n_risk.to_string(),
-                        if l.beyond_last_followup {
-                            "NE (beyond follow-up)".to_string()
-                        } else {
-                            fmt_pct(Some(l.surv), f.pd)
-                        },
-                        if l.beyond_last_followup {
-                            String::new()
-                        } else {
-                            fmt_limits(l.lower, l.upper, f.pd, true)
-                        },
-                    ]
-                })
-            })
-            .collect();
-        if !landmarks.is_empty() {
-            doc = doc.add_paragraph(subheading(&ids, "Landmark rates (Kaplan–Meier)"));
-            doc = doc.add_table(table(
-                &ids,
-                &[
-                    "Endpoint",
-                    "Time",
-                    "At risk",
-                    "Rate",
-                    &format!("{}% CI", f.level),
-                ],
-                &landmarks,
-            ));
-        }
-    }
-    if let Some(fu) = &c.followup {
-        doc = doc.add_paragraph(heading(&ids, "Follow-up"));
-        doc = doc.add_paragraph(text(
-            &ids,
-            &format!(
-                "Median follow-up (reverse Kaplan–Meier, {}): {} ({}% CI: {}).",
-                fu.label,
-                match fu.estimate {
-                    Some(x) => format!("{} {}", fixed(x, f.td), f.unit),
-                    None => "not reached".to_string(),
-                },
-                f.level,
-                fmt_limits(fu.lower, fu.upper, f.td, false)
-            ),
-        ));
-    }
-
-    // Safety.
-    if let Some(s) = &c.safety {
-        let total = s.total as u64;
-        doc = doc.add_paragraph(heading(
-            &ids,
-            &format!("Adverse events (safety population, N = {total})"),
-        ));
-        let g = s.grading;
-        let severity = g == crate::endpoints::AeGrading::Severity;
-        let summary = [
-            (g.any(), s.teae.any, s.trae.any),
-            (g.severe(), s.teae.grade3plus, s.trae.grade3plus),
-            ("Grade ≥4", s.teae.grade4plus, s.trae.grade4plus),
-            ("Serious", s.teae.serious, s.trae.serious),
-            (
-                if severity { "Fatal" } else { "Fatal (grade 5)" },
-                s.teae.fatal,
-                s.trae.fatal,
-            ),
-        ];
-        let rows: Vec<Vec<String>> = summary
-            .iter()
-            // Severity has no grade 4.
-            .filter(|(name, _, _)| !(severity && name.starts_with("Grade ≥4")))
-            .map(|(name, teae, trae)| {
-                vec![
-                    name.to_string(),
-                    fmt_count_pct(*teae as u64, total, f.pd),
-                    fmt_count_pct(*trae as u64, total, f.pd),
-                ]
-            })
-            .collect();
-        doc = doc.add_table(table(
-            &ids,
-            &["Subjects with", "TEAE, n (%)", "TRAE, n (%)"],
-            &rows,
-        ));
-        if !s.by_term.is_empty() {
-            doc = doc.add_paragraph(subheading(
-                &ids,
-                &format!(
-                    "By preferred term (each subject counted once, at the {})",
-                    g.worst()
+    for section in &report.sections {
+        doc = doc.add_paragraph(heading(&ids, &section.heading));
+        for block in &section.blocks {
+            doc = match block {
+                Block::Table(t) => doc.add_table(table(&ids, t, rules)),
+                Block::Subheading { text } => doc.add_paragraph(subheading(&ids, text)),
+                Block::Paragraph { text: t } => doc.add_paragraph(text(&ids, t)),
+                Block::Note { text: t } => doc.add_paragraph(
+                    ids.p()
+                        .style("Caption")
+                        .add_run(Run::new().add_text(t.clone())),
                 ),
-            ));
-            let rows: Vec<Vec<String>> = s
-                .by_term
-                .iter()
-                .map(|t| {
-                    vec![
-                        t.term.clone(),
-                        t.soc.clone().unwrap_or_default(),
-                        fmt_count_pct(t.teae_any as u64, total, f.pd),
-                        fmt_count_pct(t.teae_grade3plus as u64, total, f.pd),
-                        fmt_count_pct(t.trae_any as u64, total, f.pd),
-                        fmt_count_pct(t.trae_grade3plus as u64, total, f.pd),
-                    ]
-                })
-                .collect();
-            doc = doc.add_table(table(
-                &ids,
-                &[
-                    "Preferred term",
-                    "System organ class",
-                    &format!("TEAE {}", g.any().to_lowercase()),
-                    &format!("TEAE {}", g.severe().to_lowercase()),
-                    &format!("TRAE {}", g.any().to_lowercase()),
-                    &format!("TRAE {}", g.severe().to_lowercase()),
-                ],
-                &rows,
-            ));
-        }
-    }
-
-    doc = doc.add_paragraph(heading(&ids, "Methods"));
-    doc = doc.add_paragraph(text(&ids, &ctx.methods_statistics));
-
-    if !c.warnings.is_empty() {
-        doc = doc.add_paragraph(heading(&ids, "Warnings"));
-        for w in &c.warnings {
-            doc = doc.add_paragraph(text(&ids, &format!("• {w}")));
-        }
-    }
-
-    if !ctx.figures.is_empty() {
-        doc = doc.add_paragraph(heading(&ids, "Figures"));
-        for (i, fig) in ctx.figures.iter().enumerate() {
-            // The figure's PNG when the build made one (at the same scale), else drawn here.
-            let png = match &fig.png {
-                Some(png) => png.to_vec(),
-                None => plots::figure_png(&fig.svg).map_err(|e| Error::Analysis {
-                    cohort: cohort.to_string(),
-                    message: format!("figure {} for report.docx: {e}", fig.name),
-                })?,
+                Block::List { items } => items.iter().fold(doc, |doc, item| {
+                    doc.add_paragraph(text(&ids, &format!("• {item}")))
+                }),
+                Block::Figures => add_figures(doc, &ids, ctx, cohort)?,
             };
-            let Some((w, h)) = png_size(&png) else {
-                return Err(Error::Analysis {
-                    cohort: cohort.to_string(),
-                    message: format!("figure {}: the rasterised PNG has no size", fig.name),
-                });
-            };
-            let (w_emu, h_emu) = fit_page(w, h);
-            let pic = Pic::new_with_dimensions(png, w, h)
-                .size(w_emu, h_emu)
-                .id(format!("rIdImage{}", i + 1));
-            doc = doc.add_paragraph(ids.p().add_run(Run::new().add_image(pic)));
-            doc = doc.add_paragraph(
-                ids.p()
-                    .style("Caption")
-                    .add_run(Run::new().add_text(format!("Figure {}. {}", i + 1, fig.caption))),
-            );
         }
     }
     pack(doc, cohort, "report.docx", styles)
+}
+
+/// The cohort's figures as PNG pictures, each with its numbered caption.
+fn add_figures(mut doc: Docx, ids: &Ids, ctx: &DocumentContext<'_>, cohort: &str) -> Result<Docx> {
+    for (i, fig) in ctx.figures.iter().enumerate() {
+        // The figure's PNG when the build made one (at the same scale), else drawn here.
+        let png = match &fig.png {
+            Some(png) => png.to_vec(),
+            None => plots::figure_png(&fig.svg).map_err(|e| Error::Analysis {
+                cohort: cohort.to_string(),
+                message: format!("figure {} for report.docx: {e}", fig.name),
+            })?,
+        };
+        let Some((w, h)) = png_size(&png) else {
+            return Err(Error::Analysis {
+                cohort: cohort.to_string(),
+                message: format!("figure {}: the rasterised PNG has no size", fig.name),
+            });
+        };
+        let (w_emu, h_emu) = fit_page(w, h);
+        let pic = Pic::new_with_dimensions(png, w, h)
+            .size(w_emu, h_emu)
+            .id(format!("rIdImage{}", i + 1));
+        doc = doc.add_paragraph(ids.p().add_run(Run::new().add_image(pic)));
+        doc = doc.add_paragraph(
+            ids.p()
+                .style("Caption")
+                .add_run(Run::new().add_text(format!("Figure {}. {}", i + 1, fig.caption))),
+        );
+    }
+    Ok(doc)
 }
 
 /// Paragraph ids (`w14:paraId`) numbered per document: docx-rs's own counter is per thread
@@ -391,71 +149,6 @@ impl Ids {
         let id = self.0.get() + 1;
         self.0.set(id);
         Paragraph::new().id(format!("{id:08X}"))
-    }
-}
-
-/// Number formats of one cohort.
-struct Formats {
-    pd: usize,
-    td: usize,
-    level: f64,
-    unit: &'static str,
-}
-
-impl Formats {
-    /// "8.41 (2.83, NE)"; "NR (2.83, NE)" when not reached.
-    fn estimate(&self, e: &Estimate) -> String {
-        let point = match e.estimate {
-            Some(x) => fixed(x, self.td),
-            None => "NR".to_string(),
-        };
-        format!("{point} ({})", fmt_limits(e.lower, e.upper, self.td, false))
-    }
-}
-
-fn baseline_rows(baseline: &[BaselineSummary], f: &Formats) -> Vec<Vec<String>> {
-    let mut rows = Vec::new();
-    for b in baseline {
-        match (&b.stats, b.levels.is_empty()) {
-            (Some(s), _) => {
-                rows.push(vec![
-                    format!("{}, median (range)", b.label),
-                    format!(
-                        "{} ({}–{})",
-                        fmt_plain(s.median),
-                        fmt_plain(s.min),
-                        fmt_plain(s.max)
-                    ),
-                ]);
-            }
-            (None, false) => {
-                rows.push(vec![format!("{}, n (%)", b.label), String::new()]);
-                for l in &b.levels {
-                    rows.push(vec![
-                        format!("    {}", l.value),
-                        fmt_count_pct(l.n as u64, l.total as u64, f.pd),
-                    ]);
-                }
-            }
-            (None, true) => rows.push(vec![b.label.clone(), "no data".to_string()]),
-        }
-        if b.missing > 0 {
-            rows.push(vec!["    Missing".to_string(), b.missing.to_string()]);
-        }
-    }
-    rows
-}
-
-/// The words of a BOR code for tables.
-pub fn response_label(code: &str) -> &str {
-    match code {
-        "CR" => "Complete response (CR)",
-        "PR" => "Partial response (PR)",
-        "SD" => "Stable disease (SD)",
-        "NON-CR/NON-PD" => "Non-CR/non-PD",
-        "PD" => "Progressive disease (PD)",
-        "NE" => "Not evaluable (NE)",
-        other => other,
     }
 }
 
@@ -495,6 +188,15 @@ fn with_styles(doc: Docx) -> Docx {
             .line_spacing(LineSpacing::new().before(240).after(120)),
     )
     .add_style(
+        Style::new(TABLE_STYLE, StyleType::Table)
+            .name(TABLE_STYLE)
+            .set_borders(
+                TableBorders::with_empty()
+                    .set(TableBorder::new(TableBorderPosition::Top).size(12))
+                    .set(TableBorder::new(TableBorderPosition::Bottom).size(12)),
+            ),
+    )
+    .add_style(
         Style::new("Caption", StyleType::Paragraph)
             .name("Caption")
             .italic()
@@ -514,50 +216,129 @@ fn text(ids: &Ids, t: &str) -> Paragraph {
     ids.p().add_run(Run::new().add_text(t))
 }
 
-/// A three-line table, as study reports set them: a rule above the bold header row, one below
-/// it and one under the last row, no other lines; numbers (every column after the first)
-/// right-aligned.
-fn table(ids: &Ids, header: &[&str], rows: &[Vec<String>]) -> Table {
-    let cell = |t: &str, bold: bool, right: bool| {
-        let mut run = Run::new().add_text(t).size(18);
-        if bold {
-            run = run.bold();
+/// The table style every table names: a reference document's, when it has one.
+const TABLE_STYLE: &str = "Table";
+
+/// Whether a styles part defines the table style [`TABLE_STYLE`].
+fn has_table_style(styles: &[u8]) -> bool {
+    let needle = format!("w:styleId=\"{TABLE_STYLE}\"");
+    styles.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
+/// A table of the document model. With `rules`, a three-line table as study reports set them:
+/// a rule above the bold header, one below it and one under the last row, no other lines;
+/// without, the reference document's table style alone. Number cells right-aligned, levels
+/// indented; spans as the model gives them.
+fn table(ids: &Ids, t: &report::Table, rules: bool) -> Table {
+    let columns = t
+        .head
+        .iter()
+        .chain(&t.body)
+        .map(|r| r.cells.iter().map(|c| c.colspan as usize).sum::<usize>())
+        .max()
+        .unwrap_or(1);
+    // Cells a row span covers in the rows below: (row, column) → columns spanned.
+    let mut covered: Vec<(usize, usize, usize)> = Vec::new();
+    let last_head = t.head.len().saturating_sub(1);
+    let mut rows = Vec::new();
+    for (r, row) in t.head.iter().chain(&t.body).enumerate() {
+        let head = r < t.head.len();
+        let mut cells = Vec::new();
+        let mut column = 0;
+        let mut source = row.cells.iter();
+        while column < columns {
+            if let Some(&(_, _, span)) = covered.iter().find(|c| c.0 == r && c.1 == column) {
+                let mut cell = TableCell::new()
+                    .vertical_merge(VMergeType::Continue)
+                    .add_paragraph(ids.p());
+                if span > 1 {
+                    cell = cell.grid_span(span);
+                }
+                cells.push(rule_below(cell, rules && head && r == last_head));
+                column += span;
+                continue;
+            }
+            let Some(c) = source.next() else { break };
+            let span = (c.colspan as usize).max(1);
+            let mut run = Run::new().add_text(c.text.clone()).size(18);
+            if head {
+                run = run.bold();
+            }
+            let mut p = ids.p().add_run(run);
+            if c.num {
+                p = p.align(AlignmentType::Right);
+            }
+            if c.level {
+                p = p.indent(Some(240), None, None, None);
+            }
+            let mut cell = TableCell::new().add_paragraph(p);
+            if span > 1 {
+                cell = cell.grid_span(span);
+            }
+            if c.rowspan > 1 {
+                cell = cell.vertical_merge(VMergeType::Restart);
+                for below in 1..c.rowspan as usize {
+                    covered.push((r + below, column, span));
+                }
+            }
+            let bottom = head && (r == last_head || r + c.rowspan as usize > last_head);
+            cells.push(rule_below(cell, rules && bottom));
+            column += span;
         }
-        let mut p = ids.p().add_run(run);
-        if right {
-            p = p.align(AlignmentType::Right);
-        }
-        let cell = TableCell::new().add_paragraph(p);
-        if bold {
-            cell.set_borders(
-                TableCellBorders::with_empty()
-                    .set(TableCellBorder::new(TableCellBorderPosition::Bottom).size(6)),
+        // A row is not split across pages.
+        rows.push(TableRow::new(cells).cant_split());
+    }
+    let grid = grid(t, columns);
+    if rules {
+        Table::new(rows)
+            .style(TABLE_STYLE)
+            .set_grid(grid)
+            .width(5000, WidthType::Pct)
+            .set_borders(
+                TableBorders::with_empty()
+                    .set(TableBorder::new(TableBorderPosition::Top).size(12))
+                    .set(TableBorder::new(TableBorderPosition::Bottom).size(12)),
             )
-        } else {
-            cell
+    } else {
+        // No lines of its own: the style's apply.
+        Table::without_borders(rows)
+            .style(TABLE_STYLE)
+            .set_grid(grid)
+            .width(5000, WidthType::Pct)
+    }
+}
+
+/// Column widths in twentieths of a point, filling the text column (9,000): each column in
+/// proportion to its longest unspanned cell, counted between 16 characters (a count and its
+/// percentage, with the cell margins) and 22: a column of terms is wider than one of counts,
+/// but does not take the whole width.
+fn grid(t: &report::Table, columns: usize) -> Vec<usize> {
+    let mut longest = vec![16usize; columns];
+    for row in t.head.iter().chain(&t.body) {
+        let mut column = 0;
+        for c in &row.cells {
+            if c.colspan == 1 && c.rowspan == 1 {
+                if let Some(l) = longest.get_mut(column) {
+                    *l = (*l).max(c.text.chars().count().min(22));
+                }
+            }
+            column += c.colspan.max(1) as usize;
         }
-    };
-    let mut all = vec![TableRow::new(
-        header
-            .iter()
-            .enumerate()
-            .map(|(i, h)| cell(h, true, i > 0))
-            .collect(),
-    )];
-    all.extend(rows.iter().map(|r| {
-        TableRow::new(
-            r.iter()
-                .enumerate()
-                .map(|(i, t)| cell(t, false, i > 0))
-                .collect(),
+    }
+    let total: usize = longest.iter().sum();
+    longest.iter().map(|l| 9000 * l / total.max(1)).collect()
+}
+
+/// A header cell with the rule under the header.
+fn rule_below(cell: TableCell, rule: bool) -> TableCell {
+    if rule {
+        cell.set_borders(
+            TableCellBorders::with_empty()
+                .set(TableCellBorder::new(TableCellBorderPosition::Bottom).size(6)),
         )
-    }));
-    let rules = TableBorders::with_empty()
-        .set(TableBorder::new(TableBorderPosition::Top).size(12))
-        .set(TableBorder::new(TableBorderPosition::Bottom).size(12));
-    Table::new(all)
-        .width(5000, WidthType::Pct)
-        .set_borders(rules)
+    } else {
+        cell
+    }
 }
 
 /// Width and height of a PNG from its IHDR chunk.

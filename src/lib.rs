@@ -32,6 +32,7 @@ pub mod model;
 pub mod outputs;
 pub mod plots;
 pub mod render;
+pub mod report;
 pub mod stats;
 pub mod study;
 pub mod timing;

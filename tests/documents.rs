@@ -133,6 +133,106 @@ fn docx_text(xml: &str) -> String {
         .join(" ")
 }
 
+/// Every table's rows as cell texts, empty cells left out: from report.html's `<table>`s.
+fn html_tables(html: &str) -> Vec<Vec<Vec<String>>> {
+    let doc = scraper::Html::parse_document(html);
+    select(&doc, "table")
+        .iter()
+        .map(|table| {
+            let rows = scraper::Selector::parse("tr").expect("selector");
+            let cells = scraper::Selector::parse("th, td").expect("selector");
+            table
+                .select(&rows)
+                .map(|row| {
+                    row.select(&cells)
+                        .map(|c| text_of(&c))
+                        .filter(|t| !t.is_empty())
+                        .collect()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The same from a Word file's `<w:tbl>`s (a cell's runs joined; merged-over cells are empty).
+fn docx_tables(xml: &str) -> Vec<Vec<Vec<String>>> {
+    let doc = roxmltree::Document::parse(xml).expect("document.xml is XML");
+    let named =
+        |n: &roxmltree::Node<'_, '_>, name: &str| n.is_element() && n.tag_name().name() == name;
+    doc.descendants()
+        .filter(|n| named(n, "tbl"))
+        .map(|table| {
+            table
+                .children()
+                .filter(|n| named(n, "tr"))
+                .map(|row| {
+                    row.children()
+                        .filter(|n| named(n, "tc"))
+                        .map(|cell| {
+                            cell.descendants()
+                                .filter(|n| named(n, "t"))
+                                .filter_map(|n| n.text())
+                                .collect::<String>()
+                        })
+                        .filter(|t| !t.is_empty())
+                        .collect()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// report.docx is written from the same document model as report.html: the same tables, row
+/// by row and cell by cell (BOR, time-to-event, landmarks, AE summary and terms with spanning
+/// headers), the same section headings in the same order, and a three-line house style.
+#[test]
+fn word_and_html_reports_have_the_same_tables_and_sections() {
+    let (_tmp, folder) = build_fixture();
+    let html = read(&folder, "cohort-a/report.html");
+    let (xml, _) = docx_parts(&folder.join("cohort-a/report.docx"));
+    let from_html = html_tables(&html);
+    assert!(from_html.len() >= 6, "{from_html:?}");
+    assert_eq!(docx_tables(&xml), from_html);
+    let terms = from_html.last().expect("a table");
+    assert_eq!(
+        terms[0],
+        [
+            "Preferred term",
+            "System organ class",
+            "TEAE, n (%)",
+            "TRAE, n (%)"
+        ]
+    );
+    assert_eq!(terms[1], ["Any grade", "Grade ≥3", "Any grade", "Grade ≥3"]);
+    let doc = scraper::Html::parse_document(&html);
+    let headings: Vec<String> = select(&doc, "h2, h3").iter().map(text_of).collect();
+    let words = docx_text(&xml);
+    let mut at = 0;
+    for heading in &headings {
+        let found = words[at..].find(heading.as_str());
+        assert!(
+            found.is_some(),
+            "`{heading}` missing or out of order in report.docx"
+        );
+        at += found.unwrap_or(0);
+    }
+    // House style: the tables name the `Table` style and carry their own rules (top, bottom,
+    // under the header), with a spanning header over two columns and a merged one below.
+    assert!(
+        xml.contains(r#"<w:tblStyle w:val="Table" />"#),
+        "no table style"
+    );
+    assert!(
+        xml.contains("<w:gridSpan w:val=\"2\" />"),
+        "no spanning header"
+    );
+    assert!(
+        xml.contains("<w:vMerge w:val=\"restart\" />"),
+        "no merged header"
+    );
+    assert!(xml.contains("<w:tblBorders>"), "no rules");
+}
+
 #[test]
 fn every_built_in_template_snapshot() {
     let (_tmp, folder) = build_fixture();
@@ -769,7 +869,7 @@ fn words_follow_the_data_severity_grades_and_endpoints() {
     let (xml, _) = docx_parts(&folder.join("report.docx"));
     let words = docx_text(&xml);
     assert!(
-        words.contains("Severe") && words.contains("TRAE severe"),
+        words.contains("Severe") && words.contains("Any severity"),
         "{words}"
     );
     assert!(
@@ -908,8 +1008,33 @@ fn word_files_take_the_styles_of_a_reference_document() {
     }
     let (xml, _) = docx_parts(&folder.join("cohort-a/report.docx"));
     assert!(docx_text(&xml).contains("Objective response rate (CR + PR)"));
+    // The reference has no table style `Table`: the tables keep the house rules.
+    assert!(xml.contains("<w:tcBorders>"), "no rule under the header");
     let manifest = std::fs::read_to_string(folder.join("manifest.json")).expect("manifest");
     assert!(manifest.contains("house.docx"), "{manifest}");
+
+    // A reference with a table style `Table` (as pandoc's reference documents have): the
+    // tables are set in it alone, with no lines of their own.
+    let with_table_style = docx_rs::Docx::new()
+        .default_fonts(docx_rs::RunFonts::new().ascii("Georgia").hi_ansi("Georgia"))
+        .add_style(docx_rs::Style::new("Table", docx_rs::StyleType::Table).name("Table"));
+    with_table_style
+        .build()
+        .pack(std::fs::File::create(&reference).expect("create"))
+        .expect("pack");
+    let out = tmp.path().join("out-styled");
+    let (code, _, err) = build(&config, &out, &["--quiet"]);
+    assert_eq!(code, Some(0), "{err}");
+    let (xml, _) = docx_parts(&out.join("DOC-FIXTURE/2021-12-31/cohort-a/report.docx"));
+    assert!(
+        xml.contains(r#"<w:tblStyle w:val="Table" />"#),
+        "no table style"
+    );
+    assert!(!xml.contains("<w:tcBorders>"), "a rule of the table's own");
+    assert!(
+        !xml.contains("<w:top w:val=\"single\""),
+        "a line of the table's own"
+    );
 
     std::fs::write(&reference, "not a zip").expect("write");
     let (code, _, err) = build(&config, &tmp.path().join("out2"), &["--quiet"]);

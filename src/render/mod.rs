@@ -74,6 +74,8 @@ pub struct DocumentContext<'a> {
     pub top_trae_grade3: Vec<TermCount>,
     /// The rendered Markdown body, for HTML wrappers.
     pub body: String,
+    /// The report as data: its sections and tables, as report.html and report.docx print them.
+    pub report: crate::report::Report,
 }
 
 /// A term and its subject count, for sentences.
