@@ -204,7 +204,7 @@ pub fn build_cutoff(
             }
             Err(e) => failures.push(CohortFailure {
                 cohort: cohort.id.clone(),
-                error: e.to_string(),
+                error: e.within_cohort(&cfg.path, &cohort.id),
             }),
         }
     }

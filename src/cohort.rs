@@ -211,9 +211,9 @@ pub fn analyse<'a>(
             .map(|s| {
                 let empty = Vec::new();
                 let assessments = by_subject.get(&*s.usubjid).unwrap_or(&empty);
-                derive::derive_subject(s, assessments, &options).map_err(|e| Error::Analysis {
+                derive::derive_subject(s, assessments, &options).map_err(|source| Error::Derive {
                     cohort: cohort.id.clone(),
-                    message: e.to_string(),
+                    source,
                 })
             })
             .collect::<Result<_>>()?

@@ -113,9 +113,10 @@ fn add_figures(mut doc: Docx, ids: &Ids, ctx: &DocumentContext<'_>, cohort: &str
         // The figure's PNG when the build made one (at the same scale), else drawn here.
         let png = match &fig.png {
             Some(png) => png.to_vec(),
-            None => plots::figure_png(&fig.svg).map_err(|e| Error::Analysis {
-                cohort: cohort.to_string(),
-                message: format!("figure {} for report.docx: {e}", fig.name),
+            None => plots::figure_png(&fig.svg).map_err(|source| Error::Figure {
+                cohort: Some(cohort.to_string()),
+                figure: format!("{} for report.docx", fig.name),
+                source,
             })?,
         };
         let Some((w, h)) = png_size(&png) else {

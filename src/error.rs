@@ -56,6 +56,37 @@ pub enum Error {
         /// What failed.
         message: String,
     },
+    /// A subject's derivation failed (its own error names the subject).
+    #[error("cohort `{cohort}`: {source}")]
+    Derive {
+        /// The cohort id.
+        cohort: String,
+        /// Why.
+        #[source]
+        source: crate::derive::DeriveError,
+    },
+    /// A statistic could not be computed from the cohort's data.
+    #[error("cohort `{cohort}`: {what}: {source}")]
+    Statistics {
+        /// The cohort id.
+        cohort: String,
+        /// Which statistic ("Kaplan–Meier for PFS", "proportion CI", ...).
+        what: String,
+        /// Why.
+        #[source]
+        source: crate::stats::StatsError,
+    },
+    /// A figure could not be drawn (a figure without data is skipped, not an error).
+    #[error("{}figure {figure}: {source}", cohort.as_ref().map(|c| format!("cohort `{c}`: ")).unwrap_or_default())]
+    Figure {
+        /// The cohort id (`None`: a study-level figure).
+        cohort: Option<String>,
+        /// The figure's file name (`km-pfs.svg`, `figures/km-os.png`, ...).
+        figure: String,
+        /// Why.
+        #[source]
+        source: crate::plots::PlotError,
+    },
     /// Any other failure, already phrased for the user.
     #[error("{0}")]
     Other(String),
@@ -82,6 +113,47 @@ impl Error {
             file: file.into(),
             location: String::new(),
             message: message.into(),
+        }
+    }
+
+    /// The error as printed for a config (the build's and `check`'s error lines): an error
+    /// about a file (the config, a data file, a file that cannot be read) names that file
+    /// first; any other is put after the config's path, so every line starts with a file.
+    pub fn for_config(&self, config: &std::path::Path) -> String {
+        match self {
+            Error::Config { .. } | Error::Data { .. } | Error::Io { .. } => self.to_string(),
+            other => format!("{}: {other}", config.display()),
+        }
+    }
+
+    /// A cohort's line among the build's failures: the config, the cohort, then the error as
+    /// [`Error::within_cohort`] reads.
+    pub fn cohort_line(config: &std::path::Path, cohort: &str, within: &str) -> String {
+        format!("{}: cohort `{cohort}`: {within}", config.display())
+    }
+
+    /// The error as read where the config and the cohort are already named (a cohort's line
+    /// among the build's failures, `results.json` → `failures`): neither is said again.
+    pub fn within_cohort(&self, config: &std::path::Path, cohort: &str) -> String {
+        match self {
+            Error::Config {
+                file,
+                location,
+                message,
+            } if file == config => format!("{location}{message}"),
+            Error::Analysis { cohort: c, message } if c == cohort => message.clone(),
+            Error::Derive { cohort: c, source } if c == cohort => source.to_string(),
+            Error::Statistics {
+                cohort: c,
+                what,
+                source,
+            } if c == cohort => format!("{what}: {source}"),
+            Error::Figure {
+                cohort: Some(c),
+                figure,
+                source,
+            } if c == cohort => format!("figure {figure}: {source}"),
+            other => other.to_string(),
         }
     }
 
@@ -136,6 +208,70 @@ pub fn escape_controls(text: &str, keep_lines: bool) -> std::borrow::Cow<'_, str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The config and the cohort are named once each in a failure line, whatever the error.
+    #[test]
+    fn a_cohort_failure_names_the_config_and_the_cohort_once() {
+        let config = std::path::Path::new("study.yaml");
+        let line = |e: Error| Error::cohort_line(config, "all", &e.within_cohort(config, "all"));
+        let figure = Error::Figure {
+            cohort: Some("all".to_string()),
+            figure: "ae-trae".to_string(),
+            source: crate::plots::PlotError::InvalidInput("too large".to_string()),
+        };
+        assert_eq!(
+            line(figure),
+            "study.yaml: cohort `all`: figure ae-trae: invalid figure input: too large"
+        );
+        let key = Error::Config {
+            file: config.to_path_buf(),
+            location: "key `cohorts[1].where.X`: ".to_string(),
+            message: "ADSL has no column `X`".to_string(),
+        };
+        assert_eq!(
+            line(key),
+            "study.yaml: cohort `all`: key `cohorts[1].where.X`: ADSL has no column `X`"
+        );
+        let data = Error::cell("adsl.csv", 3, "TRTSDT", "bad date");
+        assert_eq!(
+            line(data),
+            "study.yaml: cohort `all`: adsl.csv: line 3, column `TRTSDT`: bad date"
+        );
+        let other = Error::Analysis {
+            cohort: "allx".to_string(),
+            message: "something".to_string(),
+        };
+        assert_eq!(
+            line(other),
+            "study.yaml: cohort `all`: cohort `allx`: something"
+        );
+        let stats = Error::Statistics {
+            cohort: "all".to_string(),
+            what: "proportion CI".to_string(),
+            source: crate::stats::StatsError::InvalidLevel(2.0),
+        };
+        assert!(
+            line(stats).starts_with("study.yaml: cohort `all`: proportion CI: confidence level 2")
+        );
+        // A config's own error names it once, a data file's error that file.
+        let own = Error::Config {
+            file: config.to_path_buf(),
+            location: "line 2, column 1: ".to_string(),
+            message: "unknown field".to_string(),
+        };
+        assert_eq!(
+            own.for_config(config),
+            "study.yaml: line 2, column 1: unknown field"
+        );
+        assert_eq!(
+            Error::data_file("adsl.csv", "empty").for_config(config),
+            "adsl.csv: empty"
+        );
+        assert_eq!(
+            Error::Other("no conference".to_string()).for_config(config),
+            "study.yaml: no conference"
+        );
+    }
 
     #[test]
     fn control_characters_are_found_and_escaped() {

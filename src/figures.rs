@@ -53,9 +53,10 @@ impl CohortFigures {
                 let figure = &self.inline[i];
                 plots::figure_png(&figure.svg)
                     .map(|bytes| (i, bytes))
-                    .map_err(|e| Error::Analysis {
-                        cohort: cohort.to_string(),
-                        message: format!("figure {}: {e}", figure.name),
+                    .map_err(|source| Error::Figure {
+                        cohort: Some(cohort.to_string()),
+                        figure: format!("{}.png", figure.name),
+                        source,
                     })
             })
             .collect();
@@ -103,9 +104,10 @@ impl CohortFigures {
                     .push(format!("figure {name} skipped: no data to draw"));
                 Ok(())
             }
-            Err(e) => Err(Error::Analysis {
-                cohort: cohort.to_string(),
-                message: format!("figure {name}: {e}"),
+            Err(source) => Err(Error::Figure {
+                cohort: Some(cohort.to_string()),
+                figure: name.to_string(),
+                source,
             }),
         }
     }
@@ -284,8 +286,11 @@ pub fn study_km_figures(
         match plots::km_plot(&series, &opts) {
             Ok(svg) => {
                 if png {
-                    let bytes = plots::figure_png(&svg)
-                        .map_err(|e| Error::Other(format!("figure figures/{name}.png: {e}")))?;
+                    let bytes = plots::figure_png(&svg).map_err(|source| Error::Figure {
+                        cohort: None,
+                        figure: format!("figures/{name}.png"),
+                        source,
+                    })?;
                     files.push(OutputFile {
                         path: format!("figures/{name}.png"),
                         bytes,
@@ -297,7 +302,13 @@ pub fn study_km_figures(
                 });
             }
             Err(PlotError::NoData) => {}
-            Err(e) => return Err(Error::Other(format!("figure figures/{name}.svg: {e}"))),
+            Err(source) => {
+                return Err(Error::Figure {
+                    cohort: None,
+                    figure: format!("figures/{name}.svg"),
+                    source,
+                })
+            }
         }
     }
     Ok((files, notes))
@@ -324,12 +335,14 @@ pub fn cohort_figures(
         let Some(summary) = results.tte.get(endpoint) else {
             continue;
         };
-        let series = km_series(fit, &results.label, &summary.median, settings).map_err(|e| {
-            Error::Analysis {
-                cohort: cohort.to_string(),
-                message: format!("KM figure for {endpoint}: {e}"),
-            }
-        })?;
+        let series =
+            km_series(fit, &results.label, &summary.median, settings).map_err(|source| {
+                Error::Statistics {
+                    cohort: cohort.to_string(),
+                    what: format!("KM figure for {endpoint}"),
+                    source,
+                }
+            })?;
         let title = endpoint_title(endpoint, settings);
         let opts = KmPlotOptions {
             title: format!("{title}: {}", results.label),

@@ -65,7 +65,7 @@ pub struct CohortRecord {
 pub struct CohortFailure {
     /// Cohort id.
     pub cohort: String,
-    /// The error, as printed.
+    /// The error as the build prints it after the config and the cohort (neither repeated).
     pub error: String,
 }
 

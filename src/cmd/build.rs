@@ -137,12 +137,12 @@ pub(super) fn build_command(
             Ok(built) => {
                 for folder in &built {
                     for f in &folder.failures {
-                        failures.push(cohort_failure(&path, &f.cohort, &f.error));
+                        failures.push(Error::cohort_line(&path, &f.cohort, &f.error));
                     }
                 }
                 folders.extend(built);
             }
-            Err(e) => failures.push(format!("{}: {e}", path.display())),
+            Err(e) => failures.push(e.for_config(&path)),
         }
     }
     // No table when nothing was built (every config failed): the errors say why.

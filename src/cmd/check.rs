@@ -32,13 +32,13 @@ pub(super) fn check_command(configs: &[PathBuf], opts: &BuildOptions) -> Result<
             }
             print_folder_warnings(&folders);
             for f in folders.iter().flat_map(|f| &f.failures) {
-                errln!("error: {}", cohort_failure(path, &f.cohort, &f.error));
+                errln!("error: {}", Error::cohort_line(path, &f.cohort, &f.error));
                 failed = true;
             }
             Ok(())
         });
         if let Err(e) = result {
-            errln!("error: {e}");
+            errln!("error: {}", e.for_config(path));
             failed = true;
         }
     }

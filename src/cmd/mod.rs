@@ -301,16 +301,6 @@ fn distinct_folders(
     Ok(())
 }
 
-/// A failed cohort's error line: `CONFIG: cohort `ID`: what went wrong`, the config path and
-/// the cohort named once each (the error may already begin with either).
-fn cohort_failure(path: &Path, cohort: &str, error: &str) -> String {
-    let path_prefix = format!("{}: ", path.display());
-    let rest = error.strip_prefix(&path_prefix).unwrap_or(error);
-    let cohort_prefix = format!("cohort `{cohort}`: ");
-    let rest = rest.strip_prefix(&cohort_prefix).unwrap_or(rest);
-    format!("{path_prefix}{cohort_prefix}{rest}")
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -323,32 +313,6 @@ mod tests {
     }
     use super::build::{input_bytes, SMALL_PAGES_FROM_BYTES};
     use super::*;
-
-    /// The config and the cohort are named once each, whatever the error already says.
-    #[test]
-    fn a_cohort_failure_names_the_config_and_the_cohort_once() {
-        let path = Path::new("study.yaml");
-        for (error, line) in [
-            (
-                "cohort `all`: figure ae-trae: too large",
-                "study.yaml: cohort `all`: figure ae-trae: too large",
-            ),
-            (
-                "study.yaml: key `cohorts[1].where.X`: ADSL has no column `X`",
-                "study.yaml: cohort `all`: key `cohorts[1].where.X`: ADSL has no column `X`",
-            ),
-            (
-                "adsl.csv: line 3: bad date",
-                "study.yaml: cohort `all`: adsl.csv: line 3: bad date",
-            ),
-            (
-                "cohort `allx`: something",
-                "study.yaml: cohort `all`: cohort `allx`: something",
-            ),
-        ] {
-            assert_eq!(cohort_failure(path, "all", error), line);
-        }
-    }
 
     /// The data files a config names are summed (the example study's are small: huge pages
     /// stay on); a file that is missing counts nothing.

@@ -415,10 +415,11 @@ pub struct CohortInput<'a, 'm> {
     pub tte_index: Option<&'a TteIndex<'a>>,
 }
 
-fn ci_err(cohort: &str, what: &str, e: impl std::fmt::Display) -> Error {
-    Error::Analysis {
+fn ci_err(cohort: &str, what: &str, source: crate::stats::StatsError) -> Error {
+    Error::Statistics {
         cohort: cohort.to_string(),
-        message: format!("{what}: {e}"),
+        what: what.to_string(),
+        source,
     }
 }
 
