@@ -62,8 +62,8 @@ pub struct CutData<'a> {
 }
 
 /// Subjects (positions) by the value of each column a cohort filters on, built once per
-/// cut-off: finding a cohort's members then costs the cohort's size, not the study's (1,000
-/// cohorts of a 200,000-subject study scanned 200 million subjects before).
+/// cut-off: finding a cohort's members then costs the cohort's size, not the study's
+/// (docs/PERFORMANCE.md).
 #[derive(Default)]
 pub struct MemberIndex<'a> {
     /// Subject positions by column and value, as `u32` (4 bytes per subject; an ADSL file of

@@ -161,7 +161,7 @@ impl DerivedRows<'_> {
                 match value {
                     Some((aval, censored)) => {
                         // Times are whole days over a unit: a cohort has a few thousand distinct
-                        // values, each formatted once (formatting was the CSV's largest cost).
+                        // values, each formatted once (formatting is the CSV's largest cost).
                         let text = formatted.entry(aval.to_bits()).or_insert_with(|| {
                             number.clear();
                             let _ = write!(number, ",{aval},");

@@ -20,8 +20,8 @@ pub struct LoadedStudy {
     renderer: Option<Renderer>,
 }
 
-/// Loads the config's data files, and parses the templates alongside (parsing them took a
-/// tenth of the example study's build when it waited for the data).
+/// Loads the config's data files, and parses the templates alongside (so that parsing them
+/// does not wait for the data).
 pub fn load_study(mut config: LoadedConfig) -> Result<LoadedStudy> {
     let (data, renderer) = rayon::join(
         || timing::stage("load", || load::load_study(&config)),

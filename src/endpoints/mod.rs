@@ -47,8 +47,8 @@ pub struct CohortAnalysis<'a> {
 /// is one of its lists (no copy per cohort).
 pub type Members<'a> = std::borrow::Cow<'a, [u32]>;
 
-/// The subjects of a cohort, found through its members as they are needed (a list of
-/// references was 8 bytes a member more).
+/// The subjects of a cohort, found through its members as they are needed (no list of
+/// references, 8 bytes a member).
 #[derive(Clone, Copy)]
 struct CohortSubjects<'a> {
     all: &'a [Subject],

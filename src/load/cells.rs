@@ -122,7 +122,7 @@ pub(super) fn small_integer(text: &str) -> Option<f64> {
 }
 
 /// A cell without the white space around it. Most cells start and end with a visible ASCII
-/// character and are returned as they are (Unicode trimming was a tenth of reading a row).
+/// character and are returned as they are, without Unicode trimming (docs/PERFORMANCE.md).
 pub(super) fn trim_cell(text: &str) -> &str {
     let bytes = text.as_bytes();
     match (bytes.first(), bytes.last()) {

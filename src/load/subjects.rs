@@ -13,8 +13,8 @@ pub struct KnownSubjects<'a> {
     pub(super) index: Option<FxHashMap<&'a str, usize>>,
 }
 
-/// Where [`KnownSubjects`] reads its ids: the subjects themselves (no copy: 16 bytes a subject
-/// at 10^7 subjects was 160 MB), or a list.
+/// Where [`KnownSubjects`] reads its ids: the subjects themselves (no copy of 16 bytes a
+/// subject), or a list.
 #[derive(Debug)]
 pub(super) enum Ids<'a> {
     Subjects(&'a [Subject]),

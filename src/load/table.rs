@@ -61,7 +61,7 @@ impl Lines {
 }
 
 /// The bytes the cells of a table are in: text when the whole buffer is valid UTF-8 (checked
-/// once: checking each of 10 million cells was a tenth of a large build), else bytes checked
+/// once rather than cell by cell: docs/PERFORMANCE.md), else bytes checked
 /// cell by cell, so that a bad cell is named by its line and column.
 pub(super) enum Cells {
     Text(String),

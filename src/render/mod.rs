@@ -148,8 +148,8 @@ pub struct Renderer {
     tera: Tera,
     sources: BTreeMap<String, TemplateSource>,
     /// Ready instances with the filters of one set of settings, by (percent decimals, time
-    /// decimals, CI level, Markdown escaping): a build of 1,000 cohorts renders 4,000
-    /// documents, and cloning the templates for each was a third of its time.
+    /// decimals, CI level, Markdown escaping): the templates are cloned once per set of
+    /// settings, not once per document (docs/PERFORMANCE.md).
     ready: std::sync::Mutex<HashMap<ReadyKey, std::sync::Arc<Tera>>>,
 }
 
