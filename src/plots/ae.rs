@@ -3,8 +3,8 @@
 
 use super::axis::ValueAxis;
 use super::canvas::{
-    draw_axes, draw_x_ticks, format_tick, wrap_text, Anchor, Canvas, Key, Legend, LegendItem,
-    Scale, VAnchor, TICK_LEN,
+    draw_axes_and_x_ticks, draw_title, draw_x_title, format_tick, wrap_text, Anchor, Canvas, Key,
+    Legend, LegendItem, Scale, VAnchor, TICK_LEN,
 };
 use super::style::{
     line_height, text_width, CANVAS_WIDTH, DARK_GREY, LABEL_PX, OI_SKY_BLUE, OI_VERMILLION, PAD,
@@ -144,17 +144,7 @@ pub fn ae_bars_labelled(
     let mut svg = String::new();
     {
         let c = Canvas::new(&mut svg, w, height)?;
-        for (i, line) in title_lines.iter().enumerate() {
-            let top = title_top + line_height(TITLE_PX) * i32::try_from(i).unwrap_or(0);
-            c.text(
-                line,
-                (w / 2, top),
-                TITLE_PX,
-                DARK_GREY,
-                Anchor::Middle,
-                VAnchor::Top,
-            )?;
-        }
+        draw_title(&c, &title_lines, w / 2, title_top)?;
         legend.draw(&c, (left, legend_top))?;
 
         // Light vertical grid lines help read percentages off long bars.
@@ -206,22 +196,19 @@ pub fn ae_bars_labelled(
             }
         }
 
-        draw_axes(&c, (left, right), (plot_top, plot_bottom))?;
-        draw_x_ticks(
+        draw_axes_and_x_ticks(
             &c,
             &xs,
-            &axis.ticks,
-            axis.decimals,
-            plot_bottom,
+            (&axis.ticks, axis.decimals),
+            (left, right),
+            (plot_top, plot_bottom),
             tick_label_top,
         )?;
-        c.text(
+        draw_x_title(
+            &c,
             &format!("Subjects (%), N = {n_subjects}"),
-            ((left + right) / 2, x_title_top),
-            LABEL_PX,
-            DARK_GREY,
-            Anchor::Middle,
-            VAnchor::Top,
+            (left, right),
+            x_title_top,
         )?;
         c.finish()?;
     }

@@ -12,7 +12,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{Color, FontTransform, RGBColor};
 
 use super::style::{
-    ensure_font, font, line_height, text_width, BLACK, DARK_GREY, LABEL_PX, TICK_PX, WHITE,
+    ensure_font, font, line_height, text_width, BLACK, DARK_GREY, LABEL_PX, TICK_PX, TITLE_PX,
+    WHITE,
 };
 use super::PlotError;
 
@@ -602,6 +603,49 @@ pub(crate) fn draw_y_title(
     Ok(())
 }
 
+/// Lines of text at `px`, centred on `center_x`, the first from `top` down.
+fn draw_centred(
+    c: &Canvas<'_>,
+    lines: &[&str],
+    px: f64,
+    center_x: i32,
+    top: i32,
+) -> Result<(), PlotError> {
+    for (i, line) in lines.iter().enumerate() {
+        let top = top + line_height(px) * i32::try_from(i).unwrap_or(0);
+        c.text(
+            line,
+            (center_x, top),
+            px,
+            DARK_GREY,
+            Anchor::Middle,
+            VAnchor::Top,
+        )?;
+    }
+    Ok(())
+}
+
+/// A figure's title lines, centred on `center_x`, the first from `top` down.
+pub(crate) fn draw_title(
+    c: &Canvas<'_>,
+    lines: &[String],
+    center_x: i32,
+    top: i32,
+) -> Result<(), PlotError> {
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    draw_centred(c, &lines, TITLE_PX, center_x, top)
+}
+
+/// The x-axis title, centred under the plot area from `top` down.
+pub(crate) fn draw_x_title(
+    c: &Canvas<'_>,
+    title: &str,
+    (left, right): (i32, i32),
+    top: i32,
+) -> Result<(), PlotError> {
+    draw_centred(c, &[title], LABEL_PX, (left + right) / 2, top)
+}
+
 /// Width taken by a y-axis title of `lines`.
 pub(crate) fn y_title_width(lines: &[String]) -> i32 {
     line_height(LABEL_PX) * i32::try_from(lines.len()).unwrap_or(0)
@@ -661,6 +705,19 @@ pub(crate) fn draw_axes(
 ) -> Result<(), PlotError> {
     c.line((left, plot_top), (left, plot_bottom), DARK_GREY, 1)?;
     c.line((left, plot_bottom), (right, plot_bottom), DARK_GREY, 1)
+}
+
+/// The axes as one L ([`draw_axes`]) with the x axis's ticks ([`draw_x_ticks`]).
+pub(crate) fn draw_axes_and_x_ticks(
+    c: &Canvas<'_>,
+    xs: &Scale,
+    (ticks, decimals): (&[f64], usize),
+    (left, right): (i32, i32),
+    (plot_top, plot_bottom): (i32, i32),
+    label_top: i32,
+) -> Result<(), PlotError> {
+    draw_axes(c, (left, right), (plot_top, plot_bottom))?;
+    draw_x_ticks(c, xs, ticks, decimals, plot_bottom, label_top)
 }
 
 /// Tick marks and labels under the x axis at `plot_bottom`, labels from `label_top` down.

@@ -4,8 +4,9 @@
 
 use super::axis::TimeAxis;
 use super::canvas::{
-    draw_axes, draw_x_ticks, draw_y_ticks, draw_y_title, ticks, truncate_to_width, wrap_text,
-    y_title_width, Anchor, Canvas, Key, Legend, LegendItem, Marker, Scale, VAnchor, TICK_LEN,
+    draw_axes, draw_title, draw_x_ticks, draw_x_title, draw_y_ticks, draw_y_title, ticks,
+    truncate_to_width, wrap_text, y_title_width, Anchor, Canvas, Key, Legend, LegendItem, Marker,
+    Scale, VAnchor, TICK_LEN,
 };
 use super::style::{
     line_height, series_colour, text_width, CANVAS_WIDTH, DARK_GREY, GREY, LABEL_PX, PAD, TICK_PX,
@@ -342,17 +343,7 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
     {
         let c = Canvas::new(&mut svg, w, height)?;
 
-        for (i, line) in title_lines.iter().enumerate() {
-            let top = title_top + line_height(TITLE_PX) * i32::try_from(i).unwrap_or(0);
-            c.text(
-                line,
-                (w / 2, top),
-                TITLE_PX,
-                DARK_GREY,
-                Anchor::Middle,
-                VAnchor::Top,
-            )?;
-        }
+        draw_title(&c, &title_lines, w / 2, title_top)?;
         legend.draw(&c, (legend_left, legend_top))?;
 
         let sorted: Vec<Vec<&KmPoint>> = series.iter().map(sorted_points).collect();
@@ -415,13 +406,11 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
             plot_bottom,
             tick_label_top,
         )?;
-        c.text(
+        draw_x_title(
+            &c,
             &time_axis_title(&opts.time_unit),
-            ((left + right) / 2, x_title_top),
-            LABEL_PX,
-            DARK_GREY,
-            Anchor::Middle,
-            VAnchor::Top,
+            (left, right),
+            x_title_top,
         )?;
 
         // Number at risk, one row per series, each number centred under its tick.

@@ -4,9 +4,9 @@
 
 use super::axis::{TimeAxis, ValueAxis};
 use super::canvas::{
-    draw_axes, draw_reference_lines, draw_x_ticks, draw_y_ticks, draw_y_title, format_tick,
-    reference_label_width, wrap_text, y_title_width, Anchor, Canvas, Legend, Marker, Scale,
-    VAnchor, TICK_LEN,
+    draw_axes, draw_reference_lines, draw_x_ticks, draw_x_title, draw_y_ticks, draw_y_title,
+    format_tick, reference_label_width, wrap_text, y_title_width, Canvas, Legend, Marker, Scale,
+    TICK_LEN,
 };
 use super::style::{
     line_height, text_width, ResponseKey, CANVAS_WIDTH, DARK_GREY, LABEL_PX, PAD, TICK_PX,
@@ -138,14 +138,7 @@ pub fn spider(lines: &[SpiderLine], time_unit: &str) -> Result<String, PlotError
             tick_label_top,
         )?;
         draw_y_title(&c, &y_title, PAD, (plot_top + plot_bottom) / 2)?;
-        c.text(
-            &time_axis_title(time_unit),
-            ((left + right) / 2, x_title_top),
-            LABEL_PX,
-            DARK_GREY,
-            Anchor::Middle,
-            VAnchor::Top,
-        )?;
+        draw_x_title(&c, &time_axis_title(time_unit), (left, right), x_title_top)?;
         c.finish()?;
     }
     Ok(svg)

@@ -4,8 +4,8 @@
 
 use super::axis::TimeAxis;
 use super::canvas::{
-    draw_axes, draw_x_ticks, draw_y_title, truncate_to_width, y_title_width, Anchor, Canvas, Key,
-    Legend, LegendItem, Marker, Scale, VAnchor, TICK_LEN,
+    draw_axes_and_x_ticks, draw_x_title, draw_y_title, truncate_to_width, y_title_width, Anchor,
+    Canvas, Key, Legend, LegendItem, Marker, Scale, VAnchor, TICK_LEN,
 };
 use super::style::{
     line_height, text_width, ResponseKey, BLACK, CANVAS_WIDTH, DARK_GREY, LABEL_PX, PAD, SMALL_PX,
@@ -194,26 +194,18 @@ pub fn swimmer(lanes: &[SwimLane], time_unit: &str) -> Result<String, PlotError>
             }
         }
 
-        draw_axes(&c, (left, right), (plot_top, plot_bottom))?;
-        draw_x_ticks(
+        draw_axes_and_x_ticks(
             &c,
             &xs,
-            &axis.ticks,
-            axis.decimals,
-            plot_bottom,
+            (&axis.ticks, axis.decimals),
+            (left, right),
+            (plot_top, plot_bottom),
             tick_label_top,
         )?;
         if !labelled {
             draw_y_title(&c, &y_title, PAD, (plot_top + plot_bottom) / 2)?;
         }
-        c.text(
-            &time_axis_title(time_unit),
-            ((left + right) / 2, x_title_top),
-            LABEL_PX,
-            DARK_GREY,
-            Anchor::Middle,
-            VAnchor::Top,
-        )?;
+        draw_x_title(&c, &time_axis_title(time_unit), (left, right), x_title_top)?;
         c.finish()?;
     }
     Ok(svg)

@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 
 use super::axis::ValueAxis;
 use super::canvas::{
-    draw_reference_lines, draw_y_ticks, draw_y_title, format_tick, px, reference_label_width,
-    wrap_text, y_title_width, Anchor, Canvas, Key, Legend, LegendItem, Scale, VAnchor, TICK_LEN,
+    draw_reference_lines, draw_x_title, draw_y_ticks, draw_y_title, format_tick, px,
+    reference_label_width, wrap_text, y_title_width, Canvas, Key, Legend, LegendItem, Scale,
+    TICK_LEN,
 };
 use super::style::{
     line_height, text_width, ResponseKey, CANVAS_WIDTH, DARK_GREY, LABEL_PX, PAD, TICK_PX,
@@ -124,13 +125,11 @@ pub fn waterfall(bars: &[WaterfallBar]) -> Result<String, PlotError> {
         c.line((left, plot_top), (left, plot_bottom), DARK_GREY, 1)?;
         draw_y_ticks(&c, &ys, &axis.ticks, axis.decimals, left)?;
         draw_y_title(&c, &y_title, PAD, (plot_top + plot_bottom) / 2)?;
-        c.text(
+        draw_x_title(
+            &c,
             &format!("Subjects (n = {})", sorted.len()),
-            ((left + right) / 2, x_title_top),
-            LABEL_PX,
-            DARK_GREY,
-            Anchor::Middle,
-            VAnchor::Top,
+            (left, right),
+            x_title_top,
         )?;
         c.finish()?;
     }
