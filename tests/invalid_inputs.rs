@@ -196,6 +196,8 @@ refused! {
     study_id_dot_dot_cannot_leave_the_output_folder => "study-id-dotdot", ["`study.id`", "`..`"];
     // Found while probing extreme config values: 2^64 - 1 decimals panicked in the formatter.
     regression_huge_decimals_panicked_in_the_formatter => "huge-decimals", ["`cohorts[0].analysis.percent_decimals`", "expected 0 to 10"];
+    // ADAE is read once: a cohort's related values would have been silently unused.
+    related_values_of_a_cohort_are_refused => "cohort-related-values", ["`cohorts[0].analysis.related_values`", "`analysis.related_values`"];
     // 250 terms made an adverse-event figure 26,000 pixels tall: its PNG failed the cohort.
     regression_ae_top_n_made_a_figure_too_tall_to_rasterise => "ae-top-n-too-large", ["`analysis.ae_top_n`", "250 terms; expected 0 to 100"];
 }

@@ -163,7 +163,8 @@ pub struct AnalysisConfig {
     pub percent_decimals: Option<usize>,
     /// Decimals of times (medians, follow-up) in documents. Default: 1.
     pub time_decimals: Option<usize>,
-    /// How many adverse-event terms the abstract and figures show, 0 to 100. Default: 10.
+    /// How many adverse-event terms the treatment-related adverse-event figure shows, 0 to
+    /// 100. Default: 10.
     pub ae_top_n: Option<usize>,
 }
 
@@ -918,6 +919,17 @@ fn validate(path: &Path, config: &StudyConfig) -> Result<()> {
             ));
         }
         check_analysis(path, &format!("cohorts[{i}].analysis"), &cohort.analysis)?;
+        // ADAE is read once for the study, with the study's related values: a cohort's own
+        // would be silently unused.
+        if cohort.analysis.related_values.is_some() {
+            return Err(config_error(
+                path,
+                &format!("key `cohorts[{i}].analysis.related_values`: "),
+                "related values apply to the whole study (ADAE is read once); set \
+                 `analysis.related_values` instead"
+                    .to_string(),
+            ));
+        }
     }
     check_analysis(path, "analysis", &config.analysis)?;
     Ok(())
