@@ -10,6 +10,7 @@ mod batch;
 mod bor_reference;
 mod cdisc_pilot;
 mod cli;
+mod comparative_reference;
 mod derive_edge_cases;
 mod documents;
 mod example_study;

@@ -12,17 +12,26 @@
 //! - [`transform`]: the four CI transforms (log-log, log, plain, arcsin).
 //! - [`binomial`]: Clopper–Pearson and Wilson intervals for proportions.
 //! - [`normal`]: standard normal quantiles.
+//! - [`cox`]: the Cox model of an arm indicator (Efron/Breslow ties, strata), as `coxph`.
+//! - [`logrank`]: the k-group log-rank test, stratified or not, as `survdiff`.
+//! - [`timefix`]: near-equal times made one, as R's `aeqSurv` (`timefix = TRUE`).
 
 pub mod binomial;
+pub mod cox;
 pub mod error;
 pub mod km;
+pub mod logrank;
 pub mod normal;
 pub mod quantile;
+pub mod timefix;
 pub mod transform;
 
 pub use binomial::{clopper_pearson, wilson, Interval};
+pub use cox::{cox_fit, CoxFit, CoxSubject, HazardRatio, Ties};
 pub use error::StatsError;
 pub use km::{kaplan_meier, kaplan_meier_split, Band, KaplanMeier, KmStep, Landmark, TimeTally};
+pub use logrank::{logrank, Logrank, LogrankSubject};
 pub use normal::{normal_quantile, z_for_level};
 pub use quantile::{reverse_km_followup, Quantile, COLLETT_EPSILON, QUANTILE_TOLERANCE};
+pub use timefix::{SurvTimes, TIME_TOLERANCE};
 pub use transform::{CiTransform, UnknownTransform};

@@ -1,0 +1,240 @@
+//! Arm comparisons against R (`tests/reference/comparative`, made by R's survival 3.5-3 on
+//! three of its datasets written as ADaM studies): the Cox model with Efron and Breslow ties,
+//! stratified or not, the log-rank test, and per-subgroup hazard ratios, each arm against the
+//! reference on those two arms' subjects, to 1e-6 relative.
+
+use std::collections::BTreeMap;
+
+use readout::stats::{cox_fit, logrank, CoxFit, CoxSubject, LogrankSubject, Ties};
+use serde_json::Value;
+
+use crate::common::root;
+
+/// One subject of a reference study.
+struct Row {
+    arm: String,
+    stratum: String,
+    subgroup: String,
+    time: f64,
+    event: bool,
+}
+
+fn folder(dataset: &str) -> std::path::PathBuf {
+    root().join("tests/reference/comparative").join(dataset)
+}
+
+fn records(path: &std::path::Path) -> Vec<BTreeMap<String, String>> {
+    let mut reader = csv::Reader::from_path(path).expect("reference CSV");
+    let header = reader.headers().expect("header").clone();
+    reader
+        .records()
+        .map(|r| {
+            let r = r.expect("row");
+            header
+                .iter()
+                .zip(r.iter())
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+fn rows(dataset: &str) -> Vec<Row> {
+    let tte: BTreeMap<String, (f64, bool)> = records(&folder(dataset).join("adtte.csv"))
+        .into_iter()
+        .filter(|r| r["PARAMCD"] == "OS")
+        .map(|r| {
+            let time: f64 = r["AVAL"].parse().expect("AVAL");
+            (r["USUBJID"].clone(), (time, r["CNSR"] == "0"))
+        })
+        .collect();
+    records(&folder(dataset).join("adsl.csv"))
+        .into_iter()
+        .map(|r| {
+            let (time, event) = tte[&r["USUBJID"]];
+            Row {
+                arm: r["ARM"].clone(),
+                stratum: r["STRAT"].clone(),
+                subgroup: r["SUBGRP"].clone(),
+                time,
+                event,
+            }
+        })
+        .collect()
+}
+
+fn expected(dataset: &str) -> Value {
+    let text = std::fs::read_to_string(folder(dataset).join("expected.json")).expect("expected");
+    serde_json::from_str(&text).expect("JSON")
+}
+
+#[track_caller]
+fn close(what: &str, expected: &Value, actual: Option<f64>) {
+    let e = expected
+        .as_f64()
+        .unwrap_or_else(|| panic!("{what}: no expected number"));
+    let a = actual.unwrap_or_else(|| panic!("{what}: readout has none, R {e}"));
+    let rel = ((a - e) / e.abs().max(1e-300)).abs();
+    assert!(
+        rel <= 1e-6,
+        "{what}: readout {a}, R {e} (relative error {rel:.2e})"
+    );
+}
+
+/// The subjects of `arm` and the reference as Cox subjects (arm = 1), strata numbered.
+fn cox_subjects<'a>(
+    rows: impl Iterator<Item = &'a Row>,
+    arm: &str,
+    stratified: bool,
+) -> Vec<CoxSubject> {
+    let mut strata: BTreeMap<&str, u32> = BTreeMap::new();
+    rows.map(|r| {
+        let next = strata.len() as u32;
+        let stratum = if stratified {
+            *strata.entry(r.stratum.as_str()).or_insert(next)
+        } else {
+            0
+        };
+        CoxSubject {
+            time: r.time,
+            event: r.event,
+            x: if r.arm == arm { 1.0 } else { 0.0 },
+            stratum,
+        }
+    })
+    .collect()
+}
+
+fn check_cox(what: &str, expected: &Value, fit: &CoxFit) {
+    close(&format!("{what} coef"), &expected["coef"], fit.coef);
+    close(&format!("{what} se"), &expected["se"], fit.se);
+    let hr = fit.hr.as_ref();
+    close(
+        &format!("{what} HR"),
+        &expected["hr"]["estimate"],
+        hr.map(|h| h.estimate),
+    );
+    close(
+        &format!("{what} HR lower"),
+        &expected["hr"]["lower"],
+        hr.map(|h| h.lower),
+    );
+    close(
+        &format!("{what} HR upper"),
+        &expected["hr"]["upper"],
+        hr.map(|h| h.upper),
+    );
+    close(&format!("{what} p Wald"), &expected["p_wald"], fit.p_wald);
+    close(&format!("{what} p LR"), &expected["p_lr"], fit.p_lr);
+    close(
+        &format!("{what} p score"),
+        &expected["p_score"],
+        fit.p_score,
+    );
+}
+
+#[test]
+fn cox_logrank_and_subgroups_match_r() {
+    let mut checked = 0;
+    for dataset in ["veteran", "lung", "ovarian"] {
+        let all = rows(dataset);
+        let expect = expected(dataset);
+        let reference = expect["reference"].as_str().expect("reference arm");
+        for comparison in expect["comparisons"].as_array().expect("comparisons") {
+            let arm = comparison["arm"].as_str().expect("arm");
+            let two: Vec<&Row> = all
+                .iter()
+                .filter(|r| r.arm == arm || r.arm == reference)
+                .collect();
+            let os = &comparison["tte"]["OS"];
+            for (stratified, expected) in [(false, os), (true, &os["stratified"])] {
+                let subjects = cox_subjects(two.iter().copied(), arm, stratified);
+                for (ties, key) in [(Ties::Efron, "efron"), (Ties::Breslow, "breslow")] {
+                    let fit = cox_fit(&subjects, ties, 0.95).expect("fit");
+                    let what = format!("{dataset} {arm} {key} stratified={stratified}");
+                    check_cox(&what, &expected[key], &fit);
+                    checked += 8;
+                }
+                let groups: Vec<LogrankSubject> = subjects
+                    .iter()
+                    .map(|s| LogrankSubject {
+                        time: s.time,
+                        event: s.event,
+                        group: usize::from(s.x > 0.5),
+                        stratum: s.stratum,
+                    })
+                    .collect();
+                let test = logrank(&groups, 2).expect("log-rank");
+                let what = format!("{dataset} {arm} log-rank stratified={stratified}");
+                close(
+                    &format!("{what} chisq"),
+                    &expected["logrank"]["chisq"],
+                    Some(test.chisq),
+                );
+                close(&format!("{what} p"), &expected["logrank"]["p"], test.p);
+                assert_eq!(expected["logrank"]["df"], test.df, "{what} df");
+                checked += 3;
+            }
+            for subgroup in os["subgroups"].as_array().expect("subgroups") {
+                let level = subgroup["level"].as_str().expect("level");
+                let within: Vec<&Row> = two
+                    .iter()
+                    .copied()
+                    .filter(|r| r.subgroup == level)
+                    .collect();
+                let count = |of_arm: bool, events: bool| {
+                    within
+                        .iter()
+                        .filter(|r| (r.arm == arm) == of_arm && (!events || r.event))
+                        .count()
+                };
+                assert_eq!(subgroup["n"], count(true, false), "{dataset} {level} n");
+                assert_eq!(
+                    subgroup["n_reference"],
+                    count(false, false),
+                    "{dataset} {level}"
+                );
+                assert_eq!(
+                    subgroup["events"],
+                    count(true, true),
+                    "{dataset} {level} events"
+                );
+                assert_eq!(
+                    subgroup["events_reference"],
+                    count(false, true),
+                    "{dataset} {level}"
+                );
+                let fit = cox_fit(
+                    &cox_subjects(within.iter().copied(), arm, false),
+                    Ties::Efron,
+                    0.95,
+                )
+                .expect("fit");
+                let what = format!("{dataset} {arm} subgroup {level}");
+                if subgroup["hr"].is_null() {
+                    assert!(
+                        fit.hr.is_none(),
+                        "{what}: R has no HR, readout {:?}",
+                        fit.hr
+                    );
+                    assert!(fit.not_estimable.is_some(), "{what}");
+                } else {
+                    let hr = fit.hr.as_ref();
+                    close(&what, &subgroup["hr"]["estimate"], hr.map(|h| h.estimate));
+                    close(
+                        &format!("{what} lower"),
+                        &subgroup["hr"]["lower"],
+                        hr.map(|h| h.lower),
+                    );
+                    close(
+                        &format!("{what} upper"),
+                        &subgroup["hr"]["upper"],
+                        hr.map(|h| h.upper),
+                    );
+                    checked += 3;
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "{checked} values checked");
+}
