@@ -59,6 +59,40 @@ impl SurvTimes {
     }
 }
 
+/// The largest gap between two distinct times that makes them one, for distinct times whose
+/// magnitudes average `scale`: R's `dy <= tol | dy / mean(abs(y)) <= tol`.
+pub(crate) fn tie_threshold(scale: f64) -> f64 {
+    TIME_TOLERANCE * scale.max(1.0)
+}
+
+/// (time, events, censorings) per distinct time, in increasing order, with the times R makes
+/// one merged into the first of their run (`None` when no two are that close, the usual case).
+pub(crate) fn merge_near_ties(
+    counts: &[(f64, usize, usize)],
+) -> Option<Vec<(f64, usize, usize)>> {
+    if counts.len() < 2 {
+        return None;
+    }
+    let scale = counts.iter().map(|c| c.0.abs()).sum::<f64>() / counts.len() as f64;
+    let threshold = tie_threshold(scale);
+    if !counts.windows(2).any(|w| w[1].0 - w[0].0 <= threshold) {
+        return None;
+    }
+    let mut merged: Vec<(f64, usize, usize)> = Vec::with_capacity(counts.len());
+    let mut previous = f64::NEG_INFINITY;
+    for &(time, events, censorings) in counts {
+        match merged.last_mut() {
+            Some(last) if time - previous <= threshold => {
+                last.1 += events;
+                last.2 += censorings;
+            }
+            _ => merged.push((time, events, censorings)),
+        }
+        previous = time;
+    }
+    Some(merged)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,5 +111,15 @@ mod tests {
         // Times apart by more than the tolerance stay apart.
         let apart = SurvTimes::of([1.0, 1.0 + 1e-6].into_iter()).into_vec();
         assert_eq!(apart, [1.0, 1.0 + 1e-6]);
+    }
+
+    /// A run is chained: each time within the tolerance of the one before joins the run.
+    #[test]
+    fn counts_of_near_equal_times_are_merged() {
+        let a = 12.0;
+        let counts = [(a, 1, 0), (a + 1e-9, 0, 1), (a + 2e-9, 2, 0), (13.0, 1, 1)];
+        let merged = merge_near_ties(&counts).expect("merged");
+        assert_eq!(merged, [(a, 3, 1), (13.0, 1, 1)]);
+        assert_eq!(merge_near_ties(&[(1.0, 1, 0), (2.0, 1, 0)]), None);
     }
 }
