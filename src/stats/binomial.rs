@@ -12,7 +12,8 @@ use statrs::function::beta::checked_beta_reg;
 use super::normal::{check_level, normal_quantile};
 use super::StatsError;
 
-/// A two-sided confidence interval for a proportion, both limits in [0, 1].
+/// A two-sided confidence interval: for a proportion both limits are in [0, 1]; for a
+/// difference of proportions ([`super::two_by_two`]) in [−1, 1] (Newcombe) or beyond (Wald).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Interval {
     /// Lower limit.

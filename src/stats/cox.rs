@@ -181,9 +181,15 @@ pub fn cox_fit(subjects: &[CoxSubject], ties: Ties, level: f64) -> Result<CoxFit
     })
 }
 
-/// Upper tail of the chi-square distribution with one degree of freedom.
+/// Upper tail of the chi-square distribution with one degree of freedom: the regularised
+/// upper incomplete gamma Q(1/2, x/2) (statrs' `erfc` is only good to about 1e-10 relative).
 pub(crate) fn chisq1_p(statistic: f64) -> f64 {
-    statrs::function::erf::erfc((statistic.max(0.0) / 2.0).sqrt())
+    let half = statistic.max(0.0) / 2.0;
+    if half == 0.0 {
+        return 1.0;
+    }
+    statrs::function::gamma::checked_gamma_ur(0.5, half)
+        .unwrap_or_else(|_| statrs::function::erf::erfc(half.sqrt()))
 }
 
 /// The subjects by stratum, times descending, tied times grouped, covariate centred.

@@ -519,7 +519,10 @@ mod tests {
         let events = [true, false, true, true, false];
         let expected = kaplan_meier(&equal, &events).unwrap();
         assert_eq!(expected.steps().len(), 3);
-        assert_eq!(kaplan_meier(&near, &events).unwrap().steps(), expected.steps());
+        assert_eq!(
+            kaplan_meier(&near, &events).unwrap().steps(),
+            expected.steps()
+        );
         let mut tally = TimeTally::new();
         for (t, e) in near.iter().zip(events) {
             tally.add(*t, e);

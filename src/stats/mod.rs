@@ -15,6 +15,8 @@
 //! - [`cox`]: the Cox model of an arm indicator (Efron/Breslow ties, strata), as `coxph`.
 //! - [`logrank`]: the k-group log-rank test, stratified or not, as `survdiff`.
 //! - [`timefix`]: near-equal times made one, as R's `aeqSurv` (`timefix = TRUE`).
+//! - [`two_by_two`]: two proportions compared: difference (Newcombe, Wald), odds ratio,
+//!   chi-square, Fisher exact and Cochran–Mantel–Haenszel tests.
 
 pub mod binomial;
 pub mod cox;
@@ -25,6 +27,7 @@ pub mod normal;
 pub mod quantile;
 pub mod timefix;
 pub mod transform;
+pub mod two_by_two;
 
 pub use binomial::{clopper_pearson, wilson, Interval};
 pub use cox::{cox_fit, CoxFit, CoxSubject, HazardRatio, Ties};
@@ -35,3 +38,6 @@ pub use normal::{normal_quantile, z_for_level};
 pub use quantile::{reverse_km_followup, Quantile, COLLETT_EPSILON, QUANTILE_TOLERANCE};
 pub use timefix::{SurvTimes, TIME_TOLERANCE};
 pub use transform::{CiTransform, UnknownTransform};
+pub use two_by_two::{
+    cmh, compare_proportions, fisher_exact, Counts, ProportionComparison, RatioCi,
+};

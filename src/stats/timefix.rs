@@ -67,9 +67,7 @@ pub(crate) fn tie_threshold(scale: f64) -> f64 {
 
 /// (time, events, censorings) per distinct time, in increasing order, with the times R makes
 /// one merged into the first of their run (`None` when no two are that close, the usual case).
-pub(crate) fn merge_near_ties(
-    counts: &[(f64, usize, usize)],
-) -> Option<Vec<(f64, usize, usize)>> {
+pub(crate) fn merge_near_ties(counts: &[(f64, usize, usize)]) -> Option<Vec<(f64, usize, usize)>> {
     if counts.len() < 2 {
         return None;
     }
