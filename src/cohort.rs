@@ -6,6 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use rustc_hash::FxHashMap;
 
+use crate::compare;
 use crate::config::CohortConfig;
 use crate::derive::{self, DeriveOptions, DerivedSubject};
 use crate::documents;
@@ -184,9 +185,7 @@ pub fn analyse<'a>(
     at: &'a CutData<'a>,
     cohort: &'a CohortConfig,
 ) -> Result<CohortAnalysis<'a>> {
-    let (cut, by_subject, cutoff) = (at.data, &at.by_subject, at.cutoff);
-    let tte_index = at.tte_index.as_ref();
-    let analysis = study.config.analysis_for(cohort);
+    let cut = at.data;
     let members = timing::stage("  members", || at.members.members(cohort, &cut.subjects));
     for column in cohort.filter.keys() {
         if !cut.subjects.is_empty() && !cut.subjects.iter().any(|s| s.columns.contains_key(column))
@@ -203,6 +202,22 @@ pub fn analyse<'a>(
             });
         }
     }
+    if members.is_empty() {
+        return Err(empty_cohort_error(study, cohort, at.cutoff));
+    }
+    analyse_members(study, at, cohort, members)
+}
+
+/// Analyses the given subjects of a cohort (the cohort's, or one arm's): each member's
+/// derivations, then the endpoints.
+pub fn analyse_members<'a>(
+    study: &'a LoadedStudy,
+    at: &'a CutData<'a>,
+    cohort: &'a CohortConfig,
+    members: Members<'a>,
+) -> Result<CohortAnalysis<'a>> {
+    let cut = at.data;
+    let analysis = study.config.analysis_for(cohort);
     let options = derive_options(&analysis);
     let derived: Vec<DerivedSubject> = if study.config.config.data.adrs.is_some() {
         members
@@ -210,7 +225,7 @@ pub fn analyse<'a>(
             .filter_map(|&i| cut.subjects.get(i as usize))
             .map(|s| {
                 let empty = Vec::new();
-                let assessments = by_subject.get(&*s.usubjid).unwrap_or(&empty);
+                let assessments = at.by_subject.get(&*s.usubjid).unwrap_or(&empty);
                 derive::derive_subject(s, assessments, &options).map_err(|source| Error::Derive {
                     cohort: cohort.id.clone(),
                     source,
@@ -220,17 +235,14 @@ pub fn analyse<'a>(
     } else {
         Vec::new()
     };
-    if members.is_empty() {
-        return Err(empty_cohort_error(study, cohort, cutoff));
-    }
     endpoints::analyse_cohort(CohortInput {
         cohort,
         analysis: &analysis,
-        cutoff,
+        cutoff: at.cutoff,
         data: cut,
         members,
         derived,
-        tte_index,
+        tte_index: at.tte_index.as_ref(),
     })
 }
 
@@ -310,7 +322,7 @@ pub fn derive_options(a: &crate::config::Analysis) -> DeriveOptions {
     }
 }
 
-fn cohort_index(study: &LoadedStudy, cohort: &CohortConfig) -> usize {
+pub(crate) fn cohort_index(study: &LoadedStudy, cohort: &CohortConfig) -> usize {
     study
         .config
         .config
@@ -393,8 +405,17 @@ pub fn build_cohort<'a>(
 ) -> Result<(CohortBuild, DerivedRows<'a>)> {
     let cfg = &study.config;
     let formats = &cfg.config.output.formats;
-    let analysis = timing::stage("  analyse", || analyse(study, at, cohort))?;
+    let mut analysis = timing::stage("  analyse", || analyse(study, at, cohort))?;
     let settings = cfg.analysis_for(cohort);
+    if let Some(arms) = &cohort.arms {
+        let outcome = timing::stage("  arms", || {
+            compare::compare_arms(study, at, cohort, arms, &analysis, &settings)
+        })?;
+        let results = &mut analysis.results;
+        results.arms = outcome.arms;
+        results.comparisons = outcome.comparisons;
+        results.warnings.extend(outcome.warnings);
+    }
     let figs = timing::stage("  figures", || {
         figures::cohort_figures(&analysis, &settings, formats)
     })?;
@@ -444,6 +465,7 @@ pub fn build_cohort<'a>(
             derived,
             derived_tte,
             endpoints: settings.tte_params.clone(),
+            arm_column: cohort.arms.as_ref().map(|a| a.column.clone()),
         },
     ))
 }

@@ -13,6 +13,7 @@
 pub mod build;
 pub mod cmd;
 pub mod cohort;
+pub mod compare;
 pub mod conference;
 pub mod config;
 pub mod cut;

@@ -113,6 +113,8 @@ pub struct DerivedRows<'a> {
     pub derived_tte: Vec<Vec<TteValue>>,
     /// The cohort's `tte_params` (PARAMCD → label), in order: two columns each.
     pub endpoints: indexmap::IndexMap<String, String>,
+    /// A cohort with arms: the ADSL column of the arms, written last as `ARM`.
+    pub arm_column: Option<String>,
 }
 
 impl DerivedRows<'_> {
@@ -133,6 +135,9 @@ impl DerivedRows<'_> {
             header.push(format!("{e}_CNSR"));
         }
         header.extend(["BOR_DATE", "BOR_REASON", "EFFFL"].map(String::from));
+        if self.arm_column.is_some() {
+            header.push("ARM".to_string());
+        }
         for (i, name) in header.iter().enumerate() {
             if i > 0 {
                 out.push(b',');
@@ -182,7 +187,15 @@ impl DerivedRows<'_> {
             out.push(b',');
             csv_field(&mut out, bor.map_or("", |b| b.reason.as_str()));
             let efficacy = subject.is_some_and(|s| s.efficacy);
-            out.extend_from_slice(if efficacy { b",Y\n" } else { b",N\n" });
+            out.extend_from_slice(if efficacy { b",Y" } else { b",N" });
+            if let Some(column) = &self.arm_column {
+                out.push(b',');
+                csv_field(
+                    &mut out,
+                    subject.and_then(|s| s.columns.get(column)).unwrap_or(""),
+                );
+            }
+            out.push(b'\n');
             if out.len() >= DERIVED_PIECE {
                 write(&out)?;
                 out.clear();

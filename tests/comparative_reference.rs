@@ -238,3 +238,156 @@ fn cox_logrank_and_subgroups_match_r() {
     }
     assert!(checked > 100, "{checked} values checked");
 }
+
+/// Builds a reference study through the whole pipeline (ADSL, ADTTE, ADRS → BOR → results.json)
+/// with the given analysis settings, and returns its one cohort.
+fn build_reference(dataset: &str, expected: &Value, analysis: &str) -> (tempfile::TempDir, Value) {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = tmp.path().join("study.yaml");
+    let text = format!(
+        "study: {{ id: {id} }}\n\
+         data: {{ dir: {dir}, adsl: adsl.csv, adtte: adtte.csv, adrs: adrs.csv }}\n\
+         analysis: {{ time_unit: days, tte_params: {{ OS: OS }}, followup: OS{analysis} }}\n\
+         cohorts:\n\
+         \x20 - id: all\n\
+         \x20   arms: {{ column: ARM, reference: {reference:?} }}\n\
+         \x20   strata: [STRAT]\n\
+         \x20   subgroups: [SUBGRP]\n\
+         output: {{ formats: [md] }}\n",
+        id = dataset.to_uppercase(),
+        dir = folder(dataset).display(),
+        reference = expected["reference"].as_str().expect("reference"),
+    );
+    std::fs::write(&config, text).expect("config");
+    let out = tmp.path().join("out");
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_readout"))
+        .args(["build", "--quiet", "--out"])
+        .arg(&out)
+        .arg(&config)
+        .output()
+        .expect("readout runs");
+    assert!(
+        run.status.success(),
+        "{dataset}: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let results = out
+        .join(dataset.to_uppercase())
+        .join("no-cutoff/results.json");
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(results).expect("results")).expect("JSON");
+    (tmp, results["cohorts"][0].clone())
+}
+
+/// The whole pipeline on the reference studies: per-arm counts, and every comparison R made
+/// (Cox with either ties, stratified or not, log-rank, subgroups; ORR difference with either
+/// interval, odds ratio, chi-square, Fisher and CMH p) in results.json, to 1e-6.
+#[test]
+fn results_json_comparisons_match_r() {
+    for dataset in ["veteran", "lung", "ovarian"] {
+        let expect = expected(dataset);
+        for (ties, diff) in [("efron", "newcombe"), ("breslow", "wald")] {
+            let settings = format!(", cox_ties: {ties}, diff_ci: {diff}");
+            let (_tmp, cohort) = build_reference(dataset, &expect, &settings);
+            for arm in cohort["arms"].as_array().expect("arms") {
+                let name = arm["arm"].as_str().expect("arm");
+                let e = &expect["arms"][name];
+                assert_eq!(arm["n"]["enrolled"], e["n"], "{dataset} {name} n");
+                assert_eq!(
+                    arm["tte"]["OS"]["events"], e["events"],
+                    "{dataset} {name} events"
+                );
+                assert_eq!(
+                    arm["response"]["orr"]["n"], e["responders"],
+                    "{dataset} {name}"
+                );
+            }
+            let comparisons = cohort["comparisons"].as_array().expect("comparisons");
+            let expected_comparisons = expect["comparisons"].as_array().expect("comparisons");
+            assert_eq!(comparisons.len(), expected_comparisons.len());
+            for (c, e) in comparisons.iter().zip(expected_comparisons) {
+                assert_eq!(c["arm"], e["arm"]);
+                assert_eq!(c["reference"], e["reference"]);
+                let what = format!("{dataset} {} {ties}", c["arm"]);
+                let (os, eos) = (&c["tte"]["OS"], &e["tte"]["OS"]);
+                for key in ["coef", "se", "p_wald", "p_lr", "p_score"] {
+                    close(&format!("{what} {key}"), &eos[ties][key], os[key].as_f64());
+                    close(
+                        &format!("{what} stratified {key}"),
+                        &eos["stratified"][ties][key],
+                        os["stratified"][key].as_f64(),
+                    );
+                }
+                for key in ["estimate", "lower", "upper"] {
+                    close(
+                        &format!("{what} HR {key}"),
+                        &eos[ties]["hr"][key],
+                        os["hr"][key].as_f64(),
+                    );
+                }
+                for key in ["chisq", "p"] {
+                    close(
+                        &format!("{what} log-rank {key}"),
+                        &eos["logrank"][key],
+                        os["logrank"][key].as_f64(),
+                    );
+                    close(
+                        &format!("{what} stratified log-rank {key}"),
+                        &eos["stratified"]["logrank"][key],
+                        os["stratified"]["logrank"][key].as_f64(),
+                    );
+                }
+                let subgroups = os["subgroups"].as_array().expect("subgroups");
+                let expected_subgroups = eos["subgroups"].as_array().expect("subgroups");
+                assert_eq!(subgroups.len(), expected_subgroups.len(), "{what}");
+                for (s, es) in subgroups.iter().zip(expected_subgroups) {
+                    assert_eq!(s["column"], "SUBGRP");
+                    for key in ["level", "n", "n_reference", "events", "events_reference"] {
+                        assert_eq!(s[key], es[key], "{what} subgroup {key}");
+                    }
+                    if ties == "efron" {
+                        if es["hr"].is_null() {
+                            assert!(s["hr"].is_null(), "{what} {}: {}", es["level"], s["hr"]);
+                        } else {
+                            close(
+                                &format!("{what} {}", es["level"]),
+                                &es["hr"]["estimate"],
+                                s["hr"]["estimate"].as_f64(),
+                            );
+                        }
+                    }
+                }
+                let (orr, eorr) = (&c["response"]["orr"], &e["orr"]);
+                for key in ["n", "N", "n_reference", "N_reference"] {
+                    assert_eq!(orr[key], eorr[key], "{what} ORR {key}");
+                }
+                close(
+                    &format!("{what} ORR difference"),
+                    &eorr["difference"]["estimate"],
+                    orr["difference"]["estimate"].as_f64(),
+                );
+                for key in ["lower", "upper"] {
+                    close(
+                        &format!("{what} ORR {diff} {key}"),
+                        &eorr["difference"][diff][key],
+                        orr["difference"][key].as_f64(),
+                    );
+                    close(
+                        &format!("{what} OR {key}"),
+                        &eorr["odds_ratio"][key],
+                        orr["odds_ratio"][key].as_f64(),
+                    );
+                }
+                assert_eq!(orr["difference"]["method"], diff);
+                close(
+                    &format!("{what} OR"),
+                    &eorr["odds_ratio"]["estimate"],
+                    orr["odds_ratio"]["estimate"].as_f64(),
+                );
+                for key in ["p_chisq", "p_fisher", "p_cmh"] {
+                    close(&format!("{what} ORR {key}"), &eorr[key], orr[key].as_f64());
+                }
+            }
+        }
+    }
+}

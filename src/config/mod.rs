@@ -166,6 +166,33 @@ pub struct AnalysisConfig {
     /// How many adverse-event terms the treatment-related adverse-event figure shows, 0 to
     /// 100. Default: 10.
     pub ae_top_n: Option<usize>,
+    /// Tied event times in the Cox model of arm comparisons: `efron` (R's default) or
+    /// `breslow` (SAS PROC PHREG's). Default: efron.
+    pub cox_ties: Option<CoxTies>,
+    /// Interval of a difference of two proportions: `newcombe` (hybrid score) or `wald`.
+    /// Default: newcombe.
+    pub diff_ci: Option<DiffCi>,
+}
+
+/// Tied event times in the Cox model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CoxTies {
+    /// Efron's approximation.
+    Efron,
+    /// Breslow's approximation.
+    Breslow,
+}
+
+/// Interval of a difference of two proportions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum DiffCi {
+    /// Newcombe's hybrid score interval (from Wilson intervals).
+    Newcombe,
+    /// Wald interval.
+    Wald,
 }
 
 /// The ADRS parameters of the per-visit overall response when the config names none.
@@ -388,6 +415,10 @@ pub struct Analysis {
     pub time_decimals: usize,
     /// See [`AnalysisConfig::ae_top_n`].
     pub ae_top_n: usize,
+    /// See [`AnalysisConfig::cox_ties`].
+    pub cox_ties: CoxTies,
+    /// See [`AnalysisConfig::diff_ci`].
+    pub diff_ci: DiffCi,
 }
 
 /// A confidence level in percent as documents label it: `ci_level` has at most three
@@ -477,6 +508,14 @@ impl AnalysisConfig {
                 .unwrap_or(1),
             time_decimals: self.time_decimals.or(fallback.time_decimals).unwrap_or(1),
             ae_top_n: self.ae_top_n.or(fallback.ae_top_n).unwrap_or(10),
+            cox_ties: self
+                .cox_ties
+                .or(fallback.cox_ties)
+                .unwrap_or(CoxTies::Efron),
+            diff_ci: self
+                .diff_ci
+                .or(fallback.diff_ci)
+                .unwrap_or(DiffCi::Newcombe),
         }
     }
 }
@@ -543,6 +582,32 @@ pub struct CohortConfig {
     /// ADSL columns summarised as baseline characteristics. Default: none.
     #[serde(default)]
     pub baseline: Vec<BaselineItem>,
+    /// The arms of a randomised cohort: each analysed on its own and compared with the
+    /// reference (docs/CONFIG.md). Default: none (one arm).
+    #[serde(default)]
+    pub arms: Option<ArmsConfig>,
+    /// ADSL columns whose combined values are the strata of stratified comparisons. Default:
+    /// none.
+    #[serde(default)]
+    pub strata: Vec<String>,
+    /// ADSL columns whose values are the subgroups of per-subgroup hazard ratios. Default:
+    /// none.
+    #[serde(default)]
+    pub subgroups: Vec<String>,
+}
+
+/// `cohorts[].arms`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArmsConfig {
+    /// The ADSL column whose values are the arms (ARM, TRT01P, ...).
+    pub column: String,
+    /// The arm every other is compared with.
+    pub reference: Scalar,
+    /// The arms in the order documents show them. Default: the others in sorted order, the
+    /// reference last.
+    #[serde(default)]
+    pub order: Option<Vec<Scalar>>,
 }
 
 /// One baseline characteristic to summarise.
@@ -919,6 +984,7 @@ fn validate(path: &Path, config: &StudyConfig) -> Result<()> {
             ));
         }
         check_analysis(path, &format!("cohorts[{i}].analysis"), &cohort.analysis)?;
+        check_arms(path, i, cohort)?;
         // ADAE is read once for the study, with the study's related values: a cohort's own
         // would be silently unused.
         if cohort.analysis.related_values.is_some() {
@@ -952,6 +1018,59 @@ fn check_id_length(path: &Path, key: &str, id: &str) -> Result<()> {
                 crate::error::escape_controls(&shown, false)
             ),
         ));
+    }
+    Ok(())
+}
+
+/// `arms`, `strata` and `subgroups` of cohort `i`: strata and subgroups compare arms, so they
+/// need arms; an order lists each arm once, the reference among them.
+fn check_arms(path: &Path, i: usize, cohort: &CohortConfig) -> Result<()> {
+    let key = |k: &str| format!("key `cohorts[{i}].{k}`: ");
+    let Some(arms) = &cohort.arms else {
+        for (name, columns) in [("strata", &cohort.strata), ("subgroups", &cohort.subgroups)] {
+            if !columns.is_empty() {
+                return Err(config_error(
+                    path,
+                    &key(name),
+                    format!("{name} compare arms, and the cohort has none; add `arms: {{ column, reference }}`"),
+                ));
+            }
+        }
+        return Ok(());
+    };
+    for (name, column) in std::iter::once(("arms.column", &arms.column))
+        .chain(cohort.strata.iter().map(|c| ("strata", c)))
+        .chain(cohort.subgroups.iter().map(|c| ("subgroups", c)))
+    {
+        if column.trim().is_empty() {
+            return Err(config_error(
+                path,
+                &key(name),
+                "an empty column name; expected an ADSL column".to_string(),
+            ));
+        }
+    }
+    if let Some(order) = &arms.order {
+        let texts: Vec<String> = order.iter().map(Scalar::as_text).collect();
+        if let Some(twice) = texts
+            .iter()
+            .enumerate()
+            .find(|(k, t)| texts[..*k].contains(t))
+        {
+            return Err(config_error(
+                path,
+                &key("arms.order"),
+                format!("arm `{}` is listed twice; expected each arm once", twice.1),
+            ));
+        }
+        let reference = arms.reference.as_text();
+        if !texts.contains(&reference) {
+            return Err(config_error(
+                path,
+                &key("arms.order"),
+                format!("the reference arm `{reference}` is not listed; expected every arm, the reference among them"),
+            ));
+        }
     }
     Ok(())
 }

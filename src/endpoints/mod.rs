@@ -125,6 +125,12 @@ pub struct CohortResults {
     pub followup: Option<FollowUp>,
     /// Safety summary; `null` without ADAE.
     pub safety: Option<Safety>,
+    /// A cohort with `arms`: each arm's results (absent otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arms: Vec<crate::compare::ArmResults>,
+    /// A cohort with `arms`: each arm compared with the reference (absent otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub comparisons: Vec<crate::compare::Comparison>,
     /// Non-fatal data problems found for this cohort.
     #[serde(default)]
     pub warnings: Vec<String>,
@@ -662,6 +668,8 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
             } else {
                 safety
             },
+            arms: Vec::new(),
+            comparisons: Vec::new(),
             warnings,
         },
         members: input.members,

@@ -164,7 +164,8 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     .into_iter()
     .map(|f| f.map(|f| cfg.data_path(f)))
     .collect();
-    // Only the columns the config filters on or summarises are kept per subject.
+    // Only the columns the config filters on, summarises or compares arms by are kept per
+    // subject.
     let keep: FxHashSet<String> = cfg
         .config
         .cohorts
@@ -174,6 +175,9 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
                 .keys()
                 .cloned()
                 .chain(c.baseline.iter().map(|b| b.column.clone()))
+                .chain(c.arms.iter().map(|a| a.column.clone()))
+                .chain(c.strata.iter().cloned())
+                .chain(c.subgroups.iter().cloned())
         })
         .collect();
     // ADSL is typed as it is read (part by part when large: it is never held whole), while

@@ -1055,6 +1055,8 @@ mod tests {
             tte: Default::default(),
             followup: None,
             safety: None,
+            arms: Vec::new(),
+            comparisons: Vec::new(),
             warnings: Vec::new(),
         }
     }

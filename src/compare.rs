@@ -1,0 +1,675 @@
+//! The arms of a randomised cohort (`cohorts[].arms`, docs/CONFIG.md): each arm analysed as a
+//! cohort of its own, and each arm compared with the reference arm on those two arms'
+//! subjects (as study reports compare arms pairwise): for every time-to-event endpoint the Cox
+//! hazard ratio and the log-rank test, stratified too when the cohort has strata, and the
+//! hazard ratio within each subgroup; for ORR and DCR the difference of proportions, the odds
+//! ratio, and the chi-square, Fisher and Cochran–Mantel–Haenszel tests. The numbers are in
+//! `results.json` (docs/OUTPUTS.md).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+use crate::cohort::{analyse_members, cohort_index, CutData};
+use crate::config::{Analysis, ArmsConfig, CohortConfig, CoxTies, DiffCi};
+use crate::endpoints::{bor_category, CohortAnalysis, CohortResults, Members};
+use crate::error::{Error, Result};
+use crate::model::Subject;
+use crate::stats::{self, two_by_two, CoxSubject, LogrankSubject, Ties};
+use crate::study::LoadedStudy;
+
+/// One arm of a cohort with arms: the arm's value and its results, with the same keys as a
+/// cohort's.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct ArmResults {
+    /// The arm (its value in the arms column).
+    pub arm: String,
+    /// The arm's numbers, as a cohort's.
+    #[serde(flatten)]
+    pub results: CohortResults,
+}
+
+/// One arm compared with the reference arm.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Comparison {
+    /// The arm.
+    pub arm: String,
+    /// The reference arm.
+    pub reference: String,
+    /// Per time-to-event endpoint with times in both arms, in `tte_params` order.
+    pub tte: IndexMap<String, TteComparison>,
+    /// ORR and DCR compared; `null` without ADRS.
+    pub response: Option<ResponseComparison>,
+}
+
+/// A ratio with its confidence interval.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Ratio {
+    /// Point estimate.
+    pub estimate: f64,
+    /// Lower limit.
+    pub lower: f64,
+    /// Upper limit.
+    pub upper: f64,
+}
+
+/// A Cox model of the arm against the reference.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct CoxResults {
+    /// Hazard ratio (arm vs reference) with its Wald interval; `null` when not estimable.
+    pub hr: Option<Ratio>,
+    /// Log hazard ratio.
+    pub coef: Option<f64>,
+    /// Its standard error.
+    pub se: Option<f64>,
+    /// Wald test p-value.
+    pub p_wald: Option<f64>,
+    /// Likelihood-ratio test p-value.
+    pub p_lr: Option<f64>,
+    /// Score test p-value.
+    pub p_score: Option<f64>,
+}
+
+/// A log-rank test.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct LogrankResults {
+    /// Chi-square statistic.
+    pub chisq: f64,
+    /// Degrees of freedom.
+    pub df: usize,
+    /// p-value; `null` without a degree of freedom.
+    pub p: Option<f64>,
+}
+
+/// A time-to-event endpoint compared.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct TteComparison {
+    /// Subjects of the arm with a time.
+    pub n: usize,
+    /// Subjects of the reference with a time.
+    pub n_reference: usize,
+    /// Events in the arm.
+    pub events: usize,
+    /// Events in the reference.
+    pub events_reference: usize,
+    /// The Cox model.
+    #[serde(flatten)]
+    pub cox: CoxResults,
+    /// The log-rank test.
+    pub logrank: LogrankResults,
+    /// The same, stratified; present when the cohort has strata.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stratified: Option<StratifiedComparison>,
+    /// Hazard ratio per subgroup level, columns in config order, levels sorted.
+    #[serde(default)]
+    pub subgroups: Vec<SubgroupHr>,
+}
+
+/// A stratified Cox model and log-rank test.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct StratifiedComparison {
+    /// The strata columns.
+    pub strata: Vec<String>,
+    /// The Cox model with a baseline hazard per stratum.
+    #[serde(flatten)]
+    pub cox: CoxResults,
+    /// The log-rank test summed over strata.
+    pub logrank: LogrankResults,
+}
+
+/// The hazard ratio within one subgroup level.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct SubgroupHr {
+    /// The ADSL column.
+    pub column: String,
+    /// Its value.
+    pub level: String,
+    /// Subjects of the arm with a time.
+    pub n: usize,
+    /// Subjects of the reference with a time.
+    pub n_reference: usize,
+    /// Events in the arm.
+    pub events: usize,
+    /// Events in the reference.
+    pub events_reference: usize,
+    /// Unstratified hazard ratio; `null` when not estimable (no events in an arm).
+    pub hr: Option<Ratio>,
+}
+
+/// ORR and DCR compared.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct ResponseComparison {
+    /// Objective response rate.
+    pub orr: ProportionDifference,
+    /// Disease control rate.
+    pub dcr: ProportionDifference,
+}
+
+/// Two proportions of the efficacy population compared.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct ProportionDifference {
+    /// Responders in the arm.
+    pub n: usize,
+    /// Efficacy subjects of the arm.
+    #[serde(rename = "N")]
+    pub total: usize,
+    /// Responders in the reference.
+    pub n_reference: usize,
+    /// Efficacy subjects of the reference.
+    #[serde(rename = "N_reference")]
+    pub total_reference: usize,
+    /// Arm minus reference, with the `diff_ci` interval; `null` when an arm has no subject.
+    pub difference: Option<Difference>,
+    /// Odds ratio with its Wald interval; `null` when a cell is 0.
+    pub odds_ratio: Option<Ratio>,
+    /// Chi-square test without continuity correction; `null` when a margin is 0.
+    pub p_chisq: Option<f64>,
+    /// Fisher's exact test.
+    pub p_fisher: Option<f64>,
+    /// Cochran–Mantel–Haenszel test over the strata, without continuity correction; `null`
+    /// without strata or when not estimable.
+    pub p_cmh: Option<f64>,
+}
+
+/// A difference of proportions.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Difference {
+    /// Arm minus reference.
+    pub estimate: f64,
+    /// Lower limit.
+    pub lower: f64,
+    /// Upper limit.
+    pub upper: f64,
+    /// `newcombe` or `wald`.
+    pub method: DiffCi,
+}
+
+/// What comparing a cohort's arms gives.
+pub struct ArmsOutcome {
+    /// Each arm's results, in the arms' order.
+    pub arms: Vec<ArmResults>,
+    /// Each arm but the reference against it.
+    pub comparisons: Vec<Comparison>,
+    /// What the reader should know (an estimate left out, subjects without an arm).
+    pub warnings: Vec<String>,
+}
+
+/// A member's place in a comparison.
+struct Member<'s> {
+    /// Position in the cohort's members.
+    index: usize,
+    /// Whether it is of the arm compared (else of the reference).
+    in_arm: bool,
+    subject: &'s Subject,
+}
+
+/// Analyses each arm and compares each with the reference, from the cohort's analysis.
+pub fn compare_arms<'a>(
+    study: &'a LoadedStudy,
+    at: &'a CutData<'a>,
+    cohort: &'a CohortConfig,
+    config: &ArmsConfig,
+    pooled: &CohortAnalysis<'a>,
+    settings: &Analysis,
+) -> Result<ArmsOutcome> {
+    let subjects = &at.data.subjects;
+    let k = cohort_index(study, cohort);
+    let refused = |key: &str, message: String| Error::Config {
+        file: study.config.path.clone(),
+        location: format!("key `cohorts[{k}].{key}`: "),
+        message,
+    };
+    let column = config.column.as_str();
+    let member = |i: usize| {
+        pooled
+            .members
+            .get(i)
+            .and_then(|&global| subjects.get(global as usize))
+    };
+    let arm_of = |i: usize| member(i).and_then(|s| s.columns.get(column));
+    let present: BTreeSet<&str> = (0..pooled.members.len()).filter_map(arm_of).collect();
+    if present.is_empty() {
+        return Err(refused(
+            "arms.column",
+            format!("ADSL has no column `{column}` with a value for the cohort's subjects"),
+        ));
+    }
+    let listing = || crate::fits::listing(present.iter().copied());
+    let reference = config.reference.as_text();
+    if !present.contains(reference.as_str()) {
+        return Err(refused(
+            "arms.reference",
+            format!(
+                "no subject of the cohort has {column} = {reference:?}; the cohort's {column} values: {}",
+                listing()
+            ),
+        ));
+    }
+    let order: Vec<String> = match &config.order {
+        Some(order) => {
+            let order: Vec<String> = order.iter().map(|a| a.as_text()).collect();
+            if let Some(absent) = order.iter().find(|a| !present.contains(a.as_str())) {
+                return Err(refused(
+                    "arms.order",
+                    format!(
+                        "no subject of the cohort has {column} = {absent:?}; the cohort's {column} values: {}",
+                        listing()
+                    ),
+                ));
+            }
+            if let Some(unlisted) = present.iter().find(|a| !order.iter().any(|o| o == *a)) {
+                return Err(refused(
+                    "arms.order",
+                    format!("{column} = {unlisted:?} is not listed; expected every arm"),
+                ));
+            }
+            order
+        }
+        None => present
+            .iter()
+            .filter(|a| **a != reference)
+            .map(|a| a.to_string())
+            .chain(std::iter::once(reference.clone()))
+            .collect(),
+    };
+    for (key, columns) in [("strata", &cohort.strata), ("subgroups", &cohort.subgroups)] {
+        for name in columns {
+            if !(0..pooled.members.len())
+                .any(|i| member(i).is_some_and(|s| s.columns.get(name).is_some()))
+            {
+                return Err(refused(
+                    key,
+                    format!("ADSL has no column `{name}` with a value for the cohort's subjects"),
+                ));
+            }
+        }
+    }
+    let mut warnings = Vec::new();
+    let without = (0..pooled.members.len())
+        .filter(|&i| arm_of(i).is_none())
+        .count();
+    if without > 0 {
+        warnings.push(format!(
+            "{without} subject(s) without a value of {column} are in no arm (they are in the cohort's own numbers)"
+        ));
+    }
+
+    let mut arms = Vec::with_capacity(order.len());
+    for arm in &order {
+        let positions: Vec<u32> = (0..pooled.members.len())
+            .filter(|&i| arm_of(i) == Some(arm.as_str()))
+            .filter_map(|i| pooled.members.get(i).copied())
+            .collect();
+        let analysis = analyse_members(study, at, cohort, Members::Owned(positions))?;
+        arms.push(ArmResults {
+            arm: arm.clone(),
+            results: analysis.results,
+        });
+    }
+
+    let mut comparisons = Vec::new();
+    for arm in order.iter().filter(|a| **a != reference) {
+        let two: Vec<Member> = (0..pooled.members.len())
+            .filter_map(|index| {
+                let value = arm_of(index)?;
+                let in_arm = value == arm;
+                (in_arm || value == reference).then(|| {
+                    member(index).map(|subject| Member {
+                        index,
+                        in_arm,
+                        subject,
+                    })
+                })?
+            })
+            .collect();
+        let label = format!("{arm} vs {reference}");
+        let mut tte = IndexMap::new();
+        for (e, endpoint) in settings.tte_params.keys().enumerate() {
+            let Some(column) = pooled.derived_tte.get(e) else {
+                continue;
+            };
+            let time_of = |m: &Member| column.get(m.index).and_then(|v| v.get());
+            if let Some(compared) = compare_tte(
+                &two,
+                &time_of,
+                cohort,
+                settings,
+                &label,
+                endpoint,
+                &mut warnings,
+            )? {
+                tte.insert(endpoint.clone(), compared);
+            }
+        }
+        let response = if pooled.derived.is_empty() {
+            None
+        } else {
+            Some(compare_response(&two, pooled, cohort, settings, &label)?)
+        };
+        comparisons.push(Comparison {
+            arm: arm.clone(),
+            reference: reference.clone(),
+            tte,
+            response,
+        });
+    }
+    Ok(ArmsOutcome {
+        arms,
+        comparisons,
+        warnings,
+    })
+}
+
+/// The stratum of a subject: its values of the strata columns, `None` when one is missing.
+fn stratum_key(subject: &Subject, strata: &[String]) -> Option<String> {
+    let values: Option<Vec<&str>> = strata.iter().map(|c| subject.columns.get(c)).collect();
+    values.map(|v| v.join("\u{1f}"))
+}
+
+fn ties(settings: &Analysis) -> Ties {
+    match settings.cox_ties {
+        CoxTies::Efron => Ties::Efron,
+        CoxTies::Breslow => Ties::Breslow,
+    }
+}
+
+fn cox_results(fit: &stats::CoxFit) -> CoxResults {
+    CoxResults {
+        hr: fit.hr.map(|h| Ratio {
+            estimate: h.estimate,
+            lower: h.lower,
+            upper: h.upper,
+        }),
+        coef: fit.coef,
+        se: fit.se,
+        p_wald: fit.p_wald,
+        p_lr: fit.p_lr,
+        p_score: fit.p_score,
+    }
+}
+
+fn statistics_error(
+    cohort: &CohortConfig,
+    what: String,
+) -> impl Fn(stats::StatsError) -> Error + '_ {
+    move |source| Error::Statistics {
+        cohort: cohort.id.clone(),
+        what: what.clone(),
+        source,
+    }
+}
+
+/// Subjects with a time, as Cox subjects (the arm's covariate 1) in numbered strata.
+fn cox_subjects(
+    timed: &[(&Member, f64, bool)],
+    strata: Option<&BTreeMap<usize, u32>>,
+) -> Vec<CoxSubject> {
+    timed
+        .iter()
+        .filter_map(|(m, time, event)| {
+            let stratum = match strata {
+                Some(numbers) => *numbers.get(&m.index)?,
+                None => 0,
+            };
+            Some(CoxSubject {
+                time: *time,
+                event: *event,
+                x: if m.in_arm { 1.0 } else { 0.0 },
+                stratum,
+            })
+        })
+        .collect()
+}
+
+fn logrank_results(
+    subjects: &[CoxSubject],
+    error: impl Fn(stats::StatsError) -> Error,
+) -> Result<LogrankResults> {
+    let groups: Vec<LogrankSubject> = subjects
+        .iter()
+        .map(|s| LogrankSubject {
+            time: s.time,
+            event: s.event,
+            group: usize::from(s.x > 0.5),
+            stratum: s.stratum,
+        })
+        .collect();
+    let test = stats::logrank(&groups, 2).map_err(error)?;
+    Ok(LogrankResults {
+        chisq: test.chisq,
+        df: test.df,
+        p: test.p,
+    })
+}
+
+/// Counts of subjects and events in the arm and the reference.
+fn counts(timed: &[(&Member, f64, bool)]) -> (usize, usize, usize, usize) {
+    let mut c = (0, 0, 0, 0);
+    for (m, _, event) in timed {
+        if m.in_arm {
+            c.0 += 1;
+            c.2 += usize::from(*event);
+        } else {
+            c.1 += 1;
+            c.3 += usize::from(*event);
+        }
+    }
+    c
+}
+
+#[allow(clippy::too_many_arguments)]
+fn compare_tte(
+    two: &[Member],
+    time_of: &dyn Fn(&Member) -> Option<(f64, bool)>,
+    cohort: &CohortConfig,
+    settings: &Analysis,
+    label: &str,
+    endpoint: &str,
+    warnings: &mut Vec<String>,
+) -> Result<Option<TteComparison>> {
+    let timed: Vec<(&Member, f64, bool)> = two
+        .iter()
+        .filter_map(|m| time_of(m).map(|(t, censored)| (m, t, !censored)))
+        .collect();
+    let (n, n_reference, events, events_reference) = counts(&timed);
+    if n == 0 || n_reference == 0 {
+        return Ok(None);
+    }
+    let level = settings.ci_level;
+    let error = |what: &str| statistics_error(cohort, format!("{label}: {endpoint} {what}"));
+    let subjects = cox_subjects(&timed, None);
+    let fit = stats::cox_fit(&subjects, ties(settings), level).map_err(error("Cox model"))?;
+    if let Some(why) = fit.not_estimable {
+        warnings.push(format!(
+            "{label}: {endpoint} hazard ratio not estimable ({why})"
+        ));
+    }
+    let logrank = logrank_results(&subjects, error("log-rank test"))?;
+    let stratified = if cohort.strata.is_empty() {
+        None
+    } else {
+        let mut numbers: BTreeMap<String, u32> = BTreeMap::new();
+        let mut by_member: BTreeMap<usize, u32> = BTreeMap::new();
+        let mut missing = 0;
+        for (m, _, _) in &timed {
+            match stratum_key(m.subject, &cohort.strata) {
+                Some(key) => {
+                    let next = numbers.len() as u32;
+                    by_member.insert(m.index, *numbers.entry(key).or_insert(next));
+                }
+                None => missing += 1,
+            }
+        }
+        if missing > 0 {
+            warnings.push(format!(
+                "{label}: {endpoint}: {missing} subject(s) without a value of {} left out of the stratified analysis",
+                cohort.strata.join(", ")
+            ));
+        }
+        let subjects = cox_subjects(&timed, Some(&by_member));
+        let fit = stats::cox_fit(&subjects, ties(settings), level)
+            .map_err(error("stratified Cox model"))?;
+        if let Some(why) = fit.not_estimable {
+            warnings.push(format!(
+                "{label}: {endpoint} stratified hazard ratio not estimable ({why})"
+            ));
+        }
+        Some(StratifiedComparison {
+            strata: cohort.strata.clone(),
+            cox: cox_results(&fit),
+            logrank: logrank_results(&subjects, error("stratified log-rank test"))?,
+        })
+    };
+    let mut subgroups = Vec::new();
+    for column in &cohort.subgroups {
+        let levels: BTreeSet<&str> = timed
+            .iter()
+            .filter_map(|(m, _, _)| m.subject.columns.get(column))
+            .collect();
+        for level_value in levels {
+            let within: Vec<(&Member, f64, bool)> = timed
+                .iter()
+                .filter(|(m, _, _)| m.subject.columns.get(column) == Some(level_value))
+                .copied()
+                .collect();
+            let (n, n_reference, events, events_reference) = counts(&within);
+            let hr = if n > 0 && n_reference > 0 {
+                let fit = stats::cox_fit(&cox_subjects(&within, None), ties(settings), level)
+                    .map_err(error("subgroup Cox model"))?;
+                if let Some(why) = fit.not_estimable {
+                    warnings.push(format!(
+                        "{label}: {endpoint} hazard ratio in {column} = {level_value} not estimable ({why})"
+                    ));
+                }
+                cox_results(&fit).hr
+            } else {
+                None
+            };
+            subgroups.push(SubgroupHr {
+                column: column.clone(),
+                level: level_value.to_string(),
+                n,
+                n_reference,
+                events,
+                events_reference,
+                hr,
+            });
+        }
+    }
+    Ok(Some(TteComparison {
+        n,
+        n_reference,
+        events,
+        events_reference,
+        cox: cox_results(&fit),
+        logrank,
+        stratified,
+        subgroups,
+    }))
+}
+
+/// ORR and DCR of the efficacy subjects of the two arms compared.
+fn compare_response(
+    two: &[Member],
+    pooled: &CohortAnalysis,
+    cohort: &CohortConfig,
+    settings: &Analysis,
+    label: &str,
+) -> Result<ResponseComparison> {
+    let efficacy: Vec<(&Member, &'static str)> = two
+        .iter()
+        .filter(|m| m.subject.efficacy)
+        .map(|m| {
+            let category = pooled
+                .derived
+                .get(m.index)
+                .map_or("NE", |d| bor_category(d.bor.bor));
+            (m, category)
+        })
+        .collect();
+    let orr = |c: &str| matches!(c, "CR" | "PR");
+    let dcr = |c: &str| {
+        orr(c) || c == "SD" || (settings.dcr_includes_non_cr_non_pd && c == "NON-CR/NON-PD")
+    };
+    let compare = |responds: &dyn Fn(&str) -> bool, what: &str| -> Result<ProportionDifference> {
+        let tally = |in_arm: bool| two_by_two::Counts {
+            x: efficacy
+                .iter()
+                .filter(|(m, c)| m.in_arm == in_arm && responds(c))
+                .count(),
+            n: efficacy.iter().filter(|(m, _)| m.in_arm == in_arm).count(),
+        };
+        let (arm, reference) = (tally(true), tally(false));
+        let error = statistics_error(cohort, format!("{label}: {what}"));
+        let compared = if arm.n > 0 && reference.n > 0 {
+            Some(
+                two_by_two::compare_proportions(arm, reference, settings.ci_level)
+                    .map_err(&error)?,
+            )
+        } else {
+            None
+        };
+        let p_cmh = if cohort.strata.is_empty() {
+            None
+        } else {
+            let mut strata: BTreeMap<String, (two_by_two::Counts, two_by_two::Counts)> =
+                BTreeMap::new();
+            for (m, c) in &efficacy {
+                let Some(key) = stratum_key(m.subject, &cohort.strata) else {
+                    continue;
+                };
+                let empty = two_by_two::Counts { x: 0, n: 0 };
+                let entry = strata.entry(key).or_insert((empty, empty));
+                let counts = if m.in_arm { &mut entry.0 } else { &mut entry.1 };
+                counts.n += 1;
+                counts.x += usize::from(responds(c));
+            }
+            let strata: Vec<_> = strata.into_values().collect();
+            two_by_two::cmh(&strata).map_err(&error)?
+        };
+        Ok(ProportionDifference {
+            n: arm.x,
+            total: arm.n,
+            n_reference: reference.x,
+            total_reference: reference.n,
+            difference: compared.map(|c| {
+                let interval = match settings.diff_ci {
+                    DiffCi::Newcombe => c.newcombe,
+                    DiffCi::Wald => c.wald,
+                };
+                Difference {
+                    estimate: c.difference,
+                    lower: interval.lower,
+                    upper: interval.upper,
+                    method: settings.diff_ci,
+                }
+            }),
+            odds_ratio: compared.and_then(|c| {
+                c.odds_ratio.map(|r| Ratio {
+                    estimate: r.estimate,
+                    lower: r.lower,
+                    upper: r.upper,
+                })
+            }),
+            p_chisq: compared.and_then(|c| c.p_chisq),
+            p_fisher: compared.map(|c| c.p_fisher),
+            p_cmh,
+        })
+    };
+    Ok(ResponseComparison {
+        orr: compare(&orr, "ORR")?,
+        dcr: compare(&dcr, "DCR")?,
+    })
+}
