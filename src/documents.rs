@@ -90,6 +90,7 @@ pub fn render_documents(
         top_trae_grade3: render::top_terms(results, 1, |t| t.trae_grade3plus),
         body: String::new(),
         report,
+        arms_compared: render::arms_compared(results),
     };
     let markdown = tidy_text(&renderer.render("abstract.md", &ctx)?);
     let plain = tidy_text(&renderer.render("abstract.txt", &ctx)?);

@@ -60,6 +60,33 @@ pub fn fixed(x: f64, d: usize) -> String {
     format!("{rounded:.d$}")
 }
 
+/// A p-value as journals print it: `p < 0.001`; `p > 0.99`; else two significant digits
+/// (`p = 0.046`, `p = 0.32`, `p = 0.0046`); `p = NE` when there is none.
+pub fn fmt_p(p: Option<f64>) -> String {
+    let Some(p) = p.filter(|p| p.is_finite() && *p >= 0.0) else {
+        return "p = NE".to_string();
+    };
+    if p < 0.001 {
+        return "p < 0.001".to_string();
+    }
+    // Decimals for two significant digits; one fewer when rounding reaches the next power.
+    let magnitude = p.log10().floor() as i32;
+    let mut d = (1 - magnitude).max(2) as usize;
+    let text = fixed(p, d);
+    if text
+        .parse::<f64>()
+        .is_ok_and(|r| r >= 10f64.powi(magnitude + 1))
+        && d > 2
+    {
+        d -= 1;
+    }
+    let text = fixed(p, d);
+    if text.parse::<f64>().is_ok_and(|r| r > 0.99) {
+        return "p > 0.99".to_string();
+    }
+    format!("p = {text}")
+}
+
 /// `2022-10-20` → `October 20, 2022` (other text unchanged).
 pub fn long_date(iso: &str) -> String {
     match chrono::NaiveDate::parse_from_str(iso, "%Y-%m-%d") {
@@ -83,4 +110,31 @@ pub fn first_names<S: AsRef<str>>(shown: &[S], total: usize) -> String {
         text.push_str(&format!(" and {more} more"));
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn p_values_read_as_journals_print_them() {
+        let cases = [
+            (0.000_2, "p < 0.001"),
+            (0.001, "p = 0.0010"),
+            (0.004_6, "p = 0.0046"),
+            (0.036_983_65, "p = 0.037"),
+            (0.046_487_93, "p = 0.046"),
+            (0.099_6, "p = 0.10"),
+            (0.402_198_5, "p = 0.40"),
+            (0.921_766, "p = 0.92"),
+            (0.99, "p = 0.99"),
+            (0.995, "p > 0.99"),
+            (1.0, "p > 0.99"),
+        ];
+        for (p, text) in cases {
+            assert_eq!(fmt_p(Some(p)), text, "{p}");
+        }
+        assert_eq!(fmt_p(None), "p = NE");
+        assert_eq!(fmt_p(Some(f64::NAN)), "p = NE");
+    }
 }

@@ -5,8 +5,10 @@
 
 use serde::Serialize;
 
+use crate::compare::{ProportionDifference, Ratio};
 use crate::config::{Analysis, Study};
 use crate::endpoints::{AeGrading, BaselineSummary, CohortResults, Estimate};
+use crate::format::fmt_p;
 use crate::format::{fixed, fmt_count_pct, fmt_limits, fmt_pct, fmt_plain, long_date};
 
 /// A cohort report.
@@ -266,6 +268,8 @@ pub fn cohort_report(
         });
     }
     sections.extend(safety(c, &f));
+    sections.extend(arms(c, &f));
+    sections.extend(comparisons(c, &f));
     sections.push(Section {
         id: "methods",
         heading: "Methods".to_string(),
@@ -611,6 +615,285 @@ fn safety(c: &CohortResults, f: &Formats) -> Option<Section> {
     Some(Section {
         id: "safety",
         heading: format!("Adverse events (safety population, N = {total})"),
+        blocks,
+    })
+}
+
+/// "0.57 (0.41–0.80)"; "NE" when not estimable.
+fn ratio(r: Option<&Ratio>) -> String {
+    match r {
+        Some(r) => format!(
+            "{} ({}–{})",
+            fixed(r.estimate, 2),
+            fixed(r.lower, 2),
+            fixed(r.upper, 2)
+        ),
+        None => "NE".to_string(),
+    }
+}
+
+/// A p-value without its `p`: "< 0.001", "0.046".
+fn p_only(p: Option<f64>) -> String {
+    let text = fmt_p(p);
+    text.trim_start_matches("p = ")
+        .trim_start_matches("p ")
+        .to_string()
+}
+
+/// A cohort with arms: its key numbers, one column per arm.
+fn arms(c: &CohortResults, f: &Formats) -> Option<Section> {
+    if c.arms.is_empty() {
+        return None;
+    }
+    let mut head = vec![Cell::text("")];
+    head.extend(c.arms.iter().map(|a| Cell::num(a.arm.clone())));
+    let row = |label: String, value: &dyn Fn(&CohortResults) -> String| {
+        let mut cells = vec![Cell::text(label)];
+        cells.extend(c.arms.iter().map(|a| Cell::num(value(&a.results))));
+        Row::of(cells)
+    };
+    let mut body = vec![
+        row("Enrolled".to_string(), &|r| r.n.enrolled.to_string()),
+        row("Efficacy population".to_string(), &|r| {
+            r.n.efficacy.to_string()
+        }),
+        row("Safety population".to_string(), &|r| r.n.safety.to_string()),
+    ];
+    if c.response.is_some() {
+        for (name, pick) in [
+            (
+                "ORR, n (%)",
+                (|r: &CohortResults| r.response.as_ref().map(|x| x.orr.clone()))
+                    as fn(&CohortResults) -> Option<crate::endpoints::Proportion>,
+            ),
+            ("DCR, n (%)", |r: &CohortResults| {
+                r.response.as_ref().map(|x| x.dcr.clone())
+            }),
+        ] {
+            body.push(row(name.to_string(), &|r| match pick(r) {
+                Some(p) => format!(
+                    "{} ({})",
+                    f.count_pct(p.n, p.total),
+                    fmt_limits(p.lower, p.upper, f.pd, true)
+                ),
+                None => "NE".to_string(),
+            }));
+        }
+    }
+    for (endpoint, t) in &c.tte {
+        let mut chars = t.label.chars();
+        let capitalised: String = chars
+            .next()
+            .map(|first| first.to_uppercase().chain(chars).collect())
+            .unwrap_or_default();
+        body.push(row(format!("{capitalised} events, n (%)"), &|r| {
+            r.tte
+                .get(endpoint)
+                .map_or("NE".to_string(), |t| f.count_pct(t.events, t.n))
+        }));
+        body.push(row(
+            format!("Median {}, {} ({}% CI)", t.label, f.unit, f.level),
+            &|r| {
+                r.tte
+                    .get(endpoint)
+                    .map_or("NE".to_string(), |t| f.estimate(&t.median))
+            },
+        ));
+    }
+    if let Some(s) = &c.safety {
+        let g = s.grading;
+        body.push(row(format!("TRAE, {}", g.any().to_lowercase()), &|r| {
+            r.safety
+                .as_ref()
+                .map_or("NE".to_string(), |s| f.count_pct(s.trae.any, s.total))
+        }));
+        body.push(row(format!("TRAE, {}", g.severe().to_lowercase()), &|r| {
+            r.safety.as_ref().map_or("NE".to_string(), |s| {
+                f.count_pct(s.trae.grade3plus, s.total)
+            })
+        }));
+    }
+    Some(Section {
+        id: "arms",
+        heading: "Results by arm".to_string(),
+        blocks: vec![
+            Block::Table(Table {
+                class: Some("wide"),
+                head: vec![Row::of(head)],
+                body,
+            }),
+            Block::Note {
+                text: format!(
+                    "Medians: estimate ({}% CI); NR: not reached; NE: not estimable. Rates with their {}% CIs.",
+                    f.level, f.level
+                ),
+            },
+        ],
+    })
+}
+
+/// A cohort with arms: each arm against the reference (hazard ratios, log-rank tests, response
+/// differences) and the hazard ratio per subgroup.
+fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
+    if c.comparisons.is_empty() {
+        return None;
+    }
+    let mut blocks = Vec::new();
+    let stratified = c
+        .comparisons
+        .iter()
+        .flat_map(|x| x.tte.values())
+        .any(|t| t.stratified.is_some());
+    let tte_rows: Vec<Row> = c
+        .comparisons
+        .iter()
+        .flat_map(|x| {
+            x.tte.iter().map(move |(endpoint, t)| {
+                let label = c
+                    .tte
+                    .get(endpoint)
+                    .map_or(endpoint.as_str(), |t| t.label.as_str());
+                let mut cells = vec![
+                    Cell::text(format!("{} vs {}", x.arm, x.reference)),
+                    Cell::text(label.to_string()),
+                    Cell::num(format!("{}/{}", t.events, t.n)),
+                    Cell::num(format!("{}/{}", t.events_reference, t.n_reference)),
+                    Cell::num(ratio(t.cox.hr.as_ref())),
+                    Cell::num(p_only(t.logrank.p)),
+                ];
+                if stratified {
+                    let s = t.stratified.as_ref();
+                    cells.push(Cell::num(ratio(s.and_then(|s| s.cox.hr.as_ref()))));
+                    cells.push(Cell::num(
+                        s.map_or("NE".to_string(), |s| p_only(s.logrank.p)),
+                    ));
+                }
+                Row::of(cells)
+            })
+        })
+        .collect();
+    if !tte_rows.is_empty() {
+        let mut head = vec![
+            "Comparison".to_string(),
+            "Endpoint".to_string(),
+            "Events/N, arm".to_string(),
+            "Events/N, reference".to_string(),
+            format!("HR ({}% CI)", f.level),
+            "Log-rank p".to_string(),
+        ];
+        if stratified {
+            head.push(format!("Stratified HR ({}% CI)", f.level));
+            head.push("Stratified log-rank p".to_string());
+        }
+        let labels: Vec<&str> = head.iter().map(String::as_str).collect();
+        let mut header_row = header(&labels);
+        header_row.cells[1].num = false;
+        blocks.push(Block::Table(Table {
+            class: Some("wide"),
+            head: vec![header_row],
+            body: tte_rows,
+        }));
+    }
+    let response_rows: Vec<Row> = c
+        .comparisons
+        .iter()
+        .filter_map(|x| x.response.as_ref().map(|r| (x, r)))
+        .flat_map(|(x, r)| {
+            [("ORR", &r.orr), ("DCR", &r.dcr)].map(|(name, d): (&str, &ProportionDifference)| {
+                Row::of(vec![
+                    Cell::text(format!("{} vs {}", x.arm, x.reference)),
+                    Cell::text(name),
+                    Cell::num(f.count_pct(d.n, d.total)),
+                    Cell::num(f.count_pct(d.n_reference, d.total_reference)),
+                    Cell::num(match &d.difference {
+                        Some(diff) => format!(
+                            "{} ({})",
+                            fmt_pct(Some(diff.estimate), f.pd),
+                            fmt_limits(Some(diff.lower), Some(diff.upper), f.pd, true)
+                        ),
+                        None => "NE".to_string(),
+                    }),
+                    Cell::num(ratio(d.odds_ratio.as_ref())),
+                    Cell::num(p_only(d.p_chisq)),
+                    Cell::num(p_only(d.p_fisher)),
+                    Cell::num(if d.p_cmh.is_some() {
+                        p_only(d.p_cmh)
+                    } else {
+                        "–".to_string()
+                    }),
+                ])
+            })
+        })
+        .collect();
+    if !response_rows.is_empty() {
+        let diff = format!("Difference ({}% CI)", f.level);
+        let or = format!("Odds ratio ({}% CI)", f.level);
+        let mut header_row = header(&[
+            "Comparison",
+            "Rate",
+            "Arm, n (%)",
+            "Reference, n (%)",
+            &diff,
+            &or,
+            "Chi-square p",
+            "Fisher p",
+            "CMH p",
+        ]);
+        header_row.cells[1].num = false;
+        blocks.push(Block::Subheading {
+            text: "Response rates".to_string(),
+        });
+        blocks.push(Block::Table(Table {
+            class: Some("wide"),
+            head: vec![header_row],
+            body: response_rows,
+        }));
+    }
+    let subgroup_rows: Vec<Row> = c
+        .comparisons
+        .iter()
+        .flat_map(|x| {
+            x.tte.iter().flat_map(move |(endpoint, t)| {
+                t.subgroups.iter().map(move |s| {
+                    Row::of(vec![
+                        Cell::text(format!("{} vs {}", x.arm, x.reference)),
+                        Cell::text(endpoint.clone()),
+                        Cell::text(format!("{} = {}", s.column, s.level)),
+                        Cell::num(format!("{}/{}", s.events, s.n)),
+                        Cell::num(format!("{}/{}", s.events_reference, s.n_reference)),
+                        Cell::num(ratio(s.hr.as_ref())),
+                    ])
+                })
+            })
+        })
+        .collect();
+    if !subgroup_rows.is_empty() {
+        let hr = format!("HR ({}% CI)", f.level);
+        let mut header_row = header(&[
+            "Comparison",
+            "Endpoint",
+            "Subgroup",
+            "Events/N, arm",
+            "Events/N, reference",
+            &hr,
+        ]);
+        header_row.cells[1].num = false;
+        header_row.cells[2].num = false;
+        blocks.push(Block::Subheading {
+            text: "Hazard ratios by subgroup (unstratified)".to_string(),
+        });
+        blocks.push(Block::Table(Table {
+            class: Some("wide"),
+            head: vec![header_row],
+            body: subgroup_rows,
+        }));
+    }
+    blocks.push(Block::Note {
+        text: "HR: hazard ratio of the arm to the reference (Cox model); NE: not estimable (an arm without events). Differences are arm minus reference; all p-values two-sided.".to_string(),
+    });
+    Some(Section {
+        id: "comparisons",
+        heading: "Comparison of arms".to_string(),
         blocks,
     })
 }

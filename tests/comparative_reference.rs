@@ -242,21 +242,32 @@ fn cox_logrank_and_subgroups_match_r() {
 /// Builds a reference study through the whole pipeline (ADSL, ADTTE, ADRS → BOR → results.json)
 /// with the given analysis settings, and returns its one cohort.
 fn build_reference(dataset: &str, expected: &Value, analysis: &str) -> (tempfile::TempDir, Value) {
+    build_reference_as(dataset, expected, analysis, "[md]")
+}
+
+/// [`build_reference`] with the given `output.formats`.
+fn build_reference_as(
+    dataset: &str,
+    expected: &Value,
+    analysis: &str,
+    formats: &str,
+) -> (tempfile::TempDir, Value) {
     let tmp = tempfile::tempdir().expect("temp dir");
     let config = tmp.path().join("study.yaml");
     let text = format!(
         "study: {{ id: {id} }}\n\
          data: {{ dir: {dir}, adsl: adsl.csv, adtte: adtte.csv, adrs: adrs.csv }}\n\
-         analysis: {{ time_unit: days, tte_params: {{ OS: OS }}, followup: OS{analysis} }}\n\
+         analysis: {{ tte_params: {{ OS: OS }}, followup: OS{analysis} }}\n\
          cohorts:\n\
          \x20 - id: all\n\
          \x20   arms: {{ column: ARM, reference: {reference:?} }}\n\
          \x20   strata: [STRAT]\n\
          \x20   subgroups: [SUBGRP]\n\
-         output: {{ formats: [md] }}\n",
+         output: {{ formats: {formats} }}\n",
         id = dataset.to_uppercase(),
         dir = folder(dataset).display(),
         reference = expected["reference"].as_str().expect("reference"),
+        formats = formats,
     );
     std::fs::write(&config, text).expect("config");
     let out = tmp.path().join("out");
@@ -287,7 +298,7 @@ fn results_json_comparisons_match_r() {
     for dataset in ["veteran", "lung", "ovarian"] {
         let expect = expected(dataset);
         for (ties, diff) in [("efron", "newcombe"), ("breslow", "wald")] {
-            let settings = format!(", cox_ties: {ties}, diff_ci: {diff}");
+            let settings = format!(", time_unit: days, cox_ties: {ties}, diff_ci: {diff}");
             let (_tmp, cohort) = build_reference(dataset, &expect, &settings);
             for arm in cohort["arms"].as_array().expect("arms") {
                 let name = arm["arm"].as_str().expect("arm");
@@ -390,4 +401,54 @@ fn results_json_comparisons_match_r() {
             }
         }
     }
+}
+
+/// A randomised cohort's documents word the comparison as randomised-trial abstracts do, with
+/// R's numbers (lung: stratified HR 0.57, CMH p 0.029), and the report (HTML and Word) has the
+/// comparison tables; the derived CSV names each subject's arm.
+#[test]
+fn randomised_documents_read_the_comparisons() {
+    let expect = expected("lung");
+    let (tmp, _) = build_reference_as("lung", &expect, ", time_unit: months", "[md, html, docx]");
+    let folder = tmp.path().join("out/LUNG/no-cutoff");
+    let text = std::fs::read_to_string(folder.join("all/abstract.txt")).expect("abstract");
+    for sentence in [
+        "227 pts were randomized: 90 to Arm B and 137 to Arm A.",
+        "Median overall survival was 14.0 with Arm B vs 8.9 months with Arm A (HR 0.57, 95% CI: 0.41, 0.80; stratified log-rank p < 0.001).",
+        "The confirmed ORR was 34.4% (31/90) with Arm B vs 21.9% (30/137) with Arm A (difference 12.5%, 95% CI: 0.7%, 24.5%; CMH p = 0.029).",
+        "Cox proportional hazards model stratified by STRAT (Efron method for ties)",
+        "Newcombe hybrid score 95% CIs and tested with the Cochran–Mantel–Haenszel test stratified by STRAT",
+    ] {
+        assert!(text.contains(sentence), "`{sentence}` missing from:\n{text}");
+    }
+    let report = std::fs::read_to_string(folder.join("all/report.html")).expect("report");
+    for cell in [
+        "<section id=\"comparisons\">",
+        "<td class=\"num\">0.59 (0.43–0.82)</td>",
+        "<td class=\"num\">0.57 (0.41–0.80)</td>",
+        "<td class=\"num\">1.87 (1.03–3.39)</td>",
+        "<td>SUBGRP = &lt;65</td>",
+        "<td class=\"num\">0.66 (0.42–1.03)</td>",
+    ] {
+        assert!(report.contains(cell), "`{cell}` missing from report.html");
+    }
+    let docx = std::fs::File::open(folder.join("all/report.docx")).expect("docx");
+    let mut archive = zip::ZipArchive::new(docx).expect("zip");
+    let mut xml = String::new();
+    std::io::Read::read_to_string(
+        &mut archive.by_name("word/document.xml").expect("document"),
+        &mut xml,
+    )
+    .expect("utf-8");
+    assert!(xml.contains("Comparison of arms") && xml.contains("0.57 (0.41–0.80)"));
+    let derived = std::fs::read_to_string(folder.join("derived/all.csv")).expect("derived");
+    let mut lines = derived.lines();
+    assert!(lines.next().expect("header").ends_with(",EFFFL,ARM"));
+    let arms: BTreeMap<&str, usize> = lines.fold(BTreeMap::new(), |mut counts, line| {
+        *counts
+            .entry(line.rsplit(',').next().unwrap_or(""))
+            .or_default() += 1;
+        counts
+    });
+    assert_eq!(arms, BTreeMap::from([("Arm A", 137), ("Arm B", 90)]));
 }

@@ -186,6 +186,7 @@ fuzz_target!(|data: &[u8]| {
         top_trae_grade3: Vec::new(),
         body: render::markdown_to_html("[b](javascript:alert(7))", false),
         report: readout::report::cohort_report(&f.study, &f.cohort, &analysis, "", false),
+        arms_compared: render::arms_compared(&f.cohort),
     };
     for name in ["abstract.html", "report.html"] {
         if let Some(html) = same_under_both_secrets(|| renderer.render(name, &ctx).ok()) {

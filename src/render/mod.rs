@@ -40,6 +40,10 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
         "abstract-results.txt",
         include_str!("../../templates/abstract-results.txt"),
     ),
+    (
+        "abstract-results-arms.txt",
+        include_str!("../../templates/abstract-results-arms.txt"),
+    ),
     ("abstract.md", include_str!("../../templates/abstract.md")),
     ("abstract.txt", include_str!("../../templates/abstract.txt")),
     (
@@ -76,6 +80,89 @@ pub struct DocumentContext<'a> {
     pub body: String,
     /// The report as data: its sections and tables, as report.html and report.docx print them.
     pub report: crate::report::Report,
+    /// A cohort with arms: each comparison with the two arms' results beside it.
+    pub arms_compared: Vec<ArmPair<'a>>,
+}
+
+/// The Methods sentences of arm comparisons (none without arms): the Cox model and its ties
+/// method, the stratification factors, the log-rank test, the interval of differences and the
+/// test of response rates, as the abstract reports them.
+fn comparison_methods(a: &Analysis, c: &CohortResults) -> Vec<String> {
+    let level = a.ci_percent();
+    let mut sentences = Vec::new();
+    let Some(first) = c.comparisons.first() else {
+        return sentences;
+    };
+    let strata: Option<&Vec<String>> = c
+        .comparisons
+        .iter()
+        .flat_map(|cmp| cmp.tte.values())
+        .find_map(|t| t.stratified.as_ref().map(|s| &s.strata));
+    let names = |columns: &[String]| match columns {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    };
+    if !first.tte.is_empty() {
+        let ties = match a.cox_ties {
+            crate::config::CoxTies::Efron => "Efron",
+            crate::config::CoxTies::Breslow => "Breslow",
+        };
+        sentences.push(match strata {
+            Some(strata) => format!(
+                "Hazard ratios (HRs) with {level}% CIs were estimated with a Cox proportional hazards model stratified by {} ({ties} method for ties), and arms were compared with the log-rank test stratified likewise.",
+                names(strata)
+            ),
+            None => format!(
+                "Hazard ratios (HRs) with {level}% CIs were estimated with a Cox proportional hazards model ({ties} method for ties), and arms were compared with the log-rank test."
+            ),
+        });
+    }
+    if first.response.is_some() {
+        let interval = match a.diff_ci {
+            crate::config::DiffCi::Newcombe => "Newcombe hybrid score",
+            crate::config::DiffCi::Wald => "Wald",
+        };
+        let test = match strata {
+            Some(strata) => format!(
+                "the Cochran–Mantel–Haenszel test stratified by {}",
+                names(strata)
+            ),
+            None => "the chi-square test".to_string(),
+        };
+        sentences.push(format!(
+            "Differences in response rates are given with {interval} {level}% CIs and tested with {test}."
+        ));
+    }
+    sentences.push("All p-values are two-sided.".to_string());
+    sentences
+}
+
+/// An arm compared with the reference, with both arms' results (for sentences such as
+/// "median PFS 10.2 vs 5.1 months (HR 0.52 ...)").
+#[derive(Debug, Clone, Serialize)]
+pub struct ArmPair<'a> {
+    /// The arm's results.
+    pub arm: &'a crate::compare::ArmResults,
+    /// The reference arm's results.
+    pub reference: &'a crate::compare::ArmResults,
+    /// The comparison.
+    pub comparison: &'a crate::compare::Comparison,
+}
+
+/// Each comparison of a cohort's results with its two arms.
+pub fn arms_compared(c: &CohortResults) -> Vec<ArmPair<'_>> {
+    let find = |name: &str| c.arms.iter().find(|a| a.arm == name);
+    c.comparisons
+        .iter()
+        .filter_map(|comparison| {
+            Some(ArmPair {
+                arm: find(&comparison.arm)?,
+                reference: find(&comparison.reference)?,
+                comparison,
+            })
+        })
+        .collect()
 }
 
 /// A term and its subject count, for sentences.
@@ -611,6 +698,9 @@ fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
             _ => "NE".to_string(),
         }))
     });
+    tera.register_filter("p_value", |v: &Value, _: &HashMap<String, Value>| {
+        Ok(Value::String(crate::format::fmt_p(v.as_f64())))
+    });
     tera.register_filter("plain", |v: &Value, _: &HashMap<String, Value>| {
         Ok(Value::String(match v.as_f64() {
             Some(x) => fmt_plain(x),
@@ -829,6 +919,7 @@ pub fn methods_statistics(a: &Analysis, c: &CohortResults) -> String {
         };
         sentences.push(format!("{level}% CIs of proportions are {proportion}."));
     }
+    sentences.extend(comparison_methods(a, c));
     if let Some(s) = &c.safety {
         sentences.push(
             match s.grading {
