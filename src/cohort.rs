@@ -407,6 +407,7 @@ pub fn build_cohort<'a>(
     let formats = &cfg.config.output.formats;
     let mut analysis = timing::stage("  analyse", || analyse(study, at, cohort))?;
     let settings = cfg.analysis_for(cohort);
+    let mut arm_km = Vec::new();
     if let Some(arms) = &cohort.arms {
         let outcome = timing::stage("  arms", || {
             compare::compare_arms(study, at, cohort, arms, &analysis, &settings)
@@ -415,9 +416,10 @@ pub fn build_cohort<'a>(
         results.arms = outcome.arms;
         results.comparisons = outcome.comparisons;
         results.warnings.extend(outcome.warnings);
+        arm_km = outcome.km;
     }
     let figs = timing::stage("  figures", || {
-        figures::cohort_figures(&analysis, &settings, formats)
+        figures::cohort_figures(&analysis, &arm_km, &settings, formats)
     })?;
     let curves = analysis
         .km

@@ -204,6 +204,8 @@ pub struct ArmsOutcome {
     pub comparisons: Vec<Comparison>,
     /// What the reader should know (an estimate left out, subjects without an arm).
     pub warnings: Vec<String>,
+    /// Each arm's Kaplan–Meier fits per endpoint, for the figures by arm.
+    pub km: Vec<(String, IndexMap<String, stats::KaplanMeier>)>,
 }
 
 /// A member's place in a comparison.
@@ -307,12 +309,14 @@ pub fn compare_arms<'a>(
     }
 
     let mut arms = Vec::with_capacity(order.len());
+    let mut km = Vec::with_capacity(order.len());
     for arm in &order {
         let positions: Vec<u32> = (0..pooled.members.len())
             .filter(|&i| arm_of(i) == Some(arm.as_str()))
             .filter_map(|i| pooled.members.get(i).copied())
             .collect();
         let analysis = analyse_members(study, at, cohort, Members::Owned(positions))?;
+        km.push((arm.clone(), analysis.km));
         arms.push(ArmResults {
             arm: arm.clone(),
             results: analysis.results,
@@ -369,6 +373,7 @@ pub fn compare_arms<'a>(
         arms,
         comparisons,
         warnings,
+        km,
     })
 }
 

@@ -9,6 +9,7 @@ use crate::format::fixed;
 use crate::plots::{self, AeBar, KmPlotOptions, KmPoint, KmSeries, PlotError};
 use crate::stats::KaplanMeier;
 use crate::write::OutputFile;
+use indexmap::IndexMap;
 use serde::Serialize;
 
 /// A figure for inlining.
@@ -178,6 +179,44 @@ pub fn km_series(
     })
 }
 
+/// Under a KM figure by arm, per comparison: "HR 0.57 (95% CI 0.41–0.80)" and "stratified
+/// log-rank p < 0.001" (the stratified model when the cohort has strata), the arms named first
+/// when there is more than one comparison.
+fn comparison_notes(results: &CohortResults, endpoint: &str, settings: &Analysis) -> Vec<String> {
+    let several = results.comparisons.len() > 1;
+    results
+        .comparisons
+        .iter()
+        .filter_map(|c| {
+            let t = c.tte.get(endpoint)?;
+            let (cox, logrank, stratified) = match &t.stratified {
+                Some(s) => (&s.cox, &s.logrank, "Stratified log-rank"),
+                None => (&t.cox, &t.logrank, "Log-rank"),
+            };
+            let hr = match &cox.hr {
+                Some(h) => format!(
+                    "HR {} ({}% CI {}–{})",
+                    fixed(h.estimate, 2),
+                    settings.ci_percent(),
+                    fixed(h.lower, 2),
+                    fixed(h.upper, 2)
+                ),
+                None => "HR not estimable".to_string(),
+            };
+            let arms = if several {
+                format!("{} vs {}: ", c.arm, c.reference)
+            } else {
+                String::new()
+            };
+            Some([
+                format!("{arms}{hr}"),
+                format!("{stratified} {}", crate::format::fmt_p(logrank.p)),
+            ])
+        })
+        .flatten()
+        .collect()
+}
+
 /// A swimmer plot has one lane per subject; past this many it is not readable.
 const MAX_SWIMMER_LANES: usize = 500;
 
@@ -281,6 +320,7 @@ pub fn study_km_figures(
             show_ci: false,
             tick_step: None,
             x_max: None,
+            note: Vec::new(),
         };
         let name = format!("km-{}", endpoint.to_ascii_lowercase());
         match plots::km_plot(&series, &opts) {
@@ -317,6 +357,7 @@ pub fn study_km_figures(
 /// Draws every figure of a cohort.
 pub fn cohort_figures(
     analysis: &CohortAnalysis,
+    arm_km: &[(String, IndexMap<String, KaplanMeier>)],
     settings: &Analysis,
     formats: &[Format],
 ) -> Result<CohortFigures> {
@@ -335,33 +376,63 @@ pub fn cohort_figures(
         let Some(summary) = results.tte.get(endpoint) else {
             continue;
         };
-        let series =
-            km_series(fit, &results.label, &summary.median, settings).map_err(|source| {
-                Error::Statistics {
-                    cohort: cohort.to_string(),
-                    what: format!("KM figure for {endpoint}"),
-                    source,
-                }
-            })?;
+        let statistics = |source| Error::Statistics {
+            cohort: cohort.to_string(),
+            what: format!("KM figure for {endpoint}"),
+            source,
+        };
+        // A cohort with arms: one curve per arm, the comparisons under the legend.
+        let mut series = Vec::new();
+        for (arm, fits) in arm_km {
+            let arm_summary = results
+                .arms
+                .iter()
+                .find(|a| &a.arm == arm)
+                .and_then(|a| a.results.tte.get(endpoint));
+            if let (Some(fit), Some(arm_summary)) = (fits.get(endpoint), arm_summary) {
+                series
+                    .push(km_series(fit, arm, &arm_summary.median, settings).map_err(statistics)?);
+            }
+        }
+        let arms_drawn = !series.is_empty();
+        if !arms_drawn {
+            series.push(
+                km_series(fit, &results.label, &summary.median, settings).map_err(statistics)?,
+            );
+        }
+        let note = if arms_drawn {
+            comparison_notes(results, endpoint, settings)
+        } else {
+            Vec::new()
+        };
         let title = endpoint_title(endpoint, settings);
         let opts = KmPlotOptions {
             title: format!("{title}: {}", results.label),
             y_label: format!("{title} (probability)"),
             time_unit: unit_title.clone(),
-            show_ci: true,
+            show_ci: !arms_drawn,
             tick_step: None,
             x_max: None,
+            note,
         };
-        figs.add(
-            cohort,
-            &format!("km-{}", endpoint.to_ascii_lowercase()),
+        let caption = if arms_drawn {
+            format!(
+                "Kaplan–Meier estimates of {} by arm; hazard ratio from a Cox model, log-rank p; number at risk below the axis.",
+                title.to_lowercase()
+            )
+        } else {
             format!(
                 "Kaplan–Meier estimate of {} with pointwise {}% CI ({}); number at risk below the axis.",
                 title.to_lowercase(),
                 settings.ci_percent(),
                 settings.km_ci.name()
-            ),
-            plots::km_plot(&[series], &opts),
+            )
+        };
+        figs.add(
+            cohort,
+            &format!("km-{}", endpoint.to_ascii_lowercase()),
+            caption,
+            plots::km_plot(&series, &opts),
             png,
         )?;
     }

@@ -441,6 +441,16 @@ fn randomised_documents_read_the_comparisons() {
     )
     .expect("utf-8");
     assert!(xml.contains("Comparison of arms") && xml.contains("0.57 (0.41–0.80)"));
+    // The KM figure by arm: a curve per arm, the stratified HR and log-rank p under the legend.
+    let km = std::fs::read_to_string(folder.join("all/figures/km-os.svg")).expect("KM figure");
+    for text in [
+        "Arm B \u{2013} median 14.0",
+        "Arm A \u{2013} median 8.9",
+        "HR 0.57 (95% CI 0.41\u{2013}0.80)",
+        "Stratified log-rank p &lt; 0.001",
+    ] {
+        assert!(km.contains(text), "`{text}` missing from km-os.svg");
+    }
     let derived = std::fs::read_to_string(folder.join("derived/all.csv")).expect("derived");
     let mut lines = derived.lines();
     assert!(lines.next().expect("header").ends_with(",EFFFL,ARM"));

@@ -131,6 +131,7 @@ fn km_opts() -> KmPlotOptions {
         show_ci: true,
         tick_step: None,
         x_max: None,
+        note: Vec::new(),
     }
 }
 

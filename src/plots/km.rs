@@ -65,6 +65,9 @@ pub struct KmPlotOptions {
     pub tick_step: Option<f64>,
     /// End of the time axis; `None` is the last time of any curve, rounded up to a tick.
     pub x_max: Option<f64>,
+    /// Lines written under the legend entries (e.g. the hazard ratio and log-rank p of arms
+    /// compared); empty for none.
+    pub note: Vec<String>,
 }
 
 impl Default for KmPlotOptions {
@@ -77,6 +80,7 @@ impl Default for KmPlotOptions {
             show_ci: true,
             tick_step: None,
             x_max: None,
+            note: Vec::new(),
         }
     }
 }
@@ -322,6 +326,10 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
             label: "Censored".to_string(),
         });
     }
+    items.extend(opts.note.iter().map(|line| LegendItem {
+        key: Key::Blank,
+        label: line.clone(),
+    }));
     let legend = Legend::stacked(items, legend_w)?;
     let legend_top = y;
     y += legend.height() + 10;
