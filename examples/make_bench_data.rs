@@ -1,6 +1,8 @@
 //! Synthetic data for benchmarks: `cargo run --release --example make_bench_data -- N DIR [C]`
-//! writes DIR/adsl.csv (N subjects in C cohorts, default 4), DIR/adtte.csv (one OS record
-//! each) and DIR/bench.yaml. Deterministic (splitmix64, fixed seed; the data of N subjects do
+//! writes DIR/adsl.csv (N subjects in C cohorts, default 4; an ARM, A or B, and a STRAT of 4
+//! levels each), DIR/adtte.csv (one OS record each), DIR/bench.yaml, and for the arm
+//! comparison benchmark (`bench/arms.sh`) DIR/one.yaml (every subject, one cohort) and
+//! DIR/arms.yaml (the same cohort with arms A and B, stratified by STRAT). Deterministic (splitmix64, fixed seed; the data of N subjects do
 //! not depend on C except for the cohort column). Not real patients.
 
 use std::fmt::Write as _;
@@ -26,7 +28,7 @@ fn main() {
     let start = chrono::NaiveDate::from_ymd_opt(2018, 1, 1).expect("date");
     let mut adsl = String::with_capacity(n * 40);
     let mut adtte = String::with_capacity(n * 60);
-    adsl.push_str("USUBJID,COHORT,TRTSDT,SAFFL\n");
+    adsl.push_str("USUBJID,COHORT,ARM,STRAT,TRTSDT,SAFFL\n");
     adtte.push_str("USUBJID,PARAMCD,AVAL,CNSR,STARTDT,ADT\n");
     for i in 0..n {
         let cohort = i % cohorts + 1;
@@ -42,7 +44,10 @@ fn main() {
             (follow, 1)
         };
         let adt = trtsdt + chrono::Days::new(aval as u64 - 1);
-        let _ = writeln!(adsl, "S{i:08},{cohort},{trtsdt},Y");
+        // Arms and strata balanced and independent of the cohort (and of the times).
+        let arm = ["A", "B"][(i / 4) % 2];
+        let stratum = (i / 8) % 4 + 1;
+        let _ = writeln!(adsl, "S{i:08},{cohort},{arm},{stratum},{trtsdt},Y");
         let _ = writeln!(adtte, "S{i:08},OS,{aval},{cnsr},{trtsdt},{adt}");
     }
     std::fs::write(dir.join("adsl.csv"), adsl).expect("adsl");
@@ -62,5 +67,23 @@ fn main() {
             yaml,
             "  - {{ id: cohort-{c}, where: {{ COHORT: \"{c}\" }} }}"
         );
+    }
+    for (file, cohort) in [
+        ("one.yaml", "  - { id: all }\n"),
+        (
+            "arms.yaml",
+            "  - { id: all, arms: { column: ARM, reference: B }, strata: [STRAT] }\n",
+        ),
+    ] {
+        let text = format!(
+            "# Synthetic benchmark study ({n} subjects), made by examples/make_bench_data.rs.\n\
+             study: {{ id: BENCH-{} }}\n\
+             data: {{ adsl: adsl.csv, adtte: adtte.csv }}\n\
+             analysis: {{ tte_params: {{ OS: OS }}, followup: OS, landmarks: [6, 12, 24] }}\n\
+             output: {{ formats: [md, html] }}\n\
+             cohorts:\n{cohort}",
+            file.trim_end_matches(".yaml").to_uppercase()
+        );
+        std::fs::write(dir.join(file), text).expect(file);
     }
 }

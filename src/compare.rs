@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use indexmap::IndexMap;
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::cohort::{analyse_members, cohort_index, CutData};
@@ -16,7 +17,7 @@ use crate::config::{Analysis, ArmsConfig, CohortConfig, CoxTies, DiffCi};
 use crate::endpoints::{bor_category, CohortAnalysis, CohortResults, Members};
 use crate::error::{Error, Result};
 use crate::model::Subject;
-use crate::stats::{self, two_by_two, CoxSubject, LogrankSubject, Ties};
+use crate::stats::{self, two_by_two, CoxSubject, Ties};
 use crate::study::LoadedStudy;
 
 /// One arm of a cohort with arms: the arm's value and its results, with the same keys as a
@@ -214,6 +215,8 @@ struct Member<'s> {
     index: usize,
     /// Whether it is of the arm compared (else of the reference).
     in_arm: bool,
+    /// Its stratum (by number), if it has a value of every strata column.
+    stratum: Option<u32>,
     subject: &'s Subject,
 }
 
@@ -240,7 +243,32 @@ pub fn compare_arms<'a>(
             .get(i)
             .and_then(|&global| subjects.get(global as usize))
     };
-    let arm_of = |i: usize| member(i).and_then(|s| s.columns.get(column));
+    // Each member's arm and stratum, looked up once per shared list of ADSL columns (a
+    // handful in a study of millions).
+    let mut arm_by_list: FxHashMap<usize, Option<&str>> = FxHashMap::default();
+    let mut stratum_by_list: FxHashMap<usize, Option<u32>> = FxHashMap::default();
+    let mut stratum_numbers: BTreeMap<String, u32> = BTreeMap::new();
+    let mut arm_values: Vec<Option<&str>> = Vec::with_capacity(pooled.members.len());
+    let mut strata_of: Vec<Option<u32>> = Vec::with_capacity(pooled.members.len());
+    for i in 0..pooled.members.len() {
+        let Some(s) = member(i) else {
+            arm_values.push(None);
+            strata_of.push(None);
+            continue;
+        };
+        let list = s.columns.list_id();
+        arm_values.push(
+            *arm_by_list
+                .entry(list)
+                .or_insert_with(|| s.columns.get(column)),
+        );
+        strata_of.push(*stratum_by_list.entry(list).or_insert_with(|| {
+            let key = stratum_key(s, &cohort.strata)?;
+            let next = stratum_numbers.len() as u32;
+            Some(*stratum_numbers.entry(key).or_insert(next))
+        }));
+    }
+    let arm_of = |i: usize| arm_values.get(i).copied().flatten();
     let present: BTreeSet<&str> = (0..pooled.members.len()).filter_map(arm_of).collect();
     if present.is_empty() {
         return Err(refused(
@@ -315,7 +343,9 @@ pub fn compare_arms<'a>(
             .filter(|&i| arm_of(i) == Some(arm.as_str()))
             .filter_map(|i| pooled.members.get(i).copied())
             .collect();
-        let analysis = analyse_members(study, at, cohort, Members::Owned(positions))?;
+        let analysis = crate::timing::stage("    arm", || {
+            analyse_members(study, at, cohort, Members::Owned(positions))
+        })?;
         km.push((arm.clone(), analysis.km));
         arms.push(ArmResults {
             arm: arm.clone(),
@@ -333,6 +363,7 @@ pub fn compare_arms<'a>(
                     member(index).map(|subject| Member {
                         index,
                         in_arm,
+                        stratum: strata_of.get(index).copied().flatten(),
                         subject,
                     })
                 })?
@@ -416,18 +447,13 @@ fn statistics_error(
     }
 }
 
-/// Subjects with a time, as Cox subjects (the arm's covariate 1) in numbered strata.
-fn cox_subjects(
-    timed: &[(&Member, f64, bool)],
-    strata: Option<&BTreeMap<usize, u32>>,
-) -> Vec<CoxSubject> {
+/// Subjects with a time, as Cox subjects (the arm's covariate 1), in their strata when
+/// `stratified` (subjects without a stratum left out).
+fn cox_subjects(timed: &[(&Member, f64, bool)], stratified: bool) -> Vec<CoxSubject> {
     timed
         .iter()
         .filter_map(|(m, time, event)| {
-            let stratum = match strata {
-                Some(numbers) => *numbers.get(&m.index)?,
-                None => 0,
-            };
+            let stratum = if stratified { m.stratum? } else { 0 };
             Some(CoxSubject {
                 time: *time,
                 event: *event,
@@ -438,25 +464,13 @@ fn cox_subjects(
         .collect()
 }
 
-fn logrank_results(
-    subjects: &[CoxSubject],
-    error: impl Fn(stats::StatsError) -> Error,
-) -> Result<LogrankResults> {
-    let groups: Vec<LogrankSubject> = subjects
-        .iter()
-        .map(|s| LogrankSubject {
-            time: s.time,
-            event: s.event,
-            group: usize::from(s.x > 0.5),
-            stratum: s.stratum,
-        })
-        .collect();
-    let test = stats::logrank(&groups, 2).map_err(error)?;
-    Ok(LogrankResults {
+fn logrank_results(data: &stats::CoxData) -> LogrankResults {
+    let test = data.logrank();
+    LogrankResults {
         chisq: test.chisq,
         df: test.df,
         p: test.p,
-    })
+    }
 }
 
 /// Counts of subjects and events in the arm and the reference.
@@ -474,7 +488,6 @@ fn counts(timed: &[(&Member, f64, bool)]) -> (usize, usize, usize, usize) {
     c
 }
 
-#[allow(clippy::too_many_arguments)]
 fn compare_tte(
     two: &[Member],
     time_of: &dyn Fn(&Member) -> Option<(f64, bool)>,
@@ -494,37 +507,32 @@ fn compare_tte(
     }
     let level = settings.ci_level;
     let error = |what: &str| statistics_error(cohort, format!("{label}: {endpoint} {what}"));
-    let subjects = cox_subjects(&timed, None);
-    let fit = stats::cox_fit(&subjects, ties(settings), level).map_err(error("Cox model"))?;
+    // Each model's subjects sorted once, for the Cox fit and the log-rank test alike.
+    let data = stats::CoxData::new(&cox_subjects(&timed, false)).map_err(error("Cox model"))?;
+    let fit = data
+        .fit(ties(settings), level)
+        .map_err(error("Cox model"))?;
     if let Some(why) = fit.not_estimable {
         warnings.push(format!(
             "{label}: {endpoint} hazard ratio not estimable ({why})"
         ));
     }
-    let logrank = logrank_results(&subjects, error("log-rank test"))?;
+    let logrank = logrank_results(&data);
+    drop(data);
     let stratified = if cohort.strata.is_empty() {
         None
     } else {
-        let mut numbers: BTreeMap<String, u32> = BTreeMap::new();
-        let mut by_member: BTreeMap<usize, u32> = BTreeMap::new();
-        let mut missing = 0;
-        for (m, _, _) in &timed {
-            match stratum_key(m.subject, &cohort.strata) {
-                Some(key) => {
-                    let next = numbers.len() as u32;
-                    by_member.insert(m.index, *numbers.entry(key).or_insert(next));
-                }
-                None => missing += 1,
-            }
-        }
+        let missing = timed.iter().filter(|(m, _, _)| m.stratum.is_none()).count();
         if missing > 0 {
             warnings.push(format!(
                 "{label}: {endpoint}: {missing} subject(s) without a value of {} left out of the stratified analysis",
                 cohort.strata.join(", ")
             ));
         }
-        let subjects = cox_subjects(&timed, Some(&by_member));
-        let fit = stats::cox_fit(&subjects, ties(settings), level)
+        let data = stats::CoxData::new(&cox_subjects(&timed, true))
+            .map_err(error("stratified Cox model"))?;
+        let fit = data
+            .fit(ties(settings), level)
             .map_err(error("stratified Cox model"))?;
         if let Some(why) = fit.not_estimable {
             warnings.push(format!(
@@ -534,7 +542,7 @@ fn compare_tte(
         Some(StratifiedComparison {
             strata: cohort.strata.clone(),
             cox: cox_results(&fit),
-            logrank: logrank_results(&subjects, error("stratified log-rank test"))?,
+            logrank: logrank_results(&data),
         })
     };
     let mut subgroups = Vec::new();
@@ -551,7 +559,7 @@ fn compare_tte(
                 .collect();
             let (n, n_reference, events, events_reference) = counts(&within);
             let hr = if n > 0 && n_reference > 0 {
-                let fit = stats::cox_fit(&cox_subjects(&within, None), ties(settings), level)
+                let fit = stats::cox_fit(&cox_subjects(&within, false), ties(settings), level)
                     .map_err(error("subgroup Cox model"))?;
                 if let Some(why) = fit.not_estimable {
                     warnings.push(format!(
@@ -629,10 +637,10 @@ fn compare_response(
         let p_cmh = if cohort.strata.is_empty() {
             None
         } else {
-            let mut strata: BTreeMap<String, (two_by_two::Counts, two_by_two::Counts)> =
+            let mut strata: BTreeMap<u32, (two_by_two::Counts, two_by_two::Counts)> =
                 BTreeMap::new();
             for (m, c) in &efficacy {
-                let Some(key) = stratum_key(m.subject, &cohort.strata) else {
+                let Some(key) = m.stratum else {
                     continue;
                 };
                 let empty = two_by_two::Counts { x: 0, n: 0 };

@@ -9,8 +9,9 @@
 //! why, never a huge number from a diverging fit.
 
 use super::error::StatsError;
+use super::logrank::Logrank;
 use super::normal::z_for_level;
-use super::timefix::SurvTimes;
+use super::timefix::tie_threshold;
 
 /// How tied event times enter the partial likelihood.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,104 +82,117 @@ struct Moments {
     information: f64,
 }
 
-/// Fits the model at the `level` (e.g. 0.95) Wald interval.
+/// Fits the model at the `level` (e.g. 0.95) Wald interval ([`CoxData::fit`]).
 pub fn cox_fit(subjects: &[CoxSubject], ties: Ties, level: f64) -> Result<CoxFit, StatsError> {
-    let z = z_for_level(level)?;
-    for (index, s) in subjects.iter().enumerate() {
-        if !(s.time.is_finite() && s.time >= 0.0) {
-            return Err(StatsError::InvalidTime {
-                index,
-                value: s.time,
-            });
-        }
-        if !s.x.is_finite() {
-            return Err(StatsError::Numerical("a covariate value is not finite"));
-        }
-    }
-    let data = Sorted::new(subjects);
-    let not_estimable = |why: &'static str, p_score: Option<f64>, iterations: u32| CoxFit {
-        coef: None,
-        se: None,
-        hr: None,
-        p_wald: None,
-        p_lr: None,
-        p_score,
-        iterations,
-        not_estimable: Some(why),
-    };
-    let at_zero = data.moments(0.0, ties);
-    if data.events == 0 {
-        return Ok(not_estimable("no events", None, 0));
-    }
-    let p_score = (at_zero.information > 0.0)
-        .then(|| chisq1_p(at_zero.score * at_zero.score / at_zero.information));
-    let (events_x1, events_x0) = data.events_by_covariate();
-    if events_x1 == 0 || events_x0 == 0 {
-        return Ok(not_estimable("an arm has no events", p_score, 0));
-    }
-    if at_zero.information <= 0.0 {
-        return Ok(not_estimable(
-            "the covariate does not vary within any risk set",
-            p_score,
-            0,
-        ));
-    }
-    // Newton–Raphson with step halving, as coxph: a step that lowers the log likelihood is
-    // halved back towards the last β.
-    let mut beta = 0.0;
-    let mut current = at_zero;
-    let mut iterations = 0;
-    let mut converged = false;
-    while iterations < MAX_ITER {
-        iterations += 1;
-        let step = current.score / current.information;
-        let mut next_beta = beta + step;
-        let mut next = data.moments(next_beta, ties);
-        let mut halvings = 0;
-        while !(next.loglik.is_finite() && next.information > 0.0)
-            || next.loglik < current.loglik - 1e-12 * current.loglik.abs()
-        {
-            halvings += 1;
-            if halvings > 40 {
-                break;
+    CoxData::new(subjects)?.fit(ties, level)
+}
+
+impl CoxData {
+    /// The subjects checked (finite, non-negative times and covariates) and sorted once, for
+    /// any number of fits and log-rank tests.
+    pub fn new(subjects: &[CoxSubject]) -> Result<CoxData, StatsError> {
+        for (index, s) in subjects.iter().enumerate() {
+            if !(s.time.is_finite() && s.time >= 0.0) {
+                return Err(StatsError::InvalidTime {
+                    index,
+                    value: s.time,
+                });
             }
-            next_beta = (beta + next_beta) / 2.0;
-            next = data.moments(next_beta, ties);
+            if !s.x.is_finite() {
+                return Err(StatsError::Numerical("a covariate value is not finite"));
+            }
         }
-        let moved = (next_beta - beta).abs();
-        beta = next_beta;
-        current = next;
-        if beta.abs() > MAX_ABS_COEF {
-            break;
-        }
-        if moved <= 1e-12 * (1.0 + beta.abs()) {
-            converged = true;
-            break;
-        }
+        Ok(CoxData::sorted(subjects))
     }
-    if !converged || beta.abs() > MAX_ABS_COEF || current.information <= 0.0 {
-        return Ok(not_estimable(
-            "the partial likelihood has no maximum (the arms' events are perfectly ordered)",
+
+    /// Fits the model at the `level` (e.g. 0.95) Wald interval.
+    pub fn fit(&self, ties: Ties, level: f64) -> Result<CoxFit, StatsError> {
+        let z = z_for_level(level)?;
+        let data = self;
+        let not_estimable = |why: &'static str, p_score: Option<f64>, iterations: u32| CoxFit {
+            coef: None,
+            se: None,
+            hr: None,
+            p_wald: None,
+            p_lr: None,
             p_score,
             iterations,
-        ));
+            not_estimable: Some(why),
+        };
+        let at_zero = data.moments(0.0, ties);
+        if data.events == 0 {
+            return Ok(not_estimable("no events", None, 0));
+        }
+        let p_score = (at_zero.information > 0.0)
+            .then(|| chisq1_p(at_zero.score * at_zero.score / at_zero.information));
+        let (events_x1, events_x0) = data.events_by_covariate();
+        if events_x1 == 0 || events_x0 == 0 {
+            return Ok(not_estimable("an arm has no events", p_score, 0));
+        }
+        if at_zero.information <= 0.0 {
+            return Ok(not_estimable(
+                "the covariate does not vary within any risk set",
+                p_score,
+                0,
+            ));
+        }
+        // Newton–Raphson with step halving, as coxph: a step that lowers the log likelihood is
+        // halved back towards the last β.
+        let mut beta = 0.0;
+        let mut current = at_zero;
+        let mut iterations = 0;
+        let mut converged = false;
+        while iterations < MAX_ITER {
+            iterations += 1;
+            let step = current.score / current.information;
+            let mut next_beta = beta + step;
+            let mut next = data.moments(next_beta, ties);
+            let mut halvings = 0;
+            while !(next.loglik.is_finite() && next.information > 0.0)
+                || next.loglik < current.loglik - 1e-12 * current.loglik.abs()
+            {
+                halvings += 1;
+                if halvings > 40 {
+                    break;
+                }
+                next_beta = (beta + next_beta) / 2.0;
+                next = data.moments(next_beta, ties);
+            }
+            let moved = (next_beta - beta).abs();
+            beta = next_beta;
+            current = next;
+            if beta.abs() > MAX_ABS_COEF {
+                break;
+            }
+            if moved <= 1e-12 * (1.0 + beta.abs()) {
+                converged = true;
+                break;
+            }
+        }
+        if !converged || beta.abs() > MAX_ABS_COEF || current.information <= 0.0 {
+            return Ok(not_estimable(
+                "the partial likelihood has no maximum (the arms' events are perfectly ordered)",
+                p_score,
+                iterations,
+            ));
+        }
+        let se = (1.0 / current.information).sqrt();
+        let wald = beta / se;
+        Ok(CoxFit {
+            coef: Some(beta),
+            se: Some(se),
+            hr: Some(HazardRatio {
+                estimate: beta.exp(),
+                lower: (beta - z * se).exp(),
+                upper: (beta + z * se).exp(),
+            }),
+            p_wald: Some(chisq1_p(wald * wald)),
+            p_lr: Some(chisq1_p((2.0 * (current.loglik - at_zero.loglik)).max(0.0))),
+            p_score,
+            iterations,
+            not_estimable: None,
+        })
     }
-    let se = (1.0 / current.information).sqrt();
-    let wald = beta / se;
-    Ok(CoxFit {
-        coef: Some(beta),
-        se: Some(se),
-        hr: Some(HazardRatio {
-            estimate: beta.exp(),
-            lower: (beta - z * se).exp(),
-            upper: (beta + z * se).exp(),
-        }),
-        p_wald: Some(chisq1_p(wald * wald)),
-        p_lr: Some(chisq1_p((2.0 * (current.loglik - at_zero.loglik)).max(0.0))),
-        p_score,
-        iterations,
-        not_estimable: None,
-    })
 }
 
 /// Upper tail of the chi-square distribution with one degree of freedom: the regularised
@@ -192,10 +206,16 @@ pub(crate) fn chisq1_p(statistic: f64) -> f64 {
         .unwrap_or_else(|_| statrs::function::erf::erfc(half.sqrt()))
 }
 
-/// The subjects by stratum, times descending, tied times grouped, covariate centred.
-struct Sorted {
-    /// (time, event, centred x) in stratum order, each stratum's times descending.
-    rows: Vec<(f64, bool, f64)>,
+/// Subjects of a Cox model (or a two-group log-rank test) sorted once: by stratum, each
+/// stratum's times descending, near-equal times made one ([`super::timefix`], over all
+/// strata as R does), the covariate centred and kept as an index into its few distinct values
+/// (so each iteration takes one `exp` per value, not per subject).
+#[derive(Debug, Clone)]
+pub struct CoxData {
+    /// (time, event, index of the centred covariate in `values`), in stratum order.
+    rows: Vec<(f64, bool, u32)>,
+    /// The distinct centred covariate values.
+    values: Vec<f64>,
     /// Where each stratum's rows end in `rows`.
     stratum_ends: Vec<usize>,
     /// Events in all.
@@ -204,32 +224,60 @@ struct Sorted {
     mean: f64,
 }
 
-impl Sorted {
-    fn new(subjects: &[CoxSubject]) -> Sorted {
+impl CoxData {
+    fn sorted(subjects: &[CoxSubject]) -> CoxData {
         let n = subjects.len().max(1) as f64;
         let mean = subjects.iter().map(|s| s.x).sum::<f64>() / n;
-        let times = SurvTimes::of(subjects.iter().map(|s| s.time));
-        let mut order: Vec<usize> = (0..subjects.len()).collect();
-        order.sort_by(|&a, &b| {
-            subjects[a]
-                .stratum
-                .cmp(&subjects[b].stratum)
-                .then(times.get(b).total_cmp(&times.get(a)))
-        });
-        let mut rows = Vec::with_capacity(order.len());
-        let mut stratum_ends = Vec::new();
-        let mut events = 0;
-        for (k, &i) in order.iter().enumerate() {
-            let s = &subjects[i];
-            if k > 0 && subjects[order[k - 1]].stratum != s.stratum {
-                stratum_ends.push(rows.len());
-            }
-            events += usize::from(s.event);
-            rows.push((times.get(i), s.event, s.x - mean));
+        // One sort by time (descending), then a stable counting sort by stratum: O(n log n)
+        // once, whatever the strata.
+        // Times are finite and not negative: their bit patterns sort as they do (−0 made 0).
+        let mut keys: Vec<(u64, u32)> = (0u32..)
+            .zip(subjects)
+            .map(|(i, s)| ((s.time + 0.0).to_bits(), i))
+            .collect();
+        keys.sort_unstable();
+        let order: Vec<u32> = keys.iter().rev().map(|&(_, i)| i).collect();
+        let mut times: Vec<f64> = keys.iter().rev().map(|&(t, _)| f64::from_bits(t)).collect();
+        drop(keys);
+        timefix_descending(&mut times);
+        let mut strata: Vec<u32> = subjects.iter().map(|s| s.stratum).collect();
+        strata.sort_unstable();
+        strata.dedup();
+        let mut starts = vec![0usize; strata.len() + 1];
+        let slot = |stratum: u32| strata.binary_search(&stratum).unwrap_or(0);
+        for s in subjects {
+            starts[slot(s.stratum) + 1] += 1;
         }
-        stratum_ends.push(rows.len());
-        Sorted {
+        for k in 1..starts.len() {
+            starts[k] += starts[k - 1];
+        }
+        let stratum_ends: Vec<usize> = starts[1..].to_vec();
+        let mut values: Vec<f64> = Vec::new();
+        let mut rows = vec![(0.0, false, 0u32); subjects.len()];
+        let mut events = 0;
+        let mut next = starts;
+        for (&i, &t) in order.iter().zip(&times) {
+            let Some(s) = subjects.get(i as usize) else {
+                continue;
+            };
+            let x = s.x - mean;
+            let k = match values.iter().position(|v| v.to_bits() == x.to_bits()) {
+                Some(k) => k,
+                None => {
+                    values.push(x);
+                    values.len() - 1
+                }
+            };
+            let at = &mut next[slot(s.stratum)];
+            if let Some(row) = rows.get_mut(*at) {
+                *row = (t, s.event, k as u32);
+            }
+            *at += 1;
+            events += usize::from(s.event);
+        }
+        CoxData {
             rows,
+            values,
             stratum_ends,
             events,
             mean,
@@ -240,9 +288,9 @@ impl Sorted {
     /// reference when the covariate is an indicator).
     fn events_by_covariate(&self) -> (usize, usize) {
         let mut counts = (0, 0);
-        for &(_, event, x) in &self.rows {
+        for &(_, event, k) in &self.rows {
             if event {
-                if x + self.mean > 0.5 {
+                if self.x(k) + self.mean > 0.5 {
                     counts.0 += 1;
                 } else {
                     counts.1 += 1;
@@ -252,6 +300,10 @@ impl Sorted {
         counts
     }
 
+    fn x(&self, k: u32) -> f64 {
+        self.values.get(k as usize).copied().unwrap_or(0.0)
+    }
+
     /// Log partial likelihood, score and information at `beta`, one pass over the rows.
     fn moments(&self, beta: f64, ties: Ties) -> Moments {
         let mut m = Moments {
@@ -259,9 +311,11 @@ impl Sorted {
             score: 0.0,
             information: 0.0,
         };
+        // exp(βx) per distinct x (few values: an indicator has two).
+        let risks: Vec<f64> = self.values.iter().map(|x| (beta * x).exp()).collect();
         let mut start = 0;
         for &end in &self.stratum_ends {
-            let rows = &self.rows[start..end];
+            let rows = self.rows.get(start..end).unwrap_or_default();
             // Risk-set sums of exp(βx), x·exp(βx), x²·exp(βx), grown as times descend.
             let (mut s0, mut s1, mut s2) = (0.0, 0.0, 0.0);
             let mut i = 0;
@@ -271,8 +325,9 @@ impl Sorted {
                 let (mut d0, mut d1, mut d2, mut deaths, mut xsum) = (0.0, 0.0, 0.0, 0u32, 0.0);
                 let mut j = i;
                 while j < rows.len() && rows[j].0 == time {
-                    let (_, event, x) = rows[j];
-                    let r = (beta * x).exp();
+                    let (_, event, k) = rows[j];
+                    let x = self.x(k);
+                    let r = risks.get(k as usize).copied().unwrap_or(1.0);
                     s0 += r;
                     s1 += r * x;
                     s2 += r * x * x;
@@ -308,6 +363,91 @@ impl Sorted {
             start = end;
         }
         m
+    }
+
+    /// The log-rank test of the covariate's two groups (above its mean and not), summed over
+    /// the strata, as `survdiff`: the same numbers as [`super::logrank::logrank`] with two
+    /// groups, from the rows sorted once.
+    pub fn logrank(&self) -> Logrank {
+        let (mut observed, mut expected, mut variance) = ([0.0f64; 2], [0.0f64; 2], 0.0);
+        let group = |k: u32| usize::from(self.x(k) + self.mean > 0.5);
+        let mut start = 0;
+        for &end in &self.stratum_ends {
+            let rows = self.rows.get(start..end).unwrap_or_default();
+            let mut at_risk = [0.0f64; 2];
+            let mut i = 0;
+            while i < rows.len() {
+                let time = rows[i].0;
+                let mut deaths = [0.0f64; 2];
+                while i < rows.len() && rows[i].0 == time {
+                    let (_, event, k) = rows[i];
+                    let g = group(k);
+                    at_risk[g] += 1.0;
+                    if event {
+                        deaths[g] += 1.0;
+                    }
+                    i += 1;
+                }
+                let d = deaths[0] + deaths[1];
+                if d == 0.0 {
+                    continue;
+                }
+                let n = at_risk[0] + at_risk[1];
+                for g in 0..2 {
+                    observed[g] += deaths[g];
+                    expected[g] += d * at_risk[g] / n;
+                }
+                if n > 1.0 {
+                    variance += d * (n - d) / (n * n * (n - 1.0)) * at_risk[0] * at_risk[1];
+                }
+            }
+            start = end;
+        }
+        let both = expected[0] > 0.0 && expected[1] > 0.0;
+        let diff = observed[1] - expected[1];
+        let chisq = if both && variance > 0.0 {
+            diff * diff / variance
+        } else {
+            0.0
+        };
+        Logrank {
+            chisq,
+            df: usize::from(both),
+            p: both.then(|| chisq1_p(chisq)),
+            observed: observed.to_vec(),
+            expected: expected.to_vec(),
+        }
+    }
+}
+
+/// Times sorted descending made equal as R's `aeqSurv` does (each the first, i.e. smallest,
+/// time of its run of near-equal times), in one pass.
+fn timefix_descending(times: &mut [f64]) {
+    let (mut distinct, mut sum, mut min_gap, mut last) = (0usize, 0.0f64, f64::INFINITY, None);
+    for &t in times.iter() {
+        if last != Some(t) {
+            distinct += 1;
+            sum += t.abs();
+            if let Some(l) = last {
+                min_gap = min_gap.min(l - t);
+            }
+            last = Some(t);
+        }
+    }
+    if distinct < 2 || min_gap > tie_threshold(sum / distinct as f64) {
+        return;
+    }
+    let threshold = tie_threshold(sum / distinct as f64);
+    // Ascending: each run of times within the threshold of the one before takes its first.
+    let mut run_start = f64::NAN;
+    let mut previous = f64::NEG_INFINITY;
+    for t in times.iter_mut().rev() {
+        let value = *t;
+        if value - previous > threshold || run_start.is_nan() {
+            run_start = value;
+        }
+        previous = value;
+        *t = run_start;
     }
 }
 
@@ -359,7 +499,7 @@ mod tests {
         for ties in [Ties::Efron, Ties::Breslow] {
             let fit = cox_fit(&data, ties, 0.95).unwrap();
             let beta = fit.coef.unwrap();
-            let sorted = Sorted::new(&data);
+            let sorted = CoxData::new(&data).unwrap();
             assert!(sorted.moments(beta, ties).score.abs() < 1e-10, "{ties:?}");
         }
     }

@@ -30,7 +30,7 @@ pub mod transform;
 pub mod two_by_two;
 
 pub use binomial::{clopper_pearson, wilson, Interval};
-pub use cox::{cox_fit, CoxFit, CoxSubject, HazardRatio, Ties};
+pub use cox::{cox_fit, CoxData, CoxFit, CoxSubject, HazardRatio, Ties};
 pub use error::StatsError;
 pub use km::{kaplan_meier, kaplan_meier_split, Band, KaplanMeier, KmStep, Landmark, TimeTally};
 pub use logrank::{logrank, Logrank, LogrankSubject};
