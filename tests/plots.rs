@@ -6,8 +6,9 @@
 //! for review by eye.
 
 use readout::plots::{
-    ae_bars, glyph_drawn_texts, km_plot, number_at_risk, spider, svg_to_png, swimmer, waterfall,
-    AeBar, KmPlotOptions, KmPoint, KmSeries, PlotError, SpiderLine, SwimLane, WaterfallBar,
+    ae_bars, forest, glyph_drawn_texts, km_plot, number_at_risk, spider, svg_to_png, swimmer,
+    waterfall, AeBar, ForestRow, KmPlotOptions, KmPoint, KmSeries, PlotError, SpiderLine, SwimLane,
+    WaterfallBar,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -356,6 +357,145 @@ fn ae_small() -> Vec<AeBar> {
     ]
 }
 
+fn forest_row(
+    label: &str,
+    group: Option<&str>,
+    (events, n): (usize, usize),
+    (events_reference, n_reference): (usize, usize),
+    hr: Option<(f64, f64, f64)>,
+) -> ForestRow {
+    ForestRow {
+        label: label.to_string(),
+        group: group.map(str::to_string),
+        n,
+        n_reference,
+        events,
+        events_reference,
+        hr,
+    }
+}
+
+/// The overall estimate, then two groups of two levels: one level not estimable, one with an
+/// interval past the axis's end at 100.
+fn forest_small() -> Vec<ForestRow> {
+    vec![
+        forest_row(
+            "All subjects",
+            None,
+            (30, 57),
+            (38, 55),
+            Some((0.66, 0.42, 1.03)),
+        ),
+        forest_row(
+            "Female",
+            Some("Sex"),
+            (12, 30),
+            (20, 28),
+            Some((0.55, 0.27, 1.12)),
+        ),
+        forest_row(
+            "Male",
+            Some("Sex"),
+            (18, 27),
+            (18, 27),
+            Some((0.81, 0.42, 1.56)),
+        ),
+        forest_row("\u{2265}75 years", Some("Age group"), (0, 3), (0, 2), None),
+        forest_row(
+            "<75 years",
+            Some("Age group"),
+            (4, 54),
+            (1, 53),
+            Some((3.9, 0.44, 140.0)),
+        ),
+    ]
+}
+
+/// A phase 3 trial's subgroups: long group names that wrap, one level named at length.
+fn forest_trial() -> Vec<ForestRow> {
+    /// Label, group, subjects and events in the experimental arm, hazard ratio.
+    type Level = (
+        &'static str,
+        Option<&'static str>,
+        usize,
+        usize,
+        (f64, f64, f64),
+    );
+    let levels: [Level; 12] = [
+        ("Overall", None, 305, 180, (0.71, 0.58, 0.87)),
+        ("<65 years", Some("Age"), 180, 100, (0.65, 0.50, 0.85)),
+        ("\u{2265}65 years", Some("Age"), 125, 80, (0.80, 0.58, 1.10)),
+        ("Male", Some("Sex"), 200, 120, (0.74, 0.57, 0.96)),
+        ("Female", Some("Sex"), 105, 60, (0.66, 0.45, 0.97)),
+        (
+            "0",
+            Some("ECOG performance status"),
+            150,
+            80,
+            (0.60, 0.44, 0.82),
+        ),
+        (
+            "1",
+            Some("ECOG performance status"),
+            155,
+            100,
+            (0.82, 0.62, 1.08),
+        ),
+        (
+            "East Asia",
+            Some("Geographic region"),
+            60,
+            30,
+            (0.52, 0.30, 0.90),
+        ),
+        (
+            "Europe and North America",
+            Some("Geographic region"),
+            200,
+            120,
+            (0.77, 0.60, 0.99),
+        ),
+        (
+            "Rest of the world",
+            Some("Geographic region"),
+            45,
+            30,
+            (0.90, 0.50, 1.62),
+        ),
+        (
+            "\u{2265}50%",
+            Some("PD-L1 tumour proportion score"),
+            120,
+            60,
+            (0.50, 0.35, 0.71),
+        ),
+        (
+            "1\u{2013}49%",
+            Some("PD-L1 tumour proportion score"),
+            185,
+            120,
+            (0.88, 0.68, 1.14),
+        ),
+    ];
+    levels
+        .into_iter()
+        .map(|(label, group, n, events, hr)| {
+            forest_row(label, group, (events, n), (events + 5, n + 3), Some(hr))
+        })
+        .collect()
+}
+
+/// [`forest_small`] with a level and a group named at length, and every interval past one end of
+/// the axis or the other.
+fn forest_long_names() -> Vec<ForestRow> {
+    let mut rows = forest_small();
+    rows[1].label = "A remarkably long subgroup level that cannot possibly fit ".repeat(3);
+    rows[3].group = Some("Age group at randomisation, as recorded by the investigator".into());
+    rows[4].group = rows[3].group.clone();
+    rows[2].hr = Some((0.004, 0.001, 0.02));
+    rows
+}
+
 /// Eight arms with long names, cut at 6 months with a requested 1-month step.
 fn many_arms() -> Vec<KmSeries> {
     let mut rng = Lcg(3);
@@ -433,6 +573,32 @@ fn all_figures() -> Vec<(&'static str, String)> {
         ("waterfall_big_growth", waterfall(&big_growth).unwrap()),
         ("spider_one", spider(&spider_small()[..1], "Weeks").unwrap()),
         ("ae_30_terms", ae_bars(&many_terms, 40, "").unwrap()),
+        (
+            "forest_small",
+            forest(&forest_small(), "Drug X", "Placebo", "95", None).unwrap(),
+        ),
+        (
+            "forest_trial",
+            forest(
+                &forest_trial(),
+                "Pembrolizumab",
+                "Chemotherapy",
+                "95",
+                Some("Overall survival by subgroup"),
+            )
+            .unwrap(),
+        ),
+        (
+            "forest_long_names",
+            forest(
+                &forest_long_names(),
+                "Pembrolizumab plus platinum-based chemotherapy followed by maintenance",
+                "Placebo plus platinum-based chemotherapy",
+                "90",
+                None,
+            )
+            .unwrap(),
+        ),
     ]
 }
 
@@ -540,6 +706,7 @@ fn snapshots_of_small_figures() {
         "swimmer_one",
         "spider_small",
         "ae_small",
+        "forest_small",
     ];
     for (name, svg) in figures.iter().filter(|(n, _)| small.contains(n)) {
         insta::assert_snapshot!(*name, svg);
@@ -804,11 +971,16 @@ fn hostile_text_is_escaped() {
     terms[0].term = evil.to_string();
     let mut bars = waterfall_small();
     bars[0].response = evil.to_string();
+    let mut subgroups = forest_small();
+    subgroups[0].label = evil.to_string();
+    subgroups[1].group = Some(evil.to_string());
+    subgroups[2].group = Some(evil.to_string());
     let figures = [
         km_plot(&arms, &opts).unwrap(),
         swimmer(&lanes, "<b>Months</b>").unwrap(),
         ae_bars(&terms, 21, evil).unwrap(),
         waterfall(&bars).unwrap(),
+        forest(&subgroups, evil, "<b>Placebo</b>", "95", Some(evil)).unwrap(),
     ];
     for svg in figures {
         assert!(!svg.contains("<script"), "unescaped markup in:\n{svg}");
@@ -835,6 +1007,10 @@ fn empty_input_is_no_data() {
         Err(PlotError::NoData)
     );
     assert_eq!(ae_bars(&[], 10, "AEs"), Err(PlotError::NoData));
+    assert_eq!(
+        forest(&[], "Drug X", "Placebo", "95", None),
+        Err(PlotError::NoData)
+    );
 }
 
 #[test]
@@ -875,6 +1051,28 @@ fn impossible_input_is_an_error_not_a_picture() {
     assert!(matches!(
         ae_bars(&ae_small(), 20, ""),
         Err(PlotError::InvalidInput(_))
+    ));
+    let bad_forest = [
+        (1, Some((f64::NAN, 0.3, 1.1))),
+        (2, Some((0.8, 0.0, 1.5))),
+        (2, Some((-0.8, -1.0, 1.5))),
+        (4, Some((3.9, 4.0, 140.0))),
+        (4, Some((3.9, 0.44, 3.0))),
+    ];
+    for (i, hr) in bad_forest {
+        let mut rows = forest_small();
+        rows[i].hr = hr;
+        let name = format!("'{}'", rows[i].label);
+        match forest(&rows, "Drug X", "Placebo", "95", None) {
+            Err(PlotError::InvalidInput(m)) => assert!(m.contains(&name), "{m}"),
+            other => panic!("{hr:?}: {other:?}"),
+        }
+    }
+    let mut rows = forest_small();
+    rows[3].events_reference = 3;
+    assert!(matches!(
+        forest(&rows, "Drug X", "Placebo", "95", None),
+        Err(PlotError::InvalidInput(m)) if m.contains("years")
     ));
 }
 
@@ -929,4 +1127,72 @@ fn km_without_events_stays_at_one() {
         .map(|p| p.split(',').nth(1).unwrap())
         .collect();
     assert!(ys.len() >= 2 && ys.iter().all(|y| *y == ys[0]), "{ys:?}");
+}
+
+/// Every row of a forest plot on one line: its label, both counts and its estimate ("NE" when
+/// not estimable) at the same height, in the input's order, with each group's heading once
+/// above its levels.
+#[test]
+fn forest_rows_line_up_with_their_counts_and_estimates() {
+    for rows in [forest_small(), forest_trial()] {
+        let svg = forest(&rows, "Drug X", "Placebo", "95", None).unwrap();
+        let texts = texts(&svg);
+        let mut last_y = f64::MIN;
+        let mut last_group: Option<&str> = None;
+        for r in &rows {
+            let estimate = match r.hr {
+                Some((e, l, u)) => format!("{e:.2} ({l:.2}\u{2013}{u:.2})"),
+                None => "NE".to_string(),
+            };
+            let arm = format!("{}/{}", r.events, r.n);
+            let reference = format!("{}/{}", r.events_reference, r.n_reference);
+            // The first text of the estimate below the previous row.
+            let hr = texts
+                .iter()
+                .find(|t| t.text == estimate && t.y > last_y)
+                .unwrap_or_else(|| panic!("{estimate} missing below y = {last_y}"));
+            for want in [&arm, &reference] {
+                assert!(
+                    texts.iter().any(|t| &t.text == want && t.y == hr.y),
+                    "{want} not level with {estimate}"
+                );
+            }
+            // The label's first line (a long one wraps), left of everything else.
+            let in_label_column = |t: &&SvgText| t.anchor == "start" && t.x <= 30.0;
+            let label = texts
+                .iter()
+                .filter(in_label_column)
+                .find(|t| !t.text.is_empty() && r.label.starts_with(&t.text) && t.y > last_y)
+                .unwrap_or_else(|| panic!("label {} missing", r.label));
+            // A label on two lines starts half a line above the row's middle.
+            assert!(
+                (label.y - hr.y).abs() <= 10.0,
+                "{} at {}, its estimate at {}",
+                r.label,
+                label.y,
+                hr.y
+            );
+            if let Some(g) = r.group.as_deref() {
+                if last_group != Some(g) {
+                    let heading: Vec<&SvgText> = texts
+                        .iter()
+                        .filter(in_label_column)
+                        .filter(|t| g.starts_with(&t.text) && t.y > last_y && t.y < label.y)
+                        .collect();
+                    assert!(!heading.is_empty(), "no heading {g} above {}", r.label);
+                    assert_eq!(heading[0].text.split(' ').next(), g.split(' ').next());
+                } else {
+                    assert!(
+                        !texts
+                            .iter()
+                            .filter(in_label_column)
+                            .any(|t| t.text == g && t.y > last_y && t.y < label.y),
+                        "heading {g} repeated"
+                    );
+                }
+            }
+            last_group = r.group.as_deref();
+            last_y = hr.y;
+        }
+    }
 }

@@ -1,6 +1,6 @@
 //! Figures as deterministic SVG: Kaplan–Meier curves with a number-at-risk table, waterfall,
-//! swimmer and spider plots of tumour response, and adverse-event bar charts; plus
-//! rasterisation of any of them to PNG.
+//! swimmer and spider plots of tumour response, adverse-event bar charts, and forest plots of
+//! subgroup hazard ratios; plus rasterisation of any of them to PNG.
 //!
 //! Every figure is a pure function from the plain input types defined here (the pipeline adapts
 //! its results to them) to an SVG string. The same input gives byte-identical output on any
@@ -15,6 +15,7 @@
 mod ae;
 mod axis;
 mod canvas;
+mod forest;
 mod glyphs;
 mod km;
 mod png;
@@ -24,6 +25,7 @@ mod swimmer;
 mod waterfall;
 
 pub use ae::{ae_bars, ae_bars_labelled, AeBar};
+pub use forest::{forest, ForestRow};
 pub use glyphs::glyph_drawn_texts;
 pub use km::{km_plot, number_at_risk, KmPlotOptions, KmPoint, KmSeries};
 pub use png::{figure_png, svg_to_png, PNG_SCALE};

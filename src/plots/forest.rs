@@ -1,0 +1,946 @@
+//! Forest plot of subgroup hazard ratios, laid out as in randomised-trial papers: a table of
+//! subgroups with each arm's events/subjects on the left, the estimates with their confidence
+//! intervals on a logarithmic hazard-ratio axis in the middle, and the estimates written out
+//! on the right.
+
+use super::axis::LABEL_GAP;
+use super::canvas::{
+    draw_title, px, truncate_to_width, wrap_text, Anchor, Canvas, Px, Scale, VAnchor, TICK_LEN,
+};
+use super::style::{
+    line_height, text_width, BLACK, DARK_GREY, GREY, OI_BLUE, PAD, SMALL_PX, TICK_PX, TITLE_PX,
+};
+use super::{finite, PlotError};
+
+/// One row of a forest plot: a subgroup level (or the overall estimate, first).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ForestRow {
+    /// The row's label, e.g. "All subjects", or "Female" under a group heading.
+    pub label: String,
+    /// The subgroup column's label ("SEX"), `None` for the overall row. Rows of one group are
+    /// consecutive: a heading line is drawn above a row whose group differs from the row
+    /// before it, and the group's rows are indented under it.
+    pub group: Option<String>,
+    /// Subjects in the experimental arm.
+    pub n: usize,
+    /// Subjects in the reference arm.
+    pub n_reference: usize,
+    /// Subjects with an event in the experimental arm.
+    pub events: usize,
+    /// Subjects with an event in the reference arm.
+    pub events_reference: usize,
+    /// Hazard ratio (estimate, lower, upper limit); `None` when not estimable: the row is
+    /// written "NE" and has no marker.
+    pub hr: Option<(f64, f64, f64)>,
+}
+
+/// Text of the table and the axis's tick labels: a forest plot is a dense table.
+const TABLE_PX: f64 = SMALL_PX;
+
+/// Canvas width when the columns leave the plot at least [`MIN_PLOT_W`].
+const WIDTH: i32 = 720;
+const MIN_PLOT_W: i32 = 180;
+/// Bounds of the widest subgroup label: as wide as the canvas allows between them; longer
+/// labels wrap.
+const LABEL_MIN_W: i32 = 170;
+const LABEL_MAX_W: i32 = 220;
+/// Most lines of a subgroup label; the rest is cut with an ellipsis.
+const MAX_LABEL_LINES: usize = 2;
+/// Widest line of a count column's heading (the arm's name wraps, on at most three lines).
+const COUNT_MAX_W: i32 = 125;
+const MAX_ARM_LINES: usize = 3;
+/// Widest heading of the estimates column.
+const HR_HEADER_MAX_W: i32 = 200;
+/// Widest line of a "Favours …" label.
+const FAVOURS_MAX_W: i32 = 240;
+/// Room between the line of no difference and a "Favours …" label.
+const FAVOURS_GAP: i32 = 10;
+/// Length of the arrows over the "Favours …" labels, and the height of their line.
+const FAVOURS_ARROW_LEN: i32 = 36;
+const FAVOURS_ARROW_H: i32 = 12;
+/// Indentation of a group's levels under its heading.
+const INDENT: i32 = 16;
+const COL_GAP: i32 = 14;
+const PLOT_GAP: i32 = 14;
+/// Extra height of a row over its line of text.
+const ROW_PAD: i32 = 6;
+/// Length of the arrowhead drawn where an interval runs off the axis.
+const ARROW: i32 = 8;
+/// Half the side of the largest and the smallest square marker.
+const MAX_HALF: f64 = 7.0;
+const MIN_HALF: f64 = 3.0;
+/// Half the height of the overall row's diamond, and its least half-width.
+const DIAMOND_HALF_H: i32 = 7;
+const DIAMOND_MIN_HALF_W: i32 = 6;
+
+/// The axis never reaches beyond these hazard ratios; intervals past them end in an arrow.
+const AXIS_MIN: f64 = 0.01;
+const AXIS_MAX: f64 = 100.0;
+/// The axis covers at least this range, so 1 is never at an end.
+const MIN_SPAN: (f64, f64) = (0.5, 2.0);
+
+/// Tick families, preferred first: the first whose range covers the data with at most
+/// [`MAX_TICKS`] ticks whose labels fit is used. Written as literals so every label prints
+/// exactly.
+const POWERS_OF_TWO: [f64; 7] = [0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0];
+const ONE_TWO_FIVE: [f64; 13] = [
+    0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0,
+];
+const DECADES: [f64; 5] = [0.01, 0.1, 1.0, 10.0, 100.0];
+/// A forest plot's axis is read at a glance: a few ticks.
+const MAX_TICKS: usize = 7;
+
+/// The hazard-ratio axis: its ends (both ticks) and ticks, on a log scale.
+#[derive(Debug, Clone, PartialEq)]
+struct LogAxis {
+    lo: f64,
+    hi: f64,
+    ticks: Vec<f64>,
+}
+
+/// A tick label: the literal's shortest decimal form ("0.125", "1", "20").
+fn tick_label(v: f64) -> String {
+    format!("{v}")
+}
+
+impl LogAxis {
+    /// The ticks of `family` from the last at or below `lo` to the first at or above `hi`;
+    /// `None` when the family does not reach that far.
+    fn from_family(family: &[f64], lo: f64, hi: f64) -> Option<LogAxis> {
+        let start = family
+            .iter()
+            .rev()
+            .copied()
+            .find(|t| *t <= lo * (1.0 + 1e-9))?;
+        let end = family.iter().copied().find(|t| *t >= hi * (1.0 - 1e-9))?;
+        let ticks: Vec<f64> = family
+            .iter()
+            .copied()
+            .filter(|t| *t >= start && *t <= end)
+            .collect();
+        Some(LogAxis {
+            lo: start,
+            hi: end,
+            ticks,
+        })
+    }
+
+    /// Whether neighbouring tick labels stay [`LABEL_GAP`] apart on a plot `plot_w` wide.
+    fn fits(&self, plot_w: i32) -> Result<bool, PlotError> {
+        let xs = self.scale(0, plot_w);
+        for pair in self.ticks.windows(2) {
+            if let [a, b] = pair {
+                let wa = text_width(&tick_label(*a), TABLE_PX)?;
+                let wb = text_width(&tick_label(*b), TABLE_PX)?;
+                if xs.at(b.ln()) - xs.at(a.ln()) < (wa + wb + 1) / 2 + LABEL_GAP {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// The axis for intervals from `data_lo` to `data_hi`: at least 0.5 to 2, at most 0.01
+    /// to 100, ticks at powers of two when they cover it, otherwise 1–2–5 steps, otherwise
+    /// decades (the first with at most [`MAX_TICKS`] ticks whose labels fit).
+    fn choose(data_lo: f64, data_hi: f64, plot_w: i32) -> Result<LogAxis, PlotError> {
+        let lo = data_lo.min(MIN_SPAN.0).max(AXIS_MIN);
+        let hi = data_hi.max(MIN_SPAN.1).min(AXIS_MAX);
+        let mut fallback = None;
+        for family in [&POWERS_OF_TWO[..], &ONE_TWO_FIVE[..], &DECADES[..]] {
+            if let Some(axis) = LogAxis::from_family(family, lo, hi) {
+                if axis.ticks.len() <= MAX_TICKS && axis.fits(plot_w)? {
+                    return Ok(axis);
+                }
+                fallback = Some(axis);
+            }
+        }
+        fallback.ok_or_else(|| PlotError::Render("no hazard-ratio axis".to_string()))
+    }
+
+    /// Natural logarithms of hazard ratios onto `[left, right]`.
+    fn scale(&self, left: i32, right: i32) -> Scale {
+        Scale::new(self.lo.ln(), self.hi.ln(), left, right)
+    }
+}
+
+/// A hazard ratio or limit as written: 2 decimals, or "<0.01" / ">999.99" beyond those.
+fn number(v: f64) -> String {
+    if v < 0.005 {
+        "<0.01".to_string()
+    } else if v >= 999.995 {
+        ">999.99".to_string()
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// "0.66 (0.42–1.03)", or "NE" when not estimable.
+fn hr_text(hr: Option<(f64, f64, f64)>) -> String {
+    match hr {
+        Some((e, l, u)) => format!("{} ({}\u{2013}{})", number(e), number(l), number(u)),
+        None => "NE".to_string(),
+    }
+}
+
+/// The row as named in an error: "'Female' (SEX)", or "'All subjects'".
+fn row_name(row: &ForestRow) -> String {
+    match &row.group {
+        Some(g) => format!("forest row '{}' ({g})", row.label),
+        None => format!("forest row '{}'", row.label),
+    }
+}
+
+fn validate(rows: &[ForestRow]) -> Result<(), PlotError> {
+    for row in rows {
+        for (events, n, arm) in [
+            (row.events, row.n, "arm"),
+            (row.events_reference, row.n_reference, "reference arm"),
+        ] {
+            if events > n {
+                return Err(PlotError::InvalidInput(format!(
+                    "{}: {events} events in the {arm} but only {n} subjects",
+                    row_name(row)
+                )));
+            }
+        }
+        if let Some((e, l, u)) = row.hr {
+            for (what, v) in [("estimate", e), ("lower limit", l), ("upper limit", u)] {
+                finite(v, || format!("hazard ratio {what} of {}", row_name(row)))?;
+                if v <= 0.0 {
+                    return Err(PlotError::InvalidInput(format!(
+                        "hazard ratio {what} of {} is {v}, not positive",
+                        row_name(row)
+                    )));
+                }
+            }
+            if l > e || e > u {
+                return Err(PlotError::InvalidInput(format!(
+                    "{}: hazard ratio {e} is not within its interval {l} to {u}",
+                    row_name(row)
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A line of the table: a group's heading or a row.
+enum Line<'a> {
+    Heading(&'a str),
+    Row(usize, &'a ForestRow),
+}
+
+fn lines_of(rows: &[ForestRow]) -> Vec<Line<'_>> {
+    let mut out = Vec::with_capacity(rows.len() * 2);
+    let mut previous: Option<&str> = None;
+    for (i, row) in rows.iter().enumerate() {
+        if let Some(g) = row.group.as_deref() {
+            if previous != Some(g) {
+                out.push(Line::Heading(g));
+            }
+        }
+        previous = row.group.as_deref();
+        out.push(Line::Row(i, row));
+    }
+    out
+}
+
+/// `text` wrapped to `max_w`, on at most `max_lines` lines: the rest of the text goes on the
+/// last line, shortened with an ellipsis.
+fn wrap_at_most(
+    text: &str,
+    size_px: f64,
+    max_w: i32,
+    max_lines: usize,
+) -> Result<Vec<String>, PlotError> {
+    let mut lines = wrap_text(text, size_px, max_w)?;
+    if lines.len() > max_lines && max_lines > 0 {
+        lines.truncate(max_lines - 1);
+        // Lines keep every character but white space, in order: skip as many.
+        let kept: usize = lines
+            .iter()
+            .map(|l| l.chars().filter(|c| !c.is_whitespace()).count())
+            .sum();
+        let mut seen = 0;
+        let rest: String = text
+            .chars()
+            .skip_while(|c| {
+                if seen >= kept {
+                    return false;
+                }
+                if !c.is_whitespace() {
+                    seen += 1;
+                }
+                true
+            })
+            .collect();
+        let rest = format!("{}\u{2026}", rest.trim());
+        lines.push(truncate_to_width(&rest, size_px, max_w)?);
+    }
+    Ok(lines)
+}
+
+fn widest(lines: &[String], size_px: f64) -> Result<i32, PlotError> {
+    let mut w = 0;
+    for l in lines {
+        w = w.max(text_width(l, size_px)?);
+    }
+    Ok(w)
+}
+
+fn count(i: usize) -> i32 {
+    i32::try_from(i).unwrap_or(i32::MAX)
+}
+
+/// A column heading: the arm's name (wrapped) over "events/n".
+fn count_heading(arm: &str) -> Result<Vec<String>, PlotError> {
+    let mut lines = wrap_at_most(arm, TABLE_PX, COUNT_MAX_W, MAX_ARM_LINES)?;
+    lines.push("events/n".to_string());
+    Ok(lines)
+}
+
+/// A filled arrowhead at `tip`, pointing left (`dir` −1) or right (+1).
+fn arrowhead(
+    c: &Canvas<'_>,
+    tip: Px,
+    dir: i32,
+    colour: plotters::style::RGBColor,
+) -> Result<(), PlotError> {
+    let (x, y) = tip;
+    let base = x - dir * ARROW;
+    c.polygon(
+        &[(x, y), (base, y - ARROW / 2), (base, y + ARROW / 2)],
+        colour,
+        1.0,
+    )
+}
+
+/// A confidence interval at height `cy` (its line only when `line`), cut at the axis ends with
+/// an arrowhead.
+fn draw_interval(
+    c: &Canvas<'_>,
+    axis: &LogAxis,
+    xs: &Scale,
+    (lower, upper): (f64, f64),
+    cy: i32,
+    colour: plotters::style::RGBColor,
+    line: bool,
+) -> Result<(), PlotError> {
+    let x = |v: f64| xs.at(v.clamp(axis.lo, axis.hi).ln());
+    let (xa, xb) = (x(lower), x(upper));
+    if line && xb > xa {
+        c.line((xa, cy), (xb, cy), colour, 2)?;
+    }
+    if lower < axis.lo {
+        arrowhead(c, (xa, cy), -1, colour)?;
+    }
+    if upper > axis.hi {
+        arrowhead(c, (xb, cy), 1, colour)?;
+    }
+    Ok(())
+}
+
+/// Draws a forest plot of hazard ratios of `arm` against `reference`, one line per row in the
+/// given order, with a heading above each group's rows; `ci_percent` is the intervals' level
+/// ("95") and `title` is drawn above when given.
+///
+/// Markers are squares sized by the row's events (both arms), the first row a diamond
+/// spanning its interval when it belongs to no group (the overall estimate). The axis is
+/// logarithmic, from at most 0.01 to at most 100: an interval beyond it ends in an arrowhead.
+/// Long labels wrap onto two lines, then are shortened with an ellipsis; arms' names wrap in
+/// the column headings. The canvas is 720 px wide unless the columns need more (long arm
+/// names: up to about 820 px).
+///
+/// Errors: [`PlotError::NoData`] for no rows; [`PlotError::InvalidInput`], naming the row,
+/// for a hazard ratio or limit that is not a positive number, an estimate outside its
+/// interval, or more events than subjects.
+pub fn forest(
+    rows: &[ForestRow],
+    arm: &str,
+    reference: &str,
+    ci_percent: &str,
+    title: Option<&str>,
+) -> Result<String, PlotError> {
+    if rows.is_empty() {
+        return Err(PlotError::NoData);
+    }
+    validate(rows)?;
+    let lines = lines_of(rows);
+    let ci = ci_percent.trim().trim_end_matches('%').trim_end();
+    let ci_label = if ci.is_empty() {
+        "CI".to_string()
+    } else {
+        format!("{ci}% CI")
+    };
+
+    // The columns' texts and widths: counts and estimates first, then the subgroup labels
+    // shortened to what is left of the canvas (within bounds).
+    let arm_heading = count_heading(arm)?;
+    let ref_heading = count_heading(reference)?;
+    let hr_heading = truncate_to_width(&format!("HR ({ci_label})"), TABLE_PX, HR_HEADER_MAX_W)?;
+    let mut arm_w = widest(&arm_heading, TABLE_PX)?;
+    let mut ref_w = widest(&ref_heading, TABLE_PX)?;
+    let mut hr_w = text_width(&hr_heading, TABLE_PX)?;
+    let mut texts = Vec::with_capacity(rows.len());
+    for row in rows {
+        let a = format!("{}/{}", row.events, row.n);
+        let r = format!("{}/{}", row.events_reference, row.n_reference);
+        let h = hr_text(row.hr);
+        arm_w = arm_w.max(text_width(&a, TABLE_PX)?);
+        ref_w = ref_w.max(text_width(&r, TABLE_PX)?);
+        hr_w = hr_w.max(text_width(&h, TABLE_PX)?);
+        texts.push((a, r, h));
+    }
+    let beside_labels = PAD + COL_GAP + arm_w + COL_GAP + ref_w + 2 * PLOT_GAP + hr_w + PAD;
+    let label_max_w = (WIDTH - MIN_PLOT_W - beside_labels).clamp(LABEL_MIN_W, LABEL_MAX_W);
+    let subgroup_heading = "Subgroup";
+    let mut label_w = text_width(subgroup_heading, TABLE_PX)?;
+    let mut labels = Vec::with_capacity(lines.len());
+    for line in &lines {
+        let (text, indent) = match line {
+            Line::Heading(g) => (*g, 0),
+            Line::Row(_, row) if row.group.is_some() => (row.label.as_str(), INDENT),
+            Line::Row(_, row) => (row.label.as_str(), 0),
+        };
+        let wrapped = wrap_at_most(text, TABLE_PX, label_max_w - indent, MAX_LABEL_LINES)?;
+        label_w = label_w.max(indent + widest(&wrapped, TABLE_PX)?);
+        labels.push((wrapped, indent));
+    }
+
+    // Columns left to right.
+    let arm_left = PAD + label_w + COL_GAP;
+    let ref_left = arm_left + arm_w + COL_GAP;
+    let plot_left = ref_left + ref_w + PLOT_GAP;
+    let fixed = plot_left + PLOT_GAP + hr_w + PAD;
+    let w = WIDTH.max(fixed + MIN_PLOT_W);
+    let plot_w = w - fixed;
+    let plot_right = plot_left + plot_w;
+    let hr_left = plot_right + PLOT_GAP;
+
+    let (mut data_lo, mut data_hi) = (1.0_f64, 1.0_f64);
+    for (_, lower, upper) in rows.iter().filter_map(|r| r.hr) {
+        data_lo = data_lo.min(lower);
+        data_hi = data_hi.max(upper);
+    }
+    let axis = LogAxis::choose(data_lo, data_hi, plot_w)?;
+    let xs = axis.scale(plot_left, plot_right);
+    let x_of = |v: f64| xs.at(v.ln());
+    let x_one = x_of(1.0);
+
+    // Below the axis: the axis title, then "Favours …" either side of 1 under arrows pointing
+    // away from it.
+    let x_title = format!("Hazard ratio ({ci_label})");
+    let centre = (plot_left + plot_right) / 2;
+    let x_title = truncate_to_width(&x_title, TICK_PX, 2 * (centre - PAD).min(w - PAD - centre))?;
+    let favours_arm = wrap_at_most(
+        &format!("Favours {arm}"),
+        SMALL_PX,
+        (x_one - FAVOURS_GAP - PAD).min(FAVOURS_MAX_W),
+        3,
+    )?;
+    let favours_ref = wrap_at_most(
+        &format!("Favours {reference}"),
+        SMALL_PX,
+        (w - PAD - x_one - FAVOURS_GAP).min(FAVOURS_MAX_W),
+        3,
+    )?;
+
+    // Vertical layout.
+    let lh = line_height(TABLE_PX);
+    let mut y = PAD;
+    let title_lines = match title {
+        Some(t) => wrap_text(t, TITLE_PX, w - 2 * PAD)?,
+        None => Vec::new(),
+    };
+    let title_top = y;
+    if !title_lines.is_empty() {
+        y += line_height(TITLE_PX) * count(title_lines.len()) + 8;
+    }
+    let header_top = y;
+    let header_lines = count(arm_heading.len().max(ref_heading.len()));
+    let header_bottom = header_top + lh * header_lines;
+    let rule_y = header_bottom + 4;
+    let rows_top = rule_y + 4;
+    let plot_top = rows_top;
+    // Each line as tall as its label, the marker and numbers on its middle.
+    let mut row_mids = Vec::with_capacity(labels.len());
+    let mut row_y = rows_top;
+    for (label, _) in &labels {
+        let row_h = lh * count(label.len().max(1)) + ROW_PAD;
+        row_mids.push(row_y + row_h / 2);
+        row_y += row_h;
+    }
+    let plot_bottom = row_y + 4;
+    let tick_label_top = plot_bottom + TICK_LEN + 4;
+    let x_title_top = tick_label_top + lh + 2;
+    let favours_top = x_title_top + line_height(TICK_PX) + 4;
+    let favours_lines = count(favours_arm.len().max(favours_ref.len()));
+    let height = favours_top + FAVOURS_ARROW_H + line_height(SMALL_PX) * favours_lines + PAD;
+
+    // Marker sizes: by events in both arms, relative to the row with most (the overall row
+    // drawn as a diamond is left out).
+    let overall = |i: usize, row: &ForestRow| i == 0 && row.group.is_none();
+    let max_events = rows
+        .iter()
+        .enumerate()
+        .filter(|(i, r)| !overall(*i, r))
+        .map(|(_, r)| r.events.saturating_add(r.events_reference))
+        .max()
+        .unwrap_or(0);
+    let half_side = |row: &ForestRow| -> i32 {
+        let e = row.events.saturating_add(row.events_reference);
+        if max_events == 0 {
+            return px((MIN_HALF + MAX_HALF) / 2.0);
+        }
+        // Counts are far below 2^52, so the conversions are exact.
+        let share = (e as f64 / max_events as f64).sqrt();
+        px(MIN_HALF + (MAX_HALF - MIN_HALF) * share)
+    };
+
+    let mut svg = String::new();
+    {
+        let c = Canvas::new(&mut svg, w, height)?;
+        draw_title(&c, &title_lines, w / 2, title_top)?;
+
+        // Headings, bottom-aligned over their columns.
+        let heading = |lines: &[String], x: i32, anchor: Anchor| -> Result<(), PlotError> {
+            let skip = header_lines - count(lines.len());
+            for (k, l) in lines.iter().enumerate() {
+                let top = header_top + lh * (skip + count(k));
+                c.text(l, (x, top), TABLE_PX, BLACK, anchor, VAnchor::Top)?;
+            }
+            Ok(())
+        };
+        heading(&[subgroup_heading.to_string()], PAD, Anchor::Start)?;
+        heading(&arm_heading, arm_left + arm_w / 2, Anchor::Middle)?;
+        heading(&ref_heading, ref_left + ref_w / 2, Anchor::Middle)?;
+        heading(std::slice::from_ref(&hr_heading), hr_left, Anchor::Start)?;
+        c.line((PAD, rule_y), (w - PAD, rule_y), GREY, 1)?;
+
+        // The line of no difference under the estimates.
+        c.line((x_one, plot_top), (x_one, plot_bottom), DARK_GREY, 1)?;
+
+        for ((line, (label, indent)), cy) in lines.iter().zip(&labels).zip(&row_mids) {
+            let cy = *cy;
+            // Headings, and rows outside any group (the overall estimate), are in black.
+            let colour = match line {
+                Line::Row(_, row) if row.group.is_some() => DARK_GREY,
+                _ => BLACK,
+            };
+            let first_mid = cy - lh * (count(label.len()) - 1) / 2;
+            for (k, l) in label.iter().enumerate() {
+                c.text(
+                    l,
+                    (PAD + indent, first_mid + lh * count(k)),
+                    TABLE_PX,
+                    colour,
+                    Anchor::Start,
+                    VAnchor::Center,
+                )?;
+            }
+            let Line::Row(i, row) = line else {
+                continue;
+            };
+            let (i, row) = (*i, *row);
+            let is_overall = overall(i, row);
+            if let Some((a, r, h)) = texts.get(i) {
+                for (s, x) in [(a, arm_left + arm_w / 2), (r, ref_left + ref_w / 2)] {
+                    c.text(
+                        s,
+                        (x, cy),
+                        TABLE_PX,
+                        DARK_GREY,
+                        Anchor::Middle,
+                        VAnchor::Center,
+                    )?;
+                }
+                c.text(
+                    h,
+                    (hr_left, cy),
+                    TABLE_PX,
+                    colour,
+                    Anchor::Start,
+                    VAnchor::Center,
+                )?;
+            }
+            let Some((est, lower, upper)) = row.hr else {
+                continue;
+            };
+            let marker_colour = if is_overall { BLACK } else { OI_BLUE };
+            let on_axis = (axis.lo..=axis.hi).contains(&est);
+            // The overall diamond spans its interval: no line under its tips.
+            let line = !(is_overall && on_axis);
+            draw_interval(&c, &axis, &xs, (lower, upper), cy, marker_colour, line)?;
+            if !on_axis {
+                continue;
+            }
+            let xe = x_of(est);
+            if is_overall {
+                let xl = x_of(lower.max(axis.lo)).min(xe - DIAMOND_MIN_HALF_W);
+                let xu = x_of(upper.min(axis.hi)).max(xe + DIAMOND_MIN_HALF_W);
+                c.polygon(
+                    &[
+                        (xl, cy),
+                        (xe, cy - DIAMOND_HALF_H),
+                        (xu, cy),
+                        (xe, cy + DIAMOND_HALF_H),
+                    ],
+                    BLACK,
+                    1.0,
+                )?;
+            } else {
+                let r = half_side(row);
+                c.fill_rect((xe - r, cy - r), (xe + r, cy + r), OI_BLUE)?;
+            }
+        }
+
+        // The axis, its ticks and title.
+        c.line(
+            (plot_left, plot_bottom),
+            (plot_right, plot_bottom),
+            DARK_GREY,
+            1,
+        )?;
+        for t in &axis.ticks {
+            let x = x_of(*t);
+            c.line((x, plot_bottom), (x, plot_bottom + TICK_LEN), DARK_GREY, 1)?;
+            c.text(
+                &tick_label(*t),
+                (x, tick_label_top),
+                TABLE_PX,
+                DARK_GREY,
+                Anchor::Middle,
+                VAnchor::Top,
+            )?;
+        }
+        c.text(
+            &x_title,
+            (centre, x_title_top),
+            TICK_PX,
+            DARK_GREY,
+            Anchor::Middle,
+            VAnchor::Top,
+        )?;
+
+        // "Favours …" either side of 1, under arrows pointing away from it.
+        let small_lh = line_height(SMALL_PX);
+        let arrow_y = favours_top + FAVOURS_ARROW_H / 2;
+        let text_top = favours_top + FAVOURS_ARROW_H;
+        for (labels, dir) in [(&favours_arm, -1), (&favours_ref, 1)] {
+            let anchor = if dir < 0 { Anchor::End } else { Anchor::Start };
+            for (k, l) in labels.iter().enumerate() {
+                let cy = text_top + small_lh * count(k) + small_lh / 2;
+                let at = (x_one + dir * FAVOURS_GAP, cy);
+                c.text(l, at, SMALL_PX, DARK_GREY, anchor, VAnchor::Center)?;
+            }
+            if !labels.is_empty() {
+                let start = x_one + dir * FAVOURS_GAP;
+                let tip = start + dir * FAVOURS_ARROW_LEN;
+                c.line((start, arrow_y), (tip - dir * ARROW, arrow_y), DARK_GREY, 1)?;
+                arrowhead(&c, (tip, arrow_y), dir, DARK_GREY)?;
+            }
+        }
+        c.finish()?;
+    }
+    Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(label: &str, group: Option<&str>, hr: Option<(f64, f64, f64)>) -> ForestRow {
+        ForestRow {
+            label: label.to_string(),
+            group: group.map(str::to_string),
+            n: 57,
+            n_reference: 55,
+            events: 30,
+            events_reference: 38,
+            hr,
+        }
+    }
+
+    /// Overall, then two groups of two levels; one level not estimable, one interval past
+    /// the axis.
+    fn typical() -> Vec<ForestRow> {
+        vec![
+            row("All subjects", None, Some((0.66, 0.42, 1.03))),
+            ForestRow {
+                n: 30,
+                n_reference: 28,
+                events: 12,
+                events_reference: 20,
+                ..row("Female", Some("Sex"), Some((0.55, 0.27, 1.12)))
+            },
+            ForestRow {
+                n: 27,
+                n_reference: 27,
+                events: 18,
+                events_reference: 18,
+                ..row("Male", Some("Sex"), Some((0.81, 0.42, 1.56)))
+            },
+            ForestRow {
+                n: 3,
+                n_reference: 2,
+                events: 0,
+                events_reference: 0,
+                ..row("\u{2265}75 years", Some("Age group"), None)
+            },
+            ForestRow {
+                n: 54,
+                n_reference: 53,
+                events: 4,
+                events_reference: 1,
+                ..row("<75 years", Some("Age group"), Some((3.9, 0.44, 140.0)))
+            },
+        ]
+    }
+
+    fn svg_texts(svg: &str) -> Vec<String> {
+        let doc = roxmltree::Document::parse(svg).expect("SVG parses as XML");
+        doc.descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .map(|n| n.text().unwrap_or("").trim().to_string())
+            .collect()
+    }
+
+    fn width_of(svg: &str) -> f64 {
+        let doc = roxmltree::Document::parse(svg).expect("SVG parses as XML");
+        let w = doc.root_element().attribute("width").unwrap_or("0");
+        w.parse().unwrap_or(0.0)
+    }
+
+    #[test]
+    fn a_typical_plot_parses_and_writes_every_estimate() {
+        let rows = typical();
+        let svg = forest(
+            &rows,
+            "Drug X",
+            "Placebo",
+            "95",
+            Some("Progression-free survival"),
+        )
+        .unwrap();
+        let texts = svg_texts(&svg);
+        for r in &rows {
+            let h = hr_text(r.hr);
+            assert!(texts.contains(&h), "{h} missing");
+        }
+        for t in [
+            "0.66 (0.42\u{2013}1.03)",
+            "NE",
+            "30/57",
+            "38/55",
+            "0/3",
+            "Subgroup",
+            "HR (95% CI)",
+            "Hazard ratio (95% CI)",
+            "Favours Drug X",
+            "Favours Placebo",
+            "Progression-free survival",
+            "events/n",
+        ] {
+            assert!(texts.iter().any(|x| x == t), "{t} missing from {texts:?}");
+        }
+        // One heading per group, above its levels.
+        let at = |t: &str| texts.iter().position(|x| x == t).unwrap();
+        assert_eq!(texts.iter().filter(|t| *t == "Sex").count(), 1);
+        assert_eq!(texts.iter().filter(|t| *t == "Age group").count(), 1);
+        assert!(at("Sex") < at("Female") && at("Female") < at("Male"));
+        assert!(at("Male") < at("Age group"));
+        // The upper limit 140 is past the axis's end at 100 but written in full.
+        assert!(texts.iter().any(|t| t == "3.90 (0.44\u{2013}140.00)"));
+        assert!(texts.iter().any(|t| t == "100"));
+        assert_eq!(width_of(&svg), f64::from(WIDTH));
+    }
+
+    #[test]
+    fn the_overall_row_is_a_diamond_and_the_others_squares_with_arrows_past_the_axis() {
+        let svg = forest(&typical(), "Drug X", "Placebo", "95", None).unwrap();
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let blue = |n: &roxmltree::Node<'_, '_>| n.attribute("fill") == Some("#0072B2");
+        let black = |n: &roxmltree::Node<'_, '_>| n.attribute("fill") == Some("#000000");
+        // Squares for the three estimable subgroup levels, none for the NE row.
+        let squares = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("rect") && blue(n))
+            .count();
+        assert_eq!(squares, 3);
+        let polygons: Vec<_> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("polygon"))
+            .collect();
+        // The overall diamond (4 points) in black; one blue arrowhead where 140 runs off
+        // the axis; and the two arrows of "Favours".
+        let diamonds = polygons
+            .iter()
+            .filter(|n| black(n) && n.attribute("points").unwrap().split_whitespace().count() == 4)
+            .count();
+        assert_eq!(diamonds, 1);
+        assert_eq!(polygons.iter().filter(|n| blue(n)).count(), 1);
+        assert_eq!(polygons.len(), 4);
+    }
+
+    #[test]
+    fn no_title_unless_given() {
+        let rows = typical();
+        let with = forest(&rows, "A", "B", "95", Some("A title")).unwrap();
+        let without = forest(&rows, "A", "B", "95", None).unwrap();
+        assert!(svg_texts(&with).iter().any(|t| t == "A title"));
+        assert!(!svg_texts(&without).iter().any(|t| t == "A title"));
+        // A trailing per cent sign in the level is not doubled.
+        let svg = forest(&rows, "A", "B", "90%", None).unwrap();
+        assert!(svg_texts(&svg).iter().any(|t| t == "HR (90% CI)"));
+    }
+
+    #[test]
+    fn rasterises() {
+        let svg = forest(&typical(), "Drug X", "Placebo", "95", None).unwrap();
+        let png = crate::plots::figure_png(&svg).unwrap();
+        let pixmap = resvg::tiny_skia::Pixmap::decode_png(&png).unwrap();
+        assert_eq!(pixmap.width(), 2 * WIDTH as u32);
+        assert!(pixmap.pixels().iter().any(|p| p.red() < 50));
+    }
+
+    #[test]
+    fn drawn_twice_is_identical() {
+        let a = forest(&typical(), "Drug X", "Placebo", "95", None).unwrap();
+        let b = forest(&typical(), "Drug X", "Placebo", "95", None).unwrap();
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn no_rows_is_no_data() {
+        assert_eq!(forest(&[], "A", "B", "95", None), Err(PlotError::NoData));
+    }
+
+    #[test]
+    fn impossible_rows_are_refused_naming_the_row() {
+        let bad = [
+            Some((f64::NAN, 0.5, 1.0)),
+            Some((0.7, 0.5, f64::INFINITY)),
+            Some((0.0, 0.0, 1.0)),
+            Some((0.7, -0.1, 1.0)),
+            Some((0.4, 0.5, 1.0)),
+            Some((1.2, 0.5, 1.0)),
+        ];
+        for hr in bad {
+            let mut rows = typical();
+            rows[2].hr = hr;
+            match forest(&rows, "A", "B", "95", None) {
+                Err(PlotError::InvalidInput(m)) => assert!(m.contains("'Male' (Sex)"), "{m}"),
+                other => panic!("{hr:?}: {other:?}"),
+            }
+        }
+        let mut rows = typical();
+        rows[1].events = 31;
+        assert!(matches!(
+            forest(&rows, "A", "B", "95", None),
+            Err(PlotError::InvalidInput(m)) if m.contains("'Female'")
+        ));
+        let mut rows = typical();
+        rows[0].events_reference = 56;
+        assert!(matches!(
+            forest(&rows, "A", "B", "95", None),
+            Err(PlotError::InvalidInput(m)) if m.contains("'All subjects'")
+        ));
+    }
+
+    #[test]
+    fn axis_ticks_cover_the_intervals() {
+        let a = LogAxis::choose(0.42, 1.03, 300).unwrap();
+        assert_eq!(a.ticks, vec![0.25, 0.5, 1.0, 2.0]);
+        let a = LogAxis::choose(0.9, 1.1, 300).unwrap();
+        assert_eq!((a.lo, a.hi), (0.5, 2.0));
+        let a = LogAxis::choose(0.05, 12.0, 300).unwrap();
+        assert!(a.lo <= 0.05 && a.hi >= 12.0 && a.ticks.contains(&1.0));
+        // 0.2 to 100 in 1–2–5 steps would be 9 ticks: decades instead.
+        let a = LogAxis::choose(0.27, 140.0, 300).unwrap();
+        assert_eq!(a.ticks, vec![0.1, 1.0, 10.0, 100.0]);
+        let a = LogAxis::choose(1e-6, 1e6, MIN_PLOT_W).unwrap();
+        assert_eq!((a.lo, a.hi), (0.01, 100.0));
+        assert!(a.fits(MIN_PLOT_W).unwrap());
+        assert_eq!(tick_label(0.125), "0.125");
+        assert_eq!(tick_label(1.0), "1");
+        assert_eq!(tick_label(0.02), "0.02");
+    }
+
+    #[test]
+    fn estimates_are_written_with_two_decimals() {
+        assert_eq!(
+            hr_text(Some((0.664, 0.421, 1.0349))),
+            "0.66 (0.42\u{2013}1.03)"
+        );
+        assert_eq!(
+            hr_text(Some((0.01, 0.001, 2000.0))),
+            "0.01 (<0.01\u{2013}>999.99)"
+        );
+        assert_eq!(hr_text(None), "NE");
+    }
+
+    #[test]
+    fn intervals_wholly_past_the_axis_and_all_rows_not_estimable_still_draw() {
+        let mut rows = typical();
+        rows[1].hr = Some((150.0, 120.0, 400.0));
+        rows[2].hr = Some((1e-4, 1e-5, 1e-3));
+        let svg = forest(&rows, "A", "B", "95", None).unwrap();
+        assert!(svg_texts(&svg)
+            .iter()
+            .any(|t| t == ">999.99" || t.contains("150.00")));
+        for r in &mut rows {
+            r.hr = None;
+        }
+        let svg = forest(&rows, "A", "B", "95", None).unwrap();
+        let texts = svg_texts(&svg);
+        assert_eq!(texts.iter().filter(|t| *t == "NE").count(), rows.len());
+        assert!(texts.iter().any(|t| t == "0.5") && texts.iter().any(|t| t == "2"));
+    }
+
+    #[test]
+    fn long_labels_wrap_then_are_shortened_and_the_canvas_stays_reasonable() {
+        let mut rows = typical();
+        rows[1].label = "A remarkably long subgroup level that cannot possibly fit".repeat(3);
+        let arm = "Pembrolizumab plus platinum-based chemotherapy followed by maintenance";
+        let svg = forest(
+            &rows,
+            arm,
+            &arm.replace("Pembrolizumab", "Placebo"),
+            "95",
+            None,
+        )
+        .unwrap();
+        let texts = svg_texts(&svg);
+        let label: Vec<&String> = texts
+            .iter()
+            .skip_while(|t| !t.starts_with("A remarkably"))
+            .take(MAX_LABEL_LINES)
+            .collect();
+        assert_eq!(label.len(), MAX_LABEL_LINES);
+        assert!(
+            label[MAX_LABEL_LINES - 1].ends_with('\u{2026}'),
+            "{label:?}"
+        );
+        for l in label {
+            assert!(
+                text_width(l, TABLE_PX).unwrap() <= LABEL_MAX_W - INDENT,
+                "{l}"
+            );
+        }
+        assert!(texts.iter().any(|t| t == "Pembrolizumab"));
+        assert!(width_of(&svg) <= 820.0, "{}", width_of(&svg));
+    }
+
+    #[test]
+    fn wrapping_at_most_keeps_the_rest_on_the_last_line() {
+        let lines = wrap_at_most("alpha beta gamma delta epsilon", TABLE_PX, 60, 2).unwrap();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0], "alpha");
+        assert!(lines[1].starts_with("beta") && lines[1].ends_with('\u{2026}'));
+        assert_eq!(
+            wrap_at_most("short", TABLE_PX, 60, 2).unwrap(),
+            vec!["short".to_string()]
+        );
+    }
+}
