@@ -13,8 +13,9 @@ use crate::endpoints::{AeGrading, CohortResults, Estimate, Proportion, ResponseR
 use crate::model::Date;
 use crate::outputs::CohortRecord;
 
+use crate::compare::{ProportionDifference, TteComparison};
 use crate::error::{Error, Result};
-use crate::format::{first_names, fixed, NAMES_LISTED};
+use crate::format::{first_names, fixed, fmt_p, NAMES_LISTED};
 use crate::render::{escape_markdown as esc, html::remove_unsafe_urls, markdown_tables_to_html};
 
 /// The comparison, as text and the files written.
@@ -109,6 +110,33 @@ fn estimate(e: Option<(Option<f64>, Option<f64>, Option<f64>)>) -> String {
 
 fn of(e: &Estimate) -> (Option<f64>, Option<f64>, Option<f64>) {
     (e.estimate, e.lower, e.upper)
+}
+
+/// The comparison's hazard ratio as the abstract gives it: stratified when the cohort has
+/// strata; "NE" when not estimable.
+fn hazard_ratio(t: &TteComparison) -> String {
+    let cox = t.stratified.as_ref().map_or(&t.cox, |s| &s.cox);
+    match &cox.hr {
+        Some(h) => estimate(Some((Some(h.estimate), Some(h.lower), Some(h.upper)))),
+        None => "NE".to_string(),
+    }
+}
+
+/// The log-rank p-value, stratified when the cohort has strata.
+fn logrank_p(t: &TteComparison) -> String {
+    fmt_p(t.stratified.as_ref().map_or(&t.logrank, |s| &s.logrank).p)
+}
+
+/// A difference of two rates in percentage points with its interval; "NE" when undefined.
+fn difference(p: &ProportionDifference) -> String {
+    match &p.difference {
+        Some(d) => estimate(Some((
+            Some(d.estimate * 100.0),
+            Some(d.lower * 100.0),
+            Some(d.upper * 100.0),
+        ))),
+        None => "NE".to_string(),
+    }
 }
 
 /// A table row; a fourth cell marks a change (the mark outside the last cell left the row
@@ -232,6 +260,39 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
                 estimate(old.map(|o| of(&o.median))),
                 estimate(Some(of(&t.median))),
             );
+        }
+        // Arms compared: each hazard ratio and log-rank p (stratified when the cohort has
+        // strata), as the abstract reports them, and the response-rate differences.
+        for comparison in &y.comparisons {
+            let earlier = x
+                .comparisons
+                .iter()
+                .find(|c| c.arm == comparison.arm && c.reference == comparison.reference);
+            let what = format!("{} vs {}", comparison.arm, comparison.reference);
+            for (endpoint, t) in &comparison.tte {
+                let old = earlier.and_then(|c| c.tte.get(endpoint));
+                row(
+                    &mut md,
+                    &format!("{what}: {endpoint} HR (CI)"),
+                    old.map_or_else(|| "—".to_string(), hazard_ratio),
+                    hazard_ratio(t),
+                );
+                row(
+                    &mut md,
+                    &format!("{what}: {endpoint} log-rank"),
+                    old.map_or_else(|| "—".to_string(), logrank_p),
+                    logrank_p(t),
+                );
+            }
+            if let Some(r) = &comparison.response {
+                let old = earlier.and_then(|c| c.response.as_ref());
+                row(
+                    &mut md,
+                    &format!("{what}: ORR difference (CI)"),
+                    old.map_or_else(|| "—".to_string(), |o| difference(&o.orr)),
+                    difference(&r.orr),
+                );
+            }
         }
         let followup =
             |c: &CohortResults| c.followup.as_ref().map(|f| (f.estimate, f.lower, f.upper));

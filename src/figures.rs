@@ -2,6 +2,7 @@
 //! (`figures/km-<endpoint>.svg`, `waterfall.svg`, `swimmer.svg`, `spider.svg`, `ae-trae.svg`).
 //! A figure without data is skipped with a note, never drawn empty.
 
+use crate::compare::{Ratio, TteComparison};
 use crate::config::{Analysis, Format};
 use crate::endpoints::{CohortAnalysis, CohortResults, Estimate};
 use crate::error::{Error, Result};
@@ -215,6 +216,39 @@ fn comparison_notes(results: &CohortResults, endpoint: &str, settings: &Analysis
         })
         .flatten()
         .collect()
+}
+
+/// A forest plot's rows: all subjects first (with the HR the abstract reports: stratified
+/// when the cohort has strata), then each subgroup level under its column's label.
+fn forest_rows(results: &CohortResults, t: &TteComparison) -> Vec<plots::ForestRow> {
+    let ratio = |r: &Option<Ratio>| r.as_ref().map(|h| (h.estimate, h.lower, h.upper));
+    let overall = t.stratified.as_ref().map_or(&t.cox, |s| &s.cox);
+    let mut rows = vec![plots::ForestRow {
+        label: "All subjects".to_string(),
+        group: None,
+        n: t.n,
+        n_reference: t.n_reference,
+        events: t.events,
+        events_reference: t.events_reference,
+        hr: ratio(&overall.hr),
+    }];
+    for s in &t.subgroups {
+        let group = results
+            .baseline
+            .iter()
+            .find(|b| b.column == s.column)
+            .map_or(s.column.as_str(), |b| b.label.as_str());
+        rows.push(plots::ForestRow {
+            label: s.level.clone(),
+            group: Some(group.to_string()),
+            n: s.n,
+            n_reference: s.n_reference,
+            events: s.events,
+            events_reference: s.events_reference,
+            hr: ratio(&s.hr),
+        });
+    }
+    rows
 }
 
 /// A swimmer plot has one lane per subject; past this many it is not readable.
@@ -435,6 +469,44 @@ pub fn cohort_figures(
             plots::km_plot(&series, &opts),
             png,
         )?;
+    }
+
+    // A cohort with arms and subgroups: a forest plot per comparison and endpoint.
+    let several = results.comparisons.len() > 1;
+    for (i, c) in results.comparisons.iter().enumerate() {
+        for (endpoint, t) in &c.tte {
+            if t.subgroups.is_empty() {
+                continue;
+            }
+            let title = endpoint_title(endpoint, settings);
+            let name = if several {
+                format!("forest-{}-{}", endpoint.to_ascii_lowercase(), i + 1)
+            } else {
+                format!("forest-{}", endpoint.to_ascii_lowercase())
+            };
+            let stratified = t.stratified.is_some();
+            let caption = format!(
+                "Hazard ratios of {} for {} vs {} by subgroup (Cox model, {}% CI); the first row is all subjects{}.",
+                title.to_lowercase(),
+                c.arm,
+                c.reference,
+                settings.ci_percent(),
+                if stratified { ", stratified" } else { "" }
+            );
+            figs.add(
+                cohort,
+                &name,
+                caption,
+                plots::forest(
+                    &forest_rows(results, t),
+                    &c.arm,
+                    &c.reference,
+                    &format!("{}", settings.ci_percent()),
+                    None,
+                ),
+                png,
+            )?;
+        }
     }
 
     // Figures of data the study does not have (no ADTR, no ADRS) are not attempted, and need

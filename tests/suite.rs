@@ -18,6 +18,7 @@ mod hostile_inputs;
 mod invalid_inputs;
 mod plots;
 mod properties;
+mod randomised_example;
 mod sas7bdat;
 mod stats_props;
 mod stats_reference;

@@ -1,0 +1,267 @@
+//! The randomised example study (`config/rand-example.yaml`, SYNTHETIC data from
+//! `examples/make_randomised_example.rs`) built end to end with the real binary: the committed
+//! data are what the generator makes; each arm's counts, the stratified Cox model and the
+//! log-rank test agree with a fit of the data files read here; the abstract, the forest plot and
+//! `diff` say what results.json holds.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+use crate::common::root;
+use readout::stats::{cox_fit, CoxSubject, Ties};
+
+#[allow(dead_code)]
+#[path = "../examples/make_randomised_example.rs"]
+mod generator;
+
+const CUTOFF: &str = "2023-09-29";
+const DRUG: &str = "Drug X + chemo";
+const PLACEBO: &str = "Placebo + chemo";
+
+/// Builds the study at the given cut-offs into a temporary folder; returns it, the study folder
+/// and what the build printed on stderr.
+fn build(cutoffs: &[&str]) -> (tempfile::TempDir, PathBuf, String) {
+    let out = tempfile::tempdir().expect("temp dir");
+    let mut cmd = Command::cargo_bin("readout").expect("binary");
+    cmd.args(["build", "config/rand-example.yaml", "--out"])
+        .arg(out.path());
+    for c in cutoffs {
+        cmd.args(["--cutoff", c]);
+    }
+    let done = cmd.current_dir(root()).assert().success();
+    let stderr = String::from_utf8_lossy(&done.get_output().stderr).into_owned();
+    let study = out.path().join("RAND-EXAMPLE");
+    (out, study, stderr)
+}
+
+fn itt(study: &Path, cutoff: &str) -> Value {
+    let text = std::fs::read_to_string(study.join(cutoff).join("results.json")).expect("results");
+    let results: Value = serde_json::from_str(&text).expect("json");
+    results["cohorts"][0].clone()
+}
+
+/// A CSV of the example data (no quoted fields) as rows of column → value.
+fn csv(name: &str) -> Vec<BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(root().join("data/rand-example").join(name)).expect("csv");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    lines
+        .map(|l| {
+            header
+                .iter()
+                .zip(l.split(','))
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn data_are_what_the_generator_makes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    generator::generate(dir.path());
+    let committed = root().join("data/rand-example");
+    let mut names: Vec<String> = std::fs::read_dir(&committed)
+        .expect("data folder")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "README.md",
+            "SHA256SUMS",
+            "adae.csv",
+            "adrs.csv",
+            "adsl.csv",
+            "adtte.csv"
+        ]
+    );
+    for name in names {
+        let made = std::fs::read(dir.path().join(&name)).expect("generated file");
+        let kept = std::fs::read(committed.join(&name)).expect("committed file");
+        assert!(
+            made == kept,
+            "data/rand-example/{name} differs from the generator's"
+        );
+    }
+}
+
+/// The pipeline's per-arm counts and its stratified Cox model and log-rank test for PFS and OS,
+/// against a fit of ADSL and ADTTE read here: arms from ARM, strata ECOG × REGION, every ITT
+/// subject (the cut-off is the data's own, so ADTTE is taken as it is).
+#[test]
+fn arms_and_stratified_hazard_ratios_match_the_data() {
+    let (_out, study, stderr) = build(&[]);
+    assert!(!stderr.contains("warning"), "{stderr}");
+    let c = itt(&study, CUTOFF);
+    let adsl = csv("adsl.csv");
+    let arms: Vec<(&str, u64)> = c["arms"]
+        .as_array()
+        .expect("arms")
+        .iter()
+        .map(|a| {
+            (
+                a["arm"].as_str().unwrap(),
+                a["n"]["enrolled"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let count = |arm: &str| adsl.iter().filter(|r| r["ARM"] == arm).count() as u64;
+    assert_eq!(arms, [(DRUG, count(DRUG)), (PLACEBO, count(PLACEBO))]);
+    assert_eq!(count(DRUG) + count(PLACEBO), adsl.len() as u64);
+
+    let comparison = &c["comparisons"][0];
+    assert_eq!(
+        (comparison["arm"].as_str(), comparison["reference"].as_str()),
+        (Some(DRUG), Some(PLACEBO))
+    );
+    let mut strata: BTreeMap<(String, String), u32> = BTreeMap::new();
+    let subject: BTreeMap<&str, (f64, u32)> = adsl
+        .iter()
+        .map(|r| {
+            let next = strata.len() as u32;
+            let s = *strata
+                .entry((r["ECOG"].clone(), r["REGION"].clone()))
+                .or_insert(next);
+            (r["USUBJID"].as_str(), (f64::from(r["ARM"] == DRUG), s))
+        })
+        .collect();
+    assert_eq!(strata.len(), 6, "ECOG 0/1 × three regions");
+    let adtte = csv("adtte.csv");
+    for endpoint in ["PFS", "OS"] {
+        let rows: Vec<CoxSubject> = adtte
+            .iter()
+            .filter(|r| r["PARAMCD"] == endpoint)
+            .map(|r| {
+                let (x, stratum) = subject[r["USUBJID"].as_str()];
+                CoxSubject {
+                    time: r["AVAL"].parse().expect("AVAL"),
+                    event: r["CNSR"] == "0",
+                    x,
+                    stratum,
+                }
+            })
+            .collect();
+        let fit = cox_fit(&rows, Ties::Efron, 0.95).expect("fit");
+        let hr = fit.hr.expect("estimable");
+        let t = &comparison["tte"][endpoint];
+        let s = &t["stratified"];
+        let close = |key: &str, want: f64| {
+            let got = s["hr"][key].as_f64().unwrap();
+            assert!(
+                (got - want).abs() <= 1e-9 * want,
+                "{endpoint} {key}: {got} vs {want}"
+            );
+        };
+        close("estimate", hr.estimate);
+        close("lower", hr.lower);
+        close("upper", hr.upper);
+        let events = |x: f64| rows.iter().filter(|r| r.x == x && r.event).count() as u64;
+        assert_eq!(t["events"].as_u64(), Some(events(1.0)));
+        assert_eq!(t["events_reference"].as_u64(), Some(events(0.0)));
+        assert_eq!(
+            t["stratified"]["strata"],
+            serde_json::json!(["ECOG", "REGION"])
+        );
+        // The design's effect is there: Drug X lowers the hazard of progression.
+        assert!(hr.upper < 1.0 || endpoint == "OS", "{endpoint}: {hr:?}");
+    }
+}
+
+/// The abstract's comparison sentence, the forest plot's rows and the derived CSV's arm say what
+/// results.json holds.
+#[test]
+fn documents_and_figures_say_what_the_results_hold() {
+    let (_out, study, _) = build(&[]);
+    let c = itt(&study, CUTOFF);
+    let t = &c["comparisons"][0]["tte"]["PFS"];
+    let hr = &t["stratified"]["hr"];
+    let f2 = |v: &Value| format!("{:.2}", v.as_f64().unwrap());
+    let abstract_md =
+        std::fs::read_to_string(study.join(CUTOFF).join("itt/abstract.md")).expect("abstract");
+    let sentence = format!(
+        "(HR {}, 95% CI: {}, {}; stratified log-rank p",
+        f2(&hr["estimate"]),
+        f2(&hr["lower"]),
+        f2(&hr["upper"])
+    );
+    assert!(
+        abstract_md.contains(&sentence),
+        "{sentence} not in\n{abstract_md}"
+    );
+    assert!(abstract_md.contains(&format!("150 to {DRUG} and 150 to {PLACEBO}")));
+
+    let forest = std::fs::read_to_string(study.join(CUTOFF).join("itt/figures/forest-pfs.svg"))
+        .expect("forest plot");
+    let subgroups = t["subgroups"].as_array().expect("subgroups");
+    assert_eq!(subgroups.len(), 4, "SEX F/M and AGEGR1 <65/>=65");
+    for s in subgroups {
+        for (events, n) in [("events", "n"), ("events_reference", "n_reference")] {
+            let cell = format!("{}/{}", s[events], s[n]);
+            assert!(forest.contains(&cell), "{cell} not in the forest plot");
+        }
+        let h = &s["hr"];
+        let estimate = format!(
+            "{} ({}–{})",
+            f2(&h["estimate"]),
+            f2(&h["lower"]),
+            f2(&h["upper"])
+        );
+        assert!(
+            forest.contains(&estimate),
+            "{estimate} not in the forest plot"
+        );
+    }
+    assert!(forest.contains("Sex") && forest.contains("Age group, years"));
+
+    let derived =
+        std::fs::read_to_string(study.join(CUTOFF).join("derived/itt.csv")).expect("derived");
+    // ARM is the last column (BOR_REASON before it is quoted and holds commas).
+    assert!(derived.lines().next().unwrap().ends_with(",ARM"));
+    let drug = derived
+        .lines()
+        .skip(1)
+        .filter(|l| l.rsplit(',').next() == Some(DRUG))
+        .count();
+    assert_eq!(drug as u64, c["arms"][0]["n"]["enrolled"].as_u64().unwrap());
+}
+
+/// Two cut-offs: `diff` gives each comparison's hazard ratio and log-rank p at both, marked as
+/// changed, and the ORR difference.
+#[test]
+fn diff_reports_changed_hazard_ratios() {
+    let early = "2022-12-31";
+    let (_out, study, _) = build(&[early, CUTOFF]);
+    let done = Command::cargo_bin("readout")
+        .expect("binary")
+        .arg("diff")
+        .arg(study.join(early))
+        .arg(study.join(CUTOFF))
+        .assert()
+        .success();
+    let md = String::from_utf8_lossy(&done.get_output().stdout).into_owned();
+    let hr_text = |c: &Value| {
+        let h = &c["comparisons"][0]["tte"]["PFS"]["stratified"]["hr"];
+        let g = |k: &str| h[k].as_f64().unwrap();
+        (g("estimate"), g("lower"), g("upper"))
+    };
+    let (a, b) = (hr_text(&itt(&study, early)), hr_text(&itt(&study, CUTOFF)));
+    assert_ne!(a, b);
+    let line = md
+        .lines()
+        .find(|l| l.contains(&format!("{DRUG} vs {PLACEBO}: PFS HR (CI)")))
+        .unwrap_or_else(|| panic!("no PFS HR row in\n{md}"));
+    assert!(line.contains("**changed**"), "{line}");
+    for (estimate, lower, upper) in [a, b] {
+        for v in [estimate, lower, upper] {
+            let shown = format!("{v:.2}");
+            assert!(line.contains(&shown), "{shown} not in {line}");
+        }
+    }
+    assert!(md.contains(&format!("{DRUG} vs {PLACEBO}: PFS log-rank")));
+    assert!(md.contains(&format!("{DRUG} vs {PLACEBO}: ORR difference (CI)")));
+}
