@@ -110,7 +110,7 @@ fn text_of(e: &scraper::ElementRef<'_>) -> String {
 }
 
 /// `word/document.xml` of a .docx, and the names of its parts.
-fn docx_parts(path: &Path) -> (String, Vec<String>) {
+pub(crate) fn docx_parts(path: &Path) -> (String, Vec<String>) {
     let file = std::fs::File::open(path).expect("docx");
     let mut archive = zip::ZipArchive::new(file).expect("a .docx is a zip archive");
     let names: Vec<String> = archive.file_names().map(str::to_string).collect();
@@ -134,7 +134,7 @@ fn docx_text(xml: &str) -> String {
 }
 
 /// Every table's rows as cell texts, empty cells left out: from report.html's `<table>`s.
-fn html_tables(html: &str) -> Vec<Vec<Vec<String>>> {
+pub(crate) fn html_tables(html: &str) -> Vec<Vec<Vec<String>>> {
     let doc = scraper::Html::parse_document(html);
     select(&doc, "table")
         .iter()
@@ -155,7 +155,7 @@ fn html_tables(html: &str) -> Vec<Vec<Vec<String>>> {
 }
 
 /// The same from a Word file's `<w:tbl>`s (a cell's runs joined; merged-over cells are empty).
-fn docx_tables(xml: &str) -> Vec<Vec<Vec<String>>> {
+pub(crate) fn docx_tables(xml: &str) -> Vec<Vec<Vec<String>>> {
     let doc = roxmltree::Document::parse(xml).expect("document.xml is XML");
     let named =
         |n: &roxmltree::Node<'_, '_>, name: &str| n.is_element() && n.tag_name().name() == name;

@@ -265,3 +265,101 @@ fn diff_reports_changed_hazard_ratios() {
     assert!(md.contains(&format!("{DRUG} vs {PLACEBO}: PFS log-rank")));
     assert!(md.contains(&format!("{DRUG} vs {PLACEBO}: ORR difference (CI)")));
 }
+
+/// "80 (53.3%)", as the report prints a count and its share.
+fn count_pct(n: &Value, total: &Value) -> String {
+    let (n, total) = (n.as_u64().unwrap(), total.as_u64().unwrap());
+    format!("{n} ({:.1}%)", 100.0 * n as f64 / total as f64)
+}
+
+/// The report has one column per arm in every table, each cell from that arm's own results in
+/// results.json (baseline with a total column, response, time to event with the stratified HR,
+/// adverse events), and report.docx has the same tables.
+#[test]
+fn report_has_a_column_per_arm() {
+    let (_out, study, _) = build(&[]);
+    let c = itt(&study, CUTOFF);
+    let folder = study.join(CUTOFF).join("itt");
+    let html = std::fs::read_to_string(folder.join("report.html")).expect("report");
+    let tables = crate::documents::html_tables(&html);
+    let (xml, _) = crate::documents::docx_parts(&folder.join("report.docx"));
+    assert_eq!(crate::documents::docx_tables(&xml), tables);
+    let rows: Vec<&Vec<String>> = tables.iter().flatten().collect();
+    let has_row = |want: &[String]| rows.iter().any(|r| r.as_slice() == want);
+    let arms = c["arms"].as_array().expect("arms");
+
+    // Baseline: every level of every categorical item, per arm and in total.
+    let mut checked = 0;
+    for item in c["baseline"].as_array().expect("baseline") {
+        for level in item["levels"].as_array().expect("levels") {
+            let value = level["value"].as_str().unwrap();
+            let mut want = vec![value.to_string()];
+            for a in arms {
+                let b = a["baseline"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|b| b["column"] == item["column"])
+                    .expect("the arm's item");
+                let l = b["levels"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|l| l["value"] == value)
+                    .expect("the arm's level");
+                want.push(count_pct(&l["n"], &l["N"]));
+            }
+            want.push(count_pct(&level["n"], &level["N"]));
+            assert!(has_row(&want), "no baseline row {want:?}");
+            checked += 1;
+        }
+    }
+    assert_eq!(
+        checked, 11,
+        "sex 2, age group 2, ECOG 2, region 3 levels, and 2 more"
+    );
+
+    // Response: each BOR category per arm.
+    for (code, label) in [
+        ("PR", "Partial response (PR)"),
+        ("SD", "Stable disease (SD)"),
+    ] {
+        let mut want = vec![label.to_string()];
+        for a in arms {
+            want.push(count_pct(
+                &a["response"]["bor"][code],
+                &a["response"]["orr"]["N"],
+            ));
+        }
+        assert!(has_row(&want), "no response row {want:?}");
+    }
+
+    // Time to event: events per arm, the stratified HR in the arm's column.
+    let events: Vec<String> = std::iter::once("Events, n (%)".to_string())
+        .chain(
+            arms.iter()
+                .map(|a| count_pct(&a["tte"]["PFS"]["events"], &a["tte"]["PFS"]["n"])),
+        )
+        .collect();
+    assert!(has_row(&events), "no PFS events row {events:?}");
+    let hr = &c["comparisons"][0]["tte"]["PFS"]["stratified"]["hr"];
+    let f2 = |k: &str| format!("{:.2}", hr[k].as_f64().unwrap());
+    let want = [
+        "Stratified HR (95% CI)".to_string(),
+        format!("{} ({}–{})", f2("estimate"), f2("lower"), f2("upper")),
+        "Reference".to_string(),
+    ];
+    assert!(has_row(&want), "no stratified HR row {want:?}");
+
+    // Adverse events: grade ≥3 TEAE and TRAE per arm and in total, over each safety population.
+    let mut want = vec!["Grade ≥3".to_string()];
+    for s in arms.iter().map(|a| &a["safety"]).chain([&c["safety"]]) {
+        want.push(count_pct(&s["teae"]["grade3plus"], &s["total"]));
+        want.push(count_pct(&s["trae"]["grade3plus"], &s["total"]));
+    }
+    assert!(has_row(&want), "no grade ≥3 row {want:?}");
+    assert_ne!(
+        arms[0]["safety"]["total"], arms[1]["safety"]["total"],
+        "148 vs 150 treated"
+    );
+}
