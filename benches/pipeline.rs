@@ -122,10 +122,25 @@ fn figures(c: &mut Criterion) {
     let mut group = c.benchmark_group("figures");
     group.sample_size(20);
     group.bench_function("all_svg_figures_of_a_cohort", |b| {
-        b.iter(|| black_box(readout::figures::cohort_figures(&analysis, &[], &settings, &[]).ok()))
+        b.iter(|| {
+            black_box(
+                readout::figures::cohort_figures(
+                    &analysis,
+                    &Default::default(),
+                    &settings,
+                    &Default::default(),
+                )
+                .ok(),
+            )
+        })
     });
     let (Ok(figs), Ok(renderer)) = (
-        readout::figures::cohort_figures(&analysis, &[], &settings, &[]),
+        readout::figures::cohort_figures(
+            &analysis,
+            &Default::default(),
+            &settings,
+            &Default::default(),
+        ),
         readout::render::Renderer::new(None),
     ) else {
         return;

@@ -216,12 +216,13 @@ pub fn build_cutoff(
             notes: Vec::new(),
         });
     }
+    let output = &cfg.config.output;
     let (study_figures, notes) = figures::study_km_figures(
         &curves,
-        cfg.config
-            .output
-            .formats
-            .contains(&crate::config::Format::Png),
+        (
+            output.formats.contains(&crate::config::Format::Png),
+            output.figure_titles,
+        ),
         &cfg.analysis_for_study(),
     )?;
     sink.put(study_figures)?;

@@ -392,6 +392,24 @@ pub struct CohortBuild {
     pub curves: Vec<(String, crate::config::TimeUnit, crate::plots::KmSeries)>,
 }
 
+/// Each member's arm by `USUBJID`, for the waterfall by arm: empty for a cohort without arms
+/// or a study without ADTR (no waterfall).
+fn subject_arms<'s>(
+    analysis: &CohortAnalysis<'_>,
+    at: &'s CutData<'_>,
+    cohort: &CohortConfig,
+) -> FxHashMap<&'s str, &'s str> {
+    let Some(arms) = cohort.arms.as_ref().filter(|_| analysis.has_adtr) else {
+        return Default::default();
+    };
+    analysis
+        .members
+        .iter()
+        .filter_map(|&i| at.data.subjects.get(i as usize))
+        .filter_map(|s| Some((s.usubjid.as_str(), s.columns.get(&arms.column)?)))
+        .collect()
+}
+
 /// Analyses one cohort and makes its figures and documents. The stages hand on in turn: the
 /// analysis, then the figures (whose notes on a figure left out are the cohort's warnings
 /// too), then the documents rendered from the results as `results.json` holds them; the
@@ -419,7 +437,11 @@ pub fn build_cohort<'a>(
         arm_km = outcome.km;
     }
     let figs = timing::stage("  figures", || {
-        figures::cohort_figures(&analysis, &arm_km, &settings, formats)
+        let arms = figures::ArmData {
+            km: &arm_km,
+            subject_arm: subject_arms(&analysis, at, cohort),
+        };
+        figures::cohort_figures(&analysis, &arms, &settings, &cfg.config.output)
     })?;
     let curves = analysis
         .km

@@ -214,15 +214,72 @@ impl LengthRule {
             split_title(abstract_text).1
         };
         let count = self.counts.count(counted);
+        let within_limit = count <= self.limit;
+        // Over the limit: where to cut, as the writer decides (nothing is cut here).
+        let longest_sentences = if within_limit {
+            Vec::new()
+        } else {
+            let mut sentences: Vec<SentenceLength> = sentences(split_title(abstract_text).1)
+                .into_iter()
+                .map(|text| SentenceLength {
+                    count: self.counts.count(text),
+                    text: text.to_string(),
+                })
+                .collect();
+            sentences.sort_by_key(|s| std::cmp::Reverse(s.count));
+            sentences.truncate(LONGEST_LISTED);
+            sentences
+        };
         AbstractLength {
             conference: self.name.clone(),
             count,
             limit: self.limit,
             unit: self.counts,
             title_counted: self.title,
-            within_limit: count <= self.limit,
+            within_limit,
+            longest_sentences,
         }
     }
+}
+
+/// Sentences named when an abstract runs over its limit.
+const LONGEST_LISTED: usize = 3;
+
+/// The sentences of a text: ends at ". ", "? ", "! " or a line break, a decimal point
+/// ("95.0%") or an abbreviation followed by a lower-case word does not end one.
+pub fn sentences(text: &str) -> Vec<&str> {
+    let mut found = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let mut start = 0;
+        let bytes = line.as_bytes();
+        for (i, ch) in line.char_indices() {
+            if !matches!(ch, '.' | '?' | '!') {
+                continue;
+            }
+            let next = bytes.get(i + 1).copied();
+            let after = line.get(i + 2..).and_then(|rest| rest.chars().next());
+            if next == Some(b' ') && after.is_some_and(|c| !c.is_lowercase()) {
+                if let Some(sentence) = line.get(start..=i) {
+                    found.push(sentence.trim());
+                }
+                start = i + 2;
+            }
+        }
+        if let Some(rest) = line.get(start..).map(str::trim).filter(|r| !r.is_empty()) {
+            found.push(rest);
+        }
+    }
+    found
+}
+
+/// One sentence of an abstract over its limit, and its length in the rule's unit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct SentenceLength {
+    /// Its length in the rule's unit.
+    pub count: usize,
+    /// The sentence.
+    pub text: String,
 }
 
 /// (title, body) of a plain-text abstract: the title is the first paragraph.
@@ -250,6 +307,9 @@ pub struct AbstractLength {
     pub title_counted: bool,
     /// `count <= limit`.
     pub within_limit: bool,
+    /// Over the limit: the longest sentences, longest first, to show where to shorten.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub longest_sentences: Vec<SentenceLength>,
 }
 
 impl fmt::Display for AbstractLength {
@@ -273,6 +333,48 @@ impl fmt::Display for AbstractLength {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_abstract_over_its_limit_names_its_longest_sentences() {
+        let text =
+            "Title\n\nResults: The ORR was 34.2% (13/38). Stable disease was seen in 14 pts, \
+                    giving a DCR of 71.1%. No death.\nConclusions: Active.";
+        assert_eq!(
+            sentences(split_title(text).1),
+            [
+                "Results: The ORR was 34.2% (13/38).",
+                "Stable disease was seen in 14 pts, giving a DCR of 71.1%.",
+                "No death.",
+                "Conclusions: Active.",
+            ]
+        );
+        let rule = |limit| LengthRule {
+            name: "custom".into(),
+            limit,
+            counts: CountUnit::Words,
+            title: false,
+        };
+        let over = rule(10).measure(text);
+        assert!(!over.within_limit);
+        assert_eq!(over.count, 22);
+        let longest: Vec<(usize, &str)> = over
+            .longest_sentences
+            .iter()
+            .map(|s| (s.count, s.text.as_str()))
+            .collect();
+        assert_eq!(
+            longest,
+            [
+                (
+                    12,
+                    "Stable disease was seen in 14 pts, giving a DCR of 71.1%."
+                ),
+                (6, "Results: The ORR was 34.2% (13/38)."),
+                (2, "No death."),
+            ]
+        );
+        assert!(rule(22).measure(text).longest_sentences.is_empty());
+    }
 
     #[test]
     fn counting_units() {

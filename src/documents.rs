@@ -88,6 +88,7 @@ pub fn render_documents(
         figures: figures.to_vec(),
         top_trae: render::top_terms(results, 2, |t| t.trae_any),
         top_trae_grade3: render::top_terms(results, 1, |t| t.trae_grade3plus),
+        trae_grade3_terms: render::top_terms(results, usize::MAX, |t| t.trae_grade3plus),
         body: String::new(),
         report,
         arms_compared: render::arms_compared(results),

@@ -3,7 +3,7 @@
 //! A figure without data is skipped with a note, never drawn empty.
 
 use crate::compare::{Ratio, TteComparison};
-use crate::config::{Analysis, Format};
+use crate::config::{Analysis, Format, OutputConfig};
 use crate::endpoints::{CohortAnalysis, CohortResults, Estimate};
 use crate::error::{Error, Result};
 use crate::format::fixed;
@@ -11,6 +11,7 @@ use crate::plots::{self, AeBar, KmPlotOptions, KmPoint, KmSeries, PlotError};
 use crate::stats::KaplanMeier;
 use crate::write::OutputFile;
 use indexmap::IndexMap;
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 /// A figure for inlining.
@@ -115,7 +116,6 @@ impl CohortFigures {
     }
 }
 
-/// The long name of an endpoint for axis labels.
 /// The endpoint in words with a capital (`tte_params` label): "Progression-free survival".
 fn endpoint_title(endpoint: &str, settings: &Analysis) -> String {
     let label = settings
@@ -126,6 +126,22 @@ fn endpoint_title(endpoint: &str, settings: &Analysis) -> String {
     match chars.next() {
         Some(first) => first.to_uppercase().chain(chars).collect(),
         None => String::new(),
+    }
+}
+
+/// A KM figure's y-axis title, short enough for one line: "Probability of PFS" (the
+/// `tte_params` key).
+fn km_y_label(endpoint: &str) -> String {
+    format!("Probability of {endpoint}")
+}
+
+/// A figure's title when `output.figure_titles` asks for titles, else none (journals set the
+/// title in the figure legend).
+fn figure_title(output: &OutputConfig, title: String) -> String {
+    if output.figure_titles {
+        title
+    } else {
+        String::new()
     }
 }
 
@@ -181,8 +197,8 @@ pub fn km_series(
 }
 
 /// Under a KM figure by arm, per comparison: "HR 0.57 (95% CI 0.41–0.80)" and "stratified
-/// log-rank p < 0.001" (the stratified model when the cohort has strata), the arms named first
-/// when there is more than one comparison.
+/// log-rank p < 0.001" (the stratified model when the cohort has strata), after a line naming
+/// the arms ("B vs A:") when there is more than one comparison.
 fn comparison_notes(results: &CohortResults, endpoint: &str, settings: &Analysis) -> Vec<String> {
     let several = results.comparisons.len() > 1;
     results
@@ -204,15 +220,9 @@ fn comparison_notes(results: &CohortResults, endpoint: &str, settings: &Analysis
                 ),
                 None => "HR not estimable".to_string(),
             };
-            let arms = if several {
-                format!("{} vs {}: ", c.arm, c.reference)
-            } else {
-                String::new()
-            };
-            Some([
-                format!("{arms}{hr}"),
-                format!("{stratified} {}", crate::format::fmt_p(logrank.p)),
-            ])
+            let arms = several.then(|| format!("{} vs {}:", c.arm, c.reference));
+            let p = format!("{stratified} {}", crate::format::fmt_p(logrank.p));
+            Some(arms.into_iter().chain([hr, p]))
         })
         .flatten()
         .collect()
@@ -249,6 +259,35 @@ fn forest_rows(results: &CohortResults, t: &TteComparison) -> Vec<plots::ForestR
         });
     }
     rows
+}
+
+/// The adverse-event bars of each arm with a safety population, for the terms chosen on the
+/// whole cohort (`terms`): each arm's own counts of those terms (0 for a term it has not had),
+/// its percentages over its own N. Empty for a cohort without arms.
+fn ae_arms(results: &CohortResults, terms: &[AeBar]) -> Vec<plots::AeArm> {
+    results
+        .arms
+        .iter()
+        .filter_map(|a| {
+            let safety = a.results.safety.as_ref().filter(|s| s.total > 0)?;
+            let counts = terms
+                .iter()
+                .map(|t| {
+                    let found = safety.by_term.iter().find(|c| c.term == t.term);
+                    AeBar {
+                        term: t.term.clone(),
+                        any_grade: found.map_or(0, |c| c.trae_any),
+                        grade3plus: found.map_or(0, |c| c.trae_grade3plus),
+                    }
+                })
+                .collect();
+            Some(plots::AeArm {
+                arm: a.arm.clone(),
+                n_subjects: safety.total,
+                terms: counts,
+            })
+        })
+        .collect()
 }
 
 /// A swimmer plot has one lane per subject; past this many it is not readable.
@@ -313,9 +352,10 @@ pub const MAX_STUDY_KM_COHORTS: usize = 20;
 /// have, in the same time unit, one plot with every cohort and a shared number-at-risk table
 /// (`figures/km-<endpoint>.svg` in the cut-off folder). Above [`MAX_STUDY_KM_COHORTS`]
 /// cohorts the figure is skipped, with a note (for the cut-off's `results.json` warnings).
+/// `(png, titles)`: a PNG beside each SVG; a title drawn (`output.figure_titles`).
 pub fn study_km_figures(
     curves: &[(String, crate::config::TimeUnit, KmSeries)],
-    png: bool,
+    (png, titles): (bool, bool),
     study: &Analysis,
 ) -> Result<(Vec<OutputFile>, Vec<String>)> {
     let mut endpoints: Vec<&str> = curves.iter().map(|c| c.0.as_str()).collect();
@@ -344,8 +384,12 @@ pub fn study_km_figures(
         let title = endpoint_title(endpoint, study);
         let unit = first.1.name();
         let opts = KmPlotOptions {
-            title: format!("{title}: all cohorts"),
-            y_label: format!("{title} (probability)"),
+            title: if titles {
+                format!("{title}: all cohorts")
+            } else {
+                String::new()
+            },
+            y_label: km_y_label(endpoint),
             time_unit: unit
                 .chars()
                 .next()
@@ -388,15 +432,28 @@ pub fn study_km_figures(
     Ok((files, notes))
 }
 
-/// Draws every figure of a cohort.
+/// What the figures of a cohort with arms need besides its analysis; the default is a cohort
+/// without arms.
+#[derive(Default)]
+pub struct ArmData<'a> {
+    /// Each arm's Kaplan–Meier fits per endpoint, in the arms' order.
+    pub km: &'a [(String, IndexMap<String, KaplanMeier>)],
+    /// Each subject's arm, by `USUBJID` (a subject without a value of the arms column is in
+    /// no arm).
+    pub subject_arm: FxHashMap<&'a str, &'a str>,
+}
+
+/// Draws every figure of a cohort; `output` gives the formats (PNG copies, PNGs kept for the
+/// Word report) and whether figures carry titles.
 pub fn cohort_figures(
     analysis: &CohortAnalysis,
-    arm_km: &[(String, IndexMap<String, KaplanMeier>)],
+    arms: &ArmData<'_>,
     settings: &Analysis,
-    formats: &[Format],
+    output: &OutputConfig,
 ) -> Result<CohortFigures> {
     let results: &CohortResults = &analysis.results;
     let cohort = results.id.as_str();
+    let formats = output.formats.as_slice();
     let png = formats.contains(&Format::Png);
     let unit = settings.time_unit.name();
     let unit_title = {
@@ -417,7 +474,7 @@ pub fn cohort_figures(
         };
         // A cohort with arms: one curve per arm, the comparisons under the legend.
         let mut series = Vec::new();
-        for (arm, fits) in arm_km {
+        for (arm, fits) in arms.km {
             let arm_summary = results
                 .arms
                 .iter()
@@ -441,8 +498,8 @@ pub fn cohort_figures(
         };
         let title = endpoint_title(endpoint, settings);
         let opts = KmPlotOptions {
-            title: format!("{title}: {}", results.label),
-            y_label: format!("{title} (probability)"),
+            title: figure_title(output, format!("{title}: {}", results.label)),
+            y_label: km_y_label(endpoint),
             time_unit: unit_title.clone(),
             show_ci: !arms_drawn,
             tick_step: None,
@@ -524,13 +581,34 @@ pub fn cohort_figures(
                 })
             })
             .collect();
-        figs.add(
-            cohort,
-            "waterfall",
-            "Best percentage change from baseline in the sum of target-lesion diameters, by confirmed best overall response; dashed lines at +20% and −30%.".to_string(),
-            plots::waterfall(&bars),
-            png,
-        )?;
+        // A cohort with arms: a panel per arm (a trial's readers compare the arms' shares of
+        // shrinking tumours, which bars of all arms interleaved would hide).
+        let (drawn, caption) = if results.arms.is_empty() {
+            (
+                plots::waterfall(&bars),
+                "Best percentage change from baseline in the sum of target-lesion diameters, by confirmed best overall response; dashed lines at +20% and −30%.",
+            )
+        } else {
+            let by_arm: Vec<plots::WaterfallArm> = results
+                .arms
+                .iter()
+                .map(|a| plots::WaterfallArm {
+                    arm: a.arm.clone(),
+                    bars: bars
+                        .iter()
+                        .filter(|b| {
+                            arms.subject_arm.get(b.usubjid.as_str()) == Some(&a.arm.as_str())
+                        })
+                        .cloned()
+                        .collect(),
+                })
+                .collect();
+            (
+                plots::waterfall_by_arm(&by_arm),
+                "Best percentage change from baseline in the sum of target-lesion diameters, one panel per arm, by confirmed best overall response; dashed lines at +20% and −30%.",
+            )
+        };
+        figs.add(cohort, "waterfall", caption.to_string(), drawn, png)?;
         let lines: Vec<plots::SpiderLine> = analysis
             .tumour
             .iter()
@@ -591,32 +669,41 @@ pub fn cohort_figures(
                 grade3plus: t.trae_grade3plus,
             })
             .collect();
-        let drawn = if safety.total == 0 {
-            Err(PlotError::NoData)
+        let title = figure_title(output, "Treatment-related adverse events".to_string());
+        let labels = (safety.grading.any(), safety.grading.severe());
+        let severe = match safety.grading {
+            crate::endpoints::AeGrading::Ctcae => "with grade ≥3",
+            crate::endpoints::AeGrading::Severity => "with severe events",
+        };
+        let by_arm = ae_arms(results, &terms);
+        let (drawn, caption) = if !by_arm.is_empty() {
+            (
+                plots::ae_bars_by_arm(&by_arm, &title, labels),
+                format!(
+                    "The {} most frequent treatment-related adverse events of the cohort, by arm: subjects with {} (bar, first number) and {} (darker part, number in brackets), % of each arm's safety population.",
+                    terms.len(),
+                    safety.grading.any().to_lowercase(),
+                    severe,
+                ),
+            )
         } else {
-            plots::ae_bars_labelled(
-                &terms,
-                safety.total,
-                "Treatment-related adverse events",
-                (safety.grading.any(), safety.grading.severe()),
+            let drawn = if safety.total == 0 {
+                Err(PlotError::NoData)
+            } else {
+                plots::ae_bars_labelled(&terms, safety.total, &title, labels)
+            };
+            (
+                drawn,
+                format!(
+                    "The {} most frequent treatment-related adverse events: subjects with {} and {}, % of the safety population (N = {}).",
+                    terms.len(),
+                    safety.grading.any().to_lowercase(),
+                    severe,
+                    safety.total
+                ),
             )
         };
-        figs.add(
-            cohort,
-            "ae-trae",
-            format!(
-                "The {} most frequent treatment-related adverse events: subjects with {} and {}, % of the safety population (N = {}).",
-                terms.len(),
-                safety.grading.any().to_lowercase(),
-                match safety.grading {
-                    crate::endpoints::AeGrading::Ctcae => "with grade ≥3",
-                    crate::endpoints::AeGrading::Severity => "with severe events",
-                },
-                safety.total
-            ),
-            drawn,
-            png,
-        )?;
+        figs.add(cohort, "ae-trae", caption, drawn, png)?;
     }
     figs.rasterise(cohort, formats.contains(&Format::Docx))?;
     Ok(figs)
@@ -662,11 +749,11 @@ mod tests {
                 .collect()
         };
         let (files, notes) =
-            study_km_figures(&curves(MAX_STUDY_KM_COHORTS), true, &study()).unwrap();
+            study_km_figures(&curves(MAX_STUDY_KM_COHORTS), (true, true), &study()).unwrap();
         let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, ["figures/km-os.png", "figures/km-os.svg"]);
         assert!(notes.is_empty());
-        let (files, notes) = study_km_figures(&curves(1000), true, &study()).unwrap();
+        let (files, notes) = study_km_figures(&curves(1000), (true, true), &study()).unwrap();
         assert!(files.is_empty());
         assert_eq!(
             notes,

@@ -32,6 +32,7 @@ pub mod meter;
 pub mod model;
 pub mod outputs;
 pub mod plots;
+pub mod prose;
 pub mod render;
 pub mod report;
 pub mod stats;

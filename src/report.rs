@@ -456,7 +456,7 @@ fn baseline_rows(baseline: &[BaselineSummary], columns: &[Column], f: &Formats) 
                     vec![Cell::text(format!("{}, n (%)", b.label)).span(width, 1)],
                 ));
                 for l in &b.levels {
-                    let mut row = vec![Cell::level(l.value.clone())];
+                    let mut row = vec![Cell::level(capitalised(&l.label))];
                     row.extend(cells(&|col, x| {
                         let levels = x.map_or(&[][..], |x| x.levels.as_slice());
                         match levels.iter().find(|m| m.value == l.value) {

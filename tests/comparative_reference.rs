@@ -413,7 +413,8 @@ fn randomised_documents_read_the_comparisons() {
     let folder = tmp.path().join("out/LUNG/no-cutoff");
     let text = std::fs::read_to_string(folder.join("all/abstract.txt")).expect("abstract");
     for sentence in [
-        "227 pts were randomized: 90 to Arm B and 137 to Arm A.",
+        // No enrolment dates: the count opens the sentence, in words.
+        "Two hundred twenty-seven pts were randomized: 90 to Arm B and 137 to Arm A.",
         "Median overall survival was 14.0 with Arm B vs 8.9 months with Arm A (HR 0.57, 95% CI: 0.41, 0.80; stratified log-rank p < 0.001).",
         "The confirmed ORR was 34.4% (31/90) with Arm B vs 21.9% (30/137) with Arm A (difference 12.5%, 95% CI: 0.7%, 24.5%; CMH p = 0.029).",
         "Cox proportional hazards model stratified by STRAT (Efron method for ties)",

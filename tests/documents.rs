@@ -257,11 +257,14 @@ fn abstract_txt_is_plain_text_and_its_length_is_in_results() {
         assert!(!text.contains(markup), "markup {markup:?} in abstract.txt");
     }
     assert!(text.contains("grade ≥3 TRAEs in 3 (37.5%)"), "{text}");
-    assert!(text.contains("(range 47–73)"), "{text}");
+    assert!(
+        text.contains("(median age 59.5 years [range 47–73]; male/female: 50%/50%;"),
+        "{text}"
+    );
     assert!(text.contains("Drug X is an oral inhibitor. We report the 8 pts"));
     assert!(text.contains("Conclusions: Drug X showed activity with"));
     // Data strings are as in the data, not escaped: this is not HTML.
-    assert!(text.contains("Pleura & <other> 2/8 (25.0%)"), "{text}");
+    assert!(text.contains("pleura & <other> 2/8 [25.0%]"), "{text}");
 
     // The fixture's rule: 400 words, title not counted. Count independently.
     let (_title, body) = text.split_once("\n\n").expect("title paragraph");
@@ -493,6 +496,39 @@ fn a_user_template_overrides_one_template_and_the_rest_stay_built_in() {
     // Not overridden: the built-in abstract.txt and report.html.
     assert!(read(&folder, "cohort-a/abstract.txt").starts_with("Drug X in advanced"));
     assert!(read(&folder, "cohort-a/report.html").contains("Best overall response (confirmed"));
+}
+
+/// A user template writes prose with the same filters as the built-in ones: baseline phrases
+/// (decoded, natural order, compact or listed), counts in words, plurals, terms with counts.
+#[test]
+fn a_user_template_uses_the_prose_filters() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let templates = tmp.path().join("templates");
+    std::fs::create_dir_all(&templates).expect("dir");
+    std::fs::write(
+        templates.join("abstract.txt"),
+        "{% for b in cohort.baseline %}{{ b | baseline_phrase | sentence }}.\n{% endfor %}\
+         {{ cohort.n.enrolled | spell(capital=true) }} {{ cohort.n.enrolled | plural(one=\"pt\") }}, \
+         {{ 1 | spell }} {{ 1 | plural(one=\"responder\") }}: {{ trae_grade3_terms | counted_terms }}.\n",
+    )
+    .expect("template");
+    let config = variant(
+        tmp.path(),
+        &format!("  templates: {}\n", templates.display()),
+    );
+    let (code, _, err) = build(&config, &tmp.path().join("out"), &["--quiet"]);
+    assert_eq!(code, Some(0), "{err}");
+    let text = read(
+        &tmp.path().join("out/DOC-FIXTURE/2021-12-31"),
+        "cohort-a/abstract.txt",
+    );
+    assert_eq!(
+        text,
+        "Median age 59.5 years (range 47–73).\n\
+         Male/female: 50%/50%.\n\
+         Primary site: lung 6/8 (75.0%), pleura & <other> 2/8 (25.0%).\n\
+         Eight pts, one responder: hypertension in 2; <script>alert(1)</script> in 1.\n"
+    );
 }
 
 /// The error of a build with a template folder, paths replaced by placeholders.
@@ -835,8 +871,9 @@ fn words_follow_the_data_severity_grades_and_endpoints() {
         text.contains("TRAEs) occurred in 2 pts (66.7%) and severe TRAEs in 1 (33.3%)"),
         "{text}"
     );
+    // Few severe terms: listed by term with their counts.
     assert!(
-        text.contains("The most common severe TRAE was nausea (1/3, 33.3%)."),
+        text.contains("and severe TRAEs in 1 (33.3%): nausea in 1."),
         "{text}"
     );
     assert!(
@@ -953,7 +990,7 @@ fn a_custom_endpoint_is_named_by_its_label() {
     let text = read(&folder, "abstract.txt");
     assert!(
         text.contains(
-            "For time to first dermatologic event, 2 events occurred and the median was 90.0 days"
+            "For time to first dermatologic event, 2 events (66.7%) occurred and the median was 90.0 days"
         ),
         "{text}"
     );

@@ -41,8 +41,12 @@ fn cohort<'a>(results: &'a Value, id: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("cohort {id} missing"))
 }
 
+/// A cohort's abstract.md, its escaped brackets read as the brackets they show.
 fn abstract_md(study: &Path, cutoff: &str, id: &str) -> String {
-    std::fs::read_to_string(study.join(cutoff).join(id).join("abstract.md")).expect("abstract")
+    std::fs::read_to_string(study.join(cutoff).join(id).join("abstract.md"))
+        .expect("abstract")
+        .replace("\\[", "[")
+        .replace("\\]", "]")
 }
 
 fn term<'a>(c: &'a Value, name: &str) -> &'a Value {
@@ -120,12 +124,12 @@ fn cohort_1_hnscc_reproduces_the_abstract_counts() {
 
     let text = abstract_md(&study, "2022-01-06", "cohort-1");
     for sentence in [
-        "From June 1, 2020 to November 22, 2021, 38 pts were enrolled in 8 centers in China.",
-        "Oral cavity 15/38 (39.47%)",
-        "13 pts achieved confirmed partial response (PR); the confirmed ORR was 34.21% (13/38;",
-        "Stable disease (SD) was observed in 14 pts, giving a DCR of 71.05% (27/38;",
-        "9 pts died and the median OS was not reached",
-        "PFS events occurred in 17 pts",
+        "From June 1, 2020 to November 22, 2021, 38 pts were enrolled in 8 centers in China (",
+        "primary tumor site: oral cavity 15/38 [39.47%], larynx 10/38 [26.32%]",
+        "13 pts achieved confirmed partial response; the confirmed ORR was 34.21% (13/38;",
+        "Stable disease was observed in 14 pts, giving a DCR of 71.05% (27/38;",
+        "Nine pts (23.68%) died and the median OS was not reached",
+        "Seventeen PFS events (44.74%) occurred",
         "occurred in 34 pts (89.47%) and grade ≥3 TRAEs in 15 (39.47%)",
         "hypertension (11/38, 28.95%) and hypothyroidism (11/38, 28.95%)",
         "Clinical trial information:** NCT04203719",
@@ -175,16 +179,18 @@ fn cohort_2_non_scchn_reproduces_the_abstract_counts() {
 
     let text = abstract_md(&study, "2022-10-20", "cohort-2");
     for sentence in [
-        "From May 21, 2020 to October 14, 2020, 21 pts were enrolled in 7 centers in China.",
-        "Salivary gland 15/21 (71.4%)",
-        "Adenoid cystic carcinoma 7/21 (33.3%), Duct carcinoma 4/21 (19.0%)",
-        "4 pts achieved confirmed partial response (PR); the confirmed ORR was 19.0% (4/21;",
+        "From May 21, 2020 to October 14, 2020, 21 pts were enrolled in 7 centers in China (",
+        "primary tumor site: salivary gland 15/21 [71.4%]",
+        "pathological type: adenoid cystic carcinoma 7/21 [33.3%], duct carcinoma 4/21 [19.0%]",
+        "distant metastases 15/21 [71.4%]; prior chemotherapy 12/21 [57.1%]",
+        "4 pts achieved confirmed partial response; the confirmed ORR was 19.0% (4/21;",
         "observed in 17 pts, giving a DCR of 100.0% (21/21;",
         "The median follow-up for PFS was",
-        "PFS events occurred in 9 pts",
+        "Nine PFS events (42.9%) occurred",
         "grade ≥3 TRAEs in 14 (66.7%)",
         "The most common grade ≥3 TRAE was hypertension (3/21, 14.3%).",
-        "No treatment-related death was reported.",
+        // The seed says no treatment-related death; no grade 4 or 5 TRAE says more.
+        "No grade 4 or 5 TRAE occurred.",
     ] {
         assert!(
             text.contains(sentence),
@@ -240,15 +246,70 @@ fn cohort_4_sclc_reproduces_the_abstract_counts() {
     }
     let text = abstract_md(&study, "2021-01-25", "cohort-4");
     for sentence in [
-        "Age, years: median 61 (range 37–75).",
-        "ECOG performance status: 1 19/20 (95.0%), 0 1/20 (5.0%).",
-        "Sex: M 13/20 (65.0%), F 7/20 (35.0%).",
-        "1 pt achieved confirmed complete response (CR) and 9 pts achieved confirmed partial response (PR); the confirmed ORR was 50.0% (10/20;",
+        // The seed: "median age was 61 [range:37–75] years old, Eastern Cooperative Oncology
+        // Group performance status 0/1 [5%/95%], male/female [65%/35%]".
+        "20 pts were enrolled in 6 centers in China (median age 61 years [range 37–75]; \
+         ECOG performance status 0/1: 5%/95%; male/female: 65%/35%; \
+         anlotinib starting dose 10/12 mg: 15%/85%).",
+        "1 pt achieved confirmed complete response and 9 pts achieved confirmed partial response; the confirmed ORR was 50.0% (10/20;",
         "giving a DCR of 75.0% (15/20;",
-        "PFS events occurred in 9 pts",
-        "grade ≥3 TRAEs in 6 (30.0%)",
+        // The seed: "9 PFS events (45%) had occurred".
+        "Nine PFS events (45.0%) occurred",
+        "Four pts (20.0%) died",
+        // The seed lists the grade 3 TRAEs by term and says no grade 4 or 5 occurred.
+        "grade ≥3 TRAEs in 6 (30.0%): hypertension in 2; gamma-glutamyltransferase increased, \
+         hypertriglyceridaemia, hyponatraemia and palmar-plantar erythrodysaesthesia syndrome \
+         in 1 each.",
+        "No grade 4 or 5 TRAE occurred.",
     ] {
         assert!(text.contains(sentence), "cohort 4 abstract lacks {sentence:?}:\n{text}");
+    }
+    assert!(
+        !text.contains("most common grade ≥3"),
+        "listed, not the most common:\n{text}"
+    );
+}
+
+/// Prose as a medical writer writes it, in every example abstract (the randomised one too): no
+/// sentence opens with a numeral, no raw code of a decoded column reaches the text, and a count
+/// of one takes the singular.
+#[test]
+fn abstract_sentences_open_with_words() {
+    let (_tmp, study) = build_example();
+    let mut texts: Vec<String> = [
+        ("2022-01-06", "cohort-1"),
+        ("2022-10-20", "cohort-2"),
+        ("2021-01-25", "cohort-4"),
+    ]
+    .iter()
+    .map(|(cutoff, id)| {
+        std::fs::read_to_string(study.join(cutoff).join(id).join("abstract.txt")).expect("txt")
+    })
+    .collect();
+    let out = tempfile::tempdir().expect("temp dir");
+    Command::cargo_bin("readout")
+        .expect("binary")
+        .args(["build", "config/rand-example.yaml", "--quiet", "--out"])
+        .arg(out.path())
+        .current_dir(root())
+        .assert()
+        .success();
+    texts.push(
+        std::fs::read_to_string(out.path().join("RAND-EXAMPLE/2023-09-29/itt/abstract.txt"))
+            .expect("txt"),
+    );
+    for text in &texts {
+        let body = readout::conference::split_title(text).1;
+        for sentence in readout::conference::sentences(body) {
+            let first = sentence.trim_start_matches(|c: char| !c.is_alphanumeric());
+            assert!(
+                !first.starts_with(|c: char| c.is_ascii_digit()),
+                "a sentence opens with a numeral: {sentence:?}"
+            );
+        }
+        for raw in [" M 13/", " F 7/", "Sex: M", " 1 pt were", " 1 pts"] {
+            assert!(!text.contains(raw), "{raw:?} in:\n{text}");
+        }
     }
 }
 

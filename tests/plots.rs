@@ -6,9 +6,9 @@
 //! for review by eye.
 
 use readout::plots::{
-    ae_bars, forest, glyph_drawn_texts, km_plot, number_at_risk, spider, svg_to_png, swimmer,
-    waterfall, AeBar, ForestRow, KmPlotOptions, KmPoint, KmSeries, PlotError, SpiderLine, SwimLane,
-    WaterfallBar,
+    ae_bars, ae_bars_by_arm, forest, glyph_drawn_texts, km_plot, number_at_risk, spider,
+    svg_to_png, swimmer, waterfall, waterfall_by_arm, AeArm, AeBar, ForestRow, KmPlotOptions,
+    KmPoint, KmSeries, PlotError, SpiderLine, SwimLane, WaterfallArm, WaterfallBar,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -127,7 +127,7 @@ fn two_arms() -> Vec<KmSeries> {
 fn km_opts() -> KmPlotOptions {
     KmPlotOptions {
         title: "Progression-free survival".to_string(),
-        y_label: "Progression-free survival".to_string(),
+        y_label: "Probability of PFS".to_string(),
         time_unit: "Months".to_string(),
         show_ci: true,
         tick_step: None,
@@ -168,6 +168,34 @@ fn waterfall_small() -> Vec<WaterfallBar> {
             usubjid: id.to_string(),
             best_pchg: *p,
             response: r.to_string(),
+        })
+        .collect()
+}
+
+/// The small waterfall as two arms: the responders in the first.
+fn waterfall_arms() -> Vec<WaterfallArm> {
+    let bars = waterfall_small();
+    vec![
+        WaterfallArm {
+            arm: "Drug X + chemo".into(),
+            bars: bars[..5].to_vec(),
+        },
+        WaterfallArm {
+            arm: "Placebo + chemo".into(),
+            bars: bars[5..].to_vec(),
+        },
+    ]
+}
+
+/// The 500 bars of [`waterfall_large`] dealt to three arms named as in the CDISC pilot.
+fn waterfall_three_arms() -> Vec<WaterfallArm> {
+    let bars = waterfall_large();
+    XANOMELINE
+        .iter()
+        .enumerate()
+        .map(|(k, arm)| WaterfallArm {
+            arm: arm.to_string(),
+            bars: bars.iter().skip(k).step_by(3).cloned().collect(),
         })
         .collect()
 }
@@ -355,6 +383,55 @@ fn ae_small() -> Vec<AeBar> {
             grade3plus: 21,
         },
     ]
+}
+
+/// Two arms' counts of three terms, over different safety populations.
+fn ae_arms() -> Vec<AeArm> {
+    let bar = |term: &str, any_grade, grade3plus| AeBar {
+        term: term.into(),
+        any_grade,
+        grade3plus,
+    };
+    vec![
+        AeArm {
+            arm: "Drug X + chemo".into(),
+            n_subjects: 21,
+            terms: vec![
+                bar("Hypertension", 12, 4),
+                bar("Gamma-glutamyltransferase increased", 9, 1),
+                bar("Diarrhoea", 7, 2),
+            ],
+        },
+        AeArm {
+            arm: "Placebo + chemo".into(),
+            n_subjects: 20,
+            terms: vec![
+                bar("Hypertension", 3, 0),
+                bar("Gamma-glutamyltransferase increased", 6, 1),
+                bar("Diarrhoea", 0, 0),
+            ],
+        },
+    ]
+}
+
+/// The arms of the CDISC pilot study (ARM of its ADSL).
+const XANOMELINE: [&str; 3] = ["Xanomeline Low Dose", "Xanomeline High Dose", "Placebo"];
+
+/// Three arms of 40 subjects followed up to two years, named as in the CDISC pilot.
+fn xanomeline_arms() -> Vec<KmSeries> {
+    let mut rng = Lcg(11);
+    XANOMELINE
+        .iter()
+        .map(|arm| {
+            let data: Vec<(f64, bool)> = (0..40)
+                .map(|_| {
+                    let t = (rng.next() * 24.0 * 10.0).round() / 10.0;
+                    (t.max(0.1), rng.next() < 0.6)
+                })
+                .collect();
+            km_series(arm, &data)
+        })
+        .collect()
 }
 
 fn forest_row(
@@ -574,6 +651,40 @@ fn all_figures() -> Vec<(&'static str, String)> {
         ("spider_one", spider(&spider_small()[..1], "Weeks").unwrap()),
         ("ae_30_terms", ae_bars(&many_terms, 40, "").unwrap()),
         (
+            "km_three_arms",
+            km_plot(
+                &xanomeline_arms(),
+                &KmPlotOptions {
+                    title: String::new(),
+                    show_ci: false,
+                    note: vec![
+                        "Xanomeline Low Dose vs Placebo: HR 1.12 (95% CI 0.70\u{2013}1.80)"
+                            .to_string(),
+                        "Log-rank p = 0.63".to_string(),
+                    ],
+                    ..km_opts()
+                },
+            )
+            .unwrap(),
+        ),
+        (
+            "waterfall_by_arm",
+            waterfall_by_arm(&waterfall_arms()).unwrap(),
+        ),
+        (
+            "waterfall_three_arms",
+            waterfall_by_arm(&waterfall_three_arms()).unwrap(),
+        ),
+        (
+            "ae_by_arm",
+            ae_bars_by_arm(
+                &ae_arms(),
+                "Treatment-related adverse events",
+                ("Any grade", "Grade \u{2265}3"),
+            )
+            .unwrap(),
+        ),
+        (
             "forest_small",
             forest(&forest_small(), "Drug X", "Placebo", "95", None).unwrap(),
         ),
@@ -707,6 +818,8 @@ fn snapshots_of_small_figures() {
         "spider_small",
         "ae_small",
         "forest_small",
+        "waterfall_by_arm",
+        "ae_by_arm",
     ];
     for (name, svg) in figures.iter().filter(|(n, _)| small.contains(n)) {
         insta::assert_snapshot!(*name, svg);
@@ -1007,6 +1120,13 @@ fn empty_input_is_no_data() {
         Err(PlotError::NoData)
     );
     assert_eq!(ae_bars(&[], 10, "AEs"), Err(PlotError::NoData));
+    assert_eq!(waterfall_by_arm(&[]), Err(PlotError::NoData));
+    let no_bars = WaterfallArm {
+        arm: "Placebo".into(),
+        bars: Vec::new(),
+    };
+    assert_eq!(waterfall_by_arm(&[no_bars]), Err(PlotError::NoData));
+    assert_eq!(ae_bars_by_arm(&[], "", ("a", "b")), Err(PlotError::NoData));
     assert_eq!(
         forest(&[], "Drug X", "Placebo", "95", None),
         Err(PlotError::NoData)
@@ -1050,6 +1170,31 @@ fn impossible_input_is_an_error_not_a_picture() {
     ));
     assert!(matches!(
         ae_bars(&ae_small(), 20, ""),
+        Err(PlotError::InvalidInput(_))
+    ));
+    let labels = ("Any grade", "Grade \u{2265}3");
+    let mut arms = ae_arms();
+    arms[1].n_subjects = 0;
+    assert!(matches!(
+        ae_bars_by_arm(&arms, "", labels),
+        Err(PlotError::InvalidInput(m)) if m.contains("Placebo + chemo")
+    ));
+    let mut arms = ae_arms();
+    arms[1].terms[2].term = "Nausea".into();
+    assert!(matches!(
+        ae_bars_by_arm(&arms, "", labels),
+        Err(PlotError::InvalidInput(_))
+    ));
+    let mut arms = ae_arms();
+    arms[0].terms[0].any_grade = 22;
+    assert!(matches!(
+        ae_bars_by_arm(&arms, "", labels),
+        Err(PlotError::InvalidInput(m)) if m.contains("Hypertension")
+    ));
+    let mut arms = waterfall_arms();
+    arms[1].bars[0].best_pchg = f64::NAN;
+    assert!(matches!(
+        waterfall_by_arm(&arms),
         Err(PlotError::InvalidInput(_))
     ));
     let bad_forest = [
@@ -1194,5 +1339,475 @@ fn forest_rows_line_up_with_their_counts_and_estimates() {
             last_group = r.group.as_deref();
             last_y = hr.y;
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arms: risk-table labels, plot width, titles, waterfall and adverse events by arm
+
+/// A two-point line of the SVG: its ends, stroke colour and width.
+#[derive(Debug, Clone, PartialEq)]
+struct SvgLine {
+    a: (f64, f64),
+    b: (f64, f64),
+    stroke: String,
+    width: f64,
+}
+
+fn lines(svg: &str) -> Vec<SvgLine> {
+    let doc = roxmltree::Document::parse(svg).expect("SVG parses as XML");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("polyline"))
+        .filter_map(|n| {
+            let points: Vec<(f64, f64)> = n
+                .attribute("points")?
+                .split_whitespace()
+                .filter_map(|p| {
+                    let (x, y) = p.split_once(',')?;
+                    Some((x.parse().ok()?, y.parse().ok()?))
+                })
+                .collect();
+            let [a, b] = points.as_slice() else {
+                return None;
+            };
+            Some(SvgLine {
+                a: *a,
+                b: *b,
+                stroke: n.attribute("stroke").unwrap_or("").to_string(),
+                width: attr_f64(n, "stroke-width"),
+            })
+        })
+        .collect()
+}
+
+/// The x axis of a figure: the longest horizontal axis-coloured line, as (left, right).
+fn x_axis(svg: &str) -> (f64, f64) {
+    lines(svg)
+        .into_iter()
+        .filter(|l| l.a.1 == l.b.1 && l.stroke == "#4D4D4D" && l.width == 1.0)
+        .map(|l| (l.a.0.min(l.b.0), l.a.0.max(l.b.0)))
+        .max_by(|p, q| (p.1 - p.0).total_cmp(&(q.1 - q.0)))
+        .expect("an x axis")
+}
+
+/// A filled rectangle of the SVG.
+#[derive(Debug, Clone)]
+struct SvgRect {
+    x: f64,
+    y: f64,
+    w: f64,
+    h: f64,
+    fill: String,
+}
+
+fn rects(svg: &str) -> Vec<SvgRect> {
+    let doc = roxmltree::Document::parse(svg).expect("SVG parses as XML");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("rect"))
+        .map(|n| SvgRect {
+            x: attr_f64(n, "x"),
+            y: attr_f64(n, "y"),
+            w: attr_f64(n, "width"),
+            h: attr_f64(n, "height"),
+            fill: n.attribute("fill").unwrap_or("").to_string(),
+        })
+        .collect()
+}
+
+/// The rows of the number-at-risk table: each row's label (the text anchored at its end).
+fn risk_labels(svg: &str) -> Vec<SvgText> {
+    let texts = texts(svg);
+    let heading = texts
+        .iter()
+        .find(|t| t.text == "Number at risk")
+        .expect("a number-at-risk heading");
+    texts
+        .iter()
+        .filter(|t| t.y > heading.y && t.anchor == "end")
+        .cloned()
+        .collect()
+}
+
+/// The texts drawn at the title size (20 px).
+fn title_texts(svg: &str) -> Vec<String> {
+    texts(svg)
+        .into_iter()
+        .filter(|t| t.size == 20.0)
+        .map(|t| t.text)
+        .collect()
+}
+
+/// Arm names that fit in half the canvas are written whole in the risk table, and the
+/// canvas widens by what they take beyond the labels' budget, so nothing leaves it.
+#[test]
+fn risk_table_labels_are_whole_when_they_fit() {
+    let arms = xanomeline_arms();
+    let svg = km_plot(&arms, &km_opts()).unwrap();
+    let labels: Vec<String> = risk_labels(&svg).into_iter().map(|t| t.text).collect();
+    assert_eq!(labels, XANOMELINE);
+    check_layout("km_three_arms", &svg);
+    check_risk_table(&arms, &svg);
+    let (w, _) = svg_size(&svg);
+    assert!(w > 560.0, "the canvas widens for the labels: {w}");
+    assert!(w < 640.0, "and by no more than they need: {w}");
+
+    // A name wider than half the canvas is cut with an ellipsis; the canvas stops growing.
+    let mut long = xanomeline_arms();
+    long[1].label = format!("{} with a loading dose and a long taper", XANOMELINE[1]);
+    let svg = km_plot(&long, &km_opts()).unwrap();
+    let labels = risk_labels(&svg);
+    assert!(labels[1].text.ends_with('\u{2026}'), "{}", labels[1].text);
+    assert!(long[1]
+        .label
+        .starts_with(labels[1].text.trim_end_matches('\u{2026}')));
+    assert_eq!(labels[0].text, XANOMELINE[0]);
+    check_layout("km_long_arm_name", &svg);
+    assert!(svg_size(&svg).0 <= 560.0 * 1.25, "{}", svg_size(&svg).0);
+}
+
+/// Writing the arm names whole costs the plot no width: it is at least as wide as with the
+/// names cut as they were at 32% of the canvas ("Xanomeline Low D…"), and wider than that
+/// budget alone would leave.
+#[test]
+fn long_arm_names_keep_the_plot_as_wide_as_cut_ones() {
+    let whole = xanomeline_arms();
+    let mut cut = xanomeline_arms();
+    cut[0].label = "Xanomeline Low D\u{2026}".into();
+    cut[1].label = "Xanomeline High\u{2026}".into();
+    let (l0, r0) = x_axis(&km_plot(&cut, &km_opts()).unwrap());
+    let (l1, r1) = x_axis(&km_plot(&whole, &km_opts()).unwrap());
+    assert!(r1 - l1 >= r0 - l0, "{} < {}", r1 - l1, r0 - l0);
+    assert!(r1 - l1 >= 300.0, "plot {} px wide", r1 - l1);
+    // The one-line y title leaves more room than the former two-line one.
+    let two_lines = KmPlotOptions {
+        y_label: "Progression-free survival (probability)".into(),
+        ..km_opts()
+    };
+    let mut single = vec![whole[2].clone()];
+    single[0].label = "All".into();
+    let (a0, b0) = x_axis(&km_plot(&single, &two_lines).unwrap());
+    let (a1, b1) = x_axis(&km_plot(&single, &km_opts()).unwrap());
+    assert!(b1 - a1 > b0 - a0, "{} <= {}", b1 - a1, b0 - a0);
+    let y_titles: Vec<String> = texts(&km_plot(&single, &km_opts()).unwrap())
+        .into_iter()
+        .filter(|t| t.rotated)
+        .map(|t| t.text)
+        .collect();
+    assert_eq!(y_titles, ["Probability of PFS"]);
+}
+
+/// The legend sits above the plot: however long its entries and notes, the plot keeps its
+/// left and right edges.
+#[test]
+fn the_legend_never_narrows_the_plot() {
+    let plain = KmPlotOptions {
+        note: Vec::new(),
+        ..km_opts()
+    };
+    let mut arms = xanomeline_arms();
+    let bare = x_axis(&km_plot(&arms, &plain).unwrap());
+    for a in &mut arms {
+        a.median_label = "median not reached (95% CI 12.4, not estimable), 3-year rate 61%".into();
+    }
+    let noted = KmPlotOptions {
+        note: vec![
+            "Xanomeline High Dose vs Placebo: HR 0.57 (95% CI 0.41\u{2013}0.80)".into(),
+            "Stratified log-rank p < 0.001".into(),
+        ],
+        ..plain
+    };
+    let svg = km_plot(&arms, &noted).unwrap();
+    assert_eq!(x_axis(&svg), bare);
+    check_layout("km_long_legend", &svg);
+}
+
+/// With no title asked for (`output.figure_titles: false`), no text is drawn at the title
+/// size and the figure starts with its legend.
+#[test]
+fn no_title_is_drawn_when_none_is_asked_for() {
+    let titled = km_plot(&two_arms(), &km_opts()).unwrap();
+    assert_eq!(title_texts(&titled), ["Progression-free survival"]);
+    let untitled = KmPlotOptions {
+        title: String::new(),
+        ..km_opts()
+    };
+    let svg = km_plot(&two_arms(), &untitled).unwrap();
+    assert!(title_texts(&svg).is_empty());
+    assert!(svg_size(&svg).1 < svg_size(&titled).1);
+    let labels = ("Any grade", "Grade \u{2265}3");
+    for svg in [
+        ae_bars(&ae_small(), 21, "").unwrap(),
+        ae_bars_by_arm(&ae_arms(), "", labels).unwrap(),
+    ] {
+        assert!(title_texts(&svg).is_empty());
+        let first = texts(&svg)
+            .into_iter()
+            .map(|t| t.y)
+            .fold(f64::MAX, f64::min);
+        assert!(first <= 40.0, "the legend moves up to the top: {first}");
+    }
+    let svg = ae_bars_by_arm(&ae_arms(), "Treatment-related adverse events", labels).unwrap();
+    assert_eq!(title_texts(&svg), ["Treatment-related adverse events"]);
+}
+
+/// The panels of a waterfall: each one's zero line, as (left, right), left to right.
+fn panels(svg: &str) -> Vec<(f64, f64)> {
+    let mut zero_lines: Vec<(f64, f64)> = lines(svg)
+        .into_iter()
+        .filter(|l| l.a.1 == l.b.1 && l.stroke == "#4D4D4D" && (l.b.0 - l.a.0).abs() > 50.0)
+        .map(|l| (l.a.0.min(l.b.0), l.a.0.max(l.b.0)))
+        .collect();
+    zero_lines.sort_by(|p, q| p.0.total_cmp(&q.0));
+    zero_lines
+}
+
+/// A waterfall by arm: a panel per arm, in order and of equal widths, headed by the arm and
+/// its n, holding just its subjects' bars (worst to best, coloured by response); the legend
+/// names the responses, without counts pooled over arms.
+#[test]
+fn waterfall_by_arm_has_a_panel_per_arm() {
+    for arms in [waterfall_arms(), waterfall_three_arms()] {
+        let svg = waterfall_by_arm(&arms).unwrap();
+        check_layout("waterfall_by_arm", &svg);
+        let texts = texts(&svg);
+        let panels = panels(&svg);
+        assert_eq!(panels.len(), arms.len(), "{panels:?}");
+        let width = panels[0].1 - panels[0].0;
+        for (arm, (left, right)) in arms.iter().zip(&panels) {
+            assert_eq!(right - left, width, "panels of equal width");
+            let heading = format!("{} (n = {})", arm.arm, arm.bars.len());
+            // A heading too wide for its panel wraps: its first line starts it, centred.
+            let first_line = texts
+                .iter()
+                .find(|t| {
+                    t.anchor == "middle" && !t.text.is_empty() && heading.starts_with(&t.text)
+                })
+                .unwrap_or_else(|| panic!("no heading {heading}"));
+            assert!(
+                ((left + right) / 2.0 - first_line.x).abs() <= 1.0,
+                "{heading}"
+            );
+            let mut bars: Vec<SvgRect> = rects(&svg)
+                .into_iter()
+                .filter(|r| r.y > first_line.y && r.x >= *left && r.x + r.w <= *right)
+                .collect();
+            assert_eq!(bars.len(), arm.bars.len(), "{heading}");
+            let top = bars.iter().map(|r| r.y).fold(f64::MAX, f64::min);
+            let lines: Vec<&str> = texts
+                .iter()
+                .filter(|t| t.anchor == "middle" && t.x == first_line.x && t.y < top)
+                .map(|t| t.text.as_str())
+                .collect();
+            assert_eq!(lines.join(" "), heading);
+            assert!(lines
+                .last()
+                .unwrap()
+                .ends_with(&format!("(n = {})", arm.bars.len())));
+            let mut sorted = arm.bars.clone();
+            sorted.sort_by(|a, b| {
+                b.best_pchg
+                    .total_cmp(&a.best_pchg)
+                    .then(a.usubjid.cmp(&b.usubjid))
+            });
+            let expected: Vec<&str> = sorted
+                .iter()
+                .map(|b| response_colour(&b.response))
+                .collect();
+            bars.sort_by(|a, b| a.x.total_cmp(&b.x));
+            let drawn: Vec<&str> = bars.iter().map(|r| r.fill.as_str()).collect();
+            assert_eq!(
+                drawn, expected,
+                "{heading}: worst to best in response colours"
+            );
+        }
+        for label in ["CR", "PR", "SD", "PD"] {
+            let in_legend = texts.iter().any(|t| t.text == label);
+            let present = arms
+                .iter()
+                .flat_map(|a| &a.bars)
+                .any(|b| b.response == label);
+            assert_eq!(in_legend, present, "legend entry {label}");
+        }
+        assert!(!texts.iter().any(|t| t.text.starts_with("PR (n =")));
+    }
+}
+
+/// The fill plotters writes for a response's colour (`ResponseKey::colour`).
+fn response_colour(response: &str) -> &'static str {
+    match response {
+        "CR" => "#0072B2",
+        "PR" => "#56B4E9",
+        "SD" => "#E69F00",
+        "PD" => "#D55E00",
+        "NE" => "#999999",
+        other => panic!("no colour for {other}"),
+    }
+}
+
+/// Adverse events by arm: each arm's percentages are its own counts over its own N, written
+/// after its bar ("57.1 (19.0)" for 12 and 4 of 21), the bar as long as the any-grade
+/// percentage on the axis and its darker part as long as the grade ≥3 one; arms in order
+/// within each term, each in its own colour, named in the legend with N.
+#[test]
+fn adverse_events_by_arm_are_percentages_of_each_arm() {
+    let arms = ae_arms();
+    let svg = ae_bars_by_arm(&arms, "", ("Any grade", "Grade \u{2265}3")).unwrap();
+    check_layout("ae_by_arm", &svg);
+    let texts = texts(&svg);
+    for legend in ["Drug X + chemo (N = 21)", "Placebo + chemo (N = 20)"] {
+        assert!(texts.iter().any(|t| t.text == legend), "{legend}");
+    }
+    // 12/21 = 57.14%, 4/21 = 19.05%, 9/21 = 42.86%, 1/21 = 4.76%, 7/21 = 33.33%,
+    // 2/21 = 9.52%; 3/20 = 15%, 6/20 = 30%, 1/20 = 5%.
+    let expected = [
+        [(57.142857, 19.047619), (15.0, 0.0)],
+        [(42.857143, 4.761905), (30.0, 5.0)],
+        [(33.333333, 9.523810), (0.0, 0.0)],
+    ];
+    let written = [
+        ["57.1 (19.0)", "15.0 (0.0)"],
+        ["42.9 (4.8)", "30.0 (5.0)"],
+        ["33.3 (9.5)", "0.0 (0.0)"],
+    ];
+    // The axis: x of the tick labels 0 and 60.
+    let tick_x = |label: &str| {
+        texts
+            .iter()
+            .find(|t| t.text == label && t.anchor == "middle")
+            .unwrap_or_else(|| panic!("tick {label}"))
+            .x
+    };
+    let (x0, x60) = (tick_x("0"), tick_x("60"));
+    let at = |pct: f64| x0 + pct / 60.0 * (x60 - x0);
+    let bars = rects(&svg);
+    let mut last_y = f64::MIN;
+    let mut fills: [std::collections::BTreeSet<String>; 2] = Default::default();
+    for (term, (want, shown)) in expected.iter().zip(&written).enumerate() {
+        for (arm, ((any, severe), label)) in want.iter().zip(shown).enumerate() {
+            let text = texts
+                .iter()
+                .find(|t| t.text == *label && t.y > last_y)
+                .unwrap_or_else(|| panic!("{label} (term {term}, arm {arm}) below {last_y}"));
+            assert!(
+                (text.x - 4.0 - at(*any)).abs() <= 1.0,
+                "{label} after its bar"
+            );
+            let on_row: Vec<&SvgRect> = bars
+                .iter()
+                .filter(|r| r.x == x0 && r.y <= text.y && r.y + r.h >= text.y)
+                .collect();
+            let widths: Vec<f64> = on_row.iter().map(|r| r.w).collect();
+            let drawn = usize::from(*any > 0.0) + usize::from(*severe > 0.0);
+            assert_eq!(on_row.len(), drawn, "{label}: {widths:?}");
+            if let Some(light) = on_row.first() {
+                assert!(
+                    (x0 + light.w - at(*any)).abs() <= 1.0,
+                    "{label}: {widths:?}"
+                );
+            }
+            if let Some(dark) = on_row.get(1) {
+                assert!(
+                    (x0 + dark.w - at(*severe)).abs() <= 1.0,
+                    "{label}: {widths:?}"
+                );
+            }
+            fills[arm].extend(on_row.iter().map(|r| r.fill.clone()));
+            last_y = text.y;
+        }
+    }
+    // Each arm in a light and a dark shade of its own colour.
+    assert_eq!(fills[0].len(), 2, "{fills:?}");
+    assert_eq!(fills[1].len(), 2, "{fills:?}");
+    assert!(fills[0].is_disjoint(&fills[1]), "{fills:?}");
+}
+
+/// Builds cohort 1 of the single-arm example study (which has ADTR) at its cut-off with the
+/// `output` and `arms` given, into a temporary folder; returns it and the cohort's folder.
+fn build_example_cohort(output: &str, arms: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data = crate::common::root().join("data/altn-ak105-ii-01");
+    let config = dir.path().join("study.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "study: {{ id: FIGS }}\n\
+             data: {{ dir: {data:?}, adsl: adsl.csv, adrs: adrs.csv, adae: adae.csv, adtr: adtr.csv }}\n\
+             cutoff: 2022-01-06\n\
+             output: {output}\n\
+             cohorts:\n  - id: c1\n    label: \"R/M HNSCC\"\n    where: {{ COHORT: \"1\" }}\n{arms}",
+        ),
+    )
+    .expect("config");
+    assert_cmd::Command::cargo_bin("readout")
+        .expect("binary")
+        .args(["build"])
+        .arg(&config)
+        .assert()
+        .success();
+    let cohort = dir.path().join("output/FIGS/2022-01-06/c1");
+    (dir, cohort)
+}
+
+/// The pipeline draws a cohort with arms by arm, titles as `output.figure_titles` says: the
+/// example's cohort split by sex has a waterfall panel per sex holding all the cohort's bars,
+/// and adverse-event bars per sex over each one's safety N; KM figures have the short y title,
+/// and no title with `figure_titles: false`.
+#[test]
+fn a_cohort_with_arms_is_drawn_by_arm_with_titles_as_configured() {
+    let read = |dir: &std::path::Path, file: &str| {
+        std::fs::read_to_string(dir.join("figures").join(file)).expect(file)
+    };
+    let (_pooled_dir, pooled) = build_example_cohort("{ formats: [md] }", "");
+    let km = read(&pooled, "km-pfs.svg");
+    assert_eq!(title_texts(&km), ["Progression-free survival: R/M HNSCC"]);
+    let y_titles: Vec<String> = texts(&km)
+        .into_iter()
+        .filter(|t| t.rotated)
+        .map(|t| t.text)
+        .collect();
+    assert_eq!(y_titles, ["Probability of PFS"]);
+    let subjects = texts(&read(&pooled, "waterfall.svg"))
+        .into_iter()
+        .find_map(|t| {
+            t.text
+                .strip_prefix("Subjects (n = ")
+                .and_then(|n| n.trim_end_matches(')').parse::<usize>().ok())
+        })
+        .expect("the pooled waterfall's n");
+
+    let (_dir, by_sex) = build_example_cohort(
+        "{ formats: [md], figure_titles: false }",
+        "    arms: { column: SEX, reference: F }\n",
+    );
+    for file in ["km-pfs.svg", "km-os.svg", "ae-trae.svg", "waterfall.svg"] {
+        assert!(title_texts(&read(&by_sex, file)).is_empty(), "{file}");
+    }
+    let results: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(by_sex.join("../results.json")).expect("results.json"),
+    )
+    .expect("json");
+    let arms = results["cohorts"][0]["arms"].as_array().expect("arms");
+    let names: Vec<&str> = arms.iter().map(|a| a["arm"].as_str().unwrap()).collect();
+    assert_eq!(names, ["M", "F"], "the reference last");
+
+    let waterfall = texts(&read(&by_sex, "waterfall.svg"));
+    let mut in_panels = 0;
+    for arm in &names {
+        let n: usize = waterfall
+            .iter()
+            .find_map(|t| {
+                t.text
+                    .strip_prefix(&format!("{arm} (n = "))
+                    .and_then(|n| n.trim_end_matches(')').parse().ok())
+            })
+            .unwrap_or_else(|| panic!("no panel for {arm}"));
+        in_panels += n;
+    }
+    assert_eq!(in_panels, subjects, "every subject in their sex's panel");
+
+    let ae = texts(&read(&by_sex, "ae-trae.svg"));
+    for a in arms {
+        let legend = format!("{} (N = {})", a["arm"].as_str().unwrap(), a["safety"]["N"]);
+        assert!(ae.iter().any(|t| t.text == legend), "{legend}");
     }
 }

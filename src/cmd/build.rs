@@ -188,6 +188,9 @@ pub(super) fn print_abstract_lengths(folders: &[crate::build::BuiltFolder]) {
                     cutoff,
                     c.id
                 );
+                for s in &length.longest_sentences {
+                    outln!("  {} {}: {}", s.count, length.unit.describe(), s.text);
+                }
             }
         }
     }

@@ -31,6 +31,7 @@ pub(super) fn check_command(configs: &[PathBuf], opts: &BuildOptions) -> Result<
                 }
             }
             print_folder_warnings(&folders);
+            super::build::print_abstract_lengths(&folders);
             for f in folders.iter().flat_map(|f| &f.failures) {
                 errln!("error: {}", Error::cohort_line(path, &f.cohort, &f.error));
                 failed = true;

@@ -166,6 +166,9 @@ pub struct AnalysisConfig {
     /// How many adverse-event terms the treatment-related adverse-event figure shows, 0 to
     /// 100. Default: 10.
     pub ae_top_n: Option<usize>,
+    /// The abstract lists every grade ≥3 treatment-related adverse event by term when there
+    /// are at most this many terms (else it names the most common). Default: 5.
+    pub ae_terms_listed: Option<usize>,
     /// Tied event times in the Cox model of arm comparisons: `efron` (R's default) or
     /// `breslow` (SAS PROC PHREG's). Default: efron.
     pub cox_ties: Option<CoxTies>,
@@ -415,6 +418,8 @@ pub struct Analysis {
     pub time_decimals: usize,
     /// See [`AnalysisConfig::ae_top_n`].
     pub ae_top_n: usize,
+    /// See [`AnalysisConfig::ae_terms_listed`].
+    pub ae_terms_listed: usize,
     /// See [`AnalysisConfig::cox_ties`].
     pub cox_ties: CoxTies,
     /// See [`AnalysisConfig::diff_ci`].
@@ -508,6 +513,10 @@ impl AnalysisConfig {
                 .unwrap_or(1),
             time_decimals: self.time_decimals.or(fallback.time_decimals).unwrap_or(1),
             ae_top_n: self.ae_top_n.or(fallback.ae_top_n).unwrap_or(10),
+            ae_terms_listed: self
+                .ae_terms_listed
+                .or(fallback.ae_terms_listed)
+                .unwrap_or(5),
             cox_ties: self
                 .cox_ties
                 .or(fallback.cox_ties)
@@ -621,6 +630,24 @@ pub struct BaselineItem {
     /// Label in tables. Default: the column name.
     #[serde(default)]
     pub label: Option<String>,
+    /// Words for coded values in documents (`{ 0: "fully active" }`); the column's CDISC
+    /// decodes (SEX, RACE, ETHNIC) otherwise, or the value as written.
+    #[serde(default)]
+    pub labels: IndexMap<Code, String>,
+    /// The levels' own order in prose (a scale's, a dose's); unlisted levels follow. Default:
+    /// ascending when every level is a number, else most frequent first.
+    #[serde(default)]
+    pub order: Vec<Scalar>,
+}
+
+/// A coded value written in YAML as a string or a number (`0:` and `"0":` are one code).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct Code(pub String);
+
+impl<'de> Deserialize<'de> for Code {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Code, D::Error> {
+        Scalar::deserialize(d).map(|s| Code(s.as_text()))
+    }
 }
 
 /// How a baseline column is summarised.
@@ -656,6 +683,10 @@ pub struct OutputConfig {
     /// pandoc's `--reference-doc`. Default: none (readout's house style).
     #[serde(default)]
     pub docx_reference: Option<PathBuf>,
+    /// Whether figures carry their title (journals set the title in the legend, so they
+    /// want none in the figure). Default: `true`.
+    #[serde(default = "default_figure_titles")]
+    pub figure_titles: bool,
 }
 
 impl Default for OutputConfig {
@@ -666,8 +697,13 @@ impl Default for OutputConfig {
             templates: None,
             conference: None,
             docx_reference: None,
+            figure_titles: default_figure_titles(),
         }
     }
+}
+
+fn default_figure_titles() -> bool {
+    true
 }
 
 fn default_output_dir() -> PathBuf {

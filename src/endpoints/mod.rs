@@ -182,6 +182,14 @@ pub struct BaselineSummary {
     pub stats: Option<ContinuousSummary>,
     /// Categorical levels, most frequent first.
     pub levels: Vec<LevelCount>,
+    /// The levels' values in their own order, as prose lists them: the config's `order`, else
+    /// ascending when all are numbers, else most frequent first (empty when continuous).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub natural_order: Vec<String>,
+    /// Whether the levels' words name the characteristic themselves ("male", "female"), so
+    /// prose need not name it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub self_describing: bool,
 }
 
 /// Median (range), mean (SD).
@@ -206,6 +214,9 @@ pub struct ContinuousSummary {
 pub struct LevelCount {
     /// The value.
     pub value: String,
+    /// Its words in documents: the config's `labels`, a CDISC decode (docs/CONFIG.md), or
+    /// the value.
+    pub label: String,
     /// Subjects with it.
     pub n: usize,
     /// Denominator (subjects enrolled in the cohort).
@@ -878,6 +889,8 @@ fn summarise_baseline(
                 missing: missing + bad,
                 stats: continuous_summary(&numbers),
                 levels: Vec::new(),
+                natural_order: Vec::new(),
+                self_describing: false,
             }
         }
         BaselineKind::Categorical => {
@@ -895,6 +908,7 @@ fn summarise_baseline(
                 .into_iter()
                 .map(|(value, n)| LevelCount {
                     value: value.to_string(),
+                    label: decode(item, value),
                     n,
                     total: subjects.len(),
                     rate: n as f64 / subjects.len().max(1) as f64,
@@ -908,10 +922,89 @@ fn summarise_baseline(
                 n: values.len(),
                 missing,
                 stats: None,
+                natural_order: natural_order(item, &levels),
+                self_describing: item.labels.is_empty() && ct_decodes(&item.column).is_some(),
                 levels,
             }
         }
     }
+}
+
+/// CDISC controlled-terminology decodes of the usual ADSL codes, as prose writes them: the
+/// column's values and their words, in the terminology's order.
+fn ct_decodes(column: &str) -> Option<&'static [(&'static str, &'static str)]> {
+    match column {
+        "SEX" => Some(&[
+            ("M", "male"),
+            ("F", "female"),
+            ("U", "unknown"),
+            ("UNDIFFERENTIATED", "undifferentiated"),
+        ]),
+        "RACE" => Some(&[
+            ("WHITE", "White"),
+            ("BLACK OR AFRICAN AMERICAN", "Black or African American"),
+            ("ASIAN", "Asian"),
+            (
+                "AMERICAN INDIAN OR ALASKA NATIVE",
+                "American Indian or Alaska Native",
+            ),
+            (
+                "NATIVE HAWAIIAN OR OTHER PACIFIC ISLANDER",
+                "Native Hawaiian or Other Pacific Islander",
+            ),
+            ("MULTIPLE", "multiple"),
+            ("OTHER", "other"),
+            ("NOT REPORTED", "not reported"),
+            ("UNKNOWN", "unknown"),
+        ]),
+        "ETHNIC" => Some(&[
+            ("HISPANIC OR LATINO", "Hispanic or Latino"),
+            ("NOT HISPANIC OR LATINO", "not Hispanic or Latino"),
+            ("NOT REPORTED", "not reported"),
+            ("UNKNOWN", "unknown"),
+        ]),
+        _ => None,
+    }
+}
+
+/// A level's words: the config's `labels`, else the column's CDISC decode, else the value.
+fn decode(item: &BaselineItem, value: &str) -> String {
+    if let Some(label) = item.labels.get(&crate::config::Code(value.to_string())) {
+        return label.clone();
+    }
+    ct_decodes(&item.column)
+        .and_then(|codes| codes.iter().find(|(code, _)| *code == value))
+        .map_or_else(|| value.to_string(), |(_, words)| (*words).to_string())
+}
+
+/// The levels' values in their own order: the config's `order` first, then the rest in the
+/// terminology's order (SEX: M, F), ascending when every value is a number, else as given
+/// (most frequent first).
+fn natural_order(item: &BaselineItem, levels: &[LevelCount]) -> Vec<String> {
+    let mut rest: Vec<&str> = levels.iter().map(|l| l.value.as_str()).collect();
+    let mut order: Vec<String> = Vec::with_capacity(rest.len());
+    for wanted in &item.order {
+        let wanted = wanted.as_text();
+        if let Some(i) = rest.iter().position(|v| *v == wanted) {
+            order.push(rest.remove(i).to_string());
+        }
+    }
+    let numbers: Option<Vec<f64>> = rest.iter().map(|v| v.trim().parse::<f64>().ok()).collect();
+    if let Some(codes) = ct_decodes(&item.column) {
+        let rank = |v: &str| {
+            codes
+                .iter()
+                .position(|(code, _)| *code == v)
+                .unwrap_or(codes.len())
+        };
+        rest.sort_by_key(|v| rank(v));
+    } else if let Some(numbers) = numbers {
+        let mut pairs: Vec<(f64, &str)> = numbers.into_iter().zip(rest).collect();
+        pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        rest = pairs.into_iter().map(|(_, v)| v).collect();
+    }
+    order.extend(rest.into_iter().map(str::to_string));
+    order
 }
 
 /// Median, range, mean and SD of sorted values.
@@ -995,6 +1088,55 @@ fn tumour_data(input: &CohortInput<'_, '_>, subjects: CohortSubjects<'_>) -> Vec
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    fn counts(values: &[(&str, usize)]) -> Vec<LevelCount> {
+        values
+            .iter()
+            .map(|(v, n)| LevelCount {
+                value: v.to_string(),
+                label: v.to_string(),
+                n: *n,
+                total: 20,
+                rate: *n as f64 / 20.0,
+            })
+            .collect()
+    }
+
+    /// Words for codes from the config, else CDISC's; levels in the config's order, else the
+    /// terminology's, else ascending numbers, else as given (most frequent first).
+    #[test]
+    fn coded_values_are_decoded_and_put_in_their_own_order() {
+        let item = |yaml: &str| -> BaselineItem { serde_yaml::from_str(yaml).unwrap() };
+        let ecog = item(
+            "{ column: ECOG, kind: categorical, labels: { 0: fully active, \"1\": restricted } }",
+        );
+        assert_eq!(decode(&ecog, "0"), "fully active");
+        assert_eq!(decode(&ecog, "1"), "restricted");
+        assert_eq!(decode(&ecog, "2"), "2");
+        let levels = counts(&[("1", 19), ("10", 0), ("0", 1)]);
+        assert_eq!(natural_order(&ecog, &levels), ["0", "1", "10"]);
+        let sex = item("{ column: SEX, kind: categorical }");
+        assert_eq!(decode(&sex, "F"), "female");
+        assert_eq!(
+            natural_order(&sex, &counts(&[("F", 12), ("M", 8)])),
+            ["M", "F"]
+        );
+        let race = item("{ column: RACE, kind: categorical }");
+        assert_eq!(
+            decode(&race, "BLACK OR AFRICAN AMERICAN"),
+            "Black or African American"
+        );
+        let site = item("{ column: SITE, kind: categorical, order: [Other, Lung] }");
+        assert_eq!(
+            natural_order(&site, &counts(&[("Lung", 9), ("Liver", 6), ("Other", 5)])),
+            ["Other", "Lung", "Liver"]
+        );
+        let dose = item("{ column: DOSE, kind: categorical }");
+        assert_eq!(
+            natural_order(&dose, &counts(&[("12", 17), ("10", 3)])),
+            ["10", "12"]
+        );
+    }
 
     #[test]
     fn a_tte_value_holds_a_time_its_censoring_or_nothing() {

@@ -1,5 +1,6 @@
 //! Adverse-event bar chart: for each preferred term, the percentage of subjects with the event
-//! at any grade and at grade 3 or higher, as two horizontal bars side by side.
+//! at any grade and at grade 3 or higher, as two horizontal bars side by side; for a cohort
+//! with arms, one bar per arm, its grade ≥3 part darker.
 
 use super::axis::ValueAxis;
 use super::canvas::{
@@ -7,8 +8,8 @@ use super::canvas::{
     Legend, LegendItem, Scale, VAnchor, TICK_LEN,
 };
 use super::style::{
-    line_height, text_width, CANVAS_WIDTH, DARK_GREY, LABEL_PX, OI_SKY_BLUE, OI_VERMILLION, PAD,
-    SMALL_PX, TICK_PX, TITLE_PX,
+    line_height, series_colour, text_width, tint, CANVAS_WIDTH, DARK_GREY, LABEL_PX, OI_SKY_BLUE,
+    OI_VERMILLION, PAD, SMALL_PX, TICK_PX, TITLE_PX,
 };
 use super::PlotError;
 
@@ -210,6 +211,231 @@ pub fn ae_bars_labelled(
             (left, right),
             x_title_top,
         )?;
+        c.finish()?;
+    }
+    Ok(svg)
+}
+
+/// One arm of an adverse-event chart by arm.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AeArm {
+    /// The arm, shown in the legend with its N.
+    pub arm: String,
+    /// The arm's safety population, the denominator of its percentages.
+    pub n_subjects: usize,
+    /// The arm's counts per preferred term, in the chart's order: the same terms for every arm
+    /// (0 for a term the arm has not had).
+    pub terms: Vec<AeBar>,
+}
+
+/// How much of an arm's colour its any-grade bar keeps (the rest white); its grade ≥3 part is
+/// drawn in the full colour.
+const ANY_GRADE_TINT: f64 = 0.4;
+
+/// "47.0 (22.1)": the percentages at any grade and (in brackets) at grade ≥3.
+fn arm_value_label(any: f64, severe: f64) -> String {
+    format!("{any:.1} ({severe:.1})")
+}
+
+/// Draws the adverse-event chart of a cohort with arms: per preferred term (top to bottom, in
+/// the given order) one bar per arm, in the arm's colour, as long as the percentage of the
+/// arm's subjects with the event at any grade (light) with the part at grade ≥3 darker, and
+/// both percentages written after it. Percentages are of each arm's own `n_subjects`. The
+/// legend gives each arm with its N, then the two shades as `labels` name them
+/// (`Any grade`, `Grade ≥3`); `title` may be empty for none.
+///
+/// Errors: [`PlotError::NoData`] for no arm or no term; [`PlotError::InvalidInput`] when an
+/// arm has no subject, the arms list different terms, or a count is impossible (more subjects
+/// than the arm's N, more at grade ≥3 than at any grade).
+pub fn ae_bars_by_arm(
+    arms: &[AeArm],
+    title: &str,
+    (any_label, severe_label): (&str, &str),
+) -> Result<String, PlotError> {
+    let Some(first) = arms.first() else {
+        return Err(PlotError::NoData);
+    };
+    if first.terms.is_empty() {
+        return Err(PlotError::NoData);
+    }
+    for a in arms {
+        if a.n_subjects == 0 {
+            return Err(PlotError::InvalidInput(format!(
+                "adverse-event bars of arm '{}' need at least one subject in its population",
+                a.arm
+            )));
+        }
+        let same_terms = a.terms.len() == first.terms.len()
+            && a.terms
+                .iter()
+                .zip(&first.terms)
+                .all(|(x, y)| x.term == y.term);
+        if !same_terms {
+            return Err(PlotError::InvalidInput(format!(
+                "arm '{}' lists other adverse-event terms than arm '{}'",
+                a.arm, first.arm
+            )));
+        }
+        for t in &a.terms {
+            if t.any_grade > a.n_subjects || t.grade3plus > t.any_grade {
+                return Err(PlotError::InvalidInput(format!(
+                    "adverse event '{}' in arm '{}': {} subjects at any grade and {} at grade 3 \
+                     or higher, out of {}",
+                    t.term, a.arm, t.any_grade, t.grade3plus, a.n_subjects
+                )));
+            }
+        }
+    }
+
+    let w = CANVAS_WIDTH;
+    let pct = |a: &AeArm, count: usize| percent(count, a.n_subjects);
+    let max_pct = arms
+        .iter()
+        .flat_map(|a| a.terms.iter().map(move |t| pct(a, t.any_grade)))
+        .fold(10.0, f64::max);
+    let axis = ValueAxis::nice(0.0, max_pct, 5.0);
+
+    let max_label_w = w * 40 / 100;
+    let mut labels = Vec::with_capacity(first.terms.len());
+    let mut label_w = 0;
+    for t in &first.terms {
+        let lines = wrap_text(&t.term, TICK_PX, max_label_w)?;
+        for l in &lines {
+            label_w = label_w.max(text_width(l, TICK_PX)?);
+        }
+        labels.push(lines);
+    }
+    let mut value_w = 0;
+    for a in arms {
+        for t in &a.terms {
+            let label = arm_value_label(pct(a, t.any_grade), pct(a, t.grade3plus));
+            value_w = value_w.max(text_width(&label, SMALL_PX)?);
+        }
+    }
+    let left = PAD + label_w + 10;
+    let last_tick_w = text_width(&format_tick(axis.hi, axis.decimals), TICK_PX)?;
+    let right = w - PAD - (value_w + 6).max(last_tick_w / 2 + 2);
+
+    let mut y = PAD;
+    let title_lines = wrap_text(title, TITLE_PX, w - 2 * PAD)?;
+    let title_top = y;
+    if !title_lines.is_empty() {
+        y += line_height(TITLE_PX) * i32::try_from(title_lines.len()).unwrap_or(1) + 6;
+    }
+    let arm_items = arms
+        .iter()
+        .enumerate()
+        .map(|(i, a)| LegendItem {
+            key: Key::Swatch(series_colour(i)),
+            label: format!("{} (N = {})", a.arm, a.n_subjects),
+        })
+        .collect();
+    let shade_items = vec![
+        LegendItem {
+            key: Key::Swatch(tint(DARK_GREY, ANY_GRADE_TINT)),
+            label: any_label.to_string(),
+        },
+        LegendItem {
+            key: Key::Swatch(DARK_GREY),
+            label: format!("{severe_label} (in brackets)"),
+        },
+    ];
+    let legend = Legend::flow_groups(vec![arm_items, shade_items], w - 2 * PAD)?;
+    let legend_top = y;
+    let plot_top = y + legend.height() + 10;
+    let line_h = line_height(TICK_PX);
+    let n_arms = i32::try_from(arms.len()).unwrap_or(i32::MAX);
+    let bars_h = n_arms * BAR_H + (n_arms - 1) * BAR_GAP;
+    let mut row_tops = Vec::with_capacity(labels.len());
+    let mut row_heights = Vec::with_capacity(labels.len());
+    let mut row_y = plot_top + ROW_GAP / 2;
+    for lines in &labels {
+        let text_h = line_h * i32::try_from(lines.len()).unwrap_or(1);
+        let row_h = text_h.max(bars_h);
+        row_tops.push(row_y);
+        row_heights.push(row_h);
+        row_y += row_h + ROW_GAP;
+    }
+    let plot_bottom = row_y - ROW_GAP / 2;
+    let tick_label_top = plot_bottom + TICK_LEN + 4;
+    let x_title_top = tick_label_top + line_height(TICK_PX) + 2;
+    let height = x_title_top + line_height(LABEL_PX) + PAD;
+
+    let xs = Scale::new(0.0, axis.hi, left, right);
+
+    let mut svg = String::new();
+    {
+        let c = Canvas::new(&mut svg, w, height)?;
+        draw_title(&c, &title_lines, w / 2, title_top)?;
+        legend.draw(&c, (PAD, legend_top))?;
+
+        for t in axis.ticks.iter().filter(|t| **t > 0.0) {
+            let x = xs.at(*t);
+            c.line(
+                (x, plot_top),
+                (x, plot_bottom),
+                plotters::style::RGBColor(0xE5, 0xE5, 0xE5),
+                1,
+            )?;
+        }
+
+        for (r, (lines, (top, row_h))) in labels
+            .iter()
+            .zip(row_tops.iter().zip(&row_heights))
+            .enumerate()
+        {
+            let cy = top + row_h / 2;
+            let text_h = line_h * i32::try_from(lines.len()).unwrap_or(1);
+            for (k, line) in lines.iter().enumerate() {
+                let ly = cy - text_h / 2 + line_h * i32::try_from(k).unwrap_or(0) + line_h / 2;
+                c.text(
+                    line,
+                    (left - 10, ly),
+                    TICK_PX,
+                    DARK_GREY,
+                    Anchor::End,
+                    VAnchor::Center,
+                )?;
+            }
+            let bars_top = cy - bars_h / 2;
+            for (i, a) in arms.iter().enumerate() {
+                let Some(t) = a.terms.get(r) else { continue };
+                let bar_top = bars_top + i32::try_from(i).unwrap_or(0) * (BAR_H + BAR_GAP);
+                let (any, severe) = (pct(a, t.any_grade), pct(a, t.grade3plus));
+                let colour = series_colour(i);
+                let x_any = xs.at(any);
+                if t.any_grade > 0 {
+                    let end = x_any.max(left + 1);
+                    c.fill_rect(
+                        (left, bar_top),
+                        (end, bar_top + BAR_H),
+                        tint(colour, ANY_GRADE_TINT),
+                    )?;
+                }
+                if t.grade3plus > 0 {
+                    let end = xs.at(severe).max(left + 1);
+                    c.fill_rect((left, bar_top), (end, bar_top + BAR_H), colour)?;
+                }
+                c.text(
+                    &arm_value_label(any, severe),
+                    (x_any + 4, bar_top + BAR_H / 2),
+                    SMALL_PX,
+                    DARK_GREY,
+                    Anchor::Start,
+                    VAnchor::Center,
+                )?;
+            }
+        }
+
+        draw_axes_and_x_ticks(
+            &c,
+            &xs,
+            (&axis.ticks, axis.decimals),
+            (left, right),
+            (plot_top, plot_bottom),
+            tick_label_top,
+        )?;
+        draw_x_title(&c, "Subjects (%)", (left, right), x_title_top)?;
         c.finish()?;
     }
     Ok(svg)

@@ -664,6 +664,21 @@ pub(crate) fn reference_label_width() -> Result<i32, PlotError> {
     Ok(w + 6)
 }
 
+/// Dashed lines at the RECIST thresholds across `[left, right]`, unlabelled (a panel with
+/// another to its right, which carries the labels).
+pub(crate) fn draw_reference_dashes(
+    c: &Canvas<'_>,
+    ys: &Scale,
+    left: i32,
+    right: i32,
+) -> Result<(), PlotError> {
+    for (value, _) in [PD_THRESHOLD, PR_THRESHOLD] {
+        let y = ys.at(value);
+        c.dashed((left, y), (right, y), DARK_GREY, 1, 6, 4)?;
+    }
+    Ok(())
+}
+
 /// Dashed lines at the RECIST thresholds across `[left, right]`, labelled just right of the
 /// plot; labels closer than a line apart are pushed apart.
 pub(crate) fn draw_reference_lines(

@@ -106,6 +106,11 @@ pub fn number_at_risk(series: &KmSeries, t: f64) -> usize {
 }
 
 const PLOT_H: i32 = 300;
+/// Width of the risk-table labels (in % of the canvas) that narrows the plot rather than
+/// widening the canvas.
+const RISK_LABEL_BUDGET_PCT: i32 = 32;
+/// Widest risk-table label, in % of the canvas; a longer one is cut with an ellipsis.
+const RISK_LABEL_MAX_PCT: i32 = 50;
 /// Width of a legend key and the gap after it.
 const LEGEND_KEY_ROOM: i32 = 30;
 fn validate(series: &[KmSeries], opts: &KmPlotOptions) -> Result<(), PlotError> {
@@ -216,7 +221,6 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
     }
     validate(series, opts)?;
 
-    let w = CANVAS_WIDTH;
     let data_max = series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.time))
@@ -234,9 +238,15 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
     let y_title_w = y_title_width(&y_title);
     let y_tick_w = text_width("0.0", TICK_PX)?.max(text_width("1.0", TICK_PX)?);
     let axis_block = PAD + y_title_w + 6 + y_tick_w + 4 + TICK_LEN;
+    // Risk-table labels are shown whole up to half the canvas width, cut with an ellipsis
+    // beyond.
     let mut risk_labels = Vec::with_capacity(series.len());
     for s in series {
-        risk_labels.push(truncate_to_width(&s.label, TICK_PX, w * 32 / 100)?);
+        risk_labels.push(truncate_to_width(
+            &s.label,
+            TICK_PX,
+            CANVAS_WIDTH * RISK_LABEL_MAX_PCT / 100,
+        )?);
     }
     let mut risk_label_w = 0;
     for l in &risk_labels {
@@ -247,6 +257,19 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
     let n_w = text_width(&max_n.to_string(), TICK_PX)?;
     let risk_label_end_gap = n_w / 2 + 10;
     let left = axis_block.max(PAD + risk_label_w + risk_label_end_gap);
+    // Labels narrow the plot only as far as they would cut to the label budget; what they
+    // take beyond that widens the canvas.
+    let mut budget_label_w = 0;
+    for s in series {
+        let cut = truncate_to_width(
+            &s.label,
+            TICK_PX,
+            CANVAS_WIDTH * RISK_LABEL_BUDGET_PCT / 100,
+        )?;
+        budget_label_w = budget_label_w.max(text_width(&cut, TICK_PX)?);
+    }
+    let budget_left = axis_block.max(PAD + budget_label_w + risk_label_end_gap);
+    let w = CANVAS_WIDTH + (left - budget_left).max(0);
 
     // Right margin: half the widest label centred on the last tick. Two passes, because the
     // labels depend on the step and the step on the room.
@@ -326,10 +349,15 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
             label: "Censored".to_string(),
         });
     }
-    items.extend(opts.note.iter().map(|line| LegendItem {
-        key: Key::Blank,
-        label: line.clone(),
-    }));
+    // Notes wrap rather than lose their end (a hazard ratio's upper limit) to an ellipsis.
+    for note in &opts.note {
+        for line in wrap_text(note, LABEL_PX, legend_w - LEGEND_KEY_ROOM)? {
+            items.push(LegendItem {
+                key: Key::Blank,
+                label: line,
+            });
+        }
+    }
     let legend = Legend::stacked(items, legend_w)?;
     let legend_top = y;
     y += legend.height() + 10;

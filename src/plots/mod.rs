@@ -24,14 +24,14 @@ mod style;
 mod swimmer;
 mod waterfall;
 
-pub use ae::{ae_bars, ae_bars_labelled, AeBar};
+pub use ae::{ae_bars, ae_bars_by_arm, ae_bars_labelled, AeArm, AeBar};
 pub use forest::{forest, ForestRow};
 pub use glyphs::glyph_drawn_texts;
 pub use km::{km_plot, number_at_risk, KmPlotOptions, KmPoint, KmSeries};
 pub use png::{figure_png, svg_to_png, PNG_SCALE};
 pub use spider::{spider, SpiderLine};
 pub use swimmer::{swimmer, SwimLane};
-pub use waterfall::{waterfall, WaterfallBar};
+pub use waterfall::{waterfall, waterfall_by_arm, WaterfallArm, WaterfallBar};
 
 /// Why a figure could not be drawn.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

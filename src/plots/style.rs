@@ -75,6 +75,13 @@ pub(crate) fn series_colour(index: usize) -> RGBColor {
         .unwrap_or(BLACK)
 }
 
+/// `colour` lightened towards white, keeping `share` (0 to 1) of it: a paler shade of the
+/// same hue for a bar drawn behind its darker part.
+pub(crate) fn tint(colour: RGBColor, share: f64) -> RGBColor {
+    let mix = |c: u8| (f64::from(c) * share + 255.0 * (1.0 - share)).round() as u8;
+    RGBColor(mix(colour.0), mix(colour.1), mix(colour.2))
+}
+
 /// Registers the embedded font with plotters once per process.
 pub(crate) fn ensure_font() -> Result<(), PlotError> {
     static REGISTERED: OnceLock<bool> = OnceLock::new();

@@ -21,7 +21,7 @@ pub mod html;
 pub mod sandbox;
 
 use crate::config::{Analysis, MedianCi, ProportionCi, Study};
-use crate::endpoints::CohortResults;
+use crate::endpoints::{BaselineSummary, CohortResults};
 use crate::error::{Error, Result};
 pub use crate::figures::Figure;
 pub use crate::format::{
@@ -76,6 +76,9 @@ pub struct DocumentContext<'a> {
     pub top_trae: Vec<TermCount>,
     /// The most common grade ≥3 treatment-related terms.
     pub top_trae_grade3: Vec<TermCount>,
+    /// Every grade ≥3 treatment-related term, most frequent first (the abstract lists them
+    /// when there are at most `analysis.ae_terms_listed`).
+    pub trae_grade3_terms: Vec<TermCount>,
     /// The rendered Markdown body, for HTML wrappers.
     pub body: String,
     /// The report as data: its sections and tables, as report.html and report.docx print them.
@@ -725,6 +728,67 @@ fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
             None => "NE".to_string(),
         }))
     });
+    tera.register_filter(
+        "baseline_phrase",
+        move |v: &Value, args: &HashMap<String, Value>| {
+            let item: BaselineSummary = serde_json::from_value(v.clone()).map_err(|e| {
+                tera::Error::msg(format!(
+                    "baseline_phrase: expected a baseline item of results.json ({e})"
+                ))
+            })?;
+            let compact = args
+                .get("compact")
+                .and_then(Value::as_u64)
+                .map_or(COMPACT_LEVELS, |n| n as usize);
+            Ok(Value::String(crate::prose::baseline_phrase(
+                &item, compact, pd,
+            )))
+        },
+    );
+    tera.register_filter("spell", |v: &Value, args: &HashMap<String, Value>| {
+        let Some(n) = v.as_u64() else {
+            return Ok(v.clone());
+        };
+        let words = crate::prose::spell(n);
+        Ok(Value::String(if flag(args, "capital") {
+            crate::prose::sentence_case(&words)
+        } else {
+            words
+        }))
+    });
+    tera.register_filter("plural", |v: &Value, args: &HashMap<String, Value>| {
+        let one = args.get("one").and_then(Value::as_str).unwrap_or("");
+        let many = args
+            .get("many")
+            .and_then(Value::as_str)
+            .map_or_else(|| format!("{one}s"), str::to_string);
+        Ok(Value::String(if v.as_f64() == Some(1.0) {
+            one.to_string()
+        } else {
+            many
+        }))
+    });
+    tera.register_filter("counted_terms", |v: &Value, _: &HashMap<String, Value>| {
+        let terms: Vec<(String, usize)> = v
+            .as_array()
+            .map(|terms| {
+                terms
+                    .iter()
+                    .filter_map(|t| {
+                        let term = t.get("term")?.as_str()?.to_string();
+                        let n = usize::try_from(t.get("n")?.as_u64()?).ok()?;
+                        Some((term, n))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(Value::String(crate::prose::counted_terms(&terms)))
+    });
+    tera.register_filter("sentence", |v: &Value, _: &HashMap<String, Value>| {
+        Ok(Value::String(crate::prose::sentence_case(
+            v.as_str().unwrap_or(""),
+        )))
+    });
     tera.register_filter("pts", |v: &Value, _: &HashMap<String, Value>| {
         Ok(Value::String(
             if v.as_u64() == Some(1) { "pt" } else { "pts" }.to_string(),
@@ -744,6 +808,9 @@ fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
         Ok(Value::String(markdown_to_text(v.as_str().unwrap_or(""))))
     });
 }
+
+/// Categorical characteristics with at most this many levels read "male/female: 65%/35%".
+const COMPACT_LEVELS: usize = 3;
 
 fn decimals(args: &HashMap<String, Value>, default: usize) -> usize {
     args.get("d")
@@ -935,7 +1002,7 @@ pub fn methods_statistics(a: &Analysis, c: &CohortResults) -> String {
             ProportionCi::ClopperPearson => "exact Clopper–Pearson",
             ProportionCi::Wilson => "Wilson score",
         };
-        sentences.push(format!("{level}% CIs of proportions are {proportion}."));
+        sentences.push(format!("Proportions have {proportion} {level}% CIs."));
     }
     sentences.extend(comparison_methods(a, c));
     if let Some(s) = &c.safety {

@@ -1,0 +1,365 @@
+//! Words around the numbers, as a medical writer puts them: counts spelled out at the start of a
+//! sentence, baseline characteristics in compact forms ("male/female: 65%/35%", "median age 61
+//! years (range 37–75)") with decoded values in their natural order. Used by the templates'
+//! filters (`spell`, `sentence`, `baseline_phrase`; docs/TEMPLATES.md).
+
+use crate::endpoints::{BaselineSummary, LevelCount};
+use crate::format::{fixed, fmt_n_pct, fmt_pct, fmt_plain};
+
+const ONES: [&str; 20] = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+];
+const TENS: [&str; 10] = [
+    "", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+];
+
+/// A whole number in words ("twenty-one", "three hundred four", "1,250 thousand" is never
+/// reached: past 999,999 the digits are returned).
+pub fn spell(n: u64) -> String {
+    fn below_thousand(n: u64) -> String {
+        let (hundreds, rest) = (n / 100, n % 100);
+        let rest_words = match rest {
+            0 => String::new(),
+            1..=19 => ONES[rest as usize].to_string(),
+            _ => {
+                let (t, o) = ((rest / 10) as usize, (rest % 10) as usize);
+                let tens = TENS.get(t).copied().unwrap_or("");
+                if o == 0 {
+                    tens.to_string()
+                } else {
+                    format!("{tens}-{}", ONES.get(o).copied().unwrap_or(""))
+                }
+            }
+        };
+        match (hundreds, rest) {
+            (0, _) => rest_words,
+            (h, 0) => format!("{} hundred", ONES[h as usize]),
+            (h, _) => format!("{} hundred {rest_words}", ONES[h as usize]),
+        }
+    }
+    match n {
+        0 => "zero".to_string(),
+        1..=999 => below_thousand(n),
+        1_000..=999_999 => {
+            let (thousands, rest) = (n / 1000, n % 1000);
+            if rest == 0 {
+                format!("{} thousand", below_thousand(thousands))
+            } else {
+                format!(
+                    "{} thousand {}",
+                    below_thousand(thousands),
+                    below_thousand(rest)
+                )
+            }
+        }
+        _ => n.to_string(),
+    }
+}
+
+/// The text with its first letter upper-case and the rest as it is (Tera's `capitalize`
+/// lower-cases the rest, which would turn "PFS" into "pfs").
+pub fn sentence_case(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// A label inside a sentence: lower-case first letter unless it opens with an acronym
+/// ("ECOG performance status", "PD-L1 expression" stay; "Sex" becomes "sex").
+pub fn in_sentence(label: &str) -> String {
+    let first_word = label.split_whitespace().next().unwrap_or("");
+    let letters = first_word.chars().filter(|c| c.is_alphabetic()).count();
+    let acronym = letters > 1 && first_word.chars().all(|c| !c.is_lowercase());
+    if acronym {
+        return label.to_string();
+    }
+    let mut chars = label.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// Levels longer than this are listed with their counts, not joined by slashes.
+const COMPACT_WORD_CHARS: usize = 15;
+
+/// A baseline label's name and unit: "Age, years" → ("age", Some("years")).
+fn name_and_unit(label: &str) -> (String, Option<&str>) {
+    match label.rsplit_once(", ") {
+        Some((name, unit)) if !unit.is_empty() && !unit.contains(' ') => {
+            (in_sentence(name), Some(unit))
+        }
+        _ => (in_sentence(label), None),
+    }
+}
+
+/// The levels in their natural order (`natural_order`, else as given), with any level the order
+/// does not name after them.
+fn ordered(b: &BaselineSummary) -> Vec<&LevelCount> {
+    let mut levels: Vec<&LevelCount> = b
+        .natural_order
+        .iter()
+        .filter_map(|v| b.levels.iter().find(|l| &l.value == v))
+        .collect();
+    for l in &b.levels {
+        if !b.natural_order.contains(&l.value) {
+            levels.push(l);
+        }
+    }
+    levels
+}
+
+/// A baseline characteristic as a phrase of an abstract's sentence, its levels decoded and in
+/// their natural order:
+/// - continuous: "median age 61 years (range 37–75)";
+/// - at most `compact` short levels: "ECOG performance status 0/1: 5%/95%", "male/female:
+///   65%/35%" (percentages without decimals when all of them are whole at `pd` decimals);
+/// - a Y/N flag: "distant metastases 15/21 (71.4%)";
+/// - more levels: "primary tumor site: salivary gland 15/21 (71.4%), larynx 3/21 (14.3%)".
+///
+/// Empty when the item has no data.
+pub fn baseline_phrase(b: &BaselineSummary, compact: usize, pd: usize) -> String {
+    let (name, unit) = name_and_unit(&b.label);
+    let unit = unit.map(|u| format!(" {u}")).unwrap_or_default();
+    if let Some(s) = &b.stats {
+        return format!(
+            "median {name} {}{unit} (range {}–{})",
+            fmt_plain(s.median),
+            fmt_plain(s.min),
+            fmt_plain(s.max)
+        );
+    }
+    let levels = ordered(b);
+    if levels.is_empty() {
+        return String::new();
+    }
+    // A yes/no flag: the share with it ("distant metastases 15/21 (71.4%)").
+    if levels.iter().all(|l| l.label == "Y" || l.label == "N") {
+        let total = levels.first().map_or(0, |l| l.total) as u64;
+        let yes = levels.iter().find(|l| l.label == "Y").map_or(0, |l| l.n) as u64;
+        return format!("{name}{unit} {}", fmt_n_pct(yes, total, pd));
+    }
+    // Values as written in the data read in lower case inside a sentence ("oral cavity");
+    // the config's and the terminology's words are used as they are.
+    let words: Vec<String> = levels
+        .iter()
+        .map(|l| {
+            if l.label == l.value {
+                in_sentence(&l.label)
+            } else {
+                l.label.clone()
+            }
+        })
+        .collect();
+    let short = words
+        .iter()
+        .all(|w| w.chars().count() <= COMPACT_WORD_CHARS);
+    if levels.len() <= compact && short {
+        let rate = |l: &LevelCount, d| fmt_pct(Some(l.n as f64 / l.total.max(1) as f64), d);
+        // "65.0%" is written "65%" when every rate of the phrase is whole at `pd` decimals.
+        let whole = levels.iter().all(|l| {
+            let x = 100.0 * l.n as f64 / l.total.max(1) as f64;
+            fixed(x, pd).parse::<f64>().ok() == fixed(x, 0).parse::<f64>().ok()
+        });
+        let d = if whole { 0 } else { pd };
+        let rates: Vec<String> = levels.iter().map(|l| rate(l, d)).collect();
+        let head = if b.self_describing {
+            String::new()
+        } else {
+            format!("{name} ")
+        };
+        return format!("{head}{}{unit}: {}", words.join("/"), rates.join("/"));
+    }
+    let listed: Vec<String> = levels
+        .iter()
+        .zip(&words)
+        .map(|(l, w)| format!("{w} {}", fmt_n_pct(l.n as u64, l.total as u64, pd)))
+        .collect();
+    match unit.trim() {
+        "" => format!("{name}: {}", listed.join(", ")),
+        u => format!("{name} ({u}): {}", listed.join(", ")),
+    }
+}
+
+/// A list of words: "a", "a and b", "a, b and c".
+pub fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// Terms with their subject counts, most frequent first, those of one count together:
+/// "hypertension in 2; hyponatraemia and rash in 1 each". Terms are written in lower case.
+pub fn counted_terms(terms: &[(String, usize)]) -> String {
+    let mut groups: Vec<(usize, Vec<String>)> = Vec::new();
+    for (term, n) in terms {
+        let term = term.to_lowercase();
+        match groups.iter_mut().find(|(m, _)| m == n) {
+            Some((_, names)) => names.push(term),
+            None => groups.push((*n, vec![term])),
+        }
+    }
+    groups.sort_by_key(|g| std::cmp::Reverse(g.0));
+    let parts: Vec<String> = groups
+        .iter()
+        .map(|(n, names)| {
+            if names.len() == 1 {
+                format!("{} in {n}", and_list(names))
+            } else {
+                format!("{} in {n} each", and_list(names))
+            }
+        })
+        .collect();
+    parts.join("; ")
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::config::BaselineKind;
+
+    #[test]
+    fn numbers_in_words() {
+        for (n, words) in [
+            (0, "zero"),
+            (4, "four"),
+            (9, "nine"),
+            (13, "thirteen"),
+            (20, "twenty"),
+            (21, "twenty-one"),
+            (99, "ninety-nine"),
+            (100, "one hundred"),
+            (105, "one hundred five"),
+            (300, "three hundred"),
+            (342, "three hundred forty-two"),
+            (1000, "one thousand"),
+            (21_040, "twenty-one thousand forty"),
+            (1_000_000, "1000000"),
+        ] {
+            assert_eq!(spell(n), words);
+        }
+        assert_eq!(sentence_case("nine PFS events"), "Nine PFS events");
+    }
+
+    #[test]
+    fn terms_of_one_count_are_grouped() {
+        let terms = [
+            ("Hypertension", 2),
+            ("Rash", 1),
+            ("Hyponatraemia", 1),
+            ("Fatigue", 3),
+        ]
+        .map(|(t, n)| (t.to_string(), n));
+        assert_eq!(
+            counted_terms(&terms),
+            "fatigue in 3; hypertension in 2; rash and hyponatraemia in 1 each"
+        );
+        assert_eq!(counted_terms(&terms[..1]), "hypertension in 2");
+        assert_eq!(counted_terms(&[]), "");
+    }
+
+    fn level(value: &str, label: &str, n: usize, total: usize) -> LevelCount {
+        LevelCount {
+            value: value.into(),
+            label: label.into(),
+            n,
+            total,
+            rate: n as f64 / total as f64,
+        }
+    }
+
+    fn categorical(label: &str, levels: Vec<LevelCount>, order: &[&str]) -> BaselineSummary {
+        BaselineSummary {
+            column: "X".into(),
+            label: label.into(),
+            kind: BaselineKind::Categorical,
+            n: levels.iter().map(|l| l.n).sum(),
+            missing: 0,
+            stats: None,
+            levels,
+            natural_order: order.iter().map(|s| s.to_string()).collect(),
+            self_describing: false,
+        }
+    }
+
+    #[test]
+    fn compact_and_long_forms() {
+        // Most frequent first in the table, natural order in prose; whole percentages.
+        let ecog = categorical(
+            "ECOG performance status",
+            vec![level("1", "1", 19, 20), level("0", "0", 1, 20)],
+            &["0", "1"],
+        );
+        assert_eq!(
+            baseline_phrase(&ecog, 3, 1),
+            "ECOG performance status 0/1: 5%/95%"
+        );
+        let mut sex = categorical(
+            "Sex",
+            vec![level("M", "male", 13, 20), level("F", "female", 7, 20)],
+            &["M", "F"],
+        );
+        sex.self_describing = true;
+        assert_eq!(baseline_phrase(&sex, 3, 1), "male/female: 65%/35%");
+        // Not whole at one decimal: the decimals stay; a unit after the levels.
+        let dose = categorical(
+            "Anlotinib starting dose, mg",
+            vec![level("12", "12", 14, 21), level("10", "10", 7, 21)],
+            &["10", "12"],
+        );
+        assert_eq!(
+            baseline_phrase(&dose, 3, 1),
+            "anlotinib starting dose 10/12 mg: 33.3%/66.7%"
+        );
+        // More levels than the compact form takes: each with its count.
+        assert_eq!(
+            baseline_phrase(&dose, 1, 1),
+            "anlotinib starting dose (mg): 10 7/21 (33.3%), 12 14/21 (66.7%)"
+        );
+        let age = BaselineSummary {
+            column: "AGE".into(),
+            label: "Age, years".into(),
+            kind: BaselineKind::Continuous,
+            n: 20,
+            missing: 0,
+            stats: Some(crate::endpoints::ContinuousSummary {
+                mean: 60.0,
+                sd: Some(9.0),
+                median: 61.0,
+                min: 37.0,
+                max: 75.0,
+            }),
+            levels: Vec::new(),
+            natural_order: Vec::new(),
+            self_describing: false,
+        };
+        assert_eq!(
+            baseline_phrase(&age, 3, 1),
+            "median age 61 years (range 37–75)"
+        );
+    }
+}
