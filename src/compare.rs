@@ -355,20 +355,22 @@ pub fn compare_arms<'a>(
 
     let mut comparisons = Vec::new();
     for arm in order.iter().filter(|a| **a != reference) {
-        let two: Vec<Member> = (0..pooled.members.len())
-            .filter_map(|index| {
-                let value = arm_of(index)?;
-                let in_arm = value == arm;
-                (in_arm || value == reference).then(|| {
-                    member(index).map(|subject| Member {
-                        index,
-                        in_arm,
-                        stratum: strata_of.get(index).copied().flatten(),
-                        subject,
-                    })
-                })?
-            })
-            .collect();
+        let two: Vec<Member> = crate::timing::stage("    two arms", || {
+            (0..pooled.members.len())
+                .filter_map(|index| {
+                    let value = arm_of(index)?;
+                    let in_arm = value == arm;
+                    (in_arm || value == reference).then(|| {
+                        member(index).map(|subject| Member {
+                            index,
+                            in_arm,
+                            stratum: strata_of.get(index).copied().flatten(),
+                            subject,
+                        })
+                    })?
+                })
+                .collect()
+        });
         let label = format!("{arm} vs {reference}");
         let mut tte = IndexMap::new();
         for (e, endpoint) in settings.tte_params.keys().enumerate() {
@@ -376,15 +378,17 @@ pub fn compare_arms<'a>(
                 continue;
             };
             let time_of = |m: &Member| column.get(m.index).and_then(|v| v.get());
-            if let Some(compared) = compare_tte(
-                &two,
-                &time_of,
-                cohort,
-                settings,
-                &label,
-                endpoint,
-                &mut warnings,
-            )? {
+            if let Some(compared) = crate::timing::stage("    tte comparison", || {
+                compare_tte(
+                    &two,
+                    &time_of,
+                    cohort,
+                    settings,
+                    &label,
+                    endpoint,
+                    &mut warnings,
+                )
+            })? {
                 tte.insert(endpoint.clone(), compared);
             }
         }

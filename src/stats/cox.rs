@@ -228,38 +228,14 @@ impl CoxData {
     fn sorted(subjects: &[CoxSubject]) -> CoxData {
         let n = subjects.len().max(1) as f64;
         let mean = subjects.iter().map(|s| s.x).sum::<f64>() / n;
-        // One sort by time (descending), then a stable counting sort by stratum: O(n log n)
-        // once, whatever the strata.
-        // Times are finite and not negative: their bit patterns sort as they do (−0 made 0).
-        let mut keys: Vec<(u64, u32)> = (0u32..)
-            .zip(subjects)
-            .map(|(i, s)| ((s.time + 0.0).to_bits(), i))
-            .collect();
-        keys.sort_unstable();
-        let order: Vec<u32> = keys.iter().rev().map(|&(_, i)| i).collect();
-        let mut times: Vec<f64> = keys.iter().rev().map(|&(t, _)| f64::from_bits(t)).collect();
-        drop(keys);
-        timefix_descending(&mut times);
-        let mut strata: Vec<u32> = subjects.iter().map(|s| s.stratum).collect();
-        strata.sort_unstable();
-        strata.dedup();
-        let mut starts = vec![0usize; strata.len() + 1];
-        let slot = |stratum: u32| strata.binary_search(&stratum).unwrap_or(0);
-        for s in subjects {
-            starts[slot(s.stratum) + 1] += 1;
-        }
-        for k in 1..starts.len() {
-            starts[k] += starts[k - 1];
-        }
-        let stratum_ends: Vec<usize> = starts[1..].to_vec();
+        // Each subject's time, stratum, covariate value (by index into the few distinct
+        // centred values) and event in one key, so that nothing is looked up at random after
+        // the sort. Times are finite and not negative: their bit patterns sort as they do (−0
+        // made 0). One sort by time, then a stable counting sort by stratum: O(n log n) once,
+        // whatever the strata; the full key makes the order independent of the input's.
         let mut values: Vec<f64> = Vec::new();
-        let mut rows = vec![(0.0, false, 0u32); subjects.len()];
-        let mut events = 0;
-        let mut next = starts;
-        for (&i, &t) in order.iter().zip(&times) {
-            let Some(s) = subjects.get(i as usize) else {
-                continue;
-            };
+        let mut keys: Vec<(u64, u32, u32)> = Vec::with_capacity(subjects.len());
+        for s in subjects {
             let x = s.x - mean;
             let k = match values.iter().position(|v| v.to_bits() == x.to_bits()) {
                 Some(k) => k,
@@ -268,12 +244,47 @@ impl CoxData {
                     values.len() - 1
                 }
             };
-            let at = &mut next[slot(s.stratum)];
+            let k = u32::try_from(k).unwrap_or(u32::MAX >> 1);
+            keys.push((
+                (s.time + 0.0).to_bits(),
+                s.stratum,
+                k << 1 | u32::from(s.event),
+            ));
+        }
+        keys.sort_unstable();
+        let mut times: Vec<f64> = keys
+            .iter()
+            .rev()
+            .map(|&(t, _, _)| f64::from_bits(t))
+            .collect();
+        timefix_descending(&mut times);
+        let mut strata: Vec<u32> = subjects.iter().map(|s| s.stratum).collect();
+        strata.sort_unstable();
+        strata.dedup();
+        let mut starts = vec![0usize; strata.len() + 1];
+        let slot = |stratum: u32| strata.binary_search(&stratum).unwrap_or(0);
+        for s in subjects {
+            if let Some(count) = starts.get_mut(slot(s.stratum) + 1) {
+                *count += 1;
+            }
+        }
+        for k in 1..starts.len() {
+            starts[k] += starts[k - 1];
+        }
+        let stratum_ends: Vec<usize> = starts[1..].to_vec();
+        let mut rows = vec![(0.0, false, 0u32); subjects.len()];
+        let mut events = 0;
+        let mut next = starts;
+        for (&(_, stratum, flags), &t) in keys.iter().rev().zip(&times) {
+            let event = flags & 1 == 1;
+            let Some(at) = next.get_mut(slot(stratum)) else {
+                continue;
+            };
             if let Some(row) = rows.get_mut(*at) {
-                *row = (t, s.event, k as u32);
+                *row = (t, event, flags >> 1);
             }
             *at += 1;
-            events += usize::from(s.event);
+            events += usize::from(event);
         }
         CoxData {
             rows,
