@@ -15,7 +15,9 @@ use crate::error::{Error, Result};
 use crate::figures;
 use crate::load;
 use crate::model::Date;
-use crate::outputs::{to_json, CohortFailure, Manifest, ManifestEntry, StudyHeader, StudyResults};
+use crate::outputs::{
+    to_json, CohortFailure, DerivedDataset, Manifest, ManifestEntry, StudyHeader, StudyResults,
+};
 use crate::render::Renderer;
 use crate::study::LoadedStudy;
 use crate::timing;
@@ -184,6 +186,32 @@ pub fn build_cutoff(
                             derived.write_csv(&at.data.subjects, &mut |piece| file.write(piece))?;
                             file.finish()
                         })?;
+                        if cfg
+                            .config
+                            .output
+                            .formats
+                            .contains(&crate::config::Format::DatasetJson)
+                        {
+                            timing::stage("  derived dataset-json", || {
+                                let settings = cfg.analysis_for(cohort);
+                                let about = DerivedDataset {
+                                    study_id: &cfg.config.study.id,
+                                    cohort_id: &cohort.id,
+                                    cohort_label: cohort.label.as_deref().unwrap_or(&cohort.id),
+                                    time_unit: settings.time_unit.name(),
+                                    endpoint_labels: &settings.tte_labels,
+                                    cutoff: at.cutoff,
+                                };
+                                let path = format!("derived/{}.json", cohort.id);
+                                let mut file = sink.create(&path)?;
+                                derived.write_dataset_json(
+                                    &at.data.subjects,
+                                    &about,
+                                    &mut |piece| file.write(piece),
+                                )?;
+                                file.finish()
+                            })?;
+                        }
                         Ok(Ok(built))
                     }
                     Err(e) => Ok(Err(e)),

@@ -42,5 +42,5 @@ pub mod verify;
 pub mod write;
 
 pub use error::{Error, Result};
-// The SAS readers live in `load`; their paths from before stay.
-pub use load::{sas7bdat, xpt};
+// The SAS and Dataset-JSON readers live in `load`; the SAS readers' paths from before stay.
+pub use load::{dataset_json, sas7bdat, xpt};

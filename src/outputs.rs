@@ -1,6 +1,7 @@
 //! What a build writes besides documents and figures, as typed serde structs: `results.json`
 //! (written by the build, read back by `diff`), `manifest.json` (written by the build, read
-//! by `verify`), the derived CSVs. The
+//! by `verify`), the derived CSVs and their Dataset-JSON copies (with the metadata types the
+//! Dataset-JSON reader reads). The
 //! contract is docs/OUTPUTS.md, results.json's JSON Schema docs/results.schema.json.
 
 use std::fmt::Write as _;
@@ -129,20 +130,11 @@ impl DerivedRows<'_> {
     ) -> Result<()> {
         let endpoints = &self.endpoints;
         let mut out = Vec::with_capacity(DERIVED_PIECE + 4096);
-        let mut header = vec!["USUBJID".to_string(), "BOR".to_string()];
-        for e in endpoints.keys() {
-            header.push(format!("{e}_AVAL"));
-            header.push(format!("{e}_CNSR"));
-        }
-        header.extend(["BOR_DATE", "BOR_REASON", "EFFFL"].map(String::from));
-        if self.arm_column.is_some() {
-            header.push("ARM".to_string());
-        }
-        for (i, name) in header.iter().enumerate() {
+        for (i, field) in self.fields().iter().enumerate() {
             if i > 0 {
                 out.push(b',');
             }
-            csv_field(&mut out, name);
+            csv_field(&mut out, &field.name());
         }
         out.push(b'\n');
         let mut number = String::new();
@@ -207,6 +199,248 @@ impl DerivedRows<'_> {
 
 /// Bytes of the derived CSV given to the file at a time.
 const DERIVED_PIECE: usize = 1 << 20;
+
+/// A column of the derived datasets, in their order ([`DerivedRows::fields`]).
+enum Field<'a> {
+    Usubjid,
+    Bor,
+    /// The endpoint's time, in the cohort's time unit.
+    Aval(&'a str),
+    /// The endpoint's censoring flag.
+    Cnsr(&'a str),
+    BorDate,
+    BorReason,
+    Efficacy,
+    Arm(&'a str),
+}
+
+impl Field<'_> {
+    fn name(&self) -> String {
+        match self {
+            Field::Usubjid => "USUBJID".to_string(),
+            Field::Bor => "BOR".to_string(),
+            Field::Aval(e) => format!("{e}_AVAL"),
+            Field::Cnsr(e) => format!("{e}_CNSR"),
+            Field::BorDate => "BOR_DATE".to_string(),
+            Field::BorReason => "BOR_REASON".to_string(),
+            Field::Efficacy => "EFFFL".to_string(),
+            Field::Arm(_) => "ARM".to_string(),
+        }
+    }
+}
+
+/// What `derived/<cohort>.json` says about its data besides the rows.
+pub struct DerivedDataset<'a> {
+    /// `study.id`: the dataset's `studyOID`.
+    pub study_id: &'a str,
+    /// The cohort's id: the dataset's name (upper case, `-` as `_`).
+    pub cohort_id: &'a str,
+    /// The cohort in words, for the dataset's label.
+    pub cohort_label: &'a str,
+    /// The unit of the `_AVAL` columns (`months`).
+    pub time_unit: &'a str,
+    /// Endpoint → the endpoint in words, for the columns' labels.
+    pub endpoint_labels: &'a indexmap::IndexMap<String, String>,
+    /// The folder's cut-off: the dataset's creation date (see [`DerivedRows::write_dataset_json`]).
+    pub cutoff: Option<Date>,
+}
+
+impl DerivedRows<'_> {
+    /// The derived datasets' columns, in order (one definition for the CSV and Dataset-JSON).
+    fn fields(&self) -> Vec<Field<'_>> {
+        let mut fields = vec![Field::Usubjid, Field::Bor];
+        for e in self.endpoints.keys() {
+            fields.push(Field::Aval(e));
+            fields.push(Field::Cnsr(e));
+        }
+        fields.extend([Field::BorDate, Field::BorReason, Field::Efficacy]);
+        if let Some(column) = &self.arm_column {
+            fields.push(Field::Arm(column));
+        }
+        fields
+    }
+
+    /// The Dataset-JSON column metadata of the derived dataset named `dataset`.
+    pub fn dataset_json_columns(
+        &self,
+        dataset: &str,
+        about: &DerivedDataset<'_>,
+    ) -> Vec<crate::dataset_json::Column> {
+        use crate::dataset_json::{Column, DataType, TargetDataType};
+        self.fields()
+            .iter()
+            .map(|field| {
+                let name = field.name();
+                let words = |e: &str| {
+                    about
+                        .endpoint_labels
+                        .get(e)
+                        .cloned()
+                        .unwrap_or_else(|| e.to_string())
+                };
+                let (label, data_type) = match field {
+                    Field::Usubjid => ("Unique Subject Identifier".to_string(), DataType::String),
+                    Field::Bor => ("Best Overall Response".to_string(), DataType::String),
+                    Field::Aval(e) => (
+                        format!(
+                            "{}: time to event or censoring ({})",
+                            words(e),
+                            about.time_unit
+                        ),
+                        DataType::Double,
+                    ),
+                    Field::Cnsr(e) => (
+                        format!("{}: censored (1) or event (0)", words(e)),
+                        DataType::Integer,
+                    ),
+                    Field::BorDate => ("Date of Best Overall Response".to_string(), DataType::Date),
+                    Field::BorReason => (
+                        "Why the Best Overall Response".to_string(),
+                        DataType::String,
+                    ),
+                    Field::Efficacy => ("Efficacy Population Flag".to_string(), DataType::String),
+                    Field::Arm(column) => (format!("Arm ({column})"), DataType::String),
+                };
+                let date = data_type == DataType::Date;
+                Column {
+                    item_oid: format!("IT.{dataset}.{name}"),
+                    key_sequence: matches!(field, Field::Usubjid).then_some(1),
+                    name,
+                    label,
+                    data_type,
+                    // ADaM dates: ISO 8601 text, a number once imported (the specification's
+                    // ADaM case).
+                    target_data_type: date.then_some(TargetDataType::Integer),
+                    length: None,
+                    display_format: date.then(|| "E8601DA.".to_string()),
+                }
+            })
+            .collect()
+    }
+
+    /// `derived/<cohort>.json`: the rows of [`DerivedRows::write_csv`] as a Dataset-JSON v1.1
+    /// dataset (one object, one row per line), with each column's name, label and data type,
+    /// so that what readout derived can go back into a CDISC pipeline. Missing values are
+    /// `null`. readout writes the same bytes for the same inputs, so
+    /// `datasetJSONCreationDateTime` is not the clock's time: it is the cut-off, or without
+    /// one the latest date of the cohort's data (treatment, enrolment, death, last known
+    /// alive, best response), at midnight.
+    pub fn write_dataset_json(
+        &self,
+        subjects: &[Subject],
+        about: &DerivedDataset<'_>,
+        write: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<()> {
+        use crate::dataset_json::{Metadata, SourceSystem, VERSION};
+        let dataset: String = about
+            .cohort_id
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_uppercase()
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let as_of = about.cutoff.or_else(|| self.latest_date(subjects));
+        let metadata = Metadata {
+            creation_date_time: Some(format!(
+                "{}T00:00:00",
+                as_of.map_or_else(|| "1960-01-01".to_string(), |d| d.to_string())
+            )),
+            version: VERSION.to_string(),
+            file_oid: None,
+            db_last_modified_date_time: None,
+            originator: None,
+            source_system: Some(SourceSystem {
+                name: "readout".to_string(),
+                version: env!("CARGO_PKG_VERSION").to_string(),
+            }),
+            study_oid: Some(about.study_id.to_string()),
+            metadata_version_oid: None,
+            metadata_ref: None,
+            item_group_oid: Some(format!("IG.{dataset}")),
+            records: self.members.len() as u64,
+            name: Some(dataset.clone()),
+            label: Some(format!(
+                "Derived per-subject values: {}",
+                about.cohort_label
+            )),
+            columns: self.dataset_json_columns(&dataset, about),
+        };
+        let json_error = |e: serde_json::Error| {
+            Error::Other(format!(
+                "cannot write the Dataset-JSON of the derived data: {e}"
+            ))
+        };
+        let mut out = serde_json::to_vec(&metadata).map_err(json_error)?;
+        // The rows follow the metadata in the same object, one per line.
+        out.pop();
+        out.extend_from_slice(b",\"rows\":[");
+        let endpoints = &self.endpoints;
+        let mut number = String::new();
+        for (i, &member) in self.members.iter().enumerate() {
+            out.extend_from_slice(if i == 0 { b"\n[" } else { b",\n[" });
+            let subject = subjects.get(member as usize);
+            let bor = self.derived.get(i).map(|d| &d.bor);
+            let string = |out: &mut Vec<u8>, text: Option<&str>| match text {
+                Some(text) => serde_json::to_writer(out, text).map_err(json_error),
+                None => {
+                    out.extend_from_slice(b"null");
+                    Ok(())
+                }
+            };
+            string(&mut out, subject.map(|s| &*s.usubjid))?;
+            out.push(b',');
+            string(&mut out, bor.map(|b| endpoints::bor_category(b.bor)))?;
+            for (k, _) in endpoints.keys().enumerate() {
+                let value = self
+                    .derived_tte
+                    .get(k)
+                    .and_then(|column| column.get(i))
+                    .and_then(|value| value.get());
+                match value {
+                    Some((aval, censored)) => {
+                        number.clear();
+                        let _ = write!(number, ",{aval},{}", u8::from(censored));
+                        out.extend_from_slice(number.as_bytes());
+                    }
+                    None => out.extend_from_slice(b",null,null"),
+                }
+            }
+            out.push(b',');
+            let date = bor.and_then(|b| b.date).map(|d| d.to_string());
+            string(&mut out, date.as_deref())?;
+            out.push(b',');
+            string(&mut out, bor.map(|b| b.reason.as_str()))?;
+            let efficacy = subject.is_some_and(|s| s.efficacy);
+            out.extend_from_slice(if efficacy { b",\"Y\"" } else { b",\"N\"" });
+            if let Some(column) = &self.arm_column {
+                out.push(b',');
+                string(&mut out, subject.and_then(|s| s.columns.get(column)))?;
+            }
+            out.push(b']');
+            if out.len() >= DERIVED_PIECE {
+                write(&out)?;
+                out.clear();
+            }
+        }
+        out.extend_from_slice(b"\n]}\n");
+        write(&out)
+    }
+
+    /// The latest date of the members' data, for a dataset without a cut-off.
+    fn latest_date(&self, subjects: &[Subject]) -> Option<Date> {
+        let subject_dates = self
+            .members
+            .iter()
+            .filter_map(|&m| subjects.get(m as usize))
+            .flat_map(|s| [s.trt_start, s.trt_end, s.enrolled, s.death, s.last_alive]);
+        let bor_dates = self.derived.iter().map(|d| d.bor.date);
+        subject_dates.chain(bor_dates).flatten().max()
+    }
+}
 
 /// Appends a CSV field, in quotes (with quotes doubled) when it holds a comma, a quote or a
 /// line end.

@@ -668,7 +668,7 @@ pub struct OutputConfig {
     /// Output folder, relative to the config file. Default: `output`.
     #[serde(default = "default_output_dir")]
     pub dir: PathBuf,
-    /// md | html | docx | png. Default: [md, html].
+    /// md | html | docx | png | dataset-json. Default: [md, html].
     #[serde(default = "default_formats")]
     pub formats: Vec<Format>,
     /// Folder of user templates overriding built-ins by name. Default: none.
@@ -726,6 +726,9 @@ pub enum Format {
     Docx,
     /// PNG copies of the figures.
     Png,
+    /// The derived datasets also as CDISC Dataset-JSON v1.1 (`derived/<cohort>.json`).
+    #[serde(rename = "dataset-json")]
+    DatasetJson,
 }
 
 /// A config read from disk, with the paths resolved against its folder.

@@ -1,6 +1,7 @@
-//! Loading ADaM files (CSV, SAS transport, SAS datasets) into typed tables. One of the two
-//! stages that touch the file system. Every error names the file, the line, the column and the
-//! bad value; a problem that changes a number is an error or a warning shown on the terminal.
+//! Loading ADaM files (CSV, SAS transport, SAS datasets, Dataset-JSON) into typed tables. One
+//! of the two stages that touch the file system. Every error names the file, the line, the
+//! column and the bad value; a problem that changes a number is an error or a warning shown on
+//! the terminal.
 //!
 //! Not here: cut-off handling (`cut`), derivations (`derive`).
 
@@ -25,6 +26,7 @@ mod adsl;
 mod adtr;
 mod adtte;
 mod cells;
+pub mod dataset_json;
 pub mod sas7bdat;
 mod subjects;
 mod table;
@@ -51,15 +53,18 @@ const PART_BYTES: usize = 16 << 20;
 
 /// The length of a data file that is read in parts of `part_bytes`: a CSV file of more than
 /// four parts (below that, reading whole, in parallel with the other files, is faster and
-/// the memory small) and within [`MAX_DATA_FILE_BYTES`]. `None`: read it whole (a SAS file,
-/// a small file, one too large or unreadable, whose error the whole reading gives).
+/// the memory small), or any Dataset-JSON file (its parts parsed while the last is typed was
+/// faster and smaller than reading it whole beside ADSL: docs/PERFORMANCE.md), within
+/// [`MAX_DATA_FILE_BYTES`]. `None`: read it whole (a SAS file, a small CSV file, one too large
+/// or unreadable, whose error the whole reading gives).
 fn parts_length(path: &Path, part_bytes: usize) -> Option<u64> {
     let sas = path
         .extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.eq_ignore_ascii_case("xpt") || e.eq_ignore_ascii_case("sas7bdat"));
+    let stream = dataset_json::Form::of(path).is_some();
     let len = std::fs::metadata(path).ok()?.len();
-    (!sas && len > 4 * part_bytes as u64 && len <= MAX_DATA_FILE_BYTES).then_some(len)
+    (!sas && (stream || len > 4 * part_bytes as u64) && len <= MAX_DATA_FILE_BYTES).then_some(len)
 }
 
 /// Longest CSV record (1 MiB): no ADaM row comes near it, so a longer one is a file without

@@ -188,10 +188,14 @@ impl CsvTable {
     /// Reads and checks a data file, chosen by its extension: `.xpt` is a SAS transport v5
     /// file ([`crate::xpt`]) and `.sas7bdat` a SAS dataset ([`crate::sas7bdat`]), both read
     /// into text cells (dates and datetimes as ISO text, missing numbers as empty cells; the
-    /// "line" of an error is the observation number); anything else is CSV: UTF-8 (a
+    /// "line" of an error is the observation number); `.json`, `.ndjson` and `.dsjc` are
+    /// Dataset-JSON ([`crate::dataset_json`], the "line" the row number); anything else is CSV: UTF-8 (a
     /// BOM is skipped), a header with unique names, at least one data row, the same number of
     /// fields on every row. CRLF is accepted.
     pub fn read(path: &Path) -> Result<CsvTable> {
+        if dataset_json::Form::of(path).is_some() {
+            return dataset_json::read(path);
+        }
         check_file_size(path)?;
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, "cannot read data file", e))?;
         let extension = path
@@ -341,7 +345,7 @@ impl CsvTable {
     /// any file whose first part does not parse, for the whole file's error.
     /// A part given with 0 rows before it restarts the reading: `each` drops what it kept.
     /// `each` returns `false` to stop (it met a bad row). The file's SHA-256 is computed
-    /// alongside.
+    /// alongside. A Dataset-JSON file is always read in parts ([`dataset_json::read_parts`]).
     pub fn read_parts(
         path: &Path,
         part_bytes: usize,
@@ -352,6 +356,9 @@ impl CsvTable {
             each(&table, 0, table.len())?;
             Ok(table.input_file())
         };
+        if dataset_json::Form::of(path).is_some() {
+            return dataset_json::read_parts(path, part_bytes, each);
+        }
         let part_bytes = part_bytes.max(1);
         let Some(file_len) = parts_length(path, part_bytes) else {
             return whole(&mut each);
