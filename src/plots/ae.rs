@@ -30,6 +30,71 @@ const BAR_H: i32 = 16;
 const BAR_GAP: i32 = 3;
 const ROW_GAP: i32 = 10;
 
+/// Each term's label wrapped to at most 40% of the canvas `w`, and the widest line.
+fn term_labels(terms: &[AeBar], w: i32) -> Result<(Vec<Vec<String>>, i32), PlotError> {
+    let mut labels = Vec::with_capacity(terms.len());
+    let mut widest = 0;
+    for t in terms {
+        let lines = wrap_text(&t.term, TICK_PX, w * 40 / 100)?;
+        for l in &lines {
+            widest = widest.max(text_width(l, TICK_PX)?);
+        }
+        labels.push(lines);
+    }
+    Ok((labels, widest))
+}
+
+/// Each term's row (top, height) from `plot_top` down: as tall as its label or `bars_h`,
+/// whichever is taller, [`ROW_GAP`] apart; and the plot's bottom.
+fn row_layout(labels: &[Vec<String>], bars_h: i32, plot_top: i32) -> (Vec<(i32, i32)>, i32) {
+    let line_h = line_height(TICK_PX);
+    let mut rows = Vec::with_capacity(labels.len());
+    let mut row_y = plot_top + ROW_GAP / 2;
+    for lines in labels {
+        let row_h = (line_h * i32::try_from(lines.len()).unwrap_or(1)).max(bars_h);
+        rows.push((row_y, row_h));
+        row_y += row_h + ROW_GAP;
+    }
+    (rows, row_y - ROW_GAP / 2)
+}
+
+/// Light vertical grid lines at the ticks above 0: they help read percentages off long bars.
+fn draw_grid(
+    c: &Canvas,
+    xs: &Scale,
+    ticks: &[f64],
+    (top, bottom): (i32, i32),
+) -> Result<(), PlotError> {
+    for t in ticks.iter().filter(|t| **t > 0.0) {
+        let x = xs.at(*t);
+        c.line(
+            (x, top),
+            (x, bottom),
+            plotters::style::RGBColor(0xE5, 0xE5, 0xE5),
+            1,
+        )?;
+    }
+    Ok(())
+}
+
+/// A term's label lines, right-aligned before the bars at `left`, centred on `cy`.
+fn draw_term_label(c: &Canvas, lines: &[String], left: i32, cy: i32) -> Result<(), PlotError> {
+    let line_h = line_height(TICK_PX);
+    let text_h = line_h * i32::try_from(lines.len()).unwrap_or(1);
+    for (k, line) in lines.iter().enumerate() {
+        let ly = cy - text_h / 2 + line_h * i32::try_from(k).unwrap_or(0) + line_h / 2;
+        c.text(
+            line,
+            (left - 10, ly),
+            TICK_PX,
+            DARK_GREY,
+            Anchor::End,
+            VAnchor::Center,
+        )?;
+    }
+    Ok(())
+}
+
 /// "7 (33.3%)"
 fn value_label(count: usize, n_subjects: usize) -> String {
     format!("{count} ({:.1}%)", percent(count, n_subjects))
@@ -83,16 +148,7 @@ pub fn ae_bars_labelled(
         .fold(10.0, f64::max);
     let axis = ValueAxis::nice(0.0, max_pct, 5.0);
 
-    let max_label_w = w * 40 / 100;
-    let mut labels = Vec::with_capacity(terms.len());
-    let mut label_w = 0;
-    for t in terms {
-        let lines = wrap_text(&t.term, TICK_PX, max_label_w)?;
-        for l in &lines {
-            label_w = label_w.max(text_width(l, TICK_PX)?);
-        }
-        labels.push(lines);
-    }
+    let (labels, label_w) = term_labels(terms, w)?;
     let mut value_w = 0;
     for t in terms {
         for count in [t.any_grade, t.grade3plus] {
@@ -124,18 +180,7 @@ pub fn ae_bars_labelled(
     )?;
     let legend_top = y;
     let plot_top = y + legend.height() + 10;
-    let line_h = line_height(TICK_PX);
-    let mut row_tops = Vec::with_capacity(terms.len());
-    let mut row_y = plot_top + ROW_GAP / 2;
-    let mut row_heights = Vec::with_capacity(terms.len());
-    for lines in &labels {
-        let text_h = line_h * i32::try_from(lines.len()).unwrap_or(1);
-        let row_h = text_h.max(2 * BAR_H + BAR_GAP);
-        row_tops.push(row_y);
-        row_heights.push(row_h);
-        row_y += row_h + ROW_GAP;
-    }
-    let plot_bottom = row_y - ROW_GAP / 2;
+    let (rows, plot_bottom) = row_layout(&labels, 2 * BAR_H + BAR_GAP, plot_top);
     let tick_label_top = plot_bottom + TICK_LEN + 4;
     let x_title_top = tick_label_top + line_height(TICK_PX) + 2;
     let height = x_title_top + line_height(LABEL_PX) + PAD;
@@ -148,35 +193,11 @@ pub fn ae_bars_labelled(
         draw_title(&c, &title_lines, w / 2, title_top)?;
         legend.draw(&c, (left, legend_top))?;
 
-        // Light vertical grid lines help read percentages off long bars.
-        for t in axis.ticks.iter().filter(|t| **t > 0.0) {
-            let x = xs.at(*t);
-            c.line(
-                (x, plot_top),
-                (x, plot_bottom),
-                plotters::style::RGBColor(0xE5, 0xE5, 0xE5),
-                1,
-            )?;
-        }
+        draw_grid(&c, &xs, &axis.ticks, (plot_top, plot_bottom))?;
 
-        for ((t, lines), (top, row_h)) in terms
-            .iter()
-            .zip(&labels)
-            .zip(row_tops.iter().zip(&row_heights))
-        {
+        for ((t, lines), (top, row_h)) in terms.iter().zip(&labels).zip(&rows) {
             let cy = top + row_h / 2;
-            let text_h = line_h * i32::try_from(lines.len()).unwrap_or(1);
-            for (k, line) in lines.iter().enumerate() {
-                let ly = cy - text_h / 2 + line_h * i32::try_from(k).unwrap_or(0) + line_h / 2;
-                c.text(
-                    line,
-                    (left - 10, ly),
-                    TICK_PX,
-                    DARK_GREY,
-                    Anchor::End,
-                    VAnchor::Center,
-                )?;
-            }
+            draw_term_label(&c, lines, left, cy)?;
             let bars = [
                 (t.any_grade, ANY_GRADE.1, cy - BAR_GAP / 2 - BAR_H),
                 (t.grade3plus, GRADE3PLUS.1, cy + BAR_GAP - BAR_GAP / 2),
@@ -295,16 +316,7 @@ pub fn ae_bars_by_arm(
         .fold(10.0, f64::max);
     let axis = ValueAxis::nice(0.0, max_pct, 5.0);
 
-    let max_label_w = w * 40 / 100;
-    let mut labels = Vec::with_capacity(first.terms.len());
-    let mut label_w = 0;
-    for t in &first.terms {
-        let lines = wrap_text(&t.term, TICK_PX, max_label_w)?;
-        for l in &lines {
-            label_w = label_w.max(text_width(l, TICK_PX)?);
-        }
-        labels.push(lines);
-    }
+    let (labels, label_w) = term_labels(&first.terms, w)?;
     let mut value_w = 0;
     for a in arms {
         for t in &a.terms {
@@ -343,20 +355,9 @@ pub fn ae_bars_by_arm(
     let legend = Legend::flow_groups(vec![arm_items, shade_items], w - 2 * PAD)?;
     let legend_top = y;
     let plot_top = y + legend.height() + 10;
-    let line_h = line_height(TICK_PX);
     let n_arms = i32::try_from(arms.len()).unwrap_or(i32::MAX);
     let bars_h = n_arms * BAR_H + (n_arms - 1) * BAR_GAP;
-    let mut row_tops = Vec::with_capacity(labels.len());
-    let mut row_heights = Vec::with_capacity(labels.len());
-    let mut row_y = plot_top + ROW_GAP / 2;
-    for lines in &labels {
-        let text_h = line_h * i32::try_from(lines.len()).unwrap_or(1);
-        let row_h = text_h.max(bars_h);
-        row_tops.push(row_y);
-        row_heights.push(row_h);
-        row_y += row_h + ROW_GAP;
-    }
-    let plot_bottom = row_y - ROW_GAP / 2;
+    let (rows, plot_bottom) = row_layout(&labels, bars_h, plot_top);
     let tick_label_top = plot_bottom + TICK_LEN + 4;
     let x_title_top = tick_label_top + line_height(TICK_PX) + 2;
     let height = x_title_top + line_height(LABEL_PX) + PAD;
@@ -369,34 +370,11 @@ pub fn ae_bars_by_arm(
         draw_title(&c, &title_lines, w / 2, title_top)?;
         legend.draw(&c, (PAD, legend_top))?;
 
-        for t in axis.ticks.iter().filter(|t| **t > 0.0) {
-            let x = xs.at(*t);
-            c.line(
-                (x, plot_top),
-                (x, plot_bottom),
-                plotters::style::RGBColor(0xE5, 0xE5, 0xE5),
-                1,
-            )?;
-        }
+        draw_grid(&c, &xs, &axis.ticks, (plot_top, plot_bottom))?;
 
-        for (r, (lines, (top, row_h))) in labels
-            .iter()
-            .zip(row_tops.iter().zip(&row_heights))
-            .enumerate()
-        {
+        for (r, (lines, (top, row_h))) in labels.iter().zip(&rows).enumerate() {
             let cy = top + row_h / 2;
-            let text_h = line_h * i32::try_from(lines.len()).unwrap_or(1);
-            for (k, line) in lines.iter().enumerate() {
-                let ly = cy - text_h / 2 + line_h * i32::try_from(k).unwrap_or(0) + line_h / 2;
-                c.text(
-                    line,
-                    (left - 10, ly),
-                    TICK_PX,
-                    DARK_GREY,
-                    Anchor::End,
-                    VAnchor::Center,
-                )?;
-            }
+            draw_term_label(&c, lines, left, cy)?;
             let bars_top = cy - bars_h / 2;
             for (i, a) in arms.iter().enumerate() {
                 let Some(t) = a.terms.get(r) else { continue };
