@@ -243,11 +243,7 @@ fn forest_rows(results: &CohortResults, t: &TteComparison) -> Vec<plots::ForestR
         hr: ratio(&overall.hr),
     }];
     for s in &t.subgroups {
-        let group = results
-            .baseline
-            .iter()
-            .find(|b| b.column == s.column)
-            .map_or(s.column.as_str(), |b| b.label.as_str());
+        let group = results.column_label(&s.column);
         rows.push(plots::ForestRow {
             label: s.level.clone(),
             group: Some(group.to_string()),

@@ -13,6 +13,7 @@ use crate::endpoints::{
 };
 use crate::format::fmt_p;
 use crate::format::{fixed, fmt_count_pct, fmt_limits, fmt_pct, fmt_plain, long_date};
+use crate::prose::sentence_case;
 
 /// A cohort report.
 #[derive(Debug, Clone, Serialize)]
@@ -456,7 +457,7 @@ fn baseline_rows(baseline: &[BaselineSummary], columns: &[Column], f: &Formats) 
                     vec![Cell::text(format!("{}, n (%)", b.label)).span(width, 1)],
                 ));
                 for l in &b.levels {
-                    let mut row = vec![Cell::level(capitalised(&l.label))];
+                    let mut row = vec![Cell::level(sentence_case(&l.label))];
                     row.extend(cells(&|col, x| {
                         let levels = x.map_or(&[][..], |x| x.levels.as_slice());
                         match levels.iter().find(|m| m.value == l.value) {
@@ -688,7 +689,7 @@ fn time_to_event_by_arm(c: &CohortResults, f: &Formats) -> Option<Section> {
         let tte = |r: &CohortResults| r.tte.get(endpoint).cloned();
         body.push(Row::with_class(
             "group",
-            vec![Cell::text(capitalised(&pooled.label)).span(width, 1)],
+            vec![Cell::text(sentence_case(&pooled.label)).span(width, 1)],
         ));
         body.push(row_of(Cell::level("Events, n (%)"), &columns, |r| {
             tte(r).map_or("–".to_string(), |t| f.count_pct(t.events, t.n))
@@ -792,15 +793,6 @@ fn time_to_event_by_arm(c: &CohortResults, f: &Formats) -> Option<Section> {
             },
         ],
     })
-}
-
-/// The text with its first letter upper-case.
-fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map(|first| first.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
 }
 
 fn safety(c: &CohortResults, f: &Formats) -> Option<Section> {
@@ -1014,7 +1006,7 @@ fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
         let label = |endpoint: &str| {
             c.tte
                 .get(endpoint)
-                .map_or(endpoint.to_string(), |t| capitalised(&t.label))
+                .map_or(endpoint.to_string(), |t| sentence_case(&t.label))
         };
         if !x.tte.is_empty() {
             let mut head = vec![
@@ -1104,11 +1096,7 @@ fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
                 vec![Cell::text(label(endpoint)).span(4, 1)],
             ));
             for s in &t.subgroups {
-                let group = c
-                    .baseline
-                    .iter()
-                    .find(|b| b.column == s.column)
-                    .map_or(s.column.as_str(), |b| b.label.as_str());
+                let group = c.column_label(&s.column);
                 subgroups.push(Row::of(vec![
                     Cell::level(format!("{group}: {}", s.level)),
                     Cell::num(format!("{}/{}", s.events, s.n)),

@@ -164,6 +164,16 @@ pub struct Enrolment {
     pub centres: Option<usize>,
 }
 
+impl CohortResults {
+    /// An ADSL column's label in tables: its baseline item's, else the column's name.
+    pub fn column_label<'a>(&'a self, column: &'a str) -> &'a str {
+        self.baseline
+            .iter()
+            .find(|b| b.column == column)
+            .map_or(column, |b| b.label.as_str())
+    }
+}
+
 /// One baseline characteristic.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]

@@ -103,26 +103,17 @@ fn comparison_methods(a: &Analysis, c: &CohortResults) -> Vec<String> {
         .find_map(|t| t.stratified.as_ref().map(|s| &s.strata));
     // A stratification factor by its baseline label in prose ("ECOG performance status",
     // "region"), else by its column.
-    let name = |column: &String| {
-        let Some(b) = c.baseline.iter().find(|b| &b.column == column) else {
-            return column.clone();
-        };
-        let first_word = b.label.split_whitespace().next().unwrap_or("");
-        let acronym = first_word.chars().filter(|ch| ch.is_alphabetic()).count() > 1
-            && first_word.chars().all(|ch| !ch.is_lowercase());
-        let mut chars = b.label.chars();
-        match chars.next() {
-            Some(first) if !acronym => first.to_lowercase().chain(chars).collect(),
-            _ => b.label.clone(),
-        }
-    };
     let names = |columns: &[String]| {
-        let named: Vec<String> = columns.iter().map(name).collect();
-        match named.as_slice() {
-            [] => String::new(),
-            [one] => one.clone(),
-            [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-        }
+        let named: Vec<String> = columns
+            .iter()
+            .map(
+                |column| match c.baseline.iter().find(|b| &b.column == column) {
+                    Some(b) => crate::prose::in_sentence(&b.label),
+                    None => column.clone(),
+                },
+            )
+            .collect();
+        crate::prose::and_list(&named)
     };
     if !first.tte.is_empty() {
         let ties = match a.cox_ties {
