@@ -119,6 +119,14 @@ pub struct DerivedRows<'a> {
 }
 
 impl DerivedRows<'_> {
+    /// Member `i`'s time and censoring for the `k`-th endpoint, if it has one.
+    fn tte_value(&self, k: usize, i: usize) -> Option<(f64, bool)> {
+        self.derived_tte
+            .get(k)
+            .and_then(|column| column.get(i))
+            .and_then(|value| value.get())
+    }
+
     /// `derived/<cohort>.csv`: one row per subject with the derived values (docs/OUTPUTS.md),
     /// quoted as the `csv` crate would (only fields with a comma, quote or line end). Written
     /// field by field into a buffer, given to `write` each [`DERIVED_PIECE`] bytes, so a cohort
@@ -150,11 +158,7 @@ impl DerivedRows<'_> {
                     .unwrap_or_default(),
             );
             for (k, _) in endpoints.keys().enumerate() {
-                let value = self
-                    .derived_tte
-                    .get(k)
-                    .and_then(|column| column.get(i))
-                    .and_then(|value| value.get());
+                let value = self.tte_value(k, i);
                 match value {
                     Some((aval, censored)) => {
                         // Times are whole days over a unit: a cohort has a few thousand distinct
@@ -395,11 +399,7 @@ impl DerivedRows<'_> {
             out.push(b',');
             string(&mut out, bor.map(|b| endpoints::bor_category(b.bor)))?;
             for (k, _) in endpoints.keys().enumerate() {
-                let value = self
-                    .derived_tte
-                    .get(k)
-                    .and_then(|column| column.get(i))
-                    .and_then(|value| value.get());
+                let value = self.tte_value(k, i);
                 match value {
                     Some((aval, censored)) => {
                         number.clear();
