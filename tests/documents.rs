@@ -9,6 +9,8 @@ use assert_cmd::Command;
 use serde_json::Value;
 
 use crate::common::root;
+use crate::html::{attr, select_in, Html};
+use markup5ever_rcdom::Handle;
 
 fn fixture() -> PathBuf {
     root().join("tests/fixtures/documents")
@@ -90,23 +92,22 @@ fn without_svg(html: &str) -> String {
 }
 
 /// Parses as an HTML5 document and fails on any parse error (html5ever's error list).
-fn parse_html5(name: &str, html: &str) -> scraper::Html {
-    let doc = scraper::Html::parse_document(html);
+fn parse_html5(name: &str, html: &str) -> Html {
+    let doc = Html::parse(html);
     assert!(
-        doc.errors.is_empty(),
+        doc.errors().is_empty(),
         "{name} is not clean HTML5: {:?}",
-        doc.errors
+        doc.errors()
     );
     doc
 }
 
-fn select<'a>(doc: &'a scraper::Html, css: &str) -> Vec<scraper::ElementRef<'a>> {
-    let selector = scraper::Selector::parse(css).expect("selector");
-    doc.select(&selector).collect()
+fn select(doc: &Html, css: &str) -> Vec<Handle> {
+    doc.select(css)
 }
 
-fn text_of(e: &scraper::ElementRef<'_>) -> String {
-    e.text().collect::<String>()
+fn text_of(e: &Handle) -> String {
+    crate::html::text(e)
 }
 
 /// `word/document.xml` of a .docx, and the names of its parts.
@@ -135,17 +136,16 @@ fn docx_text(xml: &str) -> String {
 
 /// Every table's rows as cell texts, empty cells left out: from report.html's `<table>`s.
 pub(crate) fn html_tables(html: &str) -> Vec<Vec<Vec<String>>> {
-    let doc = scraper::Html::parse_document(html);
+    let doc = Html::parse(html);
     select(&doc, "table")
         .iter()
         .map(|table| {
-            let rows = scraper::Selector::parse("tr").expect("selector");
-            let cells = scraper::Selector::parse("th, td").expect("selector");
-            table
-                .select(&rows)
+            select_in(table, "tr")
+                .iter()
                 .map(|row| {
-                    row.select(&cells)
-                        .map(|c| text_of(&c))
+                    select_in(row, "th, td")
+                        .iter()
+                        .map(text_of)
                         .filter(|t| !t.is_empty())
                         .collect()
                 })
@@ -204,7 +204,7 @@ fn word_and_html_reports_have_the_same_tables_and_sections() {
         ]
     );
     assert_eq!(terms[1], ["Any grade", "Grade ≥3", "Any grade", "Grade ≥3"]);
-    let doc = scraper::Html::parse_document(&html);
+    let doc = Html::parse(&html);
     let headings: Vec<String> = select(&doc, "h2, h3").iter().map(text_of).collect();
     let words = docx_text(&xml);
     let mut at = 0;
@@ -363,7 +363,7 @@ fn html_documents_parse_as_html5_and_escape_data_strings() {
     let doc = parse_html5("index.html", &index);
     let links: Vec<String> = select(&doc, "a")
         .iter()
-        .filter_map(|a| a.value().attr("href").map(str::to_string))
+        .filter_map(|a| attr(a, "href"))
         .collect();
     for href in [
         "cohort-a/abstract.html",

@@ -77,40 +77,21 @@ fn runs_script(url: &str) -> bool {
         .any(|scheme| url.starts_with(scheme))
 }
 
-/// Every URL attribute of every element of an HTML document, by scraper's (html5ever's)
-/// reading, with character references decoded.
+/// Every URL attribute of every element of an HTML document (template contents and SVG
+/// `xlink:href` included), as html5ever reads it, with character references decoded.
 fn url_attributes(html: &str) -> Vec<(String, String)> {
-    let document = scraper::Html::parse_document(html);
+    let document = crate::html::Html::parse(html);
     let mut found = Vec::new();
-    for element in document.root_element().descendants_with_self_elements() {
-        for (name, value) in element.value().attrs() {
-            if [
-                "href",
-                "src",
-                "xlink:href",
-                "action",
-                "formaction",
-                "srcset",
-            ]
-            .contains(&name.to_ascii_lowercase().as_str())
+    for element in document.elements() {
+        for (name, value) in crate::html::attrs(&element) {
+            if ["href", "src", "action", "formaction", "srcset"]
+                .contains(&name.to_ascii_lowercase().as_str())
             {
-                found.push((name.to_string(), value.to_string()));
+                found.push((name, value));
             }
         }
     }
     found
-}
-
-trait Descendants {
-    fn descendants_with_self_elements(&self) -> Vec<scraper::ElementRef<'_>>;
-}
-
-impl Descendants for scraper::ElementRef<'_> {
-    fn descendants_with_self_elements(&self) -> Vec<scraper::ElementRef<'_>> {
-        self.descendants()
-            .filter_map(scraper::ElementRef::wrap)
-            .collect()
-    }
 }
 
 /// Asserts that no HTML file under `dir` holds a URL attribute that runs script; returns the
