@@ -1,14 +1,12 @@
 //! ADTTE is used as given; at a cut-off, a record dated after it becomes censored at the
 //! cut-off with AVAL recomputed from STARTDT (SPEC §4), in the file's own day-count convention.
 
-use assert_cmd::Command;
-
+use crate::common::readout_command;
 use crate::common::root;
 
 /// `readout build CONFIG --out OUT ARGS...`, run from the repository root.
 fn build(config: &str, out: &std::path::Path, args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("readout")
-        .expect("binary")
+    readout_command()
         .args(["build", config])
         .args(args)
         .arg("--out")

@@ -4,13 +4,14 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::Value;
+use std::process::Command;
 
 use crate::common::root;
+use crate::common::{readout_command, Run};
 
 fn readout() -> Command {
-    let mut cmd = Command::cargo_bin("readout").expect("binary");
+    let mut cmd = readout_command();
     cmd.current_dir(root());
     cmd
 }
@@ -313,7 +314,7 @@ fn a_killed_build_leaves_no_partial_folder() {
         ));
     }
     std::fs::write(&config, yaml).expect("config");
-    let bin = assert_cmd::cargo::cargo_bin("readout");
+    let bin = env!("CARGO_BIN_EXE_readout");
     let mut child = std::process::Command::new(&bin)
         .args(["build", "--quiet", "--out"])
         .arg(out.path())

@@ -13,10 +13,10 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 use crate::common::root;
+use crate::common::{readout_command, Run};
 
 fn reference(folder: &str) -> Option<PathBuf> {
     let dir = root().join("../shared/reference/adam").join(folder);
@@ -60,8 +60,7 @@ fn pilot_xpt() -> Option<PathBuf> {
 
 fn build(config: &Path) -> (tempfile::TempDir, Value) {
     let out = tempfile::tempdir().expect("temp dir");
-    Command::cargo_bin("readout")
-        .expect("binary")
+    readout_command()
         .args(["build", "--quiet", "--out"])
         .arg(out.path())
         .arg(config)
@@ -441,8 +440,7 @@ fn pilot_documents_follow_its_data() {
             &root().join("../shared").display().to_string(),
         );
     std::fs::write(&config, text).expect("write");
-    let output = Command::cargo_bin("readout")
-        .expect("binary")
+    let output = readout_command()
         .arg("check")
         .arg(&config)
         .output()

@@ -1,14 +1,12 @@
 //! The command line on bad input: one clear message (file, line/column or key, value,
 //! expectation), exit code 2, nothing written. Messages are snapshotted.
 
-use assert_cmd::Command;
-
 use crate::common::root;
+use crate::common::{readout_command, Run};
 
 /// Runs `readout check` on a fixture and returns its stderr, after checking the exit code.
 fn check_fails(fixture: &str) -> String {
-    let output = Command::cargo_bin("readout")
-        .expect("binary")
+    let output = readout_command()
         .args([
             "check",
             &format!("tests/fixtures/invalid/{fixture}/study.yaml"),
@@ -66,8 +64,7 @@ fn duplicate_cohort_ids_are_refused() {
 
 #[test]
 fn check_reports_what_build_would_write_and_writes_nothing() {
-    let output = Command::cargo_bin("readout")
-        .expect("binary")
+    let output = readout_command()
         .args(["check", "config/altn-ak105-ii-01.yaml"])
         .current_dir(root())
         .output()
@@ -82,17 +79,11 @@ fn check_reports_what_build_would_write_and_writes_nothing() {
 fn init_writes_a_starter_study_that_checks() {
     let dir = tempfile::tempdir().expect("temp");
     let study = dir.path().join("new-study");
-    Command::cargo_bin("readout")
-        .expect("binary")
-        .arg("init")
-        .arg(&study)
-        .assert()
-        .success();
+    readout_command().arg("init").arg(&study).assert().success();
     assert!(study.join("study.yaml").is_file());
     assert!(study.join("data/adsl.csv").is_file());
     // The starter config parses; its empty ADSL is reported as such.
-    let output = Command::cargo_bin("readout")
-        .expect("binary")
+    let output = readout_command()
         .arg("check")
         .arg(study.join("study.yaml"))
         .output()
@@ -104,19 +95,13 @@ fn init_writes_a_starter_study_that_checks() {
         "{err}"
     );
     // A second init does not overwrite.
-    Command::cargo_bin("readout")
-        .expect("binary")
-        .arg("init")
-        .arg(&study)
-        .assert()
-        .code(2);
+    readout_command().arg("init").arg(&study).assert().code(2);
 }
 
 #[test]
 fn help_explains_every_option() {
     for cmd in ["build", "check", "init"] {
-        let output = Command::cargo_bin("readout")
-            .expect("binary")
+        let output = readout_command()
             .args([cmd, "--help"])
             .output()
             .expect("run");

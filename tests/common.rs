@@ -23,3 +23,47 @@ pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     }
     found
 }
+
+/// The `readout` binary cargo built for these tests.
+pub fn readout_command() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_readout"))
+}
+
+/// Runs a command and checks how it ended, showing its output when it did not end as expected.
+pub trait Run {
+    fn assert(&mut self) -> Ran;
+}
+
+impl Run for std::process::Command {
+    fn assert(&mut self) -> Ran {
+        Ran(self.output().expect("the command runs"))
+    }
+}
+
+/// A finished command's output.
+pub struct Ran(std::process::Output);
+
+impl Ran {
+    pub fn success(self) -> Ran {
+        assert!(self.0.status.success(), "{}", self.describe());
+        self
+    }
+
+    pub fn code(self, code: i32) -> Ran {
+        assert_eq!(self.0.status.code(), Some(code), "{}", self.describe());
+        self
+    }
+
+    pub fn get_output(&self) -> &std::process::Output {
+        &self.0
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+            self.0.status.code(),
+            String::from_utf8_lossy(&self.0.stdout),
+            String::from_utf8_lossy(&self.0.stderr)
+        )
+    }
+}

@@ -12,12 +12,12 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::{json, Map, Value};
 
 use readout::load::CsvTable;
 
 use crate::common::{files_under, root};
+use crate::common::{readout_command, Run};
 
 fn datasetjson_reference() -> Option<PathBuf> {
     let dir = root().join("../shared/reference/datasetjson");
@@ -272,8 +272,7 @@ fn config_for(config: &str, old_dir: &str, data_dir: &Path, from: &str, extensio
 /// Builds `config` into a temporary folder; every `results.json` by its path in the folder.
 fn build(config: &Path) -> (tempfile::TempDir, Vec<(PathBuf, Vec<u8>)>) {
     let out = tempfile::tempdir().expect("temp dir");
-    Command::cargo_bin("readout")
-        .expect("binary")
+    readout_command()
         .args(["build", "--quiet", "--out"])
         .arg(out.path())
         .arg(config)
@@ -647,8 +646,7 @@ fn a_bad_file_stops_the_build_with_its_error() {
     )
     .unwrap();
     let out = tmp.path().join("out");
-    let assert = Command::cargo_bin("readout")
-        .unwrap()
+    let assert = readout_command()
         .args(["build", "--quiet", "--out"])
         .arg(&out)
         .arg(&config)
@@ -696,8 +694,7 @@ fn derived_datasets_are_written_as_dataset_json_and_read_back() {
     let yaml = tmp.path().join("study.yaml");
     std::fs::write(&yaml, config).unwrap();
     let out = tmp.path().join("out");
-    Command::cargo_bin("readout")
-        .unwrap()
+    readout_command()
         .args(["build", "--quiet", "--out"])
         .arg(&out)
         .arg(&yaml)

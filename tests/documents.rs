@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::Value;
 
+use crate::common::readout_command;
 use crate::common::root;
 use crate::html::{attr, select_in, Html};
 use markup5ever_rcdom::Handle;
@@ -36,8 +36,7 @@ fn variant(tmp: &Path, output_extra: &str) -> PathBuf {
 
 /// Runs `readout build CONFIG --out OUT [args]` and returns (exit code, stdout, stderr).
 fn build(config: &Path, out: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let output = Command::cargo_bin("readout")
-        .expect("binary")
+    let output = readout_command()
         .arg("build")
         .arg(config)
         .arg("--out")
@@ -616,8 +615,7 @@ fn conference_names_and_rules_are_checked_in_the_config() {
             conference,
         );
         std::fs::write(&config, text).expect("write");
-        let output = Command::cargo_bin("readout")
-            .expect("binary")
+        let output = readout_command()
             .arg("check")
             .arg(&config)
             .output()

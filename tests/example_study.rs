@@ -8,16 +8,15 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 use crate::common::{files_under, root};
+use crate::common::{readout_command, Run};
 
 /// Builds the example study once per test into its own temporary folder.
 fn build_example() -> (tempfile::TempDir, PathBuf) {
     let out = tempfile::tempdir().expect("temp dir");
-    Command::cargo_bin("readout")
-        .expect("binary")
+    readout_command()
         .args(["build", "config/altn-ak105-ii-01.yaml", "--quiet", "--out"])
         .arg(out.path())
         .current_dir(root())
@@ -287,8 +286,7 @@ fn abstract_sentences_open_with_words() {
     })
     .collect();
     let out = tempfile::tempdir().expect("temp dir");
-    Command::cargo_bin("readout")
-        .expect("binary")
+    readout_command()
         .args(["build", "config/rand-example.yaml", "--quiet", "--out"])
         .arg(out.path())
         .current_dir(root())

@@ -5,8 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
-
+use crate::common::readout_command;
 use crate::common::{files_under, root};
 
 fn hostile(file: &str) -> String {
@@ -39,7 +38,7 @@ fn build_config(config: &Path, out: &Path, extra: &[&str], env: &[(&str, &str)])
 
 /// Runs `readout ARGS` at the repository root with `env` set.
 fn readout(args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut command = Command::cargo_bin("readout").expect("binary");
+    let mut command = readout_command();
     command.args(args).current_dir(root()).env("NO_COLOR", "1");
     for (key, value) in env {
         command.env(key, value);
@@ -537,7 +536,7 @@ fn concurrent_builds_of_one_folder_both_succeed() {
     let out = tmp.path().join("out");
     for _ in 0..3 {
         let spawn = || {
-            std::process::Command::new(assert_cmd::cargo::cargo_bin("readout"))
+            std::process::Command::new(env!("CARGO_BIN_EXE_readout"))
                 .args([
                     "build",
                     &hostile("links.yaml"),

@@ -11,9 +11,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
 use serde_json::Value;
 
+use crate::common::readout_command;
 use crate::common::{files_under, root};
 
 fn fixture_config(name: &str) -> String {
@@ -30,8 +30,7 @@ struct Run {
 /// Runs `readout ARGS` at the repository root; `out` (a temporary folder) reads `[OUT]` in the
 /// captured text.
 fn readout(args: &[&str], out: Option<&Path>) -> Run {
-    let output = Command::cargo_bin("readout")
-        .expect("binary")
+    let output = readout_command()
         .args(args)
         .current_dir(root())
         .env("NO_COLOR", "1")

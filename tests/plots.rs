@@ -5,6 +5,7 @@
 //! Set `READOUT_PLOTS_DUMP=/some/dir` to also write every fixture figure there as SVG and PNG
 //! for review by eye.
 
+use crate::common::{readout_command, Run};
 use readout::plots::{
     ae_bars, ae_bars_by_arm, forest, glyph_drawn_texts, km_plot, number_at_risk, spider,
     svg_to_png, swimmer, waterfall, waterfall_by_arm, AeArm, AeBar, ForestRow, KmPlotOptions,
@@ -1738,8 +1739,7 @@ fn build_example_cohort(output: &str, arms: &str) -> (tempfile::TempDir, std::pa
         ),
     )
     .expect("config");
-    assert_cmd::Command::cargo_bin("readout")
-        .expect("binary")
+    readout_command()
         .args(["build"])
         .arg(&config)
         .assert()

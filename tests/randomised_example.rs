@@ -7,10 +7,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 use crate::common::root;
+use crate::common::{readout_command, Run};
 use readout::stats::{cox_fit, CoxSubject, Ties};
 
 #[allow(dead_code)]
@@ -25,7 +25,7 @@ const PLACEBO: &str = "Placebo + chemo";
 /// and what the build printed on stderr.
 fn build(cutoffs: &[&str]) -> (tempfile::TempDir, PathBuf, String) {
     let out = tempfile::tempdir().expect("temp dir");
-    let mut cmd = Command::cargo_bin("readout").expect("binary");
+    let mut cmd = readout_command();
     cmd.args(["build", "config/rand-example.yaml", "--out"])
         .arg(out.path());
     for c in cutoffs {
@@ -236,8 +236,7 @@ fn documents_and_figures_say_what_the_results_hold() {
 fn diff_reports_changed_hazard_ratios() {
     let early = "2022-12-31";
     let (_out, study, _) = build(&[early, CUTOFF]);
-    let done = Command::cargo_bin("readout")
-        .expect("binary")
+    let done = readout_command()
         .arg("diff")
         .arg(study.join(early))
         .arg(study.join(CUTOFF))

@@ -1,0 +1,1 @@
+//! Empty: the package holds the benchmarks in `km.rs` and `pipeline.rs`.
