@@ -315,7 +315,7 @@ fn a_killed_build_leaves_no_partial_folder() {
     }
     std::fs::write(&config, yaml).expect("config");
     let bin = env!("CARGO_BIN_EXE_readout");
-    let mut child = std::process::Command::new(&bin)
+    let mut child = std::process::Command::new(bin)
         .args(["build", "--quiet", "--out"])
         .arg(out.path())
         .arg(&config)
