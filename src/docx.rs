@@ -1,18 +1,13 @@
-//! Word documents (`abstract.docx`, `report.docx`) with docx-rs: real headings (Word's
-//! "Heading 1" styles), real tables, and the figures as PNG images rasterised from the same
-//! SVGs as the HTML. `report.docx` is written from the same document model as `report.html`
-//! ([`crate::report`]), so the Word and HTML reports have the same tables to the digit.
-//!
-//! The output is deterministic: docx-rs stamps no dates, and the picture and paragraph ids are
-//! set per document here (docx-rs's own counters are process-wide).
+//! Word documents (`abstract.docx`, `report.docx`), written as WordprocessingML: real headings
+//! (Word's "Heading 1" styles), real tables, and the figures as PNG pictures rasterised from the
+//! same SVGs as the HTML. `report.docx` is written from the same document model as
+//! `report.html` ([`crate::report`]), so the Word and HTML reports have the same tables to the
+//! digit. The package holds only what Word needs (content types, relationships, document,
+//! styles, settings, core properties and the pictures) and is deterministic: no dates, ids
+//! numbered per document.
 
-use std::io::Cursor;
-
-use docx_rs::{
-    AlignmentType, Docx, LineSpacing, Paragraph, Pic, Run, RunFonts, Style, StyleType, Table,
-    TableBorder, TableBorderPosition, TableBorders, TableCell, TableCellBorder,
-    TableCellBorderPosition, TableCellBorders, TableRow, VMergeType, WidthType,
-};
+use std::fmt::Write as _;
+use std::io::{Cursor, Write as _};
 
 use crate::error::{Error, Result};
 use crate::plots;
@@ -27,23 +22,22 @@ const MAX_FIGURE_HEIGHT_EMU: u64 = 8 * 914_400;
 /// `abstract.docx` from the plain-text abstract: the first paragraph is the title, and a
 /// paragraph's leading "Label:" (Background, Methods, ...) is set in bold.
 pub fn abstract_docx(plain: &str, cohort: &str, styles: Option<&[u8]>) -> Result<Vec<u8>> {
-    let ids = Ids::default();
-    let mut doc = with_styles(Docx::new());
+    let mut body = Body::default();
     let mut paragraphs = plain
         .split("\n\n")
         .map(|p| p.trim().replace('\n', " "))
         .filter(|p| !p.is_empty());
     if let Some(title) = paragraphs.next() {
-        doc = doc.add_paragraph(ids.p().style("Title").add_run(Run::new().add_text(title)));
+        body.paragraph(Para::style("Title"), &[Span::plain(&title)]);
     }
     for text in paragraphs {
-        doc = doc.add_paragraph(labelled_paragraph(&ids, &text));
+        body.paragraph(Para::default(), &labelled(&text));
     }
-    pack(doc, cohort, "abstract.docx", styles)
+    package(body, cohort, "abstract.docx", styles)
 }
 
-/// "Results: ..." → a paragraph with "Results:" in bold.
-fn labelled_paragraph(ids: &Ids, text: &str) -> Paragraph {
+/// "Results: ..." → "Results:" in bold, then the rest.
+fn labelled(text: &str) -> Vec<Span<'_>> {
     let label = text.split_once(": ").filter(|(label, _)| {
         !label.is_empty()
             && label.chars().count() <= 30
@@ -51,11 +45,11 @@ fn labelled_paragraph(ids: &Ids, text: &str) -> Paragraph {
             && label.chars().next().is_some_and(char::is_uppercase)
     });
     match label {
-        Some((label, rest)) => ids
-            .p()
-            .add_run(Run::new().add_text(format!("{label}:")).bold())
-            .add_run(Run::new().add_text(format!(" {rest}"))),
-        None => ids.p().add_run(Run::new().add_text(text)),
+        Some((label, _)) => {
+            let (head, rest) = text.split_at(label.len() + 1);
+            vec![Span::bold(head), Span::plain(rest)]
+        }
+        None => vec![Span::plain(text)],
     }
 }
 
@@ -66,49 +60,47 @@ pub fn report_docx(
     cohort: &str,
     styles: Option<&[u8]>,
 ) -> Result<Vec<u8>> {
-    let ids = Ids::default();
     let report = &ctx.report;
     // A reference document with a table style `Table` (as pandoc's) styles every table;
     // otherwise the tables carry the house rules themselves.
     let rules = !styles.is_some_and(has_table_style);
-    let mut doc = with_styles(Docx::new());
-    doc = doc.add_paragraph(text(&ids, &report.kicker));
-    doc = doc.add_paragraph(
-        ids.p()
-            .style("Title")
-            .add_run(Run::new().add_text(ctx.text.title.clone())),
-    );
+    let mut body = Body::default();
+    body.paragraph(Para::default(), &[Span::plain(&report.kicker)]);
+    body.paragraph(Para::style("Title"), &[Span::plain(&ctx.text.title)]);
     for fact in &report.facts {
-        doc = doc.add_paragraph(
-            ids.p()
-                .add_run(Run::new().add_text(format!("{}: ", fact.label)).bold())
-                .add_run(Run::new().add_text(fact.value.clone())),
+        let label = format!("{}: ", fact.label);
+        body.paragraph(
+            Para::default(),
+            &[Span::bold(&label), Span::plain(&fact.value)],
         );
     }
     for section in &report.sections {
-        doc = doc.add_paragraph(heading(&ids, &section.heading));
+        body.paragraph(Para::style("Heading1"), &[Span::plain(&section.heading)]);
         for block in &section.blocks {
-            doc = match block {
-                Block::Table(t) => doc.add_table(table(&ids, t, rules)),
-                Block::Subheading { text } => doc.add_paragraph(subheading(&ids, text)),
-                Block::Paragraph { text: t } => doc.add_paragraph(text(&ids, t)),
-                Block::Note { text: t } => doc.add_paragraph(
-                    ids.p()
-                        .style("Caption")
-                        .add_run(Run::new().add_text(t.clone())),
-                ),
-                Block::List { items } => items.iter().fold(doc, |doc, item| {
-                    doc.add_paragraph(text(&ids, &format!("• {item}")))
-                }),
-                Block::Figures => add_figures(doc, &ids, ctx, cohort)?,
-            };
+            match block {
+                Block::Table(t) => body.table(t, rules),
+                Block::Subheading { text } => {
+                    body.paragraph(Para::style("Heading2"), &[Span::plain(text)]);
+                }
+                Block::Paragraph { text } => body.paragraph(Para::default(), &[Span::plain(text)]),
+                Block::Note { text } => {
+                    body.paragraph(Para::style("Caption"), &[Span::plain(text)])
+                }
+                Block::List { items } => {
+                    for item in items {
+                        let item = format!("• {item}");
+                        body.paragraph(Para::default(), &[Span::plain(&item)]);
+                    }
+                }
+                Block::Figures => add_figures(&mut body, ctx, cohort)?,
+            }
         }
     }
-    pack(doc, cohort, "report.docx", styles)
+    package(body, cohort, "report.docx", styles)
 }
 
 /// The cohort's figures as PNG pictures, each with its numbered caption.
-fn add_figures(mut doc: Docx, ids: &Ids, ctx: &DocumentContext<'_>, cohort: &str) -> Result<Docx> {
+fn add_figures(body: &mut Body, ctx: &DocumentContext<'_>, cohort: &str) -> Result<()> {
     for (i, fig) in ctx.figures.iter().enumerate() {
         // The figure's PNG when the build made one (at the same scale), else drawn here.
         let png = match &fig.png {
@@ -125,96 +117,225 @@ fn add_figures(mut doc: Docx, ids: &Ids, ctx: &DocumentContext<'_>, cohort: &str
                 message: format!("figure {}: the rasterised PNG has no size", fig.name),
             });
         };
-        let (w_emu, h_emu) = fit_page(w, h);
-        let pic = Pic::new_with_dimensions(png, w, h)
-            .size(w_emu, h_emu)
-            .id(format!("rIdImage{}", i + 1));
-        doc = doc.add_paragraph(ids.p().add_run(Run::new().add_image(pic)));
-        doc = doc.add_paragraph(
-            ids.p()
-                .style("Caption")
-                .add_run(Run::new().add_text(format!("Figure {}. {}", i + 1, fig.caption))),
+        body.picture(png, fit_page(w, h), &fig.name);
+        let caption = format!("Figure {}. {}", i + 1, fig.caption);
+        body.paragraph(Para::style("Caption"), &[Span::plain(&caption)]);
+    }
+    Ok(())
+}
+
+/// A paragraph's properties: its style, right alignment (numbers), indentation (levels).
+#[derive(Default, Clone, Copy)]
+struct Para<'a> {
+    style: Option<&'a str>,
+    right: bool,
+    indent: bool,
+}
+
+impl<'a> Para<'a> {
+    fn style(style: &'a str) -> Para<'a> {
+        Para {
+            style: Some(style),
+            ..Para::default()
+        }
+    }
+}
+
+/// A run of text: bold or not, in a size of its own (half-points) or the style's.
+#[derive(Clone, Copy)]
+struct Span<'a> {
+    text: &'a str,
+    bold: bool,
+    size: Option<u32>,
+}
+
+impl<'a> Span<'a> {
+    fn plain(text: &'a str) -> Span<'a> {
+        Span {
+            text,
+            bold: false,
+            size: None,
+        }
+    }
+
+    fn bold(text: &'a str) -> Span<'a> {
+        Span {
+            bold: true,
+            ..Span::plain(text)
+        }
+    }
+}
+
+/// The body of `word/document.xml` as it is written, and the pictures it refers to.
+#[derive(Default)]
+struct Body {
+    xml: String,
+    pictures: Vec<Vec<u8>>,
+}
+
+impl Body {
+    fn paragraph(&mut self, para: Para<'_>, spans: &[Span<'_>]) {
+        self.xml.push_str("<w:p>");
+        let mut props = String::new();
+        if let Some(style) = para.style {
+            let _ = write!(props, "<w:pStyle w:val=\"{style}\" />");
+        }
+        if para.indent {
+            props.push_str("<w:ind w:left=\"240\" />");
+        }
+        if para.right {
+            props.push_str("<w:jc w:val=\"right\" />");
+        }
+        if !props.is_empty() {
+            let _ = write!(self.xml, "<w:pPr>{props}</w:pPr>");
+        }
+        for span in spans {
+            self.xml.push_str("<w:r>");
+            if span.bold || span.size.is_some() {
+                self.xml.push_str("<w:rPr>");
+                if span.bold {
+                    self.xml.push_str("<w:b /><w:bCs />");
+                }
+                if let Some(size) = span.size {
+                    let _ = write!(
+                        self.xml,
+                        "<w:sz w:val=\"{size}\" /><w:szCs w:val=\"{size}\" />"
+                    );
+                }
+                self.xml.push_str("</w:rPr>");
+            }
+            self.xml.push_str("<w:t xml:space=\"preserve\">");
+            escape_into(&mut self.xml, span.text);
+            self.xml.push_str("</w:t></w:r>");
+        }
+        self.xml.push_str("</w:p>");
+    }
+
+    /// A picture in a paragraph of its own, `size` in EMU; its relationship is `rIdImageN`.
+    fn picture(&mut self, png: Vec<u8>, (cx, cy): (u32, u32), name: &str) {
+        self.pictures.push(png);
+        let n = self.pictures.len();
+        let mut name_xml = String::new();
+        escape_into(&mut name_xml, name);
+        let _ = write!(
+            self.xml,
+            "<w:p><w:r><w:drawing><wp:inline distT=\"0\" distB=\"0\" distL=\"0\" distR=\"0\">\
+             <wp:extent cx=\"{cx}\" cy=\"{cy}\" /><wp:docPr id=\"{n}\" name=\"{name_xml}\" />\
+             <wp:cNvGraphicFramePr><a:graphicFrameLocks noChangeAspect=\"1\" /></wp:cNvGraphicFramePr>\
+             <a:graphic><a:graphicData uri=\"http://schemas.openxmlformats.org/drawingml/2006/picture\">\
+             <pic:pic><pic:nvPicPr><pic:cNvPr id=\"{n}\" name=\"image{n}.png\" /><pic:cNvPicPr /></pic:nvPicPr>\
+             <pic:blipFill><a:blip r:embed=\"rIdImage{n}\" /><a:stretch><a:fillRect /></a:stretch></pic:blipFill>\
+             <pic:spPr><a:xfrm><a:off x=\"0\" y=\"0\" /><a:ext cx=\"{cx}\" cy=\"{cy}\" /></a:xfrm>\
+             <a:prstGeom prst=\"rect\"><a:avLst /></a:prstGeom></pic:spPr></pic:pic>\
+             </a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>"
         );
     }
-    Ok(doc)
-}
 
-/// Paragraph ids (`w14:paraId`) numbered per document: docx-rs's own counter is per thread
-/// and never reset, which would make a document depend on what the thread built before.
-#[derive(Default)]
-struct Ids(std::cell::Cell<u32>);
+    /// A table of the document model. With `rules`, a three-line table as study reports set
+    /// them: a rule above the bold header, one below it and one under the last row, no other
+    /// lines; without, the reference document's table style alone. Number cells right-aligned,
+    /// levels indented; spans as the model gives them; no row split across pages.
+    fn table(&mut self, t: &report::Table, rules: bool) {
+        let columns = t
+            .head
+            .iter()
+            .chain(&t.body)
+            .map(|r| r.cells.iter().map(|c| c.colspan as usize).sum::<usize>())
+            .max()
+            .unwrap_or(1);
+        let _ = write!(
+            self.xml,
+            "<w:tbl><w:tblPr><w:tblStyle w:val=\"{TABLE_STYLE}\" /><w:tblW w:w=\"5000\" w:type=\"pct\" />"
+        );
+        if rules {
+            self.xml.push_str(
+                "<w:tblBorders><w:top w:val=\"single\" w:sz=\"12\" w:space=\"0\" w:color=\"000000\" />\
+                 <w:bottom w:val=\"single\" w:sz=\"12\" w:space=\"0\" w:color=\"000000\" /></w:tblBorders>",
+            );
+        }
+        self.xml.push_str("</w:tblPr><w:tblGrid>");
+        for width in grid(t, columns) {
+            let _ = write!(self.xml, "<w:gridCol w:w=\"{width}\" />");
+        }
+        self.xml.push_str("</w:tblGrid>");
+        // Cells a row span covers in the rows below: (row, column, columns spanned).
+        let mut covered: Vec<(usize, usize, usize)> = Vec::new();
+        let last_head = t.head.len().saturating_sub(1);
+        for (r, row) in t.head.iter().chain(&t.body).enumerate() {
+            let head = r < t.head.len();
+            self.xml.push_str("<w:tr><w:trPr><w:cantSplit /></w:trPr>");
+            let mut column = 0;
+            let mut source = row.cells.iter();
+            while column < columns {
+                if let Some(&(_, _, span)) = covered.iter().find(|c| c.0 == r && c.1 == column) {
+                    let rule = rules && head && r == last_head;
+                    self.cell_start(span, Some("continue"), rule);
+                    self.xml.push_str("<w:p /></w:tc>");
+                    column += span;
+                    continue;
+                }
+                let Some(c) = source.next() else { break };
+                let span = (c.colspan as usize).max(1);
+                let merge = (c.rowspan > 1).then_some("restart");
+                for below in 1..c.rowspan as usize {
+                    covered.push((r + below, column, span));
+                }
+                let bottom = head && (r == last_head || r + c.rowspan as usize > last_head);
+                self.cell_start(span, merge, rules && bottom);
+                let para = Para {
+                    style: None,
+                    right: c.num,
+                    indent: c.level,
+                };
+                let text = Span {
+                    text: &c.text,
+                    bold: head,
+                    size: Some(18),
+                };
+                self.paragraph(para, &[text]);
+                self.xml.push_str("</w:tc>");
+                column += span;
+            }
+            self.xml.push_str("</w:tr>");
+        }
+        self.xml.push_str("</w:tbl>");
+    }
 
-impl Ids {
-    /// A new paragraph with the next id.
-    fn p(&self) -> Paragraph {
-        let id = self.0.get() + 1;
-        self.0.set(id);
-        Paragraph::new().id(format!("{id:08X}"))
+    /// `<w:tc>` and its properties: columns spanned, vertical merge, the rule under a header.
+    fn cell_start(&mut self, span: usize, merge: Option<&str>, rule: bool) {
+        self.xml.push_str("<w:tc>");
+        let mut props = String::new();
+        if span > 1 {
+            let _ = write!(props, "<w:gridSpan w:val=\"{span}\" />");
+        }
+        if let Some(merge) = merge {
+            let _ = write!(props, "<w:vMerge w:val=\"{merge}\" />");
+        }
+        if rule {
+            props.push_str(
+                "<w:tcBorders><w:bottom w:val=\"single\" w:sz=\"6\" w:space=\"0\" w:color=\"000000\" /></w:tcBorders>",
+            );
+        }
+        if !props.is_empty() {
+            let _ = write!(self.xml, "<w:tcPr>{props}</w:tcPr>");
+        }
     }
 }
 
-/// The house style of a study report: a sans font at 10 pt for the text, headings with room
-/// above and below them (sizes in half-points, spacing in twentieths of a point).
-fn with_styles(doc: Docx) -> Docx {
-    const FONT: &str = "Arial";
-    doc.default_fonts(
-        RunFonts::new()
-            .ascii(FONT)
-            .hi_ansi(FONT)
-            .cs(FONT)
-            .east_asia(FONT),
-    )
-    .default_size(20)
-    .add_style(
-        Style::new("Title", StyleType::Paragraph)
-            .name("Title")
-            .bold()
-            .size(32)
-            .line_spacing(LineSpacing::new().after(240)),
-    )
-    .add_style(
-        Style::new("Heading1", StyleType::Paragraph)
-            .name("Heading 1")
-            .bold()
-            .size(28)
-            .outline_lvl(0)
-            .line_spacing(LineSpacing::new().before(360).after(120)),
-    )
-    .add_style(
-        Style::new("Heading2", StyleType::Paragraph)
-            .name("Heading 2")
-            .bold()
-            .size(24)
-            .outline_lvl(1)
-            .line_spacing(LineSpacing::new().before(240).after(120)),
-    )
-    .add_style(
-        Style::new(TABLE_STYLE, StyleType::Table)
-            .name(TABLE_STYLE)
-            .set_borders(
-                TableBorders::with_empty()
-                    .set(TableBorder::new(TableBorderPosition::Top).size(12))
-                    .set(TableBorder::new(TableBorderPosition::Bottom).size(12)),
-            ),
-    )
-    .add_style(
-        Style::new("Caption", StyleType::Paragraph)
-            .name("Caption")
-            .italic()
-            .size(18),
-    )
-}
-
-fn heading(ids: &Ids, t: &str) -> Paragraph {
-    ids.p().style("Heading1").add_run(Run::new().add_text(t))
-}
-
-fn subheading(ids: &Ids, t: &str) -> Paragraph {
-    ids.p().style("Heading2").add_run(Run::new().add_text(t))
-}
-
-fn text(ids: &Ids, t: &str) -> Paragraph {
-    ids.p().add_run(Run::new().add_text(t))
+/// `text` escaped for XML, leaving out the characters XML 1.0 cannot hold (C0 controls other
+/// than tab, line feed and carriage return; lone surrogates cannot occur in a `str`).
+fn escape_into(out: &mut String, text: &str) {
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
+            c => out.push(c),
+        }
+    }
 }
 
 /// The table style every table names: a reference document's, when it has one.
@@ -224,89 +345,6 @@ const TABLE_STYLE: &str = "Table";
 fn has_table_style(styles: &[u8]) -> bool {
     let needle = format!("w:styleId=\"{TABLE_STYLE}\"");
     styles.windows(needle.len()).any(|w| w == needle.as_bytes())
-}
-
-/// A table of the document model. With `rules`, a three-line table as study reports set them:
-/// a rule above the bold header, one below it and one under the last row, no other lines;
-/// without, the reference document's table style alone. Number cells right-aligned, levels
-/// indented; spans as the model gives them.
-fn table(ids: &Ids, t: &report::Table, rules: bool) -> Table {
-    let columns = t
-        .head
-        .iter()
-        .chain(&t.body)
-        .map(|r| r.cells.iter().map(|c| c.colspan as usize).sum::<usize>())
-        .max()
-        .unwrap_or(1);
-    // Cells a row span covers in the rows below: (row, column) → columns spanned.
-    let mut covered: Vec<(usize, usize, usize)> = Vec::new();
-    let last_head = t.head.len().saturating_sub(1);
-    let mut rows = Vec::new();
-    for (r, row) in t.head.iter().chain(&t.body).enumerate() {
-        let head = r < t.head.len();
-        let mut cells = Vec::new();
-        let mut column = 0;
-        let mut source = row.cells.iter();
-        while column < columns {
-            if let Some(&(_, _, span)) = covered.iter().find(|c| c.0 == r && c.1 == column) {
-                let mut cell = TableCell::new()
-                    .vertical_merge(VMergeType::Continue)
-                    .add_paragraph(ids.p());
-                if span > 1 {
-                    cell = cell.grid_span(span);
-                }
-                cells.push(rule_below(cell, rules && head && r == last_head));
-                column += span;
-                continue;
-            }
-            let Some(c) = source.next() else { break };
-            let span = (c.colspan as usize).max(1);
-            let mut run = Run::new().add_text(c.text.clone()).size(18);
-            if head {
-                run = run.bold();
-            }
-            let mut p = ids.p().add_run(run);
-            if c.num {
-                p = p.align(AlignmentType::Right);
-            }
-            if c.level {
-                p = p.indent(Some(240), None, None, None);
-            }
-            let mut cell = TableCell::new().add_paragraph(p);
-            if span > 1 {
-                cell = cell.grid_span(span);
-            }
-            if c.rowspan > 1 {
-                cell = cell.vertical_merge(VMergeType::Restart);
-                for below in 1..c.rowspan as usize {
-                    covered.push((r + below, column, span));
-                }
-            }
-            let bottom = head && (r == last_head || r + c.rowspan as usize > last_head);
-            cells.push(rule_below(cell, rules && bottom));
-            column += span;
-        }
-        // A row is not split across pages.
-        rows.push(TableRow::new(cells).cant_split());
-    }
-    let grid = grid(t, columns);
-    if rules {
-        Table::new(rows)
-            .style(TABLE_STYLE)
-            .set_grid(grid)
-            .width(5000, WidthType::Pct)
-            .set_borders(
-                TableBorders::with_empty()
-                    .set(TableBorder::new(TableBorderPosition::Top).size(12))
-                    .set(TableBorder::new(TableBorderPosition::Bottom).size(12)),
-            )
-    } else {
-        // No lines of its own: the style's apply.
-        Table::without_borders(rows)
-            .style(TABLE_STYLE)
-            .set_grid(grid)
-            .width(5000, WidthType::Pct)
-    }
 }
 
 /// Column widths in twentieths of a point, filling the text column (9,000): each column in
@@ -328,18 +366,6 @@ fn grid(t: &report::Table, columns: usize) -> Vec<usize> {
     }
     let total: usize = longest.iter().sum();
     longest.iter().map(|l| 9000 * l / total.max(1)).collect()
-}
-
-/// A header cell with the rule under the header.
-fn rule_below(cell: TableCell, rule: bool) -> TableCell {
-    if rule {
-        cell.set_borders(
-            TableCellBorders::with_empty()
-                .set(TableCellBorder::new(TableCellBorderPosition::Bottom).size(6)),
-        )
-    } else {
-        cell
-    }
 }
 
 /// Width and height of a PNG from its IHDR chunk.
@@ -372,17 +398,147 @@ fn fit_page(w: u32, h: u32) -> (u32, u32) {
     )
 }
 
-fn pack(doc: Docx, cohort: &str, file: &str, styles: Option<&[u8]>) -> Result<Vec<u8>> {
-    let mut buf = Cursor::new(Vec::new());
+const XML_DECLARATION: &str = r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#;
+
+const CONTENT_TYPES: &str = concat!(
+    r#"<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">"#,
+    r#"<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml" />"#,
+    r#"<Default Extension="xml" ContentType="application/xml" />"#,
+    r#"<Default Extension="png" ContentType="image/png" />"#,
+    r#"<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml" />"#,
+    r#"<Override PartName="/word/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml" />"#,
+    r#"<Override PartName="/word/settings.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.settings+xml" />"#,
+    r#"<Override PartName="/docProps/core.xml" ContentType="application/vnd.openxmlformats-package.core-properties+xml" />"#,
+    r#"</Types>"#
+);
+
+const PACKAGE_RELATIONSHIPS: &str = concat!(
+    r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">"#,
+    r#"<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml" />"#,
+    r#"<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties" Target="docProps/core.xml" />"#,
+    r#"</Relationships>"#
+);
+
+/// Core properties with no dates or author: the same inputs give the same bytes.
+const CORE_PROPERTIES: &str = concat!(
+    r#"<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" "#,
+    r#"xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:creator>readout</dc:creator></cp:coreProperties>"#
+);
+
+const SETTINGS: &str = concat!(
+    r#"<w:settings xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">"#,
+    r#"<w:defaultTabStop w:val="720" /><w:compat>"#,
+    r#"<w:compatSetting w:name="compatibilityMode" w:uri="http://schemas.microsoft.com/office/word" w:val="15" />"#,
+    r#"</w:compat></w:settings>"#
+);
+
+const DOCUMENT_START: &str = concat!(
+    r#"<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" "#,
+    r#"xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" "#,
+    r#"xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" "#,
+    r#"xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" "#,
+    r#"xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"><w:body>"#
+);
+
+/// A4 with 1-inch margins: a text column of 9,026 twentieths of a point (6.27 in), which holds
+/// the tables' 9,000 and the figures' 6 in, and a page of text 9.7 in tall (figures up to 8 in).
+const SECTION: &str = concat!(
+    r#"<w:sectPr><w:pgSz w:w="11906" w:h="16838" />"#,
+    r#"<w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="720" w:footer="720" w:gutter="0" />"#,
+    r#"</w:sectPr></w:body></w:document>"#
+);
+
+/// The house style of a study report: a sans font at 10 pt for the text, headings with room
+/// above and below them (sizes in half-points, spacing in twentieths of a point), three-line
+/// tables and small italic captions.
+const HOUSE_STYLES: &str = concat!(
+    r#"<w:styles xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">"#,
+    r#"<w:docDefaults><w:rPrDefault><w:rPr><w:rFonts w:ascii="Arial" w:hAnsi="Arial" w:eastAsia="Arial" w:cs="Arial" />"#,
+    r#"<w:sz w:val="20" /><w:szCs w:val="20" /></w:rPr></w:rPrDefault><w:pPrDefault /></w:docDefaults>"#,
+    r#"<w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal" /><w:qFormat /></w:style>"#,
+    r#"<w:style w:type="paragraph" w:styleId="Title"><w:name w:val="Title" /><w:basedOn w:val="Normal" /><w:qFormat />"#,
+    r#"<w:pPr><w:spacing w:after="240" /></w:pPr><w:rPr><w:b /><w:bCs /><w:sz w:val="32" /><w:szCs w:val="32" /></w:rPr></w:style>"#,
+    r#"<w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1" /><w:basedOn w:val="Normal" /><w:next w:val="Normal" /><w:qFormat />"#,
+    r#"<w:pPr><w:keepNext /><w:spacing w:before="360" w:after="120" /><w:outlineLvl w:val="0" /></w:pPr>"#,
+    r#"<w:rPr><w:b /><w:bCs /><w:sz w:val="28" /><w:szCs w:val="28" /></w:rPr></w:style>"#,
+    r#"<w:style w:type="paragraph" w:styleId="Heading2"><w:name w:val="heading 2" /><w:basedOn w:val="Normal" /><w:next w:val="Normal" /><w:qFormat />"#,
+    r#"<w:pPr><w:keepNext /><w:spacing w:before="240" w:after="120" /><w:outlineLvl w:val="1" /></w:pPr>"#,
+    r#"<w:rPr><w:b /><w:bCs /><w:sz w:val="24" /><w:szCs w:val="24" /></w:rPr></w:style>"#,
+    r#"<w:style w:type="paragraph" w:styleId="Caption"><w:name w:val="caption" /><w:basedOn w:val="Normal" /><w:qFormat />"#,
+    r#"<w:rPr><w:i /><w:iCs /><w:sz w:val="18" /><w:szCs w:val="18" /></w:rPr></w:style>"#,
+    r#"<w:style w:type="table" w:default="1" w:styleId="TableNormal"><w:name w:val="Normal Table" />"#,
+    r#"<w:tblPr><w:tblInd w:w="0" w:type="dxa" /><w:tblCellMar><w:top w:w="0" w:type="dxa" /><w:left w:w="108" w:type="dxa" />"#,
+    r#"<w:bottom w:w="0" w:type="dxa" /><w:right w:w="108" w:type="dxa" /></w:tblCellMar></w:tblPr></w:style>"#,
+    r#"<w:style w:type="table" w:styleId="Table"><w:name w:val="Table" /><w:basedOn w:val="TableNormal" />"#,
+    r#"<w:tblPr><w:tblBorders><w:top w:val="single" w:sz="12" w:space="0" w:color="000000" />"#,
+    r#"<w:bottom w:val="single" w:sz="12" w:space="0" w:color="000000" /></w:tblBorders></w:tblPr></w:style>"#,
+    r#"</w:styles>"#
+);
+
+/// The Word package around `body`: its styles the house's, or a reference document's styles
+/// part (`output.docx_reference`) as it is.
+fn package(body: Body, cohort: &str, file: &str, styles: Option<&[u8]>) -> Result<Vec<u8>> {
     let failed = |e: &dyn std::fmt::Display| Error::Analysis {
         cohort: cohort.to_string(),
         message: format!("cannot write {file}: {e}"),
     };
-    doc.build().pack(&mut buf).map_err(|e| failed(&e))?;
-    match styles {
-        Some(styles) => with_reference_styles(&buf.into_inner(), styles).map_err(|e| failed(&e)),
-        None => Ok(buf.into_inner()),
+    let mut relationships = String::from(concat!(
+        r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">"#,
+        r#"<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml" />"#,
+        r#"<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/settings" Target="settings.xml" />"#,
+    ));
+    for n in 1..=body.pictures.len() {
+        let _ = write!(
+            relationships,
+            r#"<Relationship Id="rIdImage{n}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/image{n}.png" />"#
+        );
     }
+    relationships.push_str("</Relationships>");
+    let document = format!("{XML_DECLARATION}{DOCUMENT_START}{}{SECTION}", body.xml);
+    let house = format!("{XML_DECLARATION}{HOUSE_STYLES}");
+    let xml = |part: &str| format!("{XML_DECLARATION}{part}");
+    let mut parts: Vec<(String, &[u8], bool)> = Vec::new();
+    let (content_types, package_rels, core, settings) = (
+        xml(CONTENT_TYPES),
+        xml(PACKAGE_RELATIONSHIPS),
+        xml(CORE_PROPERTIES),
+        xml(SETTINGS),
+    );
+    let document_rels = xml(&relationships);
+    parts.push(("[Content_Types].xml".into(), content_types.as_bytes(), true));
+    parts.push(("_rels/.rels".into(), package_rels.as_bytes(), true));
+    parts.push(("docProps/core.xml".into(), core.as_bytes(), true));
+    parts.push(("word/document.xml".into(), document.as_bytes(), true));
+    parts.push((
+        "word/_rels/document.xml.rels".into(),
+        document_rels.as_bytes(),
+        true,
+    ));
+    parts.push((STYLES_PART.into(), styles.unwrap_or(house.as_bytes()), true));
+    parts.push(("word/settings.xml".into(), settings.as_bytes(), true));
+    for (i, png) in body.pictures.iter().enumerate() {
+        // PNGs are compressed already: stored as they are.
+        parts.push((format!("word/media/image{}.png", i + 1), png, false));
+    }
+    zip_parts(&parts).map_err(|e| failed(&e))
+}
+
+/// A zip archive of `(name, bytes, deflate)` parts, with a fixed time on each.
+fn zip_parts(parts: &[(String, &[u8], bool)]) -> zip::result::ZipResult<Vec<u8>> {
+    let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    for (name, bytes, deflate) in parts {
+        let method = if *deflate {
+            zip::CompressionMethod::Deflated
+        } else {
+            zip::CompressionMethod::Stored
+        };
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(method)
+            .last_modified_time(zip::DateTime::default());
+        out.start_file(name.as_str(), options)?;
+        out.write_all(bytes)?;
+    }
+    Ok(out.finish()?.into_inner())
 }
 
 /// The styles part a Word file takes from `output.docx_reference`.
@@ -401,38 +557,122 @@ pub fn reference_styles(docx: &[u8]) -> std::result::Result<Vec<u8>, String> {
     Ok(styles)
 }
 
-/// `docx` with its styles part replaced by `styles` (every other part copied as it is).
-fn with_reference_styles(docx: &[u8], styles: &[u8]) -> zip::result::ZipResult<Vec<u8>> {
-    use std::io::Write;
-    let mut archive = zip::ZipArchive::new(Cursor::new(docx))?;
-    let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    let options = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated)
-        // A fixed time, so the same inputs give the same bytes.
-        .last_modified_time(zip::DateTime::default());
-    for i in 0..archive.len() {
-        let mut part = archive.by_index(i)?;
-        let name = part.name().to_string();
-        out.start_file(name.as_str(), options)?;
-        if name == STYLES_PART {
-            out.write_all(styles)?;
-        } else {
-            std::io::copy(&mut part, &mut out)?;
-        }
-    }
-    Ok(out.finish()?.into_inner())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn labels_are_recognised() {
-        let p = labelled_paragraph(&Ids::default(), "Results: 13 pts achieved PR.");
-        assert_eq!(p.children.len(), 2);
-        let p = labelled_paragraph(&Ids::default(), "Ratio 1.5: something");
-        assert_eq!(p.children.len(), 1);
+        let spans = labelled("Results: 13 pts achieved PR.");
+        let parts: Vec<(&str, bool)> = spans.iter().map(|s| (s.text, s.bold)).collect();
+        assert_eq!(parts, [("Results:", true), (" 13 pts achieved PR.", false)]);
+        assert_eq!(labelled("Ratio 1.5: something").len(), 1);
+    }
+
+    #[test]
+    fn text_is_escaped_and_characters_xml_cannot_hold_are_left_out() {
+        let mut out = String::new();
+        escape_into(&mut out, "a < b & \"c\" > d\u{1}\u{1b}[31m\tend\u{FFFF}");
+        assert_eq!(out, "a &lt; b &amp; &quot;c&quot; &gt; d[31m\tend");
+    }
+
+    /// Every part is well-formed XML; the document holds the title, a bold label, a table with
+    /// a spanning header, a merged cell and the header rule, and a picture with its
+    /// relationship; the house styles, or a reference's styles part as given.
+    #[test]
+    fn the_package_holds_well_formed_parts() {
+        let table = report::Table {
+            class: None,
+            head: vec![
+                report::Row {
+                    class: None,
+                    cells: vec![cell("Term", 1, 2, false), cell("TEAE", 2, 1, false)],
+                },
+                report::Row {
+                    class: None,
+                    cells: vec![cell("Any", 1, 1, false), cell("≥3", 1, 1, false)],
+                },
+            ],
+            body: vec![report::Row {
+                class: None,
+                cells: vec![
+                    cell("Rash & <itch>", 1, 1, false),
+                    cell("3 (30.0%)", 1, 1, true),
+                    cell("1 (10.0%)", 1, 1, true),
+                ],
+            }],
+        };
+        let mut body = Body::default();
+        body.paragraph(Para::style("Title"), &[Span::plain("T")]);
+        body.paragraph(Para::default(), &labelled("Methods: m."));
+        body.table(&table, true);
+        let mut png = vec![0u8; 24];
+        png[16..20].copy_from_slice(&10u32.to_be_bytes());
+        png[20..24].copy_from_slice(&10u32.to_be_bytes());
+        body.picture(png.clone(), (95_250, 95_250), "km-os");
+        let bytes = package(body, "c", "report.docx", None).unwrap();
+        let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).unwrap();
+        let mut names = Vec::new();
+        for i in 0..archive.len() {
+            let mut part = archive.by_index(i).unwrap();
+            let name = part.name().to_string();
+            let mut data = Vec::new();
+            std::io::Read::read_to_end(&mut part, &mut data).unwrap();
+            if name.ends_with(".png") {
+                assert_eq!(data, png);
+            } else {
+                let text = String::from_utf8(data).unwrap();
+                roxmltree::Document::parse(&text)
+                    .unwrap_or_else(|e| panic!("{name} is not XML: {e}"));
+                if name == "word/document.xml" {
+                    assert!(text.contains("<w:pStyle w:val=\"Title\" />"));
+                    assert!(text
+                        .contains("<w:b /><w:bCs /></w:rPr><w:t xml:space=\"preserve\">Methods:"));
+                    assert!(text.contains("<w:gridSpan w:val=\"2\" />"));
+                    assert!(text.contains("<w:vMerge w:val=\"restart\" />"));
+                    assert!(text.contains("<w:vMerge w:val=\"continue\" />"));
+                    assert!(text.contains("Rash &amp; &lt;itch&gt;"));
+                    assert_eq!(text.matches("<w:tcBorders>").count(), 4);
+                    assert!(text.contains("r:embed=\"rIdImage1\""));
+                }
+                if name == "word/_rels/document.xml.rels" {
+                    assert!(text.contains("Id=\"rIdImage1\""));
+                    assert!(text.contains("Target=\"media/image1.png\""));
+                }
+                if name == STYLES_PART {
+                    assert!(text.contains("w:styleId=\"Heading1\""));
+                }
+            }
+            names.push(name);
+        }
+        assert_eq!(
+            names,
+            [
+                "[Content_Types].xml",
+                "_rels/.rels",
+                "docProps/core.xml",
+                "word/document.xml",
+                "word/_rels/document.xml.rels",
+                "word/styles.xml",
+                "word/settings.xml",
+                "word/media/image1.png"
+            ]
+        );
+        let reference = b"<w:styles xmlns:w=\"x\"><w:style w:styleId=\"Table\" /></w:styles>";
+        let bytes = package(Body::default(), "c", "a.docx", Some(reference)).unwrap();
+        let styles = reference_styles(&bytes).unwrap();
+        assert_eq!(styles, reference);
+        assert!(has_table_style(&styles));
+    }
+
+    fn cell(text: &str, colspan: u32, rowspan: u32, num: bool) -> report::Cell {
+        report::Cell {
+            text: text.to_string(),
+            num,
+            level: false,
+            colspan,
+            rowspan,
+        }
     }
 
     #[test]
