@@ -1,8 +1,7 @@
 //! ADTTE is used as given; at a cut-off, a record dated after it becomes censored at the
 //! cut-off with AVAL recomputed from STARTDT (SPEC §4), in the file's own day-count convention.
 
-use crate::common::readout_command;
-use crate::common::root;
+use crate::common::{readout_command, root};
 
 /// `readout build CONFIG --out OUT ARGS...`, run from the repository root.
 fn build(config: &str, out: &std::path::Path, args: &[&str]) -> std::process::Output {

@@ -3,12 +3,11 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-use serde_json::Value;
 use std::process::Command;
 
-use crate::common::root;
-use crate::common::{readout_command, Run};
+use serde_json::Value;
+
+use crate::common::{build_quietly, readout_command, root, Run};
 
 fn readout() -> Command {
     let mut cmd = readout_command();
@@ -336,12 +335,7 @@ fn a_killed_build_leaves_no_partial_folder() {
         }
     }
     // The next build cleans up and writes every folder.
-    readout()
-        .args(["build", "--quiet", "--out"])
-        .arg(out.path())
-        .arg(&config)
-        .assert()
-        .success();
+    build_quietly(out.path(), &config).success();
     // Each cut-off folder keeps its lock file (`.NAME.lock`, which builds of it take turns
     // on); no staging or set-aside folder is left.
     let names: Vec<String> = std::fs::read_dir(&study)

@@ -15,8 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::root;
-use crate::common::{readout_command, Run};
+use crate::common::{build_quietly, readout_command, root};
 
 fn reference(folder: &str) -> Option<PathBuf> {
     let dir = root().join("../shared/reference/adam").join(folder);
@@ -60,13 +59,7 @@ fn pilot_xpt() -> Option<PathBuf> {
 
 fn build(config: &Path) -> (tempfile::TempDir, Value) {
     let out = tempfile::tempdir().expect("temp dir");
-    readout_command()
-        .args(["build", "--quiet", "--out"])
-        .arg(out.path())
-        .arg(config)
-        .current_dir(root())
-        .assert()
-        .success();
+    build_quietly(out.path(), config).success();
     let study = std::fs::read_dir(out.path())
         .expect("output")
         .next()

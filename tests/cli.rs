@@ -1,8 +1,7 @@
 //! The command line on bad input: one clear message (file, line/column or key, value,
 //! expectation), exit code 2, nothing written. Messages are snapshotted.
 
-use crate::common::root;
-use crate::common::{readout_command, Run};
+use crate::common::{readout_command, root, Run};
 
 /// Runs `readout check` on a fixture and returns its stderr, after checking the exit code.
 fn check_fails(fixture: &str) -> String {

@@ -29,6 +29,16 @@ pub fn readout_command() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_readout"))
 }
 
+/// `readout build --quiet --out OUT CONFIG`, run from the repository root to its end.
+pub fn build_quietly(out: &Path, config: &Path) -> Ran {
+    readout_command()
+        .args(["build", "--quiet", "--out"])
+        .arg(out)
+        .arg(config)
+        .current_dir(root())
+        .assert()
+}
+
 /// Runs a command and checks how it ended, showing its output when it did not end as expected.
 pub trait Run {
     fn assert(&mut self) -> Ran;

@@ -16,8 +16,7 @@ use serde_json::{json, Map, Value};
 
 use readout::load::CsvTable;
 
-use crate::common::{files_under, root};
-use crate::common::{readout_command, Run};
+use crate::common::{build_quietly, files_under, root};
 
 fn datasetjson_reference() -> Option<PathBuf> {
     let dir = root().join("../shared/reference/datasetjson");
@@ -272,13 +271,7 @@ fn config_for(config: &str, old_dir: &str, data_dir: &Path, from: &str, extensio
 /// Builds `config` into a temporary folder; every `results.json` by its path in the folder.
 fn build(config: &Path) -> (tempfile::TempDir, Vec<(PathBuf, Vec<u8>)>) {
     let out = tempfile::tempdir().expect("temp dir");
-    readout_command()
-        .args(["build", "--quiet", "--out"])
-        .arg(out.path())
-        .arg(config)
-        .current_dir(root())
-        .assert()
-        .success();
+    build_quietly(out.path(), config).success();
     let mut results: Vec<(PathBuf, Vec<u8>)> = files_under(out.path())
         .into_iter()
         .filter(|p| p.file_name().is_some_and(|n| n == "results.json"))
@@ -646,12 +639,7 @@ fn a_bad_file_stops_the_build_with_its_error() {
     )
     .unwrap();
     let out = tmp.path().join("out");
-    let assert = readout_command()
-        .args(["build", "--quiet", "--out"])
-        .arg(&out)
-        .arg(&config)
-        .assert()
-        .code(2);
+    let assert = build_quietly(&out, &config).code(2);
     let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
     assert!(
         stderr.contains("adsl.ndjson: row 2 (line 3), column `AGE`: `\"70\"` is a string"),
@@ -694,12 +682,7 @@ fn derived_datasets_are_written_as_dataset_json_and_read_back() {
     let yaml = tmp.path().join("study.yaml");
     std::fs::write(&yaml, config).unwrap();
     let out = tmp.path().join("out");
-    readout_command()
-        .args(["build", "--quiet", "--out"])
-        .arg(&out)
-        .arg(&yaml)
-        .assert()
-        .success();
+    build_quietly(&out, &yaml).success();
     let folder = out.join("ALTN-AK105-II-01/2022-01-06");
     let json_path = folder.join("derived/cohort-1.json");
     let csv = CsvTable::read(&folder.join("derived/cohort-1.csv")).unwrap();

@@ -7,8 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::readout_command;
-use crate::common::root;
+use crate::common::{readout_command, root};
 use crate::html::{attr, select_in, Html};
 use markup5ever_rcdom::Handle;
 

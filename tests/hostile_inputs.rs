@@ -5,8 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::readout_command;
-use crate::common::{files_under, root};
+use crate::common::{files_under, readout_command, root};
 
 fn hostile(file: &str) -> String {
     format!("tests/fixtures/hostile/{file}")

@@ -13,8 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::readout_command;
-use crate::common::{files_under, root};
+use crate::common::{files_under, readout_command, root};
 
 fn fixture_config(name: &str) -> String {
     format!("tests/fixtures/invalid/{name}/study.yaml")

@@ -9,8 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::root;
-use crate::common::{readout_command, Run};
+use crate::common::{readout_command, root, Run};
 use readout::stats::{cox_fit, CoxSubject, Ties};
 
 #[allow(dead_code)]
