@@ -8,8 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::common::{readout_command, root};
-use crate::html::{attr, select_in, Html};
-use markup5ever_rcdom::Handle;
+use crate::html::{attr, select_in, text, Html};
 
 fn fixture() -> PathBuf {
     root().join("tests/fixtures/documents")
@@ -100,14 +99,6 @@ fn parse_html5(name: &str, html: &str) -> Html {
     doc
 }
 
-fn select(doc: &Html, css: &str) -> Vec<Handle> {
-    doc.select(css)
-}
-
-fn text_of(e: &Handle) -> String {
-    crate::html::text(e)
-}
-
 /// `word/document.xml` of a .docx, and the names of its parts.
 pub(crate) fn docx_parts(path: &Path) -> (String, Vec<String>) {
     let file = std::fs::File::open(path).expect("docx");
@@ -135,7 +126,7 @@ fn docx_text(xml: &str) -> String {
 /// Every table's rows as cell texts, empty cells left out: from report.html's `<table>`s.
 pub(crate) fn html_tables(html: &str) -> Vec<Vec<Vec<String>>> {
     let doc = Html::parse(html);
-    select(&doc, "table")
+    doc.select("table")
         .iter()
         .map(|table| {
             select_in(table, "tr")
@@ -143,7 +134,7 @@ pub(crate) fn html_tables(html: &str) -> Vec<Vec<Vec<String>>> {
                 .map(|row| {
                     select_in(row, "th, td")
                         .iter()
-                        .map(text_of)
+                        .map(text)
                         .filter(|t| !t.is_empty())
                         .collect()
                 })
@@ -203,7 +194,7 @@ fn word_and_html_reports_have_the_same_tables_and_sections() {
     );
     assert_eq!(terms[1], ["Any grade", "Grade ≥3", "Any grade", "Grade ≥3"]);
     let doc = Html::parse(&html);
-    let headings: Vec<String> = select(&doc, "h2, h3").iter().map(text_of).collect();
+    let headings: Vec<String> = doc.select("h2, h3").iter().map(text).collect();
     let words = docx_text(&xml);
     let mut at = 0;
     for heading in &headings {
@@ -287,7 +278,7 @@ fn html_documents_parse_as_html5_and_escape_data_strings() {
         let html = read(&folder, file);
         let doc = parse_html5(file, &html);
         assert!(
-            select(&doc, "script").is_empty(),
+            doc.select("script").is_empty(),
             "{file}: a data string became a <script> element"
         );
         assert!(!html.contains("<script>"), "{file}: unescaped <script>");
@@ -300,9 +291,10 @@ fn html_documents_parse_as_html5_and_escape_data_strings() {
     let html = read(&folder, "cohort-a/report.html");
     let doc = parse_html5("report.html", &html);
     // The hostile AE term is shown as text, in its table row, with its counts.
-    let rows: Vec<String> = select(&doc, "#safety table.terms tbody tr")
+    let rows: Vec<String> = doc
+        .select("#safety table.terms tbody tr")
         .iter()
-        .map(text_of)
+        .map(text)
         .collect();
     let hostile = rows
         .iter()
@@ -321,7 +313,7 @@ fn html_documents_parse_as_html5_and_escape_data_strings() {
     );
 
     // Tables: baseline n (%), response with ORR/DCR CIs, time to event, landmarks.
-    let cells = |css: &str| -> Vec<String> { select(&doc, css).iter().map(text_of).collect() };
+    let cells = |css: &str| -> Vec<String> { doc.select(css).iter().map(text).collect() };
     let baseline = cells("#baseline td").join("|");
     assert!(
         baseline.contains("Age, years, median (range)|59.5 (47–73)"),
@@ -349,17 +341,18 @@ fn html_documents_parse_as_html5_and_escape_data_strings() {
     assert!(tte.contains("OS|6 months|"), "{tte}");
     assert!(tte.contains("87.5%|38.7%, 98.1%"), "{tte}");
     assert_eq!(
-        select(&doc, "#figures figure svg").len(),
+        doc.select("#figures figure svg").len(),
         7,
         "every figure inline"
     );
-    let title = select(&doc, "h1").first().map(text_of).unwrap_or_default();
+    let title = doc.select("h1").first().map(text).unwrap_or_default();
     assert_eq!(title, "Drug X in advanced thoracic tumours: Thoracic <A>");
 
     // index.html links every document of the cohort, and the study files.
     let index = read(&folder, "index.html");
     let doc = parse_html5("index.html", &index);
-    let links: Vec<String> = select(&doc, "a")
+    let links: Vec<String> = doc
+        .select("a")
         .iter()
         .filter_map(|a| attr(a, "href"))
         .collect();

@@ -34,11 +34,7 @@ impl Html {
 
     /// The elements matching `css`, in document order.
     pub(crate) fn select(&self, css: &str) -> Vec<Handle> {
-        let alternatives = parse_selector(css);
-        self.elements()
-            .into_iter()
-            .filter(|e| alternatives.iter().any(|chain| matches_chain(e, chain)))
-            .collect()
+        select_in(&self.dom.document, css)
     }
 }
 
@@ -53,7 +49,7 @@ pub(crate) fn select_in(node: &Handle, css: &str) -> Vec<Handle> {
         .filter(|e| {
             alternatives
                 .iter()
-                .any(|chain| matches_chain_within(e, chain, node))
+                .any(|chain| matches_chain(e, chain, node))
         })
         .collect()
 }
@@ -187,17 +183,9 @@ fn parent(node: &Handle) -> Option<Handle> {
     parent
 }
 
-fn matches_chain(node: &Handle, chain: &[Compound]) -> bool {
-    matches_chain_bounded(node, chain, None)
-}
-
-fn matches_chain_within(node: &Handle, chain: &[Compound], scope: &Handle) -> bool {
-    matches_chain_bounded(node, chain, Some(scope))
-}
-
 /// The last compound matches `node` and the others match ancestors in order, right to left,
-/// not climbing past `scope` when given.
-fn matches_chain_bounded(node: &Handle, chain: &[Compound], scope: Option<&Handle>) -> bool {
+/// below `scope`.
+fn matches_chain(node: &Handle, chain: &[Compound], scope: &Handle) -> bool {
     let Some((last, rest)) = chain.split_last() else {
         return true;
     };
@@ -208,7 +196,7 @@ fn matches_chain_bounded(node: &Handle, chain: &[Compound], scope: Option<&Handl
     let mut rest = rest;
     while let Some((wanted, before)) = rest.split_last() {
         match ancestor {
-            Some(a) if scope.is_some_and(|s| std::rc::Rc::ptr_eq(s, &a)) => return false,
+            Some(a) if std::rc::Rc::ptr_eq(scope, &a) => return false,
             Some(a) => {
                 if matches_compound(&a, wanted) {
                     rest = before;
