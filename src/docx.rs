@@ -494,49 +494,66 @@ fn package(body: Body, cohort: &str, file: &str, styles: Option<&[u8]>) -> Resul
         );
     }
     relationships.push_str("</Relationships>");
-    let document = format!("{XML_DECLARATION}{DOCUMENT_START}{}{SECTION}", body.xml);
-    let house = format!("{XML_DECLARATION}{HOUSE_STYLES}");
-    let xml = |part: &str| format!("{XML_DECLARATION}{part}");
-    let mut parts: Vec<(String, &[u8], bool)> = Vec::new();
-    let (content_types, package_rels, core, settings) = (
-        xml(CONTENT_TYPES),
-        xml(PACKAGE_RELATIONSHIPS),
-        xml(CORE_PROPERTIES),
-        xml(SETTINGS),
-    );
-    let document_rels = xml(&relationships);
-    parts.push(("[Content_Types].xml".into(), content_types.as_bytes(), true));
-    parts.push(("_rels/.rels".into(), package_rels.as_bytes(), true));
-    parts.push(("docProps/core.xml".into(), core.as_bytes(), true));
-    parts.push(("word/document.xml".into(), document.as_bytes(), true));
-    parts.push((
-        "word/_rels/document.xml.rels".into(),
-        document_rels.as_bytes(),
-        true,
-    ));
-    parts.push((STYLES_PART.into(), styles.unwrap_or(house.as_bytes()), true));
-    parts.push(("word/settings.xml".into(), settings.as_bytes(), true));
-    for (i, png) in body.pictures.iter().enumerate() {
-        // PNGs are compressed already: stored as they are.
-        parts.push((format!("word/media/image{}.png", i + 1), png, false));
-    }
-    zip_parts(&parts).map_err(|e| failed(&e))
+    let declaration = XML_DECLARATION.as_bytes();
+    let styles = match styles {
+        Some(reference) => vec![reference],
+        None => vec![declaration, HOUSE_STYLES.as_bytes()],
+    };
+    // Each XML part as the pieces it is written from, in the package's order.
+    let parts: [(&str, Vec<&[u8]>); 7] = [
+        (
+            "[Content_Types].xml",
+            vec![declaration, CONTENT_TYPES.as_bytes()],
+        ),
+        (
+            "_rels/.rels",
+            vec![declaration, PACKAGE_RELATIONSHIPS.as_bytes()],
+        ),
+        (
+            "docProps/core.xml",
+            vec![declaration, CORE_PROPERTIES.as_bytes()],
+        ),
+        (
+            "word/document.xml",
+            vec![
+                declaration,
+                DOCUMENT_START.as_bytes(),
+                body.xml.as_bytes(),
+                SECTION.as_bytes(),
+            ],
+        ),
+        (
+            "word/_rels/document.xml.rels",
+            vec![declaration, relationships.as_bytes()],
+        ),
+        (STYLES_PART, styles),
+        ("word/settings.xml", vec![declaration, SETTINGS.as_bytes()]),
+    ];
+    zip_parts(&parts, &body.pictures).map_err(|e| failed(&e))
 }
 
-/// A zip archive of `(name, bytes, deflate)` parts, with a fixed time on each.
-fn zip_parts(parts: &[(String, &[u8], bool)]) -> zip::result::ZipResult<Vec<u8>> {
+/// A zip archive of the XML parts (deflated) and the pictures `word/media/imageN.png` (stored:
+/// PNGs are compressed already), with a fixed time on each.
+fn zip_parts(
+    parts: &[(&str, Vec<&[u8]>)],
+    pictures: &[Vec<u8>],
+) -> zip::result::ZipResult<Vec<u8>> {
     let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    for (name, bytes, deflate) in parts {
-        let method = if *deflate {
-            zip::CompressionMethod::Deflated
-        } else {
-            zip::CompressionMethod::Stored
-        };
-        let options = zip::write::SimpleFileOptions::default()
+    let options = |method| {
+        zip::write::SimpleFileOptions::default()
             .compression_method(method)
-            .last_modified_time(zip::DateTime::default());
-        out.start_file(name.as_str(), options)?;
-        out.write_all(bytes)?;
+            .last_modified_time(zip::DateTime::default())
+    };
+    for (name, pieces) in parts {
+        out.start_file(*name, options(zip::CompressionMethod::Deflated))?;
+        for piece in pieces {
+            out.write_all(piece)?;
+        }
+    }
+    for (i, png) in pictures.iter().enumerate() {
+        let name = format!("word/media/image{}.png", i + 1);
+        out.start_file(name, options(zip::CompressionMethod::Stored))?;
+        out.write_all(png)?;
     }
     Ok(out.finish()?.into_inner())
 }
