@@ -310,7 +310,7 @@ impl CsvTable {
         }
         let (sha256, parsed) = rayon::join(
             || sha256_hex(&bytes),
-            || parse_csv(path, &bytes, split_in_place, 0, true),
+            || parse_csv(path, &bytes, split_in_place, 0, true, false),
         );
         Ok(CsvTable::from_parsed(path, sha256, bytes, parsed?))
     }
@@ -390,7 +390,8 @@ impl CsvTable {
             // Line 2 of a later part (its first data line) is line `next_line` of the file.
             let shift = if first { 0 } else { next_line - 2 };
             next_line += part.line_feeds;
-            let parsed = match parse_csv(path, &part.bytes, true, shift, first && part.at_end) {
+            let require_rows = first && part.at_end;
+            let parsed = match parse_csv(path, &part.bytes, true, shift, require_rows, !first) {
                 Ok(parsed) => parsed,
                 // The whole file's error (an empty file, say, or one whose header is late).
                 Err(_) if first && !part.at_end => return whole(&mut each),
@@ -648,17 +649,20 @@ pub(super) struct Parsed {
 /// when `split_in_place`, any other through the `csv` crate.
 ///
 /// `shift` is added to every line number (a part of a file read in parts starts further
-/// down); a file without data rows is refused when `require_rows`.
+/// down); a file without data rows is refused when `require_rows`. A later part of a file
+/// read in parts (`later_part`: the header line copied in front of its rows) may hold only
+/// blank lines, and a header of blank names is one empty column: it is not an empty file.
 pub(super) fn parse_csv(
     path: &Path,
     bytes: &[u8],
     split_in_place: bool,
     shift: u64,
     require_rows: bool,
+    later_part: bool,
 ) -> Result<Parsed> {
     let bom = bom_len(bytes);
     let body = bytes.get(bom..).unwrap_or_default();
-    if body.iter().all(|b| b.is_ascii_whitespace()) {
+    if !later_part && body.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(Error::data_file(
             path,
             "the file is empty; expected a header row and one row per record",
