@@ -42,25 +42,44 @@ struct StudyId {
     id: String,
 }
 
+/// Reads a cut-off folder's `results.json`; its study and cohort ids name files, so they are
+/// checked as a config's are (an edited id could name a file outside the folder).
 fn read_results(path: &Path) -> Result<ResultsFile> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| Error::io(path, "cannot read results", e))?;
-    serde_json::from_str(&text).map_err(|e| {
-        Error::data_file(
-            path,
-            format!("not a readout results.json ({e}); expected the output of `readout build`"),
-        )
-    })
+    let file =
+        crate::load::open_regular(path).map_err(|e| Error::io(path, "cannot read results", e))?;
+    let results: ResultsFile =
+        serde_json::from_reader(std::io::BufReader::new(file)).map_err(|e| {
+            Error::data_file(
+                path,
+                format!("not a readout results.json ({e}); expected the output of `readout build`"),
+            )
+        })?;
+    let bad_id = |key: String, problem: String| {
+        Err(Error::Data {
+            file: path.to_path_buf(),
+            location: format!("key `{key}`: "),
+            message: format!("{problem}; the file was not written by `readout build`"),
+        })
+    };
+    if let Some(problem) = crate::config::study_id_problem(&results.study.id) {
+        return bad_id("study.id".into(), problem);
+    }
+    for (i, cohort) in results.cohorts.iter().enumerate() {
+        if let Some(problem) = crate::config::cohort_id_problem(&cohort.results.id) {
+            return bad_id(format!("cohorts[{i}].id"), problem);
+        }
+    }
+    Ok(results)
 }
 
 /// USUBJID → BOR from a derived dataset (empty when the file is absent).
 fn read_bor(path: &Path) -> Result<BTreeMap<String, String>> {
     let mut out = BTreeMap::new();
-    if !path.is_file() {
+    if std::fs::symlink_metadata(path).is_err() {
         return Ok(out);
     }
-    let mut reader = csv::Reader::from_path(path)
-        .map_err(|e| Error::data_file(path, format!("cannot read: {e}")))?;
+    let file = crate::load::open_regular(path).map_err(|e| Error::io(path, "cannot read", e))?;
+    let mut reader = csv::Reader::from_reader(file);
     for record in reader.records() {
         let record = record.map_err(|e| Error::data_file(path, format!("not valid CSV: {e}")))?;
         if let (Some(id), Some(bor)) = (record.get(0), record.get(1)) {
@@ -148,6 +167,12 @@ fn row(md: &mut String, what: &str, a: String, b: String) {
 
 /// Compares two cut-off folders and writes `diff-<A>-to-<B>.md/.html` in B's parent folder.
 pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
+    // Named and placed by the folders themselves (`diff ../A .` from inside a cut-off folder
+    // names `.` by its own name and writes beside it, not into it).
+    let resolved = (
+        crate::write::resolved_path(before),
+        crate::write::resolved_path(after),
+    );
     let a = read_results(&before.join("results.json"))?;
     let b = read_results(&after.join("results.json"))?;
     if a.study.id != b.study.id {
@@ -178,7 +203,7 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
             .map(|n| n.to_string_lossy().to_string())
             .unwrap_or_else(|| p.display().to_string())
     };
-    let (name_a, name_b) = (name(before), name(after));
+    let (name_a, name_b) = (name(&resolved.0), name(&resolved.1));
     let mut md = String::new();
     let _ = writeln!(
         md,
@@ -387,7 +412,7 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
             md.push('\n');
         }
     }
-    let parent = after.parent().unwrap_or(Path::new("."));
+    let parent = resolved.1.parent().unwrap_or(Path::new("."));
     let stem = format!("diff-{name_a}-to-{name_b}");
     let html = format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>body{{font-family:sans-serif;max-width:52rem;margin:2rem auto}}table{{border-collapse:collapse}}td,th{{border-bottom:1px solid #ccc;padding:.2rem .6rem}}</style>\n</head>\n<body>\n{}\n</body>\n</html>\n",
@@ -397,9 +422,7 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
     let md_path = parent.join(format!("{stem}.md"));
     let html_path = parent.join(format!("{stem}.html"));
     for (path, body) in [(&md_path, &md), (&html_path, &html)] {
-        let tmp = path.with_extension("tmp");
-        std::fs::write(&tmp, body).map_err(|e| Error::io(&tmp, "cannot write", e))?;
-        std::fs::rename(&tmp, path).map_err(|e| Error::io(path, "cannot write", e))?;
+        crate::write::replace_file(path, body.as_bytes())?;
     }
     Ok(DiffReport {
         markdown: md,

@@ -45,6 +45,42 @@ fn safe_relative(path: &str) -> Option<PathBuf> {
     Some(out)
 }
 
+/// Creates a new file for writing at `path`: never an existing file and never through a
+/// link (O_EXCL refuses any existing path, a dangling link included), so a path planted in
+/// an output tree cannot redirect a write (docs/BAD-INPUT.md).
+pub fn create_new(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+}
+
+/// Writes `bytes` as the file `path`, replacing what is there in one step: they go to a new
+/// temporary file beside it ([`create_new`]), renamed over `path` (a link at `path` is
+/// replaced, never followed). Used for the files written outside a cut-off folder (`diff`).
+pub fn replace_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    // A leftover of a killed run of this process id (or a planted path): removed, not used;
+    // remove_file takes a link itself away, never its target.
+    if std::fs::symlink_metadata(&tmp).is_ok() {
+        std::fs::remove_file(&tmp).map_err(|e| Error::io(&tmp, "cannot remove", e))?;
+    }
+    let written = create_new(&tmp).and_then(|mut f| f.write_all(bytes));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(Error::io(&tmp, "cannot write", e));
+    }
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::io(path, "cannot write", e)
+    })
+}
+
 /// Where a cut-off folder's files go as the build makes them, hashed for the manifest on the
 /// way. In memory (`readout check`, `--strict`, benchmarks), or into a staging folder beside
 /// the target (`.tmp-NAME-PID`), written as each cohort is built so that a build holds no
@@ -151,7 +187,9 @@ impl FolderSink {
             .zip(paths)
             .map(|(f, path)| {
                 if let Some(path) = path {
-                    std::fs::write(&path, &f.bytes)
+                    use std::io::Write;
+                    create_new(&path)
+                        .and_then(|mut file| file.write_all(&f.bytes))
                         .map_err(|e| Error::io(&path, "cannot write", e))?;
                 }
                 Ok(ManifestEntry {
@@ -176,8 +214,7 @@ impl FolderSink {
     pub fn create(&self, path: &str) -> Result<FileWriter<'_>> {
         let file = match self.claim(std::iter::once(path))?.pop().flatten() {
             Some(on_disk) => Some((
-                std::fs::File::create(&on_disk)
-                    .map_err(|e| Error::io(&on_disk, "cannot write", e))?,
+                create_new(&on_disk).map_err(|e| Error::io(&on_disk, "cannot write", e))?,
                 on_disk,
             )),
             None => None,
@@ -381,12 +418,38 @@ pub fn prepare_target(target: &Path) -> Result<()> {
 /// waits while another build of the folder holds it.
 fn lock_target(parent: &Path, name: &str) -> Result<std::fs::File> {
     let lock_path = parent.join(format!(".{name}.lock"));
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    // Never through a link (a dangling one would create its target) and never waiting on a
+    // FIFO: opened without following links and without blocking, then checked to be a file.
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::OFlags;
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags((OFlags::NOFOLLOW | OFlags::NONBLOCK).bits() as i32);
+    }
+    let refuse = |what: &str| {
+        Error::Other(format!(
+            "{}: {what}; expected the lock file readout keeps beside the cut-off folder \
+             (a regular file); remove it",
+            lock_path.display()
+        ))
+    };
+    match std::fs::symlink_metadata(&lock_path) {
+        Ok(meta) if meta.file_type().is_symlink() => return Err(refuse("is a symbolic link")),
+        Ok(meta) if !meta.is_file() => return Err(refuse("is not a regular file")),
+        _ => {}
+    }
+    let lock = options
         .open(&lock_path)
         .map_err(|e| Error::io(&lock_path, "cannot create the lock file", e))?;
+    let is_file = lock
+        .metadata()
+        .map_err(|e| Error::io(&lock_path, "cannot read the lock file", e))?
+        .is_file();
+    if !is_file {
+        return Err(refuse("is not a regular file"));
+    }
     lock.lock()
         .map_err(|e| Error::io(&lock_path, "cannot lock the output folder", e))?;
     Ok(lock)

@@ -20,7 +20,7 @@ pub(super) const STARTER_DATA: &[(&str, &str)] = &[
 
 pub(super) fn init_command(dir: &Path) -> Result<()> {
     let config_path = dir.join("study.yaml");
-    if config_path.exists() {
+    if std::fs::symlink_metadata(&config_path).is_ok() {
         return Err(Error::Other(format!(
             "{}: already exists; `readout init` does not overwrite a study",
             config_path.display()
@@ -29,14 +29,29 @@ pub(super) fn init_command(dir: &Path) -> Result<()> {
     let data_dir = dir.join("data");
     std::fs::create_dir_all(&data_dir)
         .map_err(|e| Error::io(&data_dir, "cannot create folder", e))?;
+    // Only new files: an existing one is kept, and a link (dangling or not) is never written
+    // through (`write::create_new`).
+    let write_new = |path: &Path, text: &str| {
+        use std::io::Write;
+        crate::write::create_new(path)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .map_err(|e| Error::io(path, "cannot write", e))
+    };
     for (name, header) in STARTER_DATA {
         let path = data_dir.join(name);
-        if !path.exists() {
-            std::fs::write(&path, header).map_err(|e| Error::io(&path, "cannot write", e))?;
+        match std::fs::symlink_metadata(&path) {
+            Err(_) => write_new(&path, header)?,
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(Error::Other(format!(
+                    "{}: is a symbolic link; `readout init` writes only new files (remove it \
+                     or choose another folder)",
+                    path.display()
+                )))
+            }
+            Ok(_) => {}
         }
     }
-    std::fs::write(&config_path, STARTER_CONFIG)
-        .map_err(|e| Error::io(&config_path, "cannot write", e))?;
+    write_new(&config_path, STARTER_CONFIG)?;
     outln!(
         "wrote {} and empty ADaM files in {}; fill in the data, then run: readout check {}",
         config_path.display(),

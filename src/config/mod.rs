@@ -967,20 +967,8 @@ fn validate(path: &Path, config: &StudyConfig) -> Result<()> {
     }
     let id = &config.study.id;
     check_id_length(path, "key `study.id`: ", id)?;
-    if id.is_empty()
-        || id == "."
-        || id == ".."
-        || !id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-    {
-        return Err(config_error(
-            path,
-            "key `study.id`: ",
-            format!(
-                "`{id}` is not usable as a folder name; expected letters, digits, `-`, `_` or `.`"
-            ),
-        ));
+    if let Some(problem) = study_id_problem(id) {
+        return Err(config_error(path, "key `study.id`: ", problem));
     }
     if config.cohorts.is_empty() {
         return Err(config_error(
@@ -993,27 +981,8 @@ fn validate(path: &Path, config: &StudyConfig) -> Result<()> {
     for (i, cohort) in config.cohorts.iter().enumerate() {
         let key = format!("key `cohorts[{i}].id`: ");
         check_id_length(path, &key, &cohort.id)?;
-        if cohort.id.is_empty()
-            || !cohort
-                .id
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-        {
-            return Err(config_error(
-                path,
-                &key,
-                format!(
-                    "`{}` is not a valid cohort id; expected lower-case letters, digits and `-` only",
-                    cohort.id
-                ),
-            ));
-        }
-        if cohort.id == "derived" {
-            return Err(config_error(
-                path,
-                &key,
-                "`derived` is reserved for the derived datasets folder; choose another id",
-            ));
+        if let Some(problem) = cohort_id_problem(&cohort.id) {
+            return Err(config_error(path, &key, problem));
         }
         if !seen.insert(cohort.id.as_str()) {
             return Err(config_error(
@@ -1038,6 +1007,45 @@ fn validate(path: &Path, config: &StudyConfig) -> Result<()> {
     }
     check_analysis(path, "analysis", &config.analysis)?;
     Ok(())
+}
+
+/// What makes `id` unusable as a study id (a folder name), if anything: also checked on the
+/// ids `diff` reads back from a results.json, which may have been edited.
+pub fn study_id_problem(id: &str) -> Option<String> {
+    let usable = !id.is_empty()
+        && id != "."
+        && id != ".."
+        && id.chars().count() <= MAX_ID_CHARS
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    (!usable).then(|| {
+        format!(
+            "`{}` is not usable as a folder name; expected letters, digits, `-`, `_` or `.`",
+            crate::error::escape_controls(id, false)
+        )
+    })
+}
+
+/// What makes `id` unusable as a cohort id (a folder and file name), if anything; see
+/// [`study_id_problem`].
+pub fn cohort_id_problem(id: &str) -> Option<String> {
+    if id == "derived" {
+        return Some(
+            "`derived` is reserved for the derived datasets folder; choose another id".into(),
+        );
+    }
+    let usable = !id.is_empty()
+        && id.chars().count() <= MAX_ID_CHARS
+        && id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    (!usable).then(|| {
+        format!(
+            "`{}` is not a valid cohort id; expected lower-case letters, digits and `-` only",
+            crate::error::escape_controls(id, false)
+        )
+    })
 }
 
 /// Longest study or cohort id: each is a folder name, and a long one failed the build with
@@ -1179,11 +1187,22 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
     }
     if let Some(params) = &a.tte_params {
         for name in params.keys() {
-            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            // The name is part of figure file names (`forest-<name>-<k>.png`).
+            if name.is_empty()
+                || name.len() > MAX_ID_CHARS
+                || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            {
+                let shown: String = name.chars().take(20).collect();
+                let ellipsis = if shown.len() < name.len() { "…" } else { "" };
                 return Err(config_error(
                     path,
                     &format!("key `{key}.tte_params`: "),
-                    format!("endpoint name `{name}`; expected letters, digits and `_`"),
+                    format!(
+                        "endpoint name `{}{ellipsis}` ({} characters); expected 1 to \
+                         {MAX_ID_CHARS} letters, digits and `_` (it names figure files)",
+                        crate::error::escape_controls(&shown, false),
+                        name.chars().count()
+                    ),
                 ));
             }
         }
