@@ -15,10 +15,7 @@ pub fn fmt_n_pct(n: u64, total: u64, d: usize) -> String {
     if total == 0 {
         format!("{n}/{total}")
     } else {
-        format!(
-            "{n}/{total} ({}%)",
-            fixed(n as f64 / total as f64 * 100.0, d)
-        )
+        format!("{n}/{total} ({}%)", percent_of(n, total, d))
     }
 }
 
@@ -27,7 +24,7 @@ pub fn fmt_count_pct(n: u64, total: u64, d: usize) -> String {
     if total == 0 {
         n.to_string()
     } else {
-        format!("{n} ({}%)", fixed(n as f64 / total as f64 * 100.0, d))
+        format!("{n} ({}%)", percent_of(n, total, d))
     }
 }
 
@@ -50,14 +47,66 @@ pub fn fmt_plain(x: f64) -> String {
     }
 }
 
-/// Rounds half away from zero at `d` decimals (as SAS and a person would, not banker's).
+/// Rounds half away from zero at `d` decimals (as SAS and a person would, not banker's),
+/// printing the rounded number's digits exactly. A value within a few units in the last
+/// place of a half (0.145 × 100 is 14.499999999999998 in binary) counts as the half: the
+/// tolerance is relative to the value, so it never shows as a digit (`53.0000000000`, not
+/// the `53.0000000001` a nudge added before rounding gave at ten decimals).
 pub fn fixed(x: f64, d: usize) -> String {
-    let factor = 10f64.powi(d as i32);
-    // Nudge by a relative epsilon so 0.125 stored as 0.12499999... still rounds up.
-    let scaled = x * factor;
-    let rounded = (scaled + scaled.signum() * scaled.abs() * 1e-12).round() / factor;
-    let rounded = if rounded == 0.0 { 0.0 } else { rounded };
-    format!("{rounded:.d$}")
+    if !x.is_finite() {
+        return format!("{x}");
+    }
+    let d = d.min(MAX_DECIMALS);
+    let scaled = x * 10f64.powi(d as i32);
+    let floor = scaled.floor();
+    let fraction = scaled - floor;
+    let tie = (fraction - 0.5).abs() <= scaled.abs() * TIE_TOLERANCE;
+    let rounded = if tie && scaled > 0.0 {
+        floor + 1.0
+    } else if tie {
+        floor
+    } else {
+        scaled.round()
+    };
+    if rounded.abs() >= 2f64.powi(63) {
+        // Beyond exact integers: nothing to round.
+        return format!("{x:.d$}");
+    }
+    digits(rounded as i64, d)
+}
+
+/// Most decimals printed: more than a double holds for any value a document shows.
+const MAX_DECIMALS: usize = 15;
+
+/// How near a half, relative to the value, counts as the half: about 64 units in the last
+/// place of a double, more than a few arithmetic steps lose, far less than any printed digit.
+const TIE_TOLERANCE: f64 = 64.0 * f64::EPSILON;
+
+/// `units` / 10^`d` written with `d` decimals, exactly (`-0.0` is `0.0`).
+fn digits(units: i64, d: usize) -> String {
+    let magnitude = units.unsigned_abs().to_string();
+    let sign = if units < 0 { "-" } else { "" };
+    if d == 0 {
+        return format!("{sign}{magnitude}");
+    }
+    let padded = format!("{magnitude:0>width$}", width = d + 1);
+    let (whole, decimals) = padded.split_at(padded.len() - d);
+    format!("{sign}{whole}.{decimals}")
+}
+
+/// `100·n/N` rounded half away from zero at `d` decimals, from the counts themselves (no
+/// binary fraction in between).
+pub fn percent_of(n: u64, total: u64, d: usize) -> String {
+    let d = d.min(MAX_DECIMALS);
+    let scale = 10u128.pow(d as u32);
+    let numerator = u128::from(n) * 100 * scale;
+    let total = u128::from(total.max(1));
+    let (q, r) = (numerator / total, numerator % total);
+    let units = q + u128::from(2 * r >= total);
+    match i64::try_from(units) {
+        Ok(units) => digits(units, d),
+        Err(_) => fixed(n as f64 / total as f64 * 100.0, d),
+    }
 }
 
 /// A p-value as journals print it: `p < 0.001`; `p > 0.99`; else two significant digits
@@ -136,5 +185,35 @@ mod tests {
         }
         assert_eq!(fmt_p(None), "p = NE");
         assert_eq!(fmt_p(Some(f64::NAN)), "p = NE");
+    }
+
+    /// Half away from zero, near-halves of binary arithmetic counted as halves, and every
+    /// printed digit exact at any number of decimals.
+    #[test]
+    fn numbers_round_half_away_and_print_exact_digits() {
+        let cases = [
+            (0.125, 2, "0.13"),
+            (-0.125, 2, "-0.13"),
+            (0.145 * 100.0, 0, "15"),
+            (2.675, 2, "2.68"),
+            (1.005, 2, "1.01"),
+            (14.44, 1, "14.4"),
+            (-0.04, 1, "0.0"),
+            (53.0, 10, "53.0000000000"),
+            (0.53 * 100.0, 10, "53.0000000000"),
+            (34.210_526_315_789_47, 10, "34.2105263158"),
+            (1e-7, 3, "0.000"),
+            (123_456.5, 0, "123457"),
+        ];
+        for (x, d, text) in cases {
+            assert_eq!(fixed(x, d), text, "{x} at {d}");
+        }
+        assert_eq!(percent_of(106, 200, 10), "53.0000000000");
+        assert_eq!(percent_of(29, 200, 0), "15");
+        assert_eq!(percent_of(13, 38, 1), "34.2");
+        assert_eq!(percent_of(1, 3, 10), "33.3333333333");
+        assert_eq!(percent_of(2, 3, 10), "66.6666666667");
+        assert_eq!(fmt_n_pct(106, 200, 10), "106/200 (53.0000000000%)");
+        assert_eq!(fmt_pct(Some(106.0 / 200.0), 10), "53.0000000000%");
     }
 }

@@ -705,8 +705,13 @@ fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
     });
     tera.register_filter("pct_of", move |v: &Value, args: &HashMap<String, Value>| {
         let total = args.get("total").and_then(Value::as_f64).unwrap_or(0.0);
-        Ok(Value::String(match v.as_f64() {
-            Some(n) if total > 0.0 => fmt_pct(Some(n / total), decimals(args, pd)),
+        let d = decimals(args, pd);
+        let counts = (v.as_u64(), args.get("total").and_then(Value::as_u64));
+        Ok(Value::String(match (counts, v.as_f64()) {
+            ((Some(n), Some(total)), _) if total > 0 => {
+                format!("{}%", crate::format::percent_of(n, total, d))
+            }
+            (_, Some(n)) if total > 0.0 => fmt_pct(Some(n / total), d),
             _ => "NE".to_string(),
         }))
     });
