@@ -13,7 +13,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::cohort::{analyse_members, cohort_index, CutData};
-use crate::config::{Analysis, ArmsConfig, CohortConfig, CoxTies, DiffCi};
+use crate::config::{Analysis, ArmsConfig, CohortConfig, CoxTies, DiffCi, ResponseTest};
 use crate::endpoints::{bor_category, CohortAnalysis, CohortResults, Members};
 use crate::error::{Error, Result};
 use crate::model::Subject;
@@ -80,11 +80,11 @@ pub struct CoxResults {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct LogrankResults {
-    /// Chi-square statistic.
-    pub chisq: f64,
+    /// Chi-square statistic; `null` without information (no variance).
+    pub chisq: Option<f64>,
     /// Degrees of freedom.
     pub df: usize,
-    /// p-value; `null` without a degree of freedom.
+    /// p-value; `null` without a degree of freedom or without information.
     pub p: Option<f64>,
 }
 
@@ -181,6 +181,35 @@ pub struct ProportionDifference {
     /// Cochran–Mantel–Haenszel test over the strata, without continuity correction; `null`
     /// without strata or when not estimable.
     pub p_cmh: Option<f64>,
+    /// The test the documents print (`analysis.response_test`); `null` when an arm has no
+    /// subject.
+    pub test: Option<TestUsed>,
+    /// That test's p-value; `null` when it is not estimable (a warning says why).
+    pub p: Option<f64>,
+}
+
+/// The test of two response rates a comparison reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum TestUsed {
+    /// Pearson's chi-square test without continuity correction.
+    Chisq,
+    /// Fisher's exact test.
+    Fisher,
+    /// The Cochran–Mantel–Haenszel test over the strata.
+    Cmh,
+}
+
+impl TestUsed {
+    /// The test as Results name it beside its p-value ("CMH p = 0.03").
+    pub fn short_name(self) -> &'static str {
+        match self {
+            TestUsed::Chisq => "chi-square",
+            TestUsed::Fisher => "Fisher's exact",
+            TestUsed::Cmh => "CMH",
+        }
+    }
 }
 
 /// A difference of proportions.
@@ -395,7 +424,14 @@ pub fn compare_arms<'a>(
         let response = if pooled.derived.is_empty() {
             None
         } else {
-            Some(compare_response(&two, pooled, cohort, settings, &label)?)
+            Some(compare_response(
+                &two,
+                pooled,
+                cohort,
+                settings,
+                &label,
+                &mut warnings,
+            )?)
         };
         comparisons.push(Comparison {
             arm: arm.clone(),
@@ -468,10 +504,23 @@ fn cox_subjects(timed: &[(&Member, f64, bool)], stratified: bool) -> Vec<CoxSubj
         .collect()
 }
 
-fn logrank_results(data: &stats::CoxData) -> LogrankResults {
+/// The log-rank test of a model's data; without information (no variance: every event
+/// time has one subject at risk, or both arms' subjects die together) the statistic and p
+/// are `null` and a warning says so, as R's `survdiff` refuses such data.
+fn logrank_results(
+    data: &stats::CoxData,
+    what: &str,
+    warnings: &mut Vec<String>,
+) -> LogrankResults {
     let test = data.logrank();
+    if test.p.is_none() {
+        warnings.push(format!(
+            "{what} log-rank test not estimable (no information: no event time with subjects \
+             of both arms at risk, or no variance); no p-value is given"
+        ));
+    }
     LogrankResults {
-        chisq: test.chisq,
+        chisq: test.p.map(|_| test.chisq),
         df: test.df,
         p: test.p,
     }
@@ -521,7 +570,7 @@ fn compare_tte(
             "{label}: {endpoint} hazard ratio not estimable ({why})"
         ));
     }
-    let logrank = logrank_results(&data);
+    let logrank = logrank_results(&data, &format!("{label}: {endpoint}"), warnings);
     drop(data);
     let stratified = if cohort.strata.is_empty() {
         None
@@ -546,7 +595,7 @@ fn compare_tte(
         Some(StratifiedComparison {
             strata: cohort.strata.clone(),
             cox: cox_results(&fit),
-            logrank: logrank_results(&data),
+            logrank: logrank_results(&data, &format!("{label}: {endpoint} stratified"), warnings),
         })
     };
     let mut subgroups = Vec::new();
@@ -604,6 +653,7 @@ fn compare_response(
     cohort: &CohortConfig,
     settings: &Analysis,
     label: &str,
+    warnings: &mut Vec<String>,
 ) -> Result<ResponseComparison> {
     let efficacy: Vec<(&Member, &'static str)> = two
         .iter()
@@ -620,73 +670,103 @@ fn compare_response(
     let dcr = |c: &str| {
         orr(c) || c == "SD" || (settings.dcr_includes_non_cr_non_pd && c == "NON-CR/NON-PD")
     };
-    let compare = |responds: &dyn Fn(&str) -> bool, what: &str| -> Result<ProportionDifference> {
-        let tally = |in_arm: bool| two_by_two::Counts {
-            x: efficacy
-                .iter()
-                .filter(|(m, c)| m.in_arm == in_arm && responds(c))
-                .count(),
-            n: efficacy.iter().filter(|(m, _)| m.in_arm == in_arm).count(),
-        };
-        let (arm, reference) = (tally(true), tally(false));
-        let error = statistics_error(cohort, format!("{label}: {what}"));
-        let compared = if arm.n > 0 && reference.n > 0 {
-            Some(
-                two_by_two::compare_proportions(arm, reference, settings.ci_level)
-                    .map_err(&error)?,
-            )
-        } else {
-            None
-        };
-        let p_cmh = if cohort.strata.is_empty() {
-            None
-        } else {
-            let mut strata: BTreeMap<u32, (two_by_two::Counts, two_by_two::Counts)> =
-                BTreeMap::new();
-            for (m, c) in &efficacy {
-                let Some(key) = m.stratum else {
-                    continue;
-                };
-                let empty = two_by_two::Counts { x: 0, n: 0 };
-                let entry = strata.entry(key).or_insert((empty, empty));
-                let counts = if m.in_arm { &mut entry.0 } else { &mut entry.1 };
-                counts.n += 1;
-                counts.x += usize::from(responds(c));
-            }
-            let strata: Vec<_> = strata.into_values().collect();
-            two_by_two::cmh(&strata).map_err(&error)?
-        };
-        Ok(ProportionDifference {
-            n: arm.x,
-            total: arm.n,
-            n_reference: reference.x,
-            total_reference: reference.n,
-            difference: compared.map(|c| {
-                let interval = match settings.diff_ci {
-                    DiffCi::Newcombe => c.newcombe,
-                    DiffCi::Wald => c.wald,
-                };
-                Difference {
-                    estimate: c.difference,
-                    lower: interval.lower,
-                    upper: interval.upper,
-                    method: settings.diff_ci,
+    let mut notes = Vec::new();
+    let mut compare =
+        |responds: &dyn Fn(&str) -> bool, what: &str| -> Result<ProportionDifference> {
+            let tally = |in_arm: bool| two_by_two::Counts {
+                x: efficacy
+                    .iter()
+                    .filter(|(m, c)| m.in_arm == in_arm && responds(c))
+                    .count(),
+                n: efficacy.iter().filter(|(m, _)| m.in_arm == in_arm).count(),
+            };
+            let (arm, reference) = (tally(true), tally(false));
+            let error = statistics_error(cohort, format!("{label}: {what}"));
+            let compared = if arm.n > 0 && reference.n > 0 {
+                Some(
+                    two_by_two::compare_proportions(arm, reference, settings.ci_level)
+                        .map_err(&error)?,
+                )
+            } else {
+                None
+            };
+            let p_cmh = if cohort.strata.is_empty() {
+                None
+            } else {
+                let mut strata: BTreeMap<u32, (two_by_two::Counts, two_by_two::Counts)> =
+                    BTreeMap::new();
+                for (m, c) in &efficacy {
+                    let Some(key) = m.stratum else {
+                        continue;
+                    };
+                    let empty = two_by_two::Counts { x: 0, n: 0 };
+                    let entry = strata.entry(key).or_insert((empty, empty));
+                    let counts = if m.in_arm { &mut entry.0 } else { &mut entry.1 };
+                    counts.n += 1;
+                    counts.x += usize::from(responds(c));
                 }
-            }),
-            odds_ratio: compared.and_then(|c| {
-                c.odds_ratio.map(|r| Ratio {
-                    estimate: r.estimate,
-                    lower: r.lower,
-                    upper: r.upper,
-                })
-            }),
-            p_chisq: compared.and_then(|c| c.p_chisq),
-            p_fisher: compared.map(|c| c.p_fisher),
-            p_cmh,
-        })
-    };
-    Ok(ResponseComparison {
+                let strata: Vec<_> = strata.into_values().collect();
+                two_by_two::cmh(&strata).map_err(&error)?
+            };
+            let test = compared.map(|c| match settings.response_test {
+                ResponseTest::Chisq => TestUsed::Chisq,
+                ResponseTest::Fisher => TestUsed::Fisher,
+                ResponseTest::Cmh => TestUsed::Cmh,
+                ResponseTest::Auto if !cohort.strata.is_empty() => TestUsed::Cmh,
+                ResponseTest::Auto if c.min_expected < 5.0 => TestUsed::Fisher,
+                ResponseTest::Auto => TestUsed::Chisq,
+            });
+            let p = match test {
+                Some(TestUsed::Chisq) => compared.and_then(|c| c.p_chisq),
+                Some(TestUsed::Fisher) => compared.map(|c| c.p_fisher),
+                Some(TestUsed::Cmh) => p_cmh,
+                None => None,
+            };
+            if let (Some(test), None) = (test, p) {
+                let why = match test {
+                    TestUsed::Cmh => "no stratum holds subjects of both arms and of both outcomes",
+                    _ => "every subject of both arms has the same outcome",
+                };
+                notes.push(format!(
+                    "{label}: {what} {} test not estimable ({why}); no p-value is given",
+                    test.short_name()
+                ));
+            }
+            Ok(ProportionDifference {
+                test,
+                p,
+                n: arm.x,
+                total: arm.n,
+                n_reference: reference.x,
+                total_reference: reference.n,
+                difference: compared.map(|c| {
+                    let interval = match settings.diff_ci {
+                        DiffCi::Newcombe => c.newcombe,
+                        DiffCi::Wald => c.wald,
+                    };
+                    Difference {
+                        estimate: c.difference,
+                        lower: interval.lower,
+                        upper: interval.upper,
+                        method: settings.diff_ci,
+                    }
+                }),
+                odds_ratio: compared.and_then(|c| {
+                    c.odds_ratio.map(|r| Ratio {
+                        estimate: r.estimate,
+                        lower: r.lower,
+                        upper: r.upper,
+                    })
+                }),
+                p_chisq: compared.and_then(|c| c.p_chisq),
+                p_fisher: compared.map(|c| c.p_fisher),
+                p_cmh,
+            })
+        };
+    let compared = ResponseComparison {
         orr: compare(&orr, "ORR")?,
         dcr: compare(&dcr, "DCR")?,
-    })
+    };
+    warnings.extend(notes);
+    Ok(compared)
 }

@@ -468,14 +468,14 @@ mod tests {
     use super::*;
 
     /// `docs/results.schema.json` is the JSON Schema of results.json as the types write it;
-    /// `READOUT_BLESS=1` rewrites it after a change to the types.
+    /// `READOUT_BLESS_SCHEMA=1` rewrites it after a change to the types.
     #[test]
     fn the_results_schema_in_docs_is_current() {
         let schema = schemars::schema_for!(StudyResults<'static>);
         let text = serde_json::to_string_pretty(&schema).unwrap() + "\n";
         let path =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results.schema.json");
-        if std::env::var_os("READOUT_BLESS").is_some() {
+        if std::env::var_os("READOUT_BLESS_SCHEMA").is_some() {
             std::fs::write(&path, &text).unwrap();
             return;
         }
@@ -483,7 +483,7 @@ mod tests {
         assert!(
             committed == text,
             "docs/results.schema.json is not the schema of the results types; review the \
-             change and rewrite it with READOUT_BLESS=1 cargo test --release --lib schema"
+             change and rewrite it with READOUT_BLESS_SCHEMA=1 cargo test --release --lib schema"
         );
     }
 }

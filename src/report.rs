@@ -1047,20 +1047,11 @@ fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
         if let Some(r) = &x.response {
             let diff = format!("Difference ({}% CI)", f.level);
             let or = format!("Odds ratio ({}% CI)", f.level);
-            let cmh = r.orr.p_cmh.is_some();
-            let mut labels = vec![
-                "Rate",
-                diff.as_str(),
-                or.as_str(),
-                "Chi-square p",
-                "Fisher p",
-            ];
-            if cmh {
-                labels.push("CMH p");
-            }
+            // The test each rate was compared with (`response_test`) and its p-value.
+            let labels = ["Rate", diff.as_str(), or.as_str(), "Test", "p"];
             let body = [("ORR", &r.orr), ("DCR", &r.dcr)]
                 .map(|(name, d): (&str, &ProportionDifference)| {
-                    let mut cells = vec![
+                    Row::of(vec![
                         Cell::text(name),
                         Cell::num(match &d.difference {
                             Some(diff) => format!(
@@ -1071,13 +1062,9 @@ fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
                             None => "NE".to_string(),
                         }),
                         Cell::num(ratio(d.odds_ratio.as_ref())),
-                        Cell::num(p_only(d.p_chisq)),
-                        Cell::num(p_only(d.p_fisher)),
-                    ];
-                    if cmh {
-                        cells.push(Cell::num(p_only(d.p_cmh)));
-                    }
-                    Row::of(cells)
+                        Cell::text(d.test.map_or("", |t| t.short_name())),
+                        Cell::num(p_only(d.p)),
+                    ])
                 })
                 .into();
             blocks.push(Block::Subheading {

@@ -11,6 +11,7 @@ mod bor_reference;
 mod cdisc_pilot;
 mod cli;
 mod comparative_reference;
+mod comparisons_edge;
 mod dataset_json;
 mod derive_edge_cases;
 mod documents;

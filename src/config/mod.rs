@@ -175,6 +175,24 @@ pub struct AnalysisConfig {
     /// Interval of a difference of two proportions: `newcombe` (hybrid score) or `wald`.
     /// Default: newcombe.
     pub diff_ci: Option<DiffCi>,
+    /// The test of two response rates the documents print: `auto` (CMH with strata, else
+    /// Fisher's exact test when an expected count is below 5, else chi-square), `chisq`,
+    /// `fisher` or `cmh` (needs strata). Default: auto.
+    pub response_test: Option<ResponseTest>,
+}
+
+/// The test of two response rates (`analysis.response_test`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ResponseTest {
+    /// CMH with strata; Fisher's exact test where an expected count is below 5; else chi-square.
+    Auto,
+    /// Pearson's chi-square test without continuity correction.
+    Chisq,
+    /// Fisher's exact test.
+    Fisher,
+    /// The Cochran–Mantel–Haenszel test over the strata.
+    Cmh,
 }
 
 /// Tied event times in the Cox model.
@@ -424,6 +442,8 @@ pub struct Analysis {
     pub cox_ties: CoxTies,
     /// See [`AnalysisConfig::diff_ci`].
     pub diff_ci: DiffCi,
+    /// See [`AnalysisConfig::response_test`].
+    pub response_test: ResponseTest,
 }
 
 /// A confidence level in percent as documents label it: `ci_level` has at most three
@@ -525,6 +545,10 @@ impl AnalysisConfig {
                 .diff_ci
                 .or(fallback.diff_ci)
                 .unwrap_or(DiffCi::Newcombe),
+            response_test: self
+                .response_test
+                .or(fallback.response_test)
+                .unwrap_or(ResponseTest::Auto),
         }
     }
 }
@@ -993,6 +1017,19 @@ fn validate(path: &Path, config: &StudyConfig) -> Result<()> {
         }
         check_analysis(path, &format!("cohorts[{i}].analysis"), &cohort.analysis)?;
         check_arms(path, i, cohort)?;
+        let test = cohort
+            .analysis
+            .response_test
+            .or(config.analysis.response_test);
+        if test == Some(ResponseTest::Cmh) && cohort.strata.is_empty() {
+            return Err(config_error(
+                path,
+                &format!("key `cohorts[{i}]`: "),
+                "`response_test: cmh` tests over strata, and the cohort has none; add \
+                 `strata` or choose `auto`, `chisq` or `fisher`"
+                    .to_string(),
+            ));
+        }
         // ADAE is read once for the study, with the study's related values: a cohort's own
         // would be silently unused.
         if cohort.analysis.related_values.is_some() {

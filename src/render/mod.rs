@@ -135,12 +135,29 @@ fn comparison_methods(a: &Analysis, c: &CohortResults) -> Vec<String> {
             crate::config::DiffCi::Newcombe => "Newcombe hybrid score",
             crate::config::DiffCi::Wald => "Wald",
         };
-        let test = match strata {
-            Some(strata) => format!(
+        // The tests the comparisons used (`response_test`), as they were chosen.
+        use crate::compare::TestUsed;
+        let used: std::collections::BTreeSet<TestUsed> = c
+            .comparisons
+            .iter()
+            .filter_map(|cmp| cmp.response.as_ref())
+            .flat_map(|r| [r.orr.test, r.dcr.test])
+            .flatten()
+            .collect();
+        let cmh = |strata: &[String]| {
+            format!(
                 "the Cochran–Mantel–Haenszel test stratified by {}",
                 names(strata)
-            ),
-            None => "the chi-square test".to_string(),
+            )
+        };
+        let test = match (used.iter().copied().collect::<Vec<_>>().as_slice(), strata) {
+            ([TestUsed::Cmh], Some(strata)) => cmh(strata),
+            ([TestUsed::Fisher], _) => "Fisher's exact test".to_string(),
+            ([TestUsed::Chisq, TestUsed::Fisher], _) => {
+                "the chi-square test, or Fisher's exact test where an expected count was below 5"
+                    .to_string()
+            }
+            _ => "the chi-square test".to_string(),
         };
         sentences.push(format!(
             "Differences in response rates are given with {interval} {level}% CIs and tested with {test}."
@@ -714,6 +731,14 @@ fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
             (_, Some(n)) if total > 0.0 => fmt_pct(Some(n / total), d),
             _ => "NE".to_string(),
         }))
+    });
+    tera.register_filter("test_name", |v: &Value, _: &HashMap<String, Value>| {
+        let test: crate::compare::TestUsed = serde_json::from_value(v.clone()).map_err(|e| {
+            tera::Error::msg(format!(
+                "test_name: expected `chisq`, `fisher` or `cmh` ({e})"
+            ))
+        })?;
+        Ok(Value::String(test.short_name().to_string()))
     });
     tera.register_filter("p_value", |v: &Value, _: &HashMap<String, Value>| {
         Ok(Value::String(crate::format::fmt_p(v.as_f64())))

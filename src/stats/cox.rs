@@ -424,7 +424,8 @@ impl CoxData {
         Logrank {
             chisq,
             df: usize::from(both),
-            p: both.then(|| chisq1_p(chisq)),
+            // No variance is no information: no test (R's survdiff refuses such data).
+            p: (both && variance > 0.0).then(|| chisq1_p(chisq)),
             observed: observed.to_vec(),
             expected: expected.to_vec(),
         }

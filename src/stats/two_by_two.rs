@@ -79,6 +79,9 @@ pub struct ProportionComparison {
     pub p_chisq: Option<f64>,
     /// Fisher's exact test, two-sided, as `fisher.test` ([`fisher_exact`]).
     pub p_fisher: f64,
+    /// The smallest expected count of the 2×2 table under independence (row total × column
+    /// total / N): below 5, the chi-square approximation is poor (Cochran's rule).
+    pub min_expected: f64,
 }
 
 /// Compares `arm` (x₁ of n₁) with `reference` (x₀ of n₀) at the confidence level `level`:
@@ -116,7 +119,13 @@ pub fn compare_proportions(
     };
 
     let table = Table::of(arm, reference);
+    let (responders, all) = (x1 + x0, n1 + n0);
+    let min_expected = [n1, n0]
+        .iter()
+        .flat_map(|n| [n * responders / all, n * (all - responders) / all])
+        .fold(f64::INFINITY, f64::min);
     Ok(ProportionComparison {
+        min_expected,
         difference,
         newcombe,
         wald,

@@ -1,0 +1,261 @@
+//! Arm comparisons on data that carry little or no information (issue 28): a test without
+//! information is `null` with a warning, never a "p > 0.99"; the documents name the test that
+//! gave the p-value they print (`analysis.response_test`).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::{readout_command, Run};
+
+/// One subject of a made-up two-arm study.
+struct Subject {
+    arm: &'static str,
+    stratum: String,
+    /// OS time in days and whether it is an event.
+    os: (u32, bool),
+    responder: bool,
+}
+
+/// Writes the study (ADSL, ADTTE with OS, ADRS with one unconfirmed response per subject)
+/// and its config with `extra` cohort keys into `dir`; returns the config path.
+fn write_study(dir: &Path, subjects: &[Subject], extra: &str) -> std::path::PathBuf {
+    let mut adsl = String::from("USUBJID,ARM,STRAT,TRTSDT,EFFFL,SAFFL\n");
+    let mut adtte = String::from("USUBJID,PARAMCD,AVAL,CNSR\n");
+    let mut adrs = String::from("USUBJID,PARAMCD,ADT,AVALC\n");
+    for (i, s) in subjects.iter().enumerate() {
+        let id = format!("S{i:03}");
+        let _ = writeln!(adsl, "{id},{},{},2021-01-01,Y,Y", s.arm, s.stratum);
+        let _ = writeln!(adtte, "{id},OS,{},{}", s.os.0, u8::from(!s.os.1));
+        let bor = if s.responder { "PR" } else { "PD" };
+        let _ = writeln!(adrs, "{id},OVR,2021-02-26,{bor}");
+    }
+    for (name, text) in [("adsl.csv", adsl), ("adtte.csv", adtte), ("adrs.csv", adrs)] {
+        std::fs::write(dir.join(name), text).expect("write data");
+    }
+    let config = format!(
+        "study: {{ id: EDGE }}\n\
+         data: {{ adsl: adsl.csv, adtte: adtte.csv, adrs: adrs.csv }}\n\
+         analysis: {{ tte_params: {{ OS: OS }}, followup: OS, time_unit: days, confirmed: false }}\n\
+         cohorts:\n\
+         \x20 - id: itt\n\
+         \x20   arms: {{ column: ARM, reference: Placebo }}\n{extra}"
+    );
+    let path = dir.join("study.yaml");
+    std::fs::write(&path, config).expect("write config");
+    path
+}
+
+/// Builds the study; returns its cohort from results.json and its abstract.txt.
+fn build(dir: &Path, config: &Path) -> (Value, String) {
+    let out = dir.join("out");
+    readout_command()
+        .args(["build", "--quiet", "--out"])
+        .arg(&out)
+        .arg(config)
+        .assert()
+        .success();
+    let folder = out.join("EDGE/no-cutoff");
+    let results: Value = serde_json::from_str(
+        &std::fs::read_to_string(folder.join("results.json")).expect("results"),
+    )
+    .expect("JSON");
+    let text = std::fs::read_to_string(folder.join("itt/abstract.txt")).expect("abstract");
+    (results["cohorts"][0].clone(), text)
+}
+
+fn warnings(cohort: &Value) -> Vec<String> {
+    cohort["warnings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|w| w.as_str().map(str::to_string))
+        .collect()
+}
+
+/// Twenty subjects, ten per arm, times 10, 20, ... days, every third censored.
+fn twenty(stratum: impl Fn(usize, &'static str) -> String) -> Vec<Subject> {
+    (0..20)
+        .map(|i| {
+            let arm = if i % 2 == 0 { "Drug" } else { "Placebo" };
+            Subject {
+                arm,
+                stratum: stratum(i, arm),
+                os: (10 * (i as u32 + 1), i % 3 != 0),
+                responder: i % 4 == 0 || i == 3,
+            }
+        })
+        .collect()
+}
+
+/// Strata of one subject each carry no information: the stratified log-rank test and the
+/// CMH test are `null` with a warning, and the abstract says the log-rank test was not
+/// estimable instead of printing "stratified log-rank p > 0.99".
+#[test]
+fn strata_of_one_subject_each_give_no_test_and_say_so() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = write_study(
+        tmp.path(),
+        &twenty(|i, _| format!("K{i}")),
+        "    strata: [STRAT]\n",
+    );
+    let (cohort, text) = build(tmp.path(), &config);
+    let os = &cohort["comparisons"][0]["tte"]["OS"];
+    assert!(os["logrank"]["p"].as_f64().is_some(), "unstratified: {os}");
+    let stratified = &os["stratified"]["logrank"];
+    assert_eq!(stratified["p"], Value::Null, "{stratified}");
+    assert_eq!(stratified["chisq"], Value::Null, "{stratified}");
+    let orr = &cohort["comparisons"][0]["response"]["orr"];
+    assert_eq!(orr["test"], "cmh");
+    assert_eq!(orr["p_cmh"], Value::Null);
+    assert_eq!(orr["p"], Value::Null);
+    let w = warnings(&cohort);
+    assert!(
+        w.iter()
+            .any(|w| w.contains("OS stratified log-rank test not estimable")),
+        "{w:?}"
+    );
+    assert!(
+        w.iter().any(|w| w.contains("ORR CMH test not estimable")),
+        "{w:?}"
+    );
+    assert!(
+        text.contains("stratified log-rank test not estimable"),
+        "{text}"
+    );
+    assert!(!text.contains("p > 0.99"), "{text}");
+    // The p printed beside the ORR difference is no other test's: there is none.
+    assert!(
+        !text.contains("chi-square p") && !text.contains("CMH p"),
+        "{text}"
+    );
+}
+
+/// `strata: [ARM]` puts each arm in a stratum of its own: CMH has no information and no p
+/// is printed, where the unstratified chi-square's p used to appear under Methods' "CMH".
+#[test]
+fn strata_that_are_the_arms_give_no_cmh_p() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = write_study(
+        tmp.path(),
+        &twenty(|_, arm| arm.to_string()),
+        "    strata: [ARM]\n",
+    );
+    let (cohort, text) = build(tmp.path(), &config);
+    let orr = &cohort["comparisons"][0]["response"]["orr"];
+    assert_eq!(orr["test"], "cmh");
+    assert_eq!(orr["p"], Value::Null);
+    assert!(orr["p_chisq"].as_f64().is_some());
+    assert!(
+        !text.contains("; chi-square p") && !text.contains("; CMH p"),
+        "{text}"
+    );
+    assert!(text.contains("Cochran–Mantel–Haenszel"), "{text}");
+}
+
+/// Without strata, `response_test: auto` takes Fisher's exact test when an expected count
+/// is below 5 (4/11 vs 1/12: R's fisher.test gives 0.1550; prop.test without correction
+/// 0.1035) and names it; `chisq` and `fisher` force their test; Methods name what was used.
+#[test]
+fn the_response_test_is_chosen_and_named() {
+    let subjects: Vec<Subject> = (0..23)
+        .map(|i| {
+            let drug = i < 11;
+            Subject {
+                arm: if drug { "Drug" } else { "Placebo" },
+                stratum: "A".into(),
+                os: (30 + 7 * i as u32, true),
+                responder: if drug { i < 4 } else { i == 11 },
+            }
+        })
+        .collect();
+    for (setting, test, printed, methods) in [
+        (
+            "",
+            "fisher",
+            "Fisher's exact p = 0.15",
+            "tested with Fisher's exact test",
+        ),
+        (
+            "    analysis: { response_test: chisq }\n",
+            "chisq",
+            "chi-square p = 0.10",
+            "tested with the chi-square test",
+        ),
+        (
+            "    analysis: { response_test: fisher }\n",
+            "fisher",
+            "Fisher's exact p = 0.15",
+            "tested with Fisher's exact test",
+        ),
+    ] {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let config = write_study(tmp.path(), &subjects, setting);
+        let (cohort, text) = build(tmp.path(), &config);
+        let orr = &cohort["comparisons"][0]["response"]["orr"];
+        assert_eq!((orr["n"].clone(), orr["N"].clone()), (4.into(), 11.into()));
+        assert_eq!(orr["test"], test, "{setting}");
+        let p = orr["p"].as_f64().expect("p");
+        let expected = if test == "fisher" {
+            0.154_952_598_888_5
+        } else {
+            0.103_522_484_375_5
+        };
+        assert!((p - expected).abs() < 1e-6, "{setting}: {p}");
+        assert!(text.contains(printed), "{setting}: {text}");
+        assert!(text.contains(methods), "{setting}: {text}");
+    }
+    // CMH without strata is refused at the key.
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = write_study(
+        tmp.path(),
+        &subjects,
+        "    analysis: { response_test: cmh }\n",
+    );
+    let ran = readout_command()
+        .arg("check")
+        .arg(&config)
+        .output()
+        .expect("runs");
+    assert_eq!(ran.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&ran.stderr);
+    assert!(
+        stderr.contains("key `cohorts[0]`: `response_test: cmh` tests over strata"),
+        "{stderr}"
+    );
+}
+
+/// Two subjects dying on the same day, one per arm: the log-rank variance is 0, so there is
+/// no test (R's survdiff refuses), not "chi-square 0, p = 1".
+#[test]
+fn a_log_rank_test_without_variance_is_null_with_a_warning() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let subjects = vec![
+        Subject {
+            arm: "Drug",
+            stratum: "A".into(),
+            os: (100, true),
+            responder: true,
+        },
+        Subject {
+            arm: "Placebo",
+            stratum: "A".into(),
+            os: (100, true),
+            responder: false,
+        },
+    ];
+    let config = write_study(tmp.path(), &subjects, "");
+    let (cohort, text) = build(tmp.path(), &config);
+    let logrank = &cohort["comparisons"][0]["tte"]["OS"]["logrank"];
+    assert_eq!(logrank["p"], Value::Null, "{logrank}");
+    assert_eq!(logrank["chisq"], Value::Null, "{logrank}");
+    assert!(
+        warnings(&cohort)
+            .iter()
+            .any(|w| w.contains("OS log-rank test not estimable")),
+        "{:?}",
+        warnings(&cohort)
+    );
+    assert!(text.contains("log-rank test not estimable"), "{text}");
+}
