@@ -356,6 +356,12 @@ pub fn compare_arms<'a>(
         }
     }
     let mut warnings = Vec::new();
+    if present.len() == 1 {
+        warnings.push(format!(
+            "the cohort's subjects are all in one arm ({column} = {reference:?}): there is \
+             nothing to compare, and the documents are those of a single-arm cohort"
+        ));
+    }
     let without = (0..pooled.members.len())
         .filter(|&i| arm_of(i).is_none())
         .count();

@@ -259,3 +259,31 @@ fn a_log_rank_test_without_variance_is_null_with_a_warning() {
     );
     assert!(text.contains("log-rank test not estimable"), "{text}");
 }
+
+/// A cohort with `arms` whose subjects are all in the reference arm has nothing to compare:
+/// a warning says so and the abstract is the single-arm one (it had Results without ORR or
+/// median, and no warning).
+#[test]
+fn a_cohort_whose_data_hold_one_arm_gets_the_single_arm_abstract() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let subjects: Vec<Subject> = twenty(|_, _| "A".into())
+        .into_iter()
+        .map(|s| Subject {
+            arm: "Placebo",
+            ..s
+        })
+        .collect();
+    let config = write_study(tmp.path(), &subjects, "");
+    let (cohort, text) = build(tmp.path(), &config);
+    assert!(cohort["comparisons"].as_array().is_none_or(Vec::is_empty));
+    assert!(
+        warnings(&cohort)
+            .iter()
+            .any(|w| w.contains("all in one arm (ARM = \"Placebo\")")),
+        "{:?}",
+        warnings(&cohort)
+    );
+    assert!(text.contains("the ORR was 30.0% (6/20;"), "{text}");
+    assert!(text.contains("median OS"), "{text}");
+    assert!(!text.contains("randomized"), "{text}");
+}
