@@ -287,3 +287,31 @@ fn a_cohort_whose_data_hold_one_arm_gets_the_single_arm_abstract() {
     assert!(text.contains("median OS"), "{text}");
     assert!(!text.contains("randomized"), "{text}");
 }
+
+/// "not reached" never takes the unit: with the reference arm's median not reached the
+/// sentence read "59.0 with Drug vs not reached days with Placebo".
+#[test]
+fn a_median_not_reached_takes_no_unit() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let subjects: Vec<Subject> = (0..20)
+        .map(|i| {
+            let drug = i % 2 == 0;
+            Subject {
+                arm: if drug { "Drug" } else { "Placebo" },
+                stratum: "A".into(),
+                // Every Drug subject dies; every Placebo subject is censored.
+                os: (10 * (i as u32 + 1), drug),
+                responder: false,
+            }
+        })
+        .collect();
+    let config = write_study(tmp.path(), &subjects, "");
+    let (_, text) = build(tmp.path(), &config);
+    assert!(
+        text.contains(
+            "Median overall survival was 100.0 days with Drug vs not reached with Placebo"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("not reached days"), "{text}");
+}
