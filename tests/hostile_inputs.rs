@@ -374,6 +374,69 @@ fn control_characters_in_data_are_refused_and_never_reach_the_terminal() {
     assert!(err.contains("line 2, column `TRTSDT`"), "{err}");
 }
 
+/// Bidirectional controls and zero-width characters (issue 28) reorder or hide text: an AE
+/// term with U+202E displayed reversed in the abstract and on the terminal, a USUBJID with
+/// U+200B differed from the one it showed. They are refused at load, named by code point,
+/// and never printed raw; the joiners U+200C/U+200D (scripts, emoji) are allowed.
+#[test]
+fn bidi_and_zero_width_characters_in_data_are_refused() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    for (file, from, to, column, code) in [
+        (
+            "adae.csv",
+            "Fatigue",
+            "Fat\u{202e}eugi",
+            "AEDECOD",
+            "U+202E",
+        ),
+        (
+            "adae.csv",
+            "Fatigue",
+            "Fati\u{2067}gue",
+            "AEDECOD",
+            "U+2067",
+        ),
+        (
+            "adsl.csv",
+            "S-01,01,A",
+            "S-0\u{200b}1,01,A",
+            "USUBJID",
+            "U+200B",
+        ),
+        (
+            "adsl.csv",
+            "S-01,01,A",
+            "S-01\u{feff},01,A",
+            "USUBJID",
+            "U+FEFF",
+        ),
+        (
+            "adae.csv",
+            "Fatigue",
+            "Fatigue\u{200f}",
+            "AEDECOD",
+            "U+200F",
+        ),
+    ] {
+        let edit = |text: String| text.replacen(from, to, 1);
+        let config = study_with(tmp.path(), Some((file, &edit)), PLAIN_STUDY);
+        let err = refused(&config);
+        assert!(
+            !err.contains(|c: char| readout::error::is_invisible_format(c)),
+            "{err:?}"
+        );
+        assert!(err.contains(file) && err.contains(column), "{to:?}: {err}");
+        assert!(
+            err.contains(&format!("the invisible formatting character {code}")),
+            "{to:?}: {err}"
+        );
+    }
+    let edit = |text: String| text.replacen("Fatigue", "Fati\u{200d}gue", 1);
+    let config = study_with(tmp.path(), Some(("adae.csv", &edit)), PLAIN_STUDY);
+    let check = readout(&["check", config.to_str().expect("path")], &[]);
+    assert_eq!(check.code, Some(0), "{}", check.stderr);
+}
+
 /// Config texts with control characters (YAML's `"\e"` escapes make them) are refused with
 /// their key; a user template with one is refused with its line.
 #[test]

@@ -982,10 +982,10 @@ fn validate(path: &Path, config: &StudyConfig) -> Result<()> {
             path,
             &format!("key `{key}`: "),
             format!(
-                "`{}` holds the control character U+{:04X}; expected text without control \
-                 characters (tab and line breaks are allowed)",
+                "`{}` holds {}; expected text without control characters (tab and line \
+                 breaks are allowed)",
                 crate::error::escape_controls(&text, false),
-                c as u32
+                crate::error::refused_character(c)
             ),
         ));
     }

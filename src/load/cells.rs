@@ -33,10 +33,10 @@ impl<'t> Row<'t, '_> {
         self.error(
             column,
             format!(
-                "`{}` holds the control character U+{:04X}; expected text without control \
-                 characters (tab and line breaks are allowed)",
+                "`{}` holds {}; expected text without control characters (tab and line \
+                 breaks are allowed)",
                 crate::error::escape_controls(text, false),
-                c as u32
+                crate::error::refused_character(c)
             ),
         )
     }

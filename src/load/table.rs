@@ -711,11 +711,11 @@ pub(super) fn header_names<'b>(
                 file: path.to_path_buf(),
                 location: "line 1: ".to_string(),
                 message: format!(
-                    "header field {} (`{}`) holds the control character U+{:04X}; expected a \
-                     column name without control characters",
+                    "header field {} (`{}`) holds {}; expected a column name without \
+                     control characters",
                     i + 1,
                     crate::error::escape_controls(&name, false),
-                    c as u32
+                    crate::error::refused_character(c)
                 ),
             });
         }

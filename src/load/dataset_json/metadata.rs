@@ -354,10 +354,9 @@ pub(super) fn header_of(path: &Path, columns: &[Column]) -> Result<Header> {
                 file: path.to_path_buf(),
                 location,
                 message: format!(
-                    "`{}` holds the control character U+{:04X}; expected a name without \
-                     control characters",
+                    "`{}` holds {}; expected a name without control characters",
                     crate::error::escape_controls(name, false),
-                    c as u32
+                    crate::error::refused_character(c)
                 ),
             });
         }

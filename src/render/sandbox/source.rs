@@ -83,9 +83,9 @@ pub fn check_source(text: &str, max_bytes: usize) -> Result<(), SourceError> {
         return Err(SourceError::at(
             1 + count_lines(&bytes[..at]),
             format!(
-                "the control character U+{:04X}; expected text without control characters (tab \
-                 and line breaks are allowed)",
-                c as u32
+                "{}; expected text without control characters (tab and line breaks are \
+                 allowed)",
+                crate::error::refused_character(c)
             ),
         ));
     }
