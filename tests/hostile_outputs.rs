@@ -1,0 +1,195 @@
+//! Hostile input, third round (issue 28): `readout lint` and the abstract's self-check on
+//! texts with very many pairs, very long lines and pairs written with other digits, spaces
+//! and percent signs; `readout verify` on folders whose files were replaced, added or turned
+//! into links, devices and pipes. Run through the real binary; docs/BAD-INPUT.md.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{readout_command, root};
+
+/// What one run of the binary did.
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `readout ARGS` at the repository root.
+fn readout(args: &[&str]) -> Run {
+    let output = readout_command()
+        .args(args)
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run readout");
+    let text = |bytes: Vec<u8>| String::from_utf8(bytes).expect("utf-8 output");
+    Run {
+        code: output.status.code(),
+        stdout: text(output.stdout),
+        stderr: text(output.stderr),
+    }
+}
+
+fn assert_no_panic(run: &Run) {
+    assert!(
+        !run.stderr.contains("panicked") && !run.stderr.contains("RUST_BACKTRACE"),
+        "panic: {}",
+        run.stderr
+    );
+}
+
+/// `readout lint FILE` of `text` written to a file in `dir`.
+fn lint(dir: &Path, text: &str) -> Run {
+    let file = dir.join("abstract.txt");
+    std::fs::write(&file, text).expect("write");
+    let run = readout(&["lint", file.to_str().expect("path")]);
+    assert_no_panic(&run);
+    run
+}
+
+/// The longest line of `text`, in characters.
+fn longest_line(text: &str) -> usize {
+    text.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+}
+
+/// 100,000 wrong pairs, one every other line: the first 20 are listed with their own line
+/// numbers (counted on from pair to pair; they were recounted from the start, 58 s), and the
+/// rest are counted in one line.
+#[test]
+fn lint_of_100000_pairs_lists_the_first_20_with_their_lines() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let run = lint(
+        tmp.path(),
+        &"Heading\nIn the cohort, 1/3 (5%) responded.\n".repeat(100_000),
+    );
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 21, "{}", run.stdout);
+    for (i, line) in lines[..20].iter().enumerate() {
+        assert!(
+            line.ends_with(&format!(
+                "abstract.txt: line {}: \"1/3 (5%)\": 1/3 is 33.33%, not 5%, in: In the \
+                 cohort, 1/3 (5%) responded.",
+                2 * i + 2
+            )),
+            "{line}"
+        );
+    }
+    assert!(
+        lines[20].ends_with(
+            "abstract.txt: and 99980 more pair(s) that disagree (the first 20 are listed)"
+        ),
+        "{}",
+        lines[20]
+    );
+    assert!(
+        run.stderr.contains("100000 count(s) disagree"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// One line of 1 MB holding 111,111 wrong pairs (it took 3.9 GB and aborted: each pair
+/// quoted the whole line): 20 listed, each with an excerpt of at most 100 characters either
+/// side of the pair, cut with an ellipsis.
+#[test]
+fn lint_of_a_1_mb_line_quotes_a_bounded_excerpt() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let line = "1/3 (5%) ".repeat(111_111);
+    let run = lint(tmp.path(), &format!("{line}\n"));
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 21, "{}", run.stdout);
+    assert!(lines[20].contains("and 111091 more"), "{}", lines[20]);
+    assert!(longest_line(&run.stdout) < 400, "{}", run.stdout);
+    // Pair 20 is at characters 171..179: quoted from 100 before to 100 after, cut both ways.
+    let last = lines[19];
+    let quoted = &last[last.find(", in: ").expect("in") + 6..];
+    assert_eq!(quoted, format!("\u{2026}{}\u{2026}", &line[71..279]));
+}
+
+/// `readout lint /dev/zero` is refused after 64 MiB, naming the file (it read until memory
+/// ran out).
+#[cfg(unix)]
+#[test]
+fn lint_refuses_a_text_without_end() {
+    let run = readout(&["lint", "/dev/zero"]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert_no_panic(&run);
+    assert!(
+        run.stderr
+            .contains("/dev/zero: larger than 64 MiB; expected an abstract's text"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// Writes a small study into `dir`: the hostile fixtures' data and `config` as `study.yaml`;
+/// returns the config's path.
+fn study(dir: &Path, config: &str) -> PathBuf {
+    for file in ["adsl.csv", "adrs.csv", "adae.csv"] {
+        std::fs::copy(
+            root().join("tests/fixtures/hostile").join(file),
+            dir.join(file),
+        )
+        .expect("copy");
+    }
+    let path = dir.join("study.yaml");
+    std::fs::write(&path, config).expect("config");
+    path
+}
+
+const STUDY: &str = "study:\n  id: PLAIN\ndata:\n  adsl: adsl.csv\n  adrs: adrs.csv\n  adae: adae.csv\ncutoff: 2021-12-31\n";
+
+/// A config text printing 20,000 wrong pairs into the abstract: `check` and `build` fail
+/// that cohort with exit 2 and a message of a few kB (it was 3.6 GB, and `check` aborted
+/// where memory was short); the other cohort is built.
+#[test]
+fn a_config_text_printing_20000_wrong_pairs_fails_with_a_bounded_message() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = study(
+        tmp.path(),
+        &format!(
+            "{STUDY}cohorts:\n  - id: all\n    background: \"{{% for i in range(end=20000) %}}1/3 (5%) {{% endfor %}}\"\n  - id: ok\n"
+        ),
+    );
+    let check = readout(&["check", config.to_str().expect("path")]);
+    assert_eq!(check.code, Some(2), "{}", check.stderr);
+    assert_no_panic(&check);
+    assert!(
+        check.stderr.contains(
+            "cohort `all`: abstract.txt disagrees with itself (nothing written for this cohort):\n  \
+             line 3: \"1/3 (5%)\": 1/3 is 33.33%, not 5%, in: Background: 1/3 (5%) 1/3 (5%)"
+        ),
+        "{}",
+        check.stderr
+    );
+    assert!(
+        check
+            .stderr
+            .contains("and 19980 more pair(s) that disagree (the first 20 are listed)"),
+        "{}",
+        check.stderr
+    );
+    assert!(check.stderr.len() < 10_000, "{} bytes", check.stderr.len());
+    assert!(longest_line(&check.stderr) < 400, "{}", check.stderr);
+
+    let out = tmp.path().join("out");
+    let build = readout(&[
+        "build",
+        config.to_str().expect("path"),
+        "--out",
+        out.to_str().expect("path"),
+    ]);
+    assert_eq!(build.code, Some(2), "{}", build.stderr);
+    assert_no_panic(&build);
+    assert!(build.stderr.contains("and 19980 more"), "{}", build.stderr);
+    assert!(build.stderr.len() < 10_000, "{} bytes", build.stderr.len());
+    let folder = out.join("PLAIN/2021-12-31");
+    assert!(folder.join("ok/abstract.txt").is_file());
+    assert!(!folder.join("all").exists());
+    // results.json keeps the failure, bounded too.
+    let results = std::fs::read_to_string(folder.join("results.json")).expect("results");
+    assert!(results.contains("and 19980 more"));
+    assert!(results.len() < 100_000, "{} bytes", results.len());
+}
