@@ -124,6 +124,65 @@ fn lint_refuses_a_text_without_end() {
     );
 }
 
+/// Each way of writing a pair that `readout lint` let through (a no-break, narrow or thin
+/// space before `%`, `％`, `﹪`, fullwidth, Arabic-Indic and other digits, a decimal comma):
+/// read as the same numbers, each wrong form reported with its line and each right one not.
+#[test]
+fn lint_reads_pairs_written_with_other_digits_spaces_and_signs() {
+    let forms = [
+        ("13/38 (35.2\u{a0}%)", "13/38 (34.2\u{a0}%)"),
+        ("13/38 (35.2\u{202f}%)", "13/38 (34.2\u{202f}%)"),
+        ("13/38 (35.2\u{2009}%)", "13/38 (34.2\u{2009}%)"),
+        ("13/38 (35.2％)", "13/38 (34.2％)"),
+        ("13/38 (35.2﹪)", "13/38 (34.2﹪)"),
+        ("１３/３８ (３５.２%)", "１３/３８ (３４.２%)"),
+        ("١٣/٣٨ (٣٥.٢%)", "١٣/٣٨ (٣٤.٢%)"),
+        ("٣٥٫٢٪ (١٣/٣٨)", "٣٤٫٢٪ (١٣/٣٨)"),
+        ("۱۳/۳۸ (۳۵.۲%)", "۱۳/۳۸ (۳۴.۲%)"),
+        ("१३/३८ (३५.२%)", "१३/३८ (३४.२%)"),
+        ("13/38 (35,2%)", "13/38 (34,2%)"),
+        ("13/38 (35,2 %)", "13/38 (34,2 %)"),
+        ("13/38, 35,2%", "13/38, 34,2%"),
+    ];
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let text: String = forms
+        .iter()
+        .map(|(wrong, right)| format!("Responses {wrong}.\nResponses {right}.\n"))
+        .collect();
+    let run = lint(tmp.path(), &format!("{text}And 13/38, 34.2% agree.\n"));
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), forms.len(), "{}", run.stdout);
+    for (i, ((wrong, _), line)) in forms.iter().zip(&lines).enumerate() {
+        assert!(
+            line.ends_with(&format!(
+                "abstract.txt: line {}: \"{wrong}\": 13/38 is 34.21%, not 35.2%, in: \
+                 Responses {wrong}.",
+                2 * i + 1
+            )),
+            "{line}"
+        );
+    }
+
+    // The build's self-check reads them too.
+    let config = study(
+        tmp.path(),
+        &format!(
+            "{STUDY}cohorts:\n  - id: all\n    background: \"Of them, １３/３８ (３５.２\u{a0}％) responded.\"\n"
+        ),
+    );
+    let check = readout(&["check", config.to_str().expect("path")]);
+    assert_eq!(check.code, Some(2), "{}", check.stderr);
+    assert!(
+        check.stderr.contains(
+            "\"１３/３８ (３５.２\u{a0}％)\": 13/38 is 34.21%, not 35.2%, in: Background: Of \
+             them, １３/３８ (３５.２\u{a0}％) responded."
+        ),
+        "{}",
+        check.stderr
+    );
+}
+
 /// Writes a small study into `dir`: the hostile fixtures' data and `config` as `study.yaml`;
 /// returns the config's path.
 fn study(dir: &Path, config: &str) -> PathBuf {
