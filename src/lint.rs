@@ -30,13 +30,13 @@ pub const MAX_TEXT_BYTES: u64 = 64 << 20;
 pub struct Disagreement {
     /// 1-based line of the text.
     pub line: usize,
-    /// The words as written (`15/38, 42.9%`).
+    /// The words as written (`15/38, 42.9%`), at most [`MAX_WRITTEN_CHARS`] characters.
     pub written: String,
     /// n.
     pub n: u64,
     /// N.
     pub total: u64,
-    /// The percentage as written.
+    /// The percentage as read (`34,2%` is 34.2).
     pub stated: f64,
     /// The sentence it stands in, at most [`EXCERPT_CHARS`] characters either side of the
     /// pair (`…` where it was cut).

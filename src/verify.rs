@@ -66,7 +66,6 @@ fn special_kind(t: FileType) -> &'static str {
     if t.is_dir() {
         return "a folder";
     }
-    let _ = t;
     "not a regular file"
 }
 
