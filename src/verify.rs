@@ -287,10 +287,7 @@ fn why_missing(dir: &Path, relative: &Path, walked: &BTreeMap<PathBuf, Kind>) ->
 fn read_manifest(dir: &Path) -> Result<Manifest> {
     let path = dir.join("manifest.json");
     let file = open_regular(&path, false).map_err(|why| {
-        Error::data_file(
-            &path,
-            format!("{why}; expected the manifest `readout build` writes"),
-        )
+        Error::data_file(&path, format!("{why}: the manifest `readout build` writes"))
     })?;
     let mut bytes = Vec::new();
     file.take(MAX_MANIFEST_BYTES + 1)
