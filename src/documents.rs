@@ -96,18 +96,15 @@ pub fn render_documents(
     let markdown = tidy_text(&renderer.render("abstract.md", &ctx)?);
     let plain = tidy_text(&renderer.render("abstract.txt", &ctx)?);
     // The abstract's counts and percentages read back and checked against each other: a
-    // template or config text that prints a wrong pair fails the build (docs/LINT.md).
+    // template or config text that prints a wrong pair fails the build; the message lists
+    // the first few, each with a bounded excerpt (docs/LINT.md).
     let disagreements = crate::lint::check_proportions(&plain);
     if !disagreements.is_empty() {
         return Err(Error::Analysis {
             cohort: cohort.id.clone(),
             message: format!(
                 "abstract.txt disagrees with itself (nothing written for this cohort):\n  {}",
-                disagreements
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join("\n  ")
+                disagreements.lines().join("\n  ")
             ),
         });
     }

@@ -17,6 +17,7 @@ mod derive_edge_cases;
 mod documents;
 mod example_study;
 mod hostile_inputs;
+mod hostile_outputs;
 mod hostile_paths;
 mod html;
 mod invalid_inputs;

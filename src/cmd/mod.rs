@@ -85,7 +85,8 @@ pub enum Command {
         after: PathBuf,
     },
     /// Recompute the SHA-256 of every file listed in a folder's manifest.json and report any
-    /// output, input or config that changed since the build.
+    /// output, input or config that changed since the build, and any file of the folder it
+    /// does not list (only regular files are read; links in the folder are not followed).
     Verify {
         /// A cut-off folder (holding manifest.json).
         #[arg(value_name = "DIR")]

@@ -2,18 +2,22 @@
 
 use super::*;
 
-/// Runs `readout verify`: exit 1 when a file changed since the build.
+/// Runs `readout verify`: exit 1 when a listed file changed, vanished or is not a regular
+/// file, or the folder holds a file the manifest does not list.
 pub(super) fn verify_command(dir: &Path) -> Result<ExitCode> {
     let problems = crate::verify::verify_folder(dir)?;
     if problems.is_empty() {
-        outln!("{}: every file matches manifest.json", dir.display());
+        outln!(
+            "{}: every file matches manifest.json, and it lists every file",
+            dir.display()
+        );
         Ok(ExitCode::SUCCESS)
     } else {
         for p in &problems {
             outln!("{p}");
         }
         errln!(
-            "{}: {} file(s) changed since the build",
+            "{}: {} problem(s): the folder is not as the build wrote it (manifest.json)",
             dir.display(),
             problems.len()
         );
