@@ -45,8 +45,12 @@ struct StudyId {
 /// Reads a cut-off folder's `results.json`; its study and cohort ids name files, so they are
 /// checked as a config's are (an edited id could name a file outside the folder).
 fn read_results(path: &Path) -> Result<ResultsFile> {
-    let file =
-        crate::load::open_regular(path).map_err(|e| Error::io(path, "cannot read results", e))?;
+    let file = crate::load::open_regular(path, false).map_err(|why| {
+        Error::data_file(
+            path,
+            format!("{why}; expected a results.json that `readout build` wrote"),
+        )
+    })?;
     let results: ResultsFile =
         serde_json::from_reader(std::io::BufReader::new(file)).map_err(|e| {
             Error::data_file(
@@ -78,7 +82,12 @@ fn read_bor(path: &Path) -> Result<BTreeMap<String, String>> {
     if std::fs::symlink_metadata(path).is_err() {
         return Ok(out);
     }
-    let file = crate::load::open_regular(path).map_err(|e| Error::io(path, "cannot read", e))?;
+    let file = crate::load::open_regular(path, false).map_err(|why| {
+        Error::data_file(
+            path,
+            format!("{why}; expected a derived dataset `readout build` wrote"),
+        )
+    })?;
     let mut reader = csv::Reader::from_reader(file);
     for record in reader.records() {
         let record = record.map_err(|e| Error::data_file(path, format!("not valid CSV: {e}")))?;

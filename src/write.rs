@@ -422,11 +422,18 @@ fn lock_target(parent: &Path, name: &str) -> Result<std::fs::File> {
     options.create(true).truncate(false).write(true);
     // Never through a link (a dangling one would create its target) and never waiting on a
     // FIFO: opened without following links and without blocking, then checked to be a file.
-    #[cfg(target_os = "linux")]
+    #[cfg(any(
+        target_os = "linux",
+        target_os = "macos",
+        target_os = "ios",
+        target_os = "freebsd",
+        target_os = "openbsd",
+        target_os = "netbsd",
+        target_os = "dragonfly"
+    ))]
     {
-        use rustix::fs::OFlags;
         use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags((OFlags::NOFOLLOW | OFlags::NONBLOCK).bits() as i32);
+        options.custom_flags(crate::load::O_NOFOLLOW | crate::load::O_NONBLOCK);
     }
     let refuse = |what: &str| {
         Error::Other(format!(

@@ -27,6 +27,7 @@ mod adtr;
 mod adtte;
 mod cells;
 pub mod dataset_json;
+mod files;
 pub mod sas7bdat;
 mod subjects;
 mod table;
@@ -41,6 +42,8 @@ pub use adsl::*;
 pub use adtr::*;
 pub use adtte::*;
 pub use cells::*;
+pub use files::{open_regular, special_kind};
+pub(crate) use files::{O_NOFOLLOW, O_NONBLOCK};
 pub use subjects::*;
 pub use table::*;
 
@@ -111,36 +114,6 @@ pub struct InputFile {
     pub path: String,
     /// Hex SHA-256 of its bytes.
     pub sha256: String,
-}
-
-/// Opens a file of a finished cut-off folder for reading: only a regular file, never
-/// through a link (the build writes no links), never waiting on a FIFO or a device (opened
-/// without blocking, then checked). `diff` and `verify` read what may have been tampered with.
-pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::io::{Error as IoError, ErrorKind};
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(target_os = "linux")]
-    {
-        use rustix::fs::OFlags;
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags((OFlags::NOFOLLOW | OFlags::NONBLOCK).bits() as i32);
-    }
-    let meta = std::fs::symlink_metadata(path)?;
-    if meta.file_type().is_symlink() {
-        return Err(IoError::new(
-            ErrorKind::InvalidInput,
-            "a symbolic link, not a file readout wrote",
-        ));
-    }
-    if !meta.is_file() {
-        return Err(IoError::new(ErrorKind::InvalidInput, "not a regular file"));
-    }
-    let file = options.open(path)?;
-    if !file.metadata()?.is_file() {
-        return Err(IoError::new(ErrorKind::InvalidInput, "not a regular file"));
-    }
-    Ok(file)
 }
 
 /// Hex SHA-256 of some bytes.
