@@ -117,16 +117,21 @@ fn name_and_unit(label: &str) -> (String, Option<&str>) {
 /// The levels in their natural order (`natural_order`, else as given), with any level the order
 /// does not name after them.
 fn ordered(b: &BaselineSummary) -> Vec<&LevelCount> {
+    // Looked up by value: an item may have tens of thousands of levels (a free-text column).
+    let by_value: std::collections::HashMap<&str, &LevelCount> =
+        b.levels.iter().map(|l| (l.value.as_str(), l)).collect();
+    let natural: std::collections::HashSet<&str> =
+        b.natural_order.iter().map(String::as_str).collect();
     let mut levels: Vec<&LevelCount> = b
         .natural_order
         .iter()
-        .filter_map(|v| b.levels.iter().find(|l| &l.value == v))
+        .filter_map(|v| by_value.get(v.as_str()).copied())
         .collect();
-    for l in &b.levels {
-        if !b.natural_order.contains(&l.value) {
-            levels.push(l);
-        }
-    }
+    levels.extend(
+        b.levels
+            .iter()
+            .filter(|l| !natural.contains(l.value.as_str())),
+    );
     levels
 }
 

@@ -8,8 +8,8 @@ use serde::Serialize;
 use crate::compare::{ProportionDifference, Ratio, TteComparison};
 use crate::config::{Analysis, Study};
 use crate::endpoints::{
-    AeCounts, AeGrading, BaselineSummary, CohortResults, Estimate, Proportion, ResponseResults,
-    Safety, TermCounts, TteResults,
+    AeCounts, AeGrading, BaselineSummary, CohortResults, Estimate, LevelCount, Proportion,
+    ResponseResults, Safety, TermCounts, TteResults,
 };
 use crate::format::fmt_p;
 use crate::format::{fixed, fmt_count_pct, fmt_limits, fmt_pct, fmt_plain, long_date};
@@ -430,6 +430,16 @@ fn baseline_rows(baseline: &[BaselineSummary], columns: &[Column], f: &Formats) 
             r.baseline.iter().find(|x| x.column == b.column).cloned()
         };
         let per_column: Vec<Option<BaselineSummary>> = columns.iter().map(|c| of(c.r)).collect();
+        // Each column's levels by value: an item may have tens of thousands of levels.
+        let by_value: Vec<std::collections::HashMap<&str, &LevelCount>> = per_column
+            .iter()
+            .map(|x| {
+                x.iter()
+                    .flat_map(|x| &x.levels)
+                    .map(|m| (m.value.as_str(), m))
+                    .collect()
+            })
+            .collect();
         let cells = |value: &dyn Fn(&Column, Option<&BaselineSummary>) -> String| {
             columns
                 .iter()
@@ -458,15 +468,18 @@ fn baseline_rows(baseline: &[BaselineSummary], columns: &[Column], f: &Formats) 
                 ));
                 for l in &b.levels {
                     let mut row = vec![Cell::level(sentence_case(&l.label))];
-                    row.extend(cells(&|col, x| {
-                        let levels = x.map_or(&[][..], |x| x.levels.as_slice());
-                        match levels.iter().find(|m| m.value == l.value) {
-                            Some(m) => f.count_pct(m.n, m.total),
-                            None => {
-                                f.count_pct(0, levels.first().map_or(col.r.n.enrolled, |m| m.total))
-                            }
-                        }
-                    }));
+                    row.extend(columns.iter().zip(&per_column).zip(&by_value).map(
+                        |((col, x), by_value)| {
+                            let levels = x.as_ref().map_or(&[][..], |x| x.levels.as_slice());
+                            Cell::num(match by_value.get(l.value.as_str()) {
+                                Some(m) => f.count_pct(m.n, m.total),
+                                None => f.count_pct(
+                                    0,
+                                    levels.first().map_or(col.r.n.enrolled, |m| m.total),
+                                ),
+                            })
+                        },
+                    ));
                     rows.push(Row::of(row));
                 }
             }

@@ -716,11 +716,14 @@ fn short_observations_and_the_blank_padding_of_the_last_record() {
     let bytes = write_xpt("T", &columns, &rows);
     assert_eq!(bytes.len() % 80, 0);
     let t = readout::xpt::parse(&bytes).unwrap();
-    assert_eq!(t.rows, [["A"], [""], ["B"]]);
+    assert_eq!(
+        (0..t.len()).map(|r| t.row(r)).collect::<Vec<_>>(),
+        [["A"], [""], ["B"]]
+    );
     // Exactly 80 bytes of data: no padding at all.
     let rows: Vec<Vec<Cell>> = (0..10).map(|_| vec![Text("Z")]).collect();
     let t = readout::xpt::parse(&write_xpt("T", &columns, &rows)).unwrap();
-    assert_eq!(t.rows.len(), 10);
+    assert_eq!(t.len(), 10);
     // A numeric observation of 3 bytes: 26 observations fill 78 bytes of the first record.
     let columns = [Column {
         name: "N",
@@ -728,8 +731,8 @@ fn short_observations_and_the_blank_padding_of_the_last_record() {
     }];
     let rows: Vec<Vec<Cell>> = (0..26).map(|_| vec![Missing(b'.')]).collect();
     let t = readout::xpt::parse(&write_xpt("T", &columns, &rows)).unwrap();
-    assert_eq!(t.rows.len(), 26);
-    assert!(t.rows.iter().all(|r| r[0].is_empty()));
+    assert_eq!(t.len(), 26);
+    assert!((0..t.len()).all(|r| t.row(r)[0].is_empty()));
     // Long observations (200 + 8 bytes) across record boundaries.
     let columns = [
         Column {
@@ -745,8 +748,8 @@ fn short_observations_and_the_blank_padding_of_the_last_record() {
         .map(|_| vec![Text(long_text()), Text("1.5")])
         .collect();
     let t = readout::xpt::parse(&write_xpt("T", &columns, &rows)).unwrap();
-    assert_eq!(t.rows.len(), 5);
-    assert_eq!(t.rows[4], [long_text(), "1.5"]);
+    assert_eq!(t.len(), 5);
+    assert_eq!(t.row(4), [long_text(), "1.5"]);
 }
 
 #[test]
@@ -836,6 +839,30 @@ fn malformed_files_name_the_byte_and_what_was_expected() {
     assert!(err.contains("version 8"), "{err}");
 }
 
+/// A file of one-byte observations (issue 28: a 50 MB one was held at 70 times its size, one
+/// `String` per cell) is held as one text with a start and end per cell: every cell's text
+/// once, nothing else per cell.
+#[test]
+fn short_observations_are_held_as_one_text() {
+    let columns = [Column {
+        name: "X",
+        kind: Kind::Char(1),
+    }];
+    let n = 100_000;
+    let rows: Vec<Vec<Cell>> = (0..n)
+        // The last observation is not blank: blank ones at the end read as the padding.
+        .map(|i| vec![if i % 2 == 1 { Text("A") } else { Text("") }])
+        .collect();
+    let t = readout::xpt::parse(&write_xpt("T", &columns, &rows)).unwrap();
+    assert_eq!(t.len(), n);
+    assert_eq!(t.spans.len(), n);
+    assert_eq!(t.text.len(), n / 2);
+    assert_eq!(
+        (t.row(0), t.row(1), t.row(n - 1)),
+        (vec![""], vec!["A"], vec!["A"])
+    );
+}
+
 #[test]
 fn every_truncation_is_an_error_never_a_panic_or_fewer_rows() {
     let good = write_xpt("ADAE", &adae_columns(), &adae_rows());
@@ -843,7 +870,7 @@ fn every_truncation_is_an_error_never_a_panic_or_fewer_rows() {
         if let Ok(t) = readout::xpt::parse(&good[..len]) {
             // Cut right after the observation header, it is an empty dataset (which the loader
             // refuses); a cut in the data is an error, not fewer rows.
-            assert!(t.rows.is_empty(), "cut at {len}");
+            assert!(t.is_empty(), "cut at {len}");
         }
     }
 }

@@ -991,14 +991,22 @@ fn decode(item: &BaselineItem, value: &str) -> String {
 /// terminology's order (SEX: M, F), ascending when every value is a number, else as given
 /// (most frequent first).
 fn natural_order(item: &BaselineItem, levels: &[LevelCount]) -> Vec<String> {
-    let mut rest: Vec<&str> = levels.iter().map(|l| l.value.as_str()).collect();
-    let mut order: Vec<String> = Vec::with_capacity(rest.len());
+    // Sets, not searches: a free-text column may have tens of thousands of levels.
+    let present: std::collections::HashSet<&str> =
+        levels.iter().map(|l| l.value.as_str()).collect();
+    let mut order: Vec<String> = Vec::with_capacity(levels.len());
+    let mut placed: std::collections::HashSet<String> = std::collections::HashSet::new();
     for wanted in &item.order {
         let wanted = wanted.as_text();
-        if let Some(i) = rest.iter().position(|v| *v == wanted) {
-            order.push(rest.remove(i).to_string());
+        if present.contains(wanted.as_str()) && placed.insert(wanted.clone()) {
+            order.push(wanted);
         }
     }
+    let mut rest: Vec<&str> = levels
+        .iter()
+        .map(|l| l.value.as_str())
+        .filter(|v| !placed.contains(*v))
+        .collect();
     let numbers: Option<Vec<f64>> = rest.iter().map(|v| v.trim().parse::<f64>().ok()).collect();
     if let Some(codes) = ct_decodes(&item.column) {
         let rank = |v: &str| {

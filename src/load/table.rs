@@ -184,6 +184,20 @@ impl<'t, 's> RowCells<'t, 's> {
     }
 }
 
+/// The column index of a SAS dataset's variable names, each name once.
+fn unique_names(path: &Path, headers: &[String]) -> Result<HashMap<String, usize>> {
+    let mut index = HashMap::new();
+    for (i, name) in headers.iter().enumerate() {
+        if index.insert(name.clone(), i).is_some() {
+            return Err(Error::data_file(
+                path,
+                format!("variable `{name}` appears twice; expected unique variable names"),
+            ));
+        }
+    }
+    Ok(index)
+}
+
 impl CsvTable {
     /// Reads and checks a data file, chosen by its extension: `.xpt` is a SAS transport v5
     /// file ([`crate::xpt`]) and `.sas7bdat` a SAS dataset ([`crate::sas7bdat`]), both read
@@ -210,7 +224,13 @@ impl CsvTable {
                     message: e.message,
                 })?;
                 let headers = table.variables.into_iter().map(|v| v.name).collect();
-                CsvTable::from_text_rows(path, sha256_hex(&bytes), headers, table.rows)
+                CsvTable::from_text_cells(
+                    path,
+                    sha256_hex(&bytes),
+                    headers,
+                    table.text,
+                    table.spans,
+                )
             }
             Some("sas7bdat") => {
                 let sha256 = sha256_hex(&bytes);
@@ -234,24 +254,16 @@ impl CsvTable {
         headers: Vec<String>,
         rows: Vec<Vec<String>>,
     ) -> Result<CsvTable> {
-        let mut index = HashMap::new();
-        for (i, name) in headers.iter().enumerate() {
-            if index.insert(name.clone(), i).is_some() {
-                return Err(Error::data_file(
-                    path,
-                    format!("variable `{name}` appears twice; expected unique variable names"),
-                ));
-            }
-        }
+        let index = unique_names(path, &headers)?;
         if rows.is_empty() {
             return Err(Error::data_file(
                 path,
                 "the dataset has variables but no observations; expected one observation per record",
             ));
         }
+        let row_count = rows.len();
         let mut cells = String::new();
         let mut spans = Vec::with_capacity(rows.len() * headers.len());
-        let mut lines = Vec::with_capacity(rows.len());
         for (i, row) in rows.into_iter().enumerate() {
             if row.len() != headers.len() {
                 return Err(Error::data_file(
@@ -269,7 +281,6 @@ impl CsvTable {
                 cells.push_str(cell);
                 spans.push(span(path, start, cells.len())?);
             }
-            lines.push(i as u64 + 1);
         }
         Ok(CsvTable {
             path: path.to_path_buf(),
@@ -279,7 +290,48 @@ impl CsvTable {
             // Text already: no second UTF-8 check.
             cells: Cells::Text(cells),
             layout: Layout::Cells(spans),
-            lines: Lines::Each(lines),
+            lines: Lines::From {
+                first: 1,
+                rows: row_count,
+            },
+        })
+    }
+
+    /// A table from cells already decoded into one text (a SAS transport file), with the
+    /// checks of [`CsvTable::read`]; `spans` holds each cell's start and end in `text`, row
+    /// after row. Row `i` (from 0) gets line number `i + 1`, the observation number.
+    pub fn from_text_cells(
+        path: &Path,
+        sha256: String,
+        headers: Vec<String>,
+        text: String,
+        spans: Vec<[u32; 2]>,
+    ) -> Result<CsvTable> {
+        let index = unique_names(path, &headers)?;
+        let width = headers.len().max(1);
+        if spans.is_empty() {
+            return Err(Error::data_file(
+                path,
+                "the dataset has variables but no observations; expected one observation per record",
+            ));
+        }
+        if !spans.len().is_multiple_of(width)
+            || spans.iter().any(|&[s, e]| s > e || e as usize > text.len())
+        {
+            return Err(Error::data_file(
+                path,
+                format!("the cells do not make whole rows of {width} values"),
+            ));
+        }
+        let rows = spans.len() / width;
+        Ok(CsvTable {
+            path: path.to_path_buf(),
+            sha256,
+            headers,
+            index,
+            cells: Cells::Text(text),
+            layout: Layout::Cells(spans),
+            lines: Lines::From { first: 1, rows },
         })
     }
 

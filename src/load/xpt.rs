@@ -114,8 +114,35 @@ pub struct XptTable {
     pub label: String,
     /// The variables in file order.
     pub variables: Vec<Variable>,
-    /// One row per observation, one cell per variable; missing values are empty.
-    pub rows: Vec<Vec<String>>,
+    /// Every cell's text, row after row (missing values are empty).
+    pub text: String,
+    /// Start and end of each cell in `text`: row `r`, variable `v` is entry
+    /// `r * variables.len() + v`. Held compact, not as a `String` per cell: a file of short
+    /// observations held as strings took 70 times its size.
+    pub spans: Vec<[u32; 2]>,
+}
+
+impl XptTable {
+    /// Number of observations.
+    pub fn len(&self) -> usize {
+        self.spans.len() / self.variables.len().max(1)
+    }
+
+    /// Whether the table has no observation.
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    /// Observation `row`'s cells, one per variable (empty when out of range).
+    pub fn row(&self, row: usize) -> Vec<&str> {
+        let width = self.variables.len();
+        self.spans
+            .get(row * width..(row + 1) * width)
+            .unwrap_or_default()
+            .iter()
+            .map(|&[start, end]| self.text.get(start as usize..end as usize).unwrap_or(""))
+            .collect()
+    }
 }
 
 /// The fixed 80-byte record at `offset`, or an error saying what should have been there.
@@ -377,40 +404,56 @@ fn parse_member(bytes: &[u8], offset: usize) -> Result<(XptTable, usize), XptErr
         }
     }
 
-    let mut rows = Vec::with_capacity(count);
+    let mut text = String::new();
+    let mut spans: Vec<[u32; 2]> = Vec::with_capacity(count.saturating_mul(variables.len()));
+    let too_large = |n: usize| {
+        XptError::at(
+            data_start,
+            format!("observation {n}: the dataset's text passes 4 GiB; expected a smaller dataset"),
+        )
+    };
     for n in 0..count {
         let obs_start = n * obs_len;
         let obs = data.get(obs_start..obs_start + obs_len).unwrap_or(&[]);
-        let mut row = Vec::with_capacity(variables.len());
         for v in &variables {
             let raw = obs.get(v.position..v.position + v.length).unwrap_or(&[]);
-            let cell = match v.kind {
-                VariableType::Character => decode_text(trim_padding(raw)),
-                VariableType::Numeric => match ibm_to_f64(raw) {
-                    None => String::new(),
-                    Some(x) => format_numeric(x, v.meaning).map_err(|why| {
-                        XptError::at(
-                            data_start + obs_start + v.position,
-                            format!(
-                                "observation {}, variable `{}` (format {}): {why}",
-                                n + 1,
-                                v.name,
-                                v.format
-                            ),
-                        )
-                    })?,
-                },
-            };
-            row.push(cell);
+            let start = u32::try_from(text.len()).map_err(|_| too_large(n + 1))?;
+            match v.kind {
+                VariableType::Character => {
+                    let raw = trim_padding(raw);
+                    match std::str::from_utf8(raw) {
+                        Ok(cell) => text.push_str(cell),
+                        Err(_) => text.extend(raw.iter().map(|&b| windows_1252(b))),
+                    }
+                }
+                VariableType::Numeric => {
+                    if let Some(x) = ibm_to_f64(raw) {
+                        let cell = format_numeric(x, v.meaning).map_err(|why| {
+                            XptError::at(
+                                data_start + obs_start + v.position,
+                                format!(
+                                    "observation {}, variable `{}` (format {}): {why}",
+                                    n + 1,
+                                    v.name,
+                                    v.format
+                                ),
+                            )
+                        })?;
+                        text.push_str(&cell);
+                    }
+                }
+            }
+            let end = u32::try_from(text.len()).map_err(|_| too_large(n + 1))?;
+            spans.push([start, end]);
         }
-        rows.push(row);
     }
     Ok((
         XptTable {
             dataset,
             label,
             variables,
-            rows,
+            text,
+            spans,
         },
         data_end,
     ))
