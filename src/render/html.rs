@@ -1,12 +1,14 @@
-//! The last look at every HTML document readout writes: an attribute that holds a URL
-//! (`href`, `src`, `xlink:href`, `action`, ...) keeps only a target [`super::safe_url`]
-//! allows, and any other is removed, so neither a template, a config text nor a data value
-//! can leave a live `javascript:`, `vbscript:` or `data:` link. Markdown links are already
-//! rendered as text by [`super::markdown_to_html`]; this covers what templates write.
+//! The last look at every HTML document readout writes.
 //!
-//! The scan follows HTML's own rules where they matter here: comments, `<script>`, `<style>`,
-//! `<textarea>` and `<title>` contents are not markup; attribute values may be quoted either
-//! way or not at all; character references in values are decoded before the check.
+//! Every document: an attribute that holds a URL (`href`, `src`, `xlink:href`, `action`, ...)
+//! keeps only a target [`super::safe_url`] allows, and any other is removed
+//! ([`remove_unsafe_urls`]), so neither a template, a config text nor a data value can leave a
+//! live `javascript:`, `vbscript:` or `data:` link. Markdown links are already rendered as text
+//! by [`super::markdown_to_html`]; this covers what templates write. The scan follows HTML's
+//! own rules where they matter here: comments (`<!-->` and `--!>` end them too), `<script>`,
+//! `<style>`, `<textarea>` and `<title>` contents are not markup (except inside `<svg>` or
+//! `<math>`, where they are); attribute values may be quoted either way or not at all;
+//! character references in values are decoded before the check.
 
 use std::borrow::Cow;
 
@@ -43,13 +45,24 @@ pub fn remove_unsafe_urls(html: &str) -> Cow<'_, str> {
     let bytes = html.as_bytes();
     // Byte ranges of attributes to remove, in order.
     let mut remove: Vec<(usize, usize)> = Vec::new();
+    // How deep in `<svg>` or `<math>` the scan is: there `<style>` and the other raw-text
+    // elements hold markup (the scan may count deeper than a browser, never shallower).
+    let mut foreign = 0usize;
     let mut i = 0;
     while let Some(k) = memchr::memchr(b'<', &bytes[i..]) {
         let lt = i + k;
         let rest = &bytes[lt..];
         if rest.starts_with(b"<!--") {
-            i = memchr::memmem::find(&bytes[lt + 4..], b"-->")
-                .map_or(bytes.len(), |e| lt + 4 + e + 3);
+            i = comment_end(bytes, lt + 4);
+            continue;
+        }
+        if rest.get(1) == Some(&b'/') {
+            // Only the end of foreign content matters among end tags.
+            let name = &rest[2..];
+            if starts_with_ignoring_case(name, b"svg") || starts_with_ignoring_case(name, b"math") {
+                foreign = foreign.saturating_sub(1);
+            }
+            i = lt + 2;
             continue;
         }
         if !rest.get(1).is_some_and(u8::is_ascii_alphabetic) {
@@ -63,6 +76,9 @@ pub fn remove_unsafe_urls(html: &str) -> Cow<'_, str> {
                 .take_while(|b| !b.is_ascii_whitespace() && !matches!(b, b'/' | b'>'))
                 .count();
         let name = html[lt + 1..name_end].to_ascii_lowercase();
+        if name == "svg" || name == "math" {
+            foreign += 1;
+        }
         let mut j = name_end;
         // Attributes until `>`.
         loop {
@@ -118,7 +134,7 @@ pub fn remove_unsafe_urls(html: &str) -> Cow<'_, str> {
             }
         }
         i = (j + 1).min(bytes.len());
-        if RAW_TEXT.contains(&name.as_str()) {
+        if foreign == 0 && RAW_TEXT.contains(&name.as_str()) {
             let close = format!("</{name}");
             i = find_ignoring_case(&html[i..], &close).map_or(bytes.len(), |e| i + e);
         }
@@ -134,6 +150,30 @@ pub fn remove_unsafe_urls(html: &str) -> Cow<'_, str> {
     }
     out.push_str(&html[at..]);
     Cow::Owned(out)
+}
+
+/// Where a comment whose text starts at `body` ends, as HTML's tokenizer reads it: `<!-->`
+/// and `<!--->` are whole comments, `-->` or `--!>` end the others, and an unclosed one runs
+/// to the end.
+fn comment_end(bytes: &[u8], body: usize) -> usize {
+    let text = &bytes[body..];
+    if text.starts_with(b">") {
+        return body + 1;
+    }
+    if text.starts_with(b"->") {
+        return body + 2;
+    }
+    let close = memchr::memmem::find(text, b"-->").map(|e| body + e + 3);
+    let bang = memchr::memmem::find(text, b"--!>").map(|e| body + e + 4);
+    match (close, bang) {
+        (Some(a), Some(b)) => a.min(b),
+        (Some(end), None) | (None, Some(end)) => end,
+        (None, None) => bytes.len(),
+    }
+}
+
+fn starts_with_ignoring_case(bytes: &[u8], prefix: &[u8]) -> bool {
+    bytes.len() >= prefix.len() && bytes[..prefix.len()].eq_ignore_ascii_case(prefix)
 }
 
 fn find_ignoring_case(haystack: &str, needle: &str) -> Option<usize> {
@@ -186,7 +226,13 @@ fn decode_references(value: &str) -> Cow<'_, str> {
                     }
                 })
                 .count();
-            let code = u32::from_str_radix(&digits[..len.min(8)], if hex { 16 } else { 10 }).ok();
+            // Any number of digits (leading zeros included), as browsers read them; a value
+            // past Unicode is U+FFFD.
+            let radix = if hex { 16 } else { 10 };
+            let code = digits[..len].chars().try_fold(0u32, |code, c| {
+                let code = code * radix + c.to_digit(radix)?;
+                (code <= 0x10_FFFF).then_some(code)
+            });
             if len > 0 {
                 out.push(code.and_then(char::from_u32).unwrap_or('\u{fffd}'));
                 rest = &digits[len..];
@@ -266,5 +312,51 @@ mod tests {
         ] {
             assert_eq!(remove_unsafe_urls(html), html, "{html}");
         }
+    }
+
+    /// What the scan missed (issue 28): numeric references longer than 8 digits, anchors
+    /// after comments that end early (`<!-->`, `--!>`), and `<style>` inside `<svg>`, whose
+    /// contents are markup there.
+    #[test]
+    fn the_scan_reads_long_references_short_comments_and_foreign_styles() {
+        for (html, expected) in [
+            (
+                "<a href=\"javascript&#0000000000058;alert(1)\">x</a>",
+                "<a >x</a>",
+            ),
+            (
+                "<a href=\"javascript&#x0000000003A;alert(1)\">x</a>",
+                "<a >x</a>",
+            ),
+            (
+                "<a href=\"javascript&#99999999999999999999;alert(1)\">x</a>",
+                "<a href=\"javascript&#99999999999999999999;alert(1)\">x</a>",
+            ),
+            (
+                "<!--> <a href=\"javascript:alert(1)\">x</a>",
+                "<!--> <a >x</a>",
+            ),
+            (
+                "<!---> <a href=\"javascript:alert(1)\">x</a>",
+                "<!---> <a >x</a>",
+            ),
+            (
+                "<!-- --!> <a href=\"javascript:alert(1)\">x</a> -->",
+                "<!-- --!> <a >x</a> -->",
+            ),
+            (
+                "<svg><style><p></p><a href=\"javascript:alert(1)\">x</a></style></svg>",
+                "<svg><style><p></p><a >x</a></style></svg>",
+            ),
+            (
+                "<math><title><a href=\"javascript:alert(1)\">x</a></title></math>",
+                "<math><title><a >x</a></title></math>",
+            ),
+        ] {
+            assert_eq!(remove_unsafe_urls(html), expected, "{html}");
+        }
+        // After the foreign content ends, `<style>` is text again.
+        let html = "<svg></svg><style>a[href=\"javascript:x\"]{}</style>";
+        assert_eq!(remove_unsafe_urls(html), html);
     }
 }
