@@ -133,11 +133,11 @@ pub fn render_documents(
         ctx.body = render::markdown_to_html(&markdown, false);
         files.push(OutputFile {
             path: format!("{dir}/abstract.html"),
-            bytes: html_bytes(renderer.render("abstract.html", &ctx)?),
+            bytes: html_bytes(renderer, renderer.render("abstract.html", &ctx)?),
         });
         files.push(OutputFile {
             path: format!("{dir}/report.html"),
-            bytes: html_bytes(renderer.render("report.html", &ctx)?),
+            bytes: html_bytes(renderer, renderer.render("report.html", &ctx)?),
         });
     }
     if formats.contains(&Format::Docx) {
@@ -265,17 +265,13 @@ pub fn render_index(
     let html = renderer.render_with("index.html", &context, &cfg.analysis_for_study())?;
     Ok(OutputFile {
         path: "index.html".to_string(),
-        bytes: html_bytes(html),
+        bytes: html_bytes(renderer, html),
     })
 }
 
-/// An HTML document's bytes, without URL attributes that could run script
-/// ([`render::html::remove_unsafe_urls`]).
-fn html_bytes(html: String) -> Vec<u8> {
-    match render::html::remove_unsafe_urls(&html) {
-        std::borrow::Cow::Borrowed(_) => html.into_bytes(),
-        std::borrow::Cow::Owned(clean) => clean.into_bytes(),
-    }
+/// An HTML document's bytes as written ([`Renderer::finish_html`]).
+fn html_bytes(renderer: &Renderer, html: String) -> Vec<u8> {
+    renderer.finish_html(html).into_bytes()
 }
 
 /// Collapses the blank runs templates leave, and ends with one newline.

@@ -16,6 +16,7 @@ mod derive_edge_cases;
 mod documents;
 mod example_study;
 mod hostile_inputs;
+mod hostile_templates;
 mod html;
 mod invalid_inputs;
 mod plots;

@@ -9,6 +9,10 @@
 //! `<style>`, `<textarea>` and `<title>` contents are not markup (except inside `<svg>` or
 //! `<math>`, where they are); attribute values may be quoted either way or not at all;
 //! character references in values are decoded before the check.
+//!
+//! A document that a user template took part in is rebuilt first by an HTML5 sanitizer with
+//! an allow-list ([`sanitize_document`]): a real parser reads it as a browser would, and only
+//! listed elements, attributes and URL schemes are written back (`docs/BAD-INPUT.md`).
 
 use std::borrow::Cow;
 
@@ -269,6 +273,235 @@ fn decode_references(value: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The SVG elements of readout's figures (plotters draws with these) and their relatives.
+const SVG_TAGS: &[&str] = &[
+    "svg", "g", "rect", "circle", "ellipse", "line", "polyline", "polygon", "path", "text", "tspan",
+];
+
+/// The presentation attributes of [`SVG_TAGS`], as html5ever names them (`viewBox` in its
+/// SVG case).
+const SVG_ATTRIBUTES: &[&str] = &[
+    "width",
+    "height",
+    "viewBox",
+    "preserveAspectRatio",
+    "xmlns",
+    "x",
+    "y",
+    "dx",
+    "dy",
+    "cx",
+    "cy",
+    "r",
+    "rx",
+    "ry",
+    "x1",
+    "y1",
+    "x2",
+    "y2",
+    "points",
+    "d",
+    "fill",
+    "fill-opacity",
+    "fill-rule",
+    "stroke",
+    "stroke-width",
+    "stroke-opacity",
+    "stroke-dasharray",
+    "stroke-linecap",
+    "stroke-linejoin",
+    "opacity",
+    "font-family",
+    "font-size",
+    "font-weight",
+    "font-style",
+    "text-anchor",
+    "dominant-baseline",
+    "transform",
+];
+
+/// HTML elements kept besides ammonia's own list (text, lists, tables, figures, links and
+/// images): the sections of readout's documents and `<style>` (CSS runs no script).
+const EXTRA_HTML_TAGS: &[&str] = &[
+    "article", "section", "header", "footer", "main", "aside", "tfoot", "style",
+];
+
+/// Attributes kept on every element besides ammonia's `lang` and `title`.
+const GENERIC_ATTRIBUTES: &[&str] = &["class", "id", "style", "dir", "role", "aria-label"];
+
+/// Elements removed with everything in them (the others not allowed are removed, their text
+/// kept).
+const REMOVED_WITH_CONTENT: &[&str] = &[
+    "script", "noscript", "title", "template", "iframe", "object", "embed", "textarea", "select",
+];
+
+/// `<meta name>`s kept in the head.
+const META_NAMES: &[&str] = &[
+    "viewport",
+    "generator",
+    "description",
+    "author",
+    "keywords",
+    "color-scheme",
+];
+
+/// The allow-list: URLs only `http:`, `https:`, `mailto:`, relative and fragments; links get
+/// `rel="noopener noreferrer"`; comments go.
+static SANITIZER: std::sync::LazyLock<ammonia::Builder<'static>> = std::sync::LazyLock::new(|| {
+    let mut builder = ammonia::Builder::default();
+    builder
+        .add_tags(EXTRA_HTML_TAGS)
+        .add_tags(SVG_TAGS)
+        .clean_content_tags(REMOVED_WITH_CONTENT.iter().copied().collect())
+        .add_generic_attributes(GENERIC_ATTRIBUTES)
+        .add_tag_attributes("a", &["target"])
+        .url_schemes(["http", "https", "mailto"].into_iter().collect())
+        .url_relative(ammonia::UrlRelative::PassThrough)
+        .strip_comments(true);
+    for tag in SVG_TAGS {
+        builder.add_tag_attributes(tag, SVG_ATTRIBUTES);
+    }
+    builder
+});
+
+/// A whole HTML document through the sanitizer: parsed as a browser parses it (html5ever),
+/// its body cleaned by the allow-list above (ammonia, which cleans fragments), its head
+/// rebuilt from what is safe there: `<meta charset="utf-8">`, the listed `<meta name>`s, the
+/// title as text and `<style>` sheets as written. `<script>`, `<link>`, `<base>` and
+/// `http-equiv` go. Comes out a full document whatever came in.
+pub fn sanitize_document(html: &str) -> String {
+    use html5ever::tendril::TendrilSink;
+    let dom = html5ever::parse_document(markup5ever_rcdom::RcDom::default(), Default::default())
+        .one(html);
+    let root = child_elements(&dom.document)
+        .into_iter()
+        .find(|n| is_html_element(n, "html"));
+    let (head, body) = match &root {
+        Some(root) => {
+            let children = child_elements(root);
+            let find = |name| children.iter().find(|n| is_html_element(n, name)).cloned();
+            (find("head"), find("body"))
+        }
+        None => (None, None),
+    };
+    let mut out = String::with_capacity(html.len() + 256);
+    out.push_str("<!DOCTYPE html>\n<html");
+    if let Some(lang) = root.as_ref().and_then(|r| attribute(r, "lang")) {
+        if !lang.is_empty()
+            && lang.len() <= 35
+            && lang.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        {
+            out.push_str(&format!(" lang=\"{lang}\""));
+        }
+    }
+    out.push_str(">\n<head>\n<meta charset=\"utf-8\">\n");
+    if let Some(head) = &head {
+        push_head(&mut out, head);
+    }
+    out.push_str("</head>\n<body");
+    if let Some(body) = &body {
+        for name in ["class", "id", "lang", "dir", "style"] {
+            if let Some(value) = attribute(body, name) {
+                out.push_str(&format!(" {name}=\"{}\"", escape_attribute(&value)));
+            }
+        }
+    }
+    out.push('>');
+    if let Some(body) = &body {
+        let mut inner = Vec::with_capacity(html.len());
+        let handle: markup5ever_rcdom::SerializableHandle = body.clone().into();
+        // Writing to memory does not fail.
+        let _ = html5ever::serialize(&mut inner, &handle, Default::default());
+        // Without the line ends the parser moved in from after `</body>` and `</html>`, so
+        // that a document sanitized again comes out the same.
+        let clean = SANITIZER
+            .clean(&String::from_utf8_lossy(&inner))
+            .to_string();
+        out.push_str(clean.trim_end());
+    }
+    out.push_str("\n</body>\n</html>\n");
+    out
+}
+
+/// The head's meta names, title and style sheets, one a line.
+fn push_head(out: &mut String, head: &markup5ever_rcdom::Handle) {
+    for element in child_elements(head) {
+        if is_html_element(&element, "meta") {
+            let name = attribute(&element, "name").map(|n| n.to_ascii_lowercase());
+            let content = attribute(&element, "content");
+            if let (Some(name), Some(content)) = (name, content) {
+                if META_NAMES.contains(&name.as_str()) {
+                    out.push_str(&format!(
+                        "<meta name=\"{name}\" content=\"{}\">\n",
+                        escape_attribute(&content)
+                    ));
+                }
+            }
+        } else if is_html_element(&element, "title") {
+            out.push_str(&format!(
+                "<title>{}</title>\n",
+                escape_text(&text_of(&element))
+            ));
+        } else if is_html_element(&element, "style") {
+            // The parser ended the sheet at `</style`: it cannot hold one, checked anyway.
+            let css = text_of(&element);
+            if !css.to_ascii_lowercase().contains("</style") {
+                out.push_str(&format!("<style>{css}</style>\n"));
+            }
+        }
+    }
+}
+
+fn child_elements(node: &markup5ever_rcdom::Handle) -> Vec<markup5ever_rcdom::Handle> {
+    node.children
+        .borrow()
+        .iter()
+        .filter(|c| matches!(c.data, markup5ever_rcdom::NodeData::Element { .. }))
+        .cloned()
+        .collect()
+}
+
+fn is_html_element(node: &markup5ever_rcdom::Handle, local: &str) -> bool {
+    match &node.data {
+        markup5ever_rcdom::NodeData::Element { name, .. } => {
+            name.ns == html5ever::ns!(html) && &*name.local == local
+        }
+        _ => false,
+    }
+}
+
+fn attribute(node: &markup5ever_rcdom::Handle, local: &str) -> Option<String> {
+    match &node.data {
+        markup5ever_rcdom::NodeData::Element { attrs, .. } => attrs
+            .borrow()
+            .iter()
+            .find(|a| &*a.name.local == local)
+            .map(|a| a.value.to_string()),
+        _ => None,
+    }
+}
+
+/// The text directly in an element (a title's or a style sheet's).
+fn text_of(node: &markup5ever_rcdom::Handle) -> String {
+    let mut text = String::new();
+    for child in node.children.borrow().iter() {
+        if let markup5ever_rcdom::NodeData::Text { contents } = &child.data {
+            text.push_str(&contents.borrow());
+        }
+    }
+    text
+}
+
+fn escape_text(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+fn escape_attribute(value: &str) -> String {
+    escape_text(value).replace('"', "&quot;")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -358,5 +591,102 @@ mod tests {
         // After the foreign content ends, `<style>` is text again.
         let html = "<svg></svg><style>a[href=\"javascript:x\"]{}</style>";
         assert_eq!(remove_unsafe_urls(html), html);
+    }
+
+    const HOSTILE_DOCUMENT: &str = concat!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
+        "<meta name=\"viewport\" content=\"width=device-width\">\n",
+        "<meta http-equiv=\"refresh\" content=\"0;url=javascript:alert(0)\">\n",
+        "<title>T &amp; <x></title>\n<style>\nbody{color:red}\n.a>b{}\n</style>\n",
+        "<script>alert(1)</script>\n<base href=\"javascript:alert(2)//\">\n",
+        "<link rel=\"stylesheet\" href=\"https://example.org/x.css\">\n</head>\n",
+        "<body class=\"k\" onload=\"alert(3)\">\n<article><h1>H</h1>\n",
+        "<a href=\"javascript&#0000000000058;alert(4)\">a</a>\n",
+        "<a href=\"javascript&#x0000000003A;alert(5)\">b</a>\n",
+        "<!--> <a href=\"javascript:alert(6)\">c</a>\n",
+        "<!-- --!> <a href=\"javascript:alert(7)\">d</a>\n",
+        "<svg><style><p></p><a href=\"javascript:alert(8)\">e</a></style></svg>\n",
+        "<img src=x onerror=alert(9)>\n<script>alert(10)</script>\n",
+        "<form action=\"javascript:alert(11)\"><button formaction=\"javascript:alert(12)\">f</button></form>\n",
+        "<iframe src=\"https://example.org/\"></iframe><object data=\"x.swf\"></object>\n",
+        "<math><mi xlink:href=\"javascript:alert(13)\">g</mi></math>\n",
+        "<figure id=\"fig-km\"><svg width=\"10\" height=\"10\" viewBox=\"0 0 10 10\" ",
+        "xmlns=\"http://www.w3.org/2000/svg\"><rect x=\"0\" y=\"0\" width=\"10\" height=\"10\" ",
+        "opacity=\"1\" fill=\"#FFFFFF\" stroke=\"none\"/><polyline fill=\"none\" opacity=\"1\" ",
+        "stroke=\"#000\" stroke-width=\"1\" points=\"1,1 2,2 \"/><text x=\"1\" y=\"2\" ",
+        "dy=\"0.76em\" text-anchor=\"start\" font-family=\"DejaVu Sans\" font-size=\"10\" ",
+        "opacity=\"1\" fill=\"#000\" onclick=\"alert(14)\">t &lt; 1</text></svg>",
+        "<figcaption>F</figcaption></figure>\n",
+        "<table class=\"t\"><thead><tr><th class=\"num\" colspan=\"2\">x</th></tr></thead>",
+        "<tbody><tr class=\"r\"><td class=\"level\" rowspan=\"2\">1</td></tr></tbody></table>\n",
+        "<a href=\"https://example.org/\">ok</a> <a href=\"#fig-km\">f</a> ",
+        "<a href=\"figures/km.svg\">r</a> <a href=\"mailto:a@b.org\">m</a>\n",
+        "</article>\n</body>\n</html>\n"
+    );
+
+    #[test]
+    fn the_sanitizer_keeps_a_whole_document_and_only_what_is_allowed() {
+        let clean = sanitize_document(HOSTILE_DOCUMENT);
+        assert!(
+            clean.starts_with(concat!(
+                "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
+                "<meta name=\"viewport\" content=\"width=device-width\">\n",
+                "<title>T &amp; &lt;x&gt;</title>\n<style>\nbody{color:red}\n.a>b{}\n</style>\n",
+                "</head>\n<body class=\"k\">\n<article><h1>H</h1>\n"
+            )),
+            "{clean}"
+        );
+        assert!(clean.ends_with("</article>\n</body>\n</html>\n"), "{clean}");
+        for gone in [
+            "javascript",
+            "alert",
+            "<script",
+            "onerror",
+            "onload",
+            "onclick",
+            "http-equiv",
+            "<base",
+            "<link",
+            "<iframe",
+            "<object",
+            "<form",
+            "formaction",
+            "<!--",
+        ] {
+            assert!(!clean.contains(gone), "{gone} in {clean}");
+        }
+        for kept in [
+            "<svg width=\"10\" height=\"10\" viewBox=\"0 0 10 10\" xmlns=\"http://www.w3.org/2000/svg\">",
+            "<rect x=\"0\" y=\"0\" width=\"10\" height=\"10\" opacity=\"1\" fill=\"#FFFFFF\" stroke=\"none\"></rect>",
+            "<polyline fill=\"none\" opacity=\"1\" stroke=\"#000\" stroke-width=\"1\" points=\"1,1 2,2 \"></polyline>",
+            "font-family=\"DejaVu Sans\" font-size=\"10\" opacity=\"1\" fill=\"#000\">t &lt; 1</text>",
+            "<figure id=\"fig-km\">",
+            "<th class=\"num\" colspan=\"2\">x</th>",
+            "<td class=\"level\" rowspan=\"2\">1</td>",
+            "<a href=\"https://example.org/\" rel=\"noopener noreferrer\">ok</a>",
+            "<a href=\"#fig-km\" rel=\"noopener noreferrer\">f</a>",
+            "<a href=\"figures/km.svg\" rel=\"noopener noreferrer\">r</a>",
+            "<a href=\"mailto:a@b.org\" rel=\"noopener noreferrer\">m</a>",
+            "<img src=\"x\">",
+        ] {
+            assert!(clean.contains(kept), "{kept} not in {clean}");
+        }
+        // Sanitized again, the same: what is written is what was checked.
+        assert_eq!(sanitize_document(&clean), clean);
+    }
+
+    #[test]
+    fn a_fragment_or_nothing_comes_out_a_whole_document() {
+        assert_eq!(
+            sanitize_document("<p>x</p><script>y</script>"),
+            "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n</head>\n<body><p>x</p>\n</body>\n</html>\n"
+        );
+        assert_eq!(
+            sanitize_document(""),
+            "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n</head>\n<body>\n</body>\n</html>\n"
+        );
+        // A language that is not a language tag is left out.
+        assert!(sanitize_document("<html lang='en\" onload=\"x'>")
+            .starts_with("<!DOCTYPE html>\n<html>\n"));
     }
 }

@@ -246,6 +246,9 @@ struct TemplateSource {
 pub struct Renderer {
     tera: Tera,
     sources: BTreeMap<String, TemplateSource>,
+    /// Whether any template came from the user (`output.templates`, [`Renderer::with_templates`]):
+    /// then every HTML document goes through [`html::sanitize_document`].
+    user_templates: bool,
     /// Ready instances with the filters of one set of settings, by (percent decimals, time
     /// decimals, CI level, Markdown escaping): the templates are cloned once per set of
     /// settings, not once per document (docs/PERFORMANCE.md).
@@ -302,6 +305,7 @@ impl Renderer {
     }
 
     fn with_sources(user: Vec<(String, Option<std::path::PathBuf>, String)>) -> Result<Renderer> {
+        let user_templates = !user.is_empty();
         let mut sources: BTreeMap<String, TemplateSource> = BUILTIN_TEMPLATES
             .iter()
             .map(|(name, text)| {
@@ -320,6 +324,7 @@ impl Renderer {
         let mut renderer = Renderer {
             tera: Tera::default(),
             sources,
+            user_templates,
             ready: Default::default(),
         };
         for (name, source) in &renderer.sources {
@@ -339,6 +344,22 @@ impl Renderer {
         sandbox::secure(&mut tera).map_err(|(name, e)| renderer.source_error(&name, &e))?;
         renderer.tera = tera;
         Ok(renderer)
+    }
+
+    /// An HTML document this renderer made, as it is written: through the sanitizer when a
+    /// user template is loaded (any of them may reach any document through `include`, and
+    /// `base.css` sits in every built-in one), then without unsafe URL attributes; the
+    /// built-in templates' documents otherwise as rendered (`docs/BAD-INPUT.md`).
+    pub fn finish_html(&self, html: String) -> String {
+        let html = if self.user_templates {
+            html::sanitize_document(&html)
+        } else {
+            html
+        };
+        match html::remove_unsafe_urls(&html) {
+            std::borrow::Cow::Borrowed(_) => html,
+            std::borrow::Cow::Owned(clean) => clean,
+        }
     }
 
     /// Renders one template for one cohort. Decimals come from the cohort's settings.
