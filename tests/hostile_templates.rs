@@ -1,5 +1,6 @@
 //! Hostile input, third round (issue 28), run through the real binary: HTML from user
-//! templates goes through the sanitizer.
+//! templates goes through the sanitizer, and Markdown keeps no live link or raw HTML from
+//! config texts.
 //! The study is the hostile fixture's data (`tests/fixtures/hostile/`) with a config written
 //! by each test.
 
@@ -275,6 +276,98 @@ fn the_built_in_documents_survive_the_sanitizer_whole() {
     }
 }
 
+/// Links, images, reference definitions and raw HTML in config texts and the study title
+/// that pandoc or a static site generator would make live: none is left in abstract.md as
+/// CommonMark reads it, nor in the forms other readers take (`<img/src…>`, pandoc's
+/// `{=html}` and `{onclick=…}`); web, mail and relative links and emphasis stay. abstract.txt
+/// carries no tag and no link syntax, and abstract.html no live link.
+#[test]
+fn markdown_and_text_carry_no_live_link_or_raw_html() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = study(
+        tmp.path(),
+        concat!(
+            "    title: \"Drug X <img src=x onerror=alert(0)> [t](javascript:alert(1))\"\n",
+            "    background: |-\n",
+            "      Plain [ok](https://example.org/), [mail](mailto:a@example.org), [rel](figures/km-os.svg) and *emphasis* stay;\n",
+            "      [p](JaVaScRiPt:alert(2)) ![x](data:text/html;base64,PHNjcmlwdD5hbGVydCgzKTwvc2NyaXB0Pg==)\n",
+            "      [q][r] [s](javascript&#00000058;alert(4)) <javascript:alert(5)>\n",
+            "      <img src=x onerror=alert(6)> <img/src=x onerror=alert(7)> `<b>`{=html} [y]{onclick=alert(8)}\n",
+            "\n",
+            "      [r]: javascript:alert(9)\n",
+            "    conclusions: \"<script>alert(10)</script> Active.\"\n",
+            "output:\n  formats: [md, html]\n",
+        ),
+    );
+    let folder = build(&config, &tmp.path().join("out"));
+    let md = read(&folder.join("all/abstract.md"));
+    use pulldown_cmark::{Event, Parser, Tag};
+    let parser = Parser::new(&md);
+    for (_, def) in parser.reference_definitions().iter() {
+        assert!(!runs_script(&def.dest), "definition {} in {md}", def.dest);
+    }
+    let mut links = Vec::new();
+    for event in parser {
+        match event {
+            Event::Html(h) | Event::InlineHtml(h) => panic!("raw HTML {h:?} in {md}"),
+            Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => {
+                assert!(!runs_script(&dest_url), "{dest_url} in {md}");
+                links.push(dest_url.to_string());
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(
+        links,
+        [
+            "https://example.org/",
+            "mailto:a@example.org",
+            "figures/km-os.svg"
+        ],
+        "{md}"
+    );
+    // Data values (the AE terms) are printed escaped: `\<script\>`.
+    let unescaped = md.replace("\\<", "");
+    for gone in [
+        "<img",
+        "<script",
+        "](JaVaScRiPt",
+        "](data:",
+        "\n[r]:",
+        "`{=html}",
+        "]{onclick",
+    ] {
+        assert!(!unescaped.contains(gone), "{gone} in {md}");
+    }
+    for kept in ["*emphasis*", "[ok](https://example.org/)", "Active."] {
+        assert!(md.contains(kept), "{kept} not in {md}");
+    }
+
+    // Plain text: what Markdown reads as raw HTML is left out, and no link syntax is left;
+    // the rest is text (`<img/src…>` is text to CommonMark, `<script>` in an AE term is data).
+    let txt = read(&folder.join("all/abstract.txt"));
+    for gone in [
+        "<img src",
+        "alert(0)",
+        "alert(6)",
+        "<script>alert(10)",
+        "](https",
+        "](JaVaScRiPt",
+        "]: javascript",
+    ] {
+        assert!(!txt.contains(gone), "{gone} in {txt}");
+    }
+    assert!(txt.contains("Conclusions: alert(10) Active."), "{txt}");
+    assert!(txt.starts_with("Drug X"), "{txt}");
+    assert!(
+        txt.contains("Plain ok, mail, rel and emphasis stay"),
+        "{txt}"
+    );
+
+    let html = read(&folder.join("all/abstract.html"));
+    assert_inert(&html, "abstract.html");
+}
+
 /// Pieces of HTML that parsers disagree on or that carry script, joined at random.
 const PIECES: &[&str] = &[
     "<a href=\"javascript&#0000000000058;alert(1)\">",
@@ -332,5 +425,67 @@ proptest::proptest! {
         assert_inert(&clean, &clean);
         proptest::prop_assert_eq!(readout::render::html::sanitize_document(&clean), clean);
     }
+
+    /// The Markdown pass on any mix of Markdown pieces: no raw HTML and no unsafe target left
+    /// as CommonMark reads the result, and the pass again changes nothing.
+    #[test]
+    fn the_markdown_pass_leaves_nothing_live_and_is_stable(
+        pieces in proptest::collection::vec(proptest::sample::select(MD_PIECES), 0..40)
+    ) {
+        let md = pieces.concat();
+        let once = readout::render::markdown::neutralise(&md).into_owned();
+        let parser = pulldown_cmark::Parser::new(&once);
+        for (_, def) in parser.reference_definitions().iter() {
+            proptest::prop_assert!(!runs_script(&def.dest), "{once:?}");
+        }
+        for event in parser {
+            match event {
+                pulldown_cmark::Event::Html(_) | pulldown_cmark::Event::InlineHtml(_) => {
+                    proptest::prop_assert!(false, "raw HTML in {once:?}")
+                }
+                pulldown_cmark::Event::Start(
+                    pulldown_cmark::Tag::Link { dest_url, .. }
+                    | pulldown_cmark::Tag::Image { dest_url, .. },
+                ) => proptest::prop_assert!(!runs_script(&dest_url), "{once:?}"),
+                _ => {}
+            }
+        }
+        proptest::prop_assert_eq!(readout::render::markdown::neutralise(&once).into_owned(), once);
+    }
 }
 
+/// Pieces of Markdown with links, images, definitions and raw HTML, joined at random.
+const MD_PIECES: &[&str] = &[
+    "[",
+    "]",
+    "(",
+    ")",
+    "![",
+    "](javascript:alert(1))",
+    "](https://example.org/)",
+    "](<javascript:x>)",
+    "[r]",
+    "[r]: javascript:alert(1)\n",
+    "[r]: https://example.org/\n",
+    "<javascript:alert(1)>",
+    "<https://example.org/>",
+    "<img src=x onerror=alert(1)>",
+    "<div>\n",
+    "</div>\n",
+    "<!--",
+    "-->",
+    "`",
+    "```\n",
+    "{=html}",
+    "{onclick=x}",
+    "\\",
+    "*",
+    "\n",
+    "\n\n",
+    "    ",
+    "> ",
+    "- ",
+    "text ",
+    "&#106;",
+    "&lt;",
+];

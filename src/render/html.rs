@@ -206,7 +206,7 @@ fn safe_target(attr: &str, value: &str) -> bool {
 /// Decodes the character references a browser decodes in an attribute value: numeric ones
 /// (with or without `;`) and the named ones that spell URL syntax. Others stay as written,
 /// which leaves a scheme that contains them unrecognised (and so refused).
-fn decode_references(value: &str) -> Cow<'_, str> {
+pub(crate) fn decode_references(value: &str) -> Cow<'_, str> {
     if !value.contains('&') {
         return Cow::Borrowed(value);
     }
