@@ -1,9 +1,10 @@
 //! Hostile input, third round (issue 28), run through the real binary: HTML from user
-//! templates goes through the sanitizer, and Markdown keeps no live link or raw HTML from
-//! config texts.
+//! templates goes through the sanitizer, Markdown keeps no live link or raw HTML from config
+//! texts, and a Word reference's styles part is read with a cap and checked as XML.
 //! The study is the hostile fixture's data (`tests/fixtures/hostile/`) with a config written
 //! by each test.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use markup5ever_rcdom::{Handle, NodeData};
@@ -366,6 +367,179 @@ fn markdown_and_text_carry_no_live_link_or_raw_html() {
 
     let html = read(&folder.join("all/abstract.html"));
     assert_inert(&html, "abstract.html");
+}
+
+/// A zip holding `word/styles.xml` (and a document part), the styles part compressed with
+/// `method`.
+fn docx(styles: &[u8], method: zip::CompressionMethod) -> Vec<u8> {
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = |method| zip::write::SimpleFileOptions::default().compression_method(method);
+    zip.start_file(
+        "word/document.xml",
+        options(zip::CompressionMethod::Deflated),
+    )
+    .expect("start");
+    zip.write_all(
+        b"<w:document xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\"/>",
+    )
+    .expect("write");
+    zip.start_file("word/styles.xml", options(method))
+        .expect("start");
+    zip.write_all(styles).expect("write");
+    zip.finish().expect("finish").into_inner()
+}
+
+const W: &str = "http://schemas.openxmlformats.org/wordprocessingml/2006/main";
+
+/// `styles` as a stored part whose headers then name bzip2 (method 12), which readout's zip
+/// reader does not decompress.
+fn docx_bzip2(styles: &[u8]) -> Vec<u8> {
+    let mut bytes = docx(styles, zip::CompressionMethod::Stored);
+    // The styles entry's local header, and its central directory record.
+    for (signature, offset) in [(&b"PK\x03\x04"[..], 8), (&b"PK\x01\x02"[..], 10)] {
+        let at = bytes
+            .windows(4)
+            .enumerate()
+            .filter(|(_, w)| *w == signature)
+            .map(|(i, _)| i)
+            .nth(1)
+            .expect("the styles entry");
+        bytes[at + offset..at + offset + 2].copy_from_slice(&12u16.to_le_bytes());
+    }
+    bytes
+}
+
+/// A reference document whose styles part holds a DTD (external entity, entity expansion),
+/// text that is not XML or not UTF-8, another root, 17 MiB of decompressed text, or a
+/// compression readout cannot read: `check` and `build` refuse it at `output.docx_reference`,
+/// naming the file and the problem, and nothing is written.
+#[test]
+fn a_word_reference_that_is_not_a_plain_styles_part_is_refused() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let styles = |inner: &str| format!("<w:styles xmlns:w=\"{W}\">{inner}</w:styles>");
+    let lol = format!(
+        "<?xml version=\"1.0\"?><!DOCTYPE w:styles [<!ENTITY a \"aaaaaaaaaa\">{}]>{}",
+        (1..10)
+            .map(|i| format!(
+                "<!ENTITY {} \"{}\">",
+                (b'a' + i) as char,
+                format!("&{};", (b'a' + i - 1) as char).repeat(10)
+            ))
+            .collect::<String>(),
+        styles("<w:style>&j;</w:style>")
+    );
+    let mut big = styles("").into_bytes();
+    big.splice(big.len() - 11..big.len() - 11, vec![b' '; 17 << 20]);
+    let another_root = format!(
+        "the root element of its word/styles.xml is <document> in namespace `{W}`; expected <w:styles>"
+    );
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "external entity",
+            docx(
+                format!(
+                    "<?xml version=\"1.0\"?><!DOCTYPE w:styles [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>{}",
+                    styles("&x;")
+                )
+                .as_bytes(),
+                zip::CompressionMethod::Deflated,
+            ),
+            "word/styles.xml holds a DTD (<!DOCTYPE>), which could declare entities",
+        ),
+        (
+            "entity expansion",
+            docx(lol.as_bytes(), zip::CompressionMethod::Deflated),
+            "holds a DTD",
+        ),
+        (
+            "not XML",
+            docx(b"these are not styles", zip::CompressionMethod::Deflated),
+            "word/styles.xml is not well-formed XML",
+        ),
+        (
+            "not UTF-8",
+            docx(b"\xff\xfe<\x00w\x00", zip::CompressionMethod::Deflated),
+            "word/styles.xml is not UTF-8 text",
+        ),
+        (
+            "another root",
+            docx(
+                format!("<w:document xmlns:w=\"{W}\"/>").as_bytes(),
+                zip::CompressionMethod::Deflated,
+            ),
+            &another_root,
+        ),
+        (
+            "too large",
+            docx(&big, zip::CompressionMethod::Deflated),
+            "word/styles.xml decompresses to more than 16 MiB",
+        ),
+        (
+            "bzip2",
+            docx_bzip2(styles("").as_bytes()),
+            "word/styles.xml is compressed with bzip2 (method 12), which readout does not read",
+        ),
+    ];
+    for (what, bytes, expected) in &cases {
+        std::fs::write(tmp.path().join("ref.docx"), bytes).expect("reference");
+        let config = study(
+            tmp.path(),
+            "output:\n  formats: [md, docx]\n  docx_reference: ref.docx\n",
+        );
+        let started = std::time::Instant::now();
+        let (code, _, check) = readout(&["check".as_ref(), config.as_os_str()]);
+        assert_eq!(code, Some(2), "{what}: {check}");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "{what}"
+        );
+        assert!(
+            check.contains("key `output.docx_reference`")
+                && check.contains("ref.docx")
+                && check.contains(expected),
+            "{what}: {check}"
+        );
+        let out = tmp.path().join("out");
+        let (code, _, stderr) = readout(&[
+            "build".as_ref(),
+            config.as_os_str(),
+            "--out".as_ref(),
+            out.as_os_str(),
+        ]);
+        assert_eq!(code, Some(2), "{what}: {stderr}");
+        assert!(stderr.contains(expected), "{what}: {stderr}");
+        assert!(
+            files_under(&out).is_empty(),
+            "{what}: the build wrote files"
+        );
+    }
+}
+
+/// A styles part that is WordprocessingML goes into both Word files as it is.
+#[test]
+fn a_word_reference_with_a_styles_part_is_copied_into_both_word_files() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let styles = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<w:styles xmlns:w=\"{W}\"><w:style w:type=\"paragraph\" w:styleId=\"Title\"><w:name w:val=\"Title\"/></w:style></w:styles>"
+    );
+    std::fs::write(
+        tmp.path().join("ref.docx"),
+        docx(styles.as_bytes(), zip::CompressionMethod::Deflated),
+    )
+    .expect("reference");
+    let config = study(
+        tmp.path(),
+        "output:\n  formats: [md, docx]\n  docx_reference: ref.docx\n",
+    );
+    let folder = build(&config, &tmp.path().join("out"));
+    for file in ["abstract.docx", "report.docx"] {
+        let bytes = std::fs::read(folder.join("all").join(file)).expect("docx");
+        let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).expect("zip");
+        let mut part = archive.by_name("word/styles.xml").expect("styles part");
+        let mut written = String::new();
+        std::io::Read::read_to_string(&mut part, &mut written).expect("read");
+        assert_eq!(written, styles, "{file}");
+    }
 }
 
 /// Pieces of HTML that parsers disagree on or that carry script, joined at random.
