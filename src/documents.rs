@@ -57,14 +57,18 @@ pub fn render_documents(
         }
     };
     let label = results.label.clone();
+    // Without a cohort title: the study's (Markdown) and the label (text, escaped in the
+    // Markdown form, which abstract.md prints and abstract.txt reads as Markdown).
+    let cohort_title = match &cohort.title {
+        Some(t) => Some(text_of("title", &Some(t.clone()))?),
+        None => None,
+    };
+    let heading = study.title.as_deref().unwrap_or(&study.id);
     let texts = CohortTexts {
-        title: match &cohort.title {
-            Some(t) => text_of("title", &Some(t.clone()))?,
-            None => match &study.title {
-                Some(st) => format!("{st}: {label}"),
-                None => format!("{}: {label}", study.id),
-            },
-        },
+        title_markdown: cohort_title
+            .clone()
+            .unwrap_or_else(|| format!("{heading}: {}", render::escape_markdown(&label))),
+        title: cohort_title.unwrap_or_else(|| format!("{heading}: {label}")),
         population: cohort.population.clone().unwrap_or(label),
         background: text_of("background", &cohort.background)?,
         methods: text_of("methods", &cohort.methods)?,
@@ -93,7 +97,10 @@ pub fn render_documents(
         report,
         arms_compared: render::arms_compared(results),
     };
-    let markdown = tidy_text(&renderer.render("abstract.md", &ctx)?);
+    // Unsafe links and raw HTML from the config's texts (or a user template) made text: the
+    // Markdown file is read by other tools, which would make them live.
+    let markdown = render::markdown::neutralise(&tidy_text(&renderer.render("abstract.md", &ctx)?))
+        .into_owned();
     let plain = tidy_text(&renderer.render("abstract.txt", &ctx)?);
     // The abstract's counts and percentages read back and checked against each other: a
     // template or config text that prints a wrong pair fails the build; the message lists
@@ -130,11 +137,11 @@ pub fn render_documents(
         ctx.body = render::markdown_to_html(&markdown, false);
         files.push(OutputFile {
             path: format!("{dir}/abstract.html"),
-            bytes: html_bytes(renderer.render("abstract.html", &ctx)?),
+            bytes: html_bytes(renderer, renderer.render("abstract.html", &ctx)?),
         });
         files.push(OutputFile {
             path: format!("{dir}/report.html"),
-            bytes: html_bytes(renderer.render("report.html", &ctx)?),
+            bytes: html_bytes(renderer, renderer.render("report.html", &ctx)?),
         });
     }
     if formats.contains(&Format::Docx) {
@@ -262,17 +269,13 @@ pub fn render_index(
     let html = renderer.render_with("index.html", &context, &cfg.analysis_for_study())?;
     Ok(OutputFile {
         path: "index.html".to_string(),
-        bytes: html_bytes(html),
+        bytes: html_bytes(renderer, html),
     })
 }
 
-/// An HTML document's bytes, without URL attributes that could run script
-/// ([`render::html::remove_unsafe_urls`]).
-fn html_bytes(html: String) -> Vec<u8> {
-    match render::html::remove_unsafe_urls(&html) {
-        std::borrow::Cow::Borrowed(_) => html.into_bytes(),
-        std::borrow::Cow::Owned(clean) => clean.into_bytes(),
-    }
+/// An HTML document's bytes as written ([`Renderer::finish_html`]).
+fn html_bytes(renderer: &Renderer, html: String) -> Vec<u8> {
+    renderer.finish_html(html).into_bytes()
 }
 
 /// Collapses the blank runs templates leave, and ends with one newline.

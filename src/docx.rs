@@ -561,17 +561,102 @@ fn zip_parts(
 /// The styles part a Word file takes from `output.docx_reference`.
 const STYLES_PART: &str = "word/styles.xml";
 
-/// `word/styles.xml` of a reference document's bytes; the error says what is wrong with it.
+/// The largest reference document read (`output.docx_reference`); real ones, fonts embedded,
+/// are a few MiB.
+pub const MAX_REFERENCE_BYTES: u64 = 64 << 20;
+
+/// The largest styles part a reference may decompress to; Word's own are under 1 MiB. Read
+/// through a cap, whatever size the archive declares.
+pub const MAX_STYLES_BYTES: u64 = 16 << 20;
+
+/// The namespaces of a WordprocessingML styles part (transitional, and strict OOXML).
+const WORDPROCESSINGML: [&str; 2] = [
+    "http://schemas.openxmlformats.org/wordprocessingml/2006/main",
+    "http://purl.oclc.org/ooxml/wordprocessingml/main",
+];
+
+/// `word/styles.xml` of a reference document's bytes, checked before it goes into every Word
+/// file: at most [`MAX_STYLES_BYTES`] decompressed, UTF-8 XML without a DTD (so no entity
+/// can be declared, expanded or fetched), a `w:styles` root. The error says what is wrong.
 pub fn reference_styles(docx: &[u8]) -> std::result::Result<Vec<u8>, String> {
     let mut archive = zip::ZipArchive::new(Cursor::new(docx))
         .map_err(|e| format!("not a .docx (a zip archive): {e}"))?;
-    let mut part = archive
-        .by_name(STYLES_PART)
-        .map_err(|_| format!("no {STYLES_PART} in it; expected a Word document"))?;
+    let part = archive.by_name(STYLES_PART).map_err(|e| match e {
+        zip::result::ZipError::FileNotFound => {
+            format!("no {STYLES_PART} in it; expected a Word document")
+        }
+        zip::result::ZipError::CompressionMethodNotSupported(method) => format!(
+            "its {STYLES_PART} is compressed with {}, which readout does not read; expected \
+             deflate or stored, as Word writes them",
+            compression_name(method)
+        ),
+        other => format!("cannot read its {STYLES_PART}: {other}"),
+    })?;
     let mut styles = Vec::new();
-    std::io::Read::read_to_end(&mut part, &mut styles)
-        .map_err(|e| format!("cannot read its {STYLES_PART}: {e}"))?;
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(part, MAX_STYLES_BYTES + 1),
+        &mut styles,
+    )
+    .map_err(|e| format!("cannot read its {STYLES_PART}: {e}"))?;
+    if styles.len() as u64 > MAX_STYLES_BYTES {
+        return Err(format!(
+            "its {STYLES_PART} decompresses to more than {} MiB; expected a styles part of at \
+             most that (Word's are under 1 MiB)",
+            MAX_STYLES_BYTES >> 20
+        ));
+    }
+    check_styles(&styles)?;
     Ok(styles)
+}
+
+/// Why `styles` is not a styles part readout copies into Word files, if it is not one.
+fn check_styles(styles: &[u8]) -> std::result::Result<(), String> {
+    let text = std::str::from_utf8(styles).map_err(|e| {
+        format!(
+            "its {STYLES_PART} is not UTF-8 text (byte {}); expected the XML Word writes",
+            e.valid_up_to()
+        )
+    })?;
+    let options = roxmltree::ParsingOptions {
+        // A DTD could declare entities to expand or fetch: refused, as Word never writes one.
+        allow_dtd: false,
+        ..roxmltree::ParsingOptions::default()
+    };
+    let document = roxmltree::Document::parse_with_options(text, options).map_err(|e| {
+        let why = match e {
+            roxmltree::Error::DtdDetected => {
+                "holds a DTD (<!DOCTYPE>), which could declare entities".to_string()
+            }
+            other => format!("is not well-formed XML: {other}"),
+        };
+        format!("its {STYLES_PART} {why}; expected the XML Word writes, without a DTD")
+    })?;
+    let root = document.root_element();
+    let namespace = root.tag_name().namespace().unwrap_or("");
+    if root.tag_name().name() != "styles" || !WORDPROCESSINGML.contains(&namespace) {
+        return Err(format!(
+            "the root element of its {STYLES_PART} is <{}> in namespace `{namespace}`; \
+             expected <w:styles> of WordprocessingML ({})",
+            root.tag_name().name(),
+            WORDPROCESSINGML[0]
+        ));
+    }
+    Ok(())
+}
+
+/// A zip compression method by name (APPNOTE 4.4.5).
+fn compression_name(method: u16) -> String {
+    let name = match method {
+        9 => "Deflate64",
+        12 => "bzip2",
+        14 => "LZMA",
+        93 => "Zstandard",
+        95 => "XZ",
+        98 => "PPMd",
+        99 => "AES encryption",
+        _ => return format!("compression method {method}"),
+    };
+    format!("{name} (method {method})")
 }
 
 #[cfg(test)]
@@ -675,7 +760,7 @@ mod tests {
                 "word/media/image1.png"
             ]
         );
-        let reference = b"<w:styles xmlns:w=\"x\"><w:style w:styleId=\"Table\" /></w:styles>";
+        let reference = b"<w:styles xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\"><w:style w:styleId=\"Table\" /></w:styles>";
         let bytes = package(Body::default(), "c", "a.docx", Some(reference)).unwrap();
         let styles = reference_styles(&bytes).unwrap();
         assert_eq!(styles, reference);

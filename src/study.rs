@@ -36,7 +36,22 @@ pub fn load_study(mut config: LoadedConfig) -> Result<LoadedStudy> {
             location: "key `output.docx_reference`: ".to_string(),
             message: format!("{}: {message}", path.display()),
         };
-        let bytes = std::fs::read(&path).map_err(|e| refused(format!("cannot read: {e}")))?;
+        // Read through a cap: a reference is a few MiB at most.
+        let mut bytes = Vec::new();
+        std::fs::File::open(&path)
+            .and_then(|file| {
+                std::io::Read::read_to_end(
+                    &mut std::io::Read::take(file, crate::docx::MAX_REFERENCE_BYTES + 1),
+                    &mut bytes,
+                )
+            })
+            .map_err(|e| refused(format!("cannot read: {e}")))?;
+        if bytes.len() as u64 > crate::docx::MAX_REFERENCE_BYTES {
+            return Err(refused(format!(
+                "larger than {} MiB; expected a Word document of at most that",
+                crate::docx::MAX_REFERENCE_BYTES >> 20
+            )));
+        }
         let styles = crate::docx::reference_styles(&bytes).map_err(refused)?;
         // The reference shapes the Word files: its hash is in the manifest with the data's.
         data.inputs.push(load::InputFile {

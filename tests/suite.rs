@@ -19,6 +19,7 @@ mod example_study;
 mod hostile_inputs;
 mod hostile_outputs;
 mod hostile_paths;
+mod hostile_templates;
 mod html;
 mod invalid_inputs;
 mod plots;

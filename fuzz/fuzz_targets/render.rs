@@ -4,7 +4,8 @@
 //!
 //! The first byte chooses the role of the rest: even, a config text (background) rendered,
 //! then turned into HTML as abstract.html does; odd, the user template `abstract.html`
-//! (with `report.html` including it), rendered and cleaned as documents are.
+//! (with `report.html` including it), rendered and cleaned as documents are (through the
+//! sanitizer, as every document of a build with user templates).
 #![no_main]
 
 use std::sync::OnceLock;
@@ -85,7 +86,8 @@ fn cohort() -> CohortResults {
             grading: readout::endpoints::AeGrading::Ctcae,
         }),
         warnings: vec!["<javascript:alert(4)>".to_string()],
-        abstract_length: None,
+        arms: Vec::new(),
+        comparisons: Vec::new(),
     }
 }
 
@@ -165,6 +167,8 @@ fuzz_target!(|data: &[u8]| {
         });
         if let Some(md) = md {
             check(&render::markdown_to_html(&md, false));
+            // The Markdown as abstract.md is written: it ends.
+            let _ = render::markdown::neutralise(&md);
         }
         return;
     }
@@ -177,6 +181,7 @@ fuzz_target!(|data: &[u8]| {
         analysis: &analysis,
         text: CohortTexts {
             title: "[t](javascript:alert(6))".to_string(),
+            title_markdown: "[t](javascript:alert(6))".to_string(),
             ..CohortTexts::default()
         },
         methods_statistics: String::new(),
@@ -184,13 +189,14 @@ fuzz_target!(|data: &[u8]| {
         figures: Vec::new(),
         top_trae: Vec::new(),
         top_trae_grade3: Vec::new(),
+        trae_grade3_terms: Vec::new(),
         body: render::markdown_to_html("[b](javascript:alert(7))", false),
         report: readout::report::cohort_report(&f.study, &f.cohort, &analysis, "", false),
         arms_compared: render::arms_compared(&f.cohort),
     };
     for name in ["abstract.html", "report.html"] {
         if let Some(html) = same_under_both_secrets(|| renderer.render(name, &ctx).ok()) {
-            check(&render::html::remove_unsafe_urls(&html));
+            check(&renderer.finish_html(html));
         }
     }
 });

@@ -18,6 +18,7 @@ use serde_json::Value;
 use tera::{Context, Tera};
 
 pub mod html;
+pub mod markdown;
 pub mod sandbox;
 
 use crate::config::{Analysis, MedianCi, ProportionCi, Study};
@@ -240,6 +241,9 @@ pub fn top_terms(
 pub struct CohortTexts {
     /// Title of the abstract.
     pub title: String,
+    /// The title as Markdown: the same, but a label in it is escaped for Markdown (a label
+    /// is text). `abstract.md` prints it, `abstract.txt` reads it with `md_text`.
+    pub title_markdown: String,
     /// Population in words.
     pub population: String,
     /// Background (Markdown).
@@ -263,6 +267,9 @@ struct TemplateSource {
 pub struct Renderer {
     tera: Tera,
     sources: BTreeMap<String, TemplateSource>,
+    /// Whether any template came from the user (`output.templates`, [`Renderer::with_templates`]):
+    /// then every HTML document goes through [`html::sanitize_document`].
+    user_templates: bool,
     /// Ready instances with the filters of one set of settings, by (percent decimals, time
     /// decimals, CI level, Markdown escaping): the templates are cloned once per set of
     /// settings, not once per document (docs/PERFORMANCE.md).
@@ -319,6 +326,7 @@ impl Renderer {
     }
 
     fn with_sources(user: Vec<(String, Option<std::path::PathBuf>, String)>) -> Result<Renderer> {
+        let user_templates = !user.is_empty();
         let mut sources: BTreeMap<String, TemplateSource> = BUILTIN_TEMPLATES
             .iter()
             .map(|(name, text)| {
@@ -337,6 +345,7 @@ impl Renderer {
         let mut renderer = Renderer {
             tera: Tera::default(),
             sources,
+            user_templates,
             ready: Default::default(),
         };
         for (name, source) in &renderer.sources {
@@ -356,6 +365,22 @@ impl Renderer {
         sandbox::secure(&mut tera).map_err(|(name, e)| renderer.source_error(&name, &e))?;
         renderer.tera = tera;
         Ok(renderer)
+    }
+
+    /// An HTML document this renderer made, as it is written: through the sanitizer when a
+    /// user template is loaded (any of them may reach any document through `include`, and
+    /// `base.css` sits in every built-in one), then without unsafe URL attributes; the
+    /// built-in templates' documents otherwise as rendered (`docs/BAD-INPUT.md`).
+    pub fn finish_html(&self, html: String) -> String {
+        let html = if self.user_templates {
+            html::sanitize_document(&html)
+        } else {
+            html
+        };
+        match html::remove_unsafe_urls(&html) {
+            std::borrow::Cow::Borrowed(_) => html,
+            std::borrow::Cow::Owned(clean) => clean,
+        }
     }
 
     /// Renders one template for one cohort. Decimals come from the cohort's settings.
@@ -893,7 +918,7 @@ fn markdown_html(md: &str, inline: bool, options: pulldown_cmark::Options) -> St
     let parser = Parser::new_ext(md, options).filter_map(|event| match event {
         Event::Html(html) | Event::InlineHtml(html) => Some(Event::Text(html)),
         Event::Start(Tag::Link { ref dest_url, .. } | Tag::Image { ref dest_url, .. }) => {
-            let unsafe_target = !safe_url(dest_url);
+            let unsafe_target = !safe_link(dest_url);
             dropped.push(unsafe_target);
             (!unsafe_target).then_some(event)
         }
@@ -940,16 +965,27 @@ pub fn safe_url(url: &str) -> bool {
     }
 }
 
+/// Whether a Markdown link or image target may stay a link: [`safe_url`] as the Markdown
+/// parser decoded it, and again with HTML's character references decoded once more (a reader
+/// that leaves `&#00000058;` to the browser makes it a colon).
+pub fn safe_link(dest: &str) -> bool {
+    safe_url(dest) && safe_url(&html::decode_references(dest))
+}
+
 /// Markdown → plain text for `abstract.txt`: the words without markup; soft line breaks become
-/// spaces, paragraphs are separated by a blank line, list items start with "- ".
+/// spaces, paragraphs are separated by a blank line, list items start with "- ". Raw HTML is
+/// markup too: its tags and comments are left out, the text between them kept.
 pub fn markdown_to_text(md: &str) -> String {
     use pulldown_cmark::{Event, Parser, Tag, TagEnd};
     let mut out = String::new();
+    // Inside a tag or a comment of raw HTML that a line of an HTML block left open.
+    let mut open = None;
     for event in Parser::new(md) {
         match event {
-            Event::Text(t) | Event::Code(t) | Event::Html(t) | Event::InlineHtml(t) => {
-                out.push_str(&t)
-            }
+            Event::Text(t) | Event::Code(t) => out.push_str(&t),
+            Event::Html(t) => strip_tags(&t, &mut out, &mut open),
+            Event::InlineHtml(_) => {}
+            Event::End(TagEnd::HtmlBlock) => open = None,
             Event::SoftBreak => out.push(' '),
             Event::HardBreak => out.push('\n'),
             Event::Start(Tag::Item) => out.push_str("- "),
@@ -978,6 +1014,46 @@ pub fn markdown_to_text(md: &str) -> String {
         text.push_str(line);
     }
     text
+}
+
+/// The text of raw HTML without its tags and comments, onto `out`; `open` carries a tag
+/// (`Some(">")`) or comment (`Some("-->")`) left open from one line to the next.
+fn strip_tags(html: &str, out: &mut String, open: &mut Option<&'static str>) {
+    let mut rest = html;
+    loop {
+        if let Some(close) = *open {
+            match rest.find(close) {
+                Some(i) => {
+                    rest = &rest[i + close.len()..];
+                    *open = None;
+                }
+                None => return,
+            }
+        }
+        let start = rest.char_indices().find(|&(i, c)| {
+            c == '<'
+                && rest[i + 1..]
+                    .chars()
+                    .next()
+                    .is_some_and(|n| n.is_ascii_alphabetic() || "/!?".contains(n))
+        });
+        match start {
+            Some((i, _)) => {
+                out.push_str(&rest[..i]);
+                let (close, skip) = if rest[i..].starts_with("<!--") {
+                    ("-->", 4)
+                } else {
+                    (">", 1)
+                };
+                *open = Some(close);
+                rest = &rest[i + skip..];
+            }
+            None => {
+                out.push_str(rest);
+                return;
+            }
+        }
+    }
 }
 
 /// The statistics sentence of the Methods section, stating the conventions actually used.

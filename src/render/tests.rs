@@ -144,6 +144,20 @@ fn markdown_to_text_keeps_paragraphs_and_items() {
     );
 }
 
+/// Raw HTML is markup: left out of the text, the words between tags kept; what CommonMark
+/// reads as text (an escaped tag, `<` before a digit or space) stays.
+#[test]
+fn markdown_to_text_leaves_raw_html_out() {
+    assert_eq!(
+        markdown_to_text("a <img src=x onerror=alert(1)> H<sub>2</sub>O <!-- c --> \\<b\\> p<0.05"),
+        "a  H2O  <b> p<0.05"
+    );
+    assert_eq!(
+        markdown_to_text("<div class=\"x\"\n  id=y>\nkept\n<!--\nhidden\n-->\n</div>\n\nnext"),
+        "kept\n\nnext"
+    );
+}
+
 #[test]
 fn error_locations_are_found() {
     assert_eq!(
