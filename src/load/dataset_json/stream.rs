@@ -196,6 +196,8 @@ fn syntax(e: &serde_json::Error) -> String {
         .map_or(text.as_str(), |(w, _)| w);
     let hint = if what.starts_with("trailing characters") {
         " (one object per line is NDJSON: name the file .ndjson)"
+    } else if what.starts_with("number out of range") {
+        " (past a double's range of about ±1.8e308; no number is read as infinity)"
     } else {
         ""
     };

@@ -130,4 +130,19 @@ fn metadata_problems_are_named() {
     assert!(e(&format!("{rows}\n")).contains("the metadata holds `rows`"));
     let no_records = META.replace("\"records\":5,", "");
     assert!(e(&format!("{no_records}\n")).contains("missing field `records`"));
+    // A number past a double's range is named as such, never read as infinity.
+    let huge = META.replace("\"records\":5", "\"records\":1e400");
+    let message = e(&format!("{huge}\n"));
+    assert!(
+        message.contains("number out of range (past a double's range"),
+        "{message}"
+    );
+    assert!(!message.contains("`inf`"), "{message}");
+    let whole = format!(
+        "{}\"rows\":[]}}",
+        huge.trim_end_matches('}').to_string() + ","
+    );
+    let message = error("t.json", &whole).to_string();
+    assert!(message.contains("line 1, column"), "{message}");
+    assert!(message.contains("number out of range (past"), "{message}");
 }
