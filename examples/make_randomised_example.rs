@@ -38,7 +38,7 @@ use std::path::Path;
 use chrono::{Days, NaiveDate};
 use readout::derive::{derive_subject, BorOptions, DeriveOptions, PfsOptions, TimeToEvent};
 use readout::model::{Assessment, Response, Status, Subject};
-use readout::stats::{cox_fit, kaplan_meier, CiTransform, CoxSubject, Ties};
+use readout::stats::{cox_fit, kaplan_meier, ArmSubject, CiTransform, Ties};
 use sha2::{Digest, Sha256};
 
 const MONTH: f64 = 30.4375;
@@ -717,11 +717,11 @@ fn summarise(patients: &[Patient]) -> Summary {
             let event = tte.status == Status::Event;
             per_arm[a].0.push(tte.days / MONTH);
             per_arm[a].1.push(event);
-            cox.push(CoxSubject {
+            cox.push(ArmSubject {
                 time: tte.days,
                 event,
-                x: if a == 0 { 1.0 } else { 0.0 },
-                stratum: 0,
+                in_arm: a == 0,
+                stratum: None,
             });
         }
     }
@@ -731,7 +731,7 @@ fn summarise(patients: &[Patient]) -> Summary {
             .and_then(|f| f.quantile(0.5, 0.95, CiTransform::LogLog).ok())
             .and_then(|q| q.estimate)
     };
-    let hr = |subjects: &[CoxSubject]| {
+    let hr = |subjects: &[ArmSubject]| {
         cox_fit(subjects, Ties::Efron, 0.95)
             .ok()
             .and_then(|f| f.hr)

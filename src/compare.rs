@@ -17,7 +17,7 @@ use crate::config::{Analysis, ArmsConfig, CohortConfig, CoxTies, DiffCi, Respons
 use crate::endpoints::{bor_category, CohortAnalysis, CohortResults, Members};
 use crate::error::{Error, Result};
 use crate::model::Subject;
-use crate::stats::{self, two_by_two, CoxSubject, Ties};
+use crate::stats::{self, two_by_two, Ties};
 use crate::study::LoadedStudy;
 
 /// One arm of a cohort with arms: the arm's value and its results, with the same keys as a
@@ -493,19 +493,15 @@ fn statistics_error(
     }
 }
 
-/// Subjects with a time, as Cox subjects (the arm's covariate 1), in their strata when
-/// `stratified` (subjects without a stratum left out).
-fn cox_subjects(timed: &[(&Member, f64, bool)], stratified: bool) -> Vec<CoxSubject> {
+/// The timed members as the two-arm data of every model of the comparison.
+fn arm_subjects(timed: &[(&Member, f64, bool)]) -> Vec<stats::ArmSubject> {
     timed
         .iter()
-        .filter_map(|(m, time, event)| {
-            let stratum = if stratified { m.stratum? } else { 0 };
-            Some(CoxSubject {
-                time: *time,
-                event: *event,
-                x: if m.in_arm { 1.0 } else { 0.0 },
-                stratum,
-            })
+        .map(|(m, time, event)| stats::ArmSubject {
+            time: *time,
+            event: *event,
+            in_arm: m.in_arm,
+            stratum: m.stratum,
         })
         .collect()
 }
@@ -513,12 +509,7 @@ fn cox_subjects(timed: &[(&Member, f64, bool)], stratified: bool) -> Vec<CoxSubj
 /// The log-rank test of a model's data; without information (no variance: every event
 /// time has one subject at risk, or both arms' subjects die together) the statistic and p
 /// are `null` and a warning says so, as R's `survdiff` refuses such data.
-fn logrank_results(
-    data: &stats::CoxData,
-    what: &str,
-    warnings: &mut Vec<String>,
-) -> LogrankResults {
-    let test = data.logrank();
+fn logrank_results(test: stats::Logrank, what: &str, warnings: &mut Vec<String>) -> LogrankResults {
     if test.p.is_none() {
         warnings.push(format!(
             "{what} log-rank test not estimable (no information: no event time with subjects \
@@ -526,7 +517,7 @@ fn logrank_results(
         ));
     }
     LogrankResults {
-        chisq: test.p.map(|_| test.chisq),
+        chisq: test.chisq,
         df: test.df,
         p: test.p,
     }
@@ -566,18 +557,23 @@ fn compare_tte(
     }
     let level = settings.ci_level;
     let error = |what: &str| statistics_error(cohort, format!("{label}: {endpoint} {what}"));
-    // Each model's subjects sorted once, for the Cox fit and the log-rank test alike.
-    let data = stats::CoxData::new(&cox_subjects(&timed, false)).map_err(error("Cox model"))?;
-    let fit = data
-        .fit(ties(settings), level)
+    // The two arms sorted once; every model below (stratified, per subgroup) is a view of it.
+    let data = stats::ArmTimes::new(&arm_subjects(&timed)).map_err(error("Cox model"))?;
+    let model = data.model(false);
+    let fit = model
+        .cox(ties(settings), level)
         .map_err(error("Cox model"))?;
     if let Some(why) = fit.not_estimable {
         warnings.push(format!(
             "{label}: {endpoint} hazard ratio not estimable ({why})"
         ));
     }
-    let logrank = logrank_results(&data, &format!("{label}: {endpoint}"), warnings);
-    drop(data);
+    let logrank = logrank_results(
+        model.logrank().map_err(error("log-rank test"))?,
+        &format!("{label}: {endpoint}"),
+        warnings,
+    );
+    drop(model);
     let stratified = if cohort.strata.is_empty() {
         None
     } else {
@@ -588,10 +584,9 @@ fn compare_tte(
                 cohort.strata.join(", ")
             ));
         }
-        let data = stats::CoxData::new(&cox_subjects(&timed, true))
-            .map_err(error("stratified Cox model"))?;
-        let fit = data
-            .fit(ties(settings), level)
+        let model = data.model(true);
+        let fit = model
+            .cox(ties(settings), level)
             .map_err(error("stratified Cox model"))?;
         if let Some(why) = fit.not_estimable {
             warnings.push(format!(
@@ -601,24 +596,33 @@ fn compare_tte(
         Some(StratifiedComparison {
             strata: cohort.strata.clone(),
             cox: cox_results(&fit),
-            logrank: logrank_results(&data, &format!("{label}: {endpoint} stratified"), warnings),
+            logrank: logrank_results(
+                model.logrank().map_err(error("stratified log-rank test"))?,
+                &format!("{label}: {endpoint} stratified"),
+                warnings,
+            ),
         })
     };
     let mut subgroups = Vec::new();
     for column in &cohort.subgroups {
-        let levels: BTreeSet<&str> = timed
+        let level_of: Vec<Option<&str>> = timed
             .iter()
-            .filter_map(|(m, _, _)| m.subject.columns.get(column))
+            .map(|(m, _, _)| m.subject.columns.get(column))
             .collect();
+        let levels: BTreeSet<&str> = level_of.iter().flatten().copied().collect();
         for level_value in levels {
             let within: Vec<(&Member, f64, bool)> = timed
                 .iter()
-                .filter(|(m, _, _)| m.subject.columns.get(column) == Some(level_value))
-                .copied()
+                .zip(&level_of)
+                .filter(|(_, l)| **l == Some(level_value))
+                .map(|(t, _)| *t)
                 .collect();
             let (n, n_reference, events, events_reference) = counts(&within);
             let hr = if n > 0 && n_reference > 0 {
-                let fit = stats::cox_fit(&cox_subjects(&within, false), ties(settings), level)
+                let model =
+                    data.model_where(|i| level_of.get(i) == Some(&Some(level_value)), false);
+                let fit = model
+                    .cox(ties(settings), level)
                     .map_err(error("subgroup Cox model"))?;
                 if let Some(why) = fit.not_estimable {
                     warnings.push(format!(

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use readout::stats::{cox_fit, logrank, CoxFit, CoxSubject, LogrankSubject, Ties};
+use readout::stats::{cox_fit, ArmSubject, ArmTimes, CoxFit, Ties};
 use serde_json::Value;
 
 use crate::common::root;
@@ -81,24 +81,21 @@ fn close(what: &str, expected: &Value, actual: Option<f64>) {
     );
 }
 
-/// The subjects of `arm` and the reference as Cox subjects (arm = 1), strata numbered.
+/// The subjects of `arm` and the reference as two-arm subjects, strata numbered when
+/// `stratified`.
 fn cox_subjects<'a>(
     rows: impl Iterator<Item = &'a Row>,
     arm: &str,
     stratified: bool,
-) -> Vec<CoxSubject> {
+) -> Vec<ArmSubject> {
     let mut strata: BTreeMap<&str, u32> = BTreeMap::new();
     rows.map(|r| {
         let next = strata.len() as u32;
-        let stratum = if stratified {
-            *strata.entry(r.stratum.as_str()).or_insert(next)
-        } else {
-            0
-        };
-        CoxSubject {
+        let stratum = stratified.then(|| *strata.entry(r.stratum.as_str()).or_insert(next));
+        ArmSubject {
             time: r.time,
             event: r.event,
-            x: if r.arm == arm { 1.0 } else { 0.0 },
+            in_arm: r.arm == arm,
             stratum,
         }
     })
@@ -155,21 +152,16 @@ fn cox_logrank_and_subgroups_match_r() {
                     check_cox(&what, &expected[key], &fit);
                     checked += 8;
                 }
-                let groups: Vec<LogrankSubject> = subjects
-                    .iter()
-                    .map(|s| LogrankSubject {
-                        time: s.time,
-                        event: s.event,
-                        group: usize::from(s.x > 0.5),
-                        stratum: s.stratum,
-                    })
-                    .collect();
-                let test = logrank(&groups, 2).expect("log-rank");
+                let test = ArmTimes::new(&subjects)
+                    .expect("times")
+                    .model(stratified)
+                    .logrank()
+                    .expect("log-rank");
                 let what = format!("{dataset} {arm} log-rank stratified={stratified}");
                 close(
                     &format!("{what} chisq"),
                     &expected["logrank"]["chisq"],
-                    Some(test.chisq),
+                    test.chisq,
                 );
                 close(&format!("{what} p"), &expected["logrank"]["p"], test.p);
                 assert_eq!(expected["logrank"]["df"], test.df, "{what} df");

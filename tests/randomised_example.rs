@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::common::{readout_command, root, Run};
-use readout::stats::{cox_fit, CoxSubject, Ties};
+use readout::stats::{cox_fit, ArmSubject, Ties};
 
 #[allow(dead_code)]
 #[path = "../examples/make_randomised_example.rs"]
@@ -119,29 +119,29 @@ fn arms_and_stratified_hazard_ratios_match_the_data() {
         (Some(DRUG), Some(PLACEBO))
     );
     let mut strata: BTreeMap<(String, String), u32> = BTreeMap::new();
-    let subject: BTreeMap<&str, (f64, u32)> = adsl
+    let subject: BTreeMap<&str, (bool, u32)> = adsl
         .iter()
         .map(|r| {
             let next = strata.len() as u32;
             let s = *strata
                 .entry((r["ECOG"].clone(), r["REGION"].clone()))
                 .or_insert(next);
-            (r["USUBJID"].as_str(), (f64::from(r["ARM"] == DRUG), s))
+            (r["USUBJID"].as_str(), (r["ARM"] == DRUG, s))
         })
         .collect();
     assert_eq!(strata.len(), 6, "ECOG 0/1 × three regions");
     let adtte = csv("adtte.csv");
     for endpoint in ["PFS", "OS"] {
-        let rows: Vec<CoxSubject> = adtte
+        let rows: Vec<ArmSubject> = adtte
             .iter()
             .filter(|r| r["PARAMCD"] == endpoint)
             .map(|r| {
-                let (x, stratum) = subject[r["USUBJID"].as_str()];
-                CoxSubject {
+                let (in_arm, stratum) = subject[r["USUBJID"].as_str()];
+                ArmSubject {
                     time: r["AVAL"].parse().expect("AVAL"),
                     event: r["CNSR"] == "0",
-                    x,
-                    stratum,
+                    in_arm,
+                    stratum: Some(stratum),
                 }
             })
             .collect();
@@ -159,9 +159,9 @@ fn arms_and_stratified_hazard_ratios_match_the_data() {
         close("estimate", hr.estimate);
         close("lower", hr.lower);
         close("upper", hr.upper);
-        let events = |x: f64| rows.iter().filter(|r| r.x == x && r.event).count() as u64;
-        assert_eq!(t["events"].as_u64(), Some(events(1.0)));
-        assert_eq!(t["events_reference"].as_u64(), Some(events(0.0)));
+        let events = |arm: bool| rows.iter().filter(|r| r.in_arm == arm && r.event).count() as u64;
+        assert_eq!(t["events"].as_u64(), Some(events(true)));
+        assert_eq!(t["events_reference"].as_u64(), Some(events(false)));
         assert_eq!(
             t["stratified"]["strata"],
             serde_json::json!(["ECOG", "REGION"])

@@ -6,21 +6,11 @@
 //! adjacent doubles in at most 64 steps. Wilson is the score interval without continuity
 //! correction. This module does not do hypothesis tests or one-sided intervals.
 
-use serde::Serialize;
 use statrs::function::beta::checked_beta_reg;
 
+use super::interval::Interval;
 use super::normal::{check_level, normal_quantile};
 use super::StatsError;
-
-/// A two-sided confidence interval: for a proportion both limits are in [0, 1]; for a
-/// difference of proportions ([`super::two_by_two`]) in [−1, 1] (Newcombe) or beyond (Wald).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Interval {
-    /// Lower limit.
-    pub lower: f64,
-    /// Upper limit.
-    pub upper: f64,
-}
 
 fn check_counts(x: usize, n: usize) -> Result<(), StatsError> {
     if n == 0 {

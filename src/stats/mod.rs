@@ -12,15 +12,22 @@
 //! - [`transform`]: the four CI transforms (log-log, log, plain, arcsin).
 //! - [`binomial`]: Clopper–Pearson and Wilson intervals for proportions.
 //! - [`normal`]: standard normal quantiles.
-//! - [`cox`]: the Cox model of an arm indicator (Efron/Breslow ties, strata), as `coxph`.
-//! - [`logrank`]: the k-group log-rank test, stratified or not, as `survdiff`.
+//! - [`arms`]: two arms' times sorted once, and the models (all subjects, stratified, a
+//!   subgroup's) that the Cox fit and the log-rank test pass over.
+//! - [`cox`]: the Cox model of the arm (Efron/Breslow ties, strata), as `coxph`.
+//! - [`logrank`]: the log-rank test of the arm, stratified or not, as `survdiff`.
+//! - [`chisq`]: the chi-square upper tail every test uses.
+//! - [`interval`]: the interval types ([`Interval`], [`Ci`]).
 //! - [`timefix`]: near-equal times made one, as R's `aeqSurv` (`timefix = TRUE`).
 //! - [`two_by_two`]: two proportions compared: difference (Newcombe, Wald), odds ratio,
 //!   chi-square, Fisher exact and Cochran–Mantel–Haenszel tests.
 
+pub mod arms;
 pub mod binomial;
+pub mod chisq;
 pub mod cox;
 pub mod error;
+pub mod interval;
 pub mod km;
 pub mod logrank;
 pub mod normal;
@@ -29,15 +36,16 @@ pub mod timefix;
 pub mod transform;
 pub mod two_by_two;
 
-pub use binomial::{clopper_pearson, wilson, Interval};
-pub use cox::{cox_fit, CoxData, CoxFit, CoxSubject, HazardRatio, Ties};
+pub use arms::{ArmModel, ArmSubject, ArmTimes};
+pub use binomial::{clopper_pearson, wilson};
+pub use chisq::chisq_upper;
+pub use cox::{cox_fit, CoxFit, Ties};
 pub use error::StatsError;
+pub use interval::{Ci, Interval};
 pub use km::{kaplan_meier, kaplan_meier_split, Band, KaplanMeier, KmStep, Landmark, TimeTally};
-pub use logrank::{logrank, Logrank, LogrankSubject};
+pub use logrank::Logrank;
 pub use normal::{normal_quantile, z_for_level};
 pub use quantile::{reverse_km_followup, Quantile, COLLETT_EPSILON, QUANTILE_TOLERANCE};
-pub use timefix::{SurvTimes, TIME_TOLERANCE};
+pub use timefix::TIME_TOLERANCE;
 pub use transform::{CiTransform, UnknownTransform};
-pub use two_by_two::{
-    cmh, compare_proportions, fisher_exact, Counts, ProportionComparison, RatioCi,
-};
+pub use two_by_two::{cmh, compare_proportions, fisher_exact, Counts, ProportionComparison};

@@ -3,95 +3,79 @@
 //! sorted, and a time within √ε (absolutely, or relative to the mean of the distinct times'
 //! magnitudes) of the one before it joins that one's run; each time becomes the first of its
 //! run. Two times that differ in the 17th digit (a days/30.4375 conversion done two ways) are
-//! then one time in every fit.
+//! then one time in every fit. [`run_starts`] is the rule; the Kaplan–Meier fit and the
+//! two-arm data of Cox models and log-rank tests apply it.
 
 /// R's tolerance: `sqrt(.Machine$double.eps)`.
 pub const TIME_TOLERANCE: f64 = 1.490_116_119_384_765_6e-8;
 
-/// Times with near-equal values made equal.
-#[derive(Debug, Clone)]
-pub struct SurvTimes {
-    times: Vec<f64>,
+/// The first time of each run of near-equal times, from the distinct times in increasing
+/// order (read twice when two are close, hence `Clone`); `None` when no two are that close,
+/// the usual case.
+pub(crate) fn run_starts<I>(distinct: I) -> Option<Vec<f64>>
+where
+    I: Iterator<Item = f64> + Clone,
+{
+    counted_run_starts(distinct).1
 }
 
-impl SurvTimes {
-    /// The times, in input order, each replaced by the first time of its run of near-equal
-    /// times (non-finite times stay as they are).
-    pub fn of(times: impl Iterator<Item = f64>) -> SurvTimes {
-        let mut times: Vec<f64> = times.collect();
-        let mut distinct: Vec<f64> = times.iter().copied().filter(|t| t.is_finite()).collect();
-        distinct.sort_by(f64::total_cmp);
-        distinct.dedup();
-        if distinct.len() < 2 {
-            return SurvTimes { times };
+/// [`run_starts`], with the number of distinct times (counted on the way).
+pub(crate) fn counted_run_starts<I>(distinct: I) -> (usize, Option<Vec<f64>>)
+where
+    I: Iterator<Item = f64> + Clone,
+{
+    let (mut count, mut sum, mut min_gap, mut last) = (0usize, 0.0f64, f64::INFINITY, None);
+    for t in distinct.clone() {
+        count += 1;
+        sum += t.abs();
+        if let Some(l) = last {
+            min_gap = min_gap.min(t - l);
         }
-        let scale = distinct.iter().map(|t| t.abs()).sum::<f64>() / distinct.len() as f64;
-        let tied =
-            |gap: f64| gap <= TIME_TOLERANCE || (scale > 0.0 && gap / scale <= TIME_TOLERANCE);
-        if !distinct.windows(2).any(|w| tied(w[1] - w[0])) {
-            return SurvTimes { times };
-        }
-        // The first time of each run.
-        let mut cuts = vec![distinct[0]];
-        for w in distinct.windows(2) {
-            if !tied(w[1] - w[0]) {
-                cuts.push(w[1]);
-            }
-        }
-        for t in times.iter_mut().filter(|t| t.is_finite()) {
-            // The last cut at or below the time (every time is at or above the first cut).
-            let k = cuts.partition_point(|c| c <= t);
-            if let Some(c) = cuts.get(k.saturating_sub(1)) {
-                *t = *c;
-            }
-        }
-        SurvTimes { times }
+        last = Some(t);
     }
-
-    /// The time of the subject at `index` (input order).
-    pub fn get(&self, index: usize) -> f64 {
-        self.times.get(index).copied().unwrap_or(f64::NAN)
+    // R's `dy <= tol | dy / mean(abs(y)) <= tol`.
+    let threshold = TIME_TOLERANCE * (sum / count.max(1) as f64).max(1.0);
+    if count < 2 || min_gap > threshold {
+        return (count, None);
     }
-
-    /// All times, input order.
-    pub fn into_vec(self) -> Vec<f64> {
-        self.times
+    let mut starts = Vec::new();
+    let mut previous = f64::NEG_INFINITY;
+    for t in distinct {
+        if starts.is_empty() || t - previous > threshold {
+            starts.push(t);
+        }
+        previous = t;
     }
+    (count, Some(starts))
 }
 
-/// The largest gap between two distinct times that makes them one, for distinct times whose
-/// magnitudes average `scale`: R's `dy <= tol | dy / mean(abs(y)) <= tol`.
-pub(crate) fn tie_threshold(scale: f64) -> f64 {
-    TIME_TOLERANCE * scale.max(1.0)
+/// The time `t` becomes: the start of its run among `starts` ([`run_starts`]), the last
+/// start at or below it.
+pub(crate) fn run_of(starts: &[f64], t: f64) -> f64 {
+    let k = starts.partition_point(|s| *s <= t);
+    starts.get(k.wrapping_sub(1)).copied().unwrap_or(t)
 }
 
 /// (time, events, censorings) per distinct time, in increasing order, with the times R makes
 /// one merged into the first of their run (`None` when no two are that close, the usual case).
 pub(crate) fn merge_near_ties(counts: &[(f64, usize, usize)]) -> Option<Vec<(f64, usize, usize)>> {
-    if counts.len() < 2 {
-        return None;
-    }
-    let scale = counts.iter().map(|c| c.0.abs()).sum::<f64>() / counts.len() as f64;
-    let threshold = tie_threshold(scale);
-    if !counts.windows(2).any(|w| w[1].0 - w[0].0 <= threshold) {
-        return None;
-    }
-    let mut merged: Vec<(f64, usize, usize)> = Vec::with_capacity(counts.len());
-    let mut previous = f64::NEG_INFINITY;
+    let starts = run_starts(counts.iter().map(|c| c.0))?;
+    let mut merged: Vec<(f64, usize, usize)> = Vec::with_capacity(starts.len());
     for &(time, events, censorings) in counts {
+        let run = run_of(&starts, time);
         match merged.last_mut() {
-            Some(last) if time - previous <= threshold => {
+            Some(last) if last.0 == run => {
                 last.1 += events;
                 last.2 += censorings;
             }
-            _ => merged.push((time, events, censorings)),
+            _ => merged.push((run, events, censorings)),
         }
-        previous = time;
     }
     Some(merged)
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -100,15 +84,13 @@ mod tests {
         let a = 365.0 / 30.4375;
         let b = a * (1.0 + 1e-15);
         assert_ne!(a, b);
-        let times = SurvTimes::of([b, 2.0, a, 12.5, f64::INFINITY].into_iter()).into_vec();
-        assert_eq!(times[0], a.min(b));
-        assert_eq!(times[2], a.min(b));
-        assert_eq!(times[1], 2.0);
-        assert_eq!(times[3], 12.5);
-        assert!(times[4].is_infinite());
+        let starts = run_starts([2.0, a, b, 12.5].into_iter()).unwrap();
+        assert_eq!(starts, [2.0, a, 12.5]);
+        assert_eq!(run_of(&starts, b), a);
+        assert_eq!(run_of(&starts, 2.0), 2.0);
         // Times apart by more than the tolerance stay apart.
-        let apart = SurvTimes::of([1.0, 1.0 + 1e-6].into_iter()).into_vec();
-        assert_eq!(apart, [1.0, 1.0 + 1e-6]);
+        assert_eq!(run_starts([1.0, 1.0 + 1e-6].into_iter()), None);
+        assert_eq!(run_starts([1.0].into_iter()), None);
     }
 
     /// A run is chained: each time within the tolerance of the one before joins the run.
