@@ -315,3 +315,114 @@ fn a_median_not_reached_takes_no_unit() {
     );
     assert!(!text.contains("not reached days"), "{text}");
 }
+
+/// Subjects of a CSV of tests/reference/cox-edge (`time,event,arm,stratum`).
+fn edge_subjects(file: &str, stratified: bool) -> Vec<readout::stats::ArmSubject> {
+    let path = crate::common::root()
+        .join("tests/reference/cox-edge")
+        .join(file);
+    let mut reader = csv::Reader::from_path(&path).expect("reference data");
+    reader
+        .records()
+        .map(|r| {
+            let r = r.expect("row");
+            let number = |i: usize| r[i].parse::<f64>().expect("number");
+            readout::stats::ArmSubject {
+                time: number(0),
+                event: number(1) == 1.0,
+                in_arm: number(2) == 1.0,
+                stratum: stratified.then(|| number(3) as u32),
+            }
+        })
+        .collect()
+}
+
+fn edge_expected() -> Value {
+    let path = crate::common::root().join("tests/reference/cox-edge/expected.json");
+    serde_json::from_str(&std::fs::read_to_string(path).expect("expected")).expect("JSON")
+}
+
+/// |got − want| within 1e-6 of want (or of 1e-300 when R's value is 0).
+fn near(what: &str, got: Option<f64>, want: &Value) {
+    let want = want
+        .as_f64()
+        .unwrap_or_else(|| panic!("{what}: no R value"));
+    let got = got.unwrap_or_else(|| panic!("{what}: readout has none, R {want}"));
+    assert!(
+        (got - want).abs() <= 1e-6 * want.abs().max(1e-300),
+        "{what}: readout {got}, R {want}"
+    );
+}
+
+/// Cox fits that R's default start gets wrong, monotone likelihood and a stratum of one arm
+/// (R values: tests/reference/cox-edge, made by its make_cox_edge.R).
+/// - 11 vs 1,000 subjects, HR in the thousands: coxph from β = 0 runs out of iterations at
+///   24.1; readout converges from 0 to what R finds started near the answer (7.94, se 1.07);
+///   it used to call the HR "not estimable" after an intermediate step past |β| = 30.
+/// - every arm event before every reference event: not estimable, decided at the end of the
+///   fit; the likelihood-ratio p (from the likelihood's supremum) and the score p are given.
+/// - a stratum holding one arm: it adds nothing; Efron and Breslow, and the log-rank test.
+#[test]
+fn cox_fits_match_r_where_its_default_start_fails() {
+    use readout::stats::{cox_fit, ArmTimes, Ties};
+    let expected = edge_expected();
+    let far = &expected["finite-far"];
+    assert!(far["default_start_coef"].as_f64().expect("coef") > 20.0);
+    for (ties, key) in [(Ties::Efron, "efron"), (Ties::Breslow, "breslow")] {
+        let fit = cox_fit(&edge_subjects("finite-far.csv", false), ties, 0.95).expect("fit");
+        assert_eq!(fit.not_estimable, None);
+        for (name, got) in [
+            ("coef", fit.coef),
+            ("se", fit.se),
+            ("p_wald", fit.p_wald),
+            ("p_lr", fit.p_lr),
+            ("p_score", fit.p_score),
+        ] {
+            near(&format!("finite-far {key} {name}"), got, &far[key][name]);
+        }
+        let fit = cox_fit(&edge_subjects("one-arm-stratum.csv", true), ties, 0.95).expect("fit");
+        let one = &expected["one-arm-stratum"][key];
+        for (name, got) in [
+            ("coef", fit.coef),
+            ("se", fit.se),
+            ("p_wald", fit.p_wald),
+            ("p_lr", fit.p_lr),
+            ("p_score", fit.p_score),
+        ] {
+            near(&format!("one-arm-stratum {key} {name}"), got, &one[name]);
+        }
+    }
+    let monotone = cox_fit(&edge_subjects("monotone.csv", false), Ties::Efron, 0.95).expect("fit");
+    assert_eq!(
+        (monotone.hr, monotone.coef, monotone.p_wald),
+        (None, None, None)
+    );
+    assert!(monotone
+        .not_estimable
+        .is_some_and(|w| w.contains("no maximum")));
+    near(
+        "monotone p_lr",
+        monotone.p_lr,
+        &expected["monotone"]["p_lr"],
+    );
+    near(
+        "monotone p_score",
+        monotone.p_score,
+        &expected["monotone"]["p_score"],
+    );
+    let data = ArmTimes::new(&edge_subjects("one-arm-stratum.csv", true)).expect("data");
+    let test = data.model(true).logrank().expect("log-rank");
+    let logrank = &expected["one-arm-stratum"]["logrank"];
+    near("stratified log-rank chisq", test.chisq, &logrank["chisq"]);
+    near("stratified log-rank p", test.p, &logrank["p"]);
+    let test = ArmTimes::new(&edge_subjects("finite-far.csv", false))
+        .expect("data")
+        .model(false)
+        .logrank()
+        .expect("log-rank");
+    near("log-rank chisq", test.chisq, &far["logrank"]["chisq"]);
+    // R's survdiff refuses two subjects dying together (no variance); readout has no test.
+    assert!(expected["no-variance"]["survdiff"]
+        .as_str()
+        .is_some_and(|e| e.contains("singular")));
+}
