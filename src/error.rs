@@ -1,6 +1,12 @@
 //! The error type of the library: every user-facing failure names the file, the place in it
 //! (line/column or config key), the value and what was expected.
 
+/// The characters refused in inputs and the escaping of printed text live with the data's
+/// vocabulary (`model::text`); named here too, where messages are made.
+pub use crate::model::text::{
+    escape_controls, find_refused_control, is_invisible_format, is_refused_control,
+    refused_character,
+};
 use std::path::PathBuf;
 
 /// Result alias used across the pipeline stages.
@@ -167,75 +173,6 @@ impl Error {
     }
 }
 
-/// Whether `c` is a character readout refuses in data and config values: every C0 control
-/// but tab, line feed and carriage return, DEL, and the C1 controls (they make XML, SVG and
-/// Word, that does not parse and can drive a terminal); and the invisible formatting
-/// characters that reorder or hide text ([`is_invisible_format`]).
-pub fn is_refused_control(c: char) -> bool {
-    (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || is_invisible_format(c)
-}
-
-/// The bidirectional controls (embeddings, overrides, isolates, marks: U+061C, U+200E,
-/// U+200F, U+202A–U+202E, U+2066–U+2069) and the zero-width characters that are not joiners
-/// (U+200B, U+2060–U+2064, U+FEFF): a value holding one displays reversed or differs from
-/// what it shows, in documents and on the terminal. The joiners U+200C and U+200D are
-/// allowed: scripts and emoji need them.
-pub fn is_invisible_format(c: char) -> bool {
-    matches!(c,
-        '\u{061C}' | '\u{200B}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}'
-        | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
-}
-
-/// A refused character named for a message: "the control character U+001B", or "the
-/// invisible formatting character U+202E".
-pub fn refused_character(c: char) -> String {
-    if is_invisible_format(c) {
-        format!(
-            "the invisible formatting character U+{:04X} (it reorders or hides text)",
-            c as u32
-        )
-    } else {
-        format!("the control character U+{:04X}", c as u32)
-    }
-}
-
-/// The first refused control character of `text` ([`is_refused_control`]), if any. Quick for
-/// the usual text: bytes are looked at one by one, characters only when a byte could start one.
-#[inline]
-pub fn find_refused_control(text: &str) -> Option<(usize, char)> {
-    // C0, DEL, C1 (0xC2 0x80-0x9F), U+061C (0xD8), U+2xxx (0xE2), U+FEFF (0xEF).
-    if !text
-        .bytes()
-        .any(|b| b < 0x20 || b == 0x7f || b == 0xc2 || b == 0xd8 || b == 0xe2 || b == 0xef)
-    {
-        return None;
-    }
-    text.char_indices().find(|(_, c)| is_refused_control(*c))
-}
-
-/// `text` with every control character written as an escape (`\x1B`, `\u{9B}`, `\n`), so that
-/// a value quoted in a message cannot move the cursor, clear the screen or set the title of
-/// the terminal it is printed on. Tabs stay; line breaks are escaped unless `keep_lines`.
-pub fn escape_controls(text: &str, keep_lines: bool) -> std::borrow::Cow<'_, str> {
-    let escape = |c: char| {
-        (c.is_control() && c != '\t' && !(keep_lines && c == '\n')) || is_invisible_format(c)
-    };
-    if !text.chars().any(escape) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        match c {
-            '\n' if !keep_lines => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            c if escape(c) && (c as u32) < 0x80 => out.push_str(&format!("\\x{:02X}", c as u32)),
-            c if escape(c) => out.push_str(&format!("\\u{{{:X}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    std::borrow::Cow::Owned(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -302,24 +239,5 @@ mod tests {
             Error::Other("no conference".to_string()).for_config(config),
             "study.yaml: no conference"
         );
-    }
-
-    #[test]
-    fn control_characters_are_found_and_escaped() {
-        assert_eq!(find_refused_control("Hypertension °C ±"), None);
-        assert_eq!(find_refused_control("tab\there\r\n"), None);
-        assert_eq!(find_refused_control("a\u{0}b"), Some((1, '\u{0}')));
-        assert_eq!(find_refused_control("a\u{b}b"), Some((1, '\u{b}')));
-        assert_eq!(find_refused_control("x\u{9b}2J"), Some((1, '\u{9b}')));
-        assert_eq!(find_refused_control("\u{7f}"), Some((0, '\u{7f}')));
-        assert_eq!(
-            escape_controls("\u{1b}]0;pwned\u{7}\u{1b}[2J\nx\ty\u{9b}", false),
-            "\\x1B]0;pwned\\x07\\x1B[2J\\nx\ty\\u{9B}"
-        );
-        assert_eq!(escape_controls("a\nb\r", true), "a\nb\\r");
-        assert!(matches!(
-            escape_controls("plain", false),
-            std::borrow::Cow::Borrowed(_)
-        ));
     }
 }

@@ -17,6 +17,7 @@
 //! Not here: the writer of derived datasets (`outputs`, with the [`Metadata`] types).
 
 mod cells;
+mod header;
 mod metadata;
 mod scan;
 mod stream;
@@ -96,7 +97,7 @@ fn no_rows(path: &Path) -> Error {
 /// `rows_before + 1`.
 fn part_table(
     path: &Path,
-    header: &metadata::Header,
+    header: &header::Header,
     cells: Cells,
     spans: Vec<[u32; 2]>,
     rows_before: usize,
@@ -118,7 +119,7 @@ fn part_table(
 
 /// The rows to expect in all, for the readers' reservations: `records`, but no more than the
 /// text could hold (each row takes at least `[`, a value per column and the line end).
-fn expected_rows(header: &metadata::Header, rows_so_far: usize) -> usize {
+fn expected_rows(header: &header::Header, rows_so_far: usize) -> usize {
     let most = (MAX_DATA_FILE_BYTES as usize) / (2 * header.headers.len() + 1).max(1);
     header
         .records

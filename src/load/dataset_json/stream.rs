@@ -7,7 +7,8 @@ use serde::de::{self, DeserializeSeed, Visitor};
 use serde_json::{Map, Value};
 
 use super::cells::{Failure, RowSeed, Typer, OWN, STOPPED};
-use super::metadata::{check_metadata, columns_of, header_of, shown, version_error, Header};
+use super::header::{check_metadata, header_of, Header};
+use super::metadata::{columns_of, shown, version_error};
 use super::scan::Quick;
 use super::*;
 

@@ -3,6 +3,8 @@
 
 use std::sync::Arc;
 
+pub mod text;
+
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
@@ -13,7 +15,7 @@ pub type Date = chrono::NaiveDate;
 /// text is not one: a day the month does not have and a month past 12 are named.
 pub fn parse_date(text: &str) -> Result<Date, String> {
     use chrono::Datelike;
-    let shown = crate::error::escape_controls(text, false);
+    let shown = text::escape_controls(text, false);
     let b = text.as_bytes();
     let shaped = b.len() == 10
         && b[4] == b'-'
