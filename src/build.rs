@@ -15,10 +15,9 @@ use crate::error::{Error, Result};
 use crate::figures;
 use crate::load;
 use crate::model::Date;
-use crate::outputs::{
-    to_json, CohortFailure, DerivedDataset, Manifest, ManifestEntry, StudyHeader, StudyResults,
-};
+use crate::outputs::{to_json, DerivedDataset, Manifest, ManifestEntry};
 use crate::render::Renderer;
+use crate::results::{CohortFailure, StudyHeader, StudyResults};
 use crate::study::LoadedStudy;
 use crate::timing;
 use crate::write::{self, FolderSink, OutputFile};

@@ -15,8 +15,9 @@ use crate::error::{Error, Result};
 use crate::figures;
 use crate::load::StudyData;
 use crate::model::{Assessment, Date, Subject};
-use crate::outputs::{CohortRecord, DerivedRows};
+use crate::outputs::DerivedRows;
 use crate::render::Renderer;
+use crate::results::CohortRecord;
 use crate::study::LoadedStudy;
 use crate::timing;
 use crate::write::OutputFile;
@@ -349,7 +350,7 @@ pub struct CohortSummary {
     /// The cohort's warnings, as in `results.json`.
     pub warnings: Vec<String>,
     /// The abstract measured against `output.conference`.
-    pub abstract_length: Option<crate::conference::AbstractLength>,
+    pub abstract_length: Option<crate::results::AbstractLength>,
 }
 
 impl CohortSummary {

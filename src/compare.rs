@@ -10,221 +10,18 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use indexmap::IndexMap;
 use rustc_hash::FxHashMap;
-use serde::{Deserialize, Serialize};
 
 use crate::cohort::{analyse_members, cohort_index, CutData};
 use crate::config::{Analysis, ArmsConfig, CohortConfig, CoxTies, DiffCi, ResponseTest};
-use crate::endpoints::{bor_category, CohortAnalysis, CohortResults, Members};
+use crate::endpoints::{bor_category, CohortAnalysis, Members};
 use crate::error::{Error, Result};
 use crate::model::Subject;
-use crate::stats::{self, two_by_two, Ties};
+use crate::results::{
+    ArmResults, Comparison, CoxResults, Difference, LogrankResults, ProportionDifference,
+    ResponseComparison, StratifiedComparison, SubgroupHr, TestUsed, TteComparison,
+};
+use crate::stats::{self, two_by_two, Ci, Ties};
 use crate::study::LoadedStudy;
-
-/// One arm of a cohort with arms: the arm's value and its results, with the same keys as a
-/// cohort's.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub struct ArmResults {
-    /// The arm (its value in the arms column).
-    pub arm: String,
-    /// The arm's numbers, as a cohort's.
-    #[serde(flatten)]
-    pub results: CohortResults,
-}
-
-/// One arm compared with the reference arm.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub struct Comparison {
-    /// The arm.
-    pub arm: String,
-    /// The reference arm.
-    pub reference: String,
-    /// Per time-to-event endpoint with times in both arms, in `tte_params` order.
-    pub tte: IndexMap<String, TteComparison>,
-    /// ORR and DCR compared; `null` without ADRS.
-    pub response: Option<ResponseComparison>,
-}
-
-/// A ratio with its confidence interval.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub struct Ratio {
-    /// Point estimate.
-    pub estimate: f64,
-    /// Lower limit.
-    pub lower: f64,
-    /// Upper limit.
-    pub upper: f64,
-}
-
-/// A Cox model of the arm against the reference.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub struct CoxResults {
-    /// Hazard ratio (arm vs reference) with its Wald interval; `null` when not estimable.
-    pub hr: Option<Ratio>,
-    /// Log hazard ratio.
-    pub coef: Option<f64>,
-    /// Its standard error.
-    pub se: Option<f64>,
-    /// Wald test p-value.
-    pub p_wald: Option<f64>,
-    /// Likelihood-ratio test p-value.
-    pub p_lr: Option<f64>,
-    /// Score test p-value.
-    pub p_score: Option<f64>,
-}
-
-/// A log-rank test.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub struct LogrankResults {
-    /// Chi-square statistic; `null` without information (no variance).
-    pub chisq: Option<f64>,
-    /// Degrees of freedom.
-    pub df: usize,
-    /// p-value; `null` without a degree of freedom or without information.
-    pub p: Option<f64>,
-}
-
-/// A time-to-event endpoint compared.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub struct TteComparison {
-    /// Subjects of the arm with a time.
-    pub n: usize,
-    /// Subjects of the reference with a time.
-    pub n_reference: usize,
-    /// Events in the arm.
-    pub events: usize,
-    /// Events in the reference.
-    pub events_reference: usize,
-    /// The Cox model.
-    #[serde(flatten)]
-    pub cox: CoxResults,
-    /// The log-rank test.
-    pub logrank: LogrankResults,
-    /// The same, stratified; present when the cohort has strata.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stratified: Option<StratifiedComparison>,
-    /// Hazard ratio per subgroup level, columns in config order, levels sorted.
-    #[serde(default)]
-    pub subgroups: Vec<SubgroupHr>,
-}
-
-/// A stratified Cox model and log-rank test.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub struct StratifiedComparison {
-    /// The strata columns.
-    pub strata: Vec<String>,
-    /// The Cox model with a baseline hazard per stratum.
-    #[serde(flatten)]
-    pub cox: CoxResults,
-    /// The log-rank test summed over strata.
-    pub logrank: LogrankResults,
-}
-
-/// The hazard ratio within one subgroup level.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub struct SubgroupHr {
-    /// The ADSL column.
-    pub column: String,
-    /// Its value.
-    pub level: String,
-    /// Subjects of the arm with a time.
-    pub n: usize,
-    /// Subjects of the reference with a time.
-    pub n_reference: usize,
-    /// Events in the arm.
-    pub events: usize,
-    /// Events in the reference.
-    pub events_reference: usize,
-    /// Unstratified hazard ratio; `null` when not estimable (no events in an arm).
-    pub hr: Option<Ratio>,
-}
-
-/// ORR and DCR compared.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub struct ResponseComparison {
-    /// Objective response rate.
-    pub orr: ProportionDifference,
-    /// Disease control rate.
-    pub dcr: ProportionDifference,
-}
-
-/// Two proportions of the efficacy population compared.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub struct ProportionDifference {
-    /// Responders in the arm.
-    pub n: usize,
-    /// Efficacy subjects of the arm.
-    #[serde(rename = "N")]
-    pub total: usize,
-    /// Responders in the reference.
-    pub n_reference: usize,
-    /// Efficacy subjects of the reference.
-    #[serde(rename = "N_reference")]
-    pub total_reference: usize,
-    /// Arm minus reference, with the `diff_ci` interval; `null` when an arm has no subject.
-    pub difference: Option<Difference>,
-    /// Odds ratio with its Wald interval; `null` when a cell is 0.
-    pub odds_ratio: Option<Ratio>,
-    /// Chi-square test without continuity correction; `null` when a margin is 0.
-    pub p_chisq: Option<f64>,
-    /// Fisher's exact test.
-    pub p_fisher: Option<f64>,
-    /// Cochran–Mantel–Haenszel test over the strata, without continuity correction; `null`
-    /// without strata or when not estimable.
-    pub p_cmh: Option<f64>,
-    /// The test the documents print (`analysis.response_test`); `null` when an arm has no
-    /// subject.
-    pub test: Option<TestUsed>,
-    /// That test's p-value; `null` when it is not estimable (a warning says why).
-    pub p: Option<f64>,
-}
-
-/// The test of two response rates a comparison reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-#[serde(rename_all = "lowercase")]
-pub enum TestUsed {
-    /// Pearson's chi-square test without continuity correction.
-    Chisq,
-    /// Fisher's exact test.
-    Fisher,
-    /// The Cochran–Mantel–Haenszel test over the strata.
-    Cmh,
-}
-
-impl TestUsed {
-    /// The test as Results name it beside its p-value ("CMH p = 0.03").
-    pub fn short_name(self) -> &'static str {
-        match self {
-            TestUsed::Chisq => "chi-square",
-            TestUsed::Fisher => "Fisher's exact",
-            TestUsed::Cmh => "CMH",
-        }
-    }
-}
-
-/// A difference of proportions.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub struct Difference {
-    /// Arm minus reference.
-    pub estimate: f64,
-    /// Lower limit.
-    pub lower: f64,
-    /// Upper limit.
-    pub upper: f64,
-    /// `newcombe` or `wald`.
-    pub method: DiffCi,
-}
 
 /// What comparing a cohort's arms gives.
 pub struct ArmsOutcome {
@@ -469,7 +266,7 @@ fn ties(settings: &Analysis) -> Ties {
 
 fn cox_results(fit: &stats::CoxFit) -> CoxResults {
     CoxResults {
-        hr: fit.hr.map(|h| Ratio {
+        hr: fit.hr.map(|h| Ci {
             estimate: h.estimate,
             lower: h.lower,
             upper: h.upper,
@@ -762,7 +559,7 @@ fn compare_response(
                     }
                 }),
                 odds_ratio: compared.and_then(|c| {
-                    c.odds_ratio.map(|r| Ratio {
+                    c.odds_ratio.map(|r| Ci {
                         estimate: r.estimate,
                         lower: r.lower,
                         upper: r.upper,

@@ -11,6 +11,8 @@ use std::fmt;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
+use crate::results::{AbstractLength, SentenceLength};
+
 /// A conference whose rule readout knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -272,61 +274,12 @@ pub fn sentences(text: &str) -> Vec<&str> {
     found
 }
 
-/// One sentence of an abstract over its limit, and its length in the rule's unit.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub struct SentenceLength {
-    /// Its length in the rule's unit.
-    pub count: usize,
-    /// The sentence.
-    pub text: String,
-}
-
 /// (title, body) of a plain-text abstract: the title is the first paragraph.
 pub fn split_title(text: &str) -> (&str, &str) {
     let text = text.trim_start_matches(['\n', '\r']);
     match text.find("\n\n") {
         Some(i) => (text.get(..i).unwrap_or(""), text.get(i + 2..).unwrap_or("")),
         None => (text, ""),
-    }
-}
-
-/// `results.json` → cohort → `abstract_length`: the abstract measured by the conference rule.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub struct AbstractLength {
-    /// The rule's name: `asco`, `esmo`, `aacr`, `wclc` or `custom`.
-    pub conference: String,
-    /// Length of `abstract.txt` in `unit`.
-    pub count: usize,
-    /// The conference's limit in `unit`.
-    pub limit: usize,
-    /// chars | chars_no_spaces | words.
-    pub unit: CountUnit,
-    /// Whether the title was counted.
-    pub title_counted: bool,
-    /// `count <= limit`.
-    pub within_limit: bool,
-    /// Over the limit: the longest sentences, longest first, to show where to shorten.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub longest_sentences: Vec<SentenceLength>,
-}
-
-impl fmt::Display for AbstractLength {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}/{} {} ({}{})",
-            self.count,
-            self.limit,
-            self.unit.describe(),
-            self.conference,
-            if self.title_counted {
-                ", title counted"
-            } else {
-                ", title not counted"
-            }
-        )
     }
 }
 

@@ -9,14 +9,15 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::endpoints::{AeGrading, CohortResults, Estimate, Proportion, ResponseResults};
 use crate::model::Date;
-use crate::outputs::CohortRecord;
 
-use crate::compare::{ProportionDifference, TteComparison};
 use crate::error::{Error, Result};
 use crate::format::{first_names, fixed, fmt_p, NAMES_LISTED};
 use crate::render::{escape_markdown as esc, html::remove_unsafe_urls, markdown_tables_to_html};
+use crate::results::{
+    AeGrading, CohortRecord, CohortResults, Estimate, Proportion, ProportionDifference,
+    ResponseResults, TteComparison,
+};
 
 /// The comparison, as text and the files written.
 #[derive(Debug, Clone)]

@@ -12,14 +12,14 @@
 
 use serde::Serialize;
 
-use crate::conference::AbstractLength;
 use crate::config::{Analysis, CohortConfig, Format, LoadedConfig, Study};
 use crate::docx;
-use crate::endpoints::CohortResults;
+
 use crate::error::{Error, Result};
 use crate::model::Date;
-use crate::outputs::CohortRecord;
+
 use crate::render::{self, CohortTexts, DocumentContext, Renderer};
+use crate::results::{AbstractLength, CohortRecord, CohortResults};
 use crate::write::OutputFile;
 
 /// A cohort's documents and the length of its abstract under the conference rule.

@@ -2,12 +2,13 @@
 //! (`figures/km-<endpoint>.svg`, `waterfall.svg`, `swimmer.svg`, `spider.svg`, `ae-trae.svg`).
 //! A figure without data is skipped with a note, never drawn empty.
 
-use crate::compare::{Ratio, TteComparison};
 use crate::config::{Analysis, Format, OutputConfig};
-use crate::endpoints::{CohortAnalysis, CohortResults, Estimate};
+use crate::endpoints::CohortAnalysis;
 use crate::error::{Error, Result};
 use crate::format::fixed;
 use crate::plots::{self, AeBar, KmPlotOptions, KmPoint, KmSeries, PlotError};
+use crate::results::{CohortResults, Estimate, TteComparison};
+use crate::stats::Ci;
 use crate::stats::KaplanMeier;
 use crate::write::OutputFile;
 use indexmap::IndexMap;
@@ -231,7 +232,7 @@ fn comparison_notes(results: &CohortResults, endpoint: &str, settings: &Analysis
 /// A forest plot's rows: all subjects first (with the HR the abstract reports: stratified
 /// when the cohort has strata), then each subgroup level under its column's label.
 fn forest_rows(results: &CohortResults, t: &TteComparison) -> Vec<plots::ForestRow> {
-    let ratio = |r: &Option<Ratio>| r.as_ref().map(|h| (h.estimate, h.lower, h.upper));
+    let ratio = |r: &Option<Ci>| r.as_ref().map(|h| (h.estimate, h.lower, h.upper));
     let overall = t.stratified.as_ref().map_or(&t.cox, |s| &s.cox);
     let mut rows = vec![plots::ForestRow {
         label: "All subjects".to_string(),
@@ -668,8 +669,8 @@ pub fn cohort_figures(
         let title = figure_title(output, "Treatment-related adverse events".to_string());
         let labels = (safety.grading.any(), safety.grading.severe());
         let severe = match safety.grading {
-            crate::endpoints::AeGrading::Ctcae => "with grade ≥3",
-            crate::endpoints::AeGrading::Severity => "with severe events",
+            crate::results::AeGrading::Ctcae => "with grade ≥3",
+            crate::results::AeGrading::Severity => "with severe events",
         };
         let by_arm = ae_arms(results, &terms);
         let (drawn, caption) = if !by_arm.is_empty() {

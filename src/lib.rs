@@ -35,6 +35,7 @@ pub mod plots;
 pub mod prose;
 pub mod render;
 pub mod report;
+pub mod results;
 pub mod stats;
 pub mod study;
 pub mod timing;

@@ -9,66 +9,10 @@ use std::fmt::Write as _;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use crate::conference::AbstractLength;
 use crate::derive::DerivedSubject;
-use crate::endpoints::{self, CohortResults, Members, TteValue};
+use crate::endpoints::{self, Members, TteValue};
 use crate::error::{Error, Result};
 use crate::model::{Date, Subject};
-
-/// `results.json`.
-#[derive(Debug, Serialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub struct StudyResults<'a> {
-    /// Study identity.
-    pub study: StudyHeader<'a>,
-    /// The cut-off of this folder.
-    pub cutoff: Option<Date>,
-    /// Time unit of the study-level settings (cohorts may override; each TTE is in its cohort's).
-    pub time_unit: &'static str,
-    /// The readout version that computed the numbers.
-    pub readout_version: &'static str,
-    /// One entry per cohort.
-    pub cohorts: Vec<&'a CohortRecord>,
-    /// Non-fatal data problems found while loading.
-    pub warnings: &'a [String],
-    /// Cohorts that could not be built at this cut-off.
-    pub failures: &'a [CohortFailure],
-}
-
-/// `results.json` → `study`.
-#[derive(Debug, Serialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub struct StudyHeader<'a> {
-    /// `study.id`
-    pub id: &'a str,
-    /// `study.registry_id`
-    pub registry_id: Option<&'a str>,
-    /// `study.title`
-    pub title: Option<&'a str>,
-}
-
-/// `results.json` → `cohorts[]`: a cohort's results as its documents were rendered from them,
-/// and the length of its abstract (known once the abstract is rendered).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub struct CohortRecord {
-    /// The cohort's numbers and warnings.
-    #[serde(flatten)]
-    pub results: CohortResults,
-    /// Length of the abstract (`abstract.txt`) under `output.conference`; `null` without one.
-    #[serde(default)]
-    pub abstract_length: Option<AbstractLength>,
-}
-
-/// A cohort that could not be built, and why.
-#[derive(Debug, Clone, Serialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub struct CohortFailure {
-    /// Cohort id.
-    pub cohort: String,
-    /// The error as the build prints it after the config and the cohort (neither repeated).
-    pub error: String,
-}
 
 /// A file in `manifest.json`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -459,31 +403,5 @@ fn csv_field(out: &mut Vec<u8>, text: &str) {
         out.push(b'"');
     } else {
         out.extend_from_slice(text.as_bytes());
-    }
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests {
-    use super::*;
-
-    /// `docs/results.schema.json` is the JSON Schema of results.json as the types write it;
-    /// `READOUT_BLESS_SCHEMA=1` rewrites it after a change to the types.
-    #[test]
-    fn the_results_schema_in_docs_is_current() {
-        let schema = schemars::schema_for!(StudyResults<'static>);
-        let text = serde_json::to_string_pretty(&schema).unwrap() + "\n";
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results.schema.json");
-        if std::env::var_os("READOUT_BLESS_SCHEMA").is_some() {
-            std::fs::write(&path, &text).unwrap();
-            return;
-        }
-        let committed = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            committed == text,
-            "docs/results.schema.json is not the schema of the results types; review the \
-             change and rewrite it with READOUT_BLESS_SCHEMA=1 cargo test --release --lib schema"
-        );
     }
 }

@@ -3,8 +3,8 @@
 //! years (range 37–75)") with decoded values in their natural order. Used by the templates'
 //! filters (`spell`, `sentence`, `baseline_phrase`; docs/TEMPLATES.md).
 
-use crate::endpoints::{BaselineSummary, LevelCount};
 use crate::format::{fixed, fmt_n_pct, fmt_pct, fmt_plain};
+use crate::results::{BaselineSummary, LevelCount};
 
 const ONES: [&str; 20] = [
     "zero",
@@ -351,7 +351,7 @@ mod tests {
             kind: BaselineKind::Continuous,
             n: 20,
             missing: 0,
-            stats: Some(crate::endpoints::ContinuousSummary {
+            stats: Some(crate::results::ContinuousSummary {
                 mean: 60.0,
                 sd: Some(9.0),
                 median: 61.0,

@@ -5,15 +5,16 @@
 
 use serde::Serialize;
 
-use crate::compare::{ProportionDifference, Ratio, TteComparison};
 use crate::config::{Analysis, Study};
-use crate::endpoints::{
-    AeCounts, AeGrading, BaselineSummary, CohortResults, Estimate, LevelCount, Proportion,
-    ResponseResults, Safety, TermCounts, TteResults,
-};
+
 use crate::format::fmt_p;
 use crate::format::{fixed, fmt_count_pct, fmt_limits, fmt_pct, fmt_plain, long_date};
 use crate::prose::sentence_case;
+use crate::results::{
+    AeCounts, AeGrading, BaselineSummary, CohortResults, Estimate, LevelCount, Proportion,
+    ProportionDifference, ResponseResults, Safety, TermCounts, TteComparison, TteResults,
+};
+use crate::stats::Ci;
 
 /// A cohort report.
 #[derive(Debug, Clone, Serialize)]
@@ -980,7 +981,7 @@ fn safety(c: &CohortResults, f: &Formats) -> Option<Section> {
 }
 
 /// "0.57 (0.41–0.80)"; "NE" when not estimable.
-fn ratio(r: Option<&Ratio>) -> String {
+fn ratio(r: Option<&Ci>) -> String {
     match r {
         Some(r) => format!(
             "{} ({}–{})",

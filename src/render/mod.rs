@@ -22,12 +22,13 @@ pub mod markdown;
 pub mod sandbox;
 
 use crate::config::{Analysis, MedianCi, ProportionCi, Study};
-use crate::endpoints::{BaselineSummary, CohortResults};
+
 use crate::error::{Error, Result};
 pub use crate::figures::Figure;
 pub use crate::format::{
     fixed, fmt_count_pct, fmt_limits, fmt_n_pct, fmt_pct, fmt_plain, long_date,
 };
+use crate::results::{BaselineSummary, CohortResults, TestUsed};
 
 /// The built-in templates: (name, source). A file of the same name in `output.templates`
 /// replaces one; the `abstract-*.txt` parts hold the abstract's sentences shared by
@@ -137,7 +138,7 @@ fn comparison_methods(a: &Analysis, c: &CohortResults) -> Vec<String> {
             crate::config::DiffCi::Wald => "Wald",
         };
         // The tests the comparisons used (`response_test`), as they were chosen.
-        use crate::compare::TestUsed;
+
         let used: std::collections::BTreeSet<TestUsed> = c
             .comparisons
             .iter()
@@ -173,11 +174,11 @@ fn comparison_methods(a: &Analysis, c: &CohortResults) -> Vec<String> {
 #[derive(Debug, Clone, Serialize)]
 pub struct ArmPair<'a> {
     /// The arm's results.
-    pub arm: &'a crate::compare::ArmResults,
+    pub arm: &'a crate::results::ArmResults,
     /// The reference arm's results.
-    pub reference: &'a crate::compare::ArmResults,
+    pub reference: &'a crate::results::ArmResults,
     /// The comparison.
-    pub comparison: &'a crate::compare::Comparison,
+    pub comparison: &'a crate::results::Comparison,
 }
 
 /// Each comparison of a cohort's results with its two arms.
@@ -209,7 +210,7 @@ pub struct TermCount {
 pub fn top_terms(
     cohort: &CohortResults,
     limit: usize,
-    count: impl Fn(&crate::endpoints::TermCounts) -> usize,
+    count: impl Fn(&crate::results::TermCounts) -> usize,
 ) -> Vec<TermCount> {
     let Some(safety) = &cohort.safety else {
         return Vec::new();
@@ -758,7 +759,7 @@ fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
         }))
     });
     tera.register_filter("test_name", |v: &Value, _: &HashMap<String, Value>| {
-        let test: crate::compare::TestUsed = serde_json::from_value(v.clone()).map_err(|e| {
+        let test: crate::results::TestUsed = serde_json::from_value(v.clone()).map_err(|e| {
             tera::Error::msg(format!(
                 "test_name: expected `chisq`, `fisher` or `cmh` ({e})"
             ))
@@ -1105,8 +1106,8 @@ pub fn methods_statistics(a: &Analysis, c: &CohortResults) -> String {
     if let Some(s) = &c.safety {
         sentences.push(
             match s.grading {
-                crate::endpoints::AeGrading::Ctcae => "Adverse events were graded per CTCAE.",
-                crate::endpoints::AeGrading::Severity => {
+                crate::results::AeGrading::Ctcae => "Adverse events were graded per CTCAE.",
+                crate::results::AeGrading::Severity => {
                     "Adverse events were graded by severity (mild, moderate, severe), not per CTCAE."
                 }
             }

@@ -18,6 +18,7 @@ fn long_dates_read_like_the_abstracts() {
 }
 
 use crate::config::AnalysisConfig;
+use crate::results::{Enrolment, Populations};
 
 /// Renders `template` with readout's filters over `context` (JSON) under `analysis`.
 fn render_with(template: &str, context: serde_json::Value, analysis: &Analysis) -> String {
@@ -204,7 +205,6 @@ fn a_render_error_in_a_built_in_names_the_template_and_line() {
 }
 
 fn dummy_cohort() -> CohortResults {
-    use crate::endpoints::{Enrolment, Populations};
     CohortResults {
         id: "a".into(),
         label: "A".into(),

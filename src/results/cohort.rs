@@ -1,0 +1,254 @@
+//! A cohort's numbers as results.json holds them (docs/OUTPUTS.md): populations, enrolment,
+//! baseline, response, time to event, follow-up and safety, for the cohort and for each arm.
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+use crate::config::BaselineKind;
+use crate::model::Date;
+
+use super::{ArmResults, Comparison, Safety};
+
+/// One cohort in `results.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct CohortResults {
+    /// Cohort id.
+    pub id: String,
+    /// Cohort label.
+    pub label: String,
+    /// The cut-off date used, if any.
+    pub cutoff: Option<Date>,
+    /// Population sizes.
+    pub n: Populations,
+    /// Enrolment window and centres.
+    pub enrolment: Enrolment,
+    /// Baseline characteristics, in config order.
+    pub baseline: Vec<BaselineSummary>,
+    /// Best overall response, ORR and DCR; `null` without ADRS.
+    pub response: Option<ResponseResults>,
+    /// Time-to-event endpoints, in `tte_params` order.
+    pub tte: IndexMap<String, TteResults>,
+    /// Median follow-up by reverse Kaplan–Meier.
+    pub followup: Option<FollowUp>,
+    /// Safety summary; `null` without ADAE.
+    pub safety: Option<Safety>,
+    /// A cohort with `arms`: each arm's results (absent otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arms: Vec<ArmResults>,
+    /// A cohort with `arms`: each arm compared with the reference (absent otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub comparisons: Vec<Comparison>,
+    /// Non-fatal data problems found for this cohort.
+    #[serde(default)]
+    pub warnings: Vec<String>,
+}
+
+/// Population counts.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Populations {
+    /// Subjects in the cohort at the cut-off.
+    pub enrolled: usize,
+    /// Efficacy population (`EFFFL`/`FASFL`/`ITTFL`).
+    pub efficacy: usize,
+    /// Safety population (`SAFFL`).
+    pub safety: usize,
+    /// The ADSL flag the efficacy population was read from (`null`: every subject).
+    pub efficacy_flag: Option<String>,
+    /// The ADSL flag of the safety population (`SAFFL`; `null`: every subject).
+    pub safety_flag: Option<String>,
+}
+
+/// When and where subjects were enrolled.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Enrolment {
+    /// First enrolment (or treatment start) date.
+    pub first: Option<Date>,
+    /// Last enrolment date.
+    pub last: Option<Date>,
+    /// Number of distinct `SITEID`; `null` when ADSL has no site.
+    pub centres: Option<usize>,
+}
+
+impl CohortResults {
+    /// An ADSL column's label in tables: its baseline item's, else the column's name.
+    pub fn column_label<'a>(&'a self, column: &'a str) -> &'a str {
+        self.baseline
+            .iter()
+            .find(|b| b.column == column)
+            .map_or(column, |b| b.label.as_str())
+    }
+}
+
+/// One baseline characteristic.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct BaselineSummary {
+    /// ADSL column.
+    pub column: String,
+    /// Label for tables.
+    pub label: String,
+    /// continuous | categorical.
+    pub kind: BaselineKind,
+    /// Subjects with a value.
+    pub n: usize,
+    /// Subjects without a value.
+    pub missing: usize,
+    /// Continuous summary.
+    pub stats: Option<ContinuousSummary>,
+    /// Categorical levels, most frequent first.
+    pub levels: Vec<LevelCount>,
+    /// The levels' values in their own order, as prose lists them: the config's `order`, else
+    /// ascending when all are numbers, else most frequent first (empty when continuous).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub natural_order: Vec<String>,
+    /// Whether the levels' words name the characteristic themselves ("male", "female"), so
+    /// prose need not name it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub self_describing: bool,
+}
+
+/// Median (range), mean (SD).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct ContinuousSummary {
+    /// Mean.
+    pub mean: f64,
+    /// Sample standard deviation (`null` for one value).
+    pub sd: Option<f64>,
+    /// Median.
+    pub median: f64,
+    /// Minimum.
+    pub min: f64,
+    /// Maximum.
+    pub max: f64,
+}
+
+/// One level of a categorical characteristic.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct LevelCount {
+    /// The value.
+    pub value: String,
+    /// Its words in documents: the config's `labels`, a CDISC decode (docs/CONFIG.md), or
+    /// the value.
+    pub label: String,
+    /// Subjects with it.
+    pub n: usize,
+    /// Denominator (subjects enrolled in the cohort).
+    #[serde(rename = "N")]
+    pub total: usize,
+    /// n / N.
+    pub rate: f64,
+}
+
+/// A proportion with its confidence interval.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Proportion {
+    /// Numerator.
+    pub n: usize,
+    /// Denominator.
+    #[serde(rename = "N")]
+    pub total: usize,
+    /// n / N (`null` when N = 0).
+    pub rate: Option<f64>,
+    /// Lower confidence limit.
+    pub lower: Option<f64>,
+    /// Upper confidence limit.
+    pub upper: Option<f64>,
+}
+
+/// Best overall response counts, ORR and DCR.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct ResponseResults {
+    /// Confirmed (true) or unconfirmed BOR.
+    pub confirmed: bool,
+    /// Subjects per category; subjects without a post-baseline assessment count as NE.
+    pub bor: IndexMap<String, usize>,
+    /// CR + PR.
+    pub orr: Proportion,
+    /// CR + PR + SD (+ NON-CR/NON-PD when configured).
+    pub dcr: Proportion,
+}
+
+/// A median, quantile or other estimate with its interval; `null` = not reached.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Estimate {
+    /// Point estimate.
+    pub estimate: Option<f64>,
+    /// Lower confidence limit.
+    pub lower: Option<f64>,
+    /// Upper confidence limit.
+    pub upper: Option<f64>,
+}
+
+/// Survival at a landmark time.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct LandmarkRate {
+    /// Time in the analysis unit.
+    pub time: f64,
+    /// Subjects at risk.
+    pub n_risk: usize,
+    /// S(t).
+    pub surv: f64,
+    /// Greenwood SE of S(t) (`null` where undefined).
+    pub std_err: Option<f64>,
+    /// Lower confidence limit.
+    pub lower: Option<f64>,
+    /// Upper confidence limit.
+    pub upper: Option<f64>,
+    /// The time is after the last observation (values carried forward).
+    pub beyond_last_followup: bool,
+}
+
+/// One time-to-event endpoint.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct TteResults {
+    /// Subjects analysed.
+    pub n: usize,
+    /// Events.
+    pub events: usize,
+    /// Censored subjects.
+    pub censored: usize,
+    /// "derived" (from ADSL/ADRS) or "ADTTE".
+    pub source: String,
+    /// The ADTTE PARAMCD, when read from ADTTE.
+    pub paramcd: String,
+    /// The endpoint in words (`tte_params` label; "progression-free survival" for PFS).
+    #[serde(default)]
+    pub label: String,
+    /// Median with CI (method from `median_ci`).
+    pub median: Estimate,
+    /// 25th percentile (time S reaches 0.75) with Brookmeyer–Crowley CI.
+    pub q25: Estimate,
+    /// 75th percentile (time S reaches 0.25) with Brookmeyer–Crowley CI.
+    pub q75: Estimate,
+    /// Landmark survival rates.
+    pub landmarks: Vec<LandmarkRate>,
+    /// Longest time observed.
+    pub max_time: Option<f64>,
+}
+
+/// Median follow-up.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct FollowUp {
+    /// The endpoint whose censoring defines follow-up.
+    pub param: String,
+    /// How documents name it: `OS`, `PFS`, `DoR`, or a custom endpoint's label.
+    #[serde(default)]
+    pub label: String,
+    /// Reverse-KM median.
+    pub estimate: Option<f64>,
+    /// Lower confidence limit.
+    pub lower: Option<f64>,
+    /// Upper confidence limit.
+    pub upper: Option<f64>,
+}

@@ -1,0 +1,103 @@
+//! Adverse events as results.json holds them: subjects with any TEAE and TRAE, by worst grade
+//! (or severity), serious and fatal, and per preferred term.
+
+use serde::{Deserialize, Serialize};
+
+/// Subjects with at least one event of a kind.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct AeCounts {
+    /// Any grade.
+    pub any: usize,
+    /// Grade 3 or higher.
+    pub grade3plus: usize,
+    /// Grade 4 or higher.
+    pub grade4plus: usize,
+    /// Serious.
+    pub serious: usize,
+    /// Fatal (grade 5).
+    pub fatal: usize,
+}
+
+/// Per-term counts of subjects (each subject counted once, at its worst grade).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct TermCounts {
+    /// Preferred term.
+    pub term: String,
+    /// System organ class.
+    pub soc: Option<String>,
+    /// Subjects with the term as a TEAE.
+    pub teae_any: usize,
+    /// ... at grade ≥3.
+    pub teae_grade3plus: usize,
+    /// Subjects with the term as a treatment-related AE.
+    pub trae_any: usize,
+    /// ... at grade ≥3.
+    pub trae_grade3plus: usize,
+}
+
+/// Safety summary over the safety population.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Safety {
+    /// Safety population size.
+    #[serde(rename = "N")]
+    pub total: usize,
+    /// Treatment-emergent AEs.
+    pub teae: AeCounts,
+    /// Treatment-related AEs.
+    pub trae: AeCounts,
+    /// Per term, most frequent treatment-related first.
+    pub by_term: Vec<TermCounts>,
+    /// How the events were graded: `ctcae` (a toxicity grade, `ATOXGR`/`AETOXGR`) or
+    /// `severity` (only `AESEV`: mild, moderate, severe, with severe counted where grade ≥3
+    /// is). Documents word their tables and sentences after it.
+    #[serde(default)]
+    pub grading: AeGrading,
+}
+
+/// How adverse events were graded (see [`Safety::grading`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum AeGrading {
+    /// CTCAE toxicity grades (some events may have been graded by severity where the grade
+    /// was missing; a load warning says so).
+    Ctcae,
+    /// Severity only.
+    Severity,
+}
+
+/// Results written before grading was recorded were all read as CTCAE grades.
+impl Default for AeGrading {
+    fn default() -> Self {
+        AeGrading::Ctcae
+    }
+}
+
+impl AeGrading {
+    /// "Any grade" / "Any severity".
+    pub fn any(self) -> &'static str {
+        match self {
+            AeGrading::Ctcae => "Any grade",
+            AeGrading::Severity => "Any severity",
+        }
+    }
+
+    /// "Grade ≥3" / "Severe": the row counted by `grade3plus`.
+    pub fn severe(self) -> &'static str {
+        match self {
+            AeGrading::Ctcae => "Grade ≥3",
+            AeGrading::Severity => "Severe",
+        }
+    }
+
+    /// "worst grade" / "worst severity".
+    pub fn worst(self) -> &'static str {
+        match self {
+            AeGrading::Ctcae => "worst grade",
+            AeGrading::Severity => "worst severity",
+        }
+    }
+}
