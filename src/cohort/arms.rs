@@ -1,0 +1,212 @@
+//! The arms of a randomised cohort (`cohorts[].arms`, docs/CONFIG.md): each member's arm and
+//! stratum, checked against the config (the arms column, the reference, the order, the strata
+//! and subgroup columns), each arm analysed as a cohort of its own, then each arm handed to
+//! [`compare`] with the reference.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use indexmap::IndexMap;
+use rustc_hash::FxHashMap;
+
+use super::{analyse_members, cohort_index, CutData};
+use crate::compare::{self, Member};
+use crate::config::{Analysis, ArmsConfig, CohortConfig};
+use crate::endpoints::{CohortAnalysis, Members};
+use crate::error::{Error, Result};
+use crate::model::Subject;
+use crate::results::{ArmResults, Comparison};
+use crate::stats;
+use crate::study::LoadedStudy;
+
+/// What comparing a cohort's arms gives.
+pub struct ArmsOutcome {
+    /// Each arm's results, in the arms' order.
+    pub arms: Vec<ArmResults>,
+    /// Each arm but the reference against it.
+    pub comparisons: Vec<Comparison>,
+    /// What the reader should know (an estimate left out, subjects without an arm).
+    pub warnings: Vec<String>,
+    /// Each arm's Kaplan–Meier fits per endpoint, for the figures by arm.
+    pub km: Vec<(String, IndexMap<String, stats::KaplanMeier>)>,
+}
+
+/// Analyses each arm and compares each with the reference, from the cohort's analysis.
+pub fn analyse_arms<'a>(
+    study: &'a LoadedStudy,
+    at: &'a CutData<'a>,
+    cohort: &'a CohortConfig,
+    config: &ArmsConfig,
+    pooled: &CohortAnalysis<'a>,
+    settings: &Analysis,
+) -> Result<ArmsOutcome> {
+    let subjects = &at.data.subjects;
+    let k = cohort_index(study, cohort);
+    let refused = |key: &str, message: String| Error::Config {
+        file: study.config.path.clone(),
+        location: format!("key `cohorts[{k}].{key}`: "),
+        message,
+    };
+    let column = config.column.as_str();
+    let member = |i: usize| {
+        pooled
+            .members
+            .get(i)
+            .and_then(|&global| subjects.get(global as usize))
+    };
+    // Each member's arm and stratum, looked up once per shared list of ADSL columns (a
+    // handful in a study of millions).
+    let mut arm_by_list: FxHashMap<usize, Option<&str>> = FxHashMap::default();
+    let mut stratum_by_list: FxHashMap<usize, Option<u32>> = FxHashMap::default();
+    let mut stratum_numbers: BTreeMap<String, u32> = BTreeMap::new();
+    let mut arm_values: Vec<Option<&str>> = Vec::with_capacity(pooled.members.len());
+    let mut strata_of: Vec<Option<u32>> = Vec::with_capacity(pooled.members.len());
+    for i in 0..pooled.members.len() {
+        let Some(s) = member(i) else {
+            arm_values.push(None);
+            strata_of.push(None);
+            continue;
+        };
+        let list = s.columns.list_id();
+        arm_values.push(
+            *arm_by_list
+                .entry(list)
+                .or_insert_with(|| s.columns.get(column)),
+        );
+        strata_of.push(*stratum_by_list.entry(list).or_insert_with(|| {
+            let key = stratum_key(s, &cohort.strata)?;
+            let next = stratum_numbers.len() as u32;
+            Some(*stratum_numbers.entry(key).or_insert(next))
+        }));
+    }
+    let arm_of = |i: usize| arm_values.get(i).copied().flatten();
+    let present: BTreeSet<&str> = (0..pooled.members.len()).filter_map(arm_of).collect();
+    if present.is_empty() {
+        return Err(refused(
+            "arms.column",
+            format!("ADSL has no column `{column}` with a value for the cohort's subjects"),
+        ));
+    }
+    let listing = || crate::fits::listing(present.iter().copied());
+    let reference = config.reference.as_text();
+    if !present.contains(reference.as_str()) {
+        return Err(refused(
+            "arms.reference",
+            format!(
+                "no subject of the cohort has {column} = {reference:?}; the cohort's {column} values: {}",
+                listing()
+            ),
+        ));
+    }
+    let order: Vec<String> = match &config.order {
+        Some(order) => {
+            let order: Vec<String> = order.iter().map(|a| a.as_text()).collect();
+            if let Some(absent) = order.iter().find(|a| !present.contains(a.as_str())) {
+                return Err(refused(
+                    "arms.order",
+                    format!(
+                        "no subject of the cohort has {column} = {absent:?}; the cohort's {column} values: {}",
+                        listing()
+                    ),
+                ));
+            }
+            if let Some(unlisted) = present.iter().find(|a| !order.iter().any(|o| o == *a)) {
+                return Err(refused(
+                    "arms.order",
+                    format!("{column} = {unlisted:?} is not listed; expected every arm"),
+                ));
+            }
+            order
+        }
+        None => present
+            .iter()
+            .filter(|a| **a != reference)
+            .map(|a| a.to_string())
+            .chain(std::iter::once(reference.clone()))
+            .collect(),
+    };
+    for (key, columns) in [("strata", &cohort.strata), ("subgroups", &cohort.subgroups)] {
+        for name in columns {
+            if !(0..pooled.members.len())
+                .any(|i| member(i).is_some_and(|s| s.columns.get(name).is_some()))
+            {
+                return Err(refused(
+                    key,
+                    format!("ADSL has no column `{name}` with a value for the cohort's subjects"),
+                ));
+            }
+        }
+    }
+    let mut warnings = Vec::new();
+    if present.len() == 1 {
+        warnings.push(format!(
+            "the cohort's subjects are all in one arm ({column} = {reference:?}): there is \
+             nothing to compare, and the documents are those of a single-arm cohort"
+        ));
+    }
+    let without = (0..pooled.members.len())
+        .filter(|&i| arm_of(i).is_none())
+        .count();
+    if without > 0 {
+        warnings.push(format!(
+            "{without} subject(s) without a value of {column} are in no arm (they are in the cohort's own numbers)"
+        ));
+    }
+
+    let mut arms = Vec::with_capacity(order.len());
+    let mut km = Vec::with_capacity(order.len());
+    for arm in &order {
+        let positions: Vec<u32> = (0..pooled.members.len())
+            .filter(|&i| arm_of(i) == Some(arm.as_str()))
+            .filter_map(|i| pooled.members.get(i).copied())
+            .collect();
+        let analysis = crate::timing::stage("    arm", || {
+            analyse_members(study, at, cohort, Members::Owned(positions))
+        })?;
+        km.push((arm.clone(), analysis.km));
+        arms.push(ArmResults {
+            arm: arm.clone(),
+            results: analysis.results,
+        });
+    }
+
+    let mut comparisons = Vec::new();
+    for arm in order.iter().filter(|a| **a != reference) {
+        let two: Vec<Member> = crate::timing::stage("    two arms", || {
+            (0..pooled.members.len())
+                .filter_map(|index| {
+                    let value = arm_of(index)?;
+                    let in_arm = value == arm;
+                    (in_arm || value == reference).then(|| {
+                        member(index).map(|subject| Member {
+                            index,
+                            in_arm,
+                            stratum: strata_of.get(index).copied().flatten(),
+                            subject,
+                        })
+                    })?
+                })
+                .collect()
+        });
+        comparisons.push(compare::compare_pair(
+            &two,
+            arm,
+            &reference,
+            pooled,
+            cohort,
+            settings,
+            &mut warnings,
+        )?);
+    }
+    Ok(ArmsOutcome {
+        arms,
+        comparisons,
+        warnings,
+        km,
+    })
+}
+
+/// The stratum of a subject: its values of the strata columns, `None` when one is missing.
+fn stratum_key(subject: &Subject, strata: &[String]) -> Option<String> {
+    let values: Option<Vec<&str>> = strata.iter().map(|c| subject.columns.get(c)).collect();
+    values.map(|v| v.join("\u{1f}"))
+}

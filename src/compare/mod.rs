@@ -1,0 +1,88 @@
+//! Each arm of a randomised cohort compared with the reference arm, on those two arms'
+//! subjects (as study reports compare arms pairwise): for every time-to-event endpoint the
+//! Cox hazard ratio and the log-rank test, stratified too when the cohort has strata, and the
+//! hazard ratio within each subgroup ([`tte`]); for ORR and DCR the difference of
+//! proportions, the odds ratio, and the test `response_test` names ([`response`]). The
+//! cohort stage hands the members down (docs/ARCHITECTURE.md); the numbers go to
+//! `results.json` (docs/OUTPUTS.md).
+
+use indexmap::IndexMap;
+
+use crate::config::{Analysis, CohortConfig, CoxTies};
+use crate::endpoints::CohortAnalysis;
+use crate::error::{Error, Result};
+use crate::model::Subject;
+use crate::results::Comparison;
+use crate::stats::{self, Ties};
+
+mod response;
+mod tte;
+
+/// A member's place in a comparison.
+pub struct Member<'s> {
+    /// Position in the cohort's members.
+    pub index: usize,
+    /// Whether it is of the arm compared (else of the reference).
+    pub in_arm: bool,
+    /// Its stratum (by number), if it has a value of every strata column.
+    pub stratum: Option<u32>,
+    pub subject: &'s Subject,
+}
+
+/// Compares the arm `arm` with `reference` on their members `two` (from the cohort's
+/// analysis `pooled`), with the cohort's strata and subgroups; what the reader should know
+/// (an estimate left out) goes to `warnings`.
+pub fn compare_pair(
+    two: &[Member],
+    arm: &str,
+    reference: &str,
+    pooled: &CohortAnalysis<'_>,
+    cohort: &CohortConfig,
+    settings: &Analysis,
+    warnings: &mut Vec<String>,
+) -> Result<Comparison> {
+    let label = format!("{arm} vs {reference}");
+    let mut tte = IndexMap::new();
+    for (e, endpoint) in settings.tte_params.keys().enumerate() {
+        let Some(column) = pooled.derived_tte.get(e) else {
+            continue;
+        };
+        let time_of = |m: &Member| column.get(m.index).and_then(|v| v.get());
+        if let Some(compared) = crate::timing::stage("    tte comparison", || {
+            tte::compare_tte(two, &time_of, cohort, settings, &label, endpoint, warnings)
+        })? {
+            tte.insert(endpoint.clone(), compared);
+        }
+    }
+    let response = if pooled.derived.is_empty() {
+        None
+    } else {
+        Some(response::compare_response(
+            two, pooled, cohort, settings, &label, warnings,
+        )?)
+    };
+    Ok(Comparison {
+        arm: arm.to_string(),
+        reference: reference.to_string(),
+        tte,
+        response,
+    })
+}
+
+fn ties(settings: &Analysis) -> Ties {
+    match settings.cox_ties {
+        CoxTies::Efron => Ties::Efron,
+        CoxTies::Breslow => Ties::Breslow,
+    }
+}
+
+fn statistics_error(
+    cohort: &CohortConfig,
+    what: String,
+) -> impl Fn(stats::StatsError) -> Error + '_ {
+    move |source| Error::Statistics {
+        cohort: cohort.id.clone(),
+        what: what.clone(),
+        source,
+    }
+}
