@@ -65,7 +65,7 @@ fn example_study() -> Option<readout::study::LoadedStudy> {
 fn derive_and_analyse(c: &mut Criterion) {
     let Some(study) = example_study() else { return };
     let plans = build::plan(&study.config, &BuildOptions::default());
-    let renderer = readout::render::Renderer::new(None).ok();
+    let renderer = readout::documents::render::Renderer::new(None).ok();
     let mut group = c.benchmark_group("example_study");
     group.sample_size(20);
     group.bench_function("derive_and_analyse_all_cohorts", |b| {
@@ -141,7 +141,7 @@ fn figures(c: &mut Criterion) {
             &settings,
             &Default::default(),
         ),
-        readout::render::Renderer::new(None),
+        readout::documents::render::Renderer::new(None),
     ) else {
         return;
     };

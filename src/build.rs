@@ -11,15 +11,15 @@ use crate::cohort::{build_cohort, CohortBuild, CohortSummary, CutData};
 use crate::config::{CohortConfig, LoadedConfig};
 use crate::cut::apply_cutoff;
 use crate::documents;
+use crate::documents::render::Renderer;
 use crate::error::{Error, Result};
 use crate::figures;
 use crate::load;
 use crate::model::Date;
-use crate::outputs::{to_json, DerivedDataset, Manifest, ManifestEntry};
-use crate::render::Renderer;
+use crate::profile::timing;
 use crate::results::{CohortFailure, StudyHeader, StudyResults};
 use crate::study::LoadedStudy;
-use crate::timing;
+use crate::write::outputs::{to_json, DerivedDataset, Manifest, ManifestEntry};
 use crate::write::{self, FolderSink, OutputFile};
 
 /// What the command line adds to a config.

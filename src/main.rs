@@ -6,8 +6,8 @@ use std::process::ExitCode;
 /// build allocates and frees large vectors per cohort, and with the system allocator each of
 /// them came back as fresh pages the kernel had to zero (a fifth of the build's time).
 #[global_allocator]
-static GLOBAL: readout::meter::Metered<mimalloc::MiMalloc> =
-    readout::meter::Metered(mimalloc::MiMalloc);
+static GLOBAL: readout::profile::meter::Metered<mimalloc::MiMalloc> =
+    readout::profile::meter::Metered(mimalloc::MiMalloc);
 
 fn main() -> ExitCode {
     readout::cmd::main()

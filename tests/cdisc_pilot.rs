@@ -416,7 +416,7 @@ fn pilot_documents_follow_its_data() {
     ] {
         assert!(!text.contains(absent), "`{absent}` in: {text}");
     }
-    assert!(readout::lint::check_proportions(&text).is_empty());
+    assert!(readout::documents::lint::check_proportions(&text).is_empty());
     let report = std::fs::read_to_string(folder.join("report.html")).expect("report");
     assert!(report.contains("<td>Severe</td>") && !report.contains("Fatal (grade 5)"));
 

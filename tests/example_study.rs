@@ -296,8 +296,8 @@ fn abstract_sentences_open_with_words() {
             .expect("txt"),
     );
     for text in &texts {
-        let body = readout::conference::split_title(text).1;
-        for sentence in readout::conference::sentences(body) {
+        let body = readout::documents::conference::split_title(text).1;
+        for sentence in readout::documents::conference::sentences(body) {
             let first = sentence.trim_start_matches(|c: char| !c.is_alphanumeric());
             assert!(
                 !first.starts_with(|c: char| c.is_ascii_digit()),

@@ -595,9 +595,9 @@ proptest::proptest! {
     fn the_sanitizer_leaves_nothing_live_and_is_stable(
         pieces in proptest::collection::vec(proptest::sample::select(PIECES), 0..40)
     ) {
-        let clean = readout::render::html::sanitize_document(&pieces.concat());
+        let clean = readout::documents::render::html::sanitize_document(&pieces.concat());
         assert_inert(&clean, &clean);
-        proptest::prop_assert_eq!(readout::render::html::sanitize_document(&clean), clean);
+        proptest::prop_assert_eq!(readout::documents::render::html::sanitize_document(&clean), clean);
     }
 
     /// The Markdown pass on any mix of Markdown pieces: no raw HTML and no unsafe target left
@@ -607,7 +607,7 @@ proptest::proptest! {
         pieces in proptest::collection::vec(proptest::sample::select(MD_PIECES), 0..40)
     ) {
         let md = pieces.concat();
-        let once = readout::render::markdown::neutralise(&md).into_owned();
+        let once = readout::documents::render::markdown::neutralise(&md).into_owned();
         let parser = pulldown_cmark::Parser::new(&once);
         for (_, def) in parser.reference_definitions().iter() {
             proptest::prop_assert!(!runs_script(&def.dest), "{once:?}");
@@ -624,7 +624,7 @@ proptest::proptest! {
                 _ => {}
             }
         }
-        proptest::prop_assert_eq!(readout::render::markdown::neutralise(&once).into_owned(), once);
+        proptest::prop_assert_eq!(readout::documents::render::markdown::neutralise(&once).into_owned(), once);
     }
 }
 

@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 
-use readout::lint::{check_proportions, MAX_LISTED};
+use readout::documents::lint::{check_proportions, MAX_LISTED};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

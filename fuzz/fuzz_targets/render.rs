@@ -12,14 +12,14 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 
-/// The allocator the binary uses for its memory limit ([`readout::meter`]), over the system's
+/// The allocator the binary uses for its memory limit ([`readout::profile::meter`]), over the system's
 /// (which the sanitizer intercepts).
 #[global_allocator]
-static GLOBAL: readout::meter::Metered<std::alloc::System> =
-    readout::meter::Metered(std::alloc::System);
+static GLOBAL: readout::profile::meter::Metered<std::alloc::System> =
+    readout::profile::meter::Metered(std::alloc::System);
 use readout::config::{AnalysisConfig, Study};
-use readout::endpoints::{AeCounts, CohortResults, Enrolment, Populations, Safety, TermCounts};
-use readout::render::{self, CohortTexts, DocumentContext, Renderer};
+use readout::results::{AeCounts, CohortResults, Enrolment, Populations, Safety, TermCounts};
+use readout::documents::render::{self, CohortTexts, DocumentContext, Renderer};
 
 /// An environment variable set to one of two values: a document must not depend on which.
 /// (Searching the output for the value instead gave false alarms: the fuzzer learns the value
@@ -83,7 +83,7 @@ fn cohort() -> CohortResults {
                 term("<script>alert(1)</script>"),
                 term("![x](data:text/html,x)"),
             ],
-            grading: readout::endpoints::AeGrading::Ctcae,
+            grading: readout::results::AeGrading::Ctcae,
         }),
         warnings: vec!["<javascript:alert(4)>".to_string()],
         arms: Vec::new(),
@@ -191,7 +191,7 @@ fuzz_target!(|data: &[u8]| {
         top_trae_grade3: Vec::new(),
         trae_grade3_terms: Vec::new(),
         body: render::markdown_to_html("[b](javascript:alert(7))", false),
-        report: readout::report::cohort_report(&f.study, &f.cohort, &analysis, "", false),
+        report: readout::documents::report::cohort_report(&f.study, &f.cohort, &analysis, "", false),
         arms_compared: render::arms_compared(&f.cohort),
     };
     for name in ["abstract.html", "report.html"] {

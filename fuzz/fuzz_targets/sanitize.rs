@@ -1,5 +1,5 @@
 //! Any text as an HTML document through the sanitizer that documents a user template took
-//! part in go through (`readout::render::html::sanitize_document`, then the URL filter as
+//! part in go through (`readout::documents::render::html::sanitize_document`, then the URL filter as
 //! documents are written): never a panic or a hang; the result, read by html5ever as a
 //! browser reads it, holds no script element, no event handler attribute and no URL
 //! attribute with a script target; sanitizing it again changes nothing (what is written is
@@ -7,7 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use readout::render::html::{remove_unsafe_urls, sanitize_document};
+use readout::documents::render::html::{remove_unsafe_urls, sanitize_document};
 
 /// A URL a browser would run: tabs and line breaks dropped, leading controls and spaces
 /// trimmed, any case.

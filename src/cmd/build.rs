@@ -118,7 +118,8 @@ pub(super) fn build_command(
                 std::thread::spawn(move || drop(s));
                 if diff_previous {
                     for f in folders.iter().filter_map(|f| f.path.as_ref()) {
-                        if let (Some(report), false) = (crate::diff::diff_with_previous(f)?, quiet)
+                        if let (Some(report), false) =
+                            (crate::review::diff::diff_with_previous(f)?, quiet)
                         {
                             diff::print_written(&report.written);
                         }

@@ -10,7 +10,7 @@ pub(super) fn print_written(paths: &[PathBuf]) {
 
 /// Runs `readout diff`: prints the report and says where its files went.
 pub(super) fn diff_command(before: &Path, after: &Path) -> Result<ExitCode> {
-    let report = crate::diff::diff_folders(before, after)?;
+    let report = crate::review::diff::diff_folders(before, after)?;
     print!("{}", escape_controls(&report.markdown, true));
     print_written(&report.written);
     Ok(ExitCode::SUCCESS)

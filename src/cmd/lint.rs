@@ -4,15 +4,15 @@ use std::io::Read;
 
 use super::*;
 
-use crate::lint::MAX_TEXT_BYTES;
+use crate::documents::lint::MAX_TEXT_BYTES;
 
 /// `readout lint`: each file's disagreeing pairs, one line each (the first
-/// [`crate::lint::MAX_LISTED`], then how many more); exit 1 when there are any.
+/// [`crate::documents::lint::MAX_LISTED`], then how many more); exit 1 when there are any.
 pub(super) fn lint_command(files: &[PathBuf]) -> Result<ExitCode> {
     let mut total = 0;
     for path in files {
         let text = read_text(path)?;
-        let found = crate::lint::check_proportions(&text);
+        let found = crate::documents::lint::check_proportions(&text);
         for line in found.lines() {
             outln!("{}: {line}", path.display());
         }

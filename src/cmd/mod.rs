@@ -302,8 +302,8 @@ fn distinct_folders(
     Ok(())
 }
 
-#[cfg(test)]
 #[allow(clippy::unwrap_used)]
+#[cfg(test)]
 mod tests {
 
     #[test]

@@ -5,7 +5,7 @@ use super::*;
 /// Runs `readout verify`: exit 1 when a listed file changed, vanished or is not a regular
 /// file, or the folder holds a file the manifest does not list.
 pub(super) fn verify_command(dir: &Path) -> Result<ExitCode> {
-    let problems = crate::verify::verify_folder(dir)?;
+    let problems = crate::review::verify::verify_folder(dir)?;
     if problems.is_empty() {
         outln!(
             "{}: every file matches manifest.json, and it lists every file",

@@ -86,7 +86,7 @@ pub fn analyse_arms<'a>(
             format!("ADSL has no column `{column}` with a value for the cohort's subjects"),
         ));
     }
-    let listing = || crate::fits::listing(present.iter().copied());
+    let listing = || crate::study::fits::listing(present.iter().copied());
     let reference = config.reference.as_text();
     if !present.contains(reference.as_str()) {
         return Err(refused(
@@ -159,7 +159,7 @@ pub fn analyse_arms<'a>(
             .filter(|&i| arm_of(i) == Some(arm.as_str()))
             .filter_map(|i| pooled.members.get(i).copied())
             .collect();
-        let analysis = crate::timing::stage("    arm", || {
+        let analysis = crate::profile::timing::stage("    arm", || {
             analyse_members(study, at, cohort, Members::Owned(positions))
         })?;
         km.push((arm.clone(), analysis.km));
@@ -171,7 +171,7 @@ pub fn analyse_arms<'a>(
 
     let mut comparisons = Vec::new();
     for arm in order.iter().filter(|a| **a != reference) {
-        let two: Vec<Member> = crate::timing::stage("    two arms", || {
+        let two: Vec<Member> = crate::profile::timing::stage("    two arms", || {
             (0..pooled.members.len())
                 .filter_map(|index| {
                     let value = arm_of(index)?;

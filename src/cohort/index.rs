@@ -169,8 +169,8 @@ impl<'a> CutData<'a> {
     }
 }
 
-#[cfg(test)]
 #[allow(clippy::unwrap_used)]
+#[cfg(test)]
 mod tests {
     use super::*;
 

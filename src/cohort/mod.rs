@@ -13,15 +13,15 @@ use rustc_hash::FxHashMap;
 use crate::config::CohortConfig;
 use crate::derive::{self, DeriveOptions, DerivedSubject};
 use crate::documents;
+use crate::documents::render::Renderer;
 use crate::endpoints::{self, CohortAnalysis, CohortInput, Members};
 use crate::error::{Error, Result};
 use crate::figures;
 use crate::model::Date;
-use crate::outputs::DerivedRows;
-use crate::render::Renderer;
+use crate::profile::timing;
 use crate::results::CohortRecord;
 use crate::study::LoadedStudy;
-use crate::timing;
+use crate::write::outputs::DerivedRows;
 use crate::write::OutputFile;
 
 /// Analyses one cohort at one cut-off (data already cut).

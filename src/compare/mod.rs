@@ -48,7 +48,7 @@ pub fn compare_pair(
             continue;
         };
         let time_of = |m: &Member| column.get(m.index).and_then(|v| v.get());
-        if let Some(compared) = crate::timing::stage("    tte comparison", || {
+        if let Some(compared) = crate::profile::timing::stage("    tte comparison", || {
             tte::compare_tte(two, &time_of, cohort, settings, &label, endpoint, warnings)
         })? {
             tte.insert(endpoint.clone(), compared);

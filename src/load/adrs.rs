@@ -33,7 +33,7 @@ pub fn read_adrs(
             format!(
                 "no row has PARAMCD {} (the per-visit overall response; `data.adrs_paramcd` names                  it); the file has: {}",
                 paramcds.join(" or "),
-                crate::fits::listing(present.iter().map(String::as_str))
+                crate::study::fits::listing(present.iter().map(String::as_str))
             ),
         ));
     };

@@ -31,8 +31,8 @@ mod files;
 pub mod sas7bdat;
 mod subjects;
 mod table;
-#[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+#[cfg(test)]
 mod tests;
 pub mod xpt;
 
@@ -196,14 +196,14 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     let mut adsl = AdslReader::new(data.efficacy_flag.as_deref(), Some(&keep), needs_trtsdt);
     let (adsl_input, tables) = rayon::join(
         || {
-            crate::timing::stage("  typed adsl", || {
+            crate::profile::timing::stage("  typed adsl", || {
                 CsvTable::read_parts(&adsl_path, PART_BYTES, |table, first_row, expected| {
                     adsl.part(table, first_row, expected)
                 })
             })
         },
         || {
-            crate::timing::stage("  read files", || {
+            crate::profile::timing::stage("  read files", || {
                 files
                     .par_iter()
                     .map(|path| path.as_deref().map(CsvTable::read).transpose())
@@ -247,7 +247,7 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
         None => crate::config::DEFAULT_ADRS_PARAMCDS.to_vec(),
     };
     let ((assessments, tte), (adverse_events, lesions)) =
-        crate::timing::stage("  typed others", || {
+        crate::profile::timing::stage("  typed others", || {
             rayon::join(
                 || {
                     rayon::join(

@@ -495,8 +495,8 @@ pub struct LesionSum {
     pub pchg: Option<f64>,
 }
 
-#[cfg(test)]
 #[allow(clippy::unwrap_used)]
+#[cfg(test)]
 mod tests {
     use super::*;
 

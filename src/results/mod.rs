@@ -21,8 +21,8 @@ pub use record::{
 };
 pub use safety::{AeCounts, AeGrading, Safety, TermCounts};
 
-#[cfg(test)]
 #[allow(clippy::unwrap_used)]
+#[cfg(test)]
 mod tests {
     use super::*;
 

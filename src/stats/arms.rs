@@ -253,8 +253,8 @@ impl<'d> ArmModel<'d> {
     }
 }
 
-#[cfg(test)]
 #[allow(clippy::unwrap_used)]
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -23,8 +23,8 @@ pub fn chisq_upper(statistic: f64, df: u32) -> Result<f64, StatsError> {
     }
 }
 
-#[cfg(test)]
 #[allow(clippy::unwrap_used)]
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -79,8 +79,8 @@ impl ArmModel<'_> {
     }
 }
 
-#[cfg(test)]
 #[allow(clippy::unwrap_used)]
+#[cfg(test)]
 mod tests {
     use super::super::arms::{ArmSubject, ArmTimes};
 

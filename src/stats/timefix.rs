@@ -74,8 +74,8 @@ pub(crate) fn merge_near_ties(counts: &[(f64, usize, usize)]) -> Option<Vec<(f64
     Some(merged)
 }
 
-#[cfg(test)]
 #[allow(clippy::unwrap_used)]
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -143,6 +143,6 @@ impl<R: Read> Read for Hashing<R> {
     }
 }
 
-#[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+#[cfg(test)]
 mod tests;

@@ -7,9 +7,9 @@ use serde::Serialize;
 
 use crate::config::{Analysis, Study};
 
+use crate::documents::prose::sentence_case;
 use crate::format::fmt_p;
 use crate::format::{fixed, fmt_count_pct, fmt_limits, fmt_pct, fmt_plain, long_date};
-use crate::prose::sentence_case;
 use crate::results::{
     AeCounts, AeGrading, BaselineSummary, CohortResults, Estimate, LevelCount, Proportion,
     ProportionDifference, ResponseResults, Safety, TermCounts, TteComparison, TteResults,

@@ -1,7 +1,7 @@
 //! Word documents (`abstract.docx`, `report.docx`), written as WordprocessingML: real headings
 //! (Word's "Heading 1" styles), real tables, and the figures as PNG pictures rasterised from the
 //! same SVGs as the HTML. `report.docx` is written from the same document model as
-//! `report.html` ([`crate::report`]), so the Word and HTML reports have the same tables to the
+//! `report.html` ([`crate::documents::report`]), so the Word and HTML reports have the same tables to the
 //! digit. The package holds only what Word needs (content types, relationships, document,
 //! styles, settings, core properties and the pictures) and is deterministic: no dates, ids
 //! numbered per document.
@@ -9,10 +9,10 @@
 use std::fmt::Write as _;
 use std::io::{Cursor, Write as _};
 
+use crate::documents::render::DocumentContext;
+use crate::documents::report::{self, Block};
 use crate::error::{Error, Result};
 use crate::plots;
-use crate::render::DocumentContext;
-use crate::report::{self, Block};
 
 /// Largest figure width on the page: 6 inches in EMU (914,400 per inch).
 const MAX_FIGURE_WIDTH_EMU: u64 = 6 * 914_400;
@@ -54,7 +54,7 @@ fn labelled(text: &str) -> Vec<Span<'_>> {
 }
 
 /// `report.docx`: the cohort report written from the same document model as `report.html`
-/// ([`crate::report::Report`]): its facts, sections, tables and figures.
+/// ([`crate::documents::report::Report`]): its facts, sections, tables and figures.
 pub fn report_docx(
     ctx: &DocumentContext<'_>,
     cohort: &str,

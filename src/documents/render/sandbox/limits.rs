@@ -82,7 +82,7 @@ impl tera::Function for Tick {
                     thousands(MAX_STEPS)
                 ));
             }
-            let held = crate::meter::thread_live_bytes() - budget.live_at_start;
+            let held = crate::profile::meter::thread_live_bytes() - budget.live_at_start;
             (held > MAX_RENDER_MEMORY as isize).then(|| {
                 format!(
                     "stopped holding more than {} of memory, the limit for rendering one \
@@ -316,7 +316,7 @@ pub fn render(
     BUDGET.with(|b| {
         *b.borrow_mut() = Some(Budget {
             steps: 0,
-            live_at_start: crate::meter::thread_live_bytes(),
+            live_at_start: crate::profile::meter::thread_live_bytes(),
             exceeded: None,
         })
     });

@@ -11,9 +11,11 @@ use serde::Deserialize;
 
 use crate::model::Date;
 
+use crate::documents::render::{
+    escape_markdown as esc, html::remove_unsafe_urls, markdown_tables_to_html,
+};
 use crate::error::{Error, Result};
 use crate::format::{first_names, fixed, fmt_p, NAMES_LISTED};
-use crate::render::{escape_markdown as esc, html::remove_unsafe_urls, markdown_tables_to_html};
 use crate::results::{
     AeGrading, CohortRecord, CohortResults, Estimate, Proportion, ProportionDifference,
     ResponseResults, TteComparison,
@@ -426,7 +428,7 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
     let stem = format!("diff-{name_a}-to-{name_b}");
     let html = format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>body{{font-family:sans-serif;max-width:52rem;margin:2rem auto}}table{{border-collapse:collapse}}td,th{{border-bottom:1px solid #ccc;padding:.2rem .6rem}}</style>\n</head>\n<body>\n{}\n</body>\n</html>\n",
-        crate::render::html_escape(&stem),
+        crate::documents::render::html_escape(&stem),
         remove_unsafe_urls(&markdown_tables_to_html(&md))
     );
     let md_path = parent.join(format!("{stem}.md"));

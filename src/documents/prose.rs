@@ -241,8 +241,8 @@ pub fn counted_terms(terms: &[(String, usize)]) -> String {
     parts.join("; ")
 }
 
-#[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::config::BaselineKind;

@@ -14,11 +14,13 @@
 //!
 //! Only this stage and `load` touch the file system.
 
+pub mod outputs;
+
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::load::sha256_hex;
-use crate::outputs::ManifestEntry;
+use crate::write::outputs::ManifestEntry;
 
 /// One output file: a path relative to the cut-off folder and its bytes.
 #[derive(Debug, Clone)]
@@ -629,8 +631,8 @@ pub fn relative_path(base: &Path, path: &Path) -> PathBuf {
     out
 }
 
-#[cfg(test)]
 #[allow(clippy::expect_used)]
+#[cfg(test)]
 mod tests {
     use super::*;
 

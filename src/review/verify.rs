@@ -14,7 +14,7 @@ use std::path::{Component, Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
-use crate::outputs::Manifest;
+use crate::write::outputs::Manifest;
 
 /// The largest `manifest.json` read (a build's is a few kB per cohort).
 pub const MAX_MANIFEST_BYTES: u64 = 64 << 20;

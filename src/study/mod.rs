@@ -1,13 +1,15 @@
 //! A config's study as loaded once and shared by its cut-offs: the config (fitted to the data
 //! it names), the tables, the templates parsed alongside, the Word reference styles.
 
+pub mod fits;
+
 use std::path::PathBuf;
 
 use crate::config::LoadedConfig;
+use crate::documents::render::Renderer;
 use crate::error::{Error, Result};
 use crate::load::{self, StudyData};
-use crate::render::Renderer;
-use crate::timing;
+use crate::profile::timing;
 
 /// Data loaded once per config, shared by its cut-offs.
 pub struct LoadedStudy {
@@ -28,7 +30,7 @@ pub fn load_study(mut config: LoadedConfig) -> Result<LoadedStudy> {
         || Renderer::new(template_dir(&config).as_deref()).ok(),
     );
     let mut data = data?;
-    crate::fits::fit_to_data(&mut config, &data)?;
+    crate::study::fits::fit_to_data(&mut config, &data)?;
     if let Some(reference) = &config.config.output.docx_reference {
         let path = config.base_dir().join(reference);
         let refused = |message: String| Error::Config {
@@ -41,18 +43,18 @@ pub fn load_study(mut config: LoadedConfig) -> Result<LoadedStudy> {
         std::fs::File::open(&path)
             .and_then(|file| {
                 std::io::Read::read_to_end(
-                    &mut std::io::Read::take(file, crate::docx::MAX_REFERENCE_BYTES + 1),
+                    &mut std::io::Read::take(file, crate::documents::docx::MAX_REFERENCE_BYTES + 1),
                     &mut bytes,
                 )
             })
             .map_err(|e| refused(format!("cannot read: {e}")))?;
-        if bytes.len() as u64 > crate::docx::MAX_REFERENCE_BYTES {
+        if bytes.len() as u64 > crate::documents::docx::MAX_REFERENCE_BYTES {
             return Err(refused(format!(
                 "larger than {} MiB; expected a Word document of at most that",
-                crate::docx::MAX_REFERENCE_BYTES >> 20
+                crate::documents::docx::MAX_REFERENCE_BYTES >> 20
             )));
         }
-        let styles = crate::docx::reference_styles(&bytes).map_err(refused)?;
+        let styles = crate::documents::docx::reference_styles(&bytes).map_err(refused)?;
         // The reference shapes the Word files: its hash is in the manifest with the data's.
         data.inputs.push(load::InputFile {
             path: path.display().to_string(),

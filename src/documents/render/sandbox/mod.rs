@@ -12,7 +12,7 @@
 //!   expression.
 //! - Rewritten: every loop and macro body starts with a step that counts towards
 //!   [`MAX_STEPS`] and checks the memory the render holds ([`MAX_RENDER_MEMORY`], through
-//!   [`crate::meter`]); `a ~ b` and the value of every `set` are checked against
+//!   [`crate::profile::meter`]); `a ~ b` and the value of every `set` are checked against
 //!   [`MAX_VALUE_BYTES`] before they are made or kept.
 //! - Functions: `range` (at most [`MAX_RANGE`] numbers) and `throw` only; Tera's `get_env`
 //!   (registered even without its default features) and anything else that reads the

@@ -1,6 +1,6 @@
 //! How much memory the current thread holds: a global allocator wrapper that counts, per
 //! thread, the bytes it allocated minus the bytes it freed. The template sandbox
-//! ([`crate::render::sandbox`]) reads it to stop a template that grows without bound; the
+//! ([`crate::documents::render::sandbox`]) reads it to stop a template that grows without bound; the
 //! `readout` binary installs it over mimalloc. Without it installed the count stays 0 and the
 //! sandbox's memory limit is not enforced (its other limits are).
 

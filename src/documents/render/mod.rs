@@ -36,25 +36,34 @@ use crate::results::{BaselineSummary, CohortResults, TestUsed};
 pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
     (
         "abstract-methods.txt",
-        include_str!("../../templates/abstract-methods.txt"),
+        include_str!("../../../templates/abstract-methods.txt"),
     ),
     (
         "abstract-results.txt",
-        include_str!("../../templates/abstract-results.txt"),
+        include_str!("../../../templates/abstract-results.txt"),
     ),
     (
         "abstract-results-arms.txt",
-        include_str!("../../templates/abstract-results-arms.txt"),
+        include_str!("../../../templates/abstract-results-arms.txt"),
     ),
-    ("abstract.md", include_str!("../../templates/abstract.md")),
-    ("abstract.txt", include_str!("../../templates/abstract.txt")),
+    (
+        "abstract.md",
+        include_str!("../../../templates/abstract.md"),
+    ),
+    (
+        "abstract.txt",
+        include_str!("../../../templates/abstract.txt"),
+    ),
     (
         "abstract.html",
-        include_str!("../../templates/abstract.html"),
+        include_str!("../../../templates/abstract.html"),
     ),
-    ("report.html", include_str!("../../templates/report.html")),
-    ("index.html", include_str!("../../templates/index.html")),
-    ("base.css", include_str!("../../templates/base.css")),
+    (
+        "report.html",
+        include_str!("../../../templates/report.html"),
+    ),
+    ("index.html", include_str!("../../../templates/index.html")),
+    ("base.css", include_str!("../../../templates/base.css")),
 ];
 
 /// Everything a cohort's documents are rendered from.
@@ -84,7 +93,7 @@ pub struct DocumentContext<'a> {
     /// The rendered Markdown body, for HTML wrappers.
     pub body: String,
     /// The report as data: its sections and tables, as report.html and report.docx print them.
-    pub report: crate::report::Report,
+    pub report: crate::documents::report::Report,
     /// A cohort with arms: each comparison with the two arms' results beside it.
     pub arms_compared: Vec<ArmPair<'a>>,
 }
@@ -110,12 +119,12 @@ fn comparison_methods(a: &Analysis, c: &CohortResults) -> Vec<String> {
             .iter()
             .map(
                 |column| match c.baseline.iter().find(|b| &b.column == column) {
-                    Some(b) => crate::prose::in_sentence(&b.label),
+                    Some(b) => crate::documents::prose::in_sentence(&b.label),
                     None => column.clone(),
                 },
             )
             .collect();
-        crate::prose::and_list(&named)
+        crate::documents::prose::and_list(&named)
     };
     if !first.tte.is_empty() {
         let ties = match a.cox_ties {
@@ -787,7 +796,7 @@ fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
                 .get("compact")
                 .and_then(Value::as_u64)
                 .map_or(COMPACT_LEVELS, |n| n as usize);
-            Ok(Value::String(crate::prose::baseline_phrase(
+            Ok(Value::String(crate::documents::prose::baseline_phrase(
                 &item, compact, pd,
             )))
         },
@@ -796,9 +805,9 @@ fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
         let Some(n) = v.as_u64() else {
             return Ok(v.clone());
         };
-        let words = crate::prose::spell(n);
+        let words = crate::documents::prose::spell(n);
         Ok(Value::String(if flag(args, "capital") {
-            crate::prose::sentence_case(&words)
+            crate::documents::prose::sentence_case(&words)
         } else {
             words
         }))
@@ -829,10 +838,12 @@ fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
                     .collect()
             })
             .unwrap_or_default();
-        Ok(Value::String(crate::prose::counted_terms(&terms)))
+        Ok(Value::String(crate::documents::prose::counted_terms(
+            &terms,
+        )))
     });
     tera.register_filter("sentence", |v: &Value, _: &HashMap<String, Value>| {
-        Ok(Value::String(crate::prose::sentence_case(
+        Ok(Value::String(crate::documents::prose::sentence_case(
             v.as_str().unwrap_or(""),
         )))
     });

@@ -7,20 +7,25 @@
 //! | `abstract.txt` | always | `abstract.txt` (the text the conference limit is counted on) |
 //! | `abstract.md` | `md` in formats | `abstract.md` |
 //! | `abstract.html`, `report.html` | `html` | `abstract.html` (the Markdown as HTML), `report.html` |
-//! | `abstract.docx`, `report.docx` | `docx` | [`crate::docx`] |
+//! | `abstract.docx`, `report.docx` | `docx` | [`docx`] |
 //! | `index.html` (cut-off folder) | `html` | `index.html` |
+
+pub mod conference;
+pub mod docx;
+pub mod lint;
+pub mod prose;
+pub mod render;
+pub mod report;
 
 use serde::Serialize;
 
 use crate::config::{Analysis, CohortConfig, Format, LoadedConfig, Study};
-use crate::docx;
-
 use crate::error::{Error, Result};
 use crate::model::Date;
 
-use crate::render::{self, CohortTexts, DocumentContext, Renderer};
 use crate::results::{AbstractLength, CohortRecord, CohortResults};
 use crate::write::OutputFile;
+use render::{CohortTexts, DocumentContext, Renderer};
 
 /// A cohort's documents and the length of its abstract under the conference rule.
 #[derive(Debug)]
@@ -75,7 +80,7 @@ pub fn render_documents(
         conclusions: text_of("conclusions", &cohort.conclusions)?,
     };
     let methods_statistics = render::methods_statistics(analysis, results);
-    let report = crate::report::cohort_report(
+    let report = crate::documents::report::cohort_report(
         study,
         results,
         analysis,
@@ -105,7 +110,7 @@ pub fn render_documents(
     // The abstract's counts and percentages read back and checked against each other: a
     // template or config text that prints a wrong pair fails the build; the message lists
     // the first few, each with a bounded excerpt (docs/LINT.md).
-    let disagreements = crate::lint::check_proportions(&plain);
+    let disagreements = crate::documents::lint::check_proportions(&plain);
     if !disagreements.is_empty() {
         return Err(Error::Analysis {
             cohort: cohort.id.clone(),

@@ -1,0 +1,6 @@
+//! After a build: `readout diff` (what changed between two cut-off folders) and `readout
+//! verify` (a cut-off folder against its manifest). Both read finished folders, which may
+//! have been edited or tampered with (docs/BAD-INPUT.md).
+
+pub mod diff;
+pub mod verify;
