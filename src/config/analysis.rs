@@ -1,0 +1,419 @@
+//! `analysis:` (study-wide, and per cohort): the keys as written ([`AnalysisConfig`]) and
+//! resolved for one cohort with their defaults ([`Analysis`]), and their value types.
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+use crate::stats::CiTransform;
+
+/// `analysis:` at study level, or the per-cohort override. Every key is optional here;
+/// [`AnalysisConfig::resolve`] fills the defaults.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnalysisConfig {
+    /// days | weeks | months | years. Default: months.
+    pub time_unit: Option<TimeUnit>,
+    /// Confidence level of every interval. Default: 0.95.
+    pub ci_level: Option<f64>,
+    /// Transform of the pointwise KM band. Default: log-log.
+    pub km_ci: Option<CiTransform>,
+    /// Median CI method: a transform, or `collett`. Default: same as `km_ci`.
+    pub median_ci: Option<MedianCi>,
+    /// Endpoint whose reverse-KM median is the median follow-up. Default: OS.
+    pub followup: Option<String>,
+    /// clopper-pearson | wilson. Default: clopper-pearson.
+    pub proportion_ci: Option<ProportionCi>,
+    /// Days from a CR/PR to the assessment that confirms it. Default: 28.
+    pub confirmation_days: Option<i64>,
+    /// SD counts only on or after this many days from treatment start. Default: 42.
+    pub sd_min_days: Option<i64>,
+    /// Confirmed (RECIST 1.1 for single-arm trials) or unconfirmed BOR. Default: true.
+    pub confirmed: Option<bool>,
+    /// Most NE assessments allowed between a response and its confirmation. Default: 1.
+    pub max_nr_ne: Option<usize>,
+    /// Allow one SD between a PR and its confirmation. Default: false.
+    pub accept_sd: Option<bool>,
+    /// Count NON-CR/NON-PD in the disease control rate. Default: true.
+    pub dcr_includes_non_cr_non_pd: Option<bool>,
+    /// A PD or death more than this many days after the last adequate assessment follows two
+    /// or more missed assessments and is censored there (FDA 2018). Default: 91 (2 × 6 weeks
+    /// + 1 week window); 0 turns the rule off.
+    pub missed_visit_days: Option<i64>,
+    /// Landmark times for survival rates, in `time_unit`. Default: [6, 12].
+    pub landmarks: Option<Vec<f64>>,
+    /// Endpoint name → ADTTE PARAMCD, or `{ paramcd, label }` where the label is the
+    /// endpoint in words for documents and figures. Default: { PFS: PFS, OS: OS, DOR: DOR }.
+    pub tte_params: Option<IndexMap<String, TteParam>>,
+    /// `AEREL`/`AREL` values counted as treatment-related (case-insensitive).
+    /// Default: [Y, RELATED, PROBABLE, POSSIBLE].
+    pub related_values: Option<Vec<String>>,
+    /// Decimals of percentages in documents. Default: 1.
+    pub percent_decimals: Option<usize>,
+    /// Decimals of times (medians, follow-up) in documents. Default: 1.
+    pub time_decimals: Option<usize>,
+    /// How many adverse-event terms the treatment-related adverse-event figure shows, 0 to
+    /// 100. Default: 10.
+    pub ae_top_n: Option<usize>,
+    /// The abstract lists every grade ≥3 treatment-related adverse event by term when there
+    /// are at most this many terms (else it names the most common). Default: 5.
+    pub ae_terms_listed: Option<usize>,
+    /// Tied event times in the Cox model of arm comparisons: `efron` (R's default) or
+    /// `breslow` (SAS PROC PHREG's). Default: efron.
+    pub cox_ties: Option<CoxTies>,
+    /// Interval of a difference of two proportions: `newcombe` (hybrid score) or `wald`.
+    /// Default: newcombe.
+    pub diff_ci: Option<DiffCi>,
+    /// The test of two response rates the documents print: `auto` (CMH with strata, else
+    /// Fisher's exact test when an expected count is below 5, else chi-square), `chisq`,
+    /// `fisher` or `cmh` (needs strata). Default: auto.
+    pub response_test: Option<ResponseTest>,
+}
+
+/// The test of two response rates (`analysis.response_test`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ResponseTest {
+    /// CMH with strata; Fisher's exact test where an expected count is below 5; else chi-square.
+    Auto,
+    /// Pearson's chi-square test without continuity correction.
+    Chisq,
+    /// Fisher's exact test.
+    Fisher,
+    /// The Cochran–Mantel–Haenszel test over the strata.
+    Cmh,
+}
+
+/// Tied event times in the Cox model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CoxTies {
+    /// Efron's approximation.
+    Efron,
+    /// Breslow's approximation.
+    Breslow,
+}
+
+/// Interval of a difference of two proportions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum DiffCi {
+    /// Newcombe's hybrid score interval (from Wilson intervals).
+    Newcombe,
+    /// Wald interval.
+    Wald,
+}
+
+/// The endpoints analysed when the config names none: PFS, OS and DoR under their own names.
+pub fn default_tte_params() -> IndexMap<String, TteParam> {
+    ["PFS", "OS", "DOR"]
+        .iter()
+        .map(|p| (p.to_string(), TteParam::Code(p.to_string())))
+        .collect()
+}
+
+/// One endpoint of `tte_params`: its ADTTE PARAMCD, or the PARAMCD and the endpoint in words.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(
+    untagged,
+    expecting = "a PARAMCD, or { paramcd: PARAMCD, label: \"words\" }"
+)]
+pub enum TteParam {
+    /// `PFS: PFS`.
+    Code(String),
+    /// `TTDE: { paramcd: TTDE, label: "time to first dermatologic event" }`.
+    Labelled {
+        /// The ADTTE PARAMCD.
+        paramcd: String,
+        /// The endpoint in words, lower case as in a sentence.
+        #[serde(default)]
+        label: Option<String>,
+    },
+}
+
+impl TteParam {
+    /// The ADTTE PARAMCD.
+    pub fn paramcd(&self) -> &str {
+        match self {
+            TteParam::Code(code) | TteParam::Labelled { paramcd: code, .. } => code,
+        }
+    }
+}
+
+/// Longest endpoint label (it goes into sentences and figure titles).
+pub(super) const MAX_LABEL_CHARS: usize = 120;
+
+/// The endpoint `name` in words: the configured label, else the words for PFS, OS and DoR,
+/// else the name itself.
+pub fn endpoint_label(name: &str, param: &TteParam) -> String {
+    match (param, name) {
+        (TteParam::Labelled { label: Some(l), .. }, _) => l.clone(),
+        (_, "PFS") => "progression-free survival".to_string(),
+        (_, "OS") => "overall survival".to_string(),
+        (_, "DOR") => "duration of response".to_string(),
+        (_, other) => other.to_string(),
+    }
+}
+
+/// Time unit of every reported time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TimeUnit {
+    /// 1 day.
+    Days,
+    /// 7 days.
+    Weeks,
+    /// 30.4375 days (365.25 / 12).
+    Months,
+    /// 365.25 days.
+    Years,
+}
+
+impl TimeUnit {
+    /// Days in one unit.
+    pub fn days(self) -> f64 {
+        match self {
+            TimeUnit::Days => 1.0,
+            TimeUnit::Weeks => 7.0,
+            TimeUnit::Months => 30.4375,
+            TimeUnit::Years => 365.25,
+        }
+    }
+
+    /// The unit an ADaM `AVALU` names: `DAYS`, `WEEKS`, `MONTHS`, `YEARS` or the singular, in
+    /// any case.
+    pub fn from_avalu(text: &str) -> Option<TimeUnit> {
+        [
+            TimeUnit::Days,
+            TimeUnit::Weeks,
+            TimeUnit::Months,
+            TimeUnit::Years,
+        ]
+        .into_iter()
+        .find(|unit| {
+            let plural = unit.name();
+            text.eq_ignore_ascii_case(plural)
+                || plural
+                    .strip_suffix('s')
+                    .is_some_and(|one| text.eq_ignore_ascii_case(one))
+        })
+    }
+
+    /// Plural name for text ("months").
+    pub fn name(self) -> &'static str {
+        match self {
+            TimeUnit::Days => "days",
+            TimeUnit::Weeks => "weeks",
+            TimeUnit::Months => "months",
+            TimeUnit::Years => "years",
+        }
+    }
+}
+
+/// Median CI method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MedianCi {
+    /// Brookmeyer–Crowley under the log-log band.
+    LogLog,
+    /// Brookmeyer–Crowley under the log band.
+    Log,
+    /// Brookmeyer–Crowley under the plain band.
+    Plain,
+    /// Brookmeyer–Crowley under the arcsine-square-root band.
+    Arcsin,
+    /// Estimate ± z·SE with Collett's density-based SE (SPSS).
+    Collett,
+}
+
+impl MedianCi {
+    /// The band transform for Brookmeyer–Crowley, or `None` for Collett.
+    pub fn transform(self) -> Option<CiTransform> {
+        match self {
+            MedianCi::LogLog => Some(CiTransform::LogLog),
+            MedianCi::Log => Some(CiTransform::Log),
+            MedianCi::Plain => Some(CiTransform::Plain),
+            MedianCi::Arcsin => Some(CiTransform::Arcsin),
+            MedianCi::Collett => None,
+        }
+    }
+
+    fn from_transform(t: CiTransform) -> MedianCi {
+        match t {
+            CiTransform::LogLog => MedianCi::LogLog,
+            CiTransform::Log => MedianCi::Log,
+            CiTransform::Plain => MedianCi::Plain,
+            CiTransform::Arcsin => MedianCi::Arcsin,
+        }
+    }
+}
+
+/// Confidence interval for a proportion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProportionCi {
+    /// Exact (binom.test).
+    ClopperPearson,
+    /// Wilson score, no continuity correction.
+    Wilson,
+}
+
+/// Analysis conventions with every default filled in.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Analysis {
+    /// See [`AnalysisConfig::time_unit`].
+    pub time_unit: TimeUnit,
+    /// See [`AnalysisConfig::ci_level`].
+    pub ci_level: f64,
+    /// See [`AnalysisConfig::km_ci`].
+    pub km_ci: CiTransform,
+    /// See [`AnalysisConfig::median_ci`].
+    pub median_ci: MedianCi,
+    /// See [`AnalysisConfig::followup`].
+    pub followup: String,
+    /// See [`AnalysisConfig::proportion_ci`].
+    pub proportion_ci: ProportionCi,
+    /// See [`AnalysisConfig::confirmation_days`].
+    pub confirmation_days: i64,
+    /// See [`AnalysisConfig::sd_min_days`].
+    pub sd_min_days: i64,
+    /// See [`AnalysisConfig::confirmed`].
+    pub confirmed: bool,
+    /// See [`AnalysisConfig::max_nr_ne`].
+    pub max_nr_ne: usize,
+    /// See [`AnalysisConfig::accept_sd`].
+    pub accept_sd: bool,
+    /// See [`AnalysisConfig::dcr_includes_non_cr_non_pd`].
+    pub dcr_includes_non_cr_non_pd: bool,
+    /// See [`AnalysisConfig::missed_visit_days`].
+    pub missed_visit_days: i64,
+    /// See [`AnalysisConfig::landmarks`].
+    pub landmarks: Vec<f64>,
+    /// See [`AnalysisConfig::tte_params`]: endpoint → PARAMCD.
+    pub tte_params: IndexMap<String, String>,
+    /// Endpoint → the endpoint in words ([`endpoint_label`]).
+    pub tte_labels: IndexMap<String, String>,
+    /// See [`AnalysisConfig::related_values`].
+    pub related_values: Vec<String>,
+    /// See [`AnalysisConfig::percent_decimals`].
+    pub percent_decimals: usize,
+    /// See [`AnalysisConfig::time_decimals`].
+    pub time_decimals: usize,
+    /// See [`AnalysisConfig::ae_top_n`].
+    pub ae_top_n: usize,
+    /// See [`AnalysisConfig::ae_terms_listed`].
+    pub ae_terms_listed: usize,
+    /// See [`AnalysisConfig::cox_ties`].
+    pub cox_ties: CoxTies,
+    /// See [`AnalysisConfig::diff_ci`].
+    pub diff_ci: DiffCi,
+    /// See [`AnalysisConfig::response_test`].
+    pub response_test: ResponseTest,
+}
+
+/// A confidence level in percent as documents label it: `ci_level` has at most three
+/// decimals (the config check), so tenths of a percent are exact (0.975 → 97.5).
+pub fn ci_percent(level: f64) -> f64 {
+    (level * 1000.0).round() / 10.0
+}
+
+impl Analysis {
+    /// The confidence level in percent, as every document shows it (95 for 0.95).
+    pub fn ci_percent(&self) -> f64 {
+        ci_percent(self.ci_level)
+    }
+}
+
+impl AnalysisConfig {
+    /// Fills every key from `self`, else `fallback`, else the documented default.
+    pub fn resolve(&self, fallback: &AnalysisConfig) -> Analysis {
+        let params = self
+            .tte_params
+            .clone()
+            .or_else(|| fallback.tte_params.clone())
+            .unwrap_or_else(default_tte_params);
+        let km_ci = self.km_ci.or(fallback.km_ci).unwrap_or(CiTransform::LogLog);
+        Analysis {
+            time_unit: self
+                .time_unit
+                .or(fallback.time_unit)
+                .unwrap_or(TimeUnit::Months),
+            ci_level: self.ci_level.or(fallback.ci_level).unwrap_or(0.95),
+            km_ci,
+            median_ci: self
+                .median_ci
+                .or(fallback.median_ci)
+                .unwrap_or(MedianCi::from_transform(km_ci)),
+            followup: self
+                .followup
+                .clone()
+                .or_else(|| fallback.followup.clone())
+                .unwrap_or_else(|| "OS".to_string()),
+            proportion_ci: self
+                .proportion_ci
+                .or(fallback.proportion_ci)
+                .unwrap_or(ProportionCi::ClopperPearson),
+            confirmation_days: self
+                .confirmation_days
+                .or(fallback.confirmation_days)
+                .unwrap_or(28),
+            sd_min_days: self.sd_min_days.or(fallback.sd_min_days).unwrap_or(42),
+            confirmed: self.confirmed.or(fallback.confirmed).unwrap_or(true),
+            max_nr_ne: self.max_nr_ne.or(fallback.max_nr_ne).unwrap_or(1),
+            accept_sd: self.accept_sd.or(fallback.accept_sd).unwrap_or(false),
+            dcr_includes_non_cr_non_pd: self
+                .dcr_includes_non_cr_non_pd
+                .or(fallback.dcr_includes_non_cr_non_pd)
+                .unwrap_or(true),
+            missed_visit_days: self
+                .missed_visit_days
+                .or(fallback.missed_visit_days)
+                .unwrap_or(91),
+            landmarks: self
+                .landmarks
+                .clone()
+                .or_else(|| fallback.landmarks.clone())
+                .unwrap_or_else(|| vec![6.0, 12.0]),
+            tte_params: params
+                .iter()
+                .map(|(name, p)| (name.clone(), p.paramcd().to_string()))
+                .collect(),
+            tte_labels: params
+                .iter()
+                .map(|(name, p)| (name.clone(), endpoint_label(name, p)))
+                .collect(),
+            related_values: self
+                .related_values
+                .clone()
+                .or_else(|| fallback.related_values.clone())
+                .unwrap_or_else(|| {
+                    ["Y", "RELATED", "PROBABLE", "POSSIBLE"]
+                        .iter()
+                        .map(|s| s.to_string())
+                        .collect()
+                }),
+            percent_decimals: self
+                .percent_decimals
+                .or(fallback.percent_decimals)
+                .unwrap_or(1),
+            time_decimals: self.time_decimals.or(fallback.time_decimals).unwrap_or(1),
+            ae_top_n: self.ae_top_n.or(fallback.ae_top_n).unwrap_or(10),
+            ae_terms_listed: self
+                .ae_terms_listed
+                .or(fallback.ae_terms_listed)
+                .unwrap_or(5),
+            cox_ties: self
+                .cox_ties
+                .or(fallback.cox_ties)
+                .unwrap_or(CoxTies::Efron),
+            diff_ci: self
+                .diff_ci
+                .or(fallback.diff_ci)
+                .unwrap_or(DiffCi::Newcombe),
+            response_test: self
+                .response_test
+                .or(fallback.response_test)
+                .unwrap_or(ResponseTest::Auto),
+        }
+    }
+}

@@ -1,0 +1,370 @@
+//! What serde cannot check in a config: ids usable as folder and file names, control
+//! characters, arms with their strata and subgroups, and analysis values in range; each
+//! refusal names the file and the key (docs/BAD-INPUT.md).
+
+use std::path::Path;
+
+use crate::error::{Error, Result};
+
+use super::analysis::*;
+use super::schema::*;
+
+/// Most decimals a number is printed with.
+const MAX_DECIMALS: usize = 10;
+
+/// Most adverse-event terms the figure shows: a row is about 50 pixels, and 250 rows made a
+/// figure too tall to rasterise (26,000 pixels at the PNG scale), failing the cohort.
+pub const MAX_AE_TOP_N: usize = 100;
+
+pub(super) fn config_error(path: &Path, location: &str, message: impl Into<String>) -> Error {
+    Error::Config {
+        file: path.to_path_buf(),
+        location: location.to_string(),
+        message: message.into(),
+    }
+}
+
+/// The first config text (a value or a key) holding a control character, with its key path:
+/// refused as in data, for they corrupt SVG and Word files and drive terminals (YAML's
+/// `"\e"` escapes make them).
+fn control_character(config: &StudyConfig) -> Option<(String, String, char)> {
+    let value = serde_json::to_value(config).ok()?;
+    let mut stack: Vec<(String, &serde_json::Value)> = vec![(String::new(), &value)];
+    while let Some((key, v)) = stack.pop() {
+        match v {
+            serde_json::Value::String(text) => {
+                if let Some((_, c)) = crate::error::find_refused_control(text) {
+                    return Some((key, text.clone(), c));
+                }
+            }
+            serde_json::Value::Array(items) => {
+                for (i, item) in items.iter().enumerate().rev() {
+                    stack.push((format!("{key}[{i}]"), item));
+                }
+            }
+            serde_json::Value::Object(map) => {
+                for (k, item) in map.iter().rev() {
+                    let child = if key.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{key}.{k}")
+                    };
+                    if let Some((_, c)) = crate::error::find_refused_control(k) {
+                        return Some((child, k.clone(), c));
+                    }
+                    stack.push((child, item));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Checks serde cannot express: ids usable as folder names, unique cohorts, sane levels.
+pub(super) fn validate(path: &Path, config: &StudyConfig) -> Result<()> {
+    if let Some((key, text, c)) = control_character(config) {
+        return Err(config_error(
+            path,
+            &format!("key `{key}`: "),
+            format!(
+                "`{}` holds {}; expected text without control characters (tab and line \
+                 breaks are allowed)",
+                crate::error::escape_controls(&text, false),
+                crate::error::refused_character(c)
+            ),
+        ));
+    }
+    let id = &config.study.id;
+    check_id_length(path, "key `study.id`: ", id)?;
+    if let Some(problem) = study_id_problem(id) {
+        return Err(config_error(path, "key `study.id`: ", problem));
+    }
+    if config.cohorts.is_empty() {
+        return Err(config_error(
+            path,
+            "key `cohorts`: ",
+            "no cohort given; expected at least one",
+        ));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, cohort) in config.cohorts.iter().enumerate() {
+        let key = format!("key `cohorts[{i}].id`: ");
+        check_id_length(path, &key, &cohort.id)?;
+        if let Some(problem) = cohort_id_problem(&cohort.id) {
+            return Err(config_error(path, &key, problem));
+        }
+        if !seen.insert(cohort.id.as_str()) {
+            return Err(config_error(
+                path,
+                &key,
+                format!("duplicate cohort id `{}`; expected unique ids", cohort.id),
+            ));
+        }
+        check_analysis(path, &format!("cohorts[{i}].analysis"), &cohort.analysis)?;
+        check_arms(path, i, cohort)?;
+        let test = cohort
+            .analysis
+            .response_test
+            .or(config.analysis.response_test);
+        if test == Some(ResponseTest::Cmh) && cohort.strata.is_empty() {
+            return Err(config_error(
+                path,
+                &format!("key `cohorts[{i}]`: "),
+                "`response_test: cmh` tests over strata, and the cohort has none; add \
+                 `strata` or choose `auto`, `chisq` or `fisher`"
+                    .to_string(),
+            ));
+        }
+        // ADAE is read once for the study, with the study's related values: a cohort's own
+        // would be silently unused.
+        if cohort.analysis.related_values.is_some() {
+            return Err(config_error(
+                path,
+                &format!("key `cohorts[{i}].analysis.related_values`: "),
+                "related values apply to the whole study (ADAE is read once); set \
+                 `analysis.related_values` instead"
+                    .to_string(),
+            ));
+        }
+    }
+    check_analysis(path, "analysis", &config.analysis)?;
+    Ok(())
+}
+
+/// What makes `id` unusable as a study id (a folder name), if anything: also checked on the
+/// ids `diff` reads back from a results.json, which may have been edited.
+pub fn study_id_problem(id: &str) -> Option<String> {
+    let usable = !id.is_empty()
+        && id != "."
+        && id != ".."
+        && id.chars().count() <= MAX_ID_CHARS
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    (!usable).then(|| {
+        format!(
+            "`{}` is not usable as a folder name; expected letters, digits, `-`, `_` or `.`",
+            crate::error::escape_controls(id, false)
+        )
+    })
+}
+
+/// What makes `id` unusable as a cohort id (a folder and file name), if anything; see
+/// [`study_id_problem`].
+pub fn cohort_id_problem(id: &str) -> Option<String> {
+    if id == "derived" {
+        return Some(
+            "`derived` is reserved for the derived datasets folder; choose another id".into(),
+        );
+    }
+    let usable = !id.is_empty()
+        && id.chars().count() <= MAX_ID_CHARS
+        && id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    (!usable).then(|| {
+        format!(
+            "`{}` is not a valid cohort id; expected lower-case letters, digits and `-` only",
+            crate::error::escape_controls(id, false)
+        )
+    })
+}
+
+/// Longest study or cohort id: each is a folder name, and a long one failed the build with
+/// "File name too long" after `check` had passed it.
+pub const MAX_ID_CHARS: usize = 64;
+
+fn check_id_length(path: &Path, key: &str, id: &str) -> Result<()> {
+    let chars = id.chars().count();
+    if chars > MAX_ID_CHARS {
+        let shown: String = id.chars().take(20).collect();
+        return Err(config_error(
+            path,
+            key,
+            format!(
+                "`{}…` is {chars} characters long; expected at most {MAX_ID_CHARS} (it names \
+                 a folder)",
+                crate::error::escape_controls(&shown, false)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `arms`, `strata` and `subgroups` of cohort `i`: strata and subgroups compare arms, so they
+/// need arms; an order lists each arm once, the reference among them.
+fn check_arms(path: &Path, i: usize, cohort: &CohortConfig) -> Result<()> {
+    let key = |k: &str| format!("key `cohorts[{i}].{k}`: ");
+    let Some(arms) = &cohort.arms else {
+        for (name, columns) in [("strata", &cohort.strata), ("subgroups", &cohort.subgroups)] {
+            if !columns.is_empty() {
+                return Err(config_error(
+                    path,
+                    &key(name),
+                    format!("{name} compare arms, and the cohort has none; add `arms: {{ column, reference }}`"),
+                ));
+            }
+        }
+        return Ok(());
+    };
+    for (name, column) in std::iter::once(("arms.column", &arms.column))
+        .chain(cohort.strata.iter().map(|c| ("strata", c)))
+        .chain(cohort.subgroups.iter().map(|c| ("subgroups", c)))
+    {
+        if column.trim().is_empty() {
+            return Err(config_error(
+                path,
+                &key(name),
+                "an empty column name; expected an ADSL column".to_string(),
+            ));
+        }
+    }
+    if let Some(order) = &arms.order {
+        let texts: Vec<String> = order.iter().map(Scalar::as_text).collect();
+        if let Some(twice) = texts
+            .iter()
+            .enumerate()
+            .find(|(k, t)| texts[..*k].contains(t))
+        {
+            return Err(config_error(
+                path,
+                &key("arms.order"),
+                format!("arm `{}` is listed twice; expected each arm once", twice.1),
+            ));
+        }
+        let reference = arms.reference.as_text();
+        if !texts.contains(&reference) {
+            return Err(config_error(
+                path,
+                &key("arms.order"),
+                format!("the reference arm `{reference}` is not listed; expected every arm, the reference among them"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
+    if let Some(level) = a.ci_level {
+        // Every interval is labelled with its level: one the label cannot show exactly
+        // (0.9999999999999999 read "100% CI") is refused, and so are levels no report uses.
+        let thousandths = level * 1000.0;
+        if !(0.5..=0.999).contains(&level) || (thousandths - thousandths.round()).abs() > 1e-6 {
+            return Err(config_error(
+                path,
+                &format!("key `{key}.ci_level`: "),
+                format!(
+                    "{level} is not a confidence level readout can label; expected 0.5 to 0.999 \
+                     with at most three decimals, e.g. 0.95"
+                ),
+            ));
+        }
+    }
+    for (name, value) in [
+        ("confirmation_days", a.confirmation_days),
+        ("sd_min_days", a.sd_min_days),
+        ("missed_visit_days", a.missed_visit_days),
+    ] {
+        if let Some(v) = value {
+            if v < 0 {
+                return Err(config_error(
+                    path,
+                    &format!("key `{key}.{name}`: "),
+                    format!("{v} days; expected zero or more"),
+                ));
+            }
+        }
+    }
+    // Templates clamp `d=N` to 10 as well; far more would overflow the formatter.
+    for (name, value) in [
+        ("percent_decimals", a.percent_decimals),
+        ("time_decimals", a.time_decimals),
+    ] {
+        if let Some(d) = value.filter(|d| *d > MAX_DECIMALS) {
+            return Err(config_error(
+                path,
+                &format!("key `{key}.{name}`: "),
+                format!("{d} decimals; expected 0 to {MAX_DECIMALS}"),
+            ));
+        }
+    }
+    if let Some(n) = a.ae_top_n.filter(|n| *n > MAX_AE_TOP_N) {
+        return Err(config_error(
+            path,
+            &format!("key `{key}.ae_top_n`: "),
+            format!(
+                "{n} terms; expected 0 to {MAX_AE_TOP_N} (the adverse-event figure shows at most \
+                 {MAX_AE_TOP_N} terms; more do not fit a figure)"
+            ),
+        ));
+    }
+    if let Some(landmarks) = &a.landmarks {
+        if let Some(bad) = landmarks.iter().find(|t| !t.is_finite() || **t < 0.0) {
+            return Err(config_error(
+                path,
+                &format!("key `{key}.landmarks`: "),
+                format!("{bad} is not a time; expected non-negative numbers in the time unit"),
+            ));
+        }
+    }
+    if let Some(params) = &a.tte_params {
+        for name in params.keys() {
+            // The name is part of figure file names (`forest-<name>-<k>.png`).
+            if name.is_empty()
+                || name.len() > MAX_ID_CHARS
+                || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            {
+                let shown: String = name.chars().take(20).collect();
+                let ellipsis = if shown.len() < name.len() { "…" } else { "" };
+                return Err(config_error(
+                    path,
+                    &format!("key `{key}.tte_params`: "),
+                    format!(
+                        "endpoint name `{}{ellipsis}` ({} characters); expected 1 to \
+                         {MAX_ID_CHARS} letters, digits and `_` (it names figure files)",
+                        crate::error::escape_controls(&shown, false),
+                        name.chars().count()
+                    ),
+                ));
+            }
+        }
+        for (name, param) in params {
+            let bad = match param {
+                TteParam::Code(code) | TteParam::Labelled { paramcd: code, .. }
+                    if code.trim().is_empty() =>
+                {
+                    Some("an empty PARAMCD; expected the ADTTE PARAMCD".to_string())
+                }
+                TteParam::Labelled { label: Some(l), .. }
+                    if l.trim().is_empty() || l.chars().count() > MAX_LABEL_CHARS =>
+                {
+                    Some(format!(
+                        "label of {} characters; expected 1 to {MAX_LABEL_CHARS}",
+                        l.chars().count()
+                    ))
+                }
+                _ => None,
+            };
+            if let Some(message) = bad {
+                return Err(config_error(
+                    path,
+                    &format!("key `{key}.tte_params.{name}`: "),
+                    message,
+                ));
+            }
+        }
+    }
+    if let Some(followup) = &a.followup {
+        if let Some(params) = &a.tte_params {
+            if !params.contains_key(followup) {
+                return Err(config_error(
+                    path,
+                    &format!("key `{key}.followup`: "),
+                    format!("`{followup}` is not an endpoint of tte_params"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,189 @@
+//! A config file read: its size checked, its nesting checked before the parser reads it,
+//! parsed by serde_yaml (only here), then checked ([`super::check`]).
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+use super::analysis::*;
+use super::check::{config_error, validate};
+use super::nesting::{self, MAX_YAML_DEPTH};
+use super::schema::*;
+
+/// Largest config file accepted; a study config is a few kilobytes.
+const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
+
+/// A config read from disk, with the paths resolved against its folder.
+#[derive(Debug, Clone)]
+pub struct LoadedConfig {
+    /// The config file as given.
+    pub path: PathBuf,
+    /// The raw bytes (hashed into the manifest).
+    pub bytes: Vec<u8>,
+    /// The parsed config.
+    pub config: StudyConfig,
+    /// `word/styles.xml` of `output.docx_reference`, once read (the build reads it).
+    pub docx_styles: Option<std::sync::Arc<[u8]>>,
+}
+
+impl LoadedConfig {
+    /// Folder the relative paths of the config start from.
+    pub fn base_dir(&self) -> PathBuf {
+        self.path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default()
+    }
+
+    /// Absolute-or-relative path of a data file named in `data:`.
+    pub fn data_path(&self, file: &Path) -> PathBuf {
+        let mut base = self.base_dir();
+        if let Some(dir) = &self.config.data.dir {
+            base = base.join(dir);
+        }
+        base.join(file)
+    }
+
+    /// Output folder, from `--out` or `output.dir`.
+    pub fn output_dir(&self, out_override: Option<&Path>) -> PathBuf {
+        match out_override {
+            Some(dir) => dir.to_path_buf(),
+            None => self.base_dir().join(&self.config.output.dir),
+        }
+    }
+
+    /// Study-level analysis settings resolved for one cohort.
+    pub fn analysis_for(&self, cohort: &CohortConfig) -> Analysis {
+        cohort.analysis.resolve(&self.config.analysis)
+    }
+}
+
+/// Reads, parses and checks one config file.
+pub fn load(path: &Path) -> Result<LoadedConfig> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, "cannot read config", e))?;
+    if meta.len() > MAX_CONFIG_BYTES {
+        return Err(config_error(
+            path,
+            "",
+            format!(
+                "the file is {} bytes; a study config is expected to be under {MAX_CONFIG_BYTES}",
+                meta.len()
+            ),
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, "cannot read config", e))?;
+    let config = parse(path, &bytes)?;
+    Ok(LoadedConfig {
+        path: path.to_path_buf(),
+        bytes,
+        config,
+        docx_styles: None,
+    })
+}
+
+/// Parses config text (`path` only names it in errors) and checks it.
+pub fn parse(path: &Path, bytes: &[u8]) -> Result<StudyConfig> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        config_error(
+            path,
+            "",
+            format!(
+                "not valid UTF-8 (byte {}); save the config as UTF-8",
+                e.valid_up_to()
+            ),
+        )
+    })?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if let Some(line) = nesting::too_deep(text) {
+        return Err(config_error(
+            path,
+            &format!("line {line}: "),
+            format!(
+                "the YAML is nested more than {MAX_YAML_DEPTH} levels deep; a study config \
+                 needs fewer than ten"
+            ),
+        ));
+    }
+    let deserializer = serde_yaml::Deserializer::from_str(text);
+    let config: StudyConfig = serde_path_to_error::deserialize(deserializer).map_err(|e| {
+        let key = e.path().to_string();
+        let inner = e.into_inner();
+        let location = match inner.location() {
+            Some(loc) => format!("line {}, column {}: ", loc.line(), loc.column()),
+            None => String::new(),
+        };
+        // A syntax error deep in a value ends the path in `?` segments (no key was read yet).
+        let key = key.trim_end_matches(".?");
+        let key_part = if key.is_empty() || key == "." || key == "?" {
+            String::new()
+        } else {
+            format!("key `{key}`: ")
+        };
+        let message = plain_yaml_message(&strip_yaml_location(&inner.to_string()));
+        config_error(path, &format!("{location}{key_part}"), message)
+    })?;
+    validate(path, &config)?;
+    Ok(config)
+}
+
+/// serde_yaml appends " at line L column C" to its messages; the location is printed once.
+/// A syntax error may go on with its context (", while parsing a flow mapping at line 8 column
+/// 12"), which is kept. serde_yaml also starts some messages with the key path (`analysis:
+/// unknown field`), which the key part already says.
+fn strip_yaml_location(message: &str) -> String {
+    let owned;
+    let message = match message.find(" at line ") {
+        Some(i) => {
+            let rest = message.get(i..).unwrap_or("");
+            owned = match rest.find(", ") {
+                Some(j) => format!(
+                    "{}{}",
+                    message.get(..i).unwrap_or(""),
+                    rest.get(j..).unwrap_or("")
+                ),
+                None => message.get(..i).unwrap_or("").to_string(),
+            };
+            owned.as_str()
+        }
+        None => message,
+    };
+    match message.split_once(": ") {
+        Some((path, rest))
+            if !path.is_empty()
+                && path
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '[' | ']')) =>
+        {
+            rest.to_string()
+        }
+        _ => message.to_string(),
+    }
+}
+
+/// Rust type names and serde_yaml's limits in words a config author knows.
+fn plain_yaml_message(message: &str) -> String {
+    if message.starts_with("repetition limit exceeded") {
+        return "YAML aliases (`*name`) expand to too many values (repetition limit exceeded); \
+                expected a config that repeats at most a few anchors"
+            .to_string();
+    }
+    if message.starts_with("recursion limit exceeded") {
+        return "the YAML is nested too deeply (recursion limit exceeded); expected a study config"
+            .to_string();
+    }
+    let mut out = message.to_string();
+    for (rust, words) in [
+        ("expected i64", "expected a whole number"),
+        ("expected u64", "expected a whole number ≥ 0"),
+        ("expected usize", "expected a whole number ≥ 0"),
+        ("expected u32", "expected a whole number ≥ 0"),
+        ("expected f64", "expected a number"),
+        ("expected a boolean", "expected true or false"),
+    ] {
+        if out.ends_with(rust) {
+            out.truncate(out.len() - rust.len());
+            out.push_str(words);
+        }
+    }
+    out
+}

@@ -1,0 +1,327 @@
+//! The config's structure as serde reads it: study, data files, cohorts (with arms,
+//! strata, subgroups and baseline items) and output; `analysis` is [`super::analysis`].
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+use crate::model::Date;
+
+use super::analysis::*;
+
+/// A whole study config as written in YAML.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StudyConfig {
+    /// Study identity and the wording used in the abstract.
+    pub study: Study,
+    /// Where the ADaM files are.
+    pub data: DataFiles,
+    /// Data cut-off date; `--cutoff` overrides it. Default: none.
+    #[serde(default, deserialize_with = "crate::model::date_serde::optional")]
+    pub cutoff: Option<Date>,
+    /// Several cut-off dates, each built into its own folder. Default: none.
+    #[serde(default, deserialize_with = "crate::model::date_serde::list")]
+    pub cutoffs: Vec<Date>,
+    /// Analysis conventions; every key has a default.
+    #[serde(default)]
+    pub analysis: AnalysisConfig,
+    /// The cohorts to report; at least one.
+    pub cohorts: Vec<CohortConfig>,
+    /// Where and how to write documents.
+    #[serde(default)]
+    pub output: OutputConfig,
+}
+
+/// `study:`
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Study {
+    /// Required; `[A-Za-z0-9._-]+`, used in output paths.
+    pub id: String,
+    /// Trial registry number, e.g. `NCT04203719`. Default: none.
+    #[serde(default)]
+    pub registry_id: Option<String>,
+    /// Study title. Default: the study id.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// E.g. "single-arm, multi-cohort, multicenter phase II". Default: none.
+    #[serde(default)]
+    pub design: Option<String>,
+    /// Treatment regimen in words. Default: none.
+    #[serde(default)]
+    pub regimen: Option<String>,
+    /// Where the centres are, e.g. "China" ("enrolled in 7 centers in China"). Default: none.
+    #[serde(default)]
+    pub country: Option<String>,
+    /// Primary endpoint in words. Default: "objective response rate (ORR) per RECIST 1.1".
+    #[serde(default)]
+    pub primary_endpoint: Option<String>,
+    /// Secondary endpoints in words. Default: none.
+    #[serde(default)]
+    pub secondary_endpoints: Vec<String>,
+}
+
+/// `data:`
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DataFiles {
+    /// Base folder for the files below, relative to the config file. Default: the config's folder.
+    #[serde(default)]
+    pub dir: Option<PathBuf>,
+    /// Subject-level analysis dataset. Required.
+    pub adsl: PathBuf,
+    /// Response assessments (per-visit `PARAMCD = OVR`). Default: none.
+    #[serde(default)]
+    pub adrs: Option<PathBuf>,
+    /// Time-to-event dataset; when given, used as is instead of deriving. Default: none.
+    #[serde(default)]
+    pub adtte: Option<PathBuf>,
+    /// Adverse events. Default: none.
+    #[serde(default)]
+    pub adae: Option<PathBuf>,
+    /// Tumour measurements (sum of diameters). Default: none.
+    #[serde(default)]
+    pub adtr: Option<PathBuf>,
+    /// ADRS `PARAMCD`s that may hold the per-visit overall response, one or a list: the first
+    /// that ADRS has is read. Default: `[OVR, OVRLRESP]` (the admiralonco and CDISC names).
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub adrs_paramcd: Option<Vec<String>>,
+    /// `PARAMCD` of the sum-of-diameters parameter in ADTR. Default: `SDIAM`.
+    #[serde(default)]
+    pub adtr_paramcd: Option<String>,
+    /// ADSL flag column (`Y` = in) of the efficacy population, over which response and
+    /// time-to-event endpoints are computed, e.g. `SAFFL` when ADTTE covers the safety
+    /// population, as in the CDISC pilot. Default: the first of `EFFFL`, `FASFL`, `ITTFL` that
+    /// ADSL has (every subject when it has none).
+    #[serde(default)]
+    pub efficacy_flag: Option<String>,
+}
+
+/// The ADRS parameters of the per-visit overall response when the config names none.
+pub const DEFAULT_ADRS_PARAMCDS: [&str; 2] = ["OVR", "OVRLRESP"];
+
+/// A text or a list of texts (`adrs_paramcd: OVRLRESP` or `[OVR, OVRLRESP]`).
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged, expecting = "a PARAMCD or a list of PARAMCDs")]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    let list = match OneOrMany::deserialize(d)? {
+        OneOrMany::One(one) => vec![one],
+        OneOrMany::Many(many) => many,
+    };
+    if list.is_empty() || list.iter().any(|p| p.trim().is_empty()) {
+        return Err(serde::de::Error::custom(
+            "an empty PARAMCD; expected a PARAMCD or a list of PARAMCDs",
+        ));
+    }
+    Ok(Some(list))
+}
+
+/// A scalar written in YAML (`COHORT: 2` and `COHORT: "2"` mean the same filter).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum Scalar {
+    /// A quoted or plain string.
+    Text(String),
+    /// An integer.
+    Integer(i64),
+    /// A number with a fraction.
+    Number(f64),
+    /// true/false.
+    Bool(bool),
+}
+
+impl Scalar {
+    /// The value as the text it is compared with in the data.
+    pub fn as_text(&self) -> String {
+        match self {
+            Scalar::Text(s) => s.clone(),
+            Scalar::Integer(i) => i.to_string(),
+            Scalar::Number(x) => x.to_string(),
+            Scalar::Bool(b) => if *b { "Y" } else { "N" }.to_string(),
+        }
+    }
+}
+
+/// One entry of `cohorts:`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CohortConfig {
+    /// Required; `[a-z0-9-]+`, used in output paths.
+    pub id: String,
+    /// Human-readable name. Default: the id.
+    #[serde(default)]
+    pub label: Option<String>,
+    /// Title of the abstract. Default: built from the study title and the label.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// The population in words, e.g. "recurrent or metastatic HNSCC (R/M HNSCC)". Default: label.
+    #[serde(default)]
+    pub population: Option<String>,
+    /// ADSL column = value filters (all must hold). Default: every subject.
+    #[serde(default, rename = "where")]
+    pub filter: BTreeMap<String, Scalar>,
+    /// Cut-off of this cohort, overriding the study's. Default: the study's.
+    #[serde(default, deserialize_with = "crate::model::date_serde::optional")]
+    pub cutoff: Option<Date>,
+    /// Overrides of any analysis key for this cohort. Default: none.
+    #[serde(default)]
+    pub analysis: AnalysisConfig,
+    /// Markdown; may use Tera expressions over the results. Default: none.
+    #[serde(default)]
+    pub background: Option<String>,
+    /// Markdown: eligibility and treatment, the start of Methods. Default: none.
+    #[serde(default)]
+    pub methods: Option<String>,
+    /// Markdown; may use Tera expressions over the results. Default: none.
+    #[serde(default)]
+    pub conclusions: Option<String>,
+    /// ADSL columns summarised as baseline characteristics. Default: none.
+    #[serde(default)]
+    pub baseline: Vec<BaselineItem>,
+    /// The arms of a randomised cohort: each analysed on its own and compared with the
+    /// reference (docs/CONFIG.md). Default: none (one arm).
+    #[serde(default)]
+    pub arms: Option<ArmsConfig>,
+    /// ADSL columns whose combined values are the strata of stratified comparisons. Default:
+    /// none.
+    #[serde(default)]
+    pub strata: Vec<String>,
+    /// ADSL columns whose values are the subgroups of per-subgroup hazard ratios. Default:
+    /// none.
+    #[serde(default)]
+    pub subgroups: Vec<String>,
+}
+
+/// `cohorts[].arms`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArmsConfig {
+    /// The ADSL column whose values are the arms (ARM, TRT01P, ...).
+    pub column: String,
+    /// The arm every other is compared with.
+    pub reference: Scalar,
+    /// The arms in the order documents show them. Default: the others in sorted order, the
+    /// reference last.
+    #[serde(default)]
+    pub order: Option<Vec<Scalar>>,
+}
+
+/// One baseline characteristic to summarise.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct BaselineItem {
+    /// ADSL column.
+    pub column: String,
+    /// continuous (median, range) or categorical (n, %).
+    pub kind: BaselineKind,
+    /// Label in tables. Default: the column name.
+    #[serde(default)]
+    pub label: Option<String>,
+    /// Words for coded values in documents (`{ 0: "fully active" }`); the column's CDISC
+    /// decodes (SEX, RACE, ETHNIC) otherwise, or the value as written.
+    #[serde(default)]
+    pub labels: IndexMap<Code, String>,
+    /// The levels' own order in prose (a scale's, a dose's); unlisted levels follow. Default:
+    /// ascending when every level is a number, else most frequent first.
+    #[serde(default)]
+    pub order: Vec<Scalar>,
+}
+
+/// A coded value written in YAML as a string or a number (`0:` and `"0":` are one code).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct Code(pub String);
+
+impl<'de> Deserialize<'de> for Code {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Code, D::Error> {
+        Scalar::deserialize(d).map(|s| Code(s.as_text()))
+    }
+}
+
+/// How a baseline column is summarised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum BaselineKind {
+    /// Median (range), mean (SD).
+    Continuous,
+    /// n (%) per level.
+    Categorical,
+}
+
+/// `output:`
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputConfig {
+    /// Output folder, relative to the config file. Default: `output`.
+    #[serde(default = "default_output_dir")]
+    pub dir: PathBuf,
+    /// md | html | docx | png | dataset-json. Default: [md, html].
+    #[serde(default = "default_formats")]
+    pub formats: Vec<Format>,
+    /// Folder of user templates overriding built-ins by name. Default: none.
+    #[serde(default)]
+    pub templates: Option<PathBuf>,
+    /// Conference whose abstract length limit is checked: `asco`, `esmo`, `aacr`, `wclc`, or
+    /// `{ limit: N, counts: chars | chars_no_spaces | words, title: true | false }`
+    /// (docs/CONFERENCES.md). Default: none (no length is measured).
+    #[serde(default)]
+    pub conference: Option<crate::documents::conference::ConferenceSpec>,
+    /// A `.docx` whose styles (fonts, headings, captions, spacing) the Word files take, as
+    /// pandoc's `--reference-doc`. Default: none (readout's house style).
+    #[serde(default)]
+    pub docx_reference: Option<PathBuf>,
+    /// Whether figures carry their title (journals set the title in the legend, so they
+    /// want none in the figure). Default: `true`.
+    #[serde(default = "default_figure_titles")]
+    pub figure_titles: bool,
+}
+
+impl Default for OutputConfig {
+    fn default() -> Self {
+        OutputConfig {
+            dir: default_output_dir(),
+            formats: default_formats(),
+            templates: None,
+            conference: None,
+            docx_reference: None,
+            figure_titles: default_figure_titles(),
+        }
+    }
+}
+
+fn default_figure_titles() -> bool {
+    true
+}
+
+fn default_output_dir() -> PathBuf {
+    PathBuf::from("output")
+}
+
+fn default_formats() -> Vec<Format> {
+    vec![Format::Md, Format::Html]
+}
+
+/// An output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// Markdown abstract.
+    Md,
+    /// Self-contained HTML abstract and report.
+    Html,
+    /// Word documents.
+    Docx,
+    /// PNG copies of the figures.
+    Png,
+    /// The derived datasets also as CDISC Dataset-JSON v1.1 (`derived/<cohort>.json`).
+    #[serde(rename = "dataset-json")]
+    DatasetJson,
+}
