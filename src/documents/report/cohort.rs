@@ -1,0 +1,460 @@
+//! The report's sections of a cohort's own numbers: populations, baseline characteristics,
+//! response, time to event (by arm for a randomised cohort).
+
+use crate::documents::prose::sentence_case;
+use crate::format::{fmt_limits, fmt_pct, fmt_plain, long_date};
+use crate::results::{
+    BaselineSummary, CohortResults, Estimate, LevelCount, Proportion, ResponseResults,
+    TteComparison, TteResults,
+};
+
+use super::model::*;
+use super::table::*;
+
+pub(super) fn populations(c: &CohortResults) -> Section {
+    let flag = |flag: &Option<String>| match flag {
+        Some(flag) => format!("{flag} = Y"),
+        None => "every subject".to_string(),
+    };
+    let columns = columns(c, true);
+    let mut body = vec![
+        row_of(Cell::text("Enrolled"), &columns, |r| {
+            r.n.enrolled.to_string()
+        }),
+        row_of(
+            Cell::text(format!(
+                "Efficacy population ({})",
+                flag(&c.n.efficacy_flag)
+            )),
+            &columns,
+            |r| r.n.efficacy.to_string(),
+        ),
+        row_of(
+            Cell::text(format!("Safety population ({})", flag(&c.n.safety_flag))),
+            &columns,
+            |r| r.n.safety.to_string(),
+        ),
+    ];
+    if c.enrolment.first.is_some() && c.enrolment.last.is_some() {
+        let span = |r: &CohortResults| match (r.enrolment.first, r.enrolment.last) {
+            (Some(first), Some(last)) => format!(
+                "{} to {}",
+                long_date(&first.to_string()),
+                long_date(&last.to_string())
+            ),
+            _ => "–".to_string(),
+        };
+        body.push(row_of(Cell::text("Enrolment"), &columns, span));
+    }
+    if c.enrolment.centres.is_some() {
+        body.push(row_of(Cell::text("Centres"), &columns, |r| {
+            r.enrolment
+                .centres
+                .map_or("–".to_string(), |n| n.to_string())
+        }));
+    }
+    Section {
+        id: "populations",
+        heading: "Disposition and populations".to_string(),
+        blocks: vec![Block::Table(Table {
+            class: (columns.len() > 2).then_some("wide"),
+            head: vec![column_header("Population", &columns, |col| {
+                col.name.clone()
+            })],
+            body,
+        })],
+    }
+}
+
+/// Baseline rows, one column per [`Column`]: a characteristic's levels in the whole cohort's
+/// order (most frequent first), each column's count of it (0 when an arm has none).
+pub(super) fn baseline_rows(
+    baseline: &[BaselineSummary],
+    columns: &[Column],
+    f: &Formats,
+) -> Vec<Row> {
+    let mut rows = Vec::new();
+    let width = u32::try_from(columns.len()).unwrap_or(1) + 1;
+    for b in baseline {
+        // The same characteristic in each column's results.
+        let of = |r: &'_ CohortResults| -> Option<BaselineSummary> {
+            r.baseline.iter().find(|x| x.column == b.column).cloned()
+        };
+        let per_column: Vec<Option<BaselineSummary>> = columns.iter().map(|c| of(c.r)).collect();
+        // Each column's levels by value: an item may have tens of thousands of levels.
+        let by_value: Vec<std::collections::HashMap<&str, &LevelCount>> = per_column
+            .iter()
+            .map(|x| {
+                x.iter()
+                    .flat_map(|x| &x.levels)
+                    .map(|m| (m.value.as_str(), m))
+                    .collect()
+            })
+            .collect();
+        let cells = |value: &dyn Fn(&Column, Option<&BaselineSummary>) -> String| {
+            columns
+                .iter()
+                .zip(&per_column)
+                .map(|(col, x)| Cell::num(value(col, x.as_ref())))
+                .collect::<Vec<Cell>>()
+        };
+        match (&b.stats, b.levels.is_empty()) {
+            (Some(_), _) => {
+                let mut row = vec![Cell::text(format!("{}, median (range)", b.label))];
+                row.extend(cells(&|_, x| match x.and_then(|x| x.stats.as_ref()) {
+                    Some(s) => format!(
+                        "{} ({}–{})",
+                        fmt_plain(s.median),
+                        fmt_plain(s.min),
+                        fmt_plain(s.max)
+                    ),
+                    None => "–".to_string(),
+                }));
+                rows.push(Row::of(row));
+            }
+            (None, false) => {
+                rows.push(Row::with_class(
+                    "group",
+                    vec![Cell::text(format!("{}, n (%)", b.label)).span(width, 1)],
+                ));
+                for l in &b.levels {
+                    let mut row = vec![Cell::level(sentence_case(&l.label))];
+                    row.extend(columns.iter().zip(&per_column).zip(&by_value).map(
+                        |((col, x), by_value)| {
+                            let levels = x.as_ref().map_or(&[][..], |x| x.levels.as_slice());
+                            Cell::num(match by_value.get(l.value.as_str()) {
+                                Some(m) => f.count_pct(m.n, m.total),
+                                None => f.count_pct(
+                                    0,
+                                    levels.first().map_or(col.r.n.enrolled, |m| m.total),
+                                ),
+                            })
+                        },
+                    ));
+                    rows.push(Row::of(row));
+                }
+            }
+            (None, true) => {
+                let mut row = vec![Cell::text(b.label.clone())];
+                row.extend(cells(&|_, _| "no data".to_string()));
+                rows.push(Row::of(row));
+            }
+        }
+        if b.missing > 0 {
+            let mut row = vec![Cell::level("Missing")];
+            row.extend(cells(&|_, x| x.map_or(0, |x| x.missing).to_string()));
+            rows.push(Row::of(row));
+        }
+    }
+    rows
+}
+
+/// The words of a BOR code for tables.
+pub fn response_label(code: &str) -> &str {
+    match code {
+        "CR" => "Complete response (CR)",
+        "PR" => "Partial response (PR)",
+        "SD" => "Stable disease (SD)",
+        "NON-CR/NON-PD" => "Non-CR/non-PD",
+        "PD" => "Progressive disease (PD)",
+        "NE" => "Not evaluable (NE)",
+        other => other,
+    }
+}
+
+pub(super) fn response(c: &CohortResults, f: &Formats) -> Option<Section> {
+    let r = c.response.as_ref()?;
+    let heading = format!(
+        "Best overall response ({}, RECIST 1.1)",
+        if r.confirmed {
+            "confirmed"
+        } else {
+            "unconfirmed"
+        }
+    );
+    type Rate = fn(&ResponseResults) -> &Proportion;
+    let rates: [(&str, Rate); 2] = [
+        ("Objective response rate (CR + PR)", |r| &r.orr),
+        ("Disease control rate", |r| &r.dcr),
+    ];
+    if c.arms.is_empty() {
+        let total = r.orr.total;
+        let mut body: Vec<Row> = r
+            .bor
+            .iter()
+            .map(|(code, n)| {
+                Row::of(vec![
+                    Cell::text(response_label(code)),
+                    Cell::num(f.count_pct(*n, total)),
+                    Cell::text(""),
+                ])
+            })
+            .collect();
+        for (name, pick) in rates {
+            let p = pick(r);
+            body.push(Row::with_class(
+                "total",
+                vec![
+                    Cell::text(name),
+                    Cell::num(f.count_pct(p.n, p.total)),
+                    Cell::num(fmt_limits(p.lower, p.upper, f.pd, true)),
+                ],
+            ));
+        }
+        return Some(Section {
+            id: "response",
+            heading,
+            blocks: vec![Block::Table(Table {
+                class: None,
+                head: vec![header(&[
+                    "Best overall response",
+                    &format!("n (%), N = {total}"),
+                    &format!("{}% CI", f.level),
+                ])],
+                body,
+            })],
+        });
+    }
+    // With arms: one column per arm, each rate's interval on the row under it.
+    let columns = columns(c, false);
+    let mut body: Vec<Row> = r
+        .bor
+        .keys()
+        .map(|code| {
+            row_of(Cell::text(response_label(code)), &columns, |x| {
+                x.response.as_ref().map_or("–".to_string(), |x| {
+                    f.count_pct(x.bor.get(code).copied().unwrap_or(0), x.orr.total)
+                })
+            })
+        })
+        .collect();
+    for (name, pick) in rates {
+        let mut rate = row_of(Cell::text(name), &columns, |x| {
+            x.response
+                .as_ref()
+                .map(pick)
+                .map_or("–".to_string(), |p| f.count_pct(p.n, p.total))
+        });
+        rate.class = Some("total");
+        body.push(rate);
+        body.push(row_of(
+            Cell::level(format!("{}% CI", f.level)),
+            &columns,
+            |x| {
+                x.response.as_ref().map(pick).map_or("–".to_string(), |p| {
+                    fmt_limits(p.lower, p.upper, f.pd, true)
+                })
+            },
+        ));
+    }
+    Some(Section {
+        id: "response",
+        heading,
+        blocks: vec![Block::Table(Table {
+            class: (columns.len() > 2).then_some("wide"),
+            head: vec![column_header("Best overall response", &columns, |col| {
+                let n = col.r.response.as_ref().map_or(0, |x| x.orr.total);
+                format!("{}, n (%), N = {n}", col.name)
+            })],
+            body,
+        })],
+    })
+}
+
+pub(super) fn time_to_event(c: &CohortResults, f: &Formats) -> Option<Section> {
+    if c.tte.is_empty() {
+        return None;
+    }
+    let medians = c
+        .tte
+        .iter()
+        .map(|(name, t)| {
+            Row::of(vec![
+                Cell::text(name.clone()),
+                Cell::num(t.n.to_string()),
+                Cell::num(f.count_pct(t.events, t.n)),
+                Cell::num(f.estimate(&t.median)),
+                Cell::num(f.estimate(&t.q25)),
+                Cell::num(f.estimate(&t.q75)),
+            ])
+        })
+        .collect();
+    let landmarks = c
+        .tte
+        .iter()
+        .flat_map(|(name, t)| {
+            t.landmarks.iter().map(move |l| {
+                let (rate, ci) = if l.beyond_last_followup {
+                    (Cell::num("NE (beyond follow-up)"), Cell::text(""))
+                } else {
+                    (
+                        Cell::num(fmt_pct(Some(l.surv), f.pd)),
+                        Cell::num(fmt_limits(l.lower, l.upper, f.pd, true)),
+                    )
+                };
+                Row::of(vec![
+                    Cell::text(name.clone()),
+                    Cell::num(format!("{} {}", fmt_plain(l.time), f.unit)),
+                    Cell::num(l.n_risk.to_string()),
+                    rate,
+                    ci,
+                ])
+            })
+        })
+        .collect();
+    Some(Section {
+        id: "time-to-event",
+        heading: "Time-to-event endpoints".to_string(),
+        blocks: vec![
+            Block::Table(Table {
+                class: Some("wide"),
+                head: vec![header(&[
+                    "Endpoint",
+                    "N",
+                    "Events, n (%)",
+                    &format!("Median, {} ({}% CI)", f.unit, f.level),
+                    &format!("25th percentile ({}% CI)", f.level),
+                    &format!("75th percentile ({}% CI)", f.level),
+                ])],
+                body: medians,
+            }),
+            Block::Subheading {
+                text: "Landmark rates (Kaplan–Meier)".to_string(),
+            },
+            Block::Table(Table {
+                class: None,
+                head: vec![header(&[
+                    "Endpoint",
+                    "Time",
+                    "At risk",
+                    "Rate",
+                    &format!("{}% CI", f.level),
+                ])],
+                body: landmarks,
+            }),
+            Block::Note {
+                text: format!("NR: not reached; NE: not estimable. Times in {}.", f.unit),
+            },
+        ],
+    })
+}
+
+/// A cohort with arms: each endpoint's events, quartiles and landmark rates, one column per arm,
+/// and under them the hazard ratio and log-rank p of each arm against the reference (stratified
+/// when the cohort has strata), as the comparison abstract reports them.
+pub(super) fn time_to_event_by_arm(c: &CohortResults, f: &Formats) -> Option<Section> {
+    if c.tte.is_empty() {
+        return None;
+    }
+    let columns = columns(c, false);
+    let width = u32::try_from(columns.len()).unwrap_or(1) + 1;
+    let mut body = Vec::new();
+    for (endpoint, pooled) in &c.tte {
+        let tte = |r: &CohortResults| r.tte.get(endpoint).cloned();
+        body.push(Row::with_class(
+            "group",
+            vec![Cell::text(sentence_case(&pooled.label)).span(width, 1)],
+        ));
+        body.push(row_of(Cell::level("Events, n (%)"), &columns, |r| {
+            tte(r).map_or("–".to_string(), |t| f.count_pct(t.events, t.n))
+        }));
+        for (name, pick) in [
+            (
+                format!("Median, {} ({}% CI)", f.unit, f.level),
+                (|t: &TteResults| t.median.clone()) as fn(&TteResults) -> Estimate,
+            ),
+            (format!("25th percentile ({}% CI)", f.level), |t| {
+                t.q25.clone()
+            }),
+            (format!("75th percentile ({}% CI)", f.level), |t| {
+                t.q75.clone()
+            }),
+        ] {
+            body.push(row_of(Cell::level(name), &columns, |r| {
+                tte(r).map_or("–".to_string(), |t| f.estimate(&pick(&t)))
+            }));
+        }
+        for (i, l) in pooled.landmarks.iter().enumerate() {
+            let name = format!("Rate at {} {} ({}% CI)", fmt_plain(l.time), f.unit, f.level);
+            body.push(row_of(Cell::level(name), &columns, |r| {
+                match tte(r).and_then(|t| t.landmarks.get(i).cloned()) {
+                    Some(l) if l.beyond_last_followup => "NE (beyond follow-up)".to_string(),
+                    Some(l) => format!(
+                        "{} ({})",
+                        fmt_pct(Some(l.surv), f.pd),
+                        fmt_limits(l.lower, l.upper, f.pd, true)
+                    ),
+                    None => "–".to_string(),
+                }
+            }));
+        }
+        // Each arm's comparison with the reference: in the arm's column; the reference's
+        // column says it is the reference.
+        let compared = |arm: &str| {
+            c.comparisons
+                .iter()
+                .find(|x| x.arm == arm)
+                .and_then(|x| x.tte.get(endpoint))
+        };
+        let stratified = c
+            .comparisons
+            .iter()
+            .filter_map(|x| x.tte.get(endpoint))
+            .any(|t| t.stratified.is_some());
+        let cell =
+            |col: &Column, value: &dyn Fn(&TteComparison) -> String| match compared(&col.name) {
+                Some(t) => value(t),
+                None if c.comparisons.iter().any(|x| x.reference == col.name) => {
+                    "Reference".to_string()
+                }
+                None => "–".to_string(),
+            };
+        let (hr_name, p_name) = if stratified {
+            (
+                format!("Stratified HR ({}% CI)", f.level),
+                "Stratified log-rank p",
+            )
+        } else {
+            (format!("HR ({}% CI)", f.level), "Log-rank p")
+        };
+        let mut hr_row = vec![Cell::level(hr_name)];
+        hr_row.extend(columns.iter().map(|col| {
+            Cell::num(cell(col, &|t| {
+                ratio(t.stratified.as_ref().map_or(&t.cox, |s| &s.cox).hr.as_ref())
+            }))
+        }));
+        body.push(Row::of(hr_row));
+        let mut p_row = vec![Cell::level(p_name)];
+        p_row.extend(columns.iter().map(|col| {
+            Cell::num(cell(col, &|t| {
+                p_only(t.stratified.as_ref().map_or(&t.logrank, |s| &s.logrank).p)
+            }))
+        }));
+        body.push(Row::of(p_row));
+    }
+    Some(Section {
+        id: "time-to-event",
+        heading: "Time-to-event endpoints".to_string(),
+        blocks: vec![
+            Block::Table(Table {
+                class: (columns.len() > 2).then_some("wide"),
+                head: vec![column_header("", &columns, |col| {
+                    let n = c
+                        .tte
+                        .keys()
+                        .next()
+                        .and_then(|e| col.r.tte.get(e))
+                        .map_or(0, |t| t.n);
+                    format!("{} (N = {n})", col.name)
+                })],
+                body,
+            }),
+            Block::Note {
+                text: format!(
+                    "NR: not reached; NE: not estimable. Times in {}. HR: hazard ratio of the arm to the reference (Cox model).",
+                    f.unit
+                ),
+            },
+        ],
+    })
+}

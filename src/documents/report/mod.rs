@@ -1,0 +1,137 @@
+//! The cohort report as data: its sections, tables (every cell as printed), notes and the
+//! place of the figures, built once from a cohort's results. `report.html` renders it with
+//! Tera (as `report` in the template context) and `docx` writes it as `report.docx`, so a
+//! table is defined here and nowhere else (docs/ARCHITECTURE.md).
+
+mod cohort;
+mod comparisons;
+mod model;
+mod safety;
+mod table;
+
+use crate::config::{Analysis, Study};
+use crate::format::{fixed, fmt_limits, fmt_plain, long_date};
+use crate::results::CohortResults;
+
+pub use cohort::response_label;
+use cohort::{baseline_rows, populations, response, time_to_event, time_to_event_by_arm};
+use comparisons::comparisons;
+pub use model::*;
+use safety::safety;
+use table::*;
+
+/// The report of a cohort: `title` and the methods sentence come from the documents stage.
+pub fn cohort_report(
+    study: &Study,
+    c: &CohortResults,
+    analysis: &Analysis,
+    methods_statistics: &str,
+    has_figures: bool,
+) -> Report {
+    let f = Formats {
+        pd: analysis.percent_decimals,
+        td: analysis.time_decimals,
+        level: fmt_plain(analysis.ci_percent()),
+        unit: analysis.time_unit.name(),
+    };
+    let mut facts = vec![
+        Fact {
+            label: "Cohort".to_string(),
+            value: format!("{}: {}", c.id, c.label),
+        },
+        Fact {
+            label: "Data cut-off".to_string(),
+            value: match c.cutoff {
+                Some(d) => long_date(&d.to_string()),
+                None => "none".to_string(),
+            },
+        },
+    ];
+    for (label, value) in [("Design", &study.design), ("Regimen", &study.regimen)] {
+        if let Some(value) = value {
+            facts.push(Fact {
+                label: label.to_string(),
+                value: value.clone(),
+            });
+        }
+    }
+    let mut sections = vec![populations(c)];
+    if !c.baseline.is_empty() {
+        let columns = columns(c, true);
+        let mut head = vec![Cell::text("Characteristic")];
+        head.extend(columns.iter().map(|col| {
+            Cell::num(if c.arms.is_empty() {
+                format!("All subjects (N = {})", c.n.enrolled)
+            } else {
+                format!("{} (N = {})", col.name, col.r.n.enrolled)
+            })
+        }));
+        sections.push(Section {
+            id: "baseline",
+            heading: "Baseline characteristics".to_string(),
+            blocks: vec![Block::Table(Table {
+                class: (columns.len() > 2).then_some("wide"),
+                head: vec![Row::of(head)],
+                body: baseline_rows(&c.baseline, &columns, &f),
+            })],
+        });
+    }
+    sections.extend(response(c, &f));
+    if c.arms.is_empty() {
+        sections.extend(time_to_event(c, &f));
+    } else {
+        sections.extend(time_to_event_by_arm(c, &f));
+    }
+    if let Some(fu) = &c.followup {
+        let estimate = match fu.estimate {
+            Some(x) => format!("{} {}", fixed(x, f.td), f.unit),
+            None => "not reached".to_string(),
+        };
+        sections.push(Section {
+            id: "follow-up",
+            heading: "Follow-up".to_string(),
+            blocks: vec![Block::Paragraph {
+                text: format!(
+                    "Median follow-up (reverse Kaplan–Meier, {}): {estimate} ({}% CI: {}).",
+                    fu.label,
+                    f.level,
+                    fmt_limits(fu.lower, fu.upper, f.td, false)
+                ),
+            }],
+        });
+    }
+    sections.extend(safety(c, &f));
+    sections.extend(comparisons(c, &f));
+    sections.push(Section {
+        id: "methods",
+        heading: "Methods".to_string(),
+        blocks: vec![Block::Paragraph {
+            text: methods_statistics.to_string(),
+        }],
+    });
+    if !c.warnings.is_empty() {
+        sections.push(Section {
+            id: "warnings",
+            heading: "Warnings".to_string(),
+            blocks: vec![Block::List {
+                items: c.warnings.clone(),
+            }],
+        });
+    }
+    if has_figures {
+        sections.push(Section {
+            id: "figures",
+            heading: "Figures".to_string(),
+            blocks: vec![Block::Figures],
+        });
+    }
+    let kicker = match &study.registry_id {
+        Some(registry) => format!("Cohort report · {} ({registry})", study.id),
+        None => format!("Cohort report · {}", study.id),
+    };
+    Report {
+        kicker,
+        facts,
+        sections,
+    }
+}

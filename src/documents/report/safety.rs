@@ -1,0 +1,177 @@
+//! The report's safety section: TEAE and TRAE summaries by grade and by term.
+
+use crate::results::{AeCounts, AeGrading, CohortResults, Safety, TermCounts};
+
+use super::model::*;
+use super::table::*;
+
+pub(super) fn safety(c: &CohortResults, f: &Formats) -> Option<Section> {
+    let s = c.safety.as_ref()?;
+    let g = s.grading;
+    let severity = g == AeGrading::Severity;
+    let total = s.total;
+    let mut blocks = Vec::new();
+    if severity {
+        blocks.push(Block::Note {
+            text: "ADAE records severity only (mild, moderate, severe), no CTCAE grade."
+                .to_string(),
+        });
+    }
+    type Pick = fn(&AeCounts) -> usize;
+    let mut summary: Vec<(&str, Pick)> = vec![(g.any(), |x| x.any), (g.severe(), |x| x.grade3plus)];
+    // Severity has no grade 4.
+    if !severity {
+        summary.push(("Grade ≥4", |x| x.grade4plus));
+    }
+    summary.push(("Serious", |x| x.serious));
+    summary.push((if severity { "Fatal" } else { "Fatal (grade 5)" }, |x| {
+        x.fatal
+    }));
+    let columns = columns(c, true);
+    let safety_of = |r: &CohortResults| r.safety.clone();
+    let per_column: Vec<Option<Safety>> = columns.iter().map(|col| safety_of(col.r)).collect();
+    // Each column's TEAE and TRAE counts of one kind, over its safety population.
+    let pair = |pick: Pick| {
+        per_column
+            .iter()
+            .flat_map(|x| match x {
+                Some(x) => [
+                    Cell::num(f.count_pct(pick(&x.teae), x.total)),
+                    Cell::num(f.count_pct(pick(&x.trae), x.total)),
+                ],
+                None => [Cell::num("–"), Cell::num("–")],
+            })
+            .collect::<Vec<Cell>>()
+    };
+    let head = if c.arms.is_empty() {
+        vec![header(&["Subjects with", "TEAE, n (%)", "TRAE, n (%)"])]
+    } else {
+        let mut arms = vec![Cell::text("Subjects with").span(1, 2)];
+        arms.extend(columns.iter().zip(&per_column).map(|(col, x)| {
+            Cell::num(format!(
+                "{} (N = {})",
+                col.name,
+                x.as_ref().map_or(0, |x| x.total)
+            ))
+            .span(2, 1)
+        }));
+        let kinds = columns
+            .iter()
+            .flat_map(|_| [Cell::num("TEAE, n (%)"), Cell::num("TRAE, n (%)")])
+            .collect();
+        vec![Row::of(arms), Row::of(kinds)]
+    };
+    blocks.push(Block::Table(Table {
+        class: (columns.len() > 1).then_some("wide"),
+        head,
+        body: summary
+            .into_iter()
+            .map(|(name, pick)| {
+                let mut cells = vec![Cell::text(name)];
+                cells.extend(pair(pick));
+                Row::of(cells)
+            })
+            .collect(),
+    }));
+    if !s.by_term.is_empty() {
+        let subheading = |what: &str| Block::Subheading {
+            text: format!("{what} (each subject counted once, at the {})", g.worst()),
+        };
+        if c.arms.is_empty() {
+            blocks.push(subheading("By preferred term"));
+            blocks.push(Block::Table(Table {
+                class: Some("terms wide"),
+                head: vec![
+                    Row::of(vec![
+                        Cell::text("Preferred term").span(1, 2),
+                        Cell::text("System organ class").span(1, 2),
+                        Cell::num("TEAE, n (%)").span(2, 1),
+                        Cell::num("TRAE, n (%)").span(2, 1),
+                    ]),
+                    Row::of(vec![
+                        Cell::num(g.any()),
+                        Cell::num(g.severe()),
+                        Cell::num(g.any()),
+                        Cell::num(g.severe()),
+                    ]),
+                ],
+                body: s
+                    .by_term
+                    .iter()
+                    .map(|t| {
+                        Row::of(vec![
+                            Cell::text(t.term.clone()),
+                            Cell::text(t.soc.clone().unwrap_or_default()),
+                            Cell::num(f.count_pct(t.teae_any, total)),
+                            Cell::num(f.count_pct(t.teae_grade3plus, total)),
+                            Cell::num(f.count_pct(t.trae_any, total)),
+                            Cell::num(f.count_pct(t.trae_grade3plus, total)),
+                        ])
+                    })
+                    .collect(),
+            }));
+        } else {
+            // With arms: TEAEs and TRAEs in two tables, each arm's any-grade and severe counts.
+            let arms = &columns[..columns.len() - 1];
+            type Counts = fn(&TermCounts) -> (usize, usize);
+            let kinds: [(&str, Counts); 2] = [
+                ("TEAEs by preferred term", |t| {
+                    (t.teae_any, t.teae_grade3plus)
+                }),
+                ("TRAEs by preferred term", |t| {
+                    (t.trae_any, t.trae_grade3plus)
+                }),
+            ];
+            for (what, pick) in kinds {
+                let rows: Vec<Row> = s
+                    .by_term
+                    .iter()
+                    .filter(|t| pick(t).0 > 0)
+                    .map(|t| {
+                        let mut cells = vec![
+                            Cell::text(t.term.clone()),
+                            Cell::text(t.soc.clone().unwrap_or_default()),
+                        ];
+                        cells.extend(arms.iter().flat_map(|col| {
+                            let (n, total) = col.r.safety.as_ref().map_or((None, 0), |x| {
+                                (x.by_term.iter().find(|u| u.term == t.term), x.total)
+                            });
+                            let (any, severe) = n.map_or((0, 0), pick);
+                            [
+                                Cell::num(f.count_pct(any, total)),
+                                Cell::num(f.count_pct(severe, total)),
+                            ]
+                        }));
+                        Row::of(cells)
+                    })
+                    .collect();
+                if rows.is_empty() {
+                    continue;
+                }
+                let mut top = vec![
+                    Cell::text("Preferred term").span(1, 2),
+                    Cell::text("System organ class").span(1, 2),
+                ];
+                top.extend(
+                    arms.iter()
+                        .map(|col| Cell::num(col.name.clone()).span(2, 1)),
+                );
+                let grades = arms
+                    .iter()
+                    .flat_map(|_| [Cell::num(g.any()), Cell::num(g.severe())])
+                    .collect();
+                blocks.push(subheading(what));
+                blocks.push(Block::Table(Table {
+                    class: Some("terms wide"),
+                    head: vec![Row::of(top), Row::of(grades)],
+                    body: rows,
+                }));
+            }
+        }
+    }
+    Some(Section {
+        id: "safety",
+        heading: format!("Adverse events (safety population, N = {total})"),
+        blocks,
+    })
+}

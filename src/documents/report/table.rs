@@ -1,0 +1,124 @@
+//! What the report's tables share: the formats of numbers, a column per arm (and the
+//! total), header rows, and how ratios and p-values are printed in a cell.
+
+use crate::format::{fixed, fmt_count_pct, fmt_limits, fmt_p};
+use crate::results::{CohortResults, Estimate};
+use crate::stats::Ci;
+
+use super::model::*;
+
+/// A header row: the first column text, the others numbers.
+pub(super) fn header(labels: &[&str]) -> Row {
+    Row::of(
+        labels
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                if i == 0 {
+                    Cell::text(*l)
+                } else {
+                    Cell::num(*l)
+                }
+            })
+            .collect(),
+    )
+}
+
+/// Number formats of one cohort's settings.
+pub(super) struct Formats {
+    pub(super) pd: usize,
+    pub(super) td: usize,
+    pub(super) level: String,
+    pub(super) unit: &'static str,
+}
+
+impl Formats {
+    pub(super) fn count_pct(&self, n: usize, total: usize) -> String {
+        fmt_count_pct(n as u64, total as u64, self.pd)
+    }
+
+    /// "8.41 (2.83, NE)"; "NR (2.83, NE)" when not reached.
+    pub(super) fn estimate(&self, e: &Estimate) -> String {
+        let point = match e.estimate {
+            Some(x) => fixed(x, self.td),
+            None => "NR".to_string(),
+        };
+        format!("{point} ({})", fmt_limits(e.lower, e.upper, self.td, false))
+    }
+}
+
+/// A column of the report's tables: one arm, all arms together ("Total"), or the whole cohort
+/// of a single-arm study.
+pub(super) struct Column<'a> {
+    pub(super) name: String,
+    pub(super) r: &'a CohortResults,
+}
+
+/// The columns of a cohort's tables: one per arm and, with `total`, all subjects after them;
+/// the cohort alone when it has no arms.
+pub(super) fn columns(c: &CohortResults, total: bool) -> Vec<Column<'_>> {
+    if c.arms.is_empty() {
+        return vec![Column {
+            name: "Subjects".to_string(),
+            r: c,
+        }];
+    }
+    let mut columns: Vec<Column> = c
+        .arms
+        .iter()
+        .map(|a| Column {
+            name: a.arm.clone(),
+            r: &a.results,
+        })
+        .collect();
+    if total {
+        columns.push(Column {
+            name: "Total".to_string(),
+            r: c,
+        });
+    }
+    columns
+}
+
+/// A row: a first cell, then one number cell per column.
+pub(super) fn row_of(
+    first: Cell,
+    columns: &[Column],
+    value: impl Fn(&CohortResults) -> String,
+) -> Row {
+    let mut cells = vec![first];
+    cells.extend(columns.iter().map(|col| Cell::num(value(col.r))));
+    Row::of(cells)
+}
+
+/// A header row: the first label, then one per column.
+pub(super) fn column_header(
+    first: &str,
+    columns: &[Column],
+    name: impl Fn(&Column) -> String,
+) -> Row {
+    let mut cells = vec![Cell::text(first)];
+    cells.extend(columns.iter().map(|col| Cell::num(name(col))));
+    Row::of(cells)
+}
+
+/// "0.57 (0.41–0.80)"; "NE" when not estimable.
+pub(super) fn ratio(r: Option<&Ci>) -> String {
+    match r {
+        Some(r) => format!(
+            "{} ({}–{})",
+            fixed(r.estimate, 2),
+            fixed(r.lower, 2),
+            fixed(r.upper, 2)
+        ),
+        None => "NE".to_string(),
+    }
+}
+
+/// A p-value without its `p`: "< 0.001", "0.046".
+pub(super) fn p_only(p: Option<f64>) -> String {
+    let text = fmt_p(p);
+    text.trim_start_matches("p = ")
+        .trim_start_matches("p ")
+        .to_string()
+}
