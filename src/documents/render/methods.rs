@@ -1,0 +1,216 @@
+//! The Methods sentences a cohort's analysis states (what was actually computed), and the
+//! context the templates get beside the results: each comparison with its two arms, the
+//! most frequent adverse-event terms.
+
+use serde::Serialize;
+
+use crate::config::{Analysis, MedianCi, ProportionCi};
+use crate::results::{CohortResults, TestUsed};
+
+/// The Methods sentences of arm comparisons (none without arms): the Cox model and its ties
+/// method, the stratification factors, the log-rank test, the interval of differences and the
+/// test of response rates, as the abstract reports them.
+fn comparison_methods(a: &Analysis, c: &CohortResults) -> Vec<String> {
+    let level = a.ci_percent();
+    let mut sentences = Vec::new();
+    let Some(first) = c.comparisons.first() else {
+        return sentences;
+    };
+    let strata: Option<&Vec<String>> = c
+        .comparisons
+        .iter()
+        .flat_map(|cmp| cmp.tte.values())
+        .find_map(|t| t.stratified.as_ref().map(|s| &s.strata));
+    // A stratification factor by its baseline label in prose ("ECOG performance status",
+    // "region"), else by its column.
+    let names = |columns: &[String]| {
+        let named: Vec<String> = columns
+            .iter()
+            .map(
+                |column| match c.baseline.iter().find(|b| &b.column == column) {
+                    Some(b) => crate::documents::prose::in_sentence(&b.label),
+                    None => column.clone(),
+                },
+            )
+            .collect();
+        crate::documents::prose::and_list(&named)
+    };
+    if !first.tte.is_empty() {
+        let ties = match a.cox_ties {
+            crate::config::CoxTies::Efron => "Efron",
+            crate::config::CoxTies::Breslow => "Breslow",
+        };
+        sentences.push(match strata {
+            Some(strata) => format!(
+                "Hazard ratios (HRs) with {level}% CIs were estimated with a Cox proportional hazards model stratified by {} ({ties} method for ties), and arms were compared with the log-rank test stratified likewise.",
+                names(strata)
+            ),
+            None => format!(
+                "Hazard ratios (HRs) with {level}% CIs were estimated with a Cox proportional hazards model ({ties} method for ties), and arms were compared with the log-rank test."
+            ),
+        });
+    }
+    if first.response.is_some() {
+        let interval = match a.diff_ci {
+            crate::config::DiffCi::Newcombe => "Newcombe hybrid score",
+            crate::config::DiffCi::Wald => "Wald",
+        };
+        // The tests the comparisons used (`response_test`), as they were chosen.
+
+        let used: std::collections::BTreeSet<TestUsed> = c
+            .comparisons
+            .iter()
+            .filter_map(|cmp| cmp.response.as_ref())
+            .flat_map(|r| [r.orr.test, r.dcr.test])
+            .flatten()
+            .collect();
+        let cmh = |strata: &[String]| {
+            format!(
+                "the Cochran–Mantel–Haenszel test stratified by {}",
+                names(strata)
+            )
+        };
+        let test = match (used.iter().copied().collect::<Vec<_>>().as_slice(), strata) {
+            ([TestUsed::Cmh], Some(strata)) => cmh(strata),
+            ([TestUsed::Fisher], _) => "Fisher's exact test".to_string(),
+            ([TestUsed::Chisq, TestUsed::Fisher], _) => {
+                "the chi-square test, or Fisher's exact test where an expected count was below 5"
+                    .to_string()
+            }
+            _ => "the chi-square test".to_string(),
+        };
+        sentences.push(format!(
+            "Differences in response rates are given with {interval} {level}% CIs and tested with {test}."
+        ));
+    }
+    sentences.push("All p-values are two-sided.".to_string());
+    sentences
+}
+
+/// An arm compared with the reference, with both arms' results (for sentences such as
+/// "median PFS 10.2 vs 5.1 months (HR 0.52 ...)").
+#[derive(Debug, Clone, Serialize)]
+pub struct ArmPair<'a> {
+    /// The arm's results.
+    pub arm: &'a crate::results::ArmResults,
+    /// The reference arm's results.
+    pub reference: &'a crate::results::ArmResults,
+    /// The comparison.
+    pub comparison: &'a crate::results::Comparison,
+}
+
+/// Each comparison of a cohort's results with its two arms.
+pub fn arms_compared(c: &CohortResults) -> Vec<ArmPair<'_>> {
+    let find = |name: &str| c.arms.iter().find(|a| a.arm == name);
+    c.comparisons
+        .iter()
+        .filter_map(|comparison| {
+            Some(ArmPair {
+                arm: find(&comparison.arm)?,
+                reference: find(&comparison.reference)?,
+                comparison,
+            })
+        })
+        .collect()
+}
+
+/// A term and its subject count, for sentences.
+#[derive(Debug, Clone, Serialize)]
+pub struct TermCount {
+    /// Preferred term.
+    pub term: String,
+    /// Subjects.
+    pub n: usize,
+}
+
+/// The `limit` most frequent terms by `count`, ties by name, leaving out zero counts; all
+/// terms tied with the last one kept are kept too, so a sentence never picks arbitrarily.
+pub fn top_terms(
+    cohort: &CohortResults,
+    limit: usize,
+    count: impl Fn(&crate::results::TermCounts) -> usize,
+) -> Vec<TermCount> {
+    let Some(safety) = &cohort.safety else {
+        return Vec::new();
+    };
+    let mut terms: Vec<TermCount> = safety
+        .by_term
+        .iter()
+        .map(|t| TermCount {
+            term: t.term.clone(),
+            n: count(t),
+        })
+        .filter(|t| t.n > 0)
+        .collect();
+    terms.sort_by(|a, b| b.n.cmp(&a.n).then_with(|| a.term.cmp(&b.term)));
+    let cut = terms
+        .get(limit.saturating_sub(1))
+        .map(|last| last.n)
+        .unwrap_or(0);
+    terms
+        .into_iter()
+        .enumerate()
+        .take_while(|(i, t)| *i < limit || t.n == cut)
+        .map(|(_, t)| t)
+        .collect()
+}
+
+/// The statistics sentence of the Methods section, stating the conventions actually used.
+pub fn methods_statistics(a: &Analysis, c: &CohortResults) -> String {
+    let level = a.ci_percent();
+    let mut sentences = Vec::new();
+    if c.response.is_some() {
+        sentences.push(if a.confirmed {
+            format!(
+                "Tumor response was assessed per RECIST 1.1; complete and partial responses required confirmation by a repeat assessment at least {} days later, and stable disease required an assessment at least {} days after treatment start.",
+                a.confirmation_days, a.sd_min_days
+            )
+        } else {
+            format!(
+                "Tumor response was assessed per RECIST 1.1 (unconfirmed responses); stable disease required an assessment at least {} days after treatment start.",
+                a.sd_min_days
+            )
+        });
+    }
+    if !c.tte.is_empty() {
+        let median = match a.median_ci {
+            MedianCi::Collett => {
+                format!("{level}% CIs of medians as estimate ± z·SE with Collett's standard error")
+            }
+            other => format!(
+                "{level}% CIs of medians by the Brookmeyer–Crowley method with {} transformation",
+                other.transform().map(|t| t.name()).unwrap_or("log-log")
+            ),
+        };
+        let followup = match &c.followup {
+            Some(f) => format!(
+                "; median follow-up was estimated by the reverse Kaplan–Meier method for {}",
+                f.label
+            ),
+            None => String::new(),
+        };
+        sentences.push(format!(
+            "Time-to-event endpoints were estimated by the Kaplan–Meier method, with {median}{followup}."
+        ));
+    }
+    if c.response.is_some() {
+        let proportion = match a.proportion_ci {
+            ProportionCi::ClopperPearson => "exact Clopper–Pearson",
+            ProportionCi::Wilson => "Wilson score",
+        };
+        sentences.push(format!("Proportions have {proportion} {level}% CIs."));
+    }
+    sentences.extend(comparison_methods(a, c));
+    if let Some(s) = &c.safety {
+        sentences.push(
+            match s.grading {
+                crate::results::AeGrading::Ctcae => "Adverse events were graded per CTCAE.",
+                crate::results::AeGrading::Severity => {
+                    "Adverse events were graded by severity (mild, moderate, severe), not per CTCAE."
+                }
+            }
+            .to_string(),
+        );
+    }
+    sentences.join(" ")
+}
