@@ -29,6 +29,7 @@ mod cells;
 pub mod dataset_json;
 mod files;
 pub mod sas7bdat;
+mod split;
 mod subjects;
 mod table;
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
@@ -44,6 +45,7 @@ pub use adtte::*;
 pub use cells::*;
 pub use files::{open_regular, special_kind};
 pub(crate) use files::{O_NOFOLLOW, O_NONBLOCK};
+use split::*;
 pub use subjects::*;
 pub use table::*;
 
