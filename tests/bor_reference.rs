@@ -5,8 +5,8 @@
 //! - the pharmaverse ADaM data in `../shared/reference/adam/pharmaverse/`: our confirmed BOR
 //!   against its `CBOR` parameter, our PFS/OS/DoR against its `ADTTE` (`PFS`, `OS`, `RSD`).
 //!
-//! The reference files are not part of this repository; without them the tests print
-//! "skipped: ..." and pass.
+//! The reference files are not part of this repository: the tests are ignored unless run with
+//! `--include-ignored` (`.ci/run` does), and then fail without them.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -20,19 +20,6 @@ use readout::model::{Assessment, Date, Status, Subject};
 
 // ------------------------------------------------------------------------------------------
 // Shared helpers
-
-/// `../shared/reference/<sub>` relative to the crate root, or `None` (after saying so).
-fn reference_dir(sub: &str) -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/reference")
-        .join(sub);
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("skipped: ../shared/reference/{sub} not found");
-        None
-    }
-}
 
 /// A CSV file as one map per row (header → cell).
 fn read_csv(path: &Path) -> Vec<BTreeMap<String, String>> {
@@ -265,10 +252,9 @@ fn run_case(case: &Case) -> (Vec<String>, usize) {
 }
 
 #[test]
+#[ignore = "needs ../shared/reference/bor"]
 fn every_admiralonco_reference_case_matches() {
-    let Some(dir) = reference_dir("bor") else {
-        return;
-    };
+    let dir = crate::common::shared_reference("bor");
     let mut cases: Vec<PathBuf> = fs::read_dir(&dir)
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -414,10 +400,9 @@ fn cbor_differences(pv: &Pharmaverse, opts: &DeriveOptions) -> Vec<String> {
 }
 
 #[test]
+#[ignore = "needs ../shared/reference/adam/pharmaverse"]
 fn pharmaverse_confirmed_bor_matches_cbor() {
-    let Some(dir) = reference_dir("adam/pharmaverse") else {
-        return;
-    };
+    let dir = crate::common::shared_reference("adam/pharmaverse");
     let pv = load_pharmaverse(&dir);
     assert_eq!(
         pv.ovr.len(),
@@ -463,12 +448,11 @@ fn pharmaverse_confirmed_bor_matches_cbor() {
 }
 
 #[test]
+#[ignore = "needs ../shared/reference/adam/pharmaverse"]
 fn pharmaverse_sd_window_of_28_days_gives_the_same_cbor() {
     // The data cannot tell a 28-day window from a 42-day one: assessments fall on days 21, 42,
     // 63, ... after TRTSDT, so day 21 is outside both and day 42 inside both.
-    let Some(dir) = reference_dir("adam/pharmaverse") else {
-        return;
-    };
+    let dir = crate::common::shared_reference("adam/pharmaverse");
     let pv = load_pharmaverse(&dir);
     let mut opts = DeriveOptions::default();
     opts.bor.sd_min_days = 28;
@@ -520,10 +504,9 @@ fn ids(differences: &[String]) -> Vec<&str> {
 }
 
 #[test]
+#[ignore = "needs ../shared/reference/adam/pharmaverse"]
 fn pharmaverse_os_matches_adtte() {
-    let Some(dir) = reference_dir("adam/pharmaverse") else {
-        return;
-    };
+    let dir = crate::common::shared_reference("adam/pharmaverse");
     let pv = load_pharmaverse(&dir);
     // Includes 01-705-1018 and 01-705-1382, whose LSTALVDT precedes TRTSDT: both sides censor
     // them at the origin, day 1.
@@ -532,10 +515,9 @@ fn pharmaverse_os_matches_adtte() {
 }
 
 #[test]
+#[ignore = "needs ../shared/reference/adam/pharmaverse"]
 fn pharmaverse_pfs_matches_adtte_except_death_after_missed_assessments() {
-    let Some(dir) = reference_dir("adam/pharmaverse") else {
-        return;
-    };
+    let dir = crate::common::shared_reference("adam/pharmaverse");
     let pv = load_pharmaverse(&dir);
     let bad = adtte_differences(&pv, &DeriveOptions::default(), "PFS");
     // 01-704-1445 died 174 days after TRTSDT without a single tumour assessment. By the FDA
@@ -555,10 +537,9 @@ fn pharmaverse_pfs_matches_adtte_except_death_after_missed_assessments() {
 }
 
 #[test]
+#[ignore = "needs ../shared/reference/adam/pharmaverse"]
 fn pharmaverse_dor_matches_rsd_for_confirmed_responders() {
-    let Some(dir) = reference_dir("adam/pharmaverse") else {
-        return;
-    };
+    let dir = crate::common::shared_reference("adam/pharmaverse");
     let pv = load_pharmaverse(&dir);
     let bad = adtte_differences(&pv, &DeriveOptions::default(), "RSD");
     // pharmaverse's RSD starts at the first *unconfirmed* response (its RSP parameter). Only

@@ -7,6 +7,20 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// `../shared/reference/<sub>` beside the repository: reference data from other projects,
+/// never committed. A test that reads it is `#[ignore = "needs ../shared/reference/…"]`, so a
+/// user's clone shows it as ignored; `.ci/run` runs it with `--include-ignored`, where a
+/// missing folder fails it rather than letting it pass.
+pub fn shared_reference(sub: &str) -> PathBuf {
+    let path = root().join("../shared/reference").join(sub);
+    assert!(
+        path.exists(),
+        "{} is absent: this test needs the shared reference folder",
+        path.display()
+    );
+    path
+}
+
 /// Every file under `dir`, at any depth (none when it does not exist).
 pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
