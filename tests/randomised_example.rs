@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::common::{readout_command, root, Run};
-use readout::stats::{cox_fit, ArmSubject, Ties};
 
 #[allow(dead_code)]
 #[path = "../examples/make_randomised_example.rs"]
@@ -89,11 +88,12 @@ fn data_are_what_the_generator_makes() {
     }
 }
 
-/// The pipeline's per-arm counts and its stratified Cox model and log-rank test for PFS and OS,
-/// against a fit of ADSL and ADTTE read here: arms from ARM, strata ECOG × REGION, every ITT
-/// subject (the cut-off is the data's own, so ADTTE is taken as it is).
+/// The pipeline's per-arm counts, and for PFS and OS its Cox models (unstratified, and
+/// stratified by ECOG × REGION), log-rank tests and subgroup hazard ratios, against R's
+/// (tests/reference/rand-example, made by its make_rand_example.R from the same data) to a
+/// relative error of 1e-6: every ITT subject, the data's own cut-off (ADTTE as it is).
 #[test]
-fn arms_and_stratified_hazard_ratios_match_the_data() {
+fn arms_and_comparisons_match_r() {
     let (_out, study, stderr) = build(&[]);
     assert!(!stderr.contains("warning"), "{stderr}");
     let c = itt(&study, CUTOFF);
@@ -118,57 +118,78 @@ fn arms_and_stratified_hazard_ratios_match_the_data() {
         (comparison["arm"].as_str(), comparison["reference"].as_str()),
         (Some(DRUG), Some(PLACEBO))
     );
-    let mut strata: BTreeMap<(String, String), u32> = BTreeMap::new();
-    let subject: BTreeMap<&str, (bool, u32)> = adsl
-        .iter()
-        .map(|r| {
-            let next = strata.len() as u32;
-            let s = *strata
-                .entry((r["ECOG"].clone(), r["REGION"].clone()))
-                .or_insert(next);
-            (r["USUBJID"].as_str(), (r["ARM"] == DRUG, s))
-        })
-        .collect();
-    assert_eq!(strata.len(), 6, "ECOG 0/1 × three regions");
-    let adtte = csv("adtte.csv");
-    for endpoint in ["PFS", "OS"] {
-        let rows: Vec<ArmSubject> = adtte
-            .iter()
-            .filter(|r| r["PARAMCD"] == endpoint)
-            .map(|r| {
-                let (in_arm, stratum) = subject[r["USUBJID"].as_str()];
-                ArmSubject {
-                    time: r["AVAL"].parse().expect("AVAL"),
-                    event: r["CNSR"] == "0",
-                    in_arm,
-                    stratum: Some(stratum),
-                }
-            })
-            .collect();
-        let fit = cox_fit(&rows, Ties::Efron, 0.95).expect("fit");
-        let hr = fit.hr.expect("estimable");
-        let t = &comparison["tte"][endpoint];
-        let s = &t["stratified"];
-        let close = |key: &str, want: f64| {
-            let got = s["hr"][key].as_f64().unwrap();
-            assert!(
-                (got - want).abs() <= 1e-9 * want,
-                "{endpoint} {key}: {got} vs {want}"
+    let path = root().join("tests/reference/rand-example/expected.json");
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("R values")).expect("JSON");
+    let close = |what: &str, got: &Value, want: &Value| {
+        let (g, w) = (got.as_f64(), want.as_f64().expect(what));
+        let g = g.unwrap_or_else(|| panic!("{what}: readout has none, R {w}"));
+        assert!(
+            (g - w).abs() <= 1e-6 * w.abs(),
+            "{what}: readout {g}, R {w}"
+        );
+    };
+    let cox = |what: &str, got: &Value, want: &Value| {
+        for key in ["coef", "se", "p_wald", "p_lr", "p_score"] {
+            close(&format!("{what} {key}"), &got[key], &want[key]);
+        }
+        for key in ["estimate", "lower", "upper"] {
+            close(
+                &format!("{what} HR {key}"),
+                &got["hr"][key],
+                &want["hr"][key],
             );
-        };
-        close("estimate", hr.estimate);
-        close("lower", hr.lower);
-        close("upper", hr.upper);
-        let events = |arm: bool| rows.iter().filter(|r| r.in_arm == arm && r.event).count() as u64;
-        assert_eq!(t["events"].as_u64(), Some(events(true)));
-        assert_eq!(t["events_reference"].as_u64(), Some(events(false)));
+        }
+    };
+    for endpoint in ["PFS", "OS"] {
+        let (t, e) = (&comparison["tte"][endpoint], &r[endpoint]);
+        for key in ["n", "n_reference", "events", "events_reference"] {
+            assert_eq!(t[key], e[key], "{endpoint} {key}");
+        }
+        cox(endpoint, t, &e["cox"]);
+        cox(
+            &format!("{endpoint} stratified"),
+            &t["stratified"],
+            &e["stratified"]["cox"],
+        );
+        for (what, got, want) in [
+            ("log-rank", &t["logrank"], &e["logrank"]),
+            (
+                "stratified log-rank",
+                &t["stratified"]["logrank"],
+                &e["stratified"]["logrank"],
+            ),
+        ] {
+            close(
+                &format!("{endpoint} {what} chisq"),
+                &got["chisq"],
+                &want["chisq"],
+            );
+            close(&format!("{endpoint} {what} p"), &got["p"], &want["p"]);
+        }
         assert_eq!(
             t["stratified"]["strata"],
             serde_json::json!(["ECOG", "REGION"])
         );
-        // The design's effect is there: Drug X lowers the hazard of progression.
-        assert!(hr.upper < 1.0 || endpoint == "OS", "{endpoint}: {hr:?}");
+        let subgroups = t["subgroups"].as_array().expect("subgroups");
+        let expected = e["subgroups"].as_array().expect("R subgroups");
+        assert_eq!(subgroups.len(), expected.len(), "{endpoint} subgroups");
+        for want in expected {
+            let got = subgroups
+                .iter()
+                .find(|s| s["column"] == want["column"] && s["level"] == want["level"])
+                .unwrap_or_else(|| panic!("{endpoint}: no subgroup {want}"));
+            for key in ["estimate", "lower", "upper"] {
+                close(
+                    &format!("{endpoint} {} HR {key}", want["level"]),
+                    &got["hr"][key],
+                    &want["hr"][key],
+                );
+            }
+        }
     }
+    // The design's effect is there: Drug X lowers the hazard of progression.
+    assert!(comparison["tte"]["PFS"]["stratified"]["hr"]["upper"].as_f64() < Some(1.0));
 }
 
 /// The abstract's comparison sentence, the forest plot's rows and the derived CSV's arm say what

@@ -1,0 +1,50 @@
+# R reference values for the randomised example study (data/rand-example, SYNTHETIC): each
+# endpoint's Cox model of the arm (Efron ties; unstratified, and stratified by ECOG x REGION),
+# the log-rank tests, and the hazard ratio per level of SEX and AGEGR1. Drug X + chemo
+# against Placebo + chemo, every ITT subject, ADTTE as written (the data's own cut-off).
+# R 4.2.2, survival 3.5-3, jsonlite. Run from this folder: Rscript make_rand_example.R
+library(survival)
+library(jsonlite)
+dir <- "../../../data/rand-example"
+adsl <- read.csv(file.path(dir, "adsl.csv"), stringsAsFactors = FALSE)
+adtte <- read.csv(file.path(dir, "adtte.csv"), stringsAsFactors = FALSE)
+adsl <- adsl[adsl$ITTFL == "Y", ]
+adsl$arm <- as.integer(adsl$ARM == "Drug X + chemo")
+
+cox <- function(f, d) {
+  m <- coxph(f, data = d, ties = "efron")
+  s <- summary(m)
+  list(coef = unname(coef(m)), se = unname(sqrt(diag(m$var))),
+       hr = list(estimate = unname(s$conf.int[1, "exp(coef)"]),
+                 lower = unname(s$conf.int[1, "lower .95"]),
+                 upper = unname(s$conf.int[1, "upper .95"])),
+       p_wald = unname(s$waldtest["pvalue"]), p_lr = unname(s$logtest["pvalue"]),
+       p_score = unname(s$sctest["pvalue"]))
+}
+logrank <- function(f, d) {
+  s <- survdiff(f, data = d)
+  list(chisq = s$chisq, p = pchisq(s$chisq, 1, lower.tail = FALSE))
+}
+
+out <- list()
+for (endpoint in c("PFS", "OS")) {
+  d <- merge(adsl, adtte[adtte$PARAMCD == endpoint, ], by = "USUBJID")
+  d$event <- 1 - d$CNSR
+  e <- list(
+    n = sum(d$arm == 1), n_reference = sum(d$arm == 0),
+    events = sum(d$event[d$arm == 1]), events_reference = sum(d$event[d$arm == 0]),
+    cox = cox(Surv(AVAL, event) ~ arm, d),
+    logrank = logrank(Surv(AVAL, event) ~ arm, d),
+    stratified = list(cox = cox(Surv(AVAL, event) ~ arm + strata(ECOG, REGION), d),
+                      logrank = logrank(Surv(AVAL, event) ~ arm + strata(ECOG, REGION), d)),
+    subgroups = list())
+  for (column in c("SEX", "AGEGR1")) {
+    for (level in sort(unique(d[[column]]))) {
+      w <- d[d[[column]] == level, ]
+      e$subgroups[[length(e$subgroups) + 1]] <- list(
+        column = column, level = level, hr = cox(Surv(AVAL, event) ~ arm, w)$hr)
+    }
+  }
+  out[[endpoint]] <- e
+}
+write(toJSON(out, auto_unbox = TRUE, digits = NA, pretty = TRUE), "expected.json")
