@@ -91,3 +91,72 @@ impl Ran {
         )
     }
 }
+
+/// The SHA-256 of every file a build wrote under `study` (lock files apart), against the list
+/// `tests/reference/<list>`: a change meant to leave the outputs alone must leave every byte.
+/// `manifest.json` is hashed with its input and config paths cut to their file names (they
+/// start at the output folder, a temporary one). After a change meant to change outputs,
+/// review them and write the lists anew with
+/// `READOUT_BLESS_GOLDEN=1 cargo test --release outputs_match`.
+pub fn assert_golden(study: &Path, list: &str) {
+    let mut lines: Vec<String> = files_under(study)
+        .into_iter()
+        .filter(|path| {
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| !n.starts_with('.'))
+        })
+        .map(|path| {
+            let mut bytes = std::fs::read(&path).expect("read");
+            if path.file_name().is_some_and(|n| n == "manifest.json") {
+                bytes = manifest_without_locations(&bytes);
+            }
+            let name = path
+                .strip_prefix(study)
+                .expect("inside")
+                .display()
+                .to_string();
+            format!("{}  {name}", readout::load::sha256_hex(&bytes))
+        })
+        .collect();
+    lines.sort_by(|a, b| a[66..].cmp(&b[66..]));
+    let actual = lines.join("\n") + "\n";
+    let recorded = root().join("tests/reference").join(list);
+    if std::env::var_os("READOUT_BLESS_GOLDEN").is_some() {
+        std::fs::write(&recorded, &actual).expect("write the list");
+        return;
+    }
+    let expected = std::fs::read_to_string(&recorded).expect("the recorded list");
+    let differ: Vec<&str> = actual
+        .lines()
+        .filter(|l| !expected.lines().any(|e| e == *l))
+        .chain(
+            expected
+                .lines()
+                .filter(|e| !actual.lines().any(|l| l == *e)),
+        )
+        .collect();
+    assert!(
+        differ.is_empty(),
+        "outputs differ from tests/reference/{list} (lines on one side only):\n{}",
+        differ.join("\n")
+    );
+}
+
+/// A manifest with each input's and the config's path cut to its file name.
+fn manifest_without_locations(bytes: &[u8]) -> Vec<u8> {
+    let mut manifest: serde_json::Value = serde_json::from_slice(bytes).expect("manifest");
+    let cut = |entry: &mut serde_json::Value| {
+        let name = entry["path"]
+            .as_str()
+            .and_then(|p| p.rsplit('/').next())
+            .expect("a path")
+            .to_string();
+        entry["path"] = name.into();
+    };
+    cut(&mut manifest["config"]);
+    for input in manifest["inputs"].as_array_mut().expect("inputs") {
+        cut(input);
+    }
+    serde_json::to_vec_pretty(&manifest).expect("JSON")
+}

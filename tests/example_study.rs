@@ -386,54 +386,11 @@ fn the_same_inputs_give_byte_identical_outputs() {
     }
 }
 
-/// The SHA-256 of every file the example study writes (but the manifest, whose input paths
-/// depend on where the output folder is, and the builds' lock files), against `tests/reference/example-outputs.sha256`:
-/// a change that is meant to leave the outputs alone (a refactoring) must leave every byte.
-/// After a change that is meant to change outputs, review them and write the new list with
-/// `READOUT_BLESS=1 cargo test --release example_study::outputs_match`.
+/// The SHA-256 of every file the example study writes, against
+/// `tests/reference/example-outputs.sha256` ([`crate::common::assert_golden`]): a change that
+/// is meant to leave the outputs alone (a refactoring) must leave every byte.
 #[test]
 fn outputs_match_the_recorded_hashes() {
     let (_out, study) = build_example();
-    let files: Vec<PathBuf> = files_under(&study)
-        .into_iter()
-        .filter(|path| {
-            path.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n != "manifest.json" && !n.starts_with('.'))
-        })
-        .collect();
-    let mut lines: Vec<String> = files
-        .iter()
-        .map(|path| {
-            let bytes = std::fs::read(path).expect("read");
-            let name = path
-                .strip_prefix(&study)
-                .expect("inside")
-                .display()
-                .to_string();
-            format!("{}  {name}", readout::load::sha256_hex(&bytes))
-        })
-        .collect();
-    lines.sort_by(|a, b| a[66..].cmp(&b[66..]));
-    let actual = lines.join("\n") + "\n";
-    let recorded = root().join("tests/reference/example-outputs.sha256");
-    if std::env::var_os("READOUT_BLESS").is_some() {
-        std::fs::write(&recorded, &actual).expect("write the list");
-        return;
-    }
-    let expected = std::fs::read_to_string(&recorded).expect("the recorded list");
-    let differ: Vec<&str> = actual
-        .lines()
-        .filter(|l| !expected.lines().any(|e| e == *l))
-        .chain(
-            expected
-                .lines()
-                .filter(|e| !actual.lines().any(|l| l == *e)),
-        )
-        .collect();
-    assert!(
-        differ.is_empty(),
-        "outputs differ from tests/reference/example-outputs.sha256 (lines on one side only):\n{}",
-        differ.join("\n")
-    );
+    crate::common::assert_golden(&study, "example-outputs.sha256");
 }

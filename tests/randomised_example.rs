@@ -387,3 +387,26 @@ fn report_has_a_column_per_arm() {
         "two subjects randomised to Drug X were never treated"
     );
 }
+
+/// The SHA-256 of every file the randomised example writes with every format (Word, PNG,
+/// Dataset-JSON, forest plots, the manifest), against `tests/reference/rand-outputs.sha256`
+/// ([`crate::common::assert_golden`]).
+#[test]
+fn outputs_match_the_recorded_hashes() {
+    let out = tempfile::tempdir().expect("temp dir");
+    let config = std::fs::read_to_string(root().join("config/rand-example.yaml"))
+        .expect("config")
+        .replace(
+            "formats: [md, html, docx, png]",
+            "formats: [md, html, docx, png, dataset-json]",
+        )
+        .replace(
+            "../data/rand-example",
+            &root().join("data/rand-example").display().to_string(),
+        );
+    assert!(config.contains("dataset-json"), "the formats line moved");
+    let path = out.path().join("rand-example.yaml");
+    std::fs::write(&path, config).expect("config");
+    crate::common::build_quietly(&out.path().join("out"), &path).success();
+    crate::common::assert_golden(&out.path().join("out/RAND-EXAMPLE"), "rand-outputs.sha256");
+}
