@@ -1,9 +1,10 @@
 //! readout: oncology trial abstracts and reports from a YAML study config and CDISC ADaM data.
 //!
-//! The pipeline (`docs/ARCHITECTURE.md`), one module per stage:
-//! [`config`] → [`load`] → [`cut`] → [`mod@derive`] → [`endpoints`] (using [`stats`]) →
-//! [`plots`] (via [`figures`]) → [`render`] → [`mod@write`]; [`build`] runs them in order and
-//! [`cmd`] is the command line.
+//! The pipeline (`docs/ARCHITECTURE.md`), a module per stage: [`config`] → [`study`] (the
+//! data [`load`]ed once) → [`cut`] → [`cohort`] ([`mod@derive`] → [`endpoints`] → [`compare`]
+//! → [`figures`]/[`plots`] → [`documents`]) → [`mod@write`]; every stage below the cohort
+//! stage reads and fills the types of [`results`]; [`stats`] is pure math; [`build`] runs the
+//! stages and [`cmd`] is the command line.
 
 // Bad input ends in an `Error`, never a panic (`docs/BAD-INPUT.md`): no unwrap/expect in library code.
 // Tests (unit tests here, and the integration tests, examples and benches, which are crates of

@@ -11,7 +11,7 @@ use crate::endpoints::Members;
 use crate::load::StudyData;
 use crate::model::{Assessment, Date, Subject};
 
-/// The subjects of a cohort (positions in `subjects`, as [`endpoints::Members`]): every
+/// The subjects of a cohort (positions in `subjects`, as [`crate::endpoints::Members`]): every
 /// `where` filter must hold.
 pub fn cohort_members(cohort: &CohortConfig, subjects: &[Subject]) -> Vec<u32> {
     let filters = Filters::of(cohort.filter.iter());

@@ -324,7 +324,7 @@ fn agrees(stated: Written, n: u64, total: u64) -> bool {
 
 /// Every count-and-percentage pair of `text` whose percentage is not its n/N: the first
 /// [`MAX_LISTED`] with their line and sentence, and the count of all. Digits of any script,
-/// the spaces of a line and the percent signs of [`is_percent`] are read alike
+/// the spaces of a line and the percent signs of `is_percent` are read alike
 /// (docs/LINT.md).
 pub fn check_proportions(text: &str) -> Disagreements {
     let mut found = Found::new(text);

@@ -183,7 +183,7 @@ pub fn is_plausible_date(date: Date) -> bool {
     (1900..=2100).contains(&date.year())
 }
 
-/// `YYYY-MM-DD`, optionally followed by an ISO 8601 time ([`is_iso_time`]; a datetime whose
+/// `YYYY-MM-DD`, optionally followed by an ISO 8601 time (`is_iso_time`; a datetime whose
 /// date is taken). Hand-written because it runs once per date cell: chrono's format parser is
 /// ten times slower.
 pub fn parse_iso_date(text: &str) -> Option<Date> {

@@ -3,7 +3,7 @@
 //! sorted, and a time within √ε (absolutely, or relative to the mean of the distinct times'
 //! magnitudes) of the one before it joins that one's run; each time becomes the first of its
 //! run. Two times that differ in the 17th digit (a days/30.4375 conversion done two ways) are
-//! then one time in every fit. [`run_starts`] is the rule; the Kaplan–Meier fit and the
+//! then one time in every fit. `run_starts` is the rule; the Kaplan–Meier fit and the
 //! two-arm data of Cox models and log-rank tests apply it.
 
 /// R's tolerance: `sqrt(.Machine$double.eps)`.

@@ -153,8 +153,8 @@ pub fn fisher_exact(a: usize, b: usize, c: usize, d: usize) -> f64 {
 /// of 2×2 tables, as `mantelhaen.test(x, correct = FALSE)$p.value` for a 2×2×K table: each
 /// element of `strata` is one stratum's `(arm, reference)` counts.
 ///
-/// The statistic is (Σₖ (aₖ − E[aₖ]))² / Σₖ Var[aₖ] with E[aₖ] = n₁ₖm₁ₖ/Nₖ and
-/// Var[aₖ] = n₁ₖn₀ₖm₁ₖm₀ₖ / (Nₖ²(Nₖ − 1)) (n the arm sizes, m the responder and non-responder
+/// The statistic is (Σₖ (aₖ − E(aₖ)))² / Σₖ Var(aₖ) with E(aₖ) = n₁ₖm₁ₖ/Nₖ and
+/// Var(aₖ) = n₁ₖn₀ₖm₁ₖm₀ₖ / (Nₖ²(Nₖ − 1)) (n the arm sizes, m the responder and non-responder
 /// totals, N the stratum size), referred to the chi-square distribution with 1 df.
 ///
 /// A stratum of fewer than 2 subjects contributes nothing (R stops with "sample size in each

@@ -13,7 +13,7 @@ use crate::load::StudyData;
 /// How many of the values present an error lists.
 const LISTED: usize = 20;
 
-/// `A, B, C` of the first [`LISTED`] values, then how many in all.
+/// `A, B, C` of the first `LISTED` values, then how many in all.
 pub fn listing<'a>(values: impl IntoIterator<Item = &'a str>) -> String {
     let values: BTreeSet<&str> = values.into_iter().collect();
     let shown: Vec<&str> = values.iter().take(LISTED).copied().collect();

@@ -73,7 +73,7 @@ impl DerivedRows<'_> {
 
     /// `derived/<cohort>.csv`: one row per subject with the derived values (docs/OUTPUTS.md),
     /// quoted as the `csv` crate would (only fields with a comma, quote or line end). Written
-    /// field by field into a buffer, given to `write` each [`DERIVED_PIECE`] bytes, so a cohort
+    /// field by field into a buffer, given to `write` each `DERIVED_PIECE` bytes, so a cohort
     /// of millions is never one buffer.
     pub fn write_csv(
         &self,

@@ -15,7 +15,7 @@
 //!   `[x]{onclick=…}`, `` `…`{=html} ``).
 //!
 //! A rewrite can make new markup (a link's text may hold another), so the text is read again
-//! until nothing is left to rewrite; nesting built to outlast [`MAX_PASSES`] readings gets
+//! until nothing is left to rewrite; nesting built to outlast `MAX_PASSES` readings gets
 //! every markup character escaped.
 
 use std::borrow::Cow;
