@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{files_under, readout_command, root, Run};
+use crate::common::{readout_command, root, Run};
 
 /// Builds the example study once per test into its own temporary folder.
 fn build_example() -> (tempfile::TempDir, PathBuf) {

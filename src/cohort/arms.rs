@@ -79,7 +79,8 @@ pub fn analyse_arms<'a>(
         }));
     }
     let arm_of = |i: usize| arm_values.get(i).copied().flatten();
-    let present: BTreeSet<&str> = (0..pooled.members.len()).filter_map(arm_of).collect();
+    // The arms present: the values of the members' column lists (a handful), not of each member.
+    let present: BTreeSet<&str> = arm_by_list.values().flatten().copied().collect();
     if present.is_empty() {
         return Err(refused(
             "arms.column",
@@ -152,19 +153,29 @@ pub fn analyse_arms<'a>(
         ));
     }
 
+    // Each arm analysed as a cohort of its own, the arms side by side.
+    let analysed: Vec<(String, CohortAnalysis<'a>)> = {
+        use rayon::prelude::*;
+        order
+            .par_iter()
+            .map(|arm| {
+                let positions: Vec<u32> = (0..pooled.members.len())
+                    .filter(|&i| arm_of(i) == Some(arm.as_str()))
+                    .filter_map(|i| pooled.members.get(i).copied())
+                    .collect();
+                let analysis = crate::profile::timing::stage("    arm", || {
+                    analyse_members(study, at, cohort, Members::Owned(positions))
+                })?;
+                Ok((arm.clone(), analysis))
+            })
+            .collect::<Result<_>>()?
+    };
     let mut arms = Vec::with_capacity(order.len());
     let mut km = Vec::with_capacity(order.len());
-    for arm in &order {
-        let positions: Vec<u32> = (0..pooled.members.len())
-            .filter(|&i| arm_of(i) == Some(arm.as_str()))
-            .filter_map(|i| pooled.members.get(i).copied())
-            .collect();
-        let analysis = crate::profile::timing::stage("    arm", || {
-            analyse_members(study, at, cohort, Members::Owned(positions))
-        })?;
+    for (arm, analysis) in analysed {
         km.push((arm.clone(), analysis.km));
         arms.push(ArmResults {
-            arm: arm.clone(),
+            arm,
             results: analysis.results,
         });
     }
@@ -172,15 +183,17 @@ pub fn analyse_arms<'a>(
     let mut comparisons = Vec::new();
     for arm in order.iter().filter(|a| **a != reference) {
         let two: Vec<Member> = crate::profile::timing::stage("    two arms", || {
+            // Members are positions of a table of at most 1 GiB: fewer than 2^32.
             (0..pooled.members.len())
-                .filter_map(|index| {
-                    let value = arm_of(index)?;
+                .zip(0u32..)
+                .filter_map(|(i, index)| {
+                    let value = arm_of(i)?;
                     let in_arm = value == arm;
                     (in_arm || value == reference).then(|| {
-                        member(index).map(|subject| Member {
+                        member(i).map(|subject| Member {
                             index,
                             in_arm,
-                            stratum: strata_of.get(index).copied().flatten(),
+                            stratum: strata_of.get(i).copied().flatten(),
                             subject,
                         })
                     })?

@@ -21,7 +21,7 @@ mod tte;
 /// A member's place in a comparison.
 pub struct Member<'s> {
     /// Position in the cohort's members.
-    pub index: usize,
+    pub index: u32,
     /// Whether it is of the arm compared (else of the reference).
     pub in_arm: bool,
     /// Its stratum (by number), if it has a value of every strata column.
@@ -47,7 +47,7 @@ pub fn compare_pair(
         let Some(column) = pooled.derived_tte.get(e) else {
             continue;
         };
-        let time_of = |m: &Member| column.get(m.index).and_then(|v| v.get());
+        let time_of = |m: &Member| column.get(m.index as usize).and_then(|v| v.get());
         if let Some(compared) = crate::profile::timing::stage("    tte comparison", || {
             tte::compare_tte(two, &time_of, cohort, settings, &label, endpoint, warnings)
         })? {

@@ -25,7 +25,7 @@ pub(super) fn compare_response(
         .map(|m| {
             let category = pooled
                 .derived
-                .get(m.index)
+                .get(m.index as usize)
                 .map_or("NE", |d| bor_category(d.bor.bor));
             (m, category)
         })

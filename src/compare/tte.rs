@@ -24,19 +24,6 @@ fn cox_results(fit: &stats::CoxFit) -> CoxResults {
     }
 }
 
-/// The timed members as the two-arm data of every model of the comparison.
-fn arm_subjects(timed: &[(&Member, f64, bool)]) -> Vec<stats::ArmSubject> {
-    timed
-        .iter()
-        .map(|(m, time, event)| stats::ArmSubject {
-            time: *time,
-            event: *event,
-            in_arm: m.in_arm,
-            stratum: m.stratum,
-        })
-        .collect()
-}
-
 /// The log-rank test of a model's data; without information (no variance: every event
 /// time has one subject at risk, or both arms' subjects die together) the statistic and p
 /// are `null` and a warning says so, as R's `survdiff` refuses such data.
@@ -55,18 +42,30 @@ fn logrank_results(test: stats::Logrank, what: &str, warnings: &mut Vec<String>)
 }
 
 /// Counts of subjects and events in the arm and the reference.
-fn counts(timed: &[(&Member, f64, bool)]) -> (usize, usize, usize, usize) {
+fn counts(subjects: &[stats::ArmSubject]) -> (usize, usize, usize, usize) {
     let mut c = (0, 0, 0, 0);
-    for (m, _, event) in timed {
-        if m.in_arm {
+    for s in subjects {
+        if s.in_arm {
             c.0 += 1;
-            c.2 += usize::from(*event);
+            c.2 += usize::from(s.event);
         } else {
             c.1 += 1;
-            c.3 += usize::from(*event);
+            c.3 += usize::from(s.event);
         }
     }
     c
+}
+
+/// One model's Cox fit and log-rank test, side by side.
+fn fit_model(
+    model: &stats::ArmModel<'_>,
+    settings: &Analysis,
+) -> std::result::Result<(stats::CoxFit, stats::Logrank), stats::StatsError> {
+    let (fit, logrank) = rayon::join(
+        || model.cox(ties(settings), settings.ci_level),
+        || model.logrank(),
+    );
+    Ok((fit?, logrank?))
 }
 
 pub(super) fn compare_tte(
@@ -78,80 +77,83 @@ pub(super) fn compare_tte(
     endpoint: &str,
     warnings: &mut Vec<String>,
 ) -> Result<Option<TteComparison>> {
-    let timed: Vec<(&Member, f64, bool)> = two
-        .iter()
-        .filter_map(|m| time_of(m).map(|(t, censored)| (m, t, !censored)))
+    // The members with a time, as the two-arm data of every model (`timed[k]` is the member
+    // of subject k): no copy of the members themselves.
+    let mut timed: Vec<u32> = Vec::new();
+    let subjects: Vec<stats::ArmSubject> = (0u32..)
+        .zip(two)
+        .filter_map(|(k, m)| {
+            let (time, censored) = time_of(m)?;
+            timed.push(k);
+            Some(stats::ArmSubject {
+                time,
+                event: !censored,
+                in_arm: m.in_arm,
+                stratum: m.stratum,
+            })
+        })
         .collect();
-    let (n, n_reference, events, events_reference) = counts(&timed);
+    let (n, n_reference, events, events_reference) = counts(&subjects);
     if n == 0 || n_reference == 0 {
         return Ok(None);
     }
     let level = settings.ci_level;
     let error = |what: &str| statistics_error(cohort, format!("{label}: {endpoint} {what}"));
     // The two arms sorted once; every model below (stratified, per subgroup) is a view of it.
-    let data = stats::ArmTimes::new(&arm_subjects(&timed)).map_err(error("Cox model"))?;
-    let model = data.model(false);
-    let fit = model
-        .cox(ties(settings), level)
-        .map_err(error("Cox model"))?;
+    let data = stats::ArmTimes::new(&subjects).map_err(error("Cox model"))?;
+    let missing = subjects.iter().filter(|s| s.stratum.is_none()).count();
+    drop(subjects);
+    // The unstratified and the stratified model side by side.
+    let (overall, stratified) = rayon::join(
+        || fit_model(&data.model(false), settings),
+        || (!cohort.strata.is_empty()).then(|| fit_model(&data.model(true), settings)),
+    );
+    let (fit, logrank) = overall.map_err(error("Cox model"))?;
     if let Some(why) = fit.not_estimable {
         warnings.push(format!(
             "{label}: {endpoint} hazard ratio not estimable ({why})"
         ));
     }
-    let logrank = logrank_results(
-        model.logrank().map_err(error("log-rank test"))?,
-        &format!("{label}: {endpoint}"),
-        warnings,
-    );
-    drop(model);
-    let stratified = if cohort.strata.is_empty() {
-        None
-    } else {
-        let missing = timed.iter().filter(|(m, _, _)| m.stratum.is_none()).count();
-        if missing > 0 {
-            warnings.push(format!(
-                "{label}: {endpoint}: {missing} subject(s) without a value of {} left out of the stratified analysis",
-                cohort.strata.join(", ")
-            ));
+    let logrank = logrank_results(logrank, &format!("{label}: {endpoint}"), warnings);
+    let stratified = match stratified {
+        None => None,
+        Some(fitted) => {
+            if missing > 0 {
+                warnings.push(format!(
+                    "{label}: {endpoint}: {missing} subject(s) without a value of {} left out of the stratified analysis",
+                    cohort.strata.join(", ")
+                ));
+            }
+            let (fit, test) = fitted.map_err(error("stratified Cox model"))?;
+            if let Some(why) = fit.not_estimable {
+                warnings.push(format!(
+                    "{label}: {endpoint} stratified hazard ratio not estimable ({why})"
+                ));
+            }
+            Some(StratifiedComparison {
+                strata: cohort.strata.clone(),
+                cox: cox_results(&fit),
+                logrank: logrank_results(
+                    test,
+                    &format!("{label}: {endpoint} stratified"),
+                    warnings,
+                ),
+            })
         }
-        let model = data.model(true);
-        let fit = model
-            .cox(ties(settings), level)
-            .map_err(error("stratified Cox model"))?;
-        if let Some(why) = fit.not_estimable {
-            warnings.push(format!(
-                "{label}: {endpoint} stratified hazard ratio not estimable ({why})"
-            ));
-        }
-        Some(StratifiedComparison {
-            strata: cohort.strata.clone(),
-            cox: cox_results(&fit),
-            logrank: logrank_results(
-                model.logrank().map_err(error("stratified log-rank test"))?,
-                &format!("{label}: {endpoint} stratified"),
-                warnings,
-            ),
-        })
     };
     let mut subgroups = Vec::new();
+    let member = |k: &u32| two.get(*k as usize);
     for column in &cohort.subgroups {
         let level_of: Vec<Option<&str>> = timed
             .iter()
-            .map(|(m, _, _)| m.subject.columns.get(column))
+            .map(|k| member(k).and_then(|m| m.subject.columns.get(column)))
             .collect();
         let levels: BTreeSet<&str> = level_of.iter().flatten().copied().collect();
         for level_value in levels {
-            let within: Vec<(&Member, f64, bool)> = timed
-                .iter()
-                .zip(&level_of)
-                .filter(|(_, l)| **l == Some(level_value))
-                .map(|(t, _)| *t)
-                .collect();
-            let (n, n_reference, events, events_reference) = counts(&within);
+            let model = data.model_where(|i| level_of.get(i) == Some(&Some(level_value)), false);
+            let (n, n_reference) = (model.in_arm(), model.n() - model.in_arm());
+            let [events, events_reference] = model.events_by_arm();
             let hr = if n > 0 && n_reference > 0 {
-                let model =
-                    data.model_where(|i| level_of.get(i) == Some(&Some(level_value)), false);
                 let fit = model
                     .cox(ties(settings), level)
                     .map_err(error("subgroup Cox model"))?;

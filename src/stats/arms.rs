@@ -48,9 +48,10 @@ impl ArmTimes {
             return Err(StatsError::Numerical("more than 2^32 - 1 subjects"));
         }
         let mut n_strata = 0usize;
-        // Time (bits: times are finite and not negative, −0 made 0, so the bits sort as the
-        // times do), then position: one key, one sort.
-        let mut keys: Vec<(u64, u32)> = Vec::with_capacity(subjects.len());
+        // Descending time (the complement of its bits: times are finite and not negative, −0
+        // made 0, so the bits sort as the times do), then position: one integer key, one
+        // parallel sort.
+        let mut keys: Vec<u128> = Vec::with_capacity(subjects.len());
         for (position, s) in (0u32..).zip(subjects) {
             if !(s.time.is_finite() && s.time >= 0.0) {
                 return Err(StatsError::InvalidTime {
@@ -64,10 +65,12 @@ impl ArmTimes {
                 }
                 n_strata = n_strata.max(stratum as usize + 1);
             }
-            keys.push(((s.time + 0.0).to_bits(), position));
+            keys.push(u128::from(!(s.time + 0.0).to_bits()) << 32 | u128::from(position));
         }
-        // Descending times; among equal times, the input order.
-        keys.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        {
+            use rayon::slice::ParallelSliceMut;
+            keys.par_sort_unstable();
+        }
         let mut data = ArmTimes {
             times: Vec::with_capacity(keys.len()),
             flags: Vec::with_capacity(keys.len()),
@@ -75,7 +78,8 @@ impl ArmTimes {
             index: Vec::with_capacity(keys.len()),
             n_strata,
         };
-        for (bits, position) in keys {
+        for key in keys {
+            let (bits, position) = (!((key >> 32) as u64), key as u32);
             let s = subjects
                 .get(position as usize)
                 .ok_or(StatsError::Numerical("a subject out of range"))?;
@@ -203,6 +207,21 @@ impl<'d> ArmModel<'d> {
             Some(rows) => RowIndexes::Some(rows.iter()),
             None => RowIndexes::All(0..self.data.times.len()),
         }
+    }
+
+    /// Subjects in the model.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// Subjects of the arm compared.
+    pub fn in_arm(&self) -> usize {
+        self.in_arm
+    }
+
+    /// Events in the arm and in the reference.
+    pub fn events_by_arm(&self) -> [usize; 2] {
+        self.events_by_arm
     }
 
     /// How many strata the passes keep sums for (1 unstratified).

@@ -91,6 +91,7 @@ impl DerivedRows<'_> {
         out.push(b'\n');
         let mut number = String::new();
         let mut formatted: FxHashMap<u64, Box<str>> = FxHashMap::default();
+        let mut arms: FxHashMap<usize, Option<&str>> = FxHashMap::default();
         for (i, &member) in self.members.iter().enumerate() {
             let subject = subjects.get(member as usize);
             let bor = self.derived.get(i).map(|d| &d.bor);
@@ -130,10 +131,13 @@ impl DerivedRows<'_> {
             out.extend_from_slice(if efficacy { b",Y" } else { b",N" });
             if let Some(column) = &self.arm_column {
                 out.push(b',');
-                csv_field(
-                    &mut out,
-                    subject.and_then(|s| s.columns.get(column)).unwrap_or(""),
-                );
+                // Looked up once per shared list of ADSL columns (a handful for millions).
+                let arm = subject.and_then(|s| {
+                    *arms
+                        .entry(s.columns.list_id())
+                        .or_insert_with(|| s.columns.get(column))
+                });
+                csv_field(&mut out, arm.unwrap_or(""));
             }
             out.push(b'\n');
             if out.len() >= DERIVED_PIECE {
