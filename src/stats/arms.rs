@@ -174,8 +174,10 @@ impl<'d> ArmModel<'d> {
         };
         let mut distinct: Vec<f64> = Vec::new();
         let (mut n, mut events, mut in_arm_count, mut events_by_arm) = (0, 0, 0, [0, 0]);
+        // Rows are the data's own positions (`model_where` takes them from its enumeration):
+        // indexing by them cannot miss, and a bug would stop here rather than give a number.
         for row in model.row_indexes() {
-            let flags = data.flags.get(row).copied().unwrap_or(0);
+            let flags = data.flags[row];
             let (event, in_arm) = (flags & 1 == 1, flags & 2 == 2);
             n += 1;
             events += usize::from(event);
@@ -183,7 +185,7 @@ impl<'d> ArmModel<'d> {
             if event {
                 events_by_arm[usize::from(!in_arm)] += 1;
             }
-            let t = data.times.get(row).copied().unwrap_or(0.0);
+            let t = data.times[row];
             if distinct.last() != Some(&t) {
                 distinct.push(t);
             }
@@ -194,7 +196,7 @@ impl<'d> ArmModel<'d> {
         if let Some(starts) = run_starts(distinct.iter().rev().copied()) {
             let runs = model
                 .row_indexes()
-                .map(|row| run_of(&starts, data.times.get(row).copied().unwrap_or(0.0)))
+                .map(|row| run_of(&starts, data.times[row]))
                 .collect();
             model.runs = Some(runs);
         }
@@ -244,19 +246,20 @@ impl<'d> ArmModel<'d> {
     pub(crate) fn for_each_time(&self, mut visit: impl FnMut(&[Row])) {
         let mut group: Vec<Row> = Vec::new();
         let mut current = f64::NAN;
+        // `runs` has one time per row of the model, in its order.
         for (k, row) in self.row_indexes().enumerate() {
             let time = match &self.runs {
-                Some(runs) => runs.get(k).copied().unwrap_or(0.0),
-                None => self.data.times.get(row).copied().unwrap_or(0.0),
+                Some(runs) => runs[k],
+                None => self.data.times[row],
             };
             if time != current && !group.is_empty() {
                 visit(&group);
                 group.clear();
             }
             current = time;
-            let flags = self.data.flags.get(row).copied().unwrap_or(0);
+            let flags = self.data.flags[row];
             let stratum = if self.stratified {
-                self.data.strata.get(row).copied().unwrap_or(0) as usize
+                self.data.strata[row] as usize
             } else {
                 0
             };

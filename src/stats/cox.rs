@@ -206,10 +206,9 @@ impl ArmModel<'_> {
                 let k = usize::from(row.in_arm);
                 let (xk, r) = (x[k], risk[k]);
                 let terms = [r, r * xk, r * xk * xk];
-                if let Some(s) = sums.get_mut(row.stratum) {
-                    for (sum, term) in s.iter_mut().zip(terms) {
-                        *sum += term;
-                    }
+                // Strata are numbered below `slots()` (the model checked them).
+                for (sum, term) in sums[row.stratum].iter_mut().zip(terms) {
+                    *sum += term;
                 }
                 if row.event {
                     match deaths.iter_mut().find(|d| d.0 == row.stratum) {
@@ -225,9 +224,7 @@ impl ArmModel<'_> {
                 }
             }
             for &(stratum, d, count, xsum) in &deaths {
-                let Some(s) = sums.get(stratum) else {
-                    continue;
-                };
+                let s = &sums[stratum];
                 m.loglik += beta * xsum;
                 m.score += xsum;
                 let n = f64::from(count);

@@ -37,9 +37,8 @@ impl ArmModel<'_> {
             deaths.clear();
             for row in rows {
                 let arm = usize::from(row.in_arm);
-                if let Some(n) = at_risk.get_mut(row.stratum) {
-                    n[arm] += 1.0;
-                }
+                // Strata are numbered below `slots()` (the model checked them).
+                at_risk[row.stratum][arm] += 1.0;
                 if row.event {
                     match deaths.iter_mut().find(|d| d.0 == row.stratum) {
                         Some(d) => d.1[arm] += 1.0,
@@ -52,9 +51,7 @@ impl ArmModel<'_> {
                 }
             }
             for &(stratum, died) in &deaths {
-                let Some(n) = at_risk.get(stratum) else {
-                    continue;
-                };
+                let n = &at_risk[stratum];
                 let (d, total) = (died[0] + died[1], n[0] + n[1]);
                 for arm in 0..2 {
                     observed[arm] += died[arm];
