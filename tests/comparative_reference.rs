@@ -405,10 +405,11 @@ fn randomised_documents_read_the_comparisons() {
     let folder = tmp.path().join("out/LUNG/no-cutoff");
     let text = std::fs::read_to_string(folder.join("all/abstract.txt")).expect("abstract");
     for sentence in [
-        // No enrolment dates: the count opens the sentence, in words.
-        "Two hundred twenty-seven pts were randomized: 90 to Arm B and 137 to Arm A.",
-        "Median overall survival was 14.0 with Arm B vs 8.9 months with Arm A (HR 0.57, 95% CI: 0.41, 0.80; stratified log-rank p < 0.001).",
-        "The confirmed ORR was 34.4% (31/90) with Arm B vs 21.9% (30/137) with Arm A (difference 12.5%, 95% CI: 0.7%, 24.5%; CMH p = 0.029).",
+        // No enrolment dates: the count opens the sentence; over 99, recast, not spelled.
+        "A total of 227 pts were randomized: 90 to Arm B and 137 to Arm A.",
+        // Each arm's median with its CI and unit, the events per arm, the HR and named test.
+        "Median overall survival was 14.0 months (95% CI: 11.3, 17.2) with Arm B vs 8.9 months (95% CI: 7.0, 10.2) with Arm A (53 vs 111 events; HR 0.57, 95% CI: 0.41, 0.80; stratified log-rank p < 0.001).",
+        "The confirmed ORR was 34.4% (31/90; 95% CI: 24.7%, 45.2%) with Arm B vs 21.9% (30/137; 95% CI: 15.3%, 29.8%) with Arm A (difference 12.5%, 95% CI: 0.7%, 24.5%; CMH p = 0.029).",
         "Cox proportional hazards model stratified by STRAT (Efron method for ties)",
         "Newcombe hybrid score 95% CIs and tested with the Cochran–Mantel–Haenszel test stratified by STRAT",
     ] {

@@ -309,7 +309,7 @@ fn a_median_not_reached_takes_no_unit() {
     let (_, text) = build(tmp.path(), &config);
     assert!(
         text.contains(
-            "Median overall survival was 100.0 days with Drug vs not reached with Placebo"
+            "Median overall survival was 100.0 days (95% CI: 10.0, 150.0) with Drug vs not reached (95% CI: NE, NE) with Placebo (10 vs 0 events"
         ),
         "{text}"
     );
@@ -425,4 +425,55 @@ fn cox_fits_match_r_where_its_default_start_fails() {
     assert!(expected["no-variance"]["survdiff"]
         .as_str()
         .is_some_and(|e| e.contains("singular")));
+}
+
+/// Three arms read as one sentence of medians (each with its CI and unit), the events per
+/// arm, then the hazard ratios against the reference; the reference's median is said once
+/// (it was repeated in a sentence per comparison), and the ORRs likewise.
+#[test]
+fn three_arms_read_as_one_sentence_of_medians_then_the_hazard_ratios() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let subjects: Vec<Subject> = (0..30)
+        .map(|i| {
+            let arm = ["High", "Low", "Placebo"][i % 3];
+            Subject {
+                arm,
+                stratum: "A".into(),
+                os: (10 * (i as u32 + 1) + [0, 5, 40][i % 3], i % 4 != 0),
+                responder: i % 3 == 0 && i % 2 == 0,
+            }
+        })
+        .collect();
+    let config = write_study(tmp.path(), &subjects, "");
+    let (cohort, text) = build(tmp.path(), &config);
+    assert_eq!(cohort["comparisons"].as_array().map(Vec::len), Some(2));
+    let sentence = text
+        .split(". ")
+        .find(|s| s.starts_with("Median overall survival"))
+        .expect("the survival sentence");
+    assert_eq!(sentence.matches("with Placebo").count(), 1, "{sentence}");
+    assert!(sentence.contains(" days (95% CI: "), "{sentence}");
+    assert!(
+        sentence.contains("HRs vs Placebo were ") && sentence.contains(" for High and "),
+        "{sentence}"
+    );
+    assert!(sentence.contains("log-rank p"), "{sentence}");
+    let events: Vec<String> = cohort["arms"]
+        .as_array()
+        .expect("arms")
+        .iter()
+        .map(|a| a["tte"]["OS"]["events"].to_string())
+        .collect();
+    assert!(
+        sentence.contains(&format!(
+            "({}, {} and {} events)",
+            events[0], events[1], events[2]
+        )),
+        "{sentence}"
+    );
+    assert!(text.contains("differences vs Placebo were "), "{text}");
+    assert!(
+        text.contains("Thirty pts were randomized: 10 to High, 10 to Low and 10 to Placebo."),
+        "{text}"
+    );
 }

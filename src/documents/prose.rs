@@ -32,6 +32,30 @@ const TENS: [&str; 10] = [
     "", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
 ];
 
+/// A count opening a sentence, as journal style has it: spelled out up to ninety-nine ("Nine
+/// pts died"), a larger one recast ("A total of 4,028 pts were randomized") rather than
+/// spelled ("Four thousand twenty-eight").
+pub fn sentence_start(n: u64) -> String {
+    if n < 100 {
+        sentence_case(&spell(n))
+    } else {
+        format!("A total of {}", grouped(n))
+    }
+}
+
+/// `4028` as `4,028`.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A whole number in words ("twenty-one", "three hundred four", "1,250 thousand" is never
 /// reached: past 999,999 the digits are returned).
 pub fn spell(n: u64) -> String {
@@ -245,6 +269,16 @@ pub fn counted_terms(terms: &[(String, usize)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Counts opening a sentence: words up to 99, "A total of" beyond.
+    #[test]
+    fn sentence_starts_spell_small_counts_and_recast_large_ones() {
+        assert_eq!(sentence_start(9), "Nine");
+        assert_eq!(sentence_start(99), "Ninety-nine");
+        assert_eq!(sentence_start(100), "A total of 100");
+        assert_eq!(sentence_start(4028), "A total of 4,028");
+        assert_eq!(grouped(1_234_567), "1,234,567");
+    }
     use crate::config::BaselineKind;
 
     #[test]

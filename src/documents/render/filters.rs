@@ -149,11 +149,10 @@ pub(super) fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
         let Some(n) = v.as_u64() else {
             return Ok(v.clone());
         };
-        let words = crate::documents::prose::spell(n);
         Ok(Value::String(if flag(args, "capital") {
-            crate::documents::prose::sentence_case(&words)
+            crate::documents::prose::sentence_start(n)
         } else {
-            words
+            crate::documents::prose::spell(n)
         }))
     });
     tera.register_filter("plural", |v: &Value, args: &HashMap<String, Value>| {
