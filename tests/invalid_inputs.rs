@@ -452,13 +452,15 @@ fn an_ae_without_grade_is_a_warning_in_the_summary_and_results() {
             .is_some_and(|w| w.contains("1 adverse event(s) have no grade"))),
         "{warnings:?}"
     );
+    // Warnings are diagnostics: standard error, the summary table on standard output.
     assert!(
-        run.stdout.contains("warning:") && run.stdout.contains("have no grade"),
-        "the build summary lists the warning: {}",
-        run.stdout
+        run.stderr.contains("warning:") && run.stderr.contains("have no grade"),
+        "the build lists the warning: {}",
+        run.stderr
     );
+    assert!(!run.stdout.contains("have no grade"), "{}", run.stdout);
     let check = readout(&["check", &fixture_config("ae-without-grade")], None);
-    assert!(check.stdout.contains("have no grade"), "{}", check.stdout);
+    assert!(check.stderr.contains("have no grade"), "{}", check.stderr);
 }
 
 /// RECIST 1.1: assessments before treatment start are baseline, not responses. An overall
@@ -482,9 +484,9 @@ fn a_response_before_treatment_start_is_left_out_with_a_warning() {
     assert!(warning.contains("S-002 PR on 2021-01-10"), "{warning}");
     assert!(warning.contains("S-001 SD on 2020-12-20"), "{warning}");
     assert!(
-        run.stdout.contains("before treatment start"),
+        run.stderr.contains("before treatment start"),
         "{}",
-        run.stdout
+        run.stderr
     );
     let derived = std::fs::read_to_string(dir.join("derived/all.csv")).expect("derived");
     assert!(derived.contains("\nS-002,PD,"), "{derived}");
@@ -956,12 +958,12 @@ fn an_efficacy_population_without_a_flag_that_holds_untreated_subjects_is_a_warn
     let run = run_build_in(tmp.path(), &path, &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert!(
-        run.stdout.contains(
+        run.stderr.contains(
             "adsl.csv: no EFFFL, FASFL or ITTFL: every subject is in the efficacy population, \
              including 1 with SAFFL not Y; name the flag to use in `data.efficacy_flag`"
         ),
         "{}",
-        run.stdout
+        run.stderr
     );
 }
 
@@ -1005,10 +1007,10 @@ fn the_summary_shows_what_was_analysed_and_the_warnings() {
         strict.stderr
     );
 
-    // A cohort's warnings follow the table, under the cohort, in build and in check.
+    // A cohort's warnings, under the cohort, on standard error in build and in check.
     let (run, _, _tmp) = builds("cr-then-pr", "CR-THEN-PR/no-cutoff");
     let check = readout(&["check", &fixture_config("cr-then-pr")], None);
-    for stdout in [&run.stdout, &check.stdout] {
+    for stdout in [&run.stderr, &check.stderr] {
         let at = stdout
             .find("CR-THEN-PR no cut-off all: 1 warning(s)\n  warning: subject `S-001`: CR on")
             .unwrap_or_else(|| panic!("{stdout}"));

@@ -412,3 +412,41 @@ fn outputs_match_the_recorded_hashes() {
     crate::common::build_quietly(&out.path().join("out"), &path).success();
     crate::common::assert_golden(&out.path().join("out/RAND-EXAMPLE"), "rand-outputs.sha256");
 }
+
+/// The build's summary gives a randomised cohort a line per arm (N, ORR, median PFS, the PFS
+/// hazard ratio against the reference) and no pooled ORR or median; warnings go to standard
+/// error.
+#[test]
+fn the_summary_has_a_line_per_arm() {
+    let out = tempfile::tempdir().expect("temp dir");
+    let done = readout_command()
+        .args(["build", "config/rand-example.yaml", "--out"])
+        .arg(out.path())
+        .current_dir(root())
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&done.get_output().stdout).into_owned();
+    let header = stdout
+        .lines()
+        .find(|l| l.starts_with("study"))
+        .expect("table");
+    assert!(header.contains("HR PFS (CI)"), "{header}");
+    let cohort = stdout
+        .lines()
+        .find(|l| l.starts_with("RAND-EXAMPLE"))
+        .expect("row");
+    assert!(!cohort.contains('%'), "no pooled ORR: {cohort}");
+    let drug = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with(DRUG))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    for cell in [" 150 ", "39.3%", "8.3 months", "0.59 (0.45, 0.76)"] {
+        assert!(drug.contains(cell), "{cell} not in {drug}");
+    }
+    let placebo = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with(PLACEBO))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(placebo.ends_with("reference"), "{placebo}");
+    assert!(!stdout.contains("warning:"), "{stdout}");
+}

@@ -202,8 +202,11 @@ pub(super) fn print_abstract_lengths(folders: &[crate::build::BuiltFolder]) {
 /// not "NR"); the median is printed as the documents print it, with its unit.
 pub(super) fn print_summary(folders: &[crate::build::BuiltFolder]) {
     let cohorts = || folders.iter().flat_map(|f| &f.cohorts);
-    let with_orr = cohorts().any(|c| c.orr.is_some());
-    let with_pfs = cohorts().any(|c| c.median_pfs.is_some());
+    let arm_rows = || cohorts().flat_map(|c| &c.arms);
+    let with_orr = cohorts().any(|c| c.orr.is_some()) || arm_rows().any(|a| a.orr.is_some());
+    let with_pfs =
+        cohorts().any(|c| c.median_pfs.is_some()) || arm_rows().any(|a| a.median_pfs.is_some());
+    let with_hr = arm_rows().any(|a| a.hr_pfs.is_some());
     let with_length = cohorts().any(|c| c.abstract_length.is_some());
     let with_endpoints = cohorts().any(|c| !c.endpoints.is_empty());
     // (text, right-aligned) per cell; the header first.
@@ -219,6 +222,9 @@ pub(super) fn print_summary(folders: &[crate::build::BuiltFolder]) {
     }
     if with_pfs {
         header.push(("median PFS", true));
+    }
+    if with_hr {
+        header.push(("HR PFS (CI)", true));
     }
     if with_endpoints {
         header.push(("endpoints", false));
@@ -251,6 +257,9 @@ pub(super) fn print_summary(folders: &[crate::build::BuiltFolder]) {
             if with_pfs {
                 row.push((c.median_pfs.clone().unwrap_or_else(|| "-".into()), true));
             }
+            if with_hr {
+                row.push(("-".into(), true));
+            }
             if with_endpoints {
                 let names = if c.endpoints.is_empty() {
                     "-".to_string()
@@ -268,6 +277,27 @@ pub(super) fn print_summary(folders: &[crate::build::BuiltFolder]) {
             }
             row.extend([(c.warnings.len().to_string(), true), (path.clone(), false)]);
             rows.push(row);
+            // A randomised cohort: its arms' numbers, a line each, under it.
+            for a in &c.arms {
+                let mut row = vec![
+                    (String::new(), false),
+                    (String::new(), false),
+                    (format!("  {}", a.arm), false),
+                    (a.n.to_string(), true),
+                ];
+                if with_orr {
+                    row.push((a.orr.clone().unwrap_or_else(|| "-".into()), true));
+                }
+                if with_pfs {
+                    row.push((a.median_pfs.clone().unwrap_or_else(|| "-".into()), true));
+                }
+                if with_hr {
+                    row.push((a.hr_pfs.clone().unwrap_or_else(|| "reference".into()), true));
+                }
+                // The cohort's other columns stay blank on its arms' lines.
+                row.resize(header.len(), (String::new(), false));
+                rows.push(row);
+            }
         }
         for f in &folder.failures {
             let mut row = vec![
@@ -303,6 +333,6 @@ pub(super) fn print_summary(folders: &[crate::build::BuiltFolder]) {
                 },
             )
             .collect();
-        outln!("{}", cells.join("  "));
+        outln!("{}", cells.join("  ").trim_end());
     }
 }

@@ -184,10 +184,11 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
 }
 
 /// Warnings, each once in the order first met, with how often it came when more than once;
-/// each line is prefixed with `indent`.
+/// each line is prefixed with `indent`. Diagnostics go to standard error, apart from the
+/// summary on standard output.
 fn print_warnings(indent: &str, warnings: &[String]) {
     for line in warning_lines(indent, warnings) {
-        outln!("{line}");
+        errln!("{line}");
     }
 }
 
@@ -213,7 +214,7 @@ fn print_folder_warnings(folders: &[crate::build::BuiltFolder]) {
             .map(|d| d.to_string())
             .unwrap_or_else(|| "no cut-off".into());
         if !folder.notes.is_empty() {
-            outln!(
+            errln!(
                 "{} {cutoff}: {} warning(s)",
                 folder.study,
                 folder.notes.len()
@@ -221,7 +222,7 @@ fn print_folder_warnings(folders: &[crate::build::BuiltFolder]) {
             print_warnings("  ", &folder.notes);
         }
         for c in folder.cohorts.iter().filter(|c| !c.warnings.is_empty()) {
-            outln!(
+            errln!(
                 "{} {cutoff} {}: {} warning(s)",
                 folder.study,
                 c.id,

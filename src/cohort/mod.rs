@@ -195,28 +195,103 @@ pub struct CohortSummary {
     pub warnings: Vec<String>,
     /// The abstract measured against `output.conference`.
     pub abstract_length: Option<crate::results::AbstractLength>,
+    /// A randomised cohort: a line per arm (the cohort's own ORR and median are then left
+    /// out: pooled over arms, they are nobody's).
+    pub arms: Vec<ArmSummary>,
+}
+
+/// An arm's line in the build summary.
+#[derive(Debug, Clone)]
+pub struct ArmSummary {
+    /// The arm.
+    pub arm: String,
+    /// Its subjects.
+    pub n: usize,
+    /// ORR as the documents print it.
+    pub orr: Option<String>,
+    /// Median PFS as the documents print it.
+    pub median_pfs: Option<String>,
+    /// The PFS hazard ratio against the reference (stratified when the cohort has strata),
+    /// with its CI; `None` for the reference arm.
+    pub hr_pfs: Option<String>,
+}
+
+/// ORR and median PFS of a cohort's (or an arm's) results, as the documents print them.
+fn printed_orr_and_median(
+    results: &crate::results::CohortResults,
+    settings: &crate::config::Analysis,
+) -> (Option<String>, Option<String>) {
+    let orr = results
+        .response
+        .as_ref()
+        .and_then(|r| r.orr.rate)
+        .map(|rate| crate::format::fmt_pct(Some(rate), settings.percent_decimals));
+    let median = results.tte.get("PFS").map(|t| match t.median.estimate {
+        Some(m) => format!(
+            "{} {}",
+            crate::format::fixed(m, settings.time_decimals),
+            settings.time_unit.name()
+        ),
+        None => "NR".to_string(),
+    });
+    (orr, median)
 }
 
 impl CohortSummary {
     /// The summary line of a cohort's entry, numbers as its documents print them.
     fn of(record: &CohortRecord, settings: &crate::config::Analysis) -> CohortSummary {
         let results = &record.results;
+        let randomised = !results.comparisons.is_empty();
+        let (orr, median_pfs) = if randomised {
+            (None, None)
+        } else {
+            printed_orr_and_median(results, settings)
+        };
+        let arms = if randomised {
+            results
+                .arms
+                .iter()
+                .map(|a| {
+                    let (orr, median_pfs) = printed_orr_and_median(&a.results, settings);
+                    let hr_pfs = results
+                        .comparisons
+                        .iter()
+                        .find(|c| c.arm == a.arm)
+                        .and_then(|c| c.tte.get("PFS"))
+                        .map(|t| {
+                            let cox = t.stratified.as_ref().map_or(&t.cox, |s| &s.cox);
+                            match &cox.hr {
+                                Some(hr) => format!(
+                                    "{} ({})",
+                                    crate::format::fixed(hr.estimate, 2),
+                                    crate::format::fmt_limits(
+                                        Some(hr.lower),
+                                        Some(hr.upper),
+                                        2,
+                                        false
+                                    )
+                                ),
+                                None => "NE".to_string(),
+                            }
+                        });
+                    ArmSummary {
+                        arm: a.arm.clone(),
+                        n: a.results.n.enrolled,
+                        orr,
+                        median_pfs,
+                        hr_pfs,
+                    }
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         CohortSummary {
+            arms,
             id: results.id.clone(),
             n: results.n.enrolled,
-            orr: results
-                .response
-                .as_ref()
-                .and_then(|r| r.orr.rate)
-                .map(|rate| crate::format::fmt_pct(Some(rate), settings.percent_decimals)),
-            median_pfs: results.tte.get("PFS").map(|t| match t.median.estimate {
-                Some(m) => format!(
-                    "{} {}",
-                    crate::format::fixed(m, settings.time_decimals),
-                    settings.time_unit.name()
-                ),
-                None => "NR".to_string(),
-            }),
+            orr,
+            median_pfs,
             endpoints: results.tte.keys().cloned().collect(),
             warnings: results.warnings.clone(),
             abstract_length: record.abstract_length.clone(),
