@@ -113,12 +113,21 @@ pub(crate) fn docx_parts(path: &Path) -> (String, Vec<String>) {
     (xml, names)
 }
 
+/// A Word run's text as a reader sees it: the no-break spaces, word joiners and no-break
+/// hyphens that keep a number cell on one line read as the space and hyphen they stand for.
+pub(crate) fn as_read(text: &str) -> String {
+    text.replace('\u{a0}', " ")
+        .replace('\u{2060}', "")
+        .replace('\u{2011}', "-")
+}
+
 /// The text of every `<w:t>` run, joined by spaces (paragraph and cell boundaries included).
 fn docx_text(xml: &str) -> String {
     let doc = roxmltree::Document::parse(xml).expect("document.xml is XML");
     doc.descendants()
         .filter(|n| n.tag_name().name() == "t")
         .filter_map(|n| n.text())
+        .map(as_read)
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -158,10 +167,13 @@ pub(crate) fn docx_tables(xml: &str) -> Vec<Vec<Vec<String>>> {
                     row.children()
                         .filter(|n| named(n, "tc"))
                         .map(|cell| {
-                            cell.descendants()
-                                .filter(|n| named(n, "t"))
-                                .filter_map(|n| n.text())
-                                .collect::<String>()
+                            as_read(
+                                &cell
+                                    .descendants()
+                                    .filter(|n| named(n, "t"))
+                                    .filter_map(|n| n.text())
+                                    .collect::<String>(),
+                            )
                         })
                         .filter(|t| !t.is_empty())
                         .collect()
@@ -1075,4 +1087,70 @@ fn word_files_take_the_styles_of_a_reference_document() {
         err.contains("key `output.docx_reference`: ") && err.contains("not a .docx"),
         "{err}"
     );
+}
+
+/// Word tables set as a report needs them on paper: each header row repeats atop every page
+/// the table spans (`w:tblHeader`), no row splits across pages (`w:cantSplit`), a number cell
+/// ("148 (100.0%)", "0.59 (0.45–0.76)") never breaks (no-break spaces, a word joiner after
+/// the dash), and each number column is at least as wide as its widest cell. (Checked by eye
+/// in LibreOffice too: docs/OUTPUTS.md.)
+#[test]
+fn word_tables_repeat_their_header_and_keep_numbers_whole() {
+    let (_tmp, folder) = build_fixture();
+    let (xml, _) = docx_parts(&folder.join("cohort-a/report.docx"));
+    let doc = roxmltree::Document::parse(&xml).expect("XML");
+    let named =
+        |n: &roxmltree::Node<'_, '_>, name: &str| n.is_element() && n.tag_name().name() == name;
+    let mut checked = 0;
+    for table in doc.descendants().filter(|n| named(n, "tbl")) {
+        let widths: Vec<usize> = table
+            .descendants()
+            .filter(|n| named(n, "gridCol"))
+            .filter_map(|n| {
+                n.attributes()
+                    .find(|a| a.name() == "w")
+                    .and_then(|a| a.value().parse().ok())
+            })
+            .collect();
+        let rows: Vec<_> = table.children().filter(|n| named(n, "tr")).collect();
+        let header_rows = rows
+            .iter()
+            .take_while(|r| r.descendants().any(|n| named(&n, "tblHeader")))
+            .count();
+        assert!(header_rows >= 1, "a table without a repeated header row");
+        for row in &rows {
+            assert!(row.descendants().any(|n| named(&n, "cantSplit")));
+        }
+        for row in rows.iter().skip(header_rows) {
+            let mut column = 0;
+            for cell in row.children().filter(|n| named(n, "tc")) {
+                let span: usize = cell
+                    .descendants()
+                    .find(|n| named(n, "gridSpan"))
+                    .and_then(|n| n.attributes().find(|a| a.name() == "val"))
+                    .and_then(|a| a.value().parse().ok())
+                    .unwrap_or(1);
+                let right = cell
+                    .descendants()
+                    .any(|n| named(&n, "jc") && n.attributes().any(|a| a.value() == "right"));
+                let text: String = cell
+                    .descendants()
+                    .filter(|n| named(n, "t"))
+                    .filter_map(|n| n.text())
+                    .collect();
+                let chars = text.chars().filter(|c| *c != '\u{2060}').count();
+                if right && span == 1 && !text.is_empty() && chars <= 24 {
+                    assert!(!text.contains(' '), "`{text}` can break");
+                    assert!(
+                        widths[column] >= chars * 100 + 240,
+                        "`{text}` is wider than its column ({} twips)",
+                        widths[column]
+                    );
+                    checked += 1;
+                }
+                column += span;
+            }
+        }
+    }
+    assert!(checked > 20, "{checked} number cells checked");
 }

@@ -263,7 +263,13 @@ impl Body {
         let last_head = t.head.len().saturating_sub(1);
         for (r, row) in t.head.iter().chain(&t.body).enumerate() {
             let head = r < t.head.len();
-            self.xml.push_str("<w:tr><w:trPr><w:cantSplit /></w:trPr>");
+            // No row split across pages; header rows repeated atop each page the table spans.
+            if head {
+                self.xml
+                    .push_str("<w:tr><w:trPr><w:cantSplit /><w:tblHeader /></w:trPr>");
+            } else {
+                self.xml.push_str("<w:tr><w:trPr><w:cantSplit /></w:trPr>");
+            }
             let mut column = 0;
             let mut source = row.cells.iter();
             while column < columns {
@@ -287,8 +293,13 @@ impl Body {
                     right: c.num,
                     indent: c.level,
                 };
+                let unbroken = if c.num && !head && c.text.chars().count() <= UNBROKEN_CHARS {
+                    unbreakable(&c.text)
+                } else {
+                    std::borrow::Cow::Borrowed(c.text.as_str())
+                };
                 let text = Span {
-                    text: &c.text,
+                    text: &unbroken,
                     bold: head,
                     size: Some(18),
                 };
@@ -322,6 +333,29 @@ impl Body {
     }
 }
 
+/// The longest number cell kept on one line: counts with percentages and estimates with
+/// intervals are shorter; a date range is longer and breaks at its spaces.
+const UNBROKEN_CHARS: usize = 24;
+
+/// A number cell's text that Word does not break: "148 (100.0%)" and "0.69 (0.38–1.25)" wrapped
+/// at their spaces and after the dash; spaces become no-break spaces and a word joiner follows
+/// each dash, so a cell too narrow widens its column instead.
+fn unbreakable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains([' ', '–', '-']) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            ' ' => out.push('\u{a0}'),
+            '–' => out.push_str("–\u{2060}"),
+            '-' => out.push('\u{2011}'),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// `text` escaped for XML, leaving out the characters XML 1.0 cannot hold (C0 controls other
 /// than tab, line feed and carriage return; lone surrogates cannot occur in a `str`).
 fn escape_into(out: &mut String, text: &str) {
@@ -347,25 +381,65 @@ fn has_table_style(styles: &[u8]) -> bool {
     styles.windows(needle.len()).any(|w| w == needle.as_bytes())
 }
 
-/// Column widths in twentieths of a point, filling the text column (9,000): each column in
-/// proportion to its longest unspanned cell, counted between 16 characters (a count and its
-/// percentage, with the cell margins) and 22: a column of terms is wider than one of counts,
-/// but does not take the whole width.
+/// Column widths in twentieths of a point, filling the text column (9,000). A column of
+/// numbers is as wide as its widest cell, which never breaks (see [`unbreakable`]), and as its
+/// header's longest word; the text columns share the rest in proportion to their longest
+/// cell (40 characters at most), an inch at least. Only when the numbers alone are wider than
+/// the page does every column shrink in proportion.
 fn grid(t: &report::Table, columns: usize) -> Vec<usize> {
-    let mut longest = vec![16usize; columns];
-    for row in t.head.iter().chain(&t.body) {
+    // 9 pt Arial: digits are 5 pt wide (100 twips); cell margins and a little air, 240.
+    const TEXT_WIDTH: usize = 9000;
+    const PER_CHAR: usize = 100;
+    const MARGINS: usize = 240;
+    const MIN_TEXT: usize = 1440;
+    let mut number = vec![false; columns];
+    let mut need = vec![0usize; columns];
+    let mut longest_text = vec![0usize; columns];
+    for (r, row) in t.head.iter().chain(&t.body).enumerate() {
+        let head = r < t.head.len();
         let mut column = 0;
         for c in &row.cells {
-            if c.colspan == 1 && c.rowspan == 1 {
-                if let Some(l) = longest.get_mut(column) {
-                    *l = (*l).max(c.text.chars().count().min(22));
+            if c.colspan <= 1 {
+                let chars = c.text.chars().count();
+                if let (Some(n), Some(w), Some(l)) = (
+                    number.get_mut(column),
+                    need.get_mut(column),
+                    longest_text.get_mut(column),
+                ) {
+                    if head {
+                        let word = c.text.split(' ').map(|w| w.chars().count()).max();
+                        *w = (*w).max(word.unwrap_or(0) * PER_CHAR + MARGINS);
+                    } else if c.num {
+                        *n = true;
+                        *w = (*w).max(chars.min(UNBROKEN_CHARS) * PER_CHAR + MARGINS);
+                    } else {
+                        *l = (*l).max(chars.min(40));
+                    }
                 }
             }
             column += c.colspan.max(1) as usize;
         }
     }
-    let total: usize = longest.iter().sum();
-    longest.iter().map(|l| 9000 * l / total.max(1)).collect()
+    let fixed: usize = (0..columns).filter(|&k| number[k]).map(|k| need[k]).sum();
+    let text: Vec<usize> = (0..columns).filter(|&k| !number[k]).collect();
+    let share: usize = text.iter().map(|&k| longest_text[k].max(1)).sum();
+    let left = TEXT_WIDTH.saturating_sub(fixed);
+    let mut widths: Vec<usize> = (0..columns)
+        .map(|k| {
+            if number[k] {
+                need[k]
+            } else {
+                (left * longest_text[k].max(1) / share.max(1)).max(MIN_TEXT.max(need[k]))
+            }
+        })
+        .collect();
+    let total: usize = widths.iter().sum();
+    if total > TEXT_WIDTH {
+        for w in &mut widths {
+            *w = *w * TEXT_WIDTH / total;
+        }
+    }
+    widths
 }
 
 /// Width and height of a PNG from its IHDR chunk.
