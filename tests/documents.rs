@@ -1154,3 +1154,94 @@ fn word_tables_repeat_their_header_and_keep_numbers_whole() {
     }
     assert!(checked > 20, "{checked} number cells checked");
 }
+
+/// report.html of a cohort with four arms (long names) and a Total column fits a 1,200-pixel
+/// window in headless Chromium: the document is no wider than the window and no table needs
+/// scrolling (the populations table was 1,728 pixels wide: its header cells and date ranges
+/// did not wrap). Ignored unless run with `--include-ignored`: it needs Debian's chromium.
+#[test]
+#[ignore = "needs /usr/bin/chromium (Debian's chromium)"]
+fn a_report_of_four_arms_fits_1200_pixels_in_chromium() {
+    let chromium = Path::new("/usr/bin/chromium");
+    assert!(chromium.exists(), "/usr/bin/chromium is not installed");
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let arms = [
+        "Drug X 10 mg/kg + chemotherapy",
+        "Drug X 20 mg/kg + chemotherapy",
+        "Drug Y 5 mg + chemotherapy",
+        "Placebo + chemotherapy",
+    ];
+    let mut adsl = String::from("USUBJID,ARM,TRTSDT,RANDDT,SITEID,EFFFL,SAFFL,SEX\n");
+    let mut adtte = String::from("USUBJID,PARAMCD,AVAL,CNSR\n");
+    for i in 0..200 {
+        let date = format!("2021-{:02}-{:02}", 1 + i % 12, 1 + i % 27);
+        adsl.push_str(&format!(
+            "S{i},{},{date},{date},{},Y,Y,{}\n",
+            arms[i % 4],
+            i % 7,
+            ["M", "F"][i % 2]
+        ));
+        adtte.push_str(&format!("S{i},OS,{},{}\n", 10 + (i * 37) % 890, i % 2));
+    }
+    std::fs::write(tmp.path().join("adsl.csv"), adsl).expect("adsl");
+    std::fs::write(tmp.path().join("adtte.csv"), adtte).expect("adtte");
+    let config = tmp.path().join("study.yaml");
+    std::fs::write(
+        &config,
+        "study: { id: W4 }\ndata: { adsl: adsl.csv, adtte: adtte.csv }\n\
+         analysis: { tte_params: { OS: OS }, followup: OS }\ncohorts:\n  - id: all\n    \
+         arms: { column: ARM, reference: \"Placebo + chemotherapy\" }\n    baseline:\n      \
+         - { column: SEX, kind: categorical, label: \"Sex\" }\noutput: { formats: [md, html] }\n",
+    )
+    .expect("config");
+    let out = tmp.path().join("out");
+    crate::common::build_quietly(&out, &config).success();
+    let report = std::fs::read_to_string(out.join("W4/no-cutoff/all/report.html")).expect("report");
+    // The page measures itself into an attribute that --dump-dom shows.
+    let probe = report.replace(
+        "</body>",
+        "<script>var m=0;document.querySelectorAll('div.table').forEach(function(d){\
+         m=Math.max(m,d.scrollWidth-d.clientWidth)});document.body.setAttribute('data-width',\
+         document.documentElement.scrollWidth);document.body.setAttribute('data-overflow',m)\
+         </script></body>",
+    );
+    let page = tmp.path().join("probe.html");
+    std::fs::write(&page, probe).expect("probe");
+    let output = std::process::Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--window-size=1200,900",
+            "--dump-dom",
+        ])
+        .arg(format!(
+            "--user-data-dir={}",
+            tmp.path().join("profile").display()
+        ))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("chromium runs");
+    let dom = String::from_utf8_lossy(&output.stdout);
+    let attribute = |name: &str| -> u32 {
+        let at = dom
+            .find(&format!("{name}=\""))
+            .unwrap_or_else(|| panic!("no {name} in {dom}"));
+        dom[at + name.len() + 2..]
+            .split('"')
+            .next()
+            .and_then(|v| v.parse().ok())
+            .expect("a number")
+    };
+    assert!(
+        attribute("data-width") <= 1200,
+        "{}",
+        attribute("data-width")
+    );
+    assert_eq!(attribute("data-overflow"), 0);
+}
