@@ -70,7 +70,7 @@ pub(super) fn compare_response(
                     counts.x += usize::from(responds(c));
                 }
                 let strata: Vec<_> = strata.into_values().collect();
-                two_by_two::cmh(&strata).map_err(&error)?
+                two_by_two::cmh(&strata).map_err(&error)?.p
             };
             let test = compared.map(|c| match settings.response_test {
                 ResponseTest::Chisq => TestUsed::Chisq,
