@@ -282,9 +282,24 @@ fn build_reference_as(
     (tmp, results["cohorts"][0].clone())
 }
 
+/// The stratified case `dataset` of tests/reference/mn/expected.json (its make_mn.R): the ORR
+/// difference over STRAT with its stratified Miettinen–Nurminen interval.
+fn mn_stratified(dataset: &str) -> Value {
+    let path = root().join("tests/reference/mn/expected.json");
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("expected")).expect("JSON");
+    expected["stratified"]
+        .as_array()
+        .expect("stratified")
+        .iter()
+        .find(|c| c["name"] == dataset)
+        .unwrap_or_else(|| panic!("no stratified case {dataset}"))
+        .clone()
+}
+
 /// The whole pipeline on the reference studies: per-arm counts, and every comparison R made
-/// (Cox with either ties, stratified or not, log-rank, subgroups; ORR difference with either
-/// interval, odds ratio, chi-square, Fisher and CMH p) in results.json, to 1e-6.
+/// (Cox with either ties, stratified or not, log-rank, subgroups; the ORR difference over the
+/// strata, odds ratio, chi-square, Fisher and CMH p) in results.json, to 1e-6.
 #[test]
 fn results_json_comparisons_match_r() {
     for dataset in ["veteran", "lung", "ovarian"] {
@@ -364,24 +379,24 @@ fn results_json_comparisons_match_r() {
                 for key in ["n", "N", "n_reference", "N_reference"] {
                     assert_eq!(orr[key], eorr[key], "{what} ORR {key}");
                 }
-                close(
-                    &format!("{what} ORR difference"),
-                    &eorr["difference"]["estimate"],
-                    orr["difference"]["estimate"].as_f64(),
-                );
-                for key in ["lower", "upper"] {
+                // With strata the difference is the stratified one whatever `diff_ci` says:
+                // tests/reference/mn (make_mn.R) over the same STRAT levels.
+                let stratified = mn_stratified(dataset);
+                for key in ["estimate", "lower", "upper"] {
                     close(
-                        &format!("{what} ORR {diff} {key}"),
-                        &eorr["difference"][diff][key],
+                        &format!("{what} ORR stratified difference {key} (diff_ci: {diff})"),
+                        &stratified[key],
                         orr["difference"][key].as_f64(),
                     );
+                }
+                assert_eq!(orr["difference"]["method"], "mn-stratified");
+                for key in ["lower", "upper"] {
                     close(
                         &format!("{what} OR {key}"),
                         &eorr["odds_ratio"][key],
                         orr["odds_ratio"][key].as_f64(),
                     );
                 }
-                assert_eq!(orr["difference"]["method"], diff);
                 close(
                     &format!("{what} OR"),
                     &eorr["odds_ratio"]["estimate"],
@@ -396,8 +411,9 @@ fn results_json_comparisons_match_r() {
 }
 
 /// A randomised cohort's documents word the comparison as randomised-trial abstracts do, with
-/// R's numbers (lung: stratified HR 0.57, CMH p 0.029), and the report (HTML and Word) has the
-/// comparison tables; the derived CSV names each subject's arm.
+/// R's numbers (lung: stratified HR 0.57, stratified ORR difference 13.1% (1.3%, 25.3%) from
+/// tests/reference/mn, CMH p 0.029), and the report (HTML and Word) has the comparison tables;
+/// the derived CSV names each subject's arm.
 #[test]
 fn randomised_documents_read_the_comparisons() {
     let expect = expected("lung");
@@ -409,9 +425,9 @@ fn randomised_documents_read_the_comparisons() {
         "A total of 227 pts were randomized: 90 to Arm B and 137 to Arm A.",
         // Each arm's median with its CI and unit, the events per arm, the HR and named test.
         "Median overall survival was 14.0 months (95% CI: 11.3, 17.2) with Arm B vs 8.9 months (95% CI: 7.0, 10.2) with Arm A (53 vs 111 events; HR 0.57, 95% CI: 0.41, 0.80; stratified log-rank p < 0.001).",
-        "The confirmed ORR was 34.4% (31/90; 95% CI: 24.7%, 45.2%) with Arm B vs 21.9% (30/137; 95% CI: 15.3%, 29.8%) with Arm A (difference 12.5%, 95% CI: 0.7%, 24.5%; CMH p = 0.029).",
+        "The confirmed ORR was 34.4% (31/90; 95% CI: 24.7%, 45.2%) with Arm B vs 21.9% (30/137; 95% CI: 15.3%, 29.8%) with Arm A (difference 13.1%, 95% CI: 1.3%, 25.3%; CMH p = 0.029).",
         "Cox proportional hazards model stratified by STRAT (Efron method for ties)",
-        "Newcombe hybrid score 95% CIs and tested with the Cochran–Mantel–Haenszel test stratified by STRAT",
+        "stratified Miettinen–Nurminen 95% CIs with Cochran–Mantel–Haenszel weights and tested with the Cochran–Mantel–Haenszel test stratified by STRAT",
     ] {
         assert!(text.contains(sentence), "`{sentence}` missing from:\n{text}");
     }

@@ -120,6 +120,20 @@ fn strata_of_one_subject_each_give_no_test_and_say_so() {
         w.iter().any(|w| w.contains("ORR CMH test not estimable")),
         "{w:?}"
     );
+    // The strata left out are named (ten of them, then how many more), and the stratified
+    // difference is not given.
+    assert!(
+        w.iter().any(|w| w.starts_with(
+            "Drug vs Placebo: 20 strata with subjects of one arm only left out of the stratified difference and the CMH test of ORR and DCR: STRAT = K0; STRAT = K1;"
+        ) && w.ends_with("; 10 more")),
+        "{w:?}"
+    );
+    assert!(
+        w.iter()
+            .any(|w| w.contains("ORR stratified difference not estimable")),
+        "{w:?}"
+    );
+    assert_eq!(orr["difference"], Value::Null);
     assert!(
         text.contains("stratified log-rank test not estimable"),
         "{text}"
@@ -476,4 +490,179 @@ fn three_arms_read_as_one_sentence_of_medians_then_the_hazard_ratios() {
         text.contains("Thirty pts were randomized: 10 to High, 10 to Low and 10 to Placebo."),
         "{text}"
     );
+}
+
+/// Subjects per (stratum, arm, subjects, responders), OS times 10 to 970 days shuffled.
+fn by_stratum(cells: &[(&str, &'static str, usize, usize)]) -> Vec<Subject> {
+    let mut subjects = Vec::new();
+    for &(stratum, arm, n, responders) in cells {
+        for k in 0..n {
+            let i = subjects.len() as u32;
+            subjects.push(Subject {
+                arm,
+                stratum: stratum.into(),
+                os: (10 * ((i * 37) % 97 + 1), !i.is_multiple_of(3)),
+                responder: k < responders,
+            });
+        }
+    }
+    subjects
+}
+
+/// Arms unbalanced across two strata (issue 29): A holds 30/40 Drug vs 3/4 Placebo
+/// responders, B 1/4 vs 10/40. Pooled, Drug responds 70.5% vs 29.5%; within each stratum the
+/// rates are equal.
+const UNBALANCED: [(&str, &str, usize, usize); 4] = [
+    ("A", "Drug", 40, 30),
+    ("A", "Placebo", 4, 3),
+    ("B", "Drug", 4, 1),
+    ("B", "Placebo", 40, 10),
+];
+
+/// tests/reference/mn/expected.json (made by its make_mn.R).
+fn mn_expected() -> Value {
+    let path = crate::common::root().join("tests/reference/mn/expected.json");
+    serde_json::from_str(&std::fs::read_to_string(path).expect("expected")).expect("JSON")
+}
+
+/// The stratified case `name` of tests/reference/mn/expected.json.
+fn mn_case(name: &str) -> Value {
+    mn_expected()["stratified"]
+        .as_array()
+        .expect("stratified")
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no case {name}"))
+        .clone()
+}
+
+/// With strata the difference is the stratified one with its stratified Miettinen–Nurminen
+/// interval, whatever `diff_ci` says: 0.0% here, where the pooled difference is 40.9% and the
+/// abstract printed "difference 40.9%, 95% CI: 20.2%, 57.0%; CMH p > 0.99" (issue 29).
+#[test]
+fn with_strata_the_difference_is_the_stratified_one() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = write_study(
+        tmp.path(),
+        &by_stratum(&UNBALANCED),
+        "    strata: [STRAT]\n    analysis: { diff_ci: wald }\n",
+    );
+    let (cohort, text) = build(tmp.path(), &config);
+    let orr = &cohort["comparisons"][0]["response"]["orr"];
+    assert_eq!((orr["n"].clone(), orr["N"].clone()), (31.into(), 44.into()));
+    let difference = &orr["difference"];
+    assert_eq!(difference["method"], "mn-stratified");
+    let expected = mn_case("edge unbalanced");
+    for key in ["estimate", "lower", "upper"] {
+        near(
+            &format!("stratified {key}"),
+            difference[key].as_f64(),
+            &expected[key],
+        );
+    }
+    assert_eq!(difference["estimate"].as_f64(), Some(0.0));
+    assert!(
+        text.contains("(difference 0.0%, 95% CI: -21.6%, 35.8%; CMH p > 0.99)"),
+        "{text}"
+    );
+    assert!(!text.contains("40.9%"), "{text}");
+    assert!(
+        text.contains(
+            "Differences in response rates are given with stratified Miettinen–Nurminen 95% CIs with Cochran–Mantel–Haenszel weights and tested with the Cochran–Mantel–Haenszel test stratified by STRAT."
+        ),
+        "{text}"
+    );
+    assert!(
+        !warnings(&cohort).iter().any(|w| w.contains("stratum")),
+        "{:?}",
+        warnings(&cohort)
+    );
+}
+
+/// A stratum holding one arm is left out of the stratified difference and the CMH test, as is
+/// a subject without a stratum value, and a stratum with fewer than 5 responders is named, in
+/// warnings.
+#[test]
+fn strata_left_out_or_with_few_responders_are_named() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let mut cells = UNBALANCED.to_vec();
+    cells.extend([
+        ("C", "Drug", 3, 2),
+        ("D", "Drug", 2, 1),
+        ("D", "Placebo", 3, 1),
+        ("", "Placebo", 1, 1),
+    ]);
+    let config = write_study(tmp.path(), &by_stratum(&cells), "    strata: [STRAT]\n");
+    let (cohort, _) = build(tmp.path(), &config);
+    let difference = &cohort["comparisons"][0]["response"]["orr"]["difference"];
+    let expected = mn_case("edge with C and D");
+    assert_eq!(expected["dropped"], 1);
+    for key in ["estimate", "lower", "upper"] {
+        near(
+            &format!("stratified {key}"),
+            difference[key].as_f64(),
+            &expected[key],
+        );
+    }
+    let w = warnings(&cohort);
+    assert!(
+        w.iter().any(|w| w
+            == "Drug vs Placebo: 1 stratum with subjects of one arm only left out of the stratified difference and the CMH test of ORR and DCR: STRAT = C"),
+        "{w:?}"
+    );
+    assert!(
+        w.iter().any(|w| w
+            == "Drug vs Placebo: ORR and DCR: 1 efficacy subject(s) without a value of STRAT left out of the stratified difference and the CMH test"),
+        "{w:?}"
+    );
+    for what in ["ORR", "DCR"] {
+        assert!(
+            w.iter().any(|w| w.starts_with(&format!(
+                "Drug vs Placebo: {what}: 1 stratum with fewer than 5 responders"
+            )) && w.ends_with(": STRAT = D")),
+            "{w:?}"
+        );
+    }
+}
+
+/// Without strata `diff_ci` chooses the interval (newcombe by default, wald, mn), and
+/// Methods name it; R's values from tests/reference/mn (31/44 vs 13/44).
+#[test]
+fn without_strata_diff_ci_chooses_the_interval() {
+    let pooled = mn_expected()["edge_pooled"].clone();
+    for (setting, method, named) in [
+        ("", "newcombe", "Newcombe hybrid score 95% CIs"),
+        ("wald", "wald", "Wald 95% CIs"),
+        ("mn", "mn", "Miettinen–Nurminen 95% CIs"),
+    ] {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let extra = if setting.is_empty() {
+            String::new()
+        } else {
+            format!("    analysis: {{ diff_ci: {setting} }}\n")
+        };
+        let config = write_study(tmp.path(), &by_stratum(&UNBALANCED), &extra);
+        let (cohort, text) = build(tmp.path(), &config);
+        let difference = &cohort["comparisons"][0]["response"]["orr"]["difference"];
+        assert_eq!(difference["method"], method);
+        near(
+            &format!("{method} estimate"),
+            difference["estimate"].as_f64(),
+            &pooled["estimate"],
+        );
+        for key in ["lower", "upper"] {
+            near(
+                &format!("{method} {key}"),
+                difference[key].as_f64(),
+                &pooled[method][key],
+            );
+        }
+        assert!(text.contains("(difference 40.9%, 95% CI: "), "{text}");
+        assert!(
+            text.contains(&format!(
+                "Differences in response rates are given with {named} and tested with"
+            )),
+            "{method}: {text}"
+        );
+    }
 }

@@ -180,6 +180,18 @@ pub fn analyse_arms<'a>(
         });
     }
 
+    // Each stratum by name at its number, for warnings: `STRAT = A`, `ECOG = 1, REGION = Asia`.
+    let mut stratum_names = vec![String::new(); stratum_numbers.len()];
+    for (key, &number) in &stratum_numbers {
+        if let Some(name) = stratum_names.get_mut(number as usize) {
+            *name = key
+                .split('\u{1f}')
+                .zip(&cohort.strata)
+                .map(|(value, column)| format!("{column} = {value}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+        }
+    }
     let mut comparisons = Vec::new();
     for arm in order.iter().filter(|a| **a != reference) {
         let two: Vec<Member> = crate::profile::timing::stage("    two arms", || {
@@ -200,10 +212,14 @@ pub fn analyse_arms<'a>(
                 })
                 .collect()
         });
+        let names = compare::PairNames {
+            arm,
+            reference: &reference,
+            strata: &stratum_names,
+        };
         comparisons.push(compare::compare_pair(
             &two,
-            arm,
-            &reference,
+            &names,
             pooled,
             cohort,
             settings,

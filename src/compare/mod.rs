@@ -29,18 +29,29 @@ pub struct Member<'s> {
     pub subject: &'s Subject,
 }
 
-/// Compares the arm `arm` with `reference` on their members `two` (from the cohort's
-/// analysis `pooled`), with the cohort's strata and subgroups; what the reader should know
-/// (an estimate left out) goes to `warnings`.
+/// The two arms of a comparison by name, and the cohort's strata by name.
+pub struct PairNames<'a> {
+    /// The arm compared.
+    pub arm: &'a str,
+    /// The reference arm.
+    pub reference: &'a str,
+    /// Each stratum's name (`STRAT = A`, `ECOG = 1, REGION = Asia`) at its number
+    /// ([`Member::stratum`]), for warnings.
+    pub strata: &'a [String],
+}
+
+/// Compares the arm `names.arm` with `names.reference` on their members `two` (from the
+/// cohort's analysis `pooled`), with the cohort's strata and subgroups; what the reader should
+/// know (an estimate left out) goes to `warnings`.
 pub fn compare_pair(
     two: &[Member],
-    arm: &str,
-    reference: &str,
+    names: &PairNames<'_>,
     pooled: &CohortAnalysis<'_>,
     cohort: &CohortConfig,
     settings: &Analysis,
     warnings: &mut Vec<String>,
 ) -> Result<Comparison> {
+    let (arm, reference) = (names.arm, names.reference);
     let label = format!("{arm} vs {reference}");
     let mut tte = IndexMap::new();
     for (e, endpoint) in settings.tte_params.keys().enumerate() {
@@ -58,7 +69,12 @@ pub fn compare_pair(
         None
     } else {
         Some(response::compare_response(
-            two, pooled, cohort, settings, &label, warnings,
+            two,
+            pooled,
+            cohort,
+            settings,
+            (&label, names.strata),
+            warnings,
         )?)
     };
     Ok(Comparison {

@@ -1,5 +1,6 @@
-//! ORR and DCR of the two arms compared: the difference with its interval (`diff_ci`), the
-//! odds ratio, and the p-value of the test `response_test` chooses.
+//! ORR and DCR of the two arms compared: the difference with its interval (`diff_ci` without
+//! strata; with strata the stratified difference and its stratified Miettinen–Nurminen
+//! interval), the odds ratio, and the p-value of the test `response_test` chooses.
 
 use std::collections::BTreeMap;
 
@@ -7,18 +8,29 @@ use super::{statistics_error, Member};
 use crate::config::{Analysis, CohortConfig, DiffCi, ResponseTest};
 use crate::endpoints::{bor_category, CohortAnalysis};
 use crate::error::Result;
-use crate::results::{Difference, ProportionDifference, ResponseComparison, TestUsed};
+use crate::results::{
+    Difference, DifferenceMethod, ProportionDifference, ResponseComparison, TestUsed,
+};
 use crate::stats::{two_by_two, Ci};
 
-/// ORR and DCR of the efficacy subjects of the two arms compared.
+/// Strata with fewer responders than this (both arms together) are named in a warning: the
+/// stratified difference and the CMH test rest on few events there.
+const FEW_EVENTS: usize = 5;
+
+/// Strata named in one warning at most; the rest are counted.
+const NAMED_STRATA: usize = 10;
+
+/// ORR and DCR of the efficacy subjects of the two arms compared; `names` is the comparison's
+/// label ("Drug vs Placebo") and the strata's names by number.
 pub(super) fn compare_response(
     two: &[Member],
     pooled: &CohortAnalysis,
     cohort: &CohortConfig,
     settings: &Analysis,
-    label: &str,
+    names: (&str, &[String]),
     warnings: &mut Vec<String>,
 ) -> Result<ResponseComparison> {
+    let (label, stratum_names) = names;
     let efficacy: Vec<(&Member, &'static str)> = two
         .iter()
         .filter(|m| m.subject.efficacy)
@@ -34,103 +46,193 @@ pub(super) fn compare_response(
     let dcr = |c: &str| {
         orr(c) || c == "SD" || (settings.dcr_includes_non_cr_non_pd && c == "NON-CR/NON-PD")
     };
+    let stratified = !cohort.strata.is_empty();
+    let named = |numbers: &[u32]| strata_named(numbers, stratum_names);
     let mut notes = Vec::new();
-    let mut compare =
-        |responds: &dyn Fn(&str) -> bool, what: &str| -> Result<ProportionDifference> {
-            let tally = |in_arm: bool| two_by_two::Counts {
-                x: efficacy
-                    .iter()
-                    .filter(|(m, c)| m.in_arm == in_arm && responds(c))
-                    .count(),
-                n: efficacy.iter().filter(|(m, _)| m.in_arm == in_arm).count(),
-            };
-            let (arm, reference) = (tally(true), tally(false));
-            let error = statistics_error(cohort, format!("{label}: {what}"));
-            let compared = if arm.n > 0 && reference.n > 0 {
-                Some(
-                    two_by_two::compare_proportions(arm, reference, settings.ci_level)
-                        .map_err(&error)?,
-                )
-            } else {
-                None
-            };
-            let p_cmh = if cohort.strata.is_empty() {
-                None
-            } else {
-                let mut strata: BTreeMap<u32, (two_by_two::Counts, two_by_two::Counts)> =
-                    BTreeMap::new();
-                for (m, c) in &efficacy {
-                    let Some(key) = m.stratum else {
-                        continue;
-                    };
-                    let empty = two_by_two::Counts { x: 0, n: 0 };
-                    let entry = strata.entry(key).or_insert((empty, empty));
-                    let counts = if m.in_arm { &mut entry.0 } else { &mut entry.1 };
-                    counts.n += 1;
-                    counts.x += usize::from(responds(c));
-                }
-                let strata: Vec<_> = strata.into_values().collect();
-                two_by_two::cmh(&strata).map_err(&error)?
-            };
-            let test = compared.map(|c| match settings.response_test {
-                ResponseTest::Chisq => TestUsed::Chisq,
-                ResponseTest::Fisher => TestUsed::Fisher,
-                ResponseTest::Cmh => TestUsed::Cmh,
-                ResponseTest::Auto if !cohort.strata.is_empty() => TestUsed::Cmh,
-                ResponseTest::Auto if c.min_expected < 5.0 => TestUsed::Fisher,
-                ResponseTest::Auto => TestUsed::Chisq,
-            });
-            let p = match test {
-                Some(TestUsed::Chisq) => compared.and_then(|c| c.p_chisq),
-                Some(TestUsed::Fisher) => compared.map(|c| c.p_fisher),
-                Some(TestUsed::Cmh) => p_cmh,
-                None => None,
-            };
-            if let (Some(test), None) = (test, p) {
-                let why = match test {
-                    TestUsed::Cmh => "no stratum holds subjects of both arms and of both outcomes",
-                    _ => "every subject of both arms has the same outcome",
+    if stratified {
+        let missing = efficacy.iter().filter(|(m, _)| m.stratum.is_none()).count();
+        if missing > 0 {
+            notes.push(format!(
+                "{label}: ORR and DCR: {missing} efficacy subject(s) without a value of {} left out of the stratified difference and the CMH test",
+                cohort.strata.join(", ")
+            ));
+        }
+    }
+    let head = notes.len();
+    // One endpoint compared; also the strata left out (the same for ORR and DCR: those with
+    // subjects of one arm only).
+    let mut compare = |responds: &dyn Fn(&str) -> bool,
+                       what: &str|
+     -> Result<(ProportionDifference, Vec<u32>)> {
+        let tally = |in_arm: bool| two_by_two::Counts {
+            x: efficacy
+                .iter()
+                .filter(|(m, c)| m.in_arm == in_arm && responds(c))
+                .count(),
+            n: efficacy.iter().filter(|(m, _)| m.in_arm == in_arm).count(),
+        };
+        let (arm, reference) = (tally(true), tally(false));
+        let error = statistics_error(cohort, format!("{label}: {what}"));
+        let compared = if arm.n > 0 && reference.n > 0 {
+            Some(
+                two_by_two::compare_proportions(arm, reference, settings.ci_level)
+                    .map_err(&error)?,
+            )
+        } else {
+            None
+        };
+        // Over the strata: the CMH test and the stratified difference.
+        let mut over_strata = None;
+        let mut dropped = Vec::new();
+        if stratified {
+            let mut strata: BTreeMap<u32, (two_by_two::Counts, two_by_two::Counts)> =
+                BTreeMap::new();
+            for (m, c) in &efficacy {
+                let Some(key) = m.stratum else {
+                    continue;
                 };
+                let empty = two_by_two::Counts { x: 0, n: 0 };
+                let entry = strata.entry(key).or_insert((empty, empty));
+                let counts = if m.in_arm { &mut entry.0 } else { &mut entry.1 };
+                counts.n += 1;
+                counts.x += usize::from(responds(c));
+            }
+            let (keys, strata): (Vec<u32>, Vec<_>) = strata.into_iter().unzip();
+            let test = two_by_two::cmh(&strata).map_err(&error)?;
+            let common = two_by_two::stratified_mn(&strata, settings.ci_level).map_err(&error)?;
+            // Both leave out the same strata: those with an empty arm.
+            dropped = test
+                .dropped
+                .iter()
+                .chain(&common.dropped)
+                .filter_map(|&k| keys.get(k).copied())
+                .collect();
+            dropped.sort_unstable();
+            dropped.dedup();
+            let few: Vec<u32> = keys
+                .iter()
+                .zip(&strata)
+                .filter(|(_, (a, r))| a.n > 0 && r.n > 0 && a.x + r.x < FEW_EVENTS)
+                .map(|(&k, _)| k)
+                .collect();
+            if !few.is_empty() {
                 notes.push(format!(
-                    "{label}: {what} {} test not estimable ({why}); no p-value is given",
-                    test.short_name()
+                    "{label}: {what}: {} with fewer than {FEW_EVENTS} responders, where the stratified difference and the CMH test rest on few events: {}",
+                    counted(few.len(), "stratum", "strata"),
+                    named(&few)
                 ));
             }
-            Ok(ProportionDifference {
-                test,
-                p,
-                n: arm.x,
-                total: arm.n,
-                n_reference: reference.x,
-                total_reference: reference.n,
-                difference: compared.map(|c| {
-                    let interval = match settings.diff_ci {
-                        DiffCi::Newcombe => c.newcombe,
-                        DiffCi::Wald => c.wald,
-                    };
-                    Difference {
-                        estimate: c.difference,
-                        lower: interval.lower,
-                        upper: interval.upper,
-                        method: settings.diff_ci,
-                    }
-                }),
-                odds_ratio: compared.and_then(|c| {
-                    c.odds_ratio.map(|r| Ci {
-                        estimate: r.estimate,
-                        lower: r.lower,
-                        upper: r.upper,
-                    })
-                }),
-                p_chisq: compared.and_then(|c| c.p_chisq),
-                p_fisher: compared.map(|c| c.p_fisher),
-                p_cmh,
-            })
+            if compared.is_some() && common.difference.is_none() {
+                notes.push(format!(
+                    "{label}: {what} stratified difference not estimable (no stratum holds subjects of both arms); no difference is given"
+                ));
+            }
+            over_strata = Some((test.p, common.difference));
+        }
+        let p_cmh = over_strata.and_then(|(p, _)| p);
+        let test = compared.map(|c| match settings.response_test {
+            ResponseTest::Chisq => TestUsed::Chisq,
+            ResponseTest::Fisher => TestUsed::Fisher,
+            ResponseTest::Cmh => TestUsed::Cmh,
+            ResponseTest::Auto if stratified => TestUsed::Cmh,
+            ResponseTest::Auto if c.min_expected < 5.0 => TestUsed::Fisher,
+            ResponseTest::Auto => TestUsed::Chisq,
+        });
+        let p = match test {
+            Some(TestUsed::Chisq) => compared.and_then(|c| c.p_chisq),
+            Some(TestUsed::Fisher) => compared.map(|c| c.p_fisher),
+            Some(TestUsed::Cmh) => p_cmh,
+            None => None,
         };
-    let compared = ResponseComparison {
-        orr: compare(&orr, "ORR")?,
-        dcr: compare(&dcr, "DCR")?,
+        if let (Some(test), None) = (test, p) {
+            let why = match test {
+                TestUsed::Cmh => "no stratum holds subjects of both arms and of both outcomes",
+                _ => "every subject of both arms has the same outcome",
+            };
+            notes.push(format!(
+                "{label}: {what} {} test not estimable ({why}); no p-value is given",
+                test.short_name()
+            ));
+        }
+        // With strata the stratified difference, whatever `diff_ci` says (docs/CONFIG.md).
+        let difference = match over_strata {
+            Some((_, common)) => common.map(|d| Difference {
+                estimate: d.estimate,
+                lower: d.lower,
+                upper: d.upper,
+                method: DifferenceMethod::MnStratified,
+            }),
+            None => compared.map(|c| {
+                let (interval, method) = match settings.diff_ci {
+                    DiffCi::Newcombe => (c.newcombe, DifferenceMethod::Newcombe),
+                    DiffCi::Wald => (c.wald, DifferenceMethod::Wald),
+                    DiffCi::Mn => (c.mn, DifferenceMethod::Mn),
+                };
+                Difference {
+                    estimate: c.difference,
+                    lower: interval.lower,
+                    upper: interval.upper,
+                    method,
+                }
+            }),
+        };
+        let compared_rates = ProportionDifference {
+            test,
+            p,
+            n: arm.x,
+            total: arm.n,
+            n_reference: reference.x,
+            total_reference: reference.n,
+            difference,
+            odds_ratio: compared.and_then(|c| {
+                c.odds_ratio.map(|r| Ci {
+                    estimate: r.estimate,
+                    lower: r.lower,
+                    upper: r.upper,
+                })
+            }),
+            p_chisq: compared.and_then(|c| c.p_chisq),
+            p_fisher: compared.map(|c| c.p_fisher),
+            p_cmh,
+        };
+        Ok((compared_rates, dropped))
     };
+    let (orr, dropped) = compare(&orr, "ORR")?;
+    let (dcr, _) = compare(&dcr, "DCR")?;
+    if !dropped.is_empty() {
+        notes.insert(
+            head,
+            format!(
+                "{label}: {} with subjects of one arm only left out of the stratified difference and the CMH test of ORR and DCR: {}",
+                counted(dropped.len(), "stratum", "strata"),
+                named(&dropped)
+            ),
+        );
+    }
     warnings.extend(notes);
-    Ok(compared)
+    Ok(ResponseComparison { orr, dcr })
+}
+
+/// "1 stratum", "3 strata".
+fn counted(count: usize, one: &str, many: &str) -> String {
+    format!("{count} {}", if count == 1 { one } else { many })
+}
+
+/// The strata `numbers` by name, separated by semicolons (a name may hold commas); past
+/// [`NAMED_STRATA`], how many more.
+fn strata_named(numbers: &[u32], names: &[String]) -> String {
+    let mut listed: Vec<String> = numbers
+        .iter()
+        .take(NAMED_STRATA)
+        .map(|&k| {
+            names
+                .get(k as usize)
+                .cloned()
+                .unwrap_or_else(|| format!("stratum {k}"))
+        })
+        .collect();
+    if numbers.len() > NAMED_STRATA {
+        listed.push(format!("{} more", numbers.len() - NAMED_STRATA));
+    }
+    listed.join("; ")
 }

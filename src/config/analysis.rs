@@ -60,8 +60,9 @@ pub struct AnalysisConfig {
     /// Tied event times in the Cox model of arm comparisons: `efron` (R's default) or
     /// `breslow` (SAS PROC PHREG's). Default: efron.
     pub cox_ties: Option<CoxTies>,
-    /// Interval of a difference of two proportions: `newcombe` (hybrid score) or `wald`.
-    /// Default: newcombe.
+    /// Interval of a difference of two proportions without strata: `newcombe` (hybrid score),
+    /// `wald` or `mn` (Miettinen–Nurminen). With strata the difference is the stratified one
+    /// with its stratified Miettinen–Nurminen interval, whatever this says. Default: newcombe.
     pub diff_ci: Option<DiffCi>,
     /// The test of two response rates the documents print: `auto` (CMH with strata, else
     /// Fisher's exact test when an expected count is below 5, else chi-square), `chisq`,
@@ -93,15 +94,16 @@ pub enum CoxTies {
     Breslow,
 }
 
-/// Interval of a difference of two proportions.
+/// Interval of a difference of two proportions (without strata).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum DiffCi {
     /// Newcombe's hybrid score interval (from Wilson intervals).
     Newcombe,
     /// Wald interval.
     Wald,
+    /// Miettinen–Nurminen score interval.
+    Mn,
 }
 
 /// The endpoints analysed when the config names none: PFS, OS and DoR under their own names.

@@ -5,7 +5,6 @@
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-use crate::config::DiffCi;
 use crate::stats::Ci;
 
 use super::CohortResults;
@@ -148,7 +147,9 @@ pub struct ProportionDifference {
     /// Efficacy subjects of the reference.
     #[serde(rename = "N_reference")]
     pub total_reference: usize,
-    /// Arm minus reference, with the `diff_ci` interval; `null` when an arm has no subject.
+    /// Arm minus reference, with the `diff_ci` interval; with strata, the stratified difference
+    /// with its stratified Miettinen–Nurminen interval. `null` when an arm has no subject, or
+    /// (with strata) when no stratum holds both arms.
     pub difference: Option<Difference>,
     /// Odds ratio with its Wald interval; `null` when a cell is 0.
     pub odds_ratio: Option<Ci>,
@@ -194,12 +195,42 @@ impl TestUsed {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Difference {
-    /// Arm minus reference.
+    /// Arm minus reference; with strata, the strata's differences weighted by
+    /// n₁·n₀/(n₁ + n₀) (Cochran–Mantel–Haenszel weights).
     pub estimate: f64,
     /// Lower limit.
     pub lower: f64,
     /// Upper limit.
     pub upper: f64,
-    /// `newcombe` or `wald`.
-    pub method: DiffCi,
+    /// `newcombe`, `wald` or `mn` (`diff_ci`, without strata), or `mn-stratified` (with
+    /// strata).
+    pub method: DifferenceMethod,
+}
+
+/// How a difference of proportions and its interval were computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+pub enum DifferenceMethod {
+    /// Newcombe's hybrid score interval (`diff_ci: newcombe`, without strata).
+    Newcombe,
+    /// Wald interval (`diff_ci: wald`, without strata).
+    Wald,
+    /// Miettinen–Nurminen score interval (`diff_ci: mn`, without strata).
+    Mn,
+    /// With strata: the common difference with Cochran–Mantel–Haenszel weights and its
+    /// stratified Miettinen–Nurminen score interval.
+    MnStratified,
+}
+
+impl DifferenceMethod {
+    /// The interval as Methods name it ("Newcombe hybrid score 95% CIs").
+    pub fn interval_name(self) -> &'static str {
+        match self {
+            DifferenceMethod::Newcombe => "Newcombe hybrid score",
+            DifferenceMethod::Wald => "Wald",
+            DifferenceMethod::Mn => "Miettinen–Nurminen",
+            DifferenceMethod::MnStratified => "stratified Miettinen–Nurminen",
+        }
+    }
 }

@@ -9,8 +9,9 @@ mod record;
 mod safety;
 
 pub use arms::{
-    ArmResults, Comparison, CoxResults, Difference, LogrankResults, ProportionDifference,
-    ResponseComparison, StratifiedComparison, SubgroupHr, TestUsed, TteComparison,
+    ArmResults, Comparison, CoxResults, Difference, DifferenceMethod, LogrankResults,
+    ProportionDifference, ResponseComparison, StratifiedComparison, SubgroupHr, TestUsed,
+    TteComparison,
 };
 pub use cohort::{
     BaselineSummary, CohortResults, ContinuousSummary, Enrolment, Estimate, FollowUp, LandmarkRate,

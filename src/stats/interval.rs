@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 /// A two-sided confidence interval: for a proportion both limits are in [0, 1]; for a
-/// difference of proportions in [−1, 1] (Newcombe) or beyond (Wald).
+/// difference of proportions in [−1, 1] (Newcombe, Miettinen–Nurminen) or beyond (Wald).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
     /// Lower limit.
@@ -16,7 +16,7 @@ pub struct Interval {
 }
 
 /// An estimate with its confidence interval (a ratio: the interval computed on the log scale,
-/// exp(log estimate ± z·se)).
+/// exp(log estimate ± z·se); a stratified difference of proportions with its score interval).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Ci {

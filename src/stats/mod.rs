@@ -19,8 +19,9 @@
 //! - [`chisq`]: the chi-square upper tail every test uses.
 //! - [`interval`]: the interval types ([`Interval`], [`Ci`]).
 //! - [`timefix`]: near-equal times made one, as R's `aeqSurv` (`timefix = TRUE`).
-//! - [`two_by_two`]: two proportions compared: difference (Newcombe, Wald), odds ratio,
-//!   chi-square, Fisher exact and Cochran–Mantel–Haenszel tests.
+//! - [`two_by_two`]: two proportions compared: difference (Newcombe, Wald,
+//!   Miettinen–Nurminen; stratified Miettinen–Nurminen over strata), odds ratio, chi-square,
+//!   Fisher exact and Cochran–Mantel–Haenszel tests.
 
 pub mod arms;
 pub mod binomial;
@@ -48,4 +49,7 @@ pub use normal::{normal_quantile, z_for_level};
 pub use quantile::{reverse_km_followup, Quantile, COLLETT_EPSILON, QUANTILE_TOLERANCE};
 pub use timefix::TIME_TOLERANCE;
 pub use transform::{CiTransform, UnknownTransform};
-pub use two_by_two::{cmh, compare_proportions, fisher_exact, Counts, ProportionComparison};
+pub use two_by_two::{
+    cmh, compare_proportions, fisher_exact, miettinen_nurminen, stratified_mn, CmhTest, Counts,
+    ProportionComparison, StratifiedDifference,
+};

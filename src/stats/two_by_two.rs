@@ -1,10 +1,14 @@
 //! Two proportions compared (response rates of an arm against a reference arm): the difference
-//! with Newcombe hybrid-score and Wald intervals, the odds ratio with its Wald interval, Pearson's
-//! chi-square test, Fisher's exact test and the Cochran–Mantel–Haenszel test over strata.
+//! with Newcombe hybrid-score, Wald and Miettinen–Nurminen intervals, the difference over strata
+//! with its stratified Miettinen–Nurminen interval, the odds ratio with its Wald interval,
+//! Pearson's chi-square test, Fisher's exact test and the Cochran–Mantel–Haenszel test over
+//! strata.
 //!
 //! Each value agrees with R 4.2: `prop.test(correct = FALSE)` (chi-square), `fisher.test`
 //! (two-sided, 2×2) and `mantelhaen.test(correct = FALSE)` (2×2×K); the Newcombe interval is
-//! method 10 of Newcombe (1998), built from [`wilson`] intervals without continuity correction.
+//! method 10 of Newcombe (1998), built from [`wilson`] intervals without continuity correction;
+//! the Miettinen–Nurminen intervals agree with the base-R implementation and the published
+//! numbers of `tests/reference/mn` (see [`stratified_mn`] for the variant).
 //! Quantities R would report as 0, ∞ or NaN (an odds ratio with an empty cell, a chi-square with
 //! an empty margin) are `None` here: not estimable.
 //!
@@ -59,6 +63,9 @@ pub struct ProportionComparison {
     /// The Wald interval for the difference, d ± z·√(p₁(1 − p₁)/n₁ + p₀(1 − p₀)/n₀), not
     /// clipped to [−1, 1].
     pub wald: Interval,
+    /// The Miettinen–Nurminen score interval for the difference ([`miettinen_nurminen`]); its
+    /// limits lie in [−1, 1].
+    pub mn: Interval,
     /// The odds ratio (x₁/(n₁ − x₁)) / (x₀/(n₀ − x₀)) with its Wald interval
     /// exp(log OR ± z·√(1/a + 1/b + 1/c + 1/d)). `None` (not estimable) when any of the four
     /// cells is 0, where R's value is 0, ∞ or NaN.
@@ -75,8 +82,8 @@ pub struct ProportionComparison {
 }
 
 /// Compares `arm` (x₁ of n₁) with `reference` (x₀ of n₀) at the confidence level `level`:
-/// the difference of proportions with its Newcombe and Wald intervals, the odds ratio, and the
-/// chi-square and Fisher p-values (see [`ProportionComparison`]).
+/// the difference of proportions with its Newcombe, Wald and Miettinen–Nurminen intervals, the
+/// odds ratio, and the chi-square and Fisher p-values (see [`ProportionComparison`]).
 ///
 /// # Errors
 /// [`StatsError::NoTrials`] when an arm has no subjects, [`StatsError::SuccessesExceedTrials`]
@@ -108,6 +115,8 @@ pub fn compare_proportions(
         upper: difference + z * se,
     };
 
+    let mn = score_interval(&[MnStratum::of(arm, reference, 1.0)], difference, z);
+
     let table = Table::of(arm, reference);
     let (responders, all) = (x1 + x0, n1 + n0);
     let min_expected = [n1, n0]
@@ -119,6 +128,7 @@ pub fn compare_proportions(
         difference,
         newcombe,
         wald,
+        mn,
         odds_ratio: table.odds_ratio(z),
         p_chisq: table.pearson_p(),
         p_fisher: table.fisher_p(),
@@ -149,42 +159,266 @@ pub fn fisher_exact(a: usize, b: usize, c: usize, d: usize) -> f64 {
     .fisher_p()
 }
 
-/// The p-value of the Cochran–Mantel–Haenszel test without continuity correction over K strata
-/// of 2×2 tables, as `mantelhaen.test(x, correct = FALSE)$p.value` for a 2×2×K table: each
-/// element of `strata` is one stratum's `(arm, reference)` counts.
+/// The Cochran–Mantel–Haenszel test over strata, as [`cmh`] gives it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CmhTest {
+    /// The p-value; `None` (not estimable) when the summed variance is 0, e.g. when no stratum
+    /// has both arms.
+    pub p: Option<f64>,
+    /// The strata left out, by position in the input: those with an empty arm (every stratum
+    /// of fewer than 2 subjects among them), which carry no information.
+    pub dropped: Vec<usize>,
+}
+
+/// The Cochran–Mantel–Haenszel test without continuity correction over K strata of 2×2
+/// tables, its p-value as `mantelhaen.test(x, correct = FALSE)$p.value` for a 2×2×K table:
+/// each element of `strata` is one stratum's `(arm, reference)` counts.
 ///
 /// The statistic is (Σₖ (aₖ − E(aₖ)))² / Σₖ Var(aₖ) with E(aₖ) = n₁ₖm₁ₖ/Nₖ and
 /// Var(aₖ) = n₁ₖn₀ₖm₁ₖm₀ₖ / (Nₖ²(Nₖ − 1)) (n the arm sizes, m the responder and non-responder
 /// totals, N the stratum size), referred to the chi-square distribution with 1 df.
 ///
-/// A stratum of fewer than 2 subjects contributes nothing (R stops with "sample size in each
-/// stratum must be > 1" instead; such a stratum carries no information). A stratum with only
-/// one arm, or only responders or only non-responders, contributes 0 to both sums, as in R.
-/// `Ok(None)` (not estimable) when the summed variance is 0, e.g. no stratum has both arms.
+/// A stratum with an empty arm is left out and listed in [`CmhTest::dropped`], so that the
+/// caller can say so: it adds 0 to both sums, as in R (which stops with "sample size in each
+/// stratum must be > 1" on a stratum of one subject instead). A stratum with only responders
+/// or only non-responders contributes 0 to both sums, as in R.
 ///
 /// # Errors
 /// [`StatsError::SuccessesExceedTrials`] when a stratum's x > n. Arms with n = 0 are allowed.
-pub fn cmh(strata: &[(Counts, Counts)]) -> Result<Option<f64>, StatsError> {
+pub fn cmh(strata: &[(Counts, Counts)]) -> Result<CmhTest, StatsError> {
     let mut delta = 0.0;
     let mut variance = 0.0;
-    for &(arm, reference) in strata {
+    let mut dropped = Vec::new();
+    for (k, &(arm, reference)) in strata.iter().enumerate() {
         arm.check(true)?;
         reference.check(true)?;
-        let t = Table::of(arm, reference);
-        let total = t.total();
-        if total < 2 {
+        if arm.n == 0 || reference.n == 0 {
+            dropped.push(k);
             continue;
         }
-        let n = total as f64;
+        let t = Table::of(arm, reference);
+        let n = t.total() as f64;
         // a − n₁m₁/N = (ad − bc)/N, with the numerator exact in integers.
         delta += t.cross_difference() / n;
         let margins = t.row1() as f64 * t.row2() as f64 * t.col1() as f64 * t.col2() as f64;
         variance += margins / (n * n * (n - 1.0));
     }
-    if variance.is_nan() || variance <= 0.0 {
-        return Ok(None);
+    let p = if variance.is_nan() || variance <= 0.0 {
+        None
+    } else {
+        Some(chisq_upper(delta * delta / variance, 1)?)
+    };
+    Ok(CmhTest { p, dropped })
+}
+
+/// The Miettinen–Nurminen (1985) score interval for p₁ − p₀ (`arm` minus `reference`) at the
+/// confidence level `level`, as SAS PROC FREQ's `RISKDIFF(CL=MN)`: the δ on either side of
+/// d = x₁/n₁ − x₀/n₀ where (d − δ)² / Ṽ(δ) = z², Ṽ(δ) being MN's variance at the restricted
+/// maximum-likelihood estimates under p₁ − p₀ = δ, with the factor N/(N − 1)
+/// ([`stratified_mn`] of one stratum; the formulas are there). Its limits lie in [−1, 1].
+///
+/// # Errors
+/// As [`compare_proportions`].
+pub fn miettinen_nurminen(
+    arm: Counts,
+    reference: Counts,
+    level: f64,
+) -> Result<Interval, StatsError> {
+    arm.check(false)?;
+    reference.check(false)?;
+    let z = z_for_level(level)?;
+    let stratum = MnStratum::of(arm, reference, 1.0);
+    Ok(score_interval(&[stratum], stratum.difference, z))
+}
+
+/// The common difference of proportions over strata with its stratified Miettinen–Nurminen
+/// interval ([`stratified_mn`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StratifiedDifference {
+    /// The common difference (arm minus reference) and its interval; `None` (not estimable)
+    /// when no stratum has both arms.
+    pub difference: Option<Ci>,
+    /// The strata left out, by position in the input: those with an empty arm, which carry no
+    /// information about the difference.
+    pub dropped: Vec<usize>,
+}
+
+/// The common difference p₁ − p₀ over strata (each element of `strata` one stratum's
+/// `(arm, reference)` counts) with its stratified Miettinen–Nurminen score interval at the
+/// confidence level `level`: the stratified score method of Miettinen and Nurminen (1985) with
+/// Cochran–Mantel–Haenszel stratum weights, the method of SAS PROC FREQ's
+/// `COMMONRISKDIFF(CL=MN)` that the project's contract names (docs/OUTPUTS.md), and of
+/// cicalc's `ci_prop_diff_mn_strata(method = "score")` and lrstat's `mnRiskDiffCI`.
+///
+/// For each stratum h with both arms, of sizes n₁ₕ and n₀ₕ (Nₕ together):
+/// - the difference dₕ = x₁ₕ/n₁ₕ − x₀ₕ/n₀ₕ and the weight wₕ = n₁ₕn₀ₕ/(n₁ₕ + n₀ₕ), fixed
+///   (not re-estimated with δ);
+/// - for a candidate δ, the restricted maximum-likelihood estimates p̃₀ₕ and p̃₁ₕ = p̃₀ₕ + δ:
+///   p̃₀ₕ is the root in [max(0, −δ), min(1, 1 − δ)] of MN's cubic
+///   L₃p³ + L₂p² + L₁p + L₀ = 0 with L₃ = N, L₂ = (n₁ + 2n₀)δ − N − x, L₁ = n₀δ² −
+///   (N + 2x₀)δ + x, L₀ = x₀δ(1 − δ) (x = x₁ + x₀), in closed form: with
+///   c = L₂/(3L₃), q = c³ − L₁L₂/(6L₃²) + L₀/(2L₃), r = sign(q)·√(c² − L₁/(3L₃)) and
+///   a = (π + acos(q/r³))/3, p̃₀ = 2r·cos(a) − c (the trigonometric root of Miettinen and
+///   Nurminen's appendix, as in Farrington and Manning 1990);
+/// - MN's variance Ṽₕ(δ) = [p̃₁ₕ(1 − p̃₁ₕ)/n₁ₕ + p̃₀ₕ(1 − p̃₀ₕ)/n₀ₕ]·Nₕ/(Nₕ − 1).
+///
+/// The estimate is d̂ = Σ wₕdₕ / Σ wₕ; the limits are the δ below and above d̂ where
+/// [Σ wₕ(dₕ − δ)]² / Σ wₕ²Ṽₕ(δ) = z², found by bisection to 1e-15 (δ = ±1 lies outside,
+/// d̂ inside). With one stratum the weights cancel: the unstratified interval,
+/// [`miettinen_nurminen`].
+///
+/// Not the "summary score" estimate of older SAS releases (Agresti 2013: the midpoints of the
+/// strata's MN intervals weighted by their widths), nor MN's own weights from the strata's
+/// variances: the Cochran–Mantel–Haenszel weights are those of the CMH test the difference is
+/// printed beside, and do not change with δ.
+///
+/// A stratum with an empty arm is left out and listed in [`StratifiedDifference::dropped`].
+///
+/// # Errors
+/// [`StatsError::SuccessesExceedTrials`] when a stratum's x > n, [`StatsError::InvalidLevel`]
+/// unless `0 < level < 1`. Arms with n = 0 are allowed.
+pub fn stratified_mn(
+    strata: &[(Counts, Counts)],
+    level: f64,
+) -> Result<StratifiedDifference, StatsError> {
+    stratified_score(strata, level, |n1, n0| n1 * n0 / (n1 + n0))
+}
+
+/// [`stratified_mn`] with the stratum weights `weight(n₁ₕ, n₀ₕ)`.
+fn stratified_score(
+    strata: &[(Counts, Counts)],
+    level: f64,
+    weight: impl Fn(f64, f64) -> f64,
+) -> Result<StratifiedDifference, StatsError> {
+    let z = z_for_level(level)?;
+    let mut kept = Vec::with_capacity(strata.len());
+    let mut dropped = Vec::new();
+    for (h, &(arm, reference)) in strata.iter().enumerate() {
+        arm.check(true)?;
+        reference.check(true)?;
+        if arm.n == 0 || reference.n == 0 {
+            dropped.push(h);
+        } else {
+            kept.push(MnStratum::of(
+                arm,
+                reference,
+                weight(arm.n as f64, reference.n as f64),
+            ));
+        }
     }
-    chisq_upper(delta * delta / variance, 1).map(Some)
+    let difference = (!kept.is_empty()).then(|| {
+        let total: f64 = kept.iter().map(|s| s.weight).sum();
+        let estimate =
+            (kept.iter().map(|s| s.weight * s.difference).sum::<f64>() / total).clamp(-1.0, 1.0);
+        let interval = score_interval(&kept, estimate, z);
+        Ci {
+            estimate,
+            lower: interval.lower,
+            upper: interval.upper,
+        }
+    });
+    Ok(StratifiedDifference {
+        difference,
+        dropped,
+    })
+}
+
+/// One stratum (or the whole table) of a Miettinen–Nurminen score interval: counts as numbers,
+/// its weight and its difference of proportions.
+#[derive(Debug, Clone, Copy)]
+struct MnStratum {
+    x1: f64,
+    n1: f64,
+    x0: f64,
+    n0: f64,
+    weight: f64,
+    difference: f64,
+}
+
+impl MnStratum {
+    /// The stratum of `arm` and `reference` (both with subjects) with the weight `weight`.
+    fn of(arm: Counts, reference: Counts, weight: f64) -> MnStratum {
+        let (x1, n1) = (arm.x as f64, arm.n as f64);
+        let (x0, n0) = (reference.x as f64, reference.n as f64);
+        MnStratum {
+            x1,
+            n1,
+            x0,
+            n0,
+            weight,
+            difference: x1 / n1 - x0 / n0,
+        }
+    }
+
+    /// The restricted maximum-likelihood estimates (p̃₁, p̃₀) under p₁ − p₀ = `delta`: MN's
+    /// cubic in p̃₀ solved in closed form (see [`stratified_mn`]), kept in its range against
+    /// rounding.
+    fn restricted(&self, delta: f64) -> (f64, f64) {
+        let (n1, n0, x0) = (self.n1, self.n0, self.x0);
+        let (n, x) = (n1 + n0, self.x1 + x0);
+        let l3 = n;
+        let l2 = (n1 + 2.0 * n0) * delta - n - x;
+        let l1 = (n0 * delta - n - 2.0 * x0) * delta + x;
+        let l0 = x0 * delta * (1.0 - delta);
+        let c = l2 / (3.0 * l3);
+        let q = c * c * c - l1 * l2 / (6.0 * l3 * l3) + l0 / (2.0 * l3);
+        // sign(q) does not matter when q = 0: acos(0) makes the cosine 0 either way.
+        let r = (c * c - l1 / (3.0 * l3)).max(0.0).sqrt().copysign(q);
+        let p0 = if r == 0.0 {
+            -c
+        } else {
+            let a = (std::f64::consts::PI + (q / (r * r * r)).clamp(-1.0, 1.0).acos()) / 3.0;
+            2.0 * r * a.cos() - c
+        };
+        let p0 = p0.clamp((-delta).max(0.0), (1.0 - delta).min(1.0));
+        (p0 + delta, p0)
+    }
+
+    /// MN's variance of the difference at the restricted estimates under `delta`, with the
+    /// factor N/(N − 1).
+    fn variance(&self, delta: f64) -> f64 {
+        let (p1, p0) = self.restricted(delta);
+        let n = self.n1 + self.n0;
+        (p1 * (1.0 - p1) / self.n1 + p0 * (1.0 - p0) / self.n0) * n / (n - 1.0)
+    }
+}
+
+/// The limits around `estimate` where the squared stratified score statistic
+/// [Σ w(d − δ)]² / Σ w²Ṽ(δ) crosses z²; ±1 where the estimate is ±1.
+fn score_interval(strata: &[MnStratum], estimate: f64, z: f64) -> Interval {
+    let z2 = z * z;
+    // Compared as score² > z²·variance: a variance of 0 is outside unless the score is 0.
+    let outside = |delta: f64| {
+        let (mut score, mut variance) = (0.0, 0.0);
+        for s in strata {
+            score += s.weight * (s.difference - delta);
+            variance += s.weight * s.weight * s.variance(delta);
+        }
+        score * score > z2 * variance
+    };
+    let limit = |end: f64| {
+        if estimate == end {
+            return end;
+        }
+        // Bisection between `end` (outside) and the estimate (inside).
+        let (mut out, mut inside) = (end, estimate);
+        while (out - inside).abs() > 1e-15 {
+            let mid = 0.5 * (out + inside);
+            if mid == out || mid == inside {
+                break;
+            }
+            if outside(mid) {
+                out = mid;
+            } else {
+                inside = mid;
+            }
+        }
+        0.5 * (out + inside)
+    };
+    Interval {
+        lower: limit(-1.0),
+        upper: limit(1.0),
+    }
 }
 
 /// A 2×2 table `[[a, b], [c, d]]`: rows the arm and the reference, columns responders and
@@ -529,11 +763,9 @@ mod tests {
                 )
             });
             assert_eq!((arm, reference), (e.arm, e.reference), "{name} strata sums");
-            close(
-                &format!("{name} p_cmh"),
-                cmh(&strata).unwrap().unwrap(),
-                e.p_cmh,
-            );
+            let test = cmh(&strata).unwrap();
+            close(&format!("{name} p_cmh"), test.p.unwrap(), e.p_cmh);
+            assert!(test.dropped.is_empty(), "{name}");
         }
     }
 
@@ -607,29 +839,269 @@ mod tests {
 
     #[test]
     fn cmh_edges() {
-        // Single-subject and one-arm strata contribute nothing.
+        // Single-subject and one-arm strata contribute nothing, and are listed.
         let base = [
             (counts(5, 27), counts(8, 36)),
             (counts(19, 42), counts(17, 71)),
         ];
-        let p = cmh(&base).unwrap().unwrap();
+        let p = cmh(&base).unwrap().p.unwrap();
         let more = [
             base[0],
-            base[1],
             (counts(1, 1), counts(0, 0)),
+            base[1],
             (counts(0, 0), counts(0, 0)),
             (counts(3, 7), counts(0, 0)),
+            (counts(0, 0), counts(2, 2)),
         ];
-        assert_eq!(cmh(&more).unwrap().unwrap(), p);
+        let test = cmh(&more).unwrap();
+        assert_eq!(test.p, Some(p));
+        assert_eq!(test.dropped, [1, 3, 4, 5]);
         // No stratum with both arms: not estimable.
-        assert_eq!(cmh(&[(counts(3, 7), counts(0, 0))]).unwrap(), None);
-        assert_eq!(cmh(&[]).unwrap(), None);
+        let test = cmh(&[(counts(3, 7), counts(0, 0))]).unwrap();
+        assert_eq!((test.p, test.dropped), (None, vec![0]));
+        assert_eq!(cmh(&[]).unwrap().p, None);
         // One stratum: the CMH statistic is the Pearson one times (N − 1)/N.
-        let one = cmh(&[(counts(31, 90), counts(30, 137))]).unwrap().unwrap();
+        let one = cmh(&[(counts(31, 90), counts(30, 137))])
+            .unwrap()
+            .p
+            .unwrap();
         let n = 227.0;
         let x2 = n * (31.0 * 107.0 - 59.0 * 30.0_f64).powi(2) / (90.0 * 137.0 * 61.0 * 166.0);
         assert!((one - chisq_upper(x2 * (n - 1.0) / n, 1).unwrap()).abs() < 1e-15);
         assert!(cmh(&[(counts(3, 2), counts(0, 1))]).is_err());
+    }
+
+    /// |actual − expected| ≤ 1e-6·|expected| + 1e-12 (a limit or estimate may be 0).
+    fn near(what: &str, actual: f64, expected: f64) {
+        assert!(
+            (actual - expected).abs() <= 1e-6 * expected.abs() + 1e-12,
+            "{what}: expected {expected}, got {actual}"
+        );
+    }
+
+    /// A number of tests/reference/mn/expected.json.
+    fn number(case: &serde_json::Value, key: &str) -> f64 {
+        case[key]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{key} of {case}"))
+    }
+
+    fn strata_of(case: &serde_json::Value) -> Vec<(Counts, Counts)> {
+        case["strata"]
+            .as_array()
+            .expect("strata")
+            .iter()
+            .map(|row| {
+                let c: Vec<usize> = row
+                    .as_array()
+                    .expect("row")
+                    .iter()
+                    .map(|v| v.as_u64().expect("count") as usize)
+                    .collect();
+                (counts(c[0], c[1]), counts(c[2], c[3]))
+            })
+            .collect()
+    }
+
+    /// Every interval of tests/reference/mn/expected.json (its make_mn.R: restricted estimates
+    /// from the likelihood's score equation by uniroot, not from the cubic), to 1e-6.
+    #[test]
+    fn mn_matches_r_reference() {
+        let expected: serde_json::Value =
+            serde_json::from_str(include_str!("../../tests/reference/mn/expected.json"))
+                .expect("expected.json");
+        let unstratified = expected["unstratified"].as_array().expect("unstratified");
+        assert!(unstratified.len() >= 15);
+        for case in unstratified {
+            let name = case["name"].as_str().expect("name");
+            let arm = counts(number(case, "x1") as usize, number(case, "n1") as usize);
+            let reference = counts(number(case, "x0") as usize, number(case, "n0") as usize);
+            let level = number(case, "level");
+            let mn = miettinen_nurminen(arm, reference, level).unwrap();
+            near(&format!("{name} lower"), mn.lower, number(case, "lower"));
+            near(&format!("{name} upper"), mn.upper, number(case, "upper"));
+            let compared = compare_proportions(arm, reference, level).unwrap();
+            assert_eq!(compared.mn, mn, "{name}");
+            near(
+                &format!("{name} estimate"),
+                compared.difference,
+                number(case, "estimate"),
+            );
+        }
+        let stratified = expected["stratified"].as_array().expect("stratified");
+        assert!(stratified.len() >= 10);
+        for case in stratified {
+            let name = case["name"].as_str().expect("name");
+            let strata = strata_of(case);
+            let level = number(case, "level");
+            let got = match case["weights"].as_str() {
+                Some("cmh") => stratified_mn(&strata, level).unwrap(),
+                Some("ss") => stratified_score(&strata, level, |n1, n0| n1 + n0).unwrap(),
+                other => panic!("{name}: weights {other:?}"),
+            };
+            assert_eq!(
+                got.dropped.len() as f64,
+                number(case, "dropped"),
+                "{name} dropped"
+            );
+            match got.difference {
+                None => assert!(case["estimate"].is_null(), "{name}: none"),
+                Some(d) => {
+                    near(
+                        &format!("{name} estimate"),
+                        d.estimate,
+                        number(case, "estimate"),
+                    );
+                    near(&format!("{name} lower"), d.lower, number(case, "lower"));
+                    near(&format!("{name} upper"), d.upper, number(case, "upper"));
+                }
+            }
+        }
+        // Every table of 1 to 5 subjects per arm.
+        let grid = expected["small_tables"].as_array().expect("small tables");
+        assert_eq!(grid.len(), 400);
+        for row in grid {
+            let v: Vec<f64> = row
+                .as_array()
+                .expect("row")
+                .iter()
+                .map(|v| v.as_f64().expect("number"))
+                .collect();
+            let (arm, reference) = (
+                counts(v[0] as usize, v[1] as usize),
+                counts(v[2] as usize, v[3] as usize),
+            );
+            let mn = miettinen_nurminen(arm, reference, 0.95).unwrap();
+            near(&format!("{arm:?} {reference:?} lower"), mn.lower, v[4]);
+            near(&format!("{arm:?} {reference:?} upper"), mn.upper, v[5]);
+        }
+        // The pooled table of the comparisons_edge study, as its test expects it.
+        let pooled = &expected["edge_pooled"];
+        let r = compare_proportions(counts(31, 44), counts(13, 44), 0.95).unwrap();
+        for (method, interval) in [("newcombe", r.newcombe), ("wald", r.wald), ("mn", r.mn)] {
+            near(method, interval.lower, number(&pooled[method], "lower"));
+            near(method, interval.upper, number(&pooled[method], "upper"));
+        }
+    }
+
+    /// Published numbers, to the digits printed (tests/reference/README.md says where each is
+    /// from).
+    #[test]
+    fn mn_matches_published_numbers() {
+        // |actual − printed| within half a unit of the last printed digit.
+        let printed = |what: &str, actual: f64, value: f64, digits: i32| {
+            let half = 0.5 * 10f64.powi(-digits) + 1e-12;
+            assert!(
+                (actual - value).abs() <= half,
+                "{what}: printed {value}, got {actual}"
+            );
+        };
+        // Newcombe (1998), Table II, Miettinen–Nurminen: (a), (b) and (g).
+        for (x1, n1, x0, n0, lower, upper) in [
+            (56, 70, 48, 80, 0.0528, 0.3382),
+            (9, 10, 3, 10, 0.1700, 0.8406),
+            (10, 10, 0, 20, 0.7156, 1.0000),
+        ] {
+            let mn = miettinen_nurminen(counts(x1, n1), counts(x0, n0), 0.95).unwrap();
+            let what = format!("Newcombe {x1}/{n1} - {x0}/{n0}");
+            printed(&what, mn.lower, lower, 4);
+            printed(&what, mn.upper, upper, 4);
+        }
+        // Fagerland, Lydersen and Laake (2017), chapter 4: Ritland et al. (2007), 0/16 vs 15/72.
+        let mn = miettinen_nurminen(counts(0, 16), counts(15, 72), 0.95).unwrap();
+        printed("Ritland lower", mn.lower, -0.3164, 4);
+        printed("Ritland upper", mn.upper, -0.0056, 4);
+        // cicalc's example of ci_prop_diff_mn_strata (score): 7/10 vs 5/10 and 5/10 vs 4/10.
+        let strata = [
+            (counts(7, 10), counts(5, 10)),
+            (counts(5, 10), counts(4, 10)),
+        ];
+        for (level, lower, upper) in [(0.95, -0.1606, 0.4338), (0.99, -0.2509, 0.5072)] {
+            let d = stratified_mn(&strata, level).unwrap().difference.unwrap();
+            printed("cicalc estimate", d.estimate, 0.15, 4);
+            printed("cicalc lower", d.lower, lower, 4);
+            printed("cicalc upper", d.upper, upper, 4);
+        }
+        // metalite.ae's example of rate_compare (weights n₁ + n₀, bisection to 1e-6): four
+        // strata counted from its vectors.
+        let strata = [
+            (counts(15, 25), counts(5, 26)),
+            (counts(15, 25), counts(5, 24)),
+            (counts(15, 25), counts(5, 26)),
+            (counts(15, 25), counts(5, 24)),
+        ];
+        let d = stratified_score(&strata, 0.95, |n1, n0| n1 + n0)
+            .unwrap()
+            .difference
+            .unwrap();
+        printed("metalite estimate", d.estimate, 0.3998397, 6);
+        printed("metalite lower", d.lower, 0.2684383, 6);
+        printed("metalite upper", d.upper, 0.5172779, 6);
+    }
+
+    #[test]
+    fn stratified_mn_of_one_stratum_is_unstratified() {
+        for (arm, reference) in [
+            (counts(31, 90), counts(30, 137)),
+            (counts(0, 16), counts(15, 72)),
+            (counts(10, 10), counts(0, 20)),
+            (counts(1, 1), counts(0, 1)),
+            (counts(3, 3), counts(3, 3)),
+        ] {
+            let one = miettinen_nurminen(arm, reference, 0.95).unwrap();
+            let d = stratified_mn(&[(arm, reference)], 0.95)
+                .unwrap()
+                .difference
+                .unwrap();
+            assert!((d.lower - one.lower).abs() < 1e-12, "{arm:?} {reference:?}");
+            assert!((d.upper - one.upper).abs() < 1e-12, "{arm:?} {reference:?}");
+            let r = compare_proportions(arm, reference, 0.95).unwrap();
+            assert_eq!(d.estimate, r.difference);
+        }
+    }
+
+    #[test]
+    fn stratified_mn_edges() {
+        // Strata with an empty arm are left out and listed; the rest as without them.
+        let base = [
+            (counts(30, 40), counts(3, 4)),
+            (counts(1, 4), counts(10, 40)),
+        ];
+        let without = stratified_mn(&base, 0.95).unwrap();
+        assert!(without.dropped.is_empty());
+        let with = stratified_mn(
+            &[
+                (counts(2, 3), counts(0, 0)),
+                base[0],
+                (counts(0, 0), counts(0, 0)),
+                base[1],
+            ],
+            0.95,
+        )
+        .unwrap();
+        assert_eq!(with.dropped, [0, 2]);
+        assert_eq!(with.difference, without.difference);
+        // Arms balanced within strata, unbalanced across them: the difference is 0.
+        assert_eq!(without.difference.unwrap().estimate, 0.0);
+        // No stratum with both arms, or none at all: not estimable.
+        let none = stratified_mn(&[(counts(3, 5), counts(0, 0))], 0.95).unwrap();
+        assert_eq!((none.difference, none.dropped), (None, vec![0]));
+        assert_eq!(stratified_mn(&[], 0.95).unwrap().difference, None);
+        // Limits in [−1, 1], the estimate inside.
+        let d = stratified_mn(
+            &[(counts(4, 4), counts(0, 6)), (counts(2, 2), counts(0, 3))],
+            0.95,
+        )
+        .unwrap()
+        .difference
+        .unwrap();
+        assert_eq!((d.estimate, d.upper), (1.0, 1.0));
+        assert!(d.lower > 0.0 && d.lower < 1.0);
+        assert!(stratified_mn(&[(counts(3, 2), counts(0, 1))], 0.95).is_err());
+        assert!(matches!(
+            stratified_mn(&base, 1.0),
+            Err(StatsError::InvalidLevel(_))
+        ));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::config::{Analysis, MedianCi, ProportionCi};
-use crate::results::{CohortResults, TestUsed};
+use crate::results::{CohortResults, DifferenceMethod, TestUsed};
 
 /// The Methods sentences of arm comparisons (none without arms): the Cox model and its ties
 /// method, the stratification factors, the log-rank test, the interval of differences and the
@@ -51,9 +51,26 @@ fn comparison_methods(a: &Analysis, c: &CohortResults) -> Vec<String> {
         });
     }
     if first.response.is_some() {
-        let interval = match a.diff_ci {
-            crate::config::DiffCi::Newcombe => "Newcombe hybrid score",
-            crate::config::DiffCi::Wald => "Wald",
+        // The interval the comparisons' differences were given with (with strata, the
+        // stratified one whatever `diff_ci` says).
+        let method = c
+            .comparisons
+            .iter()
+            .filter_map(|cmp| cmp.response.as_ref())
+            .flat_map(|r| [&r.orr.difference, &r.dcr.difference])
+            .find_map(|d| d.as_ref().map(|d| d.method))
+            .unwrap_or(match (strata.is_some(), a.diff_ci) {
+                (true, _) => DifferenceMethod::MnStratified,
+                (false, crate::config::DiffCi::Newcombe) => DifferenceMethod::Newcombe,
+                (false, crate::config::DiffCi::Wald) => DifferenceMethod::Wald,
+                (false, crate::config::DiffCi::Mn) => DifferenceMethod::Mn,
+            });
+        let interval = match method {
+            DifferenceMethod::MnStratified => format!(
+                "{} {level}% CIs with Cochran–Mantel–Haenszel weights",
+                method.interval_name()
+            ),
+            _ => format!("{} {level}% CIs", method.interval_name()),
         };
         // The tests the comparisons used (`response_test`), as they were chosen.
 
@@ -80,7 +97,7 @@ fn comparison_methods(a: &Analysis, c: &CohortResults) -> Vec<String> {
             _ => "the chi-square test".to_string(),
         };
         sentences.push(format!(
-            "Differences in response rates are given with {interval} {level}% CIs and tested with {test}."
+            "Differences in response rates are given with {interval} and tested with {test}."
         ));
     }
     sentences.push("All p-values are two-sided.".to_string());
