@@ -207,19 +207,19 @@ fn comparison_notes(results: &CohortResults, endpoint: &str, settings: &Analysis
         .iter()
         .filter_map(|c| {
             let t = c.tte.get(endpoint)?;
-            let (cox, logrank, stratified) = match &t.stratified {
-                Some(s) => (&s.cox, &s.logrank, "Stratified log-rank"),
-                None => (&t.cox, &t.logrank, "Log-rank"),
+            let (cox, logrank, stratified, hr_name) = match &t.stratified {
+                Some(s) => (&s.cox, &s.logrank, "Stratified log-rank", "Stratified HR"),
+                None => (&t.cox, &t.logrank, "Log-rank", "HR"),
             };
             let hr = match &cox.hr {
                 Some(h) => format!(
-                    "HR {} ({}% CI {}–{})",
+                    "{hr_name} {} ({}% CI {}–{})",
                     fixed(h.estimate, 2),
                     settings.ci_percent(),
                     fixed(h.lower, 2),
                     fixed(h.upper, 2)
                 ),
-                None => "HR not estimable".to_string(),
+                None => format!("{hr_name} not estimable"),
             };
             let arms = several.then(|| format!("{} vs {}:", c.arm, c.reference));
             let p = format!("{stratified} {}", crate::format::fmt_p(logrank.p));

@@ -457,7 +457,7 @@ fn randomised_documents_read_the_comparisons() {
     for text in [
         "Arm B \u{2013} median 14.0",
         "Arm A \u{2013} median 8.9",
-        "HR 0.57 (95% CI 0.41\u{2013}0.80)",
+        "Stratified HR 0.57 (95% CI 0.41\u{2013}0.80)",
         "Stratified log-rank p &lt; 0.001",
     ] {
         assert!(km.contains(text), "`{text}` missing from km-os.svg");

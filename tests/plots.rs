@@ -1811,3 +1811,112 @@ fn a_cohort_with_arms_is_drawn_by_arm_with_titles_as_configured() {
         assert!(ae.iter().any(|t| t.text == legend), "{legend}");
     }
 }
+
+/// The y positions of the "1.0" and "0.0" tick labels: the plot's top and bottom.
+fn plot_span(svg: &str) -> (f64, f64) {
+    let texts = texts(svg);
+    let at = |label: &str| {
+        texts
+            .iter()
+            .find(|t| t.text == label && t.anchor == "end")
+            .map(|t| t.y)
+            .unwrap_or_else(|| panic!("no {label} tick"))
+    };
+    (at("1.0"), at("0.0"))
+}
+
+/// Four arms with three comparisons' notes: the curves keep at least 60% of the figure's
+/// height (the legend and HR text above the plot took about 60% of it), the legend going
+/// beside the plot; a single series keeps its legend above.
+#[test]
+fn km_curves_keep_60_percent_of_the_figure_for_any_number_of_arms() {
+    let mut arms = xanomeline_arms();
+    arms.push(km_series(
+        "Placebo + best supportive care",
+        &[(3.0, true), (5.0, false), (8.0, true)],
+    ));
+    let mut opts = km_opts();
+    for arm in &XANOMELINE[..2] {
+        opts.note.push(format!("{arm} vs Placebo:"));
+        opts.note
+            .push("Stratified HR 0.82 (95% CI 0.48–1.42)".to_string());
+        opts.note.push("Stratified log-rank p = 0.48".to_string());
+    }
+    for series in [arms.clone(), arms[..1].to_vec()] {
+        let svg = km_plot(&series, &opts).unwrap();
+        let (_, height) = svg_size(&svg);
+        let (top, bottom) = plot_span(&svg);
+        assert!(
+            (bottom - top) / height >= 0.6,
+            "{} series: plot {:.0} of {height:.0}",
+            series.len(),
+            bottom - top
+        );
+        check_layout("km_many_arms", &svg);
+    }
+}
+
+/// Censoring marks at least 4 pixels apart along a curve: 4,000 censorings drew a solid band.
+#[test]
+fn censoring_marks_are_thinned_by_pixel() {
+    let data: Vec<(f64, bool)> = (0..4000)
+        .map(|i| (f64::from(i) / 200.0, i % 10 == 0))
+        .collect();
+    let svg = km_plot(&[km_series("Many", &data)], &km_opts()).unwrap();
+    let doc = roxmltree::Document::parse(&svg).expect("SVG");
+    // A plus mark is a horizontal and a vertical two-point polyline of 10 px; take the
+    // vertical ones.
+    let marks: Vec<(f64, f64)> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("polyline"))
+        .filter_map(|n| {
+            let points: Vec<(f64, f64)> = n
+                .attribute("points")?
+                .split_whitespace()
+                .filter_map(|p| {
+                    let (x, y) = p.split_once(',')?;
+                    Some((x.parse().ok()?, y.parse().ok()?))
+                })
+                .collect();
+            match points.as_slice() {
+                [a, b] if a.0 == b.0 && (b.1 - a.1).abs() == 10.0 => Some((a.0, (a.1 + b.1) / 2.0)),
+                _ => None,
+            }
+        })
+        .collect();
+    assert!(
+        marks.len() > 20 && marks.len() < 400,
+        "{} marks",
+        marks.len()
+    );
+    for pair in marks.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        assert!(
+            (b.0 - a.0).abs() >= 4.0 || (b.1 - a.1).abs() >= 4.0,
+            "marks {a:?} and {b:?} overlap"
+        );
+    }
+}
+
+/// A day axis of 15 years ticks at round numbers of days (it ticked at 1825, 3650, 5475).
+#[test]
+fn day_axes_tick_at_round_numbers() {
+    let data: Vec<(f64, bool)> = (0..60).map(|i| (f64::from(i) * 92.0, i % 3 == 0)).collect();
+    let mut opts = km_opts();
+    opts.time_unit = "Days".to_string();
+    let svg = km_plot(&[km_series("Long", &data)], &opts).unwrap();
+    let ticks: Vec<f64> = texts(&svg)
+        .iter()
+        .filter(|t| t.anchor == "middle" && t.text.chars().all(|c| c.is_ascii_digit()))
+        .filter_map(|t| t.text.parse().ok())
+        .collect();
+    let step = ticks
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .find(|s| *s > 0.0)
+        .expect("ticks");
+    assert!(
+        [250.0, 500.0, 1000.0, 2000.0].contains(&step),
+        "step {step}: {ticks:?}"
+    );
+}

@@ -11,7 +11,8 @@ const MAX_INTERVALS: f64 = 10.0;
 pub(crate) const LABEL_GAP: i32 = 8;
 
 /// Candidate tick steps for a time unit, ascending: the conventional ones first (every
-/// 3, 6, 12 months; 4 weeks; 7, 28 days), then plain 1–2–5 steps for long axes.
+/// 3, 6, 12 months; 4 weeks; 7, 28, 30 days, then round hundreds), then plain 1–2–5 steps
+/// for long axes.
 fn time_steps(time_unit: &str) -> Vec<f64> {
     let unit = time_unit.trim().to_lowercase();
     let mut steps: Vec<f64> = if unit.starts_with("month") {
@@ -23,8 +24,11 @@ fn time_steps(time_unit: &str) -> Vec<f64> {
             0.5, 1.0, 2.0, 4.0, 8.0, 12.0, 16.0, 24.0, 52.0, 104.0, 156.0, 260.0,
         ]
     } else if unit.starts_with("day") {
+        // Round numbers of days past a month: 250, 500, 1000 (365-day steps ticked at 1825,
+        // 3650, 5475).
         vec![
-            1.0, 2.0, 5.0, 7.0, 14.0, 28.0, 60.0, 90.0, 180.0, 365.0, 730.0, 1825.0,
+            1.0, 2.0, 5.0, 7.0, 14.0, 28.0, 30.0, 60.0, 90.0, 180.0, 250.0, 500.0, 1000.0, 2000.0,
+            5000.0,
         ]
     } else {
         Vec::new()

@@ -111,6 +111,71 @@ const PLOT_H: i32 = 300;
 const RISK_LABEL_BUDGET_PCT: i32 = 32;
 /// Widest risk-table label, in % of the canvas; a longer one is cut with an ellipsis.
 const RISK_LABEL_MAX_PCT: i32 = 50;
+/// The least distance, in pixels, between two censoring marks of a curve.
+const CENSOR_GAP: i32 = 4;
+
+/// Width of a legend set beside the plot.
+const SIDE_LEGEND_W: i32 = 300;
+
+/// A series' legend entry on one line: its label and median.
+fn one_line(s: &KmSeries) -> String {
+    if s.median_label.trim().is_empty() {
+        s.label.clone()
+    } else {
+        format!("{} \u{2013} {}", s.label, s.median_label)
+    }
+}
+
+/// The legend's entries for a legend `width` wide: each series (its median on a line of its
+/// own when the two do not fit one), the censoring mark, then the notes, wrapped rather than
+/// cut (a hazard ratio's upper limit must not become an ellipsis).
+fn legend_items(
+    series: &[KmSeries],
+    notes: &[String],
+    censored: bool,
+    width: i32,
+) -> Result<Vec<LegendItem>, PlotError> {
+    let mut items = Vec::new();
+    for (i, s) in series.iter().enumerate() {
+        let key = Key::Line(series_colour(i));
+        let line = one_line(s);
+        if text_width(&line, LABEL_PX)? + LEGEND_KEY_ROOM <= width {
+            items.push(LegendItem { key, label: line });
+        } else {
+            for (k, label) in wrap_text(&s.label, LABEL_PX, width - LEGEND_KEY_ROOM)?
+                .into_iter()
+                .enumerate()
+            {
+                let key = if k == 0 { key } else { Key::Blank };
+                items.push(LegendItem { key, label });
+            }
+            if !s.median_label.trim().is_empty() {
+                for label in wrap_text(&s.median_label, LABEL_PX, width - LEGEND_KEY_ROOM)? {
+                    items.push(LegendItem {
+                        key: Key::Blank,
+                        label,
+                    });
+                }
+            }
+        }
+    }
+    if censored {
+        items.push(LegendItem {
+            key: Key::Marker(Marker::Plus, DARK_GREY),
+            label: "Censored".to_string(),
+        });
+    }
+    for note in notes {
+        for line in wrap_text(note, LABEL_PX, width - LEGEND_KEY_ROOM)? {
+            items.push(LegendItem {
+                key: Key::Blank,
+                label: line,
+            });
+        }
+    }
+    Ok(items)
+}
+
 /// Width of a legend key and the gap after it.
 const LEGEND_KEY_ROOM: i32 = 30;
 fn validate(series: &[KmSeries], opts: &KmPlotOptions) -> Result<(), PlotError> {
@@ -301,74 +366,56 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
     }
     // The legend lines up with the y axis when every entry fits on one line there; otherwise
     // it takes the full width, and an entry still too long puts its median on a second line.
-    let one_liners: Vec<String> = series
-        .iter()
-        .map(|s| {
-            if s.median_label.trim().is_empty() {
-                s.label.clone()
-            } else {
-                format!("{} \u{2013} {}", s.label, s.median_label)
-            }
-        })
-        .collect();
-    let mut widest = 0;
-    for l in &one_liners {
-        widest = widest.max(text_width(l, LABEL_PX)? + LEGEND_KEY_ROOM);
-    }
-    let legend_left = if widest <= w - PAD - left { left } else { PAD };
-    let legend_w = w - PAD - legend_left;
-    let mut items = Vec::new();
-    for (i, (s, one_line)) in series.iter().zip(one_liners).enumerate() {
-        let key = Key::Line(series_colour(i));
-        if text_width(&one_line, LABEL_PX)? + LEGEND_KEY_ROOM <= legend_w {
-            items.push(LegendItem {
-                key,
-                label: one_line,
-            });
-        } else {
-            items.push(LegendItem {
-                key,
-                label: s.label.clone(),
-            });
-            if !s.median_label.trim().is_empty() {
-                items.push(LegendItem {
-                    key: Key::Blank,
-                    label: s.median_label.clone(),
-                });
-            }
-        }
-    }
     let any_censored = series.iter().any(|s| {
         s.points
             .iter()
             .any(|p| p.n_censor > 0 && p.time <= axis.max)
     });
-    if any_censored {
-        items.push(LegendItem {
-            key: Key::Marker(Marker::Plus, DARK_GREY),
-            label: "Censored".to_string(),
-        });
+    let mut widest = 0;
+    for s in series {
+        widest = widest.max(text_width(&one_line(s), LABEL_PX)? + LEGEND_KEY_ROOM);
     }
-    // Notes wrap rather than lose their end (a hazard ratio's upper limit) to an ellipsis.
-    for note in &opts.note {
-        for line in wrap_text(note, LABEL_PX, legend_w - LEGEND_KEY_ROOM)? {
-            items.push(LegendItem {
-                key: Key::Blank,
-                label: line,
-            });
-        }
-    }
-    let legend = Legend::stacked(items, legend_w)?;
-    let legend_top = y;
-    y += legend.height() + 10;
-    let plot_top = y;
-    let plot_bottom = plot_top + PLOT_H;
+    let legend_left = if widest <= w - PAD - left { left } else { PAD };
+    let above_w = w - PAD - legend_left;
+    let above = Legend::stacked(
+        legend_items(series, &opts.note, any_censored, above_w)?,
+        above_w,
+    )?;
+    // Below the plot: tick labels, the axis title, the number-at-risk heading and rows.
+    let row_h = line_height(TICK_PX) + 4;
+    let n_rows = i32::try_from(series.len()).unwrap_or(0);
+    let below = TICK_LEN
+        + 4
+        + line_height(TICK_PX)
+        + 2
+        + line_height(LABEL_PX)
+        + 10
+        + line_height(LABEL_PX)
+        + 2
+        + row_h * n_rows
+        + PAD;
+    // The curves keep at least 60% of the figure's height: the plot grows to 1.5 times the
+    // rest where it must, and a legend taller than two thirds of the plot (several arms and
+    // their comparisons) goes beside it, in a column of its own, rather than make the figure
+    // a tall strip.
+    let beside = 3 * (y + above.height() + 10) > 2 * PLOT_H;
+    let (legend, legend_origin, plot_top, plot_h, canvas_w) = if beside {
+        let side = Legend::stacked(
+            legend_items(series, &opts.note, any_censored, SIDE_LEGEND_W)?,
+            SIDE_LEGEND_W,
+        )?;
+        let plot_h = PLOT_H.max(side.height()).max((y + below) * 3 / 2);
+        (side, (w, y), y, plot_h, w + SIDE_LEGEND_W + PAD)
+    } else {
+        let plot_top = y + above.height() + 10;
+        let plot_h = PLOT_H.max((plot_top + below) * 3 / 2);
+        (above, (legend_left, y), plot_top, plot_h, w)
+    };
+    let plot_bottom = plot_top + plot_h;
     let tick_label_top = plot_bottom + TICK_LEN + 4;
     let x_title_top = tick_label_top + line_height(TICK_PX) + 2;
     let risk_heading_top = x_title_top + line_height(LABEL_PX) + 10;
-    let row_h = line_height(TICK_PX) + 4;
     let rows_top = risk_heading_top + line_height(LABEL_PX) + 2;
-    let n_rows = i32::try_from(series.len()).unwrap_or(0);
     let height = rows_top + row_h * n_rows + PAD;
 
     let xs = Scale::new(0.0, axis.max, left, right);
@@ -377,10 +424,10 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
 
     let mut svg = String::new();
     {
-        let c = Canvas::new(&mut svg, w, height)?;
+        let c = Canvas::new(&mut svg, canvas_w, height)?;
 
         draw_title(&c, &title_lines, w / 2, title_top)?;
-        legend.draw(&c, (legend_left, legend_top))?;
+        legend.draw(&c, legend_origin)?;
 
         let sorted: Vec<Vec<&KmPoint>> = series.iter().map(sorted_points).collect();
 
@@ -417,12 +464,15 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
         for (i, pts) in sorted.iter().enumerate() {
             let path: Vec<_> = step_path(pts, axis.max).into_iter().map(to_px).collect();
             c.polyline(&path, series_colour(i), 2)?;
-            // One mark per pixel: censorings at times that round to the same point would draw
-            // the same mark again (at 10^6 subjects, three marks in five were repeats).
-            let mut last = None;
+            // Marks at least CENSOR_GAP pixels apart along the curve: closer ones overlap into
+            // a solid band (thousands of censorings), which shows no single censoring.
+            let mut last: Option<(i32, i32)> = None;
             for p in pts.iter().filter(|p| p.n_censor > 0 && p.time <= axis.max) {
                 let at = to_px((p.time, p.surv));
-                if last != Some(at) {
+                let apart = last.is_none_or(|(x, y)| {
+                    (at.0 - x).abs() >= CENSOR_GAP || (at.1 - y).abs() >= CENSOR_GAP
+                });
+                if apart {
                     c.marker(Marker::Plus, at, 5, series_colour(i))?;
                     last = Some(at);
                 }
