@@ -5,7 +5,8 @@
 //! Both models are fitted over one view of the sorted two-arm data ([`ArmTimes`]): the
 //! subjects with a level (and a stratum, stratified). Every covariate is 0 or 1 and a subject's
 //! covariates are those of its class (its level and arm), so a risk set is a count per class
-//! and a pass costs the rows plus, per event time, the square of the columns. The fit is
+//! and a pass costs a few operations per row and per death, plus the square of the columns
+//! per event time and stratum (Efron's sums over the deaths are scalars). The fit is
 //! `coxph`'s: Newton–Raphson from β = 0 with step halving, a column whose pivot in the
 //! information falls below `toler.chol` (2^-39) of the largest diagonal left out of the step
 //! (at β = 0: an aliased column, dropped, as R reports it `NA`), 0/1 columns not centred.
@@ -130,10 +131,12 @@ impl ArmTimes {
             test.not_estimable = Some("fewer than two levels with subjects of both arms at risk");
             return Ok(test);
         }
-        let (without, with) = (
-            fitter.fit(&full.select(&keep_without))?,
-            fitter.fit(&full.select(&keep_with))?,
+        // The two fits side by side, each from β = 0, where the moments are those above.
+        let (without, with) = rayon::join(
+            || fitter.fit(&full.select(&keep_without), at_zero.select(&keep_without)),
+            || fitter.fit(&full.select(&keep_with), at_zero.select(&keep_with)),
         );
+        let (without, with) = (without?, with?);
         let (Some(without), Some(with)) = (without, with) else {
             test.not_estimable = Some("the Newton–Raphson iterations did not converge");
             return Ok(test);
@@ -260,6 +263,21 @@ struct Moments {
 }
 
 impl Moments {
+    /// The moments of the columns `keep` says.
+    fn select(&self, keep: &[bool]) -> Moments {
+        let kept: Vec<usize> = (0..keep.len()).filter(|&j| keep[j]).collect();
+        let p = keep.len();
+        Moments {
+            loglik: self.loglik,
+            score: kept.iter().map(|&j| self.score[j]).collect(),
+            information: kept
+                .iter()
+                .flat_map(|&j| kept.iter().map(move |&l| (j, l)))
+                .map(|(j, l)| self.information[j * p + l])
+                .collect(),
+        }
+    }
+
     fn usable(&self) -> bool {
         self.loglik.is_finite()
             && self.score.iter().all(|x| x.is_finite())
@@ -335,7 +353,91 @@ struct Fitted {
     infinite: bool,
 }
 
+/// Neumaier's compensated sum.
+#[derive(Debug, Clone, Copy, Default)]
+struct Sum {
+    sum: f64,
+    compensation: f64,
+}
+
+impl Sum {
+    fn add(&mut self, x: f64) {
+        let t = self.sum + x;
+        self.compensation += if self.sum.abs() >= x.abs() {
+            (self.sum - t) + x
+        } else {
+            (x - t) + self.sum
+        };
+        self.sum = t;
+    }
+
+    fn total(&self) -> f64 {
+        self.sum + self.compensation
+    }
+}
+
+/// One time's deaths in a stratum: the r-th of d (r = 0, …, d − 1) sees the risk set less
+/// the share r/d of the dying, a0 = u0 + w·d0 with w = 1 − r/d (Efron), or the whole risk set,
+/// w = 1 (Breslow); the sums over the deaths of ln a0 and of w^k / a0^m.
+#[derive(Debug, Clone, Copy)]
+struct DeathSums {
+    log: f64,
+    /// Σ 1/a0 and Σ w/a0.
+    g1: f64,
+    h1: f64,
+    /// Σ 1/a0², Σ w/a0² and Σ w²/a0².
+    g2: f64,
+    h2: f64,
+    k2: f64,
+}
+
+impl DeathSums {
+    fn of(u0: f64, d0: f64, deaths: f64, ties: Ties) -> DeathSums {
+        match ties {
+            Ties::Breslow => {
+                let a0 = u0 + d0;
+                let inverse = deaths / a0;
+                let square = inverse / a0;
+                DeathSums {
+                    log: deaths * a0.ln(),
+                    g1: inverse,
+                    h1: inverse,
+                    g2: square,
+                    h2: square,
+                    k2: square,
+                }
+            }
+            Ties::Efron => {
+                let mut t = DeathSums {
+                    log: 0.0,
+                    g1: 0.0,
+                    h1: 0.0,
+                    g2: 0.0,
+                    h2: 0.0,
+                    k2: 0.0,
+                };
+                // Counts are whole numbers far below 2^52.
+                let d = deaths as u64;
+                for r in 0..d {
+                    let w = 1.0 - r as f64 / deaths;
+                    let a0 = u0 + w * d0;
+                    let inverse = 1.0 / a0;
+                    let square = inverse * inverse;
+                    t.log += a0.ln();
+                    t.g1 += inverse;
+                    t.h1 += w * inverse;
+                    t.g2 += square;
+                    t.h2 += w * square;
+                    t.k2 += w * w * square;
+                }
+                t
+            }
+        }
+    }
+}
+
 /// The two models' passes: the model's rows and each row's level.
+#[derive(Clone, Copy)]
 struct Fitter<'m, 'd> {
     model: &'m ArmModel<'d>,
     levels: &'m [u8],
@@ -343,11 +445,12 @@ struct Fitter<'m, 'd> {
 }
 
 impl Fitter<'_, '_> {
-    /// Fits `design` from β = 0; `None` when the iterations do not converge.
-    fn fit(&self, design: &Design) -> Result<Option<Fitted>, StatsError> {
+    /// Fits `design` from β = 0, where its moments are `at_zero`; `None` when the iterations
+    /// do not converge.
+    fn fit(&self, design: &Design, at_zero: Moments) -> Result<Option<Fitted>, StatsError> {
         let p = design.columns;
         let mut beta = vec![0.0f64; p];
-        let mut current = self.moments(design, &beta);
+        let mut current = at_zero;
         if !current.usable() {
             return Err(StatsError::Numerical("the partial likelihood at β = 0"));
         }
@@ -438,7 +541,10 @@ impl Fitter<'_, '_> {
         // This time's deaths: the strata with some, and a count per class for each.
         let mut dead_strata: Vec<usize> = Vec::new();
         let mut dead: Vec<f64> = Vec::new();
-        let (mut s1, mut d1, mut mean) = (vec![0.0; p], vec![0.0; p], vec![0.0; p]);
+        let (mut u1, mut d1) = (vec![0.0; p], vec![0.0; p]);
+        // Millions of terms: summed with compensation, as the statistic is a difference of
+        // two such sums.
+        let mut loglik = Sum::default();
         let mut k = 0usize;
         self.model.for_each_time(|rows: &[Row]| {
             dead_strata.clear();
@@ -464,51 +570,37 @@ impl Fitter<'_, '_> {
             for (slot, &stratum) in dead_strata.iter().enumerate() {
                 let n_c = &at_risk[stratum * classes..(stratum + 1) * classes];
                 let d_c = &dead[slot * classes..(slot + 1) * classes];
-                let (mut s0, mut d0, mut deaths) = (0.0f64, 0.0f64, 0.0f64);
-                s1.fill(0.0);
+                // The risk set as those who outlive this time (u) and those who die (d), each
+                // summed by class: Efron's sums without a difference of sums to cancel.
+                let (mut u0, mut d0, mut deaths, mut block) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+                u1.fill(0.0);
                 d1.fill(0.0);
                 for c in 0..classes {
-                    let (w, dw) = (n_c[c] * risk[c], d_c[c] * risk[c]);
-                    s0 += w;
+                    let (w, dw) = ((n_c[c] - d_c[c]) * risk[c], d_c[c] * risk[c]);
+                    u0 += w;
                     d0 += dw;
                     deaths += d_c[c];
-                    m.loglik += d_c[c] * eta[c];
+                    block += d_c[c] * eta[c];
                     for &j in &design.ones[c] {
-                        s1[j] += w;
+                        u1[j] += w;
                         d1[j] += dw;
                         m.score[j] += d_c[c];
                     }
                 }
-                // Σ 1/a0 and Σ f/a0 over the deaths, for the second moments by class.
-                let (mut inverse, mut fraction) = (0.0f64, 0.0f64);
-                let mut subtract = |a0: f64, f: f64, times: f64, mean: &mut [f64]| {
-                    for j in 0..p {
-                        mean[j] = (s1[j] - f * d1[j]) / a0;
-                    }
-                    m.loglik -= times * a0.ln();
-                    for j in 0..p {
-                        m.score[j] -= times * mean[j];
-                        for l in 0..=j {
-                            m.information[j * p + l] -= times * mean[j] * mean[l];
-                        }
-                    }
-                    inverse += times / a0;
-                    fraction += times * f / a0;
-                };
-                match self.ties {
-                    // Every death sees the whole risk set.
-                    Ties::Breslow => subtract(s0, 0.0, deaths, &mut mean),
-                    Ties::Efron => {
-                        // Counts are whole numbers far below 2^52.
-                        let n = deaths as u64;
-                        for r in 0..n {
-                            let f = r as f64 / deaths;
-                            subtract(s0 - f * d0, f, 1.0, &mut mean);
-                        }
+                let t = DeathSums::of(u0, d0, deaths, self.ties);
+                loglik.add(block - t.log);
+                // Σ over the deaths of the mean (u1 + w·d1)/a0 and of its square.
+                for j in 0..p {
+                    m.score[j] -= u1[j] * t.g1 + d1[j] * t.h1;
+                    for l in 0..=j {
+                        m.information[j * p + l] -= u1[j] * u1[l] * t.g2
+                            + (u1[j] * d1[l] + d1[j] * u1[l]) * t.h2
+                            + d1[j] * d1[l] * t.k2;
                     }
                 }
+                // Σ over the deaths of the second moments (u2 + w·d2)/a0, by class.
                 for c in 0..classes {
-                    let term = n_c[c] * risk[c] * inverse - d_c[c] * risk[c] * fraction;
+                    let term = (n_c[c] - d_c[c]) * risk[c] * t.g1 + d_c[c] * risk[c] * t.h1;
                     if term == 0.0 {
                         continue;
                     }
@@ -521,6 +613,7 @@ impl Fitter<'_, '_> {
                 }
             }
         });
+        m.loglik = loglik.total();
         // The upper triangle from the lower.
         for j in 0..p {
             for l in 0..j {
@@ -587,7 +680,8 @@ mod tests {
             ties: Ties::Efron,
         };
         let design = Design::interaction(3);
-        let fitted = fitter.fit(&design).unwrap().unwrap();
+        let at_zero = fitter.moments(&design, &[0.0; 5]);
+        let fitted = fitter.fit(&design, at_zero).unwrap().unwrap();
         assert!(!fitted.infinite);
         // Newton's iterations from the fit stay there.
         let mut beta = vec![0.0; design.columns];
