@@ -181,15 +181,20 @@ pub(super) fn compare_tte(
                 hr,
             });
         }
-        interactions.push(interaction(
-            &data,
-            &level_of,
-            &levels,
-            column,
-            cohort,
-            settings,
-            &format!("{label}: {endpoint}"),
-            warnings,
+        interactions.push(crate::profile::timing::stage(
+            "      interaction test",
+            || {
+                interaction(
+                    &data,
+                    &level_of,
+                    &levels,
+                    column,
+                    cohort,
+                    settings,
+                    &format!("{label}: {endpoint}"),
+                    warnings,
+                )
+            },
         )?);
     }
     Ok(Some(TteComparison {
