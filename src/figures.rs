@@ -230,7 +230,8 @@ fn comparison_notes(results: &CohortResults, endpoint: &str, settings: &Analysis
 }
 
 /// A forest plot's rows: all subjects first (with the HR the abstract reports: stratified
-/// when the cohort has strata), then each subgroup level under its column's label.
+/// when the cohort has strata), then each subgroup level under its column's label, the first
+/// level carrying the column's interaction p for its heading.
 fn forest_rows(results: &CohortResults, t: &TteComparison) -> Vec<plots::ForestRow> {
     let ratio = |r: &Option<Ci>| r.as_ref().map(|h| (h.estimate, h.lower, h.upper));
     let overall = t.stratified.as_ref().map_or(&t.cox, |s| &s.cox);
@@ -242,9 +243,20 @@ fn forest_rows(results: &CohortResults, t: &TteComparison) -> Vec<plots::ForestR
         events: t.events,
         events_reference: t.events_reference,
         hr: ratio(&overall.hr),
+        group_note: None,
     }];
+    let mut previous: Option<&str> = None;
     for s in &t.subgroups {
         let group = results.column_label(&s.column);
+        let group_note = (previous != Some(s.column.as_str())).then(|| {
+            let p = t
+                .interactions
+                .iter()
+                .find(|i| i.column == s.column)
+                .and_then(|i| i.p);
+            format!("Interaction {}", crate::format::fmt_p(p))
+        });
+        previous = Some(&s.column);
         rows.push(plots::ForestRow {
             label: s.level.clone(),
             group: Some(group.to_string()),
@@ -253,6 +265,7 @@ fn forest_rows(results: &CohortResults, t: &TteComparison) -> Vec<plots::ForestR
             events: s.events,
             events_reference: s.events_reference,
             hr: ratio(&s.hr),
+            group_note,
         });
     }
     rows
@@ -540,12 +553,13 @@ pub fn cohort_figures(
             };
             let stratified = t.stratified.is_some();
             let caption = format!(
-                "Hazard ratios of {} for {} vs {} by subgroup (Cox model, {}% CI); the first row is all subjects{}.",
+                "Hazard ratios of {} for {} vs {} by subgroup (Cox model, {}% CI); the first row is all subjects{}. Interaction p: likelihood-ratio test of arm \u{d7} subgroup{}.",
                 title.to_lowercase(),
                 c.arm,
                 c.reference,
                 settings.ci_percent(),
-                if stratified { ", stratified" } else { "" }
+                if stratified { ", stratified" } else { "" },
+                if stratified { ", within strata" } else { "" }
             );
             figs.add(
                 cohort,

@@ -302,6 +302,9 @@ fn mn_stratified(dataset: &str) -> Value {
 /// strata, odds ratio, chi-square, Fisher and CMH p) in results.json, to 1e-6.
 #[test]
 fn results_json_comparisons_match_r() {
+    let text = std::fs::read_to_string(root().join("tests/reference/interaction/expected.json"))
+        .expect("interaction values");
+    let interactions: Value = serde_json::from_str(&text).expect("JSON");
     for dataset in ["veteran", "lung", "ovarian"] {
         let expect = expected(dataset);
         for (ties, diff) in [("efron", "newcombe"), ("breslow", "wald")] {
@@ -323,7 +326,7 @@ fn results_json_comparisons_match_r() {
             let comparisons = cohort["comparisons"].as_array().expect("comparisons");
             let expected_comparisons = expect["comparisons"].as_array().expect("comparisons");
             assert_eq!(comparisons.len(), expected_comparisons.len());
-            for (c, e) in comparisons.iter().zip(expected_comparisons) {
+            for (k, (c, e)) in comparisons.iter().zip(expected_comparisons).enumerate() {
                 assert_eq!(c["arm"], e["arm"]);
                 assert_eq!(c["reference"], e["reference"]);
                 let what = format!("{dataset} {} {ties}", c["arm"]);
@@ -374,6 +377,21 @@ fn results_json_comparisons_match_r() {
                             );
                         }
                     }
+                }
+                // The interaction test of SUBGRP within the strata STRAT
+                // (tests/reference/interaction, made by its make_interaction.R).
+                let got = &os["interactions"][0];
+                let want = &interactions["comparative"][dataset]["comparisons"][k];
+                assert_eq!(want["arm"], c["arm"]);
+                let want = &want["stratified"][ties];
+                assert_eq!(got["column"], "SUBGRP");
+                assert_eq!(got["df"], want["df"], "{what} interaction df");
+                for key in ["chisq", "p"] {
+                    close(
+                        &format!("{what} interaction {key}"),
+                        &want[key],
+                        got[key].as_f64(),
+                    );
                 }
                 let (orr, eorr) = (&c["response"]["orr"], &e["orr"]);
                 for key in ["n", "N", "n_reference", "N_reference"] {

@@ -666,3 +666,63 @@ fn without_strata_diff_ci_chooses_the_interval() {
         );
     }
 }
+
+/// The interaction test through the pipeline (issue 29): a level whose reference subjects are
+/// all censored leaves the interaction's likelihood without a maximum; the test is still given
+/// (from the likelihood's supremum, as R's) with a warning. One level only is no test: `null`,
+/// a warning, and "Interaction p = NE" on the forest plot.
+#[test]
+fn interaction_tests_are_given_or_said_to_be_missing() {
+    let levels = |i: usize| ["A", "B", "C"][i % 3].to_string();
+    let mut subjects = twenty(|i, _| levels(i));
+    subjects.extend((20..30).map(|i| Subject {
+        arm: if i % 2 == 0 { "Drug" } else { "Placebo" },
+        stratum: levels(i),
+        os: (5 * i as u32 + 3, i % 4 != 0),
+        responder: false,
+    }));
+    for s in subjects
+        .iter_mut()
+        .filter(|s| s.stratum == "C" && s.arm == "Placebo")
+    {
+        s.os.1 = false;
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = write_study(tmp.path(), &subjects, "    subgroups: [STRAT]\n");
+    let (cohort, _) = build(tmp.path(), &config);
+    let test = &cohort["comparisons"][0]["tte"]["OS"]["interactions"][0];
+    assert_eq!(test["column"], "STRAT");
+    assert_eq!(test["df"], 2, "{test}");
+    assert!(
+        test["p"].as_f64().is_some_and(|p| p > 0.0 && p < 1.0),
+        "{test}"
+    );
+    let w = warnings(&cohort);
+    assert!(
+        w.iter()
+            .any(|w| w.contains("interaction of the arm with STRAT") && w.contains("supremum")),
+        "{w:?}"
+    );
+
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = write_study(
+        tmp.path(),
+        &twenty(|_, _| "A".into()),
+        "    subgroups: [STRAT]\n",
+    );
+    let (cohort, _) = build(tmp.path(), &config);
+    let test = &cohort["comparisons"][0]["tte"]["OS"]["interactions"][0];
+    assert_eq!((&test["p"], &test["chisq"]), (&Value::Null, &Value::Null));
+    assert!(
+        warnings(&cohort).iter().any(|w| w
+            .contains("interaction of the arm with STRAT not estimable (fewer than two levels)")),
+        "{:?}",
+        warnings(&cohort)
+    );
+    let forest = std::fs::read_to_string(
+        tmp.path()
+            .join("out/EDGE/no-cutoff/itt/figures/forest-os.svg"),
+    )
+    .expect("forest plot");
+    assert!(forest.contains("Interaction p = NE"), "{forest}");
+}

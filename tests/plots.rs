@@ -450,6 +450,7 @@ fn forest_row(
         events,
         events_reference,
         hr,
+        group_note: None,
     }
 }
 
@@ -555,10 +556,17 @@ fn forest_trial() -> Vec<ForestRow> {
             (0.88, 0.68, 1.14),
         ),
     ];
+    let mut previous = None;
     levels
         .into_iter()
         .map(|(label, group, n, events, hr)| {
-            forest_row(label, group, (events, n), (events + 5, n + 3), Some(hr))
+            let mut row = forest_row(label, group, (events, n), (events + 5, n + 3), Some(hr));
+            // Each group's first row carries its interaction p.
+            if group.is_some() && group != previous {
+                row.group_note = Some(format!("Interaction p = 0.{}", 10 + n % 80));
+            }
+            previous = group;
+            row
         })
         .collect()
 }
@@ -571,6 +579,8 @@ fn forest_long_names() -> Vec<ForestRow> {
     rows[3].group = Some("Age group at randomisation, as recorded by the investigator".into());
     rows[4].group = rows[3].group.clone();
     rows[2].hr = Some((0.004, 0.001, 0.02));
+    rows[1].group_note = Some("Interaction p < 0.001".into());
+    rows[3].group_note = Some("Interaction p = NE".into());
     rows
 }
 

@@ -129,6 +129,9 @@ fn arms_and_comparisons_match_r() {
             "{what}: readout {g}, R {w}"
         );
     };
+    let path = root().join("tests/reference/interaction/expected.json");
+    let interactions: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("R values")).expect("JSON");
     let cox = |what: &str, got: &Value, want: &Value| {
         for key in ["coef", "se", "p_wald", "p_lr", "p_score"] {
             close(&format!("{what} {key}"), &got[key], &want[key]);
@@ -187,6 +190,23 @@ fn arms_and_comparisons_match_r() {
                 );
             }
         }
+        // The interaction test of each subgroup column, within the strata, Efron ties
+        // (tests/reference/interaction, made by its make_interaction.R).
+        let tests = t["interactions"].as_array().expect("interactions");
+        let columns: Vec<&str> = tests.iter().filter_map(|i| i["column"].as_str()).collect();
+        assert_eq!(columns, ["SEX", "AGEGR1"], "{endpoint}");
+        for got in tests {
+            let column = got["column"].as_str().expect("column");
+            let want = &interactions["rand-example"][endpoint][column]["efron"];
+            assert_eq!(got["df"], want["df"], "{endpoint} {column} df");
+            for key in ["chisq", "p"] {
+                close(
+                    &format!("{endpoint} {column} interaction {key}"),
+                    &got[key],
+                    &want[key],
+                );
+            }
+        }
     }
     // The design's effect is there: Drug X lowers the hazard of progression.
     assert!(comparison["tte"]["PFS"]["stratified"]["hr"]["upper"].as_f64() < Some(1.0));
@@ -239,6 +259,11 @@ fn documents_and_figures_say_what_the_results_hold() {
         );
     }
     assert!(forest.contains("Sex") && forest.contains("Age group, years"));
+    // Each column's interaction p beside its heading, as results.json has it.
+    for i in t["interactions"].as_array().expect("interactions") {
+        let p = format!("Interaction p = {:.2}", i["p"].as_f64().unwrap());
+        assert!(forest.contains(&p), "{p} not in the forest plot");
+    }
 
     let derived =
         std::fs::read_to_string(study.join(CUTOFF).join("derived/itt.csv")).expect("derived");
@@ -375,6 +400,25 @@ fn report_has_a_column_per_arm() {
         "Reference".to_string(),
     ];
     assert!(has_row(&want), "no stratified HR row {want:?}");
+
+    // Subgroups: a factor's first level carries its interaction p (spanning its levels).
+    let pfs = &c["comparisons"][0]["tte"]["PFS"];
+    let first = &pfs["subgroups"][0];
+    let h = &first["hr"];
+    let f2 = |v: &Value| format!("{:.2}", v.as_f64().unwrap());
+    let want = [
+        format!("Sex: {}", first["level"].as_str().unwrap()),
+        format!("{}/{}", first["events"], first["n"]),
+        format!("{}/{}", first["events_reference"], first["n_reference"]),
+        format!(
+            "{} ({}–{})",
+            f2(&h["estimate"]),
+            f2(&h["lower"]),
+            f2(&h["upper"])
+        ),
+        f2(&pfs["interactions"][0]["p"]),
+    ];
+    assert!(has_row(&want), "no subgroup row {want:?}");
 
     // Adverse events: grade ≥3 TEAE and TRAE per arm and in total, over each safety population.
     let mut want = vec!["Grade ≥3".to_string()];

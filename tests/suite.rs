@@ -21,6 +21,7 @@ mod hostile_outputs;
 mod hostile_paths;
 mod hostile_templates;
 mod html;
+mod interaction_reference;
 mod invalid_inputs;
 mod plots;
 mod properties;

@@ -1,7 +1,7 @@
 //! Each arm of a randomised cohort compared with the reference arm, on those two arms'
 //! subjects (as study reports compare arms pairwise): for every time-to-event endpoint the
-//! Cox hazard ratio and the log-rank test, stratified too when the cohort has strata, and the
-//! hazard ratio within each subgroup (`tte.rs`); for ORR and DCR the difference of
+//! Cox hazard ratio and the log-rank test, stratified too when the cohort has strata, the
+//! hazard ratio within each subgroup and each subgroup column's interaction test (`tte.rs`); for ORR and DCR the difference of
 //! proportions, the odds ratio, and the test `response_test` names (`response.rs`). The
 //! cohort stage hands the members down (docs/ARCHITECTURE.md); the numbers go to
 //! `results.json` (docs/OUTPUTS.md).

@@ -1,12 +1,16 @@
 //! A time-to-event endpoint compared: the Cox model and the log-rank test over one sorted
-//! two-arm data set, unstratified and stratified, and the hazard ratio per subgroup level.
+//! two-arm data set, unstratified and stratified, the hazard ratio per subgroup level, and per
+//! subgroup column the test of its interaction with the arm.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::{statistics_error, ties, Member};
 use crate::config::{Analysis, CohortConfig};
 use crate::error::Result;
-use crate::results::{CoxResults, LogrankResults, StratifiedComparison, SubgroupHr, TteComparison};
+use crate::results::{
+    CoxResults, LogrankResults, StratifiedComparison, SubgroupHr, SubgroupInteraction,
+    TteComparison,
+};
 use crate::stats::{self, Ci};
 
 fn cox_results(fit: &stats::CoxFit) -> CoxResults {
@@ -142,6 +146,7 @@ pub(super) fn compare_tte(
         }
     };
     let mut subgroups = Vec::new();
+    let mut interactions = Vec::new();
     let member = |k: &u32| two.get(*k as usize);
     for column in &cohort.subgroups {
         let level_of: Vec<Option<&str>> = timed
@@ -149,7 +154,7 @@ pub(super) fn compare_tte(
             .map(|k| member(k).and_then(|m| m.subject.columns.get(column)))
             .collect();
         let levels: BTreeSet<&str> = level_of.iter().flatten().copied().collect();
-        for level_value in levels {
+        for &level_value in &levels {
             let model = data.model_where(|i| level_of.get(i) == Some(&Some(level_value)), false);
             let (n, n_reference) = (model.in_arm(), model.n() - model.in_arm());
             let [events, events_reference] = model.events_by_arm();
@@ -176,6 +181,21 @@ pub(super) fn compare_tte(
                 hr,
             });
         }
+        interactions.push(crate::profile::timing::stage(
+            "      interaction test",
+            || {
+                interaction(
+                    &data,
+                    &level_of,
+                    &levels,
+                    column,
+                    cohort,
+                    settings,
+                    &format!("{label}: {endpoint}"),
+                    warnings,
+                )
+            },
+        )?);
     }
     Ok(Some(TteComparison {
         n,
@@ -186,5 +206,55 @@ pub(super) fn compare_tte(
         logrank,
         stratified,
         subgroups,
+        interactions,
     }))
+}
+
+/// The test of the arm's interaction with `column` (each subject's level in `level_of`, by
+/// position in the model's data), within the strata of the stratified model when the cohort
+/// has strata; not estimable, or a likelihood without a maximum, goes to `warnings`.
+#[allow(clippy::too_many_arguments)]
+fn interaction(
+    data: &stats::ArmTimes,
+    level_of: &[Option<&str>],
+    levels: &BTreeSet<&str>,
+    column: &str,
+    cohort: &CohortConfig,
+    settings: &Analysis,
+    what: &str,
+    warnings: &mut Vec<String>,
+) -> Result<SubgroupInteraction> {
+    // Levels numbered in their sorted order (R's factor levels, the first the reference).
+    let number: BTreeMap<&str, u32> = levels.iter().copied().zip(0u32..).collect();
+    let numbers: Vec<Option<u32>> = level_of
+        .iter()
+        .map(|l| l.and_then(|l| number.get(l).copied()))
+        .collect();
+    let test = data
+        .interaction(
+            |i| numbers.get(i).copied().flatten(),
+            !cohort.strata.is_empty(),
+            ties(settings),
+        )
+        .map_err(statistics_error(
+            cohort,
+            format!("{what} interaction test of {column}"),
+        ))?;
+    if let Some(why) = test.not_estimable {
+        warnings.push(format!(
+            "{what} interaction of the arm with {column} not estimable ({why}); no p-value is given"
+        ));
+    } else if test.monotone {
+        warnings.push(format!(
+            "{what} interaction of the arm with {column}: a coefficient is infinite (as when \
+             a level has events in one arm only); the likelihood-ratio test uses the \
+             likelihood's supremum, as R's does"
+        ));
+    }
+    Ok(SubgroupInteraction {
+        column: column.to_string(),
+        chisq: test.chisq,
+        df: test.df,
+        p: test.p,
+    })
 }

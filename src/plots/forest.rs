@@ -32,6 +32,9 @@ pub struct ForestRow {
     /// Hazard ratio (estimate, lower, upper limit); `None` when not estimable: the row is
     /// written "NE" and has no marker.
     pub hr: Option<(f64, f64, f64)>,
+    /// Text written in the estimates column of the group's heading line, when the row is the
+    /// first of its group (e.g. "Interaction p = 0.32"); ignored on other rows.
+    pub group_note: Option<String>,
 }
 
 /// Text of the table and the axis's tick labels: a forest plot is a dense table.
@@ -225,9 +228,9 @@ fn validate(rows: &[ForestRow]) -> Result<(), PlotError> {
     Ok(())
 }
 
-/// A line of the table: a group's heading or a row.
+/// A line of the table: a group's heading (with its note) or a row.
 enum Line<'a> {
-    Heading(&'a str),
+    Heading(&'a str, Option<&'a str>),
     Row(usize, &'a ForestRow),
 }
 
@@ -237,7 +240,7 @@ fn lines_of(rows: &[ForestRow]) -> Vec<Line<'_>> {
     for (i, row) in rows.iter().enumerate() {
         if let Some(g) = row.group.as_deref() {
             if previous != Some(g) {
-                out.push(Line::Heading(g));
+                out.push(Line::Heading(g, row.group_note.as_deref()));
             }
         }
         previous = row.group.as_deref();
@@ -342,8 +345,9 @@ fn draw_interval(
 }
 
 /// Draws a forest plot of hazard ratios of `arm` against `reference`, one line per row in the
-/// given order, with a heading above each group's rows; `ci_percent` is the intervals' level
-/// ("95") and `title` is drawn above when given.
+/// given order, with a heading above each group's rows (its first row's `group_note`, such as
+/// the interaction p, written at the right of the heading, in the estimates column);
+/// `ci_percent` is the intervals' level ("95") and `title` is drawn above when given.
 ///
 /// Markers are squares sized by the row's events (both arms), the first row a diamond
 /// spanning its interval when it belongs to no group (the overall estimate). The axis is
@@ -392,6 +396,11 @@ pub fn forest(
         hr_w = hr_w.max(text_width(&h, TABLE_PX)?);
         texts.push((a, r, h));
     }
+    for line in &lines {
+        if let Line::Heading(_, Some(note)) = line {
+            hr_w = hr_w.max(text_width(note, TABLE_PX)?);
+        }
+    }
     let beside_labels = PAD + COL_GAP + arm_w + COL_GAP + ref_w + 2 * PLOT_GAP + hr_w + PAD;
     let label_max_w = (WIDTH - MIN_PLOT_W - beside_labels).clamp(LABEL_MIN_W, LABEL_MAX_W);
     let subgroup_heading = "Subgroup";
@@ -399,7 +408,7 @@ pub fn forest(
     let mut labels = Vec::with_capacity(lines.len());
     for line in &lines {
         let (text, indent) = match line {
-            Line::Heading(g) => (*g, 0),
+            Line::Heading(g, _) => (*g, 0),
             Line::Row(_, row) if row.group.is_some() => (row.label.as_str(), INDENT),
             Line::Row(_, row) => (row.label.as_str(), 0),
         };
@@ -539,10 +548,22 @@ pub fn forest(
                     VAnchor::Center,
                 )?;
             }
-            let Line::Row(i, row) = line else {
-                continue;
+            let (i, row) = match line {
+                Line::Row(i, row) => (*i, *row),
+                Line::Heading(_, note) => {
+                    if let Some(note) = note {
+                        c.text(
+                            note,
+                            (hr_left, cy),
+                            TABLE_PX,
+                            colour,
+                            Anchor::Start,
+                            VAnchor::Center,
+                        )?;
+                    }
+                    continue;
+                }
             };
-            let (i, row) = (*i, *row);
             let is_overall = overall(i, row);
             if let Some((a, r, h)) = texts.get(i) {
                 for (s, x) in [(a, arm_left + arm_w / 2), (r, ref_left + ref_w / 2)] {
@@ -659,6 +680,7 @@ mod tests {
             events: 30,
             events_reference: 38,
             hr,
+            group_note: None,
         }
     }
 
@@ -781,6 +803,41 @@ mod tests {
         assert_eq!(diamonds, 1);
         assert_eq!(polygons.iter().filter(|n| blue(n)).count(), 1);
         assert_eq!(polygons.len(), 4);
+    }
+
+    /// A group's note is written once, on its heading's line at the estimates' left edge,
+    /// and widens the estimates column when it is the widest text there.
+    #[test]
+    fn group_notes_are_written_beside_their_headings() {
+        let mut rows = typical();
+        let plain = forest(&rows, "A", "B", "95", None).unwrap();
+        rows[1].group_note = Some("Interaction p = 0.32".to_string());
+        // Only a group's first row carries its note.
+        rows[2].group_note = Some("ignored".to_string());
+        let svg = forest(&rows, "A", "B", "95", None).unwrap();
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let at = |t: &str| {
+            doc.descendants()
+                .find(|n| n.has_tag_name("text") && n.text().map(str::trim) == Some(t))
+                .map(|n| {
+                    let f = |a: &str| n.attribute(a).unwrap().parse::<f64>().unwrap();
+                    (f("x"), f("y"))
+                })
+        };
+        let note = at("Interaction p = 0.32").unwrap();
+        let heading = at("Sex").unwrap();
+        let estimate = at("0.55 (0.27\u{2013}1.12)").unwrap();
+        assert!((note.1 - heading.1).abs() < 1.0, "{note:?} {heading:?}");
+        assert!((note.0 - estimate.0).abs() < 1.0, "{note:?} {estimate:?}");
+        assert_eq!(at("ignored"), None);
+        assert_ne!(plain, svg);
+        assert_eq!(
+            svg_texts(&svg)
+                .iter()
+                .filter(|t| t.starts_with("Interaction"))
+                .count(),
+            1
+        );
     }
 
     #[test]

@@ -88,6 +88,9 @@ pub struct TteComparison {
     /// Hazard ratio per subgroup level, columns in config order, levels sorted.
     #[serde(default)]
     pub subgroups: Vec<SubgroupHr>,
+    /// The test of the arm's interaction with each subgroup column, in config order.
+    #[serde(default)]
+    pub interactions: Vec<SubgroupInteraction>,
 }
 
 /// A stratified Cox model and log-rank test.
@@ -121,6 +124,25 @@ pub struct SubgroupHr {
     pub events_reference: usize,
     /// Unstratified hazard ratio; `null` when not estimable (no events in an arm).
     pub hr: Option<Ci>,
+}
+
+/// The likelihood-ratio test of the arm × subgroup column interaction: the Cox model with
+/// `arm + column + arm:column` against `arm + column`, with the strata of the stratified model
+/// (when the cohort has strata) and the `cox_ties` ties, as R's `anova` of the two `coxph` fits.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct SubgroupInteraction {
+    /// The ADSL column.
+    pub column: String,
+    /// Twice the difference of the two models' log partial likelihoods (from the supremum
+    /// when a likelihood has no maximum, as when a level has events in one arm only); `null`
+    /// when not estimable.
+    pub chisq: Option<f64>,
+    /// Degrees of freedom: the interaction columns not aliased (levels with subjects of both
+    /// arms, less one).
+    pub df: u32,
+    /// Chi-square p-value; `null` when not estimable (a warning says why).
+    pub p: Option<f64>,
 }
 
 /// ORR and DCR compared.

@@ -10,8 +10,8 @@ mod safety;
 
 pub use arms::{
     ArmResults, Comparison, CoxResults, Difference, DifferenceMethod, LogrankResults,
-    ProportionDifference, ResponseComparison, StratifiedComparison, SubgroupHr, TestUsed,
-    TteComparison,
+    ProportionDifference, ResponseComparison, StratifiedComparison, SubgroupHr,
+    SubgroupInteraction, TestUsed, TteComparison,
 };
 pub use cohort::{
     BaselineSummary, CohortResults, ContinuousSummary, Enrolment, Estimate, FollowUp, LandmarkRate,

@@ -211,6 +211,13 @@ impl<'d> ArmModel<'d> {
         }
     }
 
+    /// Each of the model's rows as its position in the subjects given, in the order
+    /// [`ArmModel::for_each_time`] visits them (what a pass needs to look up a row's own
+    /// values, as the interaction test its subgroup level).
+    pub(crate) fn positions(&self) -> impl Iterator<Item = usize> + '_ {
+        self.row_indexes().map(|row| self.data.index[row] as usize)
+    }
+
     /// Subjects in the model.
     pub fn n(&self) -> usize {
         self.n

@@ -15,6 +15,8 @@
 //! - [`arms`]: two arms' times sorted once, and the models (all subjects, stratified, a
 //!   subgroup's) that the Cox fit and the log-rank test pass over.
 //! - [`cox`]: the Cox model of the arm (Efron/Breslow ties, strata), as `coxph`.
+//! - [`interaction`]: the likelihood-ratio test of the arm's interaction with a factor (two
+//!   Cox models of 0/1 covariates, `arm + factor` and with `arm:factor`), as `anova`.
 //! - [`logrank`]: the log-rank test of the arm, stratified or not, as `survdiff`.
 //! - [`chisq`]: the chi-square upper tail every test uses.
 //! - [`interval`]: the interval types ([`Interval`], [`Ci`]).
@@ -28,6 +30,7 @@ pub mod binomial;
 pub mod chisq;
 pub mod cox;
 pub mod error;
+pub mod interaction;
 pub mod interval;
 pub mod km;
 pub mod logrank;
@@ -42,6 +45,7 @@ pub use binomial::{clopper_pearson, wilson};
 pub use chisq::chisq_upper;
 pub use cox::{cox_fit, CoxFit, Ties};
 pub use error::StatsError;
+pub use interaction::{Interaction, MAX_LEVELS};
 pub use interval::{Ci, Interval};
 pub use km::{kaplan_meier, kaplan_meier_split, Band, KaplanMeier, KmStep, Landmark, TimeTally};
 pub use logrank::Logrank;

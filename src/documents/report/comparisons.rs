@@ -101,23 +101,39 @@ pub(super) fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
         for (endpoint, t) in x.tte.iter().filter(|(_, t)| !t.subgroups.is_empty()) {
             subgroups.push(Row::with_class(
                 "group",
-                vec![Cell::text(label(endpoint)).span(4, 1)],
+                vec![Cell::text(label(endpoint)).span(5, 1)],
             ));
-            for s in &t.subgroups {
+            for (k, s) in t.subgroups.iter().enumerate() {
                 let group = c.column_label(&s.column);
-                subgroups.push(Row::of(vec![
+                let mut cells = vec![
                     Cell::level(format!("{group}: {}", s.level)),
                     Cell::num(format!("{}/{}", s.events, s.n)),
                     Cell::num(format!("{}/{}", s.events_reference, s.n_reference)),
                     Cell::num(ratio(s.hr.as_ref())),
-                ]));
+                ];
+                // The column's interaction p, once beside all its levels.
+                let first = k == 0 || t.subgroups[k - 1].column != s.column;
+                if first {
+                    let levels = t.subgroups[k..]
+                        .iter()
+                        .take_while(|l| l.column == s.column)
+                        .count();
+                    let p = t
+                        .interactions
+                        .iter()
+                        .find(|i| i.column == s.column)
+                        .and_then(|i| i.p);
+                    let rows = u32::try_from(levels).unwrap_or(1);
+                    cells.push(Cell::num(p_only(p)).span(1, rows));
+                }
+                subgroups.push(Row::of(cells));
             }
         }
         if !subgroups.is_empty() {
             let hr = format!("HR ({}% CI)", f.level);
             let arm = format!("Events/N, {}", x.arm);
             let reference = format!("Events/N, {}", x.reference);
-            let header_row = header(&["Subgroup", &arm, &reference, &hr]);
+            let header_row = header(&["Subgroup", &arm, &reference, &hr, "Interaction p"]);
             blocks.push(Block::Subheading {
                 text: "Hazard ratios by subgroup (unstratified)".to_string(),
             });
@@ -128,9 +144,24 @@ pub(super) fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
             }));
         }
     }
-    blocks.push(Block::Note {
-        text: "HR: hazard ratio of the arm to the reference (Cox model); NE: not estimable (an arm without events). Differences are arm minus reference; all p-values two-sided.".to_string(),
-    });
+    let mut note = "HR: hazard ratio of the arm to the reference (Cox model); NE: not estimable (an arm without events). Differences are arm minus reference; all p-values two-sided.".to_string();
+    // The interaction tests, when a comparison has subgroups: within the strata when the
+    // cohort has strata (docs/OUTPUTS.md).
+    let with_subgroups = c
+        .comparisons
+        .iter()
+        .find(|x| x.tte.values().any(|t| !t.subgroups.is_empty()));
+    if let Some(x) = with_subgroups {
+        let within = if x.tte.values().any(|t| t.stratified.is_some()) {
+            " within the strata"
+        } else {
+            ""
+        };
+        note.push_str(&format!(
+            " Interaction p: likelihood-ratio test of the arm \u{d7} subgroup interaction in the Cox model{within}."
+        ));
+    }
+    blocks.push(Block::Note { text: note });
     let heading = match c.comparisons.as_slice() {
         [x] => format!("Comparison of arms: {} vs {}", x.arm, x.reference),
         _ => "Comparison of arms".to_string(),
