@@ -258,7 +258,7 @@ fn forest_rows(results: &CohortResults, t: &TteComparison) -> Vec<plots::ForestR
         });
         previous = Some(&s.column);
         rows.push(plots::ForestRow {
-            label: s.level.clone(),
+            label: s.shown_level(),
             group: Some(group.to_string()),
             n: s.n,
             n_reference: s.n_reference,

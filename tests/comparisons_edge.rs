@@ -726,3 +726,33 @@ fn interaction_tests_are_given_or_said_to_be_missing() {
     .expect("forest plot");
     assert!(forest.contains("Interaction p = NE"), "{forest}");
 }
+
+/// Strata and subgroups written as `{column, label}` are named by their label in Methods,
+/// results.json and the forest plot ("stratified by STRAT" before).
+#[test]
+fn strata_and_subgroups_are_named_by_their_labels() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = write_study(
+        tmp.path(),
+        &twenty(|i, _| ["North", "South"][i / 10].to_string()),
+        "    strata: [{ column: STRAT, label: \"Region of enrolment\" }]\n    \
+         subgroups: [{ column: STRAT, label: \"Another label\" }]\n",
+    );
+    let (cohort, text) = build(tmp.path(), &config);
+    assert!(
+        text.contains("Cox proportional hazards model stratified by region of enrolment"),
+        "{text}"
+    );
+    assert_eq!(cohort["factor_labels"]["STRAT"], "Region of enrolment");
+    let forest = std::fs::read_to_string(
+        tmp.path()
+            .join("out/EDGE/no-cutoff/itt/figures/forest-os.svg"),
+    )
+    .expect("forest plot");
+    // A column both a stratum and a subgroup takes the first label given.
+    assert!(
+        forest.contains("Region of enrolment"),
+        "the forest plot names the factor"
+    );
+    assert!(!forest.contains("Another label"));
+}

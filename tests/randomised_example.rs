@@ -406,8 +406,15 @@ fn report_has_a_column_per_arm() {
     let first = &pfs["subgroups"][0];
     let h = &first["hr"];
     let f2 = |v: &Value| format!("{:.2}", v.as_f64().unwrap());
+    // Subgroup levels decoded and in their natural order, as the baseline table has them:
+    // SEX's CDISC order (M, F), "Male" not "M".
+    assert_eq!(
+        (&first["level"], &first["level_label"]),
+        (&Value::from("M"), &Value::from("male"))
+    );
+    assert_eq!(pfs["subgroups"][1]["level"], "F");
     let want = [
-        format!("Sex: {}", first["level"].as_str().unwrap()),
+        "Sex: Male".to_string(),
         format!("{}/{}", first["events"], first["n"]),
         format!("{}/{}", first["events_reference"], first["n_reference"]),
         format!(

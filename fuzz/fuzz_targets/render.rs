@@ -88,6 +88,7 @@ fn cohort() -> CohortResults {
         warnings: vec!["<javascript:alert(4)>".to_string()],
         arms: Vec::new(),
         comparisons: Vec::new(),
+        factor_labels: Default::default(),
     }
 }
 

@@ -73,7 +73,7 @@ pub fn analyse_arms<'a>(
                 .or_insert_with(|| s.columns.get(column)),
         );
         strata_of.push(*stratum_by_list.entry(list).or_insert_with(|| {
-            let key = stratum_key(s, &cohort.strata)?;
+            let key = stratum_key(s, &cohort.strata_columns())?;
             let next = stratum_numbers.len() as u32;
             Some(*stratum_numbers.entry(key).or_insert(next))
         }));

@@ -54,7 +54,7 @@ pub(super) fn compare_response(
         if missing > 0 {
             notes.push(format!(
                 "{label}: ORR and DCR: {missing} efficacy subject(s) without a value of {} left out of the stratified difference and the CMH test",
-                cohort.strata.join(", ")
+                cohort.strata_columns().join(", ")
             ));
         }
     }

@@ -125,7 +125,7 @@ pub(super) fn compare_tte(
             if missing > 0 {
                 warnings.push(format!(
                     "{label}: {endpoint}: {missing} subject(s) without a value of {} left out of the stratified analysis",
-                    cohort.strata.join(", ")
+                    cohort.strata_columns().join(", ")
                 ));
             }
             let (fit, test) = fitted.map_err(error("stratified Cox model"))?;
@@ -135,7 +135,7 @@ pub(super) fn compare_tte(
                 ));
             }
             Some(StratifiedComparison {
-                strata: cohort.strata.clone(),
+                strata: cohort.strata_columns(),
                 cox: cox_results(&fit),
                 logrank: logrank_results(
                     test,
@@ -154,7 +154,10 @@ pub(super) fn compare_tte(
             .map(|k| member(k).and_then(|m| m.subject.columns.get(column)))
             .collect();
         let levels: BTreeSet<&str> = level_of.iter().flatten().copied().collect();
-        for &level_value in &levels {
+        let values: Vec<&str> = levels.iter().copied().collect();
+        // In their natural order, with their words (as the baseline table has them).
+        for (value, words) in crate::endpoints::ordered_levels(cohort, column, &values) {
+            let level_value = value.as_str();
             let model = data.model_where(|i| level_of.get(i) == Some(&Some(level_value)), false);
             let (n, n_reference) = (model.in_arm(), model.n() - model.in_arm());
             let [events, events_reference] = model.events_by_arm();
@@ -172,8 +175,9 @@ pub(super) fn compare_tte(
                 None
             };
             subgroups.push(SubgroupHr {
-                column: column.clone(),
+                column: column.column.clone(),
                 level: level_value.to_string(),
+                level_label: words,
                 n,
                 n_reference,
                 events,

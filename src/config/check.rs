@@ -208,9 +208,9 @@ fn check_arms(path: &Path, i: usize, cohort: &CohortConfig) -> Result<()> {
         }
         return Ok(());
     };
-    for (name, column) in std::iter::once(("arms.column", &arms.column))
-        .chain(cohort.strata.iter().map(|c| ("strata", c)))
-        .chain(cohort.subgroups.iter().map(|c| ("subgroups", c)))
+    for (name, column) in std::iter::once(("arms.column", arms.column.as_str()))
+        .chain(cohort.strata.iter().map(|c| ("strata", &**c)))
+        .chain(cohort.subgroups.iter().map(|c| ("subgroups", &**c)))
     {
         if column.trim().is_empty() {
             return Err(config_error(

@@ -190,14 +190,14 @@ pub struct CohortConfig {
     /// reference (docs/CONFIG.md). Default: none (one arm).
     #[serde(default)]
     pub arms: Option<ArmsConfig>,
-    /// ADSL columns whose combined values are the strata of stratified comparisons. Default:
-    /// none.
+    /// ADSL columns whose combined values are the strata of stratified comparisons, each a
+    /// column or `{column, label}`. Default: none.
     #[serde(default)]
-    pub strata: Vec<String>,
-    /// ADSL columns whose values are the subgroups of per-subgroup hazard ratios. Default:
-    /// none.
+    pub strata: Vec<Factor>,
+    /// ADSL columns whose values are the subgroups of per-subgroup hazard ratios, each a
+    /// column or `{column, label}`. Default: none.
     #[serde(default)]
-    pub subgroups: Vec<String>,
+    pub subgroups: Vec<Factor>,
 }
 
 /// `cohorts[].arms`.
@@ -324,4 +324,76 @@ pub enum Format {
     /// The derived datasets also as CDISC Dataset-JSON v1.1 (`derived/<cohort>.json`).
     #[serde(rename = "dataset-json")]
     DatasetJson,
+}
+
+/// A stratification factor or subgroup: an ADSL column, and how documents name it (`label`;
+/// else its baseline item's label, else the column). Written as the column alone or as
+/// `{ column: ECOG, label: "ECOG performance status" }`. Reads as its column.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Factor {
+    /// The ADSL column.
+    pub column: String,
+    /// Its name in Methods, tables and forest plots.
+    pub label: Option<String>,
+}
+
+impl std::ops::Deref for Factor {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.column
+    }
+}
+
+impl std::fmt::Display for Factor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.column)
+    }
+}
+
+impl<'de> Deserialize<'de> for Factor {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Labelled {
+            column: String,
+            #[serde(default)]
+            label: Option<String>,
+        }
+        #[derive(Deserialize)]
+        #[serde(
+            untagged,
+            expecting = "an ADSL column, or { column: COLUMN, label: \"words\" }"
+        )]
+        enum Written {
+            Column(String),
+            Labelled(Labelled),
+        }
+        Ok(match Written::deserialize(d)? {
+            Written::Column(column) => Factor {
+                column,
+                label: None,
+            },
+            Written::Labelled(l) => Factor {
+                column: l.column,
+                label: l.label,
+            },
+        })
+    }
+}
+
+impl CohortConfig {
+    /// The strata columns, in order.
+    pub fn strata_columns(&self) -> Vec<String> {
+        self.strata.iter().map(|f| f.column.clone()).collect()
+    }
+
+    /// The config's label of a strata or subgroup column, if it gives one.
+    pub fn factor_label(&self, column: &str) -> Option<&str> {
+        self.strata
+            .iter()
+            .chain(&self.subgroups)
+            .find(|f| f.column == column)
+            .and_then(|f| f.label.as_deref())
+    }
 }

@@ -449,6 +449,17 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
             },
             arms: Vec::new(),
             comparisons: Vec::new(),
+            // A column both a stratum and a subgroup takes the first label given.
+            factor_labels: input
+                .cohort
+                .strata
+                .iter()
+                .chain(&input.cohort.subgroups)
+                .filter_map(|f| Some((f.column.clone(), f.label.clone()?)))
+                .fold(IndexMap::new(), |mut labels, (column, label)| {
+                    labels.entry(column).or_insert(label);
+                    labels
+                }),
             warnings,
         },
         members: input.members,
@@ -733,6 +744,48 @@ fn ct_decodes(column: &str) -> Option<&'static [(&'static str, &'static str)]> {
         ]),
         _ => None,
     }
+}
+
+/// A column's values in their natural order, with their words, as a baseline item of the
+/// column gives them: the cohort's item when it has one (its `labels` and `order`), else the
+/// CDISC decodes and order, ascending numbers, or the values as given. Subgroup levels read
+/// as the baseline table reads them ("Female", not "F").
+pub fn ordered_levels(
+    cohort: &CohortConfig,
+    column: &str,
+    values: &[&str],
+) -> Vec<(String, String)> {
+    let own;
+    let item = match cohort.baseline.iter().find(|b| b.column == column) {
+        Some(item) => item,
+        None => {
+            own = BaselineItem {
+                column: column.to_string(),
+                kind: BaselineKind::Categorical,
+                label: None,
+                labels: IndexMap::new(),
+                order: Vec::new(),
+            };
+            &own
+        }
+    };
+    let levels: Vec<LevelCount> = values
+        .iter()
+        .map(|v| LevelCount {
+            value: (*v).to_string(),
+            label: String::new(),
+            n: 0,
+            total: 0,
+            rate: 0.0,
+        })
+        .collect();
+    natural_order(item, &levels)
+        .into_iter()
+        .map(|v| {
+            let words = decode(item, &v);
+            (v, words)
+        })
+        .collect()
 }
 
 /// A level's words: the config's `labels`, else the column's CDISC decode, else the value.

@@ -186,8 +186,8 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
                 .cloned()
                 .chain(c.baseline.iter().map(|b| b.column.clone()))
                 .chain(c.arms.iter().map(|a| a.column.clone()))
-                .chain(c.strata.iter().cloned())
-                .chain(c.subgroups.iter().cloned())
+                .chain(c.strata.iter().map(|f| f.column.clone()))
+                .chain(c.subgroups.iter().map(|f| f.column.clone()))
         })
         .collect();
     // ADSL is typed as it is read (part by part when large: it is never held whole), while

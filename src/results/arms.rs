@@ -114,6 +114,11 @@ pub struct SubgroupHr {
     pub column: String,
     /// Its value.
     pub level: String,
+    /// The value's words, as the baseline table gives them ("female" for `F`: the cohort's
+    /// baseline item's `labels`, else the CDISC decode, else the value); levels come in their
+    /// natural order.
+    #[serde(default)]
+    pub level_label: String,
     /// Subjects of the arm with a time.
     pub n: usize,
     /// Subjects of the reference with a time.
@@ -253,6 +258,22 @@ impl DifferenceMethod {
             DifferenceMethod::Wald => "Wald",
             DifferenceMethod::Mn => "Miettinen–Nurminen",
             DifferenceMethod::MnStratified => "stratified Miettinen–Nurminen",
+        }
+    }
+}
+
+impl SubgroupHr {
+    /// The level as tables and figures print it: its words, capitalised ("Female").
+    pub fn shown_level(&self) -> String {
+        let words = if self.level_label.is_empty() {
+            &self.level
+        } else {
+            &self.level_label
+        };
+        let mut chars = words.chars();
+        match chars.next() {
+            Some(first) => first.to_uppercase().chain(chars).collect(),
+            None => String::new(),
         }
     }
 }

@@ -39,6 +39,10 @@ pub struct CohortResults {
     /// A cohort with `arms`: each arm compared with the reference (absent otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub comparisons: Vec<Comparison>,
+    /// The config's labels of its strata and subgroup columns (column → label), which name
+    /// them in Methods, tables and forest plots (absent when none is given).
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub factor_labels: IndexMap<String, String>,
     /// Non-fatal data problems found for this cohort.
     #[serde(default)]
     pub warnings: Vec<String>,
@@ -73,8 +77,12 @@ pub struct Enrolment {
 }
 
 impl CohortResults {
-    /// An ADSL column's label in tables: its baseline item's, else the column's name.
+    /// An ADSL column's label in tables: its strata or subgroup label in the config, else its
+    /// baseline item's, else the column's name.
     pub fn column_label<'a>(&'a self, column: &'a str) -> &'a str {
+        if let Some(label) = self.factor_labels.get(column) {
+            return label;
+        }
         self.baseline
             .iter()
             .find(|b| b.column == column)

@@ -21,17 +21,23 @@ fn comparison_methods(a: &Analysis, c: &CohortResults) -> Vec<String> {
         .iter()
         .flat_map(|cmp| cmp.tte.values())
         .find_map(|t| t.stratified.as_ref().map(|s| &s.strata));
-    // A stratification factor by its baseline label in prose ("ECOG performance status",
-    // "region"), else by its column.
+    // A stratification factor by its label in the config's strata, else its baseline label, in
+    // prose ("ECOG performance status", "region"), else by its column.
     let names = |columns: &[String]| {
         let named: Vec<String> = columns
             .iter()
-            .map(
-                |column| match c.baseline.iter().find(|b| &b.column == column) {
-                    Some(b) => crate::documents::prose::in_sentence(&b.label),
+            .map(|column| {
+                let label = c.factor_labels.get(column).or_else(|| {
+                    c.baseline
+                        .iter()
+                        .find(|b| &b.column == column)
+                        .map(|b| &b.label)
+                });
+                match label {
+                    Some(label) => crate::documents::prose::in_sentence(label),
                     None => column.clone(),
-                },
-            )
+                }
+            })
             .collect();
         crate::documents::prose::and_list(&named)
     };

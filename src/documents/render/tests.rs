@@ -228,6 +228,7 @@ fn dummy_cohort() -> CohortResults {
         safety: None,
         arms: Vec::new(),
         comparisons: Vec::new(),
+        factor_labels: Default::default(),
         warnings: Vec::new(),
     }
 }

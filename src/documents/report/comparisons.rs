@@ -106,7 +106,7 @@ pub(super) fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
             for (k, s) in t.subgroups.iter().enumerate() {
                 let group = c.column_label(&s.column);
                 let mut cells = vec![
-                    Cell::level(format!("{group}: {}", s.level)),
+                    Cell::level(format!("{group}: {}", s.shown_level())),
                     Cell::num(format!("{}/{}", s.events, s.n)),
                     Cell::num(format!("{}/{}", s.events_reference, s.n_reference)),
                     Cell::num(ratio(s.hr.as_ref())),
