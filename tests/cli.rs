@@ -93,6 +93,37 @@ fn init_writes_a_starter_study_that_checks() {
         err.contains("adsl.csv") && err.contains("no data rows"),
         "{err}"
     );
+    // The starter shows the comparison keys and a randomised cohort (commented), which parse
+    // when uncommented; ADTTE has its header.
+    let starter = std::fs::read_to_string(study.join("study.yaml")).expect("starter");
+    for key in [
+        "cox_ties:",
+        "diff_ci:",
+        "response_test:",
+        "#   arms:",
+        "#   strata:",
+        "#   subgroups:",
+    ] {
+        assert!(starter.contains(key), "{key} not in the starter");
+    }
+    let adtte = std::fs::read_to_string(study.join("data/adtte.csv")).expect("ADTTE header");
+    assert!(
+        adtte.starts_with("USUBJID,PARAMCD,PARAM,AVAL,AVALU,CNSR,"),
+        "{adtte}"
+    );
+    let uncommented: String = starter
+        .lines()
+        .map(|l| match l.strip_prefix("  # ") {
+            Some(rest) if rest.starts_with("- ") || rest.starts_with("  ") => format!("  {rest}"),
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(uncommented.contains("  - id: itt"), "{uncommented}");
+    let parsed = readout::config::parse(std::path::Path::new("study.yaml"), uncommented.as_bytes())
+        .expect("the uncommented randomised cohort parses");
+    let itt = parsed.cohorts.iter().find(|c| c.id == "itt").expect("itt");
+    assert_eq!(itt.strata[0].label.as_deref(), Some("region"));
     // A second init does not overwrite.
     readout_command().arg("init").arg(&study).assert().code(2);
 }

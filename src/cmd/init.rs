@@ -8,7 +8,7 @@ pub(super) const STARTER_CONFIG: &str = include_str!("../../templates/init/study
 pub(super) const STARTER_DATA: &[(&str, &str)] = &[
     (
         "adsl.csv",
-        "USUBJID,SITEID,COHORT,AGE,SEX,TRTSDT,TRTEDT,ENRLDT,DTHDT,LSTALVDT,SAFFL,EFFFL\n",
+        "USUBJID,SITEID,COHORT,ARM,AGE,SEX,TRTSDT,TRTEDT,ENRLDT,RANDDT,DTHDT,LSTALVDT,SAFFL,EFFFL\n",
     ),
     ("adrs.csv", "USUBJID,PARAMCD,AVISIT,ADT,AVALC\n"),
     (
@@ -16,6 +16,10 @@ pub(super) const STARTER_DATA: &[(&str, &str)] = &[
         "USUBJID,AEDECOD,AEBODSYS,ATOXGR,AEREL,ASTDT,TRTEMFL,AESER,AEOUT\n",
     ),
     ("adtr.csv", "USUBJID,PARAMCD,ADT,AVAL,BASE,PCHG\n"),
+    (
+        "adtte.csv",
+        "USUBJID,PARAMCD,PARAM,AVAL,AVALU,CNSR,STARTDT,ADT,EVNTDESC\n",
+    ),
 ];
 
 pub(super) fn init_command(dir: &Path) -> Result<()> {
