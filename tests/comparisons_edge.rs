@@ -166,6 +166,42 @@ fn strata_that_are_the_arms_give_no_cmh_p() {
         "{text}"
     );
     assert!(text.contains("Cochran–Mantel–Haenszel"), "{text}");
+    // The stratified time-to-event models are told too: each stratum holds one arm.
+    let w = warnings(&cohort);
+    assert!(
+        w.iter().any(|w| w.contains(
+            "OS: 2 strata hold one arm only and add nothing to the stratified Cox model and log-rank test: ARM = Drug; ARM = Placebo"
+        )),
+        "{w:?}"
+    );
+}
+
+/// A stratum with fewer than 5 events is named: the stratified hazard ratio rests on few
+/// events there.
+#[test]
+fn strata_with_few_events_are_named() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    // Stratum B: four subjects, two events.
+    let subjects: Vec<Subject> = twenty(|i, _| if i < 16 { "A" } else { "B" }.to_string())
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| Subject {
+            os: (s.os.0, if i < 16 { true } else { i % 2 == 0 }),
+            ..s
+        })
+        .collect();
+    let config = write_study(tmp.path(), &subjects, "    strata: [STRAT]\n");
+    let (cohort, _) = build(tmp.path(), &config);
+    let w = warnings(&cohort);
+    assert!(
+        w.iter()
+            .any(|w| w.contains("OS: 1 stratum with fewer than 5 events")
+                && w.ends_with("STRAT = B")),
+        "{w:?}"
+    );
+    assert!(!w
+        .iter()
+        .any(|w| w.contains("STRAT = A") && w.contains("fewer than 5 events")));
 }
 
 /// Without strata, `response_test: auto` takes Fisher's exact test when an expected count

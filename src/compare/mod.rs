@@ -60,7 +60,16 @@ pub fn compare_pair(
         };
         let time_of = |m: &Member| column.get(m.index as usize).and_then(|v| v.get());
         if let Some(compared) = crate::profile::timing::stage("    tte comparison", || {
-            tte::compare_tte(two, &time_of, cohort, settings, &label, endpoint, warnings)
+            tte::compare_tte(
+                two,
+                &time_of,
+                cohort,
+                settings,
+                &label,
+                endpoint,
+                names.strata,
+                warnings,
+            )
         })? {
             tte.insert(endpoint.clone(), compared);
         }
@@ -101,4 +110,26 @@ fn statistics_error(
         what: what.clone(),
         source,
     }
+}
+
+/// Strata named in one warning at most; the rest are counted.
+const NAMED_STRATA: usize = 10;
+
+/// The strata `numbers` by name, separated by semicolons (a name may hold commas); past
+/// [`NAMED_STRATA`], how many more.
+pub(super) fn strata_named(numbers: &[u32], names: &[String]) -> String {
+    let mut listed: Vec<String> = numbers
+        .iter()
+        .take(NAMED_STRATA)
+        .map(|&k| {
+            names
+                .get(k as usize)
+                .cloned()
+                .unwrap_or_else(|| format!("stratum {k}"))
+        })
+        .collect();
+    if numbers.len() > NAMED_STRATA {
+        listed.push(format!("{} more", numbers.len() - NAMED_STRATA));
+    }
+    listed.join("; ")
 }

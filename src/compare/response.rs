@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{statistics_error, Member};
+use super::{statistics_error, strata_named, Member};
 use crate::config::{Analysis, CohortConfig, DiffCi, ResponseTest};
 use crate::endpoints::{bor_category, CohortAnalysis};
 use crate::error::Result;
@@ -16,9 +16,6 @@ use crate::stats::{two_by_two, Ci};
 /// Strata with fewer responders than this (both arms together) are named in a warning: the
 /// stratified difference and the CMH test rest on few events there.
 const FEW_EVENTS: usize = 5;
-
-/// Strata named in one warning at most; the rest are counted.
-const NAMED_STRATA: usize = 10;
 
 /// ORR and DCR of the efficacy subjects of the two arms compared; `names` is the comparison's
 /// label ("Drug vs Placebo") and the strata's names by number.
@@ -216,23 +213,4 @@ pub(super) fn compare_response(
 /// "1 stratum", "3 strata".
 fn counted(count: usize, one: &str, many: &str) -> String {
     format!("{count} {}", if count == 1 { one } else { many })
-}
-
-/// The strata `numbers` by name, separated by semicolons (a name may hold commas); past
-/// [`NAMED_STRATA`], how many more.
-fn strata_named(numbers: &[u32], names: &[String]) -> String {
-    let mut listed: Vec<String> = numbers
-        .iter()
-        .take(NAMED_STRATA)
-        .map(|&k| {
-            names
-                .get(k as usize)
-                .cloned()
-                .unwrap_or_else(|| format!("stratum {k}"))
-        })
-        .collect();
-    if numbers.len() > NAMED_STRATA {
-        listed.push(format!("{} more", numbers.len() - NAMED_STRATA));
-    }
-    listed.join("; ")
 }

@@ -72,6 +72,58 @@ fn fit_model(
     Ok((fit?, logrank?))
 }
 
+/// Strata holding fewer than this many events are named in a warning: the stratified hazard
+/// ratio and log-rank test rest on few events there.
+const FEW_EVENTS: usize = 5;
+
+/// Warnings on the strata of a stratified model: those holding one arm only (they add nothing
+/// to the stratified Cox model or log-rank test) and those of fewer than [`FEW_EVENTS`] events.
+fn strata_notes(subjects: &[stats::ArmSubject], names: &[String], what: &str) -> Vec<String> {
+    // Per stratum: subjects of the arm, of the reference, and events.
+    let mut tally: std::collections::BTreeMap<u32, [usize; 3]> = Default::default();
+    for s in subjects {
+        if let Some(k) = s.stratum {
+            let t = tally.entry(k).or_default();
+            t[usize::from(!s.in_arm)] += 1;
+            t[2] += usize::from(s.event);
+        }
+    }
+    let named = |strata: &[u32]| super::strata_named(strata, names);
+    let one_arm: Vec<u32> = tally
+        .iter()
+        .filter(|(_, t)| t[0] == 0 || t[1] == 0)
+        .map(|(&k, _)| k)
+        .collect();
+    let few: Vec<u32> = tally
+        .iter()
+        .filter(|(_, t)| t[0] > 0 && t[1] > 0 && t[2] < FEW_EVENTS)
+        .map(|(&k, _)| k)
+        .collect();
+    let mut notes = Vec::new();
+    if !one_arm.is_empty() {
+        let (count, verb) = match one_arm.len() {
+            1 => ("1 stratum".to_string(), "holds"),
+            n => (format!("{n} strata"), "hold"),
+        };
+        notes.push(format!(
+            "{what}: {count} {verb} one arm only and add nothing to the stratified Cox model and log-rank test: {}",
+            named(&one_arm)
+        ));
+    }
+    if !few.is_empty() {
+        let count = match few.len() {
+            1 => "1 stratum".to_string(),
+            n => format!("{n} strata"),
+        };
+        notes.push(format!(
+            "{what}: {count} with fewer than {FEW_EVENTS} events, where the stratified hazard ratio and log-rank test rest on few events: {}",
+            named(&few)
+        ));
+    }
+    notes
+}
+
+#[allow(clippy::too_many_arguments)]
 pub(super) fn compare_tte(
     two: &[Member],
     time_of: &dyn Fn(&Member) -> Option<(f64, bool)>,
@@ -79,6 +131,7 @@ pub(super) fn compare_tte(
     settings: &Analysis,
     label: &str,
     endpoint: &str,
+    strata_names: &[String],
     warnings: &mut Vec<String>,
 ) -> Result<Option<TteComparison>> {
     // The members with a time, as the two-arm data of every model (`timed[k]` is the member
@@ -106,6 +159,13 @@ pub(super) fn compare_tte(
     // The two arms sorted once; every model below (stratified, per subgroup) is a view of it.
     let data = stats::ArmTimes::new(&subjects).map_err(error("Cox model"))?;
     let missing = subjects.iter().filter(|s| s.stratum.is_none()).count();
+    if !cohort.strata.is_empty() {
+        warnings.extend(strata_notes(
+            &subjects,
+            strata_names,
+            &format!("{label}: {endpoint}"),
+        ));
+    }
     drop(subjects);
     // The unstratified and the stratified model side by side.
     let (overall, stratified) = rayon::join(
