@@ -1840,26 +1840,30 @@ fn plot_span(svg: &str) -> (f64, f64) {
 /// beside the plot; a single series keeps its legend above.
 #[test]
 fn km_curves_keep_60_percent_of_the_figure_for_any_number_of_arms() {
-    let mut arms = xanomeline_arms();
-    arms.push(km_series(
-        "Placebo + best supportive care",
-        &[(3.0, true), (5.0, false), (8.0, true)],
-    ));
-    let mut opts = km_opts();
-    for arm in &XANOMELINE[..2] {
-        opts.note.push(format!("{arm} vs Placebo:"));
-        opts.note
-            .push("Stratified HR 0.82 (95% CI 0.48–1.42)".to_string());
-        opts.note.push("Stratified log-rank p = 0.48".to_string());
+    let mut all = xanomeline_arms();
+    for k in 0..5 {
+        let t = f64::from(k);
+        all.push(km_series(
+            &format!("Placebo + best supportive care, cohort {}", k + 1),
+            &[(3.0 + t, true), (5.0 + t, false), (8.0 + t, true)],
+        ));
     }
-    for series in [arms.clone(), arms[..1].to_vec()] {
+    for n in 1..=all.len() {
+        let series = all[..n].to_vec();
+        let mut opts = km_opts();
+        // Each arm but the reference has its comparison in the note, as a build writes it.
+        for s in &series[..n - 1] {
+            opts.note.push(format!("{} vs Placebo:", s.label));
+            opts.note
+                .push("Stratified HR 0.82 (95% CI 0.48–1.42)".to_string());
+            opts.note.push("Stratified log-rank p = 0.48".to_string());
+        }
         let svg = km_plot(&series, &opts).unwrap();
         let (_, height) = svg_size(&svg);
         let (top, bottom) = plot_span(&svg);
         assert!(
             (bottom - top) / height >= 0.6,
-            "{} series: plot {:.0} of {height:.0}",
-            series.len(),
+            "{n} series: plot {:.0} of {height:.0}",
             bottom - top
         );
         check_layout("km_many_arms", &svg);

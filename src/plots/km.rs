@@ -395,20 +395,20 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
         + row_h * n_rows
         + PAD;
     // The curves keep at least 60% of the figure's height: the plot grows to 1.5 times the
-    // rest where it must, and a legend taller than two thirds of the plot (several arms and
-    // their comparisons) goes beside it, in a column of its own, rather than make the figure
-    // a tall strip.
+    // rest (rounded up) where it must, and a legend taller than two thirds of the plot
+    // (several arms and their comparisons) goes beside it, in a column of its own, rather
+    // than make the figure a tall strip.
     let beside = 3 * (y + above.height() + 10) > 2 * PLOT_H;
     let (legend, legend_origin, plot_top, plot_h, canvas_w) = if beside {
         let side = Legend::stacked(
             legend_items(series, &opts.note, any_censored, SIDE_LEGEND_W)?,
             SIDE_LEGEND_W,
         )?;
-        let plot_h = PLOT_H.max(side.height()).max((y + below) * 3 / 2);
+        let plot_h = PLOT_H.max(side.height()).max(((y + below) * 3 + 1) / 2);
         (side, (w, y), y, plot_h, w + SIDE_LEGEND_W + PAD)
     } else {
         let plot_top = y + above.height() + 10;
-        let plot_h = PLOT_H.max((plot_top + below) * 3 / 2);
+        let plot_h = PLOT_H.max(((plot_top + below) * 3 + 1) / 2);
         (above, (legend_left, y), plot_top, plot_h, w)
     };
     let plot_bottom = plot_top + plot_h;
