@@ -470,10 +470,8 @@ fn generate_subject(
         .iter()
         .enumerate()
         .map(|(k, (d, r))| Assessment {
-            usubjid: usubjid.clone(),
-            date: plus(trtsdt, *d),
-            response: *r,
             visit: Some(format!("CYCLE {} DAY 1", k * 2 + 3)),
+            ..Assessment::recist(usubjid.clone(), plus(trtsdt, *d), *r)
         })
         .collect();
     // Sum of target-lesion diameters consistent with each response.

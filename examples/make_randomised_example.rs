@@ -610,14 +610,12 @@ fn trial(seed: u64) -> Vec<Patient> {
                 .assessments
                 .iter()
                 .map(|&(day, unscheduled, response)| Assessment {
-                    usubjid: p.usubjid.clone(),
-                    date: plus(rand, day),
-                    response,
                     visit: Some(if unscheduled {
                         "UNSCHEDULED".to_string()
                     } else {
                         format!("WEEK {}", (day + 21) / 42 * 6)
                     }),
+                    ..Assessment::recist(p.usubjid.clone(), plus(rand, day), response)
                 })
                 .collect();
             // Adverse events from the first dose to 30 days after the last (TEAE window),

@@ -25,6 +25,7 @@ pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, St
         adtte_file: data.adtte_file.clone(),
         efficacy_flag: data.efficacy_flag.clone(),
         safety_flag: data.safety_flag.clone(),
+        vocabulary: data.vocabulary.clone(),
         ..StudyData::default()
     };
     // Old subject position → new one, for the records that point at subjects (a new

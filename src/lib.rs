@@ -16,6 +16,7 @@ pub mod cmd;
 pub mod cohort;
 pub mod compare;
 pub mod config;
+pub mod criteria;
 pub mod cut;
 pub mod derive;
 pub mod documents;

@@ -122,12 +122,11 @@ fn run_case(case: &Case) -> (Vec<String>, usize) {
         .iter()
         .map(|r| {
             let usubjid = cell(r, "USUBJID");
-            Ok(Assessment {
-                usubjid: usubjid.to_string(),
-                date: date(cell(r, "ADT")).expect("ADT"),
-                response: parse_response(usubjid, cell(r, "AVALC"))?,
-                visit: None,
-            })
+            Ok(Assessment::recist(
+                usubjid,
+                date(cell(r, "ADT")).expect("ADT"),
+                parse_response(usubjid, cell(r, "AVALC"))?,
+            ))
         })
         .collect();
     let pd: BTreeMap<String, Date> = case
@@ -330,10 +329,12 @@ fn load_pharmaverse(dir: &Path) -> Pharmaverse {
         let paramcd = cell(&r, "PARAMCD").to_string();
         if paramcd == "OVR" {
             let a = Assessment {
-                usubjid: id.clone(),
-                date: date(cell(&r, "ADT")).expect("OVR ADT"),
-                response: parse_response(&id, cell(&r, "AVALC")).expect("OVR AVALC"),
                 visit: Some(cell(&r, "AVISIT").to_string()),
+                ..Assessment::recist(
+                    id.clone(),
+                    date(cell(&r, "ADT")).expect("OVR ADT"),
+                    parse_response(&id, cell(&r, "AVALC")).expect("OVR AVALC"),
+                )
             };
             ovr.entry(id).or_default().push(a);
         } else {

@@ -21,12 +21,7 @@ fn day(n: i64) -> Date {
 
 /// An assessment `n` days after START.
 fn at(n: i64, avalc: &str) -> Assessment {
-    Assessment {
-        usubjid: "S1".into(),
-        date: day(n),
-        response: Response::from_avalc(avalc).unwrap(),
-        visit: None,
-    }
+    Assessment::recist("S1", day(n), Response::from_avalc(avalc).unwrap())
 }
 
 fn subject() -> Subject {
@@ -458,8 +453,8 @@ fn same_date_different_responses_is_an_error() {
         DeriveError::ConflictingAssessments {
             usubjid: "S1".into(),
             date: day(42),
-            first: "PR",
-            second: "SD"
+            first: "PR".to_string(),
+            second: "SD".to_string()
         }
     );
     assert_eq!(

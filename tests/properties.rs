@@ -36,7 +36,12 @@ fn read_everything(bytes: &[u8]) {
     let known: KnownSubjects<'_> = ids.iter().map(String::as_str).collect();
     let related: HashSet<String> = ["Y".to_string()].into();
     let mut warnings = Vec::new();
-    let _ = load::read_adrs(&table, &known, &readout::config::DEFAULT_ADRS_PARAMCDS);
+    let _ = load::read_adrs(
+        &table,
+        &known,
+        &readout::config::DEFAULT_ADRS_PARAMCDS,
+        &readout::criteria::Vocabulary::default(),
+    );
     let _ = load::read_adtte(&table, &known);
     let _ = load::read_adae(&table, &known, &related, &mut warnings);
     let _ = load::read_adtr(&table, &known, "SDIAM");

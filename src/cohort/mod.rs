@@ -64,6 +64,12 @@ pub fn analyse_members<'a>(
     let cut = at.data;
     let analysis = study.config.analysis_for(cohort);
     let options = derive_options(&analysis);
+    let lookup = cut.vocabulary.lookup(&analysis.criteria);
+    let reading = derive::criteria::Reading {
+        criteria: &analysis.criteria,
+        lookup: &lookup,
+        vocabulary: &cut.vocabulary,
+    };
     let derived: Vec<DerivedSubject> = if study.config.config.data.adrs.is_some() {
         members
             .iter()
@@ -71,9 +77,11 @@ pub fn analyse_members<'a>(
             .map(|s| {
                 let empty = Vec::new();
                 let assessments = at.by_subject.get(&*s.usubjid).unwrap_or(&empty);
-                derive::derive_subject(s, assessments, &options).map_err(|source| Error::Derive {
-                    cohort: cohort.id.clone(),
-                    source,
+                derive::derive_subject_by(s, assessments, &options, reading).map_err(|source| {
+                    Error::Derive {
+                        cohort: cohort.id.clone(),
+                        source,
+                    }
                 })
             })
             .collect::<Result<_>>()?
@@ -410,6 +418,7 @@ pub fn build_cohort<'a>(
             derived_tte,
             endpoints: settings.tte_params.clone(),
             arm_column: cohort.arms.as_ref().map(|a| a.column.clone()),
+            criteria: settings.criteria.clone(),
         },
     ))
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use super::{statistics_error, strata_named, Member};
 use crate::config::{Analysis, CohortConfig, DiffCi, ResponseTest};
-use crate::endpoints::{bor_category, CohortAnalysis};
+use crate::endpoints::CohortAnalysis;
 use crate::error::Result;
 use crate::results::{
     Difference, DifferenceMethod, ProportionDifference, ResponseComparison, TestUsed,
@@ -28,21 +28,21 @@ pub(super) fn compare_response(
     warnings: &mut Vec<String>,
 ) -> Result<ResponseComparison> {
     let (label, stratum_names) = names;
-    let efficacy: Vec<(&Member, &'static str)> = two
+    let criteria = &settings.criteria;
+    let ne = u8::try_from(criteria.not_evaluable()).unwrap_or(u8::MAX);
+    let efficacy: Vec<(&Member, u8)> = two
         .iter()
         .filter(|m| m.subject.efficacy)
         .map(|m| {
             let category = pooled
                 .derived
                 .get(m.index as usize)
-                .map_or("NE", |d| bor_category(d.bor.bor));
+                .map_or(ne, |d| d.category);
             (m, category)
         })
         .collect();
-    let orr = |c: &str| matches!(c, "CR" | "PR");
-    let dcr = |c: &str| {
-        orr(c) || c == "SD" || (settings.dcr_includes_non_cr_non_pd && c == "NON-CR/NON-PD")
-    };
+    let orr = |c: u8| criteria.is_responder(c);
+    let dcr = |c: u8| criteria.is_control(c, settings.dcr_includes_non_cr_non_pd);
     let stratified = !cohort.strata.is_empty();
     let named = |numbers: &[u32]| strata_named(numbers, stratum_names);
     let mut notes = Vec::new();
@@ -58,13 +58,13 @@ pub(super) fn compare_response(
     let head = notes.len();
     // One endpoint compared; also the strata left out (the same for ORR and DCR: those with
     // subjects of one arm only).
-    let mut compare = |responds: &dyn Fn(&str) -> bool,
+    let mut compare = |responds: &dyn Fn(u8) -> bool,
                        what: &str|
      -> Result<(ProportionDifference, Vec<u32>)> {
         let tally = |in_arm: bool| two_by_two::Counts {
             x: efficacy
                 .iter()
-                .filter(|(m, c)| m.in_arm == in_arm && responds(c))
+                .filter(|(m, c)| m.in_arm == in_arm && responds(*c))
                 .count(),
             n: efficacy.iter().filter(|(m, _)| m.in_arm == in_arm).count(),
         };
@@ -92,7 +92,7 @@ pub(super) fn compare_response(
                 let entry = strata.entry(key).or_insert((empty, empty));
                 let counts = if m.in_arm { &mut entry.0 } else { &mut entry.1 };
                 counts.n += 1;
-                counts.x += usize::from(responds(c));
+                counts.x += usize::from(responds(*c));
             }
             let (keys, strata): (Vec<u32>, Vec<_>) = strata.into_iter().unzip();
             let test = two_by_two::cmh(&strata).map_err(&error)?;

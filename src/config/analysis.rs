@@ -68,6 +68,10 @@ pub struct AnalysisConfig {
     /// Fisher's exact test when an expected count is below 5, else chi-square), `chisq`,
     /// `fisher` or `cmh` (needs strata). Default: auto.
     pub response_test: Option<ResponseTest>,
+    /// How per-visit responses become a best overall response: `recist1.1`, `irecist`,
+    /// `lugano`, `imwg`, `rano`, `as-given`, or a set of the config's own
+    /// (docs/CRITERIA.md). Default: recist1.1.
+    pub response_criteria: Option<super::CriteriaConfig>,
 }
 
 /// The test of two response rates (`analysis.response_test`).
@@ -311,6 +315,9 @@ pub struct Analysis {
     pub diff_ci: DiffCi,
     /// See [`AnalysisConfig::response_test`].
     pub response_test: ResponseTest,
+    /// See [`AnalysisConfig::response_criteria`]; an invalid set is refused by the config
+    /// check before any analysis, and reads as RECIST 1.1 here.
+    pub criteria: std::sync::Arc<crate::criteria::Criteria>,
 }
 
 /// A confidence level in percent as documents label it: `ci_level` has at most three
@@ -416,6 +423,13 @@ impl AnalysisConfig {
                 .response_test
                 .or(fallback.response_test)
                 .unwrap_or(ResponseTest::Auto),
+            criteria: std::sync::Arc::new(
+                self.response_criteria
+                    .as_ref()
+                    .or(fallback.response_criteria.as_ref())
+                    .and_then(|c| c.resolve().ok())
+                    .unwrap_or_else(crate::criteria::Criteria::recist),
+            ),
         }
     }
 }

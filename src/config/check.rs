@@ -246,6 +246,15 @@ fn check_arms(path: &Path, i: usize, cohort: &CohortConfig) -> Result<()> {
 }
 
 fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
+    if let Some(criteria) = &a.response_criteria {
+        if let Err(problem) = criteria.resolve() {
+            return Err(config_error(
+                path,
+                &format!("key `{key}.response_criteria`: "),
+                problem,
+            ));
+        }
+    }
     if let Some(level) = a.ci_level {
         // Every interval is labelled with its level: one the label cannot show exactly
         // (0.9999999999999999 read "100% CI") is refused, and so are levels no report uses.

@@ -7,12 +7,14 @@
 
 mod analysis;
 mod check;
+mod criteria;
 mod nesting;
 mod read;
 mod schema;
 
 pub use analysis::*;
 pub use check::{cohort_id_problem, study_id_problem, MAX_AE_TOP_N, MAX_ID_CHARS};
+pub use criteria::{CriteriaConfig, OwnConfirmation, OwnCriteria};
 pub use nesting::MAX_YAML_DEPTH;
 pub use read::{load, parse, LoadedConfig};
 pub use schema::*;

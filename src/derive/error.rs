@@ -17,9 +17,25 @@ pub enum DeriveError {
         /// The shared `ADT`.
         date: Date,
         /// The first response (in input order).
-        first: &'static str,
+        first: String,
         /// The second response.
-        second: &'static str,
+        second: String,
+    },
+
+    /// A response value that is not a category of the cohort's criteria.
+    #[error(
+        "subject {usubjid}: overall response \"{value}\" on {date} is not {expected} \
+         (`analysis.response_criteria` names the criteria)"
+    )]
+    OutsideCriteria {
+        /// `USUBJID`
+        usubjid: String,
+        /// The `AVALC`.
+        value: String,
+        /// Its `ADT`.
+        date: Date,
+        /// "a category of iRECIST; expected iCR, ..., or ND".
+        expected: String,
     },
 
     /// Assessments of another subject were passed with this subject's.

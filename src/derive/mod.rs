@@ -9,6 +9,7 @@
 //! - [`tte`]: PFS, OS and DoR in days, with FDA 2018 PFS censoring rules.
 
 pub mod bor;
+pub mod criteria;
 mod error;
 mod timeline;
 pub mod tte;
@@ -27,7 +28,7 @@ pub use tte::{
     duration_of_response, overall_survival, progression_free_survival, PfsOptions, TimeToEvent,
 };
 
-use crate::model::{Assessment, Subject};
+use crate::model::{Assessment, Response, Subject};
 
 /// Options of every per-subject derivation.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
@@ -43,8 +44,12 @@ pub struct DeriveOptions {
 pub struct DerivedSubject {
     /// `USUBJID`
     pub usubjid: crate::model::SubjectId,
-    /// Best overall response (assessments after the first PD ignored; SD window from TRTSDT).
+    /// Best overall response (assessments after the first PD ignored; SD window from TRTSDT);
+    /// by criteria other than RECIST 1.1, `bor.bor` is the nearest RECIST category.
     pub bor: BorOutcome,
+    /// The BOR as an index into the criteria's categories (RECIST 1.1: CR, PR, SD,
+    /// NON-CR/NON-PD, PD, NE; ND and no assessment count as NE).
+    pub category: u8,
     /// PFS from TRTSDT; `None` without TRTSDT.
     pub pfs: Option<TimeToEvent>,
     /// OS from TRTSDT; `None` without TRTSDT.
@@ -76,7 +81,72 @@ pub fn derive_subject(
     let dor = duration_of_response(subject, assessments, bor.first_response_date, &opts.pfs)?;
     Ok(DerivedSubject {
         usubjid: subject.usubjid.clone(),
+        category: recist_category(bor.bor),
         bor,
+        pfs,
+        os,
+        dor,
+    })
+}
+
+/// A RECIST 1.1 BOR as an index into RECIST 1.1's reported categories.
+pub fn recist_category(bor: BestResponse) -> u8 {
+    match bor {
+        BestResponse::CompleteResponse => 0,
+        BestResponse::PartialResponse => 1,
+        BestResponse::StableDisease => 2,
+        BestResponse::NonCrNonPd => 3,
+        BestResponse::ProgressiveDisease => 4,
+        BestResponse::NotEvaluable | BestResponse::NotDone | BestResponse::Missing => 5,
+    }
+}
+
+/// [`derive_subject`] by criteria other than RECIST 1.1 (`reading`): the BOR by
+/// [`criteria::best_response_by`], PFS and DoR from the record as RECIST reads it (the
+/// criteria's progression as PD), OS as always.
+pub fn derive_subject_by(
+    subject: &Subject,
+    assessments: &[Assessment],
+    opts: &DeriveOptions,
+    reading: criteria::Reading<'_>,
+) -> Result<DerivedSubject, DeriveError> {
+    if reading.criteria.is_recist() {
+        // A study whose other cohorts use other criteria reads their values too: here they
+        // are errors, as the reader's are when RECIST 1.1 is all the study uses.
+        if let Some(a) = assessments
+            .iter()
+            .find(|a| a.code.0 as usize >= Response::COUNT)
+        {
+            return Err(DeriveError::OutsideCriteria {
+                usubjid: subject.usubjid.to_string(),
+                value: reading.vocabulary.text(a.code).to_string(),
+                date: a.date,
+                expected: reading.criteria.expected(),
+            });
+        }
+        return derive_subject(subject, assessments, opts);
+    }
+    if let Some(stray) = assessments.iter().find(|a| *a.usubjid != *subject.usubjid) {
+        return Err(DeriveError::MixedSubjects {
+            usubjid: subject.usubjid.to_string(),
+            other: stray.usubjid.clone(),
+        });
+    }
+    let outcome = criteria::best_response_by(
+        &subject.usubjid,
+        subject.trt_start,
+        assessments,
+        &opts.bor,
+        reading,
+    )?;
+    let record = &outcome.as_recist;
+    let pfs = progression_free_survival(subject, record, &opts.pfs)?;
+    let os = overall_survival(subject, assessments)?;
+    let dor = duration_of_response(subject, record, outcome.bor.first_response_date, &opts.pfs)?;
+    Ok(DerivedSubject {
+        usubjid: subject.usubjid.clone(),
+        bor: outcome.bor,
+        category: outcome.category,
         pfs,
         os,
         dor,

@@ -39,12 +39,12 @@ impl Timeline {
         for a in sorted {
             match items.last() {
                 Some(prev) if prev.date == a.date => {
-                    if prev.response != a.response {
+                    if prev.code != a.code {
                         return Err(DeriveError::ConflictingAssessments {
                             usubjid: a.usubjid.clone(),
                             date: a.date,
-                            first: prev.response.code(),
-                            second: a.response.code(),
+                            first: prev.response.code().to_string(),
+                            second: a.response.code().to_string(),
                         });
                     }
                     warnings.push(format!(

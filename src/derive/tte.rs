@@ -384,12 +384,7 @@ mod tests {
     }
 
     fn a(date: &str, avalc: &str) -> Assessment {
-        Assessment {
-            usubjid: "S1".into(),
-            date: d(date),
-            response: Response::from_avalc(avalc).unwrap(),
-            visit: None,
-        }
+        Assessment::recist("S1", d(date), Response::from_avalc(avalc).unwrap())
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use indexmap::IndexMap;
 
 use crate::config::{Analysis, BaselineItem, BaselineKind, CohortConfig, ProportionCi};
-use crate::derive::{BestResponse, DerivedSubject, TimeToEvent};
+use crate::derive::{DerivedSubject, TimeToEvent};
 use crate::error::{Error, Result};
 use crate::format::{first_names, NAMES_LISTED};
 use crate::load::StudyData;
@@ -308,8 +308,7 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
             // DoR is summarised over the responders the abstract reports (the confirmed ones
             // unless `confirmed: false`) when ADRS is given: ADTTE's DoR may have been
             // derived with other rules.
-            let responder =
-                |i: usize| derived_of(i).map(|d| matches!(bor_category(d.bor.bor), "CR" | "PR"));
+            let responder = |i: usize| derived_of(i).map(|d| a.criteria.is_responder(d.category));
             let is_dor = endpoint == "DOR" && !input.derived.is_empty();
             let (mut missing, mut not_responders, mut responders_without) =
                 (Vec::new(), Vec::new(), Vec::new());
@@ -480,18 +479,6 @@ fn derived_endpoint<'a>(d: &'a DerivedSubject, endpoint: &str) -> Option<&'a Tim
     }
 }
 
-/// The reporting category of a BOR: subjects without any assessment count as NE.
-pub fn bor_category(bor: BestResponse) -> &'static str {
-    match bor {
-        BestResponse::CompleteResponse => "CR",
-        BestResponse::PartialResponse => "PR",
-        BestResponse::StableDisease => "SD",
-        BestResponse::NonCrNonPd => "NON-CR/NON-PD",
-        BestResponse::ProgressiveDisease => "PD",
-        BestResponse::NotEvaluable | BestResponse::NotDone | BestResponse::Missing => "NE",
-    }
-}
-
 /// How many subjects and who: `2 efficacy subjects (S-001, S-003)`, the first
 /// [`NAMES_LISTED`] named and how many more.
 fn subject_list<'n>(what: &str, positions: &[usize], name: impl Fn(&usize) -> &'n str) -> String {
@@ -504,7 +491,7 @@ fn subject_list<'n>(what: &str, positions: &[usize], name: impl Fn(&usize) -> &'
     )
 }
 
-/// The BOR categories in reporting order.
+/// The BOR categories of RECIST 1.1 in reporting order.
 pub const BOR_CATEGORIES: [&str; 6] = ["CR", "PR", "SD", "NON-CR/NON-PD", "PD", "NE"];
 
 fn response_results<'d>(
@@ -513,24 +500,41 @@ fn response_results<'d>(
     efficacy: &[u32],
     derived_of: &impl Fn(usize) -> Option<&'d DerivedSubject>,
 ) -> Result<ResponseResults> {
+    let criteria = &a.criteria;
+    let ne = u8::try_from(criteria.not_evaluable()).unwrap_or(u8::MAX);
     let mut bor: IndexMap<String, usize> =
-        BOR_CATEGORIES.iter().map(|c| (c.to_string(), 0)).collect();
+        criteria.reported().map(|c| (c.code.clone(), 0)).collect();
+    let (mut orr_n, mut dcr_n) = (0, 0);
+    let mut per_category = vec![0usize; criteria.categories.len()];
     for &i in efficacy {
-        let cat = derived_of(i as usize)
-            .map(|d| bor_category(d.bor.bor))
-            .unwrap_or("NE");
-        if let Some(count) = bor.get_mut(cat) {
+        let cat = derived_of(i as usize).map_or(ne, |d| d.category);
+        if let Some(count) = bor.get_mut(criteria.code_of(cat)) {
             *count += 1;
         }
+        if let Some(n) = per_category.get_mut(cat as usize) {
+            *n += 1;
+        }
+        orr_n += usize::from(criteria.is_responder(cat));
+        dcr_n += usize::from(criteria.is_control(cat, a.dcr_includes_non_cr_non_pd));
     }
-    let count = |k: &str| bor.get(k).copied().unwrap_or(0);
     let total = efficacy.len();
-    let orr_n = count("CR") + count("PR");
-    let mut dcr_n = orr_n + count("SD");
-    if a.dcr_includes_non_cr_non_pd {
-        dcr_n += count("NON-CR/NON-PD");
-    }
+    let rates = criteria
+        .rates
+        .iter()
+        .map(|r| {
+            let n = r
+                .codes
+                .iter()
+                .filter_map(|c| criteria.position(c))
+                .filter_map(|k| per_category.get(k))
+                .sum();
+            Ok((r.name.clone(), proportion(id, a, n, total)?))
+        })
+        .collect::<Result<IndexMap<_, _>>>()?;
+    let described = (!criteria.is_recist()).then(|| crate::results::CriteriaUsed::of(criteria));
     Ok(ResponseResults {
+        criteria: described,
+        rates,
         confirmed: a.confirmed,
         orr: proportion(id, a, orr_n, total)?,
         dcr: proportion(id, a, dcr_n, total)?,
@@ -900,7 +904,7 @@ fn tumour_data(input: &CohortInput<'_, '_>, subjects: CohortSubjects<'_>) -> Vec
         out.push(SubjectTumour {
             usubjid: s.usubjid.clone(),
             response: d
-                .map(|d| bor_category(d.bor.bor).to_string())
+                .map(|d| input.analysis.criteria.code_of(d.category).to_string())
                 .unwrap_or_else(|| "NE".to_string()),
             pchg,
             end: days(end_date),

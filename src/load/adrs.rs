@@ -1,6 +1,7 @@
 //! ADRS: the per-visit overall responses.
 
 use super::*;
+use crate::criteria::Vocabulary;
 
 /// ADRS: the per-visit overall responses, the rows of the first of `paramcds` (`OVR`,
 /// `OVRLRESP` unless the config says otherwise) that the file has; other parameters are
@@ -9,6 +10,7 @@ pub fn read_adrs(
     table: &CsvTable,
     known: &KnownSubjects<'_>,
     paramcds: &[&str],
+    vocabulary: &Vocabulary,
 ) -> Result<Vec<Assessment>> {
     let c_id = table.require("USUBJID")?;
     let c_param = table.require("PARAMCD")?;
@@ -51,12 +53,27 @@ pub fn read_adrs(
             return Err(row.error(c_adt, "ADT is empty; expected the assessment date"));
         };
         let avalc = row.text(Some(c_avalc))?;
-        let response = Response::from_avalc(avalc).ok_or_else(|| {
-            row.error(
-                c_avalc,
-                format!("`{avalc}` is not a RECIST response; expected CR, PR, SD, NON-CR/NON-PD, PD, NE or ND"),
-            )
-        })?;
+        let (response, code) = match Response::from_avalc(avalc) {
+            Some(r) => (r, r.vocabulary_code()),
+            None => match vocabulary.code(avalc) {
+                Some(code) if !vocabulary.recist_only() => (Response::NotEvaluable, code),
+                _ if vocabulary.recist_only() => {
+                    return Err(row.error(
+                        c_avalc,
+                        format!("`{avalc}` is not a RECIST response; expected CR, PR, SD, NON-CR/NON-PD, PD, NE or ND (other criteria: `analysis.response_criteria`)"),
+                    ))
+                }
+                _ => {
+                    return Err(row.error(
+                        c_avalc,
+                        format!(
+                            "`{avalc}` is not a response of the criteria in use; expected one of {}",
+                            vocabulary.listing()
+                        ),
+                    ))
+                }
+            },
+        };
         if !per_date.insert((usubjid.to_string(), date)) {
             return Err(row.error(
                 c_adt,
@@ -67,6 +84,7 @@ pub fn read_adrs(
             usubjid: usubjid.to_string(),
             date,
             response,
+            code,
             visit: row.opt_text(c_visit)?.map(str::to_string),
         });
     }

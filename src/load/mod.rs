@@ -91,6 +91,8 @@ pub struct StudyData {
     pub safety_flag: Option<String>,
     /// ADRS per-visit overall responses (`PARAMCD = OVR`).
     pub assessments: Vec<Assessment>,
+    /// The ADRS values the cohorts' response criteria accept; [`Assessment::code`] indexes it.
+    pub vocabulary: crate::criteria::Vocabulary,
     /// ADTTE rows.
     pub tte: TteTable,
     /// Whether an ADTTE file was given (its endpoints are then used as they are).
@@ -248,6 +250,13 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
         Some(list) => list.iter().map(String::as_str).collect(),
         None => crate::config::DEFAULT_ADRS_PARAMCDS.to_vec(),
     };
+    let criteria: Vec<_> = cfg
+        .config
+        .cohorts
+        .iter()
+        .map(|c| cfg.analysis_for(c).criteria)
+        .collect();
+    let vocabulary = crate::criteria::Vocabulary::new(criteria.iter().map(|c| &**c));
     let ((assessments, tte), (adverse_events, lesions)) =
         crate::profile::timing::stage("  typed others", || {
             rayon::join(
@@ -255,7 +264,7 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
                     rayon::join(
                         || {
                             adrs.as_ref()
-                                .map(|t| read_adrs(t, &known, &adrs_paramcds))
+                                .map(|t| read_adrs(t, &known, &adrs_paramcds, &vocabulary))
                                 .transpose()
                         },
                         || match (&adtte, adtte_path.as_deref()) {
@@ -290,8 +299,10 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
         });
     if let (Some(table), Some(rows)) = (&adrs, assessments?) {
         study.assessments = rows;
+        study.vocabulary = vocabulary;
         study.warnings.extend(drop_pre_treatment_responses(
             table.path(),
+            &study.vocabulary,
             &study.subjects,
             &mut study.assessments,
         ));
@@ -391,6 +402,7 @@ pub fn distinct<'a>(ids: impl Iterator<Item = &'a str>) -> BTreeSet<&'a str> {
 /// is left out of every derivation and figure, and listed as a warning.
 pub fn drop_pre_treatment_responses(
     path: &Path,
+    vocabulary: &crate::criteria::Vocabulary,
     subjects: &[Subject],
     assessments: &mut Vec<Assessment>,
 ) -> Option<String> {
@@ -404,7 +416,7 @@ pub fn drop_pre_treatment_responses(
             dropped.push(format!(
                 "{} {} on {} (TRTSDT {start})",
                 a.usubjid,
-                a.response.code(),
+                vocabulary.text(a.code),
                 a.date
             ));
             false

@@ -174,6 +174,14 @@ impl Response {
         Some(r)
     }
 
+    /// How many values RECIST 1.1 has (the first codes of every vocabulary).
+    pub const COUNT: usize = 7;
+
+    /// Its code in every study's vocabulary (RECIST 1.1's values come first, in this order).
+    pub fn vocabulary_code(self) -> crate::criteria::Code {
+        crate::criteria::Code(self as u8)
+    }
+
     /// The ADaM `AVALC` spelling.
     pub fn code(self) -> &'static str {
         match self {
@@ -365,10 +373,26 @@ pub struct Assessment {
     pub usubjid: String,
     /// `ADT`
     pub date: Date,
-    /// `AVALC`
+    /// `AVALC` read as RECIST 1.1; a value of other criteria (`code` beyond RECIST's) reads
+    /// as `NotEvaluable` here, and only those criteria's engines, which read `code`, see it.
     pub response: Response,
+    /// `AVALC` as an index into the study's vocabulary (`criteria::Vocabulary`).
+    pub code: crate::criteria::Code,
     /// `AVISIT`, when present.
     pub visit: Option<String>,
+}
+
+impl Assessment {
+    /// An assessment of a RECIST 1.1 value.
+    pub fn recist(usubjid: impl Into<String>, date: Date, response: Response) -> Assessment {
+        Assessment {
+            usubjid: usubjid.into(),
+            date,
+            response,
+            code: response.vocabulary_code(),
+            visit: None,
+        }
+    }
 }
 
 /// Whether a time-to-event observation ended in the event or was censored.

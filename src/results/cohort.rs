@@ -169,17 +169,80 @@ pub struct Proportion {
     pub upper: Option<f64>,
 }
 
+/// The response criteria of a cohort, when not RECIST 1.1 (docs/CRITERIA.md).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct CriteriaUsed {
+    /// The config's name (`irecist`, `lugano`, `imwg`, `rano`, `as-given`, or the set's name).
+    pub id: String,
+    /// As documents name it ("iRECIST").
+    pub name: String,
+    /// The reported categories, best first.
+    pub categories: Vec<CategoryUsed>,
+    /// How responses were confirmed: `recist`, `interval`, `consecutive`, `none` or
+    /// `as-given`.
+    pub confirmation: String,
+}
+
+/// One category of [`CriteriaUsed`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct CategoryUsed {
+    /// The ADRS spelling, the key in `bor`.
+    pub code: String,
+    /// In words.
+    pub name: String,
+    /// Counted in ORR.
+    pub responder: bool,
+    /// Counted in DCR.
+    pub control: bool,
+}
+
+impl CriteriaUsed {
+    /// What results.json says of a criteria set.
+    pub fn of(c: &crate::criteria::Criteria) -> CriteriaUsed {
+        use crate::criteria::{Confirmation, Rule};
+        CriteriaUsed {
+            id: c.id.clone(),
+            name: c.name.clone(),
+            categories: c
+                .reported()
+                .map(|k| CategoryUsed {
+                    code: k.code.clone(),
+                    name: k.name.clone(),
+                    responder: k.responder,
+                    control: k.control,
+                })
+                .collect(),
+            confirmation: match c.rule {
+                Rule::Recist | Rule::Irecist => "recist",
+                Rule::Generic(Confirmation::Interval) => "interval",
+                Rule::Generic(Confirmation::Consecutive) => "consecutive",
+                Rule::Generic(Confirmation::None) => "none",
+                Rule::AsGiven => "as-given",
+            }
+            .to_string(),
+        }
+    }
+}
+
 /// Best overall response counts, ORR and DCR.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ResponseResults {
+    /// The response criteria when not RECIST 1.1 (absent: RECIST 1.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub criteria: Option<CriteriaUsed>,
+    /// Rates the criteria report beside ORR ("VGPR or better", "CMR"), by name.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub rates: IndexMap<String, Proportion>,
     /// Confirmed (true) or unconfirmed BOR.
     pub confirmed: bool,
     /// Subjects per category; subjects without a post-baseline assessment count as NE.
     pub bor: IndexMap<String, usize>,
-    /// CR + PR.
+    /// CR + PR (the criteria's responders).
     pub orr: Proportion,
-    /// CR + PR + SD (+ NON-CR/NON-PD when configured).
+    /// CR + PR + SD (+ NON-CR/NON-PD when configured; the criteria's control categories).
     pub dcr: Proportion,
 }
 

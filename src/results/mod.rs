@@ -14,8 +14,9 @@ pub use arms::{
     SubgroupInteraction, TestUsed, TteComparison,
 };
 pub use cohort::{
-    BaselineSummary, CohortResults, ContinuousSummary, Enrolment, Estimate, FollowUp, LandmarkRate,
-    LevelCount, Populations, Proportion, ResponseResults, TteResults,
+    BaselineSummary, CategoryUsed, CohortResults, ContinuousSummary, CriteriaUsed, Enrolment,
+    Estimate, FollowUp, LandmarkRate, LevelCount, Populations, Proportion, ResponseResults,
+    TteResults,
 };
 pub use record::{
     AbstractLength, CohortFailure, CohortRecord, SentenceLength, StudyHeader, StudyResults,

@@ -10,7 +10,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::derive::DerivedSubject;
-use crate::endpoints::{self, Members, TteValue};
+use crate::endpoints::{Members, TteValue};
 use crate::error::{Error, Result};
 use crate::model::{Date, Subject};
 
@@ -60,6 +60,8 @@ pub struct DerivedRows<'a> {
     pub endpoints: indexmap::IndexMap<String, String>,
     /// A cohort with arms: the ADSL column of the arms, written last as `ARM`.
     pub arm_column: Option<String>,
+    /// The cohort's response criteria, whose codes the BOR column holds.
+    pub criteria: std::sync::Arc<crate::criteria::Criteria>,
 }
 
 impl DerivedRows<'_> {
@@ -94,12 +96,14 @@ impl DerivedRows<'_> {
         let mut arms: FxHashMap<usize, Option<&str>> = FxHashMap::default();
         for (i, &member) in self.members.iter().enumerate() {
             let subject = subjects.get(member as usize);
-            let bor = self.derived.get(i).map(|d| &d.bor);
+            let derived = self.derived.get(i);
+            let bor = derived.map(|d| &d.bor);
             csv_field(&mut out, subject.map_or("", |s| &*s.usubjid));
             out.push(b',');
             csv_field(
                 &mut out,
-                bor.map(|b| endpoints::bor_category(b.bor))
+                derived
+                    .map(|d| self.criteria.code_of(d.category))
                     .unwrap_or_default(),
             );
             for (k, _) in endpoints.keys().enumerate() {
@@ -335,7 +339,8 @@ impl DerivedRows<'_> {
         for (i, &member) in self.members.iter().enumerate() {
             out.extend_from_slice(if i == 0 { b"\n[" } else { b",\n[" });
             let subject = subjects.get(member as usize);
-            let bor = self.derived.get(i).map(|d| &d.bor);
+            let derived = self.derived.get(i);
+            let bor = derived.map(|d| &d.bor);
             let string = |out: &mut Vec<u8>, text: Option<&str>| match text {
                 Some(text) => serde_json::to_writer(out, text).map_err(json_error),
                 None => {
@@ -345,7 +350,7 @@ impl DerivedRows<'_> {
             };
             string(&mut out, subject.map(|s| &*s.usubjid))?;
             out.push(b',');
-            string(&mut out, bor.map(|b| endpoints::bor_category(b.bor)))?;
+            string(&mut out, derived.map(|d| self.criteria.code_of(d.category)))?;
             for (k, _) in endpoints.keys().enumerate() {
                 let value = self.tte_value(k, i);
                 match value {
