@@ -1,7 +1,7 @@
 //! Response criteria as data (`analysis.response_criteria`, docs/CRITERIA.md): a criteria set
 //! names its categories best first, says which are responses, which count for disease
 //! control, which end the response record, and how a response is confirmed. The built-in sets
-//! (RECIST 1.1, iRECIST, Lugano 2014, IMWG, RANO, as-given) are tables here; a config may define
+//! (RECIST 1.1, iRECIST, Lugano 2014, IMWG, RANO) are tables here; a config may define
 //! another without code. Which engine reads a set is [`Rule`]; the engines are in `derive`.
 //!
 //! ADRS values are held as a [`Code`] into the study's [`Vocabulary`] (one byte per
@@ -68,8 +68,6 @@ pub enum Rule {
     Irecist,
     /// The categories' kinds and the [`Confirmation`] (`derive::criteria`).
     Generic(Confirmation),
-    /// The sponsor's BOR read from ADRS, not derived.
-    AsGiven,
 }
 
 /// A rate reported beside ORR (IMWG's "VGPR or better", Lugano's CMR rate).
@@ -84,7 +82,7 @@ pub struct ExtraRate {
 /// A criteria set.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Criteria {
-    /// The config's name: `recist1.1`, `irecist`, `lugano`, `imwg`, `rano`, `as-given`, or
+    /// The config's name: `recist1.1`, `irecist`, `lugano`, `imwg`, `rano`, or
     /// a config's own set's name.
     pub id: String,
     /// As documents name it ("RECIST 1.1", "iRECIST", "Lugano 2014").
@@ -206,7 +204,7 @@ fn rate(name: &str, codes: &[&str]) -> ExtraRate {
 }
 
 /// The names `analysis.response_criteria` accepts for the built-in sets.
-pub const BUILT_IN: [&str; 6] = ["recist1.1", "irecist", "lugano", "imwg", "rano", "as-given"];
+pub const BUILT_IN: [&str; 5] = ["recist1.1", "irecist", "lugano", "imwg", "rano"];
 
 impl Criteria {
     /// A built-in set by its config name; `None` for any other name.
@@ -238,39 +236,6 @@ impl Criteria {
                 vec![rate("CR, PR or MR", &["CR", "PR", "MR"])],
                 true,
             ),
-            // The sponsor's BOR may be of any built-in vocabulary: their union, best first
-            // within each set, responses and control as there.
-            "as-given" => {
-                let mut categories: Vec<Category> = Vec::new();
-                for rows in [&RECIST[..], &IRECIST, &LUGANO, &IMWG, &RANO] {
-                    for c in table(rows) {
-                        if !categories
-                            .iter()
-                            .any(|k| k.code.eq_ignore_ascii_case(&c.code))
-                        {
-                            categories.push(c);
-                        }
-                    }
-                }
-                // Order by how good each is: responses, then stable, then progression, NE, ND.
-                categories.sort_by_key(|c| match c.kind {
-                    Response if c.responder => 0,
-                    Response => 1,
-                    Stable | NonMeasurable => 2,
-                    UnconfirmedProgression => 3,
-                    Progression => 4,
-                    NotEvaluable => 5,
-                    NotDone => 6,
-                });
-                return Some(Criteria {
-                    id: id.to_string(),
-                    name: "the investigator's assessment as recorded".to_string(),
-                    categories,
-                    rule: Rule::AsGiven,
-                    rates: vec![],
-                    stable_window: false,
-                });
-            }
             _ => return None,
         };
         Some(Criteria {
@@ -293,6 +258,11 @@ impl Criteria {
             rates: Vec::new(),
             stable_window: true,
         })
+    }
+
+    /// Responses are confirmed (every set but Lugano 2014 and own sets without confirmation).
+    pub fn confirms(&self) -> bool {
+        self.rule != Rule::Generic(Confirmation::None)
     }
 
     /// RECIST 1.1, whose outputs are today's (no criteria block in results.json).

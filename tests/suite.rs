@@ -12,6 +12,7 @@ mod cdisc_pilot;
 mod cli;
 mod comparative_reference;
 mod comparisons_edge;
+mod criteria;
 mod dataset_json;
 mod derive_edge_cases;
 mod documents;

@@ -144,8 +144,8 @@ pub fn best_response_by(
     match reading.criteria.rule {
         Rule::Irecist => irecist(reference_date, &items, opts, reading),
         Rule::Generic(confirmation) => generic(reference_date, &items, opts, reading, confirmation),
-        // RECIST's own engine and the as-given reader are the caller's.
-        Rule::Recist | Rule::AsGiven => generic(
+        // RECIST's own engine is the caller's.
+        Rule::Recist => generic(
             reference_date,
             &items,
             opts,
@@ -278,11 +278,6 @@ fn irecist_code(bor: BestResponse) -> String {
     .to_string()
 }
 
-/// Is `cat` as good as `than` or better (categories go best first)?
-fn at_least(cat: usize, than: usize) -> bool {
-    cat <= than
-}
-
 fn generic(
     reference_date: Option<Date>,
     items: &[Item<'_>],
@@ -339,10 +334,13 @@ fn generic(
                 format!("{} on {}", reading.code(it.cat), it.a.date),
             )),
             Confirmation::Interval => {
+                // Held at the worst category from the response to the first assessment at
+                // least `confirmation_days` later, when every one of them is a response (NE
+                // and ND aside, at most `max_nr_ne` NE).
                 let Some(due) = add_days(it.a.date, opts.confirmation_days) else {
                     continue;
                 };
-                let mut ne_seen = 0;
+                let (mut ne_seen, mut worst) = (0, it.cat);
                 for later in &items[i + 1..] {
                     match later.kind {
                         Kind::NotDone => continue,
@@ -353,19 +351,18 @@ fn generic(
                             }
                             continue;
                         }
-                        _ => {}
-                    }
-                    if !(later.kind == Kind::Response && at_least(later.cat, it.cat)) {
-                        break;
+                        Kind::Response => worst = worst.max(later.cat),
+                        _ => break,
                     }
                     if later.a.date >= due {
                         held.push((
                             i,
-                            it.cat,
+                            worst,
                             format!(
-                                "{} on {} confirmed by {} on {} ({} days later)",
+                                "{} on {} confirmed as {} by {} on {} ({} days later)",
                                 reading.code(it.cat),
                                 it.a.date,
+                                reading.code(worst),
                                 reading.code(later.cat),
                                 later.a.date,
                                 days_between(it.a.date, later.a.date)

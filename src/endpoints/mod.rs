@@ -535,7 +535,7 @@ fn response_results<'d>(
     Ok(ResponseResults {
         criteria: described,
         rates,
-        confirmed: a.confirmed,
+        confirmed: a.confirmed && criteria.confirms(),
         orr: proportion(id, a, orr_n, total)?,
         dcr: proportion(id, a, dcr_n, total)?,
         bor,

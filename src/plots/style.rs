@@ -125,15 +125,40 @@ pub(crate) fn line_height(size_px: f64) -> i32 {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum ResponseKey {
     Known(Response),
-    /// A value outside the RECIST vocabulary, shown as given.
+    /// A category of other built-in criteria (docs/CRITERIA.md), drawn in the colour of the
+    /// RECIST category it stands nearest to (a darker blue for the complete ones, which may
+    /// sit beside CR), labelled as given.
+    Like(Response, String),
+    /// A value outside every built-in vocabulary, shown as given.
     Other(String),
 }
 
+/// The other built-in criteria's categories and the RECIST category each is nearest to.
+const LIKE: [(&str, Response); 13] = [
+    ("sCR", Response::CompleteResponse),
+    ("iCR", Response::CompleteResponse),
+    ("CMR", Response::CompleteResponse),
+    ("VGPR", Response::PartialResponse),
+    ("iPR", Response::PartialResponse),
+    ("PMR", Response::PartialResponse),
+    ("MR", Response::StableDisease),
+    ("iSD", Response::StableDisease),
+    ("NMR", Response::StableDisease),
+    ("NON-iCR/NON-iUPD", Response::NonCrNonPd),
+    ("iUPD", Response::ProgressiveDisease),
+    ("iCPD", Response::ProgressiveDisease),
+    ("PMD", Response::ProgressiveDisease),
+];
+
 impl ResponseKey {
     pub(crate) fn parse(value: &str) -> ResponseKey {
-        match Response::from_avalc(value) {
-            Some(r) => ResponseKey::Known(r),
-            None => ResponseKey::Other(value.trim().to_string()),
+        let v = value.trim();
+        if let Some(r) = Response::from_avalc(v) {
+            return ResponseKey::Known(r);
+        }
+        match LIKE.iter().find(|(code, _)| code.eq_ignore_ascii_case(v)) {
+            Some((code, r)) => ResponseKey::Like(*r, code.to_string()),
+            None => ResponseKey::Other(v.to_string()),
         }
     }
 
@@ -142,7 +167,7 @@ impl ResponseKey {
             ResponseKey::Known(Response::NonCrNonPd) => "Non-CR/Non-PD".to_string(),
             ResponseKey::Known(Response::NotDone) => "Missing".to_string(),
             ResponseKey::Known(r) => r.code().to_string(),
-            ResponseKey::Other(s) => s.clone(),
+            ResponseKey::Like(_, s) | ResponseKey::Other(s) => s.clone(),
         }
     }
 
@@ -155,6 +180,30 @@ impl ResponseKey {
             ResponseKey::Known(Response::ProgressiveDisease) => OI_VERMILLION,
             ResponseKey::Known(Response::NotEvaluable) => GREY,
             ResponseKey::Known(Response::NotDone) => RGBColor(0xCC, 0xCC, 0xCC),
+            ResponseKey::Like(Response::CompleteResponse, code) if code != "iCR" => {
+                RGBColor(0x00, 0x3F, 0x6B)
+            }
+            ResponseKey::Like(Response::PartialResponse, code) if code == "VGPR" => {
+                RGBColor(0x2B, 0x6C, 0xB0)
+            }
+            ResponseKey::Like(Response::StableDisease, code) if code == "MR" => {
+                RGBColor(0xF0, 0xE4, 0x42)
+            }
+            // Lugano's PET categories beside their CT ones: darker shades.
+            ResponseKey::Like(Response::PartialResponse, code) if code == "PMR" => {
+                RGBColor(0x1F, 0x86, 0xB8)
+            }
+            ResponseKey::Like(Response::StableDisease, code) if code == "NMR" => {
+                RGBColor(0xB0, 0x6A, 0x00)
+            }
+            ResponseKey::Like(Response::ProgressiveDisease, code) if code == "PMD" => {
+                RGBColor(0x99, 0x2A, 0x00)
+            }
+            // An unconfirmed progression is not yet one: reddish purple.
+            ResponseKey::Like(Response::ProgressiveDisease, code) if code == "iUPD" => {
+                RGBColor(0xCC, 0x79, 0xA7)
+            }
+            ResponseKey::Like(r, _) => ResponseKey::Known(*r).colour(),
             ResponseKey::Other(_) => OI_PURPLE,
         }
     }
@@ -184,5 +233,27 @@ mod tests {
             }
         }
         assert_eq!(ResponseKey::parse(" pr ").label(), "PR");
+    }
+
+    #[test]
+    fn each_criteria_set_draws_its_categories_in_distinct_colours() {
+        for id in crate::criteria::BUILT_IN {
+            let set = crate::criteria::Criteria::built_in(id).unwrap();
+            let keys: Vec<ResponseKey> = set
+                .reported()
+                .map(|c| ResponseKey::parse(&c.code))
+                .collect();
+            assert!(
+                keys.iter().all(|k| !matches!(k, ResponseKey::Other(_))),
+                "{id}"
+            );
+            let colours: Vec<_> = keys.iter().map(ResponseKey::colour).collect();
+            for (i, a) in colours.iter().enumerate() {
+                for b in colours.iter().skip(i + 1) {
+                    assert_ne!(a, b, "{id}");
+                }
+            }
+        }
+        assert_eq!(ResponseKey::parse("vgpr").label(), "VGPR");
     }
 }

@@ -178,11 +178,73 @@ pub fn top_terms(
         .collect()
 }
 
+/// How responses were assessed and confirmed under criteria other than RECIST 1.1.
+fn criteria_sentence(a: &Analysis) -> String {
+    use crate::criteria::{Confirmation, Kind, Rule};
+    let c = &a.criteria;
+    let codes = |pick: &dyn Fn(&crate::criteria::Category) -> bool| {
+        let list: Vec<&str> = c
+            .categories
+            .iter()
+            .filter(|k| pick(k))
+            .map(|k| k.code.as_str())
+            .collect();
+        match list.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+            Some((last, _)) => last.to_string(),
+            None => String::new(),
+        }
+    };
+    let responses = codes(&|k| k.kind == Kind::Response);
+    let stable = if c.stable_window {
+        format!(
+            " and stable disease an assessment at least {} days after treatment start",
+            a.sd_min_days
+        )
+    } else {
+        String::new()
+    };
+    let how = match (c.rule, a.confirmed) {
+        (Rule::Irecist, confirmed) => format!(
+            "{}{stable}; iUPD was confirmed by iCPD at a later assessment and reset by a later \
+             iSD, iPR or iCR, and progression was dated at the first iUPD of a confirmed run",
+            if confirmed {
+                format!(
+                    "{responses} required confirmation by a repeat assessment at least {} days later",
+                    a.confirmation_days
+                )
+            } else {
+                "responses were not confirmed".to_string()
+            }
+        ),
+        (Rule::Generic(_), false) | (Rule::Generic(Confirmation::None), _) => {
+            format!("responses did not require confirmation{stable}")
+        }
+        (Rule::Generic(Confirmation::Interval), true) => format!(
+            "{responses} required confirmation by a repeat assessment at the same level or better \
+             at least {} days later{stable}",
+            a.confirmation_days
+        ),
+        (Rule::Generic(Confirmation::Consecutive), true) => format!(
+            "each response category ({responses}) required two consecutive assessments at that \
+             level or better{stable}"
+        ),
+        (Rule::Recist, _) => String::new(),
+    };
+    format!(
+        "Response was assessed per {}; {how}. The objective response rate counted {}.",
+        c.name,
+        codes(&|k| k.responder)
+    )
+}
+
 /// The statistics sentence of the Methods section, stating the conventions actually used.
 pub fn methods_statistics(a: &Analysis, c: &CohortResults) -> String {
     let level = a.ci_percent();
     let mut sentences = Vec::new();
-    if c.response.is_some() {
+    if c.response.is_some() && !a.criteria.is_recist() {
+        sentences.push(criteria_sentence(a));
+    } else if c.response.is_some() {
         sentences.push(if a.confirmed {
             format!(
                 "Tumor response was assessed per RECIST 1.1; complete and partial responses required confirmation by a repeat assessment at least {} days later, and stable disease required an assessment at least {} days after treatment start.",

@@ -162,21 +162,101 @@ pub fn response_label(code: &str) -> &str {
     }
 }
 
+/// The words of a category for tables: RECIST's own, else the criteria's name for it with the
+/// code ("Complete metabolic response (CMR)").
+fn category_label(r: &ResponseResults, code: &str) -> String {
+    let named = r
+        .criteria
+        .as_ref()
+        .and_then(|c| c.categories.iter().find(|k| k.code == code));
+    match named {
+        Some(k) if k.name != k.code => {
+            let mut name = k.name.clone();
+            if let Some(first) = name.get(..1) {
+                let upper = first.to_uppercase();
+                name.replace_range(..1, &upper);
+            }
+            format!("{name} ({})", k.code)
+        }
+        Some(k) => k.code.clone(),
+        None => response_label(code).to_string(),
+    }
+}
+
+/// One rate of the response table: its label and which rate it is.
+struct RateRow {
+    label: String,
+    rate: Rate,
+}
+
+/// A rate of [`ResponseResults`].
+enum Rate {
+    Orr,
+    Dcr,
+    /// One of `rates`, by name.
+    Extra(String),
+}
+
+impl RateRow {
+    fn pick<'r>(&self, r: &'r ResponseResults) -> Option<&'r Proportion> {
+        match &self.rate {
+            Rate::Orr => Some(&r.orr),
+            Rate::Dcr => Some(&r.dcr),
+            Rate::Extra(name) => r.rates.get(name),
+        }
+    }
+}
+
+fn rate_rows(r: &ResponseResults) -> Vec<RateRow> {
+    let orr_label = match &r.criteria {
+        Some(c) => format!(
+            "Objective response rate ({})",
+            c.categories
+                .iter()
+                .filter(|k| k.responder)
+                .map(|k| k.code.as_str())
+                .collect::<Vec<_>>()
+                .join(" + ")
+        ),
+        None => "Objective response rate (CR + PR)".to_string(),
+    };
+    let mut rows = vec![RateRow {
+        label: orr_label,
+        rate: Rate::Orr,
+    }];
+    for name in r.rates.keys() {
+        rows.push(RateRow {
+            label: if name.contains(' ') {
+                format!("Rate of {name}")
+            } else {
+                format!("{name} rate")
+            },
+            rate: Rate::Extra(name.clone()),
+        });
+    }
+    rows.push(RateRow {
+        label: "Disease control rate".to_string(),
+        rate: Rate::Dcr,
+    });
+    rows
+}
+
 pub(super) fn response(c: &CohortResults, f: &Formats) -> Option<Section> {
     let r = c.response.as_ref()?;
-    let heading = format!(
-        "Best overall response ({}, RECIST 1.1)",
-        if r.confirmed {
-            "confirmed"
-        } else {
-            "unconfirmed"
-        }
-    );
-    type Rate = fn(&ResponseResults) -> &Proportion;
-    let rates: [(&str, Rate); 2] = [
-        ("Objective response rate (CR + PR)", |r| &r.orr),
-        ("Disease control rate", |r| &r.dcr),
-    ];
+    let heading = match &r.criteria {
+        // A set without confirmation has nothing to confirm.
+        Some(c) if c.confirmation == "none" => format!("Best overall response ({})", c.name),
+        named => format!(
+            "Best overall response ({}, {})",
+            if r.confirmed {
+                "confirmed"
+            } else {
+                "unconfirmed"
+            },
+            named.as_ref().map_or("RECIST 1.1", |c| c.name.as_str())
+        ),
+    };
+    let rates = rate_rows(r);
     if c.arms.is_empty() {
         let total = r.orr.total;
         let mut body: Vec<Row> = r
@@ -184,14 +264,16 @@ pub(super) fn response(c: &CohortResults, f: &Formats) -> Option<Section> {
             .iter()
             .map(|(code, n)| {
                 Row::of(vec![
-                    Cell::text(response_label(code)),
+                    Cell::text(category_label(r, code)),
                     Cell::num(f.count_pct(*n, total)),
                     Cell::text(""),
                 ])
             })
             .collect();
-        for (name, pick) in rates {
-            let p = pick(r);
+        for row in &rates {
+            let (name, Some(p)) = (&row.label, row.pick(r)) else {
+                continue;
+            };
             body.push(Row::with_class(
                 "total",
                 vec![
@@ -221,18 +303,18 @@ pub(super) fn response(c: &CohortResults, f: &Formats) -> Option<Section> {
         .bor
         .keys()
         .map(|code| {
-            row_of(Cell::text(response_label(code)), &columns, |x| {
+            row_of(Cell::text(category_label(r, code)), &columns, |x| {
                 x.response.as_ref().map_or("–".to_string(), |x| {
                     f.count_pct(x.bor.get(code).copied().unwrap_or(0), x.orr.total)
                 })
             })
         })
         .collect();
-    for (name, pick) in rates {
-        let mut rate = row_of(Cell::text(name), &columns, |x| {
+    for row in &rates {
+        let mut rate = row_of(Cell::text(row.label.as_str()), &columns, |x| {
             x.response
                 .as_ref()
-                .map(pick)
+                .and_then(|x| row.pick(x))
                 .map_or("–".to_string(), |p| f.count_pct(p.n, p.total))
         });
         rate.class = Some("total");
@@ -241,9 +323,12 @@ pub(super) fn response(c: &CohortResults, f: &Formats) -> Option<Section> {
             Cell::level(format!("{}% CI", f.level)),
             &columns,
             |x| {
-                x.response.as_ref().map(pick).map_or("–".to_string(), |p| {
-                    fmt_limits(p.lower, p.upper, f.pd, true)
-                })
+                x.response
+                    .as_ref()
+                    .and_then(|x| row.pick(x))
+                    .map_or("–".to_string(), |p| {
+                        fmt_limits(p.lower, p.upper, f.pd, true)
+                    })
             },
         ));
     }

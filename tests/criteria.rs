@@ -1,0 +1,459 @@
+//! Response criteria other than RECIST 1.1 (issue 31, docs/CRITERIA.md): each set's rules on
+//! the cases its publication describes (Seymour 2017 for iRECIST, Cheson 2014 for Lugano,
+//! Kumar 2016 for IMWG, Wen 2010 for RANO), then a study whose cohorts use them end to end.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use readout::criteria::{Criteria, Vocabulary};
+use readout::derive::criteria::Reading;
+use readout::derive::{derive_subject_by, DeriveOptions, DerivedSubject};
+use readout::model::{Assessment, Date, Response, Status, Subject};
+use serde_json::Value;
+
+use crate::common::readout_command;
+
+fn day(n: i64) -> Date {
+    "2021-01-01".parse::<Date>().unwrap() + chrono::TimeDelta::days(n)
+}
+
+fn subject() -> Subject {
+    Subject {
+        trt_start: Some(day(0)),
+        last_alive: Some(day(400)),
+        ..Subject::placeholder()
+    }
+}
+
+/// Derives one subject's BOR, PFS and DoR by `criteria` from `(day, value)` assessments.
+fn derive(criteria: &str, visits: &[(i64, &str)]) -> (String, DerivedSubject) {
+    let criteria = Criteria::built_in(criteria).unwrap();
+    derive_by(&criteria, visits).unwrap()
+}
+
+fn derive_by(
+    criteria: &Criteria,
+    visits: &[(i64, &str)],
+) -> Result<(String, DerivedSubject), readout::derive::DeriveError> {
+    let vocabulary = Vocabulary::new([criteria]);
+    let lookup = vocabulary.lookup(criteria);
+    let s = subject();
+    let assessments: Vec<Assessment> = visits
+        .iter()
+        .map(|&(n, v)| {
+            let code = vocabulary.code(v).expect("a value of the vocabulary");
+            Assessment {
+                code,
+                ..Assessment::recist(
+                    &*s.usubjid,
+                    day(n),
+                    Response::from_avalc(v).unwrap_or(Response::NotEvaluable),
+                )
+            }
+        })
+        .collect();
+    let reading = Reading {
+        criteria,
+        lookup: &lookup,
+        vocabulary: &vocabulary,
+    };
+    let d = derive_subject_by(&s, &assessments, &DeriveOptions::default(), reading)?;
+    Ok((criteria.code_of(d.category).to_string(), d))
+}
+
+fn pfs(d: &DerivedSubject) -> (Status, Date) {
+    let t = d.pfs.as_ref().unwrap();
+    (t.status, t.date)
+}
+
+#[test]
+fn irecist_pseudo_progression_is_reset_and_not_a_pfs_event() {
+    let (bor, d) = derive("irecist", &[(42, "iUPD"), (84, "iPR"), (126, "iPR")]);
+    assert_eq!(bor, "iPR", "{}", d.bor.reason);
+    assert!(d.bor.reason.contains("iUPD on 2021-02-12 reset by iPR"));
+    assert_eq!(d.bor.first_response_date, Some(day(84)));
+    assert_eq!(pfs(&d), (Status::Censored, day(126)));
+}
+
+#[test]
+fn irecist_unconfirmed_iupd_stays_iupd_and_is_censored() {
+    // The iSD comes before the 42-day window: nothing outranks the iUPD, never confirmed.
+    let (bor, d) = derive("irecist", &[(20, "iSD"), (60, "iUPD")]);
+    assert_eq!(bor, "iUPD", "{}", d.bor.reason);
+    assert!(d.bor.reason.contains("neither confirmed nor reset"));
+    assert_eq!(pfs(&d), (Status::Censored, day(20)));
+}
+
+#[test]
+fn irecist_confirmed_progression_is_dated_at_the_first_iupd_of_its_run() {
+    let (bor, d) = derive("irecist", &[(42, "iSD"), (84, "iUPD"), (126, "iCPD")]);
+    assert_eq!(bor, "iSD", "{}", d.bor.reason);
+    assert_eq!(pfs(&d), (Status::Event, day(84)));
+
+    // NE and a second iUPD between: still the first iUPD of the run.
+    let (bor, d) = derive(
+        "irecist",
+        &[(42, "iUPD"), (84, "NE"), (126, "iUPD"), (168, "iCPD")],
+    );
+    assert_eq!(bor, "iCPD", "{}", d.bor.reason);
+    assert_eq!(d.bor.date, Some(day(42)));
+    assert_eq!(pfs(&d), (Status::Event, day(42)));
+
+    // A reset run, then a confirmed one: the second run's first iUPD.
+    let (bor, d) = derive(
+        "irecist",
+        &[(42, "iUPD"), (84, "iSD"), (126, "iUPD"), (168, "iCPD")],
+    );
+    assert_eq!(bor, "iSD");
+    assert_eq!(pfs(&d), (Status::Event, day(126)));
+}
+
+#[test]
+fn irecist_confirms_responses_as_recist_and_ends_at_icpd() {
+    let (bor, d) = derive(
+        "irecist",
+        &[
+            (42, "iCR"),
+            (84, "iCR"),
+            (126, "iUPD"),
+            (168, "iCPD"),
+            (210, "iCR"),
+        ],
+    );
+    assert_eq!(bor, "iCR", "{}", d.bor.reason);
+    let dor = d.dor.as_ref().unwrap();
+    assert_eq!((dor.status, dor.date), (Status::Event, day(126)));
+    // One iPR, then confirmed progression: not confirmed, so stable disease.
+    let (bor, _) = derive("irecist", &[(56, "iPR"), (98, "iUPD"), (140, "iCPD")]);
+    assert_eq!(bor, "iSD");
+}
+
+#[test]
+fn a_value_outside_the_criteria_names_the_value_subject_and_set() {
+    let irecist = Criteria::built_in("irecist").unwrap();
+    let mut both = Vocabulary::new([&irecist, &Criteria::built_in("lugano").unwrap()]);
+    let lookup = both.lookup(&irecist);
+    let s = subject();
+    let a = Assessment {
+        code: both.code("CMR").unwrap(),
+        ..Assessment::recist(&*s.usubjid, day(42), Response::NotEvaluable)
+    };
+    let reading = Reading {
+        criteria: &irecist,
+        lookup: &lookup,
+        vocabulary: &both,
+    };
+    let err = derive_subject_by(&s, &[a], &DeriveOptions::default(), reading)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("\"CMR\" on 2021-02-12 is not a category of iRECIST"),
+        "{err}"
+    );
+    assert!(
+        err.contains("iCR, iPR, iSD, NON-iCR/NON-iUPD, iUPD, iCPD, NE or ND"),
+        "{err}"
+    );
+    // RECIST 1.1 cohorts of such a study refuse the other sets' values too.
+    both = Vocabulary::new([&irecist]);
+    let recist = Criteria::recist();
+    let lookup = both.lookup(&recist);
+    let a = Assessment {
+        code: both.code("iCR").unwrap(),
+        ..Assessment::recist(&*s.usubjid, day(42), Response::NotEvaluable)
+    };
+    let reading = Reading {
+        criteria: &recist,
+        lookup: &lookup,
+        vocabulary: &both,
+    };
+    let err = derive_subject_by(&s, &[a], &DeriveOptions::default(), reading)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("\"iCR\" on 2021-02-12 is not a category of RECIST 1.1"),
+        "{err}"
+    );
+}
+
+#[test]
+fn imwg_a_category_holds_on_two_consecutive_assessments() {
+    // CR not confirmed, VGPR confirmed (Kumar 2016: every category needs two assessments).
+    let (bor, d) = derive("imwg", &[(28, "VGPR"), (56, "CR"), (84, "VGPR")]);
+    assert_eq!(bor, "VGPR", "{}", d.bor.reason);
+    assert_eq!(d.bor.first_response_date, Some(day(28)));
+    assert_eq!(derive("imwg", &[(28, "sCR"), (56, "sCR")]).0, "sCR");
+    assert_eq!(derive("imwg", &[(28, "sCR"), (56, "CR")]).0, "CR");
+    assert_eq!(
+        derive("imwg", &[(28, "PR"), (56, "NE"), (84, "PR")]).0,
+        "PR"
+    );
+    // One PR, then PD: stable disease; MR twice: MR, not a response.
+    assert_eq!(derive("imwg", &[(28, "PR"), (56, "PD")]).0, "SD");
+    let (bor, d) = derive("imwg", &[(28, "MR"), (56, "MR")]);
+    assert_eq!(bor, "MR");
+    assert!(d.dor.is_none());
+}
+
+#[test]
+fn lugano_needs_no_confirmation_and_ranks_pet_with_ct() {
+    let (bor, d) = derive("lugano", &[(56, "CMR")]);
+    assert_eq!(bor, "CMR");
+    assert_eq!(d.bor.first_response_date, Some(day(56)));
+    assert_eq!(derive("lugano", &[(56, "PR"), (112, "CMR")]).0, "CMR");
+    let (bor, d) = derive("lugano", &[(56, "NMR"), (112, "PMD"), (168, "CMR")]);
+    assert_eq!(bor, "NMR", "the record ends at PMD");
+    assert_eq!(pfs(&d), (Status::Event, day(112)));
+    assert_eq!(derive("lugano", &[(56, "PMD")]).0, "PMD");
+    assert_eq!(derive("lugano", &[]).0, "NE");
+}
+
+#[test]
+fn rano_confirms_after_confirmation_days() {
+    assert_eq!(derive("rano", &[(56, "PR"), (84, "PR")]).0, "PR");
+    let (bor, d) = derive("rano", &[(56, "PR"), (70, "PR")]);
+    assert_eq!(bor, "SD", "14 days is too early: {}", d.bor.reason);
+    // A CR followed by a PR four weeks later holds as PR.
+    assert_eq!(derive("rano", &[(56, "CR"), (84, "PR")]).0, "PR");
+    assert_eq!(derive("rano", &[(56, "MR"), (84, "MR")]).0, "MR");
+    // Stable disease before the 42-day window is not evaluable.
+    assert_eq!(derive("rano", &[(21, "SD"), (70, "PD")]).0, "PD");
+}
+
+/// One subject of the end-to-end study: its cohort's criteria and its assessments.
+const STUDY: &[(&str, &[(i64, &str)])] = &[
+    ("irecist", &[(42, "iUPD"), (84, "iPR"), (126, "iPR")]),
+    ("irecist", &[(20, "iSD"), (60, "iUPD")]),
+    ("irecist", &[(42, "iSD"), (84, "iUPD"), (126, "iCPD")]),
+    (
+        "irecist",
+        &[(42, "iUPD"), (84, "NE"), (126, "iUPD"), (168, "iCPD")],
+    ),
+    (
+        "irecist",
+        &[(42, "iUPD"), (84, "iSD"), (126, "iUPD"), (168, "iCPD")],
+    ),
+    (
+        "irecist",
+        &[(42, "iCR"), (84, "iCR"), (126, "iUPD"), (168, "iCPD")],
+    ),
+    ("imwg", &[(28, "VGPR"), (56, "CR"), (84, "VGPR")]),
+    ("imwg", &[(28, "sCR"), (56, "sCR")]),
+    ("imwg", &[(28, "PR"), (56, "PD")]),
+    ("imwg", &[(28, "PR"), (56, "NE"), (84, "PR")]),
+    ("imwg", &[(28, "MR"), (56, "MR")]),
+    ("lugano", &[(56, "CMR")]),
+    ("lugano", &[(56, "PR"), (112, "CMR")]),
+    ("lugano", &[(56, "NMR"), (112, "PMD")]),
+    ("lugano", &[(56, "PMD")]),
+    ("rano", &[(56, "PR"), (84, "PR")]),
+    ("rano", &[(56, "PR"), (70, "PR")]),
+    ("rano", &[(56, "CR"), (84, "PR")]),
+    ("rano", &[(56, "MR"), (84, "MR")]),
+];
+
+fn write_study(dir: &Path, recist_cohort: bool) -> std::path::PathBuf {
+    let mut adsl = String::from("USUBJID,CRIT,TRTSDT,LSTALVDT\n");
+    let mut adrs = String::from("USUBJID,PARAMCD,ADT,AVALC\n");
+    for (i, (criteria, visits)) in STUDY.iter().enumerate() {
+        let id = format!("S{i:02}");
+        let _ = writeln!(adsl, "{id},{criteria},{},{}", day(0), day(400));
+        for (n, v) in *visits {
+            let _ = writeln!(adrs, "{id},OVR,{},{v}", day(*n));
+        }
+    }
+    std::fs::write(dir.join("adsl.csv"), adsl).unwrap();
+    std::fs::write(dir.join("adrs.csv"), adrs).unwrap();
+    let mut config = String::from(
+        "study: { id: CRIT }\n\
+         data: { adsl: adsl.csv, adrs: adrs.csv }\n\
+         analysis: { tte_params: { PFS: PFS, DOR: DOR }, followup: PFS }\n\
+         cohorts:\n",
+    );
+    for criteria in ["irecist", "imwg", "lugano", "rano"] {
+        let _ = writeln!(
+            config,
+            "  - {{ id: {criteria}, where: {{ CRIT: {criteria} }}, analysis: {{ response_criteria: {criteria} }} }}"
+        );
+    }
+    if recist_cohort {
+        config.push_str("  - { id: all }\n");
+    }
+    let path = dir.join("study.yaml");
+    std::fs::write(&path, config).unwrap();
+    path
+}
+
+fn rate(r: &Value) -> (u64, u64) {
+    (r["n"].as_u64().unwrap(), r["N"].as_u64().unwrap())
+}
+
+#[test]
+fn a_study_of_four_criteria_reports_each_in_its_own_terms() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_study(dir.path(), false);
+    let out = dir.path().join("out");
+    let run = readout_command()
+        .args(["build", "--quiet", "--out"])
+        .arg(&out)
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let folder = out.join("CRIT/no-cutoff");
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(folder.join("results.json")).unwrap())
+            .unwrap();
+    let cohort = |id: &str| {
+        results["cohorts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap()["response"]
+            .clone()
+    };
+    let irecist = cohort("irecist");
+    assert_eq!(irecist["criteria"]["name"], "iRECIST");
+    let counts: Vec<(String, u64)> = irecist["bor"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_u64().unwrap()))
+        .collect();
+    let want = [
+        ("iCR", 1),
+        ("iPR", 1),
+        ("iSD", 2),
+        ("NON-iCR/NON-iUPD", 0),
+        ("iUPD", 1),
+        ("iCPD", 1),
+        ("NE", 0),
+    ];
+    assert_eq!(
+        counts,
+        want.iter()
+            .map(|(k, n)| (k.to_string(), *n))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(rate(&irecist["orr"]), (2, 6));
+    assert_eq!(rate(&irecist["dcr"]), (4, 6));
+
+    let imwg = cohort("imwg");
+    assert_eq!(rate(&imwg["orr"]), (3, 5));
+    assert_eq!(rate(&imwg["rates"]["VGPR or better"]), (2, 5));
+    assert_eq!(rate(&imwg["rates"]["CR or better"]), (1, 5));
+    assert_eq!(rate(&imwg["dcr"]), (5, 5));
+    let lugano = cohort("lugano");
+    assert_eq!(rate(&lugano["orr"]), (2, 4));
+    assert_eq!(rate(&lugano["rates"]["CMR"]), (2, 4));
+    assert_eq!(rate(&lugano["dcr"]), (3, 4));
+    let rano = cohort("rano");
+    assert_eq!(rate(&rano["orr"]), (2, 4));
+    assert_eq!(rate(&rano["rates"]["CR, PR or MR"]), (3, 4));
+
+    let csv = std::fs::read_to_string(folder.join("derived/irecist.csv")).unwrap();
+    let bors: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).unwrap())
+        .collect();
+    assert_eq!(bors, ["iPR", "iUPD", "iSD", "iCPD", "iSD", "iCR"]);
+
+    let text = |id: &str, file: &str| std::fs::read_to_string(folder.join(id).join(file)).unwrap();
+    let abstract_text = text("irecist", "abstract.txt");
+    assert!(
+        abstract_text.contains("ORR per iRECIST was 33.3% (2/6;"),
+        "{abstract_text}"
+    );
+    assert!(abstract_text.contains("1 pt achieved confirmed complete response (iCR)"));
+    assert!(abstract_text.contains("Response was assessed per iRECIST;"));
+    assert!(abstract_text.contains("iUPD was confirmed by iCPD"));
+    let imwg_text = text("imwg", "abstract.txt");
+    assert!(
+        imwg_text.contains("The rate of VGPR or better was 40.0% (2/5;"),
+        "{imwg_text}"
+    );
+    assert!(imwg_text.contains("two consecutive assessments"));
+    assert!(imwg_text
+        .contains("including minimal response (MR) in 1 pt and stable disease (SD) in 1 pt"));
+    let lugano_text = text("lugano", "abstract.txt");
+    assert!(
+        lugano_text.contains("The CMR rate was 50.0% (2/4;"),
+        "{lugano_text}"
+    );
+    assert!(lugano_text.contains("did not require confirmation"));
+    let report = text("lugano", "report.html");
+    assert!(report.contains("Best overall response (Lugano 2014)"));
+    assert!(lugano_text.contains("2 pts achieved complete metabolic response (CMR)"));
+    assert!(report.contains("Complete metabolic response (CMR)"));
+    assert!(report.contains("Objective response rate (CMR + CR + PMR + PR)"));
+}
+
+#[test]
+fn a_recist_cohort_beside_them_refuses_their_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_study(dir.path(), true);
+    let run = readout_command()
+        .args(["build", "--quiet", "--out"])
+        .arg(dir.path().join("out"))
+        .arg(&config)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("cohort `all`: subject S00"), "{stderr}");
+    assert!(
+        stderr.contains("\"iUPD\" on 2021-02-12 is not a category of RECIST 1.1"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_unknown_or_malformed_criteria_set_is_a_config_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_study(dir.path(), false);
+    let text = std::fs::read_to_string(&config).unwrap();
+    for (from, to, expect) in [
+        ("response_criteria: rano }", "response_criteria: recist }", "`recist` is not a response criteria set"),
+        (
+            "response_criteria: rano }",
+            "response_criteria: { name: X, categories: [SD, PD, CR], responders: [CR], progression: [PD] } }",
+            "responder `CR` is listed after progression `PD`",
+        ),
+    ] {
+        std::fs::write(&config, text.replace(from, to)).unwrap();
+        let run = readout_command().args(["check"]).arg(&config).output().unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("response_criteria"), "{stderr}");
+        assert!(stderr.contains(expect), "{stderr}");
+    }
+}
+
+#[test]
+fn an_own_set_is_derived_by_its_own_rules() {
+    let own = readout::config::CriteriaConfig::Own(readout::config::OwnCriteria {
+        name: "GCIG CA-125".into(),
+        categories: vec!["CR".into(), "PR".into(), "SD".into(), "PD".into()],
+        responders: vec!["CR".into(), "PR".into()],
+        progression: vec!["PD".into()],
+        disease_control: None,
+        not_evaluable: None,
+        confirmation: Some(readout::config::OwnConfirmation::Consecutive),
+    })
+    .resolve()
+    .unwrap();
+    let (bor, _) = derive_by(&own, &[(28, "PR"), (56, "CR"), (84, "PD")]).unwrap();
+    assert_eq!(bor, "PR");
+    // An unconfirmed PR in the 42-day window counts as SD; before it, it does not count.
+    let (bor, _) = derive_by(&own, &[(56, "PR"), (84, "PD")]).unwrap();
+    assert_eq!(bor, "SD");
+    let (bor, _) = derive_by(&own, &[(28, "PR"), (56, "PD")]).unwrap();
+    assert_eq!(bor, "PD");
+    assert_eq!(own.name, "GCIG CA-125");
+}
