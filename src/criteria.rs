@@ -1,7 +1,7 @@
 //! Response criteria as data (`analysis.response_criteria`, docs/CRITERIA.md): a criteria set
 //! names its categories best first, says which are responses, which count for disease
 //! control, which end the response record, and how a response is confirmed. The built-in sets
-//! (RECIST 1.1, iRECIST, Lugano 2014, IMWG, RANO) are tables here; a config may define
+//! (RECIST 1.1, iRECIST, Lugano 2014, IMWG, RANO, as-given) are tables here; a config may define
 //! another without code. Which engine reads a set is [`Rule`]; the engines are in `derive`.
 //!
 //! ADRS values are held as a [`Code`] into the study's [`Vocabulary`] (one byte per
@@ -68,6 +68,8 @@ pub enum Rule {
     Irecist,
     /// The categories' kinds and the [`Confirmation`] (`derive::criteria`).
     Generic(Confirmation),
+    /// The sponsor's BOR read from ADRS (`data.adrs_bor_paramcd`), not derived.
+    AsGiven,
 }
 
 /// A rate reported beside ORR (IMWG's "VGPR or better", Lugano's CMR rate).
@@ -82,7 +84,7 @@ pub struct ExtraRate {
 /// A criteria set.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Criteria {
-    /// The config's name: `recist1.1`, `irecist`, `lugano`, `imwg`, `rano`, or
+    /// The config's name: `recist1.1`, `irecist`, `lugano`, `imwg`, `rano`, `as-given`, or
     /// a config's own set's name.
     pub id: String,
     /// As documents name it ("RECIST 1.1", "iRECIST", "Lugano 2014").
@@ -204,7 +206,7 @@ fn rate(name: &str, codes: &[&str]) -> ExtraRate {
 }
 
 /// The names `analysis.response_criteria` accepts for the built-in sets.
-pub const BUILT_IN: [&str; 5] = ["recist1.1", "irecist", "lugano", "imwg", "rano"];
+pub const BUILT_IN: [&str; 6] = ["recist1.1", "irecist", "lugano", "imwg", "rano", "as-given"];
 
 impl Criteria {
     /// A built-in set by its config name; `None` for any other name.
@@ -236,6 +238,38 @@ impl Criteria {
                 vec![rate("CR, PR or MR", &["CR", "PR", "MR"])],
                 true,
             ),
+            // The sponsor's BOR may be of any built-in vocabulary: their union, each code
+            // once (its first set's meaning), ranked by what it means.
+            "as-given" => {
+                let mut categories: Vec<Category> = Vec::new();
+                for rows in [&RECIST[..], &IRECIST, &LUGANO, &IMWG, &RANO] {
+                    for c in table(rows) {
+                        if !categories
+                            .iter()
+                            .any(|k| k.code.eq_ignore_ascii_case(&c.code))
+                        {
+                            categories.push(c);
+                        }
+                    }
+                }
+                categories.sort_by_key(|c| match c.kind {
+                    Response if c.responder => 0,
+                    Response => 1,
+                    Stable | NonMeasurable => 2,
+                    UnconfirmedProgression => 3,
+                    Progression => 4,
+                    NotEvaluable => 5,
+                    NotDone => 6,
+                });
+                return Some(Criteria {
+                    id: id.to_string(),
+                    name: "the sponsor's assessment".to_string(),
+                    categories,
+                    rule: Rule::AsGiven,
+                    rates: vec![],
+                    stable_window: false,
+                });
+            }
             _ => return None,
         };
         Some(Criteria {
@@ -262,7 +296,7 @@ impl Criteria {
 
     /// Responses are confirmed (every set but Lugano 2014 and own sets without confirmation).
     pub fn confirms(&self) -> bool {
-        self.rule != Rule::Generic(Confirmation::None)
+        !matches!(self.rule, Rule::Generic(Confirmation::None) | Rule::AsGiven)
     }
 
     /// RECIST 1.1, whose outputs are today's (no criteria block in results.json).
@@ -344,6 +378,8 @@ pub struct Vocabulary {
     codes: Vec<String>,
     /// Only RECIST 1.1 is in use (the reader's message names RECIST then).
     recist_only: bool,
+    /// A cohort reads the sponsor's BOR (`as-given`).
+    given: bool,
 }
 
 impl Default for Vocabulary {
@@ -356,19 +392,29 @@ impl Vocabulary {
     /// RECIST 1.1's codes and every category of `sets`.
     pub fn new<'a>(sets: impl IntoIterator<Item = &'a Criteria>) -> Vocabulary {
         let mut codes: Vec<String> = RECIST.iter().map(|r| r.0.to_string()).collect();
-        let mut recist_only = true;
+        let (mut recist_only, mut given) = (true, false);
         for set in sets {
             if set.is_recist() {
                 continue;
             }
             recist_only = false;
+            given |= set.rule == Rule::AsGiven;
             for c in &set.categories {
                 if !codes.iter().any(|k| k.eq_ignore_ascii_case(&c.code)) && codes.len() < 255 {
                     codes.push(c.code.clone());
                 }
             }
         }
-        Vocabulary { codes, recist_only }
+        Vocabulary {
+            codes,
+            recist_only,
+            given,
+        }
+    }
+
+    /// A cohort reads the sponsor's BOR (`response_criteria: as-given`).
+    pub fn has_given(&self) -> bool {
+        self.given
     }
 
     /// Only RECIST 1.1's values are accepted.

@@ -57,6 +57,28 @@ pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, St
         .filter(|a| a.date <= cutoff && kept.contains(a.usubjid.as_str()))
         .cloned()
         .collect();
+    // The sponsor's BOR dated after the cut-off is not known at it: the subject is NE.
+    let (given, later): (Vec<_>, Vec<_>) = data
+        .given_bor
+        .iter()
+        .filter(|a| kept.contains(a.usubjid.as_str()))
+        .partition(|a| a.date <= cutoff);
+    out.given_bor = given.into_iter().cloned().collect();
+    if !later.is_empty() {
+        out.warnings.push(format!(
+            "{} subject(s) have their best overall response (as given in ADRS) dated after the \
+             cut-off {cutoff}; they count as NE: {}",
+            later.len(),
+            crate::format::first_names(
+                &later
+                    .iter()
+                    .take(10)
+                    .map(|a| a.usubjid.as_str())
+                    .collect::<Vec<_>>(),
+                later.len()
+            )
+        ));
+    }
     out.lesions = data
         .lesions
         .iter()

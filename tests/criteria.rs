@@ -56,6 +56,7 @@ fn derive_by(
         criteria,
         lookup: &lookup,
         vocabulary: &vocabulary,
+        given: None,
     };
     let d = derive_subject_by(&s, &assessments, &DeriveOptions::default(), reading)?;
     Ok((criteria.code_of(d.category).to_string(), d))
@@ -142,6 +143,7 @@ fn a_value_outside_the_criteria_names_the_value_subject_and_set() {
         criteria: &irecist,
         lookup: &lookup,
         vocabulary: &both,
+        given: None,
     };
     let err = derive_subject_by(&s, &[a], &DeriveOptions::default(), reading)
         .unwrap_err()
@@ -166,6 +168,7 @@ fn a_value_outside_the_criteria_names_the_value_subject_and_set() {
         criteria: &recist,
         lookup: &lookup,
         vocabulary: &both,
+        given: None,
     };
     let err = derive_subject_by(&s, &[a], &DeriveOptions::default(), reading)
         .unwrap_err()
@@ -456,4 +459,91 @@ fn an_own_set_is_derived_by_its_own_rules() {
     let (bor, _) = derive_by(&own, &[(28, "PR"), (56, "PD")]).unwrap();
     assert_eq!(bor, "PD");
     assert_eq!(own.name, "GCIG CA-125");
+}
+
+#[test]
+fn as_given_tabulates_the_sponsors_bor_without_deriving_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut adsl = String::from("USUBJID,TRTSDT,LSTALVDT\n");
+    let mut adrs = String::from("USUBJID,PARAMCD,ADT,AVALC\n");
+    // (subject, its BOR record) and one OVR row each that RECIST would read otherwise.
+    let given = [
+        ("S1", Some((56, "CR"))),
+        ("S2", Some((56, "VGPR"))),
+        ("S3", Some((300, "PR"))),
+        ("S4", None),
+    ];
+    for (id, bor) in given {
+        let _ = writeln!(adsl, "{id},{},{}", day(0), day(400));
+        let _ = writeln!(adrs, "{id},OVR,{},PD", day(50));
+        if let Some((n, v)) = bor {
+            let _ = writeln!(adrs, "{id},CBOR,{},{v}", day(n));
+        }
+    }
+    std::fs::write(d.join("adsl.csv"), &adsl).unwrap();
+    std::fs::write(d.join("adrs.csv"), &adrs).unwrap();
+    let config = d.join("study.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "study: {{ id: GIVEN }}\n\
+             data: {{ adsl: adsl.csv, adrs: adrs.csv }}\n\
+             analysis: {{ tte_params: {{ PFS: PFS }}, followup: PFS, response_criteria: as-given }}\n\
+             cutoffs: [{}]\n\
+             cohorts: [{{ id: all }}]\n",
+            day(200)
+        ),
+    )
+    .unwrap();
+    let out = d.join("out");
+    let run = readout_command()
+        .args(["build", "--quiet", "--out"])
+        .arg(&out)
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let folder = out.join(format!("GIVEN/{}", day(200)));
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(folder.join("results.json")).unwrap())
+            .unwrap();
+    let r = &results["cohorts"][0]["response"];
+    assert_eq!(r["criteria"]["id"], "as-given");
+    // Only the categories used, and NE: S3's BOR is dated after the cut-off, S4 has none.
+    assert_eq!(r["bor"], serde_json::json!({"CR": 1, "VGPR": 1, "NE": 2}));
+    assert_eq!(rate(&r["orr"]), (2, 4));
+    assert_eq!(r["confirmed"], false);
+    let warnings = results["warnings"].to_string();
+    assert!(
+        warnings.contains("dated after the cut-off") && warnings.contains("S3"),
+        "{warnings}"
+    );
+    let abstract_text = std::fs::read_to_string(folder.join("all/abstract.txt")).unwrap();
+    assert!(
+        abstract_text.contains("taken as recorded in ADRS by the sponsor"),
+        "{abstract_text}"
+    );
+
+    // Two BOR rows of one subject are an error naming it.
+    std::fs::write(
+        d.join("adrs.csv"),
+        format!("{adrs}S1,CBOR,{},PR\n", day(60)),
+    )
+    .unwrap();
+    let run = readout_command()
+        .args(["check"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("subject `S1` has two CBOR rows"),
+        "{stderr}"
+    );
 }

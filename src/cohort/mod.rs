@@ -65,10 +65,20 @@ pub fn analyse_members<'a>(
     let analysis = study.config.analysis_for(cohort);
     let options = derive_options(&analysis);
     let lookup = cut.vocabulary.lookup(&analysis.criteria);
+    let given: std::collections::HashMap<&str, &crate::model::Assessment> =
+        if analysis.criteria.rule == crate::criteria::Rule::AsGiven {
+            cut.given_bor
+                .iter()
+                .map(|a| (a.usubjid.as_str(), a))
+                .collect()
+        } else {
+            Default::default()
+        };
     let reading = derive::criteria::Reading {
         criteria: &analysis.criteria,
         lookup: &lookup,
         vocabulary: &cut.vocabulary,
+        given: Some(&given),
     };
     let derived: Vec<DerivedSubject> = if study.config.config.data.adrs.is_some() {
         members

@@ -69,7 +69,7 @@ pub struct AnalysisConfig {
     /// `fisher` or `cmh` (needs strata). Default: auto.
     pub response_test: Option<ResponseTest>,
     /// How per-visit responses become a best overall response: `recist1.1`, `irecist`,
-    /// `lugano`, `imwg`, `rano`, or a set of the config's own
+    /// `lugano`, `imwg`, `rano`, `as-given`, or a set of the config's own
     /// (docs/CRITERIA.md). Default: recist1.1.
     pub response_criteria: Option<super::CriteriaConfig>,
 }

@@ -9,7 +9,7 @@ use crate::criteria::{Category, Confirmation, Criteria, Kind, Rule, BUILT_IN};
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(
     untagged,
-    expecting = "one of recist1.1, irecist, lugano, imwg, rano, or a mapping with \
+    expecting = "one of recist1.1, irecist, lugano, imwg, rano, as-given, or a mapping with \
                  name, categories, responders, progression (and optionally disease_control, \
                  not_evaluable, confirmation)"
 )]

@@ -90,6 +90,11 @@ pub struct DataFiles {
     /// that ADRS has is read. Default: `[OVR, OVRLRESP]` (the admiralonco and CDISC names).
     #[serde(default, deserialize_with = "one_or_many")]
     pub adrs_paramcd: Option<Vec<String>>,
+    /// ADRS `PARAMCD`s that may hold the sponsor's best overall response, read by cohorts
+    /// with `response_criteria: as-given`, one or a list: the first that ADRS has is read.
+    /// Default: `[BOR, CBOR]`.
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub adrs_bor_paramcd: Option<Vec<String>>,
     /// `PARAMCD` of the sum-of-diameters parameter in ADTR. Default: `SDIAM`.
     #[serde(default)]
     pub adtr_paramcd: Option<String>,
@@ -103,6 +108,9 @@ pub struct DataFiles {
 
 /// The ADRS parameters of the per-visit overall response when the config names none.
 pub const DEFAULT_ADRS_PARAMCDS: [&str; 2] = ["OVR", "OVRLRESP"];
+
+/// The ADRS parameters of the sponsor's BOR when the config names none.
+pub const DEFAULT_ADRS_BOR_PARAMCDS: [&str; 2] = ["BOR", "CBOR"];
 
 /// A text or a list of texts (`adrs_paramcd: OVRLRESP` or `[OVR, OVRLRESP]`).
 fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {

@@ -30,6 +30,8 @@ pub struct Reading<'a> {
     pub lookup: &'a [Option<u8>],
     /// The study's vocabulary, for the values' spellings.
     pub vocabulary: &'a Vocabulary,
+    /// With `as-given`: each subject's BOR record from ADRS.
+    pub given: Option<&'a std::collections::HashMap<&'a str, &'a Assessment>>,
 }
 
 /// A subject's BOR by its criteria.
@@ -144,6 +146,7 @@ pub fn best_response_by(
     match reading.criteria.rule {
         Rule::Irecist => irecist(reference_date, &items, opts, reading),
         Rule::Generic(confirmation) => generic(reference_date, &items, opts, reading, confirmation),
+        Rule::AsGiven => as_given(usubjid, &items, reading),
         // RECIST's own engine is the caller's.
         Rule::Recist => generic(
             reference_date,
@@ -261,6 +264,61 @@ fn irecist(
     Ok(Outcome {
         category: u8::try_from(category).unwrap_or(u8::MAX),
         bor: outcome,
+        as_recist: as_recist_record,
+    })
+}
+
+/// The sponsor's BOR as recorded; PFS and DoR read the per-visit record by each value's
+/// nearest RECIST category.
+fn as_given(
+    usubjid: &str,
+    items: &[Item<'_>],
+    reading: Reading<'_>,
+) -> Result<Outcome, DeriveError> {
+    let criteria = reading.criteria;
+    let as_recist_record: Vec<Assessment> = items
+        .iter()
+        .map(|it| as_recist(it.a, recist_class(criteria, it.cat)))
+        .collect();
+    let record = reading.given.and_then(|g| g.get(usubjid)).copied();
+    let (category, date, reason) = match record {
+        Some(a) => {
+            let Some(cat) = reading.lookup.get(a.code.0 as usize).copied().flatten() else {
+                return Err(DeriveError::OutsideCriteria {
+                    usubjid: usubjid.to_string(),
+                    value: reading.text(a).to_string(),
+                    date: a.date,
+                    expected: criteria.expected(),
+                });
+            };
+            let cat = cat as usize;
+            (
+                cat,
+                Some(a.date),
+                format!("{} on {} as recorded in ADRS", reading.code(cat), a.date),
+            )
+        }
+        None => (
+            criteria.not_evaluable(),
+            None,
+            "no best overall response recorded in ADRS".to_string(),
+        ),
+    };
+    let responder = criteria
+        .categories
+        .get(category)
+        .is_some_and(|c| c.responder);
+    Ok(Outcome {
+        category: u8::try_from(category).unwrap_or(u8::MAX),
+        bor: BorOutcome {
+            bor: best_response_of(recist_class(criteria, category)),
+            date,
+            // The record's ADT is the date of the best response (admiralonco's BOR): the
+            // origin of the duration of response.
+            first_response_date: date.filter(|_| responder),
+            reason,
+            warnings: Vec::new(),
+        },
         as_recist: as_recist_record,
     })
 }

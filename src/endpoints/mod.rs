@@ -531,7 +531,15 @@ fn response_results<'d>(
             Ok((r.name.clone(), proportion(id, a, n, total)?))
         })
         .collect::<Result<IndexMap<_, _>>>()?;
-    let described = (!criteria.is_recist()).then(|| crate::results::CriteriaUsed::of(criteria));
+    let mut described = (!criteria.is_recist()).then(|| crate::results::CriteriaUsed::of(criteria));
+    if criteria.rule == crate::criteria::Rule::AsGiven {
+        // The union of every vocabulary: only the categories the sponsor used, and NE.
+        let ne = criteria.code_of(ne).to_string();
+        bor.retain(|code, n| *n > 0 || *code == ne);
+        if let Some(d) = described.as_mut() {
+            d.categories.retain(|k| bor.contains_key(&k.code));
+        }
+    }
     Ok(ResponseResults {
         criteria: described,
         rates,

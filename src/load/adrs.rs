@@ -1,22 +1,51 @@
-//! ADRS: the per-visit overall responses.
+//! ADRS: the per-visit overall responses, and the sponsor's best overall response for
+//! `response_criteria: as-given`.
 
 use super::*;
 use crate::criteria::Vocabulary;
 
 /// ADRS: the per-visit overall responses, the rows of the first of `paramcds` (`OVR`,
 /// `OVRLRESP` unless the config says otherwise) that the file has; other parameters are
-/// skipped. A file with rows but none of `paramcds` is an error listing the ones it has.
+/// skipped. A file with rows but none of `paramcds` is an error listing the ones it has,
+/// unless `optional` (a study that reads the sponsor's BOR may lack them).
 pub fn read_adrs(
     table: &CsvTable,
     known: &KnownSubjects<'_>,
     paramcds: &[&str],
     vocabulary: &Vocabulary,
 ) -> Result<Vec<Assessment>> {
-    let c_id = table.require("USUBJID")?;
+    let what = "the per-visit overall response; `data.adrs_paramcd` names it";
+    match choose_param(table, paramcds, what, !vocabulary.has_given())? {
+        Some(chosen) => read_rows(table, known, &chosen, vocabulary, false),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// ADRS: the sponsor's best overall response, one row per subject, of the first of `paramcds`
+/// (`BOR`, `CBOR` unless `data.adrs_bor_paramcd` says otherwise) that the file has.
+pub fn read_adrs_bor(
+    table: &CsvTable,
+    known: &KnownSubjects<'_>,
+    paramcds: &[&str],
+    vocabulary: &Vocabulary,
+) -> Result<Vec<Assessment>> {
+    let what = "the best overall response `response_criteria: as-given` reads; \
+                `data.adrs_bor_paramcd` names it";
+    match choose_param(table, paramcds, what, true)? {
+        Some(chosen) => read_rows(table, known, &chosen, vocabulary, true),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// The first of `paramcds` that the file has; `None` for an empty file, or when none is there
+/// and the parameter is not `required`.
+fn choose_param(
+    table: &CsvTable,
+    paramcds: &[&str],
+    what: &str,
+    required: bool,
+) -> Result<Option<String>> {
     let c_param = table.require("PARAMCD")?;
-    let c_adt = table.require("ADT")?;
-    let c_avalc = table.require("AVALC")?;
-    let c_visit = table.column("AVISIT");
     let mut commas = Vec::new();
     let mut present: HashSet<String> = HashSet::new();
     for r in 0..table.len() {
@@ -26,21 +55,39 @@ pub fn read_adrs(
             present.insert(paramcd.to_string());
         }
     }
-    let Some(&chosen) = paramcds.iter().find(|p| present.contains(**p)) else {
-        if table.is_empty() {
-            return Ok(Vec::new());
-        }
-        return Err(Error::data_file(
-            table.path(),
-            format!(
-                "no row has PARAMCD {} (the per-visit overall response; `data.adrs_paramcd` names                  it); the file has: {}",
-                paramcds.join(" or "),
-                crate::study::fits::listing(present.iter().map(String::as_str))
-            ),
-        ));
-    };
+    if let Some(chosen) = paramcds.iter().find(|p| present.contains(**p)) {
+        return Ok(Some(chosen.to_string()));
+    }
+    if table.is_empty() || !required {
+        return Ok(None);
+    }
+    Err(Error::data_file(
+        table.path(),
+        format!(
+            "no row has PARAMCD {} ({what}); the file has: {}",
+            paramcds.join(" or "),
+            crate::study::fits::listing(present.iter().map(String::as_str))
+        ),
+    ))
+}
+
+/// The rows of PARAMCD `chosen` as assessments: one per subject and date, or with
+/// `one_per_subject` one per subject.
+fn read_rows(
+    table: &CsvTable,
+    known: &KnownSubjects<'_>,
+    chosen: &str,
+    vocabulary: &Vocabulary,
+    one_per_subject: bool,
+) -> Result<Vec<Assessment>> {
+    let c_id = table.require("USUBJID")?;
+    let c_param = table.require("PARAMCD")?;
+    let c_adt = table.require("ADT")?;
+    let c_avalc = table.require("AVALC")?;
+    let c_visit = table.column("AVISIT");
+    let mut commas = Vec::new();
     let mut out = Vec::new();
-    let mut per_date: HashSet<(String, Date)> = HashSet::new();
+    let mut per_date: HashSet<(String, Option<Date>)> = HashSet::new();
     let mut hint = 0usize;
     for r in 0..table.len() {
         let row = table.row(r, &mut commas);
@@ -74,10 +121,15 @@ pub fn read_adrs(
                 }
             },
         };
-        if !per_date.insert((usubjid.to_string(), date)) {
+        let key = (usubjid.to_string(), (!one_per_subject).then_some(date));
+        if !per_date.insert(key) {
             return Err(row.error(
                 c_adt,
-                format!("subject `{usubjid}` has two overall responses on {date}; expected one per assessment date"),
+                if one_per_subject {
+                    format!("subject `{usubjid}` has two {chosen} rows; expected one best overall response per subject")
+                } else {
+                    format!("subject `{usubjid}` has two overall responses on {date}; expected one per assessment date")
+                },
             ));
         }
         out.push(Assessment {

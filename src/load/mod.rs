@@ -91,6 +91,9 @@ pub struct StudyData {
     pub safety_flag: Option<String>,
     /// ADRS per-visit overall responses (`PARAMCD = OVR`).
     pub assessments: Vec<Assessment>,
+    /// The sponsor's best overall response per subject (ADRS `data.adrs_bor_paramcd`), read
+    /// only when a cohort's `response_criteria` is `as-given`.
+    pub given_bor: Vec<Assessment>,
     /// The ADRS values the cohorts' response criteria accept; [`Assessment::code`] indexes it.
     pub vocabulary: crate::criteria::Vocabulary,
     /// ADTTE rows.
@@ -297,6 +300,13 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
                 },
             )
         });
+    if let (Some(table), true) = (&adrs, vocabulary.has_given()) {
+        let paramcds: Vec<&str> = match &data.adrs_bor_paramcd {
+            Some(list) => list.iter().map(String::as_str).collect(),
+            None => crate::config::DEFAULT_ADRS_BOR_PARAMCDS.to_vec(),
+        };
+        study.given_bor = adrs::read_adrs_bor(table, &known, &paramcds, &vocabulary)?;
+    }
     if let (Some(table), Some(rows)) = (&adrs, assessments?) {
         study.assessments = rows;
         study.vocabulary = vocabulary;

@@ -173,13 +173,14 @@ pub struct Proportion {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct CriteriaUsed {
-    /// The config's name (`irecist`, `lugano`, `imwg`, `rano`, or the set's name).
+    /// The config's name (`irecist`, `lugano`, `imwg`, `rano`, `as-given`, or the set's name).
     pub id: String,
     /// As documents name it ("iRECIST").
     pub name: String,
     /// The reported categories, best first.
     pub categories: Vec<CategoryUsed>,
-    /// How responses were confirmed: `recist`, `interval`, `consecutive` or `none`.
+    /// How responses were confirmed: `recist`, `interval`, `consecutive`, `none`, or
+    /// `as-given` (the sponsor's BOR, read not derived).
     pub confirmation: String,
 }
 
@@ -218,6 +219,7 @@ impl CriteriaUsed {
                 Rule::Generic(Confirmation::Interval) => "interval",
                 Rule::Generic(Confirmation::Consecutive) => "consecutive",
                 Rule::Generic(Confirmation::None) => "none",
+                Rule::AsGiven => "as-given",
             }
             .to_string(),
         }

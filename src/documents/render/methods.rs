@@ -204,6 +204,13 @@ fn criteria_sentence(a: &Analysis) -> String {
     } else {
         String::new()
     };
+    if c.rule == Rule::AsGiven {
+        return format!(
+            "Best overall response was taken as recorded in ADRS by the sponsor, not re-derived. \
+             The objective response rate counted {}.",
+            codes(&|k| k.responder)
+        );
+    }
     let how = match (c.rule, a.confirmed) {
         (Rule::Irecist, confirmed) => format!(
             "{}{stable}; iUPD was confirmed by iCPD at a later assessment and reset by a later \
@@ -229,7 +236,7 @@ fn criteria_sentence(a: &Analysis) -> String {
             "each response category ({responses}) required two consecutive assessments at that \
              level or better{stable}"
         ),
-        (Rule::Recist, _) => String::new(),
+        (Rule::Recist | Rule::AsGiven, _) => String::new(),
     };
     format!(
         "Response was assessed per {}; {how}. The objective response rate counted {}.",

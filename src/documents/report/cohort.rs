@@ -245,7 +245,9 @@ pub(super) fn response(c: &CohortResults, f: &Formats) -> Option<Section> {
     let r = c.response.as_ref()?;
     let heading = match &r.criteria {
         // A set without confirmation has nothing to confirm.
-        Some(c) if c.confirmation == "none" => format!("Best overall response ({})", c.name),
+        Some(c) if matches!(c.confirmation.as_str(), "none" | "as-given") => {
+            format!("Best overall response ({})", c.name)
+        }
         named => format!(
             "Best overall response ({}, {})",
             if r.confirmed {
