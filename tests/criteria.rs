@@ -547,3 +547,118 @@ fn as_given_tabulates_the_sponsors_bor_without_deriving_it() {
         "{stderr}"
     );
 }
+
+#[path = "../examples/make_criteria_example.rs"]
+mod generator;
+
+#[test]
+fn the_criteria_example_data_are_what_the_generator_makes() {
+    for (name, text) in generator::files() {
+        let committed = std::fs::read_to_string(
+            crate::common::root()
+                .join("data/criteria-example")
+                .join(name),
+        )
+        .unwrap();
+        assert!(
+            committed == text,
+            "data/criteria-example/{name} differs from the generator's"
+        );
+    }
+}
+
+#[test]
+fn the_criteria_example_reads_each_cohort_by_its_criteria() {
+    let out = tempfile::tempdir().unwrap();
+    let run = readout_command()
+        .args(["build", "--quiet", "--out"])
+        .arg(out.path())
+        .arg(crate::common::root().join("config/criteria-example.yaml"))
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let folder = out.path().join("CRIT-EXAMPLE/2024-06-28");
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(folder.join("results.json")).unwrap())
+            .unwrap();
+    // Recorded from this build (the rules are checked case by case above): BOR counts per
+    // cohort, in each set's order.
+    let recorded = [
+        (
+            "melanoma-io",
+            "iRECIST",
+            vec![("iCR", 7), ("iPR", 4), ("iSD", 25), ("iCPD", 4)],
+        ),
+        (
+            "dlbcl",
+            "Lugano 2014",
+            vec![("CMR", 18), ("PMR", 6), ("NMR", 7), ("PMD", 5)],
+        ),
+        (
+            "myeloma",
+            "IMWG",
+            vec![
+                ("sCR", 7),
+                ("CR", 2),
+                ("VGPR", 11),
+                ("PR", 4),
+                ("MR", 2),
+                ("SD", 9),
+                ("PD", 5),
+            ],
+        ),
+        (
+            "glioma",
+            "RANO",
+            vec![("CR", 1), ("PR", 5), ("MR", 1), ("SD", 22), ("PD", 3)],
+        ),
+    ];
+    for (id, name, counts) in recorded {
+        let cohort = results["cohorts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap();
+        let r = &cohort["response"];
+        assert_eq!(r["criteria"]["name"], name);
+        let got: Vec<(String, u64)> = r["bor"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(_, n)| n.as_u64() != Some(0))
+            .map(|(k, n)| (k.clone(), n.as_u64().unwrap()))
+            .collect();
+        let want: Vec<(String, u64)> = counts.iter().map(|(k, n)| (k.to_string(), *n)).collect();
+        assert_eq!(got, want, "{id}");
+        // ORR and DCR are the set's responder and control categories, over everyone.
+        let n = cohort["n"]["efficacy"].as_u64().unwrap();
+        assert_eq!(got.iter().map(|(_, k)| k).sum::<u64>(), n, "{id}");
+        let sum = |flag: &str| -> u64 {
+            r["criteria"]["categories"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|k| k[flag] == true)
+                .map(|k| r["bor"][k["code"].as_str().unwrap()].as_u64().unwrap())
+                .sum()
+        };
+        assert_eq!(rate(&r["orr"]), (sum("responder"), n), "{id}");
+        assert_eq!(rate(&r["dcr"]), (sum("control"), n), "{id}");
+        // Every subject's BOR in the derived CSV is one of the set's categories.
+        let csv = std::fs::read_to_string(folder.join(format!("derived/{id}.csv"))).unwrap();
+        for line in csv.lines().skip(1) {
+            let bor = line.split(',').nth(1).unwrap();
+            assert!(r["bor"].get(bor).is_some(), "{id}: {bor}");
+        }
+        let text = std::fs::read_to_string(folder.join(id).join("abstract.md")).unwrap();
+        assert!(
+            text.contains(&format!("ORR per {name} was")),
+            "{id}: {text}"
+        );
+    }
+}

@@ -238,7 +238,10 @@ mod tests {
     #[test]
     fn each_criteria_set_draws_its_categories_in_distinct_colours() {
         // as-given is the union of the others: iCR and CR mean the same there.
-        for id in crate::criteria::BUILT_IN.iter().filter(|id| **id != "as-given") {
+        for id in crate::criteria::BUILT_IN
+            .iter()
+            .filter(|id| **id != "as-given")
+        {
             let set = crate::criteria::Criteria::built_in(id).unwrap();
             let keys: Vec<ResponseKey> = set
                 .reported()
