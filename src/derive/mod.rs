@@ -113,9 +113,10 @@ pub fn derive_subject_by(
     if reading.criteria.is_recist() {
         // A study whose other cohorts use other criteria reads their values too: here they
         // are errors, as the reader's are when RECIST 1.1 is all the study uses.
+        let others = !reading.vocabulary.recist_only();
         if let Some(a) = assessments
             .iter()
-            .find(|a| a.code.0 as usize >= Response::COUNT)
+            .find(|a| others && a.code.0 as usize >= Response::COUNT)
         {
             return Err(DeriveError::OutsideCriteria {
                 usubjid: subject.usubjid.to_string(),

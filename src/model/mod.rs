@@ -562,6 +562,8 @@ mod tests {
         assert_eq!(std::mem::size_of::<Columns>(), 8);
         assert_eq!(std::mem::size_of::<Subject>(), 64);
         assert_eq!(std::mem::size_of::<TteRecord>(), 32);
+        // The criteria's one-byte code sits in the padding after the RECIST response.
+        assert_eq!(std::mem::size_of::<Assessment>(), 56);
         let id: SubjectId = "CDISCPILOT01-01-701-1015".into(); // 24 bytes: no allocation
         assert!(!id.is_heap_allocated());
         let mut a = Columns::default();
