@@ -26,28 +26,14 @@ const STUDY: &str = "CRIT-EXAMPLE";
 const CUTOFF: &str = "2024-06-28";
 const SEED: u64 = 20240628;
 
-/// splitmix64: a small, fixed pseudo-random stream.
-struct Rng(u64);
+// Tests include two generators, each with its own copy of the stream.
+#[allow(clippy::duplicate_mod)]
+#[path = "support/splitmix.rs"]
+mod splitmix;
+use splitmix::Rng;
 
+/// Draws only this generator needs.
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform on [0, 1).
-    fn uniform(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// Uniform whole number in [lo, hi].
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + (self.next() % (hi - lo + 1) as u64) as i64
-    }
-
     /// One of `items`, by weight.
     fn pick<'a>(&mut self, items: &'a [(f64, &'a [&'a str])]) -> &'a [&'a str] {
         let total: f64 = items.iter().map(|(w, _)| w).sum();

@@ -27,35 +27,17 @@ use readout::stats::{kaplan_meier, CiTransform};
 
 const MONTH: f64 = 30.4375;
 
-/// splitmix64: tiny, well-known, and stable forever.
-struct Rng(u64);
+// Tests include two generators, each with its own copy of the stream.
+#[allow(clippy::duplicate_mod)]
+#[path = "support/splitmix.rs"]
+mod splitmix;
+use splitmix::Rng;
 
+/// Draws only this generator needs.
 impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn uniform(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.uniform() * n as f64) as usize % n.max(1)
-    }
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo + 1) as usize) as i64
-    }
     /// Exponential with the given median.
     fn exp_median(&mut self, median: f64) -> f64 {
         -median / std::f64::consts::LN_2 * (1.0 - self.uniform()).ln()
-    }
-    fn shuffle<T>(&mut self, v: &mut [T]) {
-        for i in (1..v.len()).rev() {
-            let j = self.below(i + 1);
-            v.swap(i, j);
-        }
     }
 }
 
