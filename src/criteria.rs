@@ -97,6 +97,9 @@ pub struct Criteria {
     pub rates: Vec<ExtraRate>,
     /// Stable disease needs `sd_min_days` from treatment start (RECIST, iRECIST, RANO).
     pub stable_window: bool,
+    /// iRECIST: the days from an iUPD to the assessment that confirms it (Seymour 2017: 4 to
+    /// 8 weeks); an iCPD outside them is counted as recorded, with a warning.
+    pub iupd_window: Option<(i64, i64)>,
 }
 
 /// One category as the built-in tables write it: code, name, kind, responder, control.
@@ -268,6 +271,7 @@ impl Criteria {
                     rule: Rule::AsGiven,
                     rates: vec![],
                     stable_window: false,
+                    iupd_window: None,
                 });
             }
             _ => return None,
@@ -279,6 +283,7 @@ impl Criteria {
             rule,
             rates,
             stable_window,
+            iupd_window: (rule == Rule::Irecist).then_some((28, 56)),
         })
     }
 
@@ -291,6 +296,7 @@ impl Criteria {
             rule: Rule::Recist,
             rates: Vec::new(),
             stable_window: true,
+            iupd_window: None,
         })
     }
 

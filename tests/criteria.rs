@@ -107,6 +107,19 @@ fn irecist_confirmed_progression_is_dated_at_the_first_iupd_of_its_run() {
     assert_eq!(bor, "iCPD", "{}", d.bor.reason);
     assert_eq!(d.bor.date, Some(day(42)));
     assert_eq!(pfs(&d), (Status::Event, day(42)));
+    assert!(d.bor.warnings.is_empty(), "{:?}", d.bor.warnings);
+
+    // An iCPD 12 weeks after the iUPD is outside iRECIST's 4 to 8 weeks: counted, and said.
+    let (bor, d) = derive("irecist", &[(42, "iUPD"), (126, "iCPD")]);
+    assert_eq!(bor, "iCPD");
+    assert_eq!(pfs(&d), (Status::Event, day(42)));
+    assert_eq!(
+        d.bor.warnings,
+        [
+            "iCPD on 2021-05-07 is 84 days after the iUPD on 2021-02-12, outside the 28 to 56 \
+          days iRECIST allows for confirmation; counted as recorded"
+        ]
+    );
 
     // A reset run, then a confirmed one: the second run's first iUPD.
     let (bor, d) = derive(
@@ -420,6 +433,25 @@ fn an_unknown_or_malformed_criteria_set_is_a_config_error() {
         assert!(stderr.contains("response_criteria"), "{stderr}");
         assert!(stderr.contains(expect), "{stderr}");
     }
+    std::fs::write(
+        &config,
+        text.replace(
+            "response_criteria: rano }",
+            "response_criteria: irecist, iupd_confirmation_days: [60, 30] }",
+        ),
+    )
+    .unwrap();
+    let run = readout_command()
+        .args(["check"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("iupd_confirmation_days`: [60, 30]; expected [min, max]"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -72,6 +72,9 @@ pub struct AnalysisConfig {
     /// `lugano`, `imwg`, `rano`, `as-given`, or a set of the config's own
     /// (docs/CRITERIA.md). Default: recist1.1.
     pub response_criteria: Option<super::CriteriaConfig>,
+    /// iRECIST: `[min, max]` days from an iUPD to the iCPD that confirms it; an iCPD outside
+    /// them counts as recorded, with a warning. Default: [28, 56] (4 to 8 weeks).
+    pub iupd_confirmation_days: Option<[i64; 2]>,
 }
 
 /// The test of two response rates (`analysis.response_test`).
@@ -428,6 +431,15 @@ impl AnalysisConfig {
                     .as_ref()
                     .or(fallback.response_criteria.as_ref())
                     .and_then(|c| c.resolve().ok())
+                    .map(|mut c| {
+                        let window = self
+                            .iupd_confirmation_days
+                            .or(fallback.iupd_confirmation_days);
+                        if let (Some([min, max]), Some(_)) = (window, c.iupd_window) {
+                            c.iupd_window = Some((min, max));
+                        }
+                        c
+                    })
                     .unwrap_or_else(crate::criteria::Criteria::recist),
             ),
         }

@@ -246,6 +246,17 @@ fn check_arms(path: &Path, i: usize, cohort: &CohortConfig) -> Result<()> {
 }
 
 fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
+    if let Some([min, max]) = a.iupd_confirmation_days {
+        if min < 0 || max < min {
+            return Err(config_error(
+                path,
+                &format!("key `{key}.iupd_confirmation_days`: "),
+                format!(
+                    "[{min}, {max}]; expected [min, max] days with 0 <= min <= max, e.g. [28, 56]"
+                ),
+            ));
+        }
+    }
     if let Some(criteria) = &a.response_criteria {
         if let Err(problem) = criteria.resolve() {
             return Err(config_error(

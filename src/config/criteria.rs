@@ -182,6 +182,7 @@ impl OwnCriteria {
             rule: Rule::Generic(confirmation),
             rates: vec![],
             stable_window: true,
+            iupd_window: None,
         })
     }
 }

@@ -176,6 +176,24 @@ fn irecist(
                 pending.get_or_insert(i);
             }
             Kind::Progression => {
+                // The assessment it confirms: the run's latest iUPD.
+                let last_iupd = items[..i]
+                    .iter()
+                    .rev()
+                    .find(|x| x.kind == Kind::UnconfirmedProgression)
+                    .filter(|_| pending.is_some());
+                if let (Some(u), Some((min, max))) = (last_iupd, criteria.iupd_window) {
+                    let gap = days_between(u.a.date, it.a.date);
+                    if gap < min || gap > max {
+                        warnings.push(format!(
+                            "{} on {} is {gap} days after the iUPD on {}, outside the {min} to \
+                             {max} days iRECIST allows for confirmation; counted as recorded",
+                            reading.code(it.cat),
+                            it.a.date,
+                            u.a.date
+                        ));
+                    }
+                }
                 match pending {
                     Some(p) => notes.push(format!(
                         "iUPD on {} confirmed by {} on {}",
