@@ -76,8 +76,10 @@ impl CriteriaConfig {
 impl OwnCriteria {
     fn resolve(&self) -> Result<Criteria, String> {
         let name = self.name.trim();
-        if name.is_empty() {
-            return Err("`name` is empty; expected the criteria's name for documents".into());
+        if name.is_empty() || name.chars().count() > 64 {
+            return Err(
+                "`name` must be 1 to 64 characters: the criteria's name for documents".into(),
+            );
         }
         let mut codes: Vec<String> = Vec::new();
         for c in &self.categories {
