@@ -587,15 +587,20 @@ fn the_criteria_example_data_are_what_the_generator_makes() {
 fn the_criteria_example_reads_each_cohort_by_its_criteria() {
     let out = tempfile::tempdir().unwrap();
     let run = readout_command()
-        .args(["build", "--quiet", "--out"])
+        .args(["build", "--out"])
         .arg(out.path())
         .arg(crate::common::root().join("config/criteria-example.yaml"))
         .output()
         .unwrap();
+    // No warnings; the summary names each cohort's criteria.
+    assert!(run.status.success());
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(!stderr.contains("warning"), "{stderr}");
+    let summary = String::from_utf8_lossy(&run.stdout);
+    let line = summary.lines().find(|l| l.contains("dlbcl")).unwrap();
     assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
+        line.contains("Lugano 2014") && line.contains("58.3%"),
+        "{summary}"
     );
     let folder = out.path().join("CRIT-EXAMPLE/2024-06-28");
     let results: Value =

@@ -209,6 +209,8 @@ pub(super) fn print_summary(folders: &[crate::build::BuiltFolder]) {
     let with_hr = arm_rows().any(|a| a.hr_pfs.is_some());
     let with_length = cohorts().any(|c| c.abstract_length.is_some());
     let with_endpoints = cohorts().any(|c| !c.endpoints.is_empty());
+    // Only a build with other response criteria than RECIST 1.1 names them.
+    let with_criteria = cohorts().any(|c| c.criteria.as_deref().is_some_and(|n| n != "RECIST 1.1"));
     // (text, right-aligned) per cell; the header first.
     let mut rows: Vec<Vec<(String, bool)>> = Vec::new();
     let mut header = vec![
@@ -217,6 +219,9 @@ pub(super) fn print_summary(folders: &[crate::build::BuiltFolder]) {
         ("cohort", false),
         ("N", true),
     ];
+    if with_criteria {
+        header.push(("criteria", false));
+    }
     if with_orr {
         header.push(("ORR", true));
     }
@@ -251,6 +256,9 @@ pub(super) fn print_summary(folders: &[crate::build::BuiltFolder]) {
                 (c.id.clone(), false),
                 (c.n.to_string(), true),
             ];
+            if with_criteria {
+                row.push((c.criteria.clone().unwrap_or_else(|| "-".into()), false));
+            }
             if with_orr {
                 row.push((c.orr.clone().unwrap_or_else(|| "-".into()), true));
             }

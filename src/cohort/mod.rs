@@ -209,6 +209,8 @@ pub struct CohortSummary {
     pub median_pfs: Option<String>,
     /// The time-to-event endpoints analysed (`PFS`, `OS`, ...), in `tte_params` order.
     pub endpoints: Vec<String>,
+    /// The response criteria's name ("RECIST 1.1", "iRECIST"), with response data.
+    pub criteria: Option<String>,
     /// The cohort's warnings, as in `results.json`.
     pub warnings: Vec<String>,
     /// The abstract measured against `output.conference`.
@@ -311,6 +313,10 @@ impl CohortSummary {
             orr,
             median_pfs,
             endpoints: results.tte.keys().cloned().collect(),
+            criteria: results
+                .response
+                .as_ref()
+                .map(|_| settings.criteria.name.clone()),
             warnings: results.warnings.clone(),
             abstract_length: record.abstract_length.clone(),
         }
