@@ -26,6 +26,8 @@ pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, St
         efficacy_flag: data.efficacy_flag.clone(),
         safety_flag: data.safety_flag.clone(),
         vocabulary: data.vocabulary.clone(),
+        adsl_headers: data.adsl_headers.clone(),
+        disposition_columns: data.disposition_columns.clone(),
         ..StudyData::default()
     };
     // Old subject position → new one, for the records that point at subjects (a new

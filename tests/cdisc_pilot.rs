@@ -439,3 +439,40 @@ fn pilot_documents_follow_its_data() {
         "{err}"
     );
 }
+
+/// The pilot's published disposition and exposure (CSR tables 14-1.02 and 14-4.01):
+/// discontinued because of adverse events 8/86, 44/84, 40/84; completed 58, 25, 27; median
+/// treatment duration 182, 82.5, 76.5 days (mean 149.1, 99.0, 99.4).
+#[test]
+#[ignore = "needs ../shared/reference/adam/cdiscpilot01"]
+fn pilot_disposition_and_exposure_are_the_published_ones() {
+    let _dir = pilot_xpt();
+    let (_out, results) = build(Path::new("tests/fixtures/cdiscpilot01/study.yaml"));
+    let published = [
+        ("placebo", 86, 58, 8, 182.0, 149.1),
+        ("xanomeline-low", 84, 25, 44, 82.5, 99.0),
+        ("xanomeline-high", 84, 27, 40, 76.5, 99.4),
+    ];
+    for (id, n, completed, by_ae, median, mean) in published {
+        let c = cohort(&results, id);
+        let d = &c["disposition"];
+        assert_eq!(d["N"], n, "{id}");
+        assert_eq!(d["completed"], completed, "{id}");
+        assert_eq!(d["discontinued"], n - completed, "{id}");
+        assert_eq!(d["discontinued_ae"], by_ae, "{id}");
+        assert_eq!(d["discontinued_ae_source"], "DSRAEFL", "{id}");
+        assert_eq!(d["reason_column"], "DCDECOD", "{id}");
+        let reasons: i64 = d["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["n"].as_i64().unwrap())
+            .sum();
+        assert_eq!(reasons, n - completed, "{id}");
+        let e = &c["exposure"];
+        assert_eq!(e["n"], n, "{id}");
+        assert_eq!(e["duration"]["median"].as_f64(), Some(median), "{id}");
+        let got = e["duration"]["mean"].as_f64().unwrap();
+        assert!((got - mean).abs() < 0.05, "{id}: mean {got}");
+    }
+}

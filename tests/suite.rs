@@ -15,6 +15,7 @@ mod comparisons_edge;
 mod criteria;
 mod dataset_json;
 mod derive_edge_cases;
+mod disposition;
 mod documents;
 mod example_study;
 mod hostile_inputs;

@@ -95,6 +95,14 @@ pub struct DataFiles {
     /// Default: `[BOR, CBOR]`.
     #[serde(default, deserialize_with = "one_or_many")]
     pub adrs_bor_paramcd: Option<Vec<String>>,
+    /// ADSL column of the end-of-study (or end-of-treatment) status: COMPLETED, DISCONTINUED
+    /// or ONGOING. Default: the first of `EOSSTT`, `EOTSTT` that ADSL has.
+    #[serde(default)]
+    pub disposition_status: Option<String>,
+    /// ADSL column of the reason for discontinuation. Default: the first of `DCDECOD`,
+    /// `DCSREAS`, `DCREASCD` that ADSL has.
+    #[serde(default)]
+    pub disposition_reason: Option<String>,
     /// `PARAMCD` of the sum-of-diameters parameter in ADTR. Default: `SDIAM`.
     #[serde(default)]
     pub adtr_paramcd: Option<String>,

@@ -18,6 +18,7 @@ use crate::results::{
 };
 use crate::stats::{self, KaplanMeier};
 
+pub mod disposition;
 mod safety;
 
 use safety::safety_results;
@@ -425,6 +426,8 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
     };
 
     let tumour = tumour_data(&input, subjects);
+    let disposition = disposition::disposition(subjects, input.data);
+    let exposure = disposition::exposure(subjects, input.data, input.cutoff, unit);
 
     Ok(CohortAnalysis {
         results: CohortResults {
@@ -446,6 +449,8 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
             } else {
                 safety
             },
+            disposition,
+            exposure,
             arms: Vec::new(),
             comparisons: Vec::new(),
             // A column both a stratum and a subgroup takes the first label given.

@@ -37,6 +37,8 @@ pub(super) struct AdslReader<'c> {
     pub(super) efficacy_column: Option<String>,
     /// Whether ADSL has `SAFFL` (without it every subject is in the safety population).
     pub(super) has_saffl: bool,
+    /// ADSL's column names.
+    pub(super) headers: Vec<String>,
     /// The line numbers of the parts' rows, by first row.
     pub(super) lines: Vec<(usize, Lines)>,
     /// The first row that failed, its error, and its `USUBJID` (when not empty).
@@ -56,6 +58,7 @@ impl<'c> AdslReader<'c> {
             subjects: Vec::new(),
             efficacy_column: None,
             has_saffl: false,
+            headers: Vec::new(),
             lines: Vec::new(),
             row_error: None,
         }
@@ -91,6 +94,7 @@ impl<'c> AdslReader<'c> {
             None => table.first_column(&EFFICACY_FLAGS).map(|(_, name)| name),
         };
         self.has_saffl = table.column("SAFFL").is_some();
+        self.headers.clone_from(&table.headers);
         self.lines.push((first_row, table.lines.clone()));
         let Some((row, error)) = row_error else {
             return Ok(true);

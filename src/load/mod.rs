@@ -89,6 +89,10 @@ pub struct StudyData {
     pub efficacy_flag: Option<String>,
     /// `SAFFL` when ADSL has it (`None`: every subject is in the safety population).
     pub safety_flag: Option<String>,
+    /// ADSL's column names (what disposition and exposure can be read from).
+    pub adsl_headers: Vec<String>,
+    /// The ADSL columns of the end-of-study status and of the reason for discontinuation.
+    pub disposition_columns: (Option<String>, Option<String>),
     /// ADRS per-visit overall responses (`PARAMCD = OVR`).
     pub assessments: Vec<Assessment>,
     /// The sponsor's best overall response per subject (ADRS `data.adrs_bor_paramcd`), read
@@ -194,6 +198,17 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
                 .chain(c.strata.iter().map(|f| f.column.clone()))
                 .chain(c.subgroups.iter().map(|f| f.column.clone()))
         })
+        .chain(
+            crate::endpoints::disposition::COLUMNS
+                .iter()
+                .map(|c| c.to_string()),
+        )
+        .chain(
+            [&data.disposition_status, &data.disposition_reason]
+                .into_iter()
+                .flatten()
+                .cloned(),
+        )
         .collect();
     // ADSL is typed as it is read (part by part when large: it is never held whole), while
     // the other tables are read whole (but a large ADTTE). Their errors are collected whole,
@@ -222,6 +237,25 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     study.subjects = std::mem::take(&mut adsl.subjects);
     study.efficacy_flag = adsl.efficacy_column.take();
     study.safety_flag = adsl.has_saffl.then(|| "SAFFL".to_string());
+    study.adsl_headers = std::mem::take(&mut adsl.headers);
+    for (key, named) in [
+        ("disposition_status", &data.disposition_status),
+        ("disposition_reason", &data.disposition_reason),
+    ] {
+        if let Some(column) = named.as_ref().filter(|c| !study.adsl_headers.contains(c)) {
+            return Err(Error::Config {
+                file: cfg.path.clone(),
+                location: format!("key `data.{key}`: "),
+                message: format!(
+                    "column `{column}` is not in ADSL ({}); its header has: {}",
+                    adsl_path.display(),
+                    study.adsl_headers.join(", ")
+                ),
+            });
+        }
+    }
+    study.disposition_columns =
+        crate::endpoints::disposition::columns_of(&study.adsl_headers, data);
     // Without an efficacy flag every subject is in the efficacy population, screen failures
     // (SAFFL = N) included: say so, as it changes every response rate's denominator.
     if study.efficacy_flag.is_none() {

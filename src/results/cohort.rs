@@ -33,6 +33,12 @@ pub struct CohortResults {
     pub followup: Option<FollowUp>,
     /// Safety summary; `null` without ADAE.
     pub safety: Option<Safety>,
+    /// Completed, discontinued (why), ongoing; absent when ADSL has no status or reason column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disposition: Option<crate::results::Disposition>,
+    /// Treatment duration of the safety population; absent when nobody has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exposure: Option<crate::results::Exposure>,
     /// A cohort with `arms`: each arm's results (absent otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub arms: Vec<ArmResults>,

@@ -101,3 +101,56 @@ impl AeGrading {
         }
     }
 }
+
+/// Who completed, discontinued (and why) or is ongoing, over the cohort's (or arm's) members.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Disposition {
+    /// Members counted.
+    #[serde(rename = "N")]
+    pub total: usize,
+    /// The ADSL status column read (`EOSSTT`, ...); `null`: the status came from the reason.
+    pub status_column: Option<String>,
+    /// The ADSL reason column read (`DCDECOD`, ...); `null`: no reasons.
+    pub reason_column: Option<String>,
+    /// Completed.
+    pub completed: usize,
+    /// Discontinued.
+    pub discontinued: usize,
+    /// Neither (ongoing at the cut-off).
+    pub ongoing: usize,
+    /// Reasons of the discontinued, most frequent first ("not given" when empty).
+    pub reasons: Vec<ReasonCount>,
+    /// Discontinued because of adverse events; `null` when the data cannot say.
+    pub discontinued_ae: Option<usize>,
+    /// Where that came from: `DSRAEFL`, or the reason column ("ADVERSE EVENT").
+    pub discontinued_ae_source: Option<String>,
+}
+
+/// One reason for discontinuation.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct ReasonCount {
+    /// As ADSL gives it.
+    pub reason: String,
+    /// Subjects.
+    pub n: usize,
+}
+
+/// Treatment duration of the safety population, in `time_unit`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Exposure {
+    /// Subjects with a duration.
+    pub n: usize,
+    /// What the duration was read from.
+    pub source: String,
+    /// Median, range, mean and SD.
+    pub duration: crate::results::ContinuousSummary,
+    /// Sum of the durations in years of 365.25 days.
+    pub patient_years: f64,
+    /// Subjects still treated (no TRTEDT), counted to the cut-off.
+    pub ongoing: usize,
+    /// Safety subjects without a duration (no TRTSDT, or no TRTEDT and no cut-off).
+    pub missing: usize,
+}

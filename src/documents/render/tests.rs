@@ -226,6 +226,8 @@ fn dummy_cohort() -> CohortResults {
         tte: Default::default(),
         followup: None,
         safety: None,
+        disposition: None,
+        exposure: None,
         arms: Vec::new(),
         comparisons: Vec::new(),
         factor_labels: Default::default(),

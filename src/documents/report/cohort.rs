@@ -55,7 +55,7 @@ pub(super) fn populations(c: &CohortResults) -> Section {
     }
     Section {
         id: "populations",
-        heading: "Disposition and populations".to_string(),
+        heading: "Populations".to_string(),
         blocks: vec![Block::Table(Table {
             class: (columns.len() > 2).then_some("wide"),
             head: vec![column_header("Population", &columns, |col| {

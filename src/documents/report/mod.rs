@@ -5,6 +5,7 @@
 
 mod cohort;
 mod comparisons;
+mod disposition;
 mod model;
 mod safety;
 mod table;
@@ -56,6 +57,7 @@ pub fn cohort_report(
         }
     }
     let mut sections = vec![populations(c)];
+    sections.extend(disposition::disposition(c, &f));
     if !c.baseline.is_empty() {
         let columns = columns(c, true);
         let mut head = vec![Cell::text("Characteristic")];

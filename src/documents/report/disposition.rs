@@ -1,0 +1,163 @@
+//! The report's disposition and exposure section (per arm and in total for a cohort with arms).
+
+use crate::format::fixed;
+use crate::results::CohortResults;
+
+use super::model::*;
+use super::table::*;
+
+pub(super) fn disposition(c: &CohortResults, f: &Formats) -> Option<Section> {
+    if c.disposition.is_none() && c.exposure.is_none() {
+        return None;
+    }
+    let columns = columns(c, true);
+    let mut blocks = Vec::new();
+    if let Some(d) = &c.disposition {
+        let n_of = |r: &CohortResults| r.disposition.as_ref().map_or(0, |d| d.total);
+        let count = |pick: fn(&crate::results::Disposition) -> usize| {
+            move |r: &CohortResults| {
+                r.disposition
+                    .as_ref()
+                    .map_or("–".to_string(), |d| f.count_pct(pick(d), d.total))
+            }
+        };
+        let mut body = vec![
+            row_of(Cell::text("Completed"), &columns, count(|d| d.completed)),
+            row_of(
+                Cell::text("Discontinued"),
+                &columns,
+                count(|d| d.discontinued),
+            ),
+        ];
+        for reason in &d.reasons {
+            let name = reason.reason.clone();
+            body.push(row_of(Cell::level(name.clone()), &columns, |r| {
+                r.disposition.as_ref().map_or("–".to_string(), |d| {
+                    let n = d
+                        .reasons
+                        .iter()
+                        .find(|x| x.reason == name)
+                        .map_or(0, |x| x.n);
+                    f.count_pct(n, d.total)
+                })
+            }));
+        }
+        body.push(row_of(
+            Cell::text("Ongoing"),
+            &columns,
+            count(|d| d.ongoing),
+        ));
+        body.push(row_of(
+            Cell::text("Discontinued because of adverse events"),
+            &columns,
+            |r| match r.disposition.as_ref() {
+                Some(d) => d
+                    .discontinued_ae
+                    .map_or("not available".to_string(), |n| f.count_pct(n, d.total)),
+                None => "–".to_string(),
+            },
+        ));
+        let mut sources = Vec::new();
+        if let Some(s) = &d.status_column {
+            sources.push(format!("status from {s}"));
+        }
+        if let Some(r) = &d.reason_column {
+            sources.push(format!("reasons from {r}"));
+        }
+        if let Some(a) = &d.discontinued_ae_source {
+            sources.push(format!(
+                "discontinuation because of adverse events from {a}"
+            ));
+        }
+        blocks.push(Block::Table(Table {
+            class: (columns.len() > 2).then_some("wide"),
+            head: vec![column_header("Disposition", &columns, |col| {
+                format!("{}, n (%), N = {}", col.name, n_of(col.r))
+            })],
+            body,
+        }));
+        blocks.push(Block::Note {
+            text: format!("ADSL: {}.", sources.join("; ")),
+        });
+    }
+    if let Some(e) = &c.exposure {
+        let value = |pick: fn(&crate::results::Exposure) -> String| {
+            move |r: &CohortResults| r.exposure.as_ref().map_or("–".to_string(), pick)
+        };
+        let td = f.td;
+        let body = vec![
+            row_of(
+                Cell::text("Subjects with a duration"),
+                &columns,
+                value(|e| e.n.to_string()),
+            ),
+            row_of(
+                Cell::text(format!("Treatment duration, median (range), {}", f.unit)),
+                &columns,
+                |r| {
+                    r.exposure.as_ref().map_or("–".to_string(), |e| {
+                        let d = &e.duration;
+                        format!(
+                            "{} ({}–{})",
+                            fixed(d.median, td),
+                            fixed(d.min, td),
+                            fixed(d.max, td)
+                        )
+                    })
+                },
+            ),
+            row_of(
+                Cell::text(format!("Treatment duration, mean (SD), {}", f.unit)),
+                &columns,
+                |r| {
+                    r.exposure.as_ref().map_or("–".to_string(), |e| {
+                        let d = &e.duration;
+                        format!(
+                            "{} ({})",
+                            fixed(d.mean, td),
+                            d.sd.map_or("NE".to_string(), |s| fixed(s, td))
+                        )
+                    })
+                },
+            ),
+            row_of(Cell::text("Patient-years"), &columns, |r| {
+                r.exposure
+                    .as_ref()
+                    .map_or("–".to_string(), |e| fixed(e.patient_years, 1))
+            }),
+        ];
+        blocks.push(Block::Table(Table {
+            class: (columns.len() > 2).then_some("wide"),
+            head: vec![column_header("Exposure", &columns, |col| {
+                let n = col.r.n.safety;
+                format!("{} (safety, N = {n})", col.name)
+            })],
+            body,
+        }));
+        let mut note = format!("Duration from {}", e.source);
+        if e.ongoing > 0 {
+            note.push_str(&format!(
+                "; {} subject(s) still treated counted to the data cut-off",
+                e.ongoing
+            ));
+        }
+        if e.missing > 0 {
+            note.push_str(&format!(
+                "; {} subject(s) without a duration left out",
+                e.missing
+            ));
+        }
+        note.push('.');
+        blocks.push(Block::Note { text: note });
+    }
+    Some(Section {
+        id: "disposition",
+        heading: match (&c.disposition, &c.exposure) {
+            (Some(_), Some(_)) => "Disposition and exposure",
+            (Some(_), None) => "Disposition",
+            _ => "Exposure",
+        }
+        .to_string(),
+        blocks,
+    })
+}

@@ -1,0 +1,158 @@
+//! Disposition and exposure from ADSL (issue 34): status from EOSSTT (else the reason), reasons,
+//! discontinuation because of adverse events, treatment duration to the cut-off for subjects
+//! still treated; what the data cannot give is absent or `null`, never a zero.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::readout_command;
+
+const ADSL: &str = "\
+USUBJID,ARM,TRTSDT,TRTEDT,EOSSTT,DCSREAS,SAFFL
+S1,A,2021-01-01,2021-01-10,COMPLETED,,Y
+S2,A,2021-01-01,2021-01-31,DISCONTINUED,ADVERSE EVENT,Y
+S3,A,2021-01-01,,,,Y
+S4,B,2021-01-01,2021-03-01,DISCONTINUED,Withdrawal by Subject,Y
+S5,B,2021-01-01,2021-01-01,DISCONTINUED,adverse event,Y
+S6,B,,,DISCONTINUED,,N
+";
+
+fn build(dir: &Path, adsl: &str, extra: &str) -> std::process::Output {
+    std::fs::write(dir.join("adsl.csv"), adsl).unwrap();
+    let config = format!(
+        "study: {{ id: DISP }}\n\
+         data: {{ adsl: adsl.csv{extra} }}\n\
+         analysis: {{ time_unit: days, tte_params: {{}} }}\n\
+         cutoff: 2021-04-10\n\
+         cohorts:\n  - {{ id: all, arms: {{ column: ARM, reference: A }} }}\n"
+    );
+    std::fs::write(dir.join("study.yaml"), config).unwrap();
+    readout_command()
+        .args(["build", "--quiet", "--out"])
+        .arg(dir.join("out"))
+        .arg(dir.join("study.yaml"))
+        .output()
+        .unwrap()
+}
+
+fn results(dir: &Path) -> Value {
+    let text = std::fs::read_to_string(dir.join("out/DISP/2021-04-10/results.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn disposition_and_exposure_per_arm_and_in_total() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = build(dir.path(), ADSL, "");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let r = results(dir.path());
+    let c = &r["cohorts"][0];
+    let d = &c["disposition"];
+    assert_eq!(
+        (&d["N"], &d["completed"], &d["discontinued"], &d["ongoing"]),
+        (&6.into(), &1.into(), &4.into(), &1.into())
+    );
+    assert_eq!(d["status_column"], "EOSSTT");
+    assert_eq!(d["reason_column"], "DCSREAS");
+    // No DSRAEFL: the reason, whatever its case.
+    assert_eq!(d["discontinued_ae"], 2);
+    assert_eq!(d["discontinued_ae_source"], "DCSREAS");
+    let reasons: Vec<(String, u64)> = d["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                x["reason"].as_str().unwrap().to_string(),
+                x["n"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            ("ADVERSE EVENT".to_string(), 1),
+            ("Withdrawal by Subject".to_string(), 1),
+            ("adverse event".to_string(), 1),
+            ("not given".to_string(), 1)
+        ]
+    );
+    // Safety population: S3 still treated counts to the cut-off (2021-04-10: 100 days); S6 is
+    // not in it. Durations 10, 31, 100, 60, 1.
+    let e = &c["exposure"];
+    assert_eq!(
+        (&e["n"], &e["ongoing"], &e["missing"]),
+        (&5.into(), &1.into(), &0.into())
+    );
+    assert_eq!(e["duration"]["median"], 31.0);
+    assert_eq!(e["duration"]["min"], 1.0);
+    assert_eq!(e["duration"]["max"], 100.0);
+    assert!((e["patient_years"].as_f64().unwrap() - 202.0 / 365.25).abs() < 1e-12);
+    // Per arm.
+    let arm = |name: &str| {
+        c["arms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["arm"] == name)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(arm("A")["disposition"]["discontinued_ae"], 1);
+    assert_eq!(arm("B")["disposition"]["discontinued_ae"], 1);
+    assert_eq!(arm("B")["exposure"]["duration"]["median"], 30.5);
+    let report =
+        std::fs::read_to_string(dir.path().join("out/DISP/2021-04-10/all/report.html")).unwrap();
+    assert!(report.contains("Disposition and exposure"));
+    assert!(report.contains("1 subject(s) still treated counted to the data cut-off"));
+}
+
+#[test]
+fn without_the_columns_nothing_is_made_up() {
+    let dir = tempfile::tempdir().unwrap();
+    // No status, no reason, no treatment dates: neither disposition nor exposure.
+    let adsl = "USUBJID,ARM,TRTSDT\nS1,A,\nS2,B,\n";
+    let run = build(dir.path(), adsl, "");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let c = &results(dir.path())["cohorts"][0];
+    assert!(
+        c.get("disposition").is_none() && c.get("exposure").is_none(),
+        "{c}"
+    );
+
+    // A status only: no reasons, and discontinuation because of adverse events not available.
+    let adsl = "USUBJID,ARM,TRTSDT,EOSSTT\nS1,A,,COMPLETED\nS2,B,,DISCONTINUED\n";
+    let run = build(dir.path(), adsl, "");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let d = &results(dir.path())["cohorts"][0]["disposition"];
+    assert_eq!(d["discontinued"], 1);
+    assert!(
+        d["discontinued_ae"].is_null() && d["reasons"] == serde_json::json!([]),
+        "{d}"
+    );
+    let report =
+        std::fs::read_to_string(dir.path().join("out/DISP/2021-04-10/all/report.html")).unwrap();
+    assert!(report.contains("not available"));
+
+    // A column named in the config that ADSL lacks is an error naming the key.
+    let run = build(dir.path(), adsl, ", disposition_reason: DCDECOD");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("key `data.disposition_reason`: column `DCDECOD` is not in ADSL"),
+        "{stderr}"
+    );
+}
