@@ -27,6 +27,7 @@ pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, St
         safety_flag: data.safety_flag.clone(),
         vocabulary: data.vocabulary.clone(),
         adsl_headers: data.adsl_headers.clone(),
+        adae_has_action: data.adae_has_action,
         disposition_columns: data.disposition_columns.clone(),
         ..StudyData::default()
     };

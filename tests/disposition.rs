@@ -156,3 +156,106 @@ fn without_the_columns_nothing_is_made_up() {
         "{stderr}"
     );
 }
+
+#[test]
+fn ae_actions_are_counted_once_per_subject_and_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("adsl.csv"),
+        "USUBJID,TRTSDT,TRTEDT,EOSSTT,SAFFL\n\
+         S1,2021-01-01,2021-02-01,DISCONTINUED,Y\n\
+         S2,2021-01-01,2021-03-01,COMPLETED,Y\n\
+         S3,2021-01-01,2021-03-01,COMPLETED,Y\n\
+         S4,2021-01-01,2021-03-01,DISCONTINUED,Y\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("adae.csv"),
+        "USUBJID,AEDECOD,ATOXGR,AEREL,TRTEMFL,AEACN,AESDTH\n\
+         S1,RASH,3,Y,Y,DRUG WITHDRAWN,N\n\
+         S1,NAUSEA,1,Y,Y,drug withdrawn,N\n\
+         S2,RASH,2,Y,Y,DOSE REDUCED,N\n\
+         S2,FATIGUE,1,N,Y,DRUG INTERRUPTED,N\n\
+         S3,FATIGUE,1,N,Y,DOSE NOT CHANGED,N\n\
+         S4,SEPSIS,4,N,Y,DRUG WITHDRAWN,Y\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("study.yaml"),
+        "study: { id: ACT }\n\
+         data: { adsl: adsl.csv, adae: adae.csv }\n\
+         analysis: { tte_params: {} }\n\
+         cohorts: [{ id: all }]\n",
+    )
+    .unwrap();
+    let run = readout_command()
+        .args(["build", "--quiet", "--out"])
+        .arg(d.join("out"))
+        .arg(d.join("study.yaml"))
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let folder = d.join("out/ACT/no-cutoff");
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(folder.join("results.json")).unwrap())
+            .unwrap();
+    let s = &r["cohorts"][0]["safety"];
+    // S1's two withdrawn TRAEs count once; S4's fatal sepsis is unrelated (AESDTH = Y).
+    assert_eq!(s["trae"]["discontinued"], 1);
+    assert_eq!(s["trae"]["reduced"], 1);
+    assert_eq!(s["trae"]["interrupted"], 0);
+    assert_eq!(s["teae"]["discontinued"], 2);
+    assert_eq!(s["teae"]["interrupted"], 1);
+    assert_eq!(
+        (&s["teae"]["fatal"], &s["trae"]["fatal"]),
+        (&1.into(), &0.into())
+    );
+    // EOSSTT without a reason or DSRAEFL: discontinuation because of AEs from AEACN.
+    let disp = &r["cohorts"][0]["disposition"];
+    assert_eq!(disp["discontinued_ae"], 2);
+    assert_eq!(disp["discontinued_ae_source"], "AEACN");
+    let text = std::fs::read_to_string(folder.join("all/abstract.txt")).unwrap();
+    assert!(
+        text.contains("TRAEs led to treatment discontinuation in 1 pt (25.0%)."),
+        "{text}"
+    );
+    let report = std::fs::read_to_string(folder.join("all/report.html")).unwrap();
+    assert!(report.contains("Leading to dose reduction"));
+
+    // Without AEACN the counts are absent, not zero, and nothing is said.
+    let adae = std::fs::read_to_string(d.join("adae.csv")).unwrap();
+    let without: String = adae
+        .lines()
+        .map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            format!("{},{}\n", cells[..5].join(","), cells[6])
+        })
+        .collect();
+    std::fs::write(d.join("adae.csv"), without).unwrap();
+    let run = readout_command()
+        .args(["build", "--quiet", "--out"])
+        .arg(d.join("out2"))
+        .arg(d.join("study.yaml"))
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let folder = d.join("out2/ACT/no-cutoff");
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(folder.join("results.json")).unwrap())
+            .unwrap();
+    assert!(r["cohorts"][0]["safety"]["trae"]
+        .get("discontinued")
+        .is_none());
+    assert!(r["cohorts"][0]["disposition"]["discontinued_ae"].is_null());
+    let text = std::fs::read_to_string(folder.join("all/abstract.txt")).unwrap();
+    assert!(!text.contains("discontinuation"), "{text}");
+}

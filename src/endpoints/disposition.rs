@@ -45,6 +45,16 @@ pub(super) fn disposition(subjects: CohortSubjects<'_>, data: &StudyData) -> Opt
         return None;
     }
     let ae_flag = first_of(headers, &["DSRAEFL"]);
+    // Without DSRAEFL or a reason: subjects with an adverse event whose action was DRUG
+    // WITHDRAWN (ADAE AEACN).
+    let withdrawn: Option<rustc_hash::FxHashSet<&str>> =
+        (ae_flag.is_none() && reason_column.is_none() && data.adae_has_action).then(|| {
+            data.adverse_events
+                .iter()
+                .filter(|e| e.action == crate::model::AeAction::Withdrawn)
+                .map(|e| e.usubjid.as_str())
+                .collect()
+        });
     let (mut completed, mut discontinued, mut ongoing, mut by_ae) = (0, 0, 0, 0);
     let mut reasons: IndexMap<String, usize> = IndexMap::new();
     let total = subjects.iter().count();
@@ -74,9 +84,10 @@ pub(super) fn disposition(subjects: CohortSubjects<'_>, data: &StudyData) -> Opt
             }
             _ => ongoing += 1,
         }
-        by_ae += usize::from(match &ae_flag {
-            Some(flag) => s.columns.get(flag).is_some_and(|v| v.trim() == "Y"),
-            None => state == "discontinued" && reason.eq_ignore_ascii_case("ADVERSE EVENT"),
+        by_ae += usize::from(match (&ae_flag, &withdrawn) {
+            (Some(flag), _) => s.columns.get(flag).is_some_and(|v| v.trim() == "Y"),
+            (None, Some(ids)) => ids.contains(&*s.usubjid),
+            (None, None) => state == "discontinued" && reason.eq_ignore_ascii_case("ADVERSE EVENT"),
         });
     }
     let mut reasons: Vec<ReasonCount> = reasons
@@ -84,7 +95,10 @@ pub(super) fn disposition(subjects: CohortSubjects<'_>, data: &StudyData) -> Opt
         .map(|(reason, n)| ReasonCount { reason, n })
         .collect();
     reasons.sort_by(|a, b| b.n.cmp(&a.n).then_with(|| a.reason.cmp(&b.reason)));
-    let ae_source = ae_flag.clone().or_else(|| reason_column.clone());
+    let ae_source = ae_flag
+        .clone()
+        .or_else(|| reason_column.clone())
+        .or_else(|| withdrawn.as_ref().map(|_| "AEACN".to_string()));
     Some(Disposition {
         total,
         status_column,

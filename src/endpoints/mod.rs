@@ -422,7 +422,11 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
     let safety = if input.data.adverse_events.is_empty() && subjects.is_empty() {
         None
     } else {
-        Some(safety_results(subjects, &input.data.adverse_events))
+        Some(safety_results(
+            subjects,
+            &input.data.adverse_events,
+            input.data.adae_has_action,
+        ))
     };
 
     let tumour = tumour_data(&input, subjects);

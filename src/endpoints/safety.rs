@@ -2,9 +2,14 @@
 //! serious and fatal, and per preferred term.
 
 use super::*;
+use crate::model::AeAction;
 use crate::results::{AeCounts, AeGrading, Safety, TermCounts};
 
-pub(super) fn safety_results(subjects: CohortSubjects<'_>, events: &[AdverseEvent]) -> Safety {
+pub(super) fn safety_results(
+    subjects: CohortSubjects<'_>,
+    events: &[AdverseEvent],
+    with_actions: bool,
+) -> Safety {
     let total = subjects.iter().filter(|s| s.safety).count();
     // The safety population's ids, only when there are events to look them up for.
     let safety: rustc_hash::FxHashSet<&str> = if events.is_empty() {
@@ -23,6 +28,9 @@ pub(super) fn safety_results(subjects: CohortSubjects<'_>, events: &[AdverseEven
         grade: u8,
         serious: bool,
         fatal: bool,
+        withdrawn: bool,
+        reduced: bool,
+        interrupted: bool,
     }
     impl Worst {
         fn add(&mut self, e: &AdverseEvent) {
@@ -30,6 +38,9 @@ pub(super) fn safety_results(subjects: CohortSubjects<'_>, events: &[AdverseEven
             self.grade = self.grade.max(e.grade.unwrap_or(0));
             self.serious |= e.serious;
             self.fatal |= e.fatal;
+            self.withdrawn |= e.action == AeAction::Withdrawn;
+            self.reduced |= e.action == AeAction::Reduced;
+            self.interrupted |= e.action == AeAction::Interrupted;
         }
     }
     let mut teae: BTreeMap<&str, Worst> = BTreeMap::new();
@@ -63,6 +74,9 @@ pub(super) fn safety_results(subjects: CohortSubjects<'_>, events: &[AdverseEven
         grade4plus: m.values().filter(|w| w.grade >= 4).count(),
         serious: m.values().filter(|w| w.serious).count(),
         fatal: m.values().filter(|w| w.fatal).count(),
+        discontinued: with_actions.then(|| m.values().filter(|w| w.withdrawn).count()),
+        reduced: with_actions.then(|| m.values().filter(|w| w.reduced).count()),
+        interrupted: with_actions.then(|| m.values().filter(|w| w.interrupted).count()),
     };
     let mut terms: BTreeMap<&str, TermCounts> = BTreeMap::new();
     for (&(term, _), w) in &term_teae {

@@ -20,6 +20,8 @@ pub fn read_adae(
     let c_emergent = table.column("TRTEMFL");
     let c_ser = table.column("AESER");
     let c_out = table.column("AEOUT");
+    let c_death = table.column("AESDTH");
+    let c_action = table.column("AEACN");
     let mut out = Vec::with_capacity(table.len());
     let mut ungraded = 0usize;
     let mut hint = 0usize;
@@ -61,7 +63,10 @@ pub fn read_adae(
             start: row.date(c_start)?,
             emergent: flag(&row, c_emergent, true)?,
             serious: flag(&row, c_ser, false)?,
-            fatal: grade == Some(5) || outcome.eq_ignore_ascii_case("FATAL"),
+            fatal: grade == Some(5)
+                || outcome.eq_ignore_ascii_case("FATAL")
+                || flag(&row, c_death, false)?,
+            action: AeAction::from_aeacn(row.text(c_action)?),
         });
     }
     let by_severity = out.iter().filter(|e| e.by_severity).count();

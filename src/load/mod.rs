@@ -16,8 +16,8 @@ use sha2::{Digest, Sha256};
 use crate::config::LoadedConfig;
 use crate::error::{Error, Result};
 use crate::model::{
-    AdverseEvent, Assessment, ColumnValue, Columns, Date, LesionSum, Response, Subject, SubjectId,
-    TteRecord, TteTable,
+    AdverseEvent, AeAction, Assessment, ColumnValue, Columns, Date, LesionSum, Response, Subject,
+    SubjectId, TteRecord, TteTable,
 };
 
 mod adae;
@@ -110,6 +110,8 @@ pub struct StudyData {
     pub has_adtr: bool,
     /// ADAE rows.
     pub adverse_events: Vec<AdverseEvent>,
+    /// ADAE has `AEACN`: the actions taken with the study treatment can be counted.
+    pub adae_has_action: bool,
     /// ADTR sum-of-diameters rows.
     pub lesions: Vec<LesionSum>,
     /// The files read, with their SHA-256, for the manifest.
@@ -360,6 +362,7 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     }
     if let (Some(table), Some((rows, warnings))) = (&adae, adverse_events?) {
         study.adverse_events = rows;
+        study.adae_has_action = table.column("AEACN").is_some();
         study.warnings.extend(warnings);
         study.inputs.push(table.input_file());
     }

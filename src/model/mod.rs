@@ -500,8 +500,36 @@ pub struct AdverseEvent {
     pub emergent: bool,
     /// `AESER = Y`
     pub serious: bool,
-    /// Grade 5 or `AEOUT = FATAL`.
+    /// Grade 5, `AEOUT = FATAL` or `AESDTH = Y`.
     pub fatal: bool,
+    /// `AEACN`: what was done with the study treatment.
+    pub action: AeAction,
+}
+
+/// `AEACN` (CDISC codelist ACN) as the safety summaries count it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub enum AeAction {
+    /// DRUG WITHDRAWN.
+    Withdrawn,
+    /// DOSE REDUCED, DOSE RATE REDUCED.
+    Reduced,
+    /// DRUG INTERRUPTED.
+    Interrupted,
+    /// Any other value, or none.
+    #[default]
+    Other,
+}
+
+impl AeAction {
+    /// Reads an `AEACN` value (case-insensitive).
+    pub fn from_aeacn(value: &str) -> AeAction {
+        match value.trim().to_ascii_uppercase().as_str() {
+            "DRUG WITHDRAWN" => AeAction::Withdrawn,
+            "DOSE REDUCED" | "DOSE RATE REDUCED" => AeAction::Reduced,
+            "DRUG INTERRUPTED" => AeAction::Interrupted,
+            _ => AeAction::Other,
+        }
+    }
 }
 
 /// One sum-of-target-lesion-diameters measurement (ADTR).

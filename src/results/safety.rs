@@ -15,8 +15,18 @@ pub struct AeCounts {
     pub grade4plus: usize,
     /// Serious.
     pub serious: usize,
-    /// Fatal (grade 5).
+    /// Fatal (grade 5, `AEOUT = FATAL` or `AESDTH = Y`).
     pub fatal: usize,
+    /// Leading to discontinuation of the study treatment (`AEACN = DRUG WITHDRAWN`); absent
+    /// when ADAE has no `AEACN`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discontinued: Option<usize>,
+    /// Leading to a dose reduction (`DOSE REDUCED`, `DOSE RATE REDUCED`); absent without `AEACN`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduced: Option<usize>,
+    /// Leading to an interruption (`DRUG INTERRUPTED`); absent without `AEACN`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<usize>,
 }
 
 /// Per-term counts of subjects (each subject counted once, at its worst grade).
@@ -123,7 +133,8 @@ pub struct Disposition {
     pub reasons: Vec<ReasonCount>,
     /// Discontinued because of adverse events; `null` when the data cannot say.
     pub discontinued_ae: Option<usize>,
-    /// Where that came from: `DSRAEFL`, or the reason column ("ADVERSE EVENT").
+    /// Where that came from: `DSRAEFL`, the reason column ("ADVERSE EVENT"), or `AEACN`
+    /// (an adverse event with DRUG WITHDRAWN).
     pub discontinued_ae_source: Option<String>,
 }
 

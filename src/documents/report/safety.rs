@@ -27,6 +27,14 @@ pub(super) fn safety(c: &CohortResults, f: &Formats) -> Option<Section> {
     summary.push((if severity { "Fatal" } else { "Fatal (grade 5)" }, |x| {
         x.fatal
     }));
+    // With ADAE AEACN: what was done with the study treatment.
+    if s.teae.discontinued.is_some() {
+        summary.push(("Leading to discontinuation", |x| {
+            x.discontinued.unwrap_or(0)
+        }));
+        summary.push(("Leading to dose reduction", |x| x.reduced.unwrap_or(0)));
+        summary.push(("Leading to interruption", |x| x.interrupted.unwrap_or(0)));
+    }
     let columns = columns(c, true);
     let safety_of = |r: &CohortResults| r.safety.clone();
     let per_column: Vec<Option<Safety>> = columns.iter().map(|col| safety_of(col.r)).collect();
