@@ -506,3 +506,54 @@ fn the_summary_has_a_line_per_arm() {
     assert!(placebo.ends_with("reference"), "{placebo}");
     assert!(!stdout.contains("warning:"), "{stdout}");
 }
+
+/// Adverse events compared (issue 34): every kind and term's counts, Newcombe risk difference
+/// and exposure-adjusted incidence rates with exact Poisson intervals equal R's
+/// (`tests/reference/ae-compare`, from `make_ae_compare.R`), to 1e-9 relative.
+#[test]
+fn adverse_events_compared_equal_r() {
+    let (_out, study, _) = build(&["2023-09-29"]);
+    let itt = itt(&study, "2023-09-29");
+    let safety = &itt["comparisons"][0]["safety"];
+    let expected: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("tests/reference/ae-compare/expected.json"))
+            .expect("expected"),
+    )
+    .expect("JSON");
+    let rows = safety["rows"].as_array().expect("rows");
+    let expected = expected.as_array().expect("rows");
+    assert_eq!(rows.len(), expected.len());
+    let close = |a: &Value, b: &Value, what: &str| {
+        let (a, b) = (a.as_f64().expect(what), b.as_f64().expect(what));
+        assert!(
+            (a - b).abs() <= 1e-9 * b.abs().max(1e-3),
+            "{what}: {a} vs R {b}"
+        );
+    };
+    for want in expected {
+        let kind = want["kind"].as_str().unwrap().replace(">=", "≥");
+        let got = rows
+            .iter()
+            .find(|r| r["kind"] == kind && (kind != "term" || r["term"] == want["term"]))
+            .unwrap_or_else(|| panic!("no row {kind} {}", want["term"]));
+        let what = format!("{kind} {}", want["term"]);
+        assert_eq!(got["n"], want["n"], "{what}");
+        assert_eq!(got["n_reference"], want["n_reference"], "{what}");
+        for part in ["difference", "eair", "eair_reference"] {
+            for key in ["estimate", "lower", "upper"] {
+                close(
+                    &got[part][key],
+                    &want[part][key],
+                    &format!("{what} {part}.{key}"),
+                );
+            }
+        }
+    }
+    // Kinds first, then terms by total incidence.
+    let totals: Vec<u64> = rows
+        .iter()
+        .skip(4)
+        .map(|r| r["n"].as_u64().unwrap() + r["n_reference"].as_u64().unwrap())
+        .collect();
+    assert!(totals.windows(2).all(|w| w[0] >= w[1]), "{totals:?}");
+}

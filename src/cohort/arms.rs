@@ -193,6 +193,10 @@ pub fn analyse_arms<'a>(
         }
     }
     let mut comparisons = Vec::new();
+    let ae_index = compare::safety::ae_index(&at.data.adverse_events);
+    let duration_columns = crate::endpoints::disposition::duration_columns(at.data);
+    let duration =
+        |s: &Subject| crate::endpoints::disposition::exposure_days(s, at.cutoff, &duration_columns);
     for arm in order.iter().filter(|a| **a != reference) {
         let two: Vec<Member> = crate::profile::timing::stage("    two arms", || {
             // Members are positions of a table of at most 1 GiB: fewer than 2^32.
@@ -217,14 +221,14 @@ pub fn analyse_arms<'a>(
             reference: &reference,
             strata: &stratum_names,
         };
-        comparisons.push(compare::compare_pair(
-            &two,
-            &names,
-            pooled,
-            cohort,
-            settings,
-            &mut warnings,
-        )?);
+        let mut comparison =
+            compare::compare_pair(&two, &names, pooled, cohort, settings, &mut warnings)?;
+        if !at.data.adverse_events.is_empty() {
+            comparison.safety = crate::profile::timing::stage("    ae comparison", || {
+                compare::safety::compare_ae(&two, &ae_index, &duration, cohort, settings)
+            })?;
+        }
+        comparisons.push(comparison);
     }
     Ok(ArmsOutcome {
         arms,

@@ -16,6 +16,7 @@ use crate::results::Comparison;
 use crate::stats::{self, Ties};
 
 mod response;
+pub mod safety;
 mod tte;
 
 /// A member's place in a comparison.
@@ -91,6 +92,7 @@ pub fn compare_pair(
         reference: reference.to_string(),
         tte,
         response,
+        safety: None,
     })
 }
 

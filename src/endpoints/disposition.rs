@@ -134,6 +134,19 @@ fn duration_days(s: &Subject, cutoff: Option<Date>, columns: &[&str]) -> Option<
     }
 }
 
+/// The ADSL columns a duration in days is read from, in order (those ADSL has).
+pub fn duration_columns(data: &StudyData) -> Vec<&'static str> {
+    ["TRTDURD", "TRTDUR"]
+        .into_iter()
+        .filter(|c| data.adsl_headers.iter().any(|h| h == c))
+        .collect()
+}
+
+/// A subject's treatment duration in days ([`exposure`]'s rule).
+pub fn exposure_days(s: &Subject, cutoff: Option<Date>, columns: &[&str]) -> Option<f64> {
+    duration_days(s, cutoff, columns).map(|(d, _)| d)
+}
+
 /// The safety population's exposure in `time_unit`; `None` when nobody has a duration.
 pub(super) fn exposure(
     subjects: CohortSubjects<'_>,
@@ -141,10 +154,7 @@ pub(super) fn exposure(
     cutoff: Option<Date>,
     unit_days: f64,
 ) -> Option<Exposure> {
-    let columns: Vec<&str> = ["TRTDURD", "TRTDUR"]
-        .into_iter()
-        .filter(|c| data.adsl_headers.iter().any(|h| h == c))
-        .collect();
+    let columns = duration_columns(data);
     let mut days = Vec::new();
     let (mut ongoing, mut missing) = (0, 0);
     for s in subjects.iter().filter(|s| s.safety) {

@@ -33,6 +33,51 @@ pub struct Comparison {
     pub tte: IndexMap<String, TteComparison>,
     /// ORR and DCR compared; `null` without ADRS.
     pub response: Option<ResponseComparison>,
+    /// Adverse events compared; absent without ADAE.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub safety: Option<AeComparison>,
+}
+
+/// Adverse events of the arm against the reference, over each arm's safety population.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct AeComparison {
+    /// The arm's safety population.
+    #[serde(rename = "N")]
+    pub total: usize,
+    /// The reference's.
+    #[serde(rename = "N_reference")]
+    pub total_reference: usize,
+    /// The arm's treatment duration summed, in years.
+    pub patient_years: f64,
+    /// The reference's.
+    pub patient_years_reference: f64,
+    /// The interval of the risk differences: `newcombe`, `wald` or `mn` (`analysis.diff_ci`).
+    pub method: String,
+    /// Kinds (any TEAE, grade ≥3 TEAE, serious TEAE, any TRAE), then each term (TEAE of any
+    /// grade), most frequent first.
+    pub rows: Vec<AeRisk>,
+}
+
+/// One kind or term of adverse event compared.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct AeRisk {
+    /// `any TEAE`, `grade ≥3 TEAE`, `serious TEAE`, `any TRAE`, or `term`.
+    pub kind: String,
+    /// The preferred term (rows of kind `term`).
+    pub term: Option<String>,
+    /// Subjects of the arm with the event.
+    pub n: usize,
+    /// Subjects of the reference with the event.
+    pub n_reference: usize,
+    /// Risk difference, arm − reference, with its interval.
+    pub difference: Ci,
+    /// Exposure-adjusted incidence rate per 100 patient-years with its exact Poisson interval;
+    /// `null` when the arm has no time at risk.
+    pub eair: Option<Ci>,
+    /// The reference's.
+    pub eair_reference: Option<Ci>,
 }
 
 /// A Cox model of the arm against the reference.

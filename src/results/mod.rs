@@ -9,8 +9,8 @@ mod record;
 mod safety;
 
 pub use arms::{
-    ArmResults, Comparison, CoxResults, Difference, DifferenceMethod, LogrankResults,
-    ProportionDifference, ResponseComparison, StratifiedComparison, SubgroupHr,
+    AeComparison, AeRisk, ArmResults, Comparison, CoxResults, Difference, DifferenceMethod,
+    LogrankResults, ProportionDifference, ResponseComparison, StratifiedComparison, SubgroupHr,
     SubgroupInteraction, TestUsed, TteComparison,
 };
 pub use cohort::{

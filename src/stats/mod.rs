@@ -35,6 +35,7 @@ pub mod interval;
 pub mod km;
 pub mod logrank;
 pub mod normal;
+pub mod poisson;
 pub mod quantile;
 pub mod timefix;
 pub mod transform;

@@ -129,6 +129,9 @@ pub(super) fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
                 subgroups.push(Row::of(cells));
             }
         }
+        if let Some(s) = &x.safety {
+            blocks.extend(ae_table(x, s, f, AE_ROWS));
+        }
         if !subgroups.is_empty() {
             let hr = format!("HR ({}% CI)", f.level);
             let arm = format!("Events/N, {}", x.arm);
@@ -145,6 +148,18 @@ pub(super) fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
         }
     }
     let mut note = "HR: hazard ratio of the arm to the reference (Cox model); NE: not estimable (an arm without events). Differences are arm minus reference; all p-values two-sided.".to_string();
+    if let Some(x) = c.comparisons.iter().find(|x| x.safety.is_some()) {
+        if let Some(s) = &x.safety {
+            note.push_str(&format!(
+                " Adverse events: treatment-emergent, each subject once; risk difference with the {} interval; EAIR: exposure-adjusted incidence rate per 100 patient-years (subjects with the event over the time to their first event, or over the whole treatment for the others), exact Poisson interval.",
+                match s.method.as_str() {
+                    "mn" => "Miettinen–Nurminen",
+                    "wald" => "Wald",
+                    _ => "Newcombe hybrid score",
+                }
+            ));
+        }
+    }
     // The interaction tests, when a comparison has subgroups: within the strata when the
     // cohort has strata (docs/OUTPUTS.md).
     let with_subgroups = c
@@ -171,4 +186,80 @@ pub(super) fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
         heading,
         blocks,
     })
+}
+
+/// Terms shown in the report's adverse-event comparison (all are in results.json).
+const AE_ROWS: usize = 15;
+
+/// The adverse events of an arm against the reference: kinds, then the most frequent terms.
+fn ae_table(
+    x: &crate::results::Comparison,
+    s: &crate::results::AeComparison,
+    f: &Formats,
+    terms: usize,
+) -> Vec<Block> {
+    let pct = |n: usize, total: usize| f.count_pct(n, total);
+    let rate = |r: &Option<crate::stats::Ci>| match r {
+        Some(r) => format!(
+            "{} ({})",
+            crate::format::fixed(r.estimate, 1),
+            fmt_limits(Some(r.lower), Some(r.upper), 1, false)
+        ),
+        None => "NE".to_string(),
+    };
+    let body = s
+        .rows
+        .iter()
+        .filter(|r| r.kind != "term")
+        .chain(s.rows.iter().filter(|r| r.kind == "term").take(terms))
+        .map(|r| {
+            let name = match &r.term {
+                Some(t) => Cell::level(t.clone()),
+                None => Cell::text(sentence_case(&r.kind)),
+            };
+            Row::of(vec![
+                name,
+                Cell::num(pct(r.n, s.total)),
+                Cell::num(pct(r.n_reference, s.total_reference)),
+                Cell::num(format!(
+                    "{} ({})",
+                    crate::format::fixed(100.0 * r.difference.estimate, f.pd),
+                    fmt_limits(
+                        Some(100.0 * r.difference.lower),
+                        Some(100.0 * r.difference.upper),
+                        f.pd,
+                        false
+                    )
+                )),
+                Cell::num(rate(&r.eair)),
+                Cell::num(rate(&r.eair_reference)),
+            ])
+        })
+        .collect();
+    let arm = format!("{}, n (%), N = {}", x.arm, s.total);
+    let reference = format!("{}, n (%), N = {}", x.reference, s.total_reference);
+    let diff = format!("Risk difference, % ({}% CI)", f.level);
+    let eair = format!("EAIR, {} ({}% CI)", x.arm, f.level);
+    let eair_ref = format!("EAIR, {} ({}% CI)", x.reference, f.level);
+    vec![
+        Block::Subheading {
+            text: format!(
+                "Adverse events ({} and {} patient-years)",
+                crate::format::fixed(s.patient_years, 1),
+                crate::format::fixed(s.patient_years_reference, 1)
+            ),
+        },
+        Block::Table(Table {
+            class: Some("wide"),
+            head: vec![header(&[
+                "Adverse event",
+                &arm,
+                &reference,
+                &diff,
+                &eair,
+                &eair_ref,
+            ])],
+            body,
+        }),
+    ]
 }

@@ -1,0 +1,177 @@
+//! Adverse events of an arm against the reference (docs/OUTPUTS.md): per kind (any TEAE, grade
+//! ≥3, serious, any TRAE) and per preferred term, subjects of each arm's safety population with
+//! the event, the risk difference with its interval (`analysis.diff_ci`), and the
+//! exposure-adjusted incidence rate per 100 patient-years with its exact Poisson interval:
+//! subjects with the event over the time at risk, to the first event for them and over the
+//! whole treatment for the others.
+
+use rustc_hash::FxHashMap;
+
+use super::{statistics_error, Member};
+use crate::config::{Analysis, CohortConfig, DiffCi};
+use crate::error::Result;
+use crate::model::{AdverseEvent, Date};
+use crate::results::{AeComparison, AeRisk};
+use crate::stats::two_by_two::{compare_proportions, Counts};
+use crate::stats::{poisson::exact_rate_interval, Ci};
+
+/// The adverse events of a cohort's subjects by `USUBJID`, treatment-emergent only.
+pub type AeIndex<'a> = FxHashMap<&'a str, Vec<&'a AdverseEvent>>;
+
+/// Builds the index of treatment-emergent events by subject.
+pub fn ae_index(events: &[AdverseEvent]) -> AeIndex<'_> {
+    let mut index: AeIndex = FxHashMap::default();
+    for e in events.iter().filter(|e| e.emergent) {
+        index.entry(e.usubjid.as_str()).or_default().push(e);
+    }
+    index
+}
+
+/// One member's arm and exposure in days.
+struct AtRisk {
+    in_arm: bool,
+    exposure: Option<f64>,
+}
+
+/// The comparison of adverse events; `None` when an arm has no safety subject.
+pub fn compare_ae(
+    two: &[Member],
+    events: &AeIndex<'_>,
+    duration: &dyn Fn(&crate::model::Subject) -> Option<f64>,
+    cohort: &CohortConfig,
+    settings: &Analysis,
+) -> Result<Option<AeComparison>> {
+    let safety: Vec<(&Member, AtRisk)> = two
+        .iter()
+        .filter(|m| m.subject.safety)
+        .map(|m| {
+            (
+                m,
+                AtRisk {
+                    in_arm: m.in_arm,
+                    exposure: duration(m.subject),
+                },
+            )
+        })
+        .collect();
+    let total = |arm: bool| safety.iter().filter(|(_, r)| r.in_arm == arm).count();
+    let (n1, n0) = (total(true), total(false));
+    if n1 == 0 || n0 == 0 {
+        return Ok(None);
+    }
+    let years = |arm: bool| {
+        safety
+            .iter()
+            .filter(|(_, r)| r.in_arm == arm)
+            .filter_map(|(_, r)| r.exposure)
+            .sum::<f64>()
+            / 365.25
+    };
+    // The rows: kinds first, then every term with an event, most frequent first.
+    type Pick = fn(&AdverseEvent) -> bool;
+    let kinds: [(&str, Pick); 4] = [
+        ("any TEAE", |_| true),
+        ("grade ≥3 TEAE", |e| e.grade.is_some_and(|g| g >= 3)),
+        ("serious TEAE", |e| e.serious),
+        ("any TRAE", |e| e.related),
+    ];
+    let mut terms: FxHashMap<&str, usize> = FxHashMap::default();
+    for (m, _) in &safety {
+        if let Some(list) = events.get(&*m.subject.usubjid) {
+            let mut seen: Vec<&str> = list.iter().map(|e| e.term.as_str()).collect();
+            seen.sort_unstable();
+            seen.dedup();
+            for t in seen {
+                *terms.entry(t).or_default() += 1;
+            }
+        }
+    }
+    let mut terms: Vec<(&str, usize)> = terms.into_iter().collect();
+    terms.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+
+    let level = settings.ci_level;
+    let label = |what: &str| format!("adverse events: {what}");
+    let row =
+        |kind: &str, term: Option<&str>, hit: &dyn Fn(&AdverseEvent) -> bool| -> Result<AeRisk> {
+            // Per arm: subjects with the event, and days at risk.
+            let (mut x, mut days) = ([0usize; 2], [0f64; 2]);
+            for (m, r) in &safety {
+                let arm = usize::from(r.in_arm);
+                let first: Option<Date> = events
+                    .get(&*m.subject.usubjid)
+                    .into_iter()
+                    .flatten()
+                    .filter(|e| hit(e))
+                    .filter_map(|e| e.start)
+                    .min();
+                let has = events
+                    .get(&*m.subject.usubjid)
+                    .is_some_and(|l| l.iter().any(|e| hit(e)));
+                x[arm] += usize::from(has);
+                let exposure = r.exposure;
+                let at_risk = match (has, first, m.subject.trt_start) {
+                    (true, Some(d), Some(start)) => {
+                        let day = ((d - start).num_days() + 1).max(1) as f64;
+                        Some(exposure.map_or(day, |e| day.min(e)))
+                    }
+                    _ => exposure,
+                };
+                days[arm] += at_risk.unwrap_or(0.0);
+            }
+            let what = label(term.unwrap_or(kind));
+            let cmp =
+                compare_proportions(Counts { x: x[1], n: n1 }, Counts { x: x[0], n: n0 }, level)
+                    .map_err(statistics_error(cohort, what.clone()))?;
+            let interval = match settings.diff_ci {
+                DiffCi::Newcombe => cmp.newcombe,
+                DiffCi::Wald => cmp.wald,
+                DiffCi::Mn => cmp.mn,
+            };
+            let rate = |arm: usize| -> Result<Option<Ci>> {
+                if days[arm] <= 0.0 {
+                    return Ok(None);
+                }
+                let py = days[arm] / 365.25;
+                let i = exact_rate_interval(x[arm], py, level)
+                    .map_err(statistics_error(cohort, what.clone()))?;
+                Ok(Some(Ci {
+                    estimate: 100.0 * x[arm] as f64 / py,
+                    lower: 100.0 * i.lower,
+                    upper: 100.0 * i.upper,
+                }))
+            };
+            Ok(AeRisk {
+                kind: kind.to_string(),
+                term: term.map(str::to_string),
+                n: x[1],
+                n_reference: x[0],
+                difference: Ci {
+                    estimate: cmp.difference,
+                    lower: interval.lower,
+                    upper: interval.upper,
+                },
+                eair: rate(1)?,
+                eair_reference: rate(0)?,
+            })
+        };
+    let mut rows = Vec::with_capacity(kinds.len() + terms.len());
+    for (kind, pick) in kinds {
+        rows.push(row(kind, None, &pick)?);
+    }
+    for (term, _) in terms {
+        rows.push(row("term", Some(term), &|e: &AdverseEvent| e.term == term)?);
+    }
+    Ok(Some(AeComparison {
+        total: n1,
+        total_reference: n0,
+        patient_years: years(true),
+        patient_years_reference: years(false),
+        method: match settings.diff_ci {
+            DiffCi::Newcombe => "newcombe",
+            DiffCi::Wald => "wald",
+            DiffCi::Mn => "mn",
+        }
+        .to_string(),
+        rows,
+    }))
+}
