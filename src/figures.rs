@@ -577,6 +577,60 @@ pub fn cohort_figures(
         }
     }
 
+    // A cohort with arms and ADAE: the adverse-event dot plot per comparison (the most
+    // frequent terms, `ae_top_n`).
+    for (i, c) in results.comparisons.iter().enumerate() {
+        let Some(s) = &c.safety else { continue };
+        let rows: Vec<plots::AeDotRow> = s
+            .rows
+            .iter()
+            .filter(|r| r.kind == "term")
+            .take(settings.ae_top_n)
+            .map(|r| plots::AeDotRow {
+                term: r.term.clone().unwrap_or_default(),
+                pct: 100.0 * r.n as f64 / s.total.max(1) as f64,
+                pct_reference: 100.0 * r.n_reference as f64 / s.total_reference.max(1) as f64,
+                difference: (
+                    100.0 * r.difference.estimate,
+                    100.0 * r.difference.lower,
+                    100.0 * r.difference.upper,
+                ),
+            })
+            .collect();
+        if rows.is_empty() || settings.ae_top_n == 0 {
+            continue;
+        }
+        let name = if several {
+            format!("ae-dot-{}", i + 1)
+        } else {
+            "ae-dot".to_string()
+        };
+        let caption = format!(
+            "Treatment-emergent adverse events of {} vs {}: the {} most frequent terms, percentage of each arm's safety population with the term, and the risk difference ({}% CI, {}).",
+            c.arm,
+            c.reference,
+            rows.len(),
+            settings.ci_percent(),
+            match s.method.as_str() {
+                "mn" => "Miettinen–Nurminen",
+                "wald" => "Wald",
+                _ => "Newcombe",
+            }
+        );
+        figs.add(
+            cohort,
+            &name,
+            caption,
+            plots::ae_dot(
+                &rows,
+                &c.arm,
+                &c.reference,
+                &format!("{}", settings.ci_percent()),
+            ),
+            png,
+        )?;
+    }
+
     // Figures of data the study does not have (no ADTR, no ADRS) are not attempted, and need
     // no note; a note says when the data exist but hold nothing to draw.
     if analysis.has_adtr {

@@ -1934,3 +1934,42 @@ fn day_axes_tick_at_round_numbers() {
         "step {step}: {ticks:?}"
     );
 }
+
+#[test]
+fn ae_dot_plot_draws_each_term_and_refuses_bad_input() {
+    let row = |term: &str, pct: f64, pct_reference: f64| readout::plots::AeDotRow {
+        term: term.to_string(),
+        pct,
+        pct_reference,
+        difference: (
+            pct - pct_reference,
+            pct - pct_reference - 9.0,
+            pct - pct_reference + 9.0,
+        ),
+    };
+    let rows = vec![row("Nausea", 37.2, 29.3), row("Rash", 20.3, 6.7)];
+    let svg = readout::plots::ae_dot(&rows, "Drug X", "Placebo", "95").unwrap();
+    assert_eq!(
+        svg,
+        readout::plots::ae_dot(&rows, "Drug X", "Placebo", "95").unwrap()
+    );
+    for text in [
+        "Nausea",
+        "Rash",
+        "Drug X",
+        "Placebo",
+        "Risk difference, % (95% CI)",
+    ] {
+        assert!(svg.contains(text), "{text}");
+    }
+    assert!(matches!(
+        readout::plots::ae_dot(&[], "A", "B", "95"),
+        Err(readout::plots::PlotError::NoData)
+    ));
+    for bad in [row("X", 120.0, 1.0), row("X", f64::NAN, 1.0)] {
+        assert!(matches!(
+            readout::plots::ae_dot(&[bad], "A", "B", "95"),
+            Err(readout::plots::PlotError::InvalidInput(_))
+        ));
+    }
+}

@@ -13,6 +13,7 @@
 //! Empty input is [`PlotError::NoData`] so the caller can skip the figure with a note.
 
 mod ae;
+mod ae_dot;
 mod axis;
 mod canvas;
 mod forest;
@@ -25,6 +26,7 @@ mod swimmer;
 mod waterfall;
 
 pub use ae::{ae_bars, ae_bars_by_arm, ae_bars_labelled, AeArm, AeBar};
+pub use ae_dot::{ae_dot, AeDotRow};
 pub use forest::{forest, ForestRow};
 pub use glyphs::glyph_drawn_texts;
 pub use km::{km_plot, number_at_risk, KmPlotOptions, KmPoint, KmSeries};
