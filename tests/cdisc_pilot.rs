@@ -475,4 +475,130 @@ fn pilot_disposition_and_exposure_are_the_published_ones() {
         let got = e["duration"]["mean"].as_f64().unwrap();
         assert!((got - mean).abs() < 0.05, "{id}: mean {got}");
     }
+    // Dose from ADSL CUMDOSE and AVGDD (medians of the pilot's ADSL).
+    for (id, cumulative, daily) in [
+        ("placebo", 0.0, 0.0),
+        ("xanomeline-low", 4455.0, 54.0),
+        ("xanomeline-high", 5778.0, 75.1),
+    ] {
+        let dose = &cohort(&results, id)["exposure"]["dose"];
+        assert_eq!(dose["CUMDOSE"]["median"].as_f64(), Some(cumulative), "{id}");
+        assert_eq!(dose["AVGDD"]["median"].as_f64(), Some(daily), "{id}");
+    }
+}
+
+/// Adverse events of the pilot's high dose against placebo: counts, Newcombe risk differences
+/// and exposure-adjusted incidence rates (per 100 patient-years, exposure TRTDUR) equal R's:
+/// base R 4.2.2 `prop.test` Wilson limits combined by hand (Newcombe method 10) and
+/// `poisson.test`, on the pilot's ADSL and ADAE (`tests/reference/ae-compare/pilot_ae.R`,
+/// exposure TRTDUR).
+#[test]
+#[ignore = "needs ../shared/reference/adam/cdiscpilot01"]
+#[allow(clippy::excessive_precision)] // R's digits, as printed
+fn pilot_adverse_events_compared_equal_r() {
+    let _dir = pilot_xpt();
+    let (_out, results) = build(Path::new("tests/fixtures/cdiscpilot01/arms.yaml"));
+    let c = cohort(&results, "all");
+    let high = c["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["arm"] == "Xanomeline High Dose")
+        .expect("high dose vs placebo");
+    let s = &high["safety"];
+    assert_eq!((&s["N"], &s["N_reference"]), (&84.into(), &86.into()));
+    // (row, n, EAIR, lower, upper, n reference, EAIR, lower, upper, difference, lower, upper)
+    let r: [(&str, [f64; 11]); 4] = [
+        (
+            "any TEAE",
+            [
+                76.0,
+                1390.03505257887,
+                1095.18952097520,
+                1739.83614746404,
+                65.0,
+                447.104519774011,
+                345.065829154479,
+                569.871413027252,
+                0.148947951273533,
+                0.0356813504914046,
+                0.259500720289694,
+            ],
+        ),
+        (
+            "APPLICATION SITE PRURITUS",
+            [
+                22.0,
+                123.49008759797141,
+                77.390580437711165,
+                186.96547667732582,
+                6.0,
+                18.247293921731888,
+                6.6964352713366644,
+                39.716676825353453,
+                0.1921373200442968,
+                0.0814646712928909,
+                0.3016658757787011,
+            ],
+        ),
+        (
+            "ERYTHEMA",
+            [
+                14.0,
+                74.280941313189999,
+                40.610081833509497,
+                124.63079771572406,
+                8.0,
+                23.532254167673351,
+                10.159557079466781,
+                46.367921902839719,
+                0.0736434108527132,
+                -0.0291999438991853,
+                0.1777933247011907,
+            ],
+        ),
+        (
+            "DIZZINESS",
+            [
+                11.0,
+                54.031065088757394,
+                26.972113019543510,
+                96.676500362877078,
+                2.0,
+                5.804068012076911,
+                0.702899562912627,
+                20.966289294741586,
+                0.107696566998893,
+                0.027183242824323,
+                0.197795484618370,
+            ],
+        ),
+    ];
+    for (name, want) in r {
+        let row = s["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["kind"] == name || x["term"] == name)
+            .unwrap_or_else(|| panic!("{name}"));
+        let got = [
+            row["n"].as_f64().unwrap(),
+            row["eair"]["estimate"].as_f64().unwrap(),
+            row["eair"]["lower"].as_f64().unwrap(),
+            row["eair"]["upper"].as_f64().unwrap(),
+            row["n_reference"].as_f64().unwrap(),
+            row["eair_reference"]["estimate"].as_f64().unwrap(),
+            row["eair_reference"]["lower"].as_f64().unwrap(),
+            row["eair_reference"]["upper"].as_f64().unwrap(),
+            row["difference"]["estimate"].as_f64().unwrap(),
+            row["difference"]["lower"].as_f64().unwrap(),
+            row["difference"]["upper"].as_f64().unwrap(),
+        ];
+        for (g, w) in got.iter().zip(want) {
+            assert!(
+                (g - w).abs() <= 1e-9 * w.abs().max(1e-3),
+                "{name}: {got:?} vs R {want:?}"
+            );
+        }
+    }
 }

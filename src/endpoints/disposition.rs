@@ -7,9 +7,13 @@ use super::*;
 use crate::results::{Disposition, Exposure, ReasonCount};
 
 /// The ADSL columns disposition and exposure may be read from (kept per subject when present).
-pub const COLUMNS: [&str; 8] = [
+pub const COLUMNS: [&str; 11] = [
     "EOSSTT", "EOTSTT", "DCDECOD", "DCSREAS", "DCREASCD", "DSRAEFL", "TRTDURD", "TRTDUR",
+    "CUMDOSE", "AVGDD", "RDI",
 ];
+
+/// The ADSL columns of dose: cumulative dose, average daily dose, relative dose intensity (%).
+const DOSE_COLUMNS: [&str; 3] = ["CUMDOSE", "AVGDD", "RDI"];
 
 /// The first of `names` that ADSL has.
 fn first_of(headers: &[String], names: &[&str]) -> Option<String> {
@@ -172,7 +176,23 @@ pub(super) fn exposure(
     let patient_years = days.iter().sum::<f64>() / 365.25;
     let mut in_unit: Vec<f64> = days.iter().map(|d| d / unit_days).collect();
     in_unit.sort_by(f64::total_cmp);
+    // Dose, where ADSL gives it: each column summarised over the safety subjects with a value.
+    let dose = DOSE_COLUMNS
+        .iter()
+        .filter(|c| data.adsl_headers.iter().any(|h| h == *c))
+        .filter_map(|c| {
+            let mut values: Vec<f64> = subjects
+                .iter()
+                .filter(|s| s.safety)
+                .filter_map(|s| s.columns.get(c)?.trim().parse::<f64>().ok())
+                .filter(|v| v.is_finite())
+                .collect();
+            values.sort_by(f64::total_cmp);
+            Some((c.to_string(), continuous_summary(&values)?))
+        })
+        .collect();
     Some(Exposure {
+        dose,
         n: in_unit.len(),
         source: match columns.first() {
             Some(c) => format!("{c}, else TRTEDT − TRTSDT + 1"),

@@ -164,4 +164,8 @@ pub struct Exposure {
     pub ongoing: usize,
     /// Safety subjects without a duration (no TRTSDT, or no TRTEDT and no cut-off).
     pub missing: usize,
+    /// Dose where ADSL gives it, by column (`CUMDOSE` cumulative dose, `AVGDD` average daily
+    /// dose, `RDI` relative dose intensity in %), over the safety subjects with a value.
+    #[serde(default, skip_serializing_if = "indexmap::IndexMap::is_empty")]
+    pub dose: indexmap::IndexMap<String, crate::results::ContinuousSummary>,
 }

@@ -126,6 +126,27 @@ pub(super) fn disposition(c: &CohortResults, f: &Formats) -> Option<Section> {
                     .map_or("–".to_string(), |e| fixed(e.patient_years, 1))
             }),
         ];
+        let mut body = body;
+        for column in e.dose.keys() {
+            let name = match column.as_str() {
+                "CUMDOSE" => "Cumulative dose, median (range)",
+                "AVGDD" => "Average daily dose, median (range)",
+                _ => "Relative dose intensity (%), median (range)",
+            };
+            body.push(row_of(Cell::text(name), &columns, |r| {
+                r.exposure.as_ref().and_then(|e| e.dose.get(column)).map_or(
+                    "–".to_string(),
+                    |d| {
+                        format!(
+                            "{} ({}–{})",
+                            fixed(d.median, td),
+                            fixed(d.min, td),
+                            fixed(d.max, td)
+                        )
+                    },
+                )
+            }));
+        }
         blocks.push(Block::Table(Table {
             class: (columns.len() > 2).then_some("wide"),
             head: vec![column_header("Exposure", &columns, |col| {
