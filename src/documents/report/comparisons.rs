@@ -191,46 +191,54 @@ pub(super) fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
 /// Terms shown in the report's adverse-event comparison (all are in results.json).
 const AE_ROWS: usize = 15;
 
-/// The adverse events of an arm against the reference: kinds, then the most frequent terms.
+/// The adverse events of an arm against the reference: kinds, then the most frequent terms;
+/// one table of incidences and risk differences, one of exposure-adjusted incidence rates
+/// (six columns side by side do not fit a Word page).
 fn ae_table(
     x: &crate::results::Comparison,
     s: &crate::results::AeComparison,
     f: &Formats,
     terms: usize,
 ) -> Vec<Block> {
-    let pct = |n: usize, total: usize| f.count_pct(n, total);
+    let limits = |lower: f64, upper: f64, d: usize| fmt_limits(Some(lower), Some(upper), d, false);
     let rate = |r: &Option<crate::stats::Ci>| match r {
         Some(r) => format!(
             "{} ({})",
             crate::format::fixed(r.estimate, 1),
-            fmt_limits(Some(r.lower), Some(r.upper), 1, false)
+            limits(r.lower, r.upper, 1)
         ),
         None => "NE".to_string(),
     };
-    let body = s
+    let rows: Vec<&crate::results::AeRisk> = s
         .rows
         .iter()
         .filter(|r| r.kind != "term")
         .chain(s.rows.iter().filter(|r| r.kind == "term").take(terms))
+        .collect();
+    let name = |r: &crate::results::AeRisk| match &r.term {
+        Some(t) => Cell::level(t.clone()),
+        None => Cell::text(sentence_case(&r.kind)),
+    };
+    let incidence = rows
+        .iter()
         .map(|r| {
-            let name = match &r.term {
-                Some(t) => Cell::level(t.clone()),
-                None => Cell::text(sentence_case(&r.kind)),
-            };
             Row::of(vec![
-                name,
-                Cell::num(pct(r.n, s.total)),
-                Cell::num(pct(r.n_reference, s.total_reference)),
+                name(r),
+                Cell::num(f.count_pct(r.n, s.total)),
+                Cell::num(f.count_pct(r.n_reference, s.total_reference)),
                 Cell::num(format!(
                     "{} ({})",
                     crate::format::fixed(100.0 * r.difference.estimate, f.pd),
-                    fmt_limits(
-                        Some(100.0 * r.difference.lower),
-                        Some(100.0 * r.difference.upper),
-                        f.pd,
-                        false
-                    )
+                    limits(100.0 * r.difference.lower, 100.0 * r.difference.upper, f.pd)
                 )),
+            ])
+        })
+        .collect();
+    let rates = rows
+        .iter()
+        .map(|r| {
+            Row::of(vec![
+                name(r),
                 Cell::num(rate(&r.eair)),
                 Cell::num(rate(&r.eair_reference)),
             ])
@@ -239,27 +247,35 @@ fn ae_table(
     let arm = format!("{}, n (%), N = {}", x.arm, s.total);
     let reference = format!("{}, n (%), N = {}", x.reference, s.total_reference);
     let diff = format!("Risk difference, % ({}% CI)", f.level);
-    let eair = format!("EAIR, {} ({}% CI)", x.arm, f.level);
-    let eair_ref = format!("EAIR, {} ({}% CI)", x.reference, f.level);
+    let eair = format!(
+        "{} ({} patient-years)",
+        x.arm,
+        crate::format::fixed(s.patient_years, 1)
+    );
+    let eair_ref = format!(
+        "{} ({} patient-years)",
+        x.reference,
+        crate::format::fixed(s.patient_years_reference, 1)
+    );
     vec![
         Block::Subheading {
+            text: "Adverse events".to_string(),
+        },
+        Block::Table(Table {
+            class: Some("wide"),
+            head: vec![header(&["Adverse event", &arm, &reference, &diff])],
+            body: incidence,
+        }),
+        Block::Subheading {
             text: format!(
-                "Adverse events ({} and {} patient-years)",
-                crate::format::fixed(s.patient_years, 1),
-                crate::format::fixed(s.patient_years_reference, 1)
+                "Exposure-adjusted incidence rates per 100 patient-years ({}% CI)",
+                f.level
             ),
         },
         Block::Table(Table {
             class: Some("wide"),
-            head: vec![header(&[
-                "Adverse event",
-                &arm,
-                &reference,
-                &diff,
-                &eair,
-                &eair_ref,
-            ])],
-            body,
+            head: vec![header(&["Adverse event", &eair, &eair_ref])],
+            body: rates,
         }),
     ]
 }
