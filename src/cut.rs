@@ -28,6 +28,7 @@ pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, St
         vocabulary: data.vocabulary.clone(),
         adsl_headers: data.adsl_headers.clone(),
         adae_has_action: data.adae_has_action,
+        dose: data.dose.clone(),
         disposition_columns: data.disposition_columns.clone(),
         ..StudyData::default()
     };

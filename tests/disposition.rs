@@ -259,3 +259,44 @@ fn ae_actions_are_counted_once_per_subject_and_said() {
     let text = std::fs::read_to_string(folder.join("all/abstract.txt")).unwrap();
     assert!(!text.contains("discontinuation"), "{text}");
 }
+
+#[test]
+fn adex_gives_the_dose_and_two_rows_of_a_subject_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("adex.csv"),
+        "USUBJID,PARAMCD,AVAL\n\
+         S1,TDOSE,1000\nS2,TDOSE,3000\nS4,TDOSE,2000\n\
+         S1,PDOSINT,100\nS2,PDOSINT,80\nS4,PDOSINT,95.5\n\
+         S1,DOSE,50\n",
+    )
+    .unwrap();
+    let run = build(d, ADSL, ", adex: adex.csv");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let c = &results(d)["cohorts"][0];
+    let dose = &c["exposure"]["dose"];
+    // Over the safety subjects with a value (S1, S2, S4); no average daily dose in ADEX.
+    assert_eq!(dose["CUMDOSE"]["median"], 2000.0);
+    assert_eq!(dose["RDI"]["min"], 80.0);
+    assert!(dose.get("AVGDD").is_none(), "{dose}");
+    let report = std::fs::read_to_string(d.join("out/DISP/2021-04-10/all/report.html")).unwrap();
+    assert!(report.contains("Relative dose intensity (%), median (range)"));
+
+    std::fs::write(
+        d.join("adex.csv"),
+        "USUBJID,PARAMCD,AVAL\nS1,TDOSE,1\nS1,TDOSE,2\n",
+    )
+    .unwrap();
+    let run = build(d, ADSL, ", adex: adex.csv");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("adex.csv: line 3") && stderr.contains("subject `S1` has two TDOSE rows"),
+        "{stderr}"
+    );
+}

@@ -86,6 +86,10 @@ pub struct DataFiles {
     /// Tumour measurements (sum of diameters). Default: none.
     #[serde(default)]
     pub adtr: Option<PathBuf>,
+    /// Exposure summaries (cumulative dose, average daily dose, dose intensity), one row per
+    /// subject and parameter. Default: none (ADSL's CUMDOSE, AVGDD, RDI when present).
+    #[serde(default)]
+    pub adex: Option<PathBuf>,
     /// ADRS `PARAMCD`s that may hold the per-visit overall response, one or a list: the first
     /// that ADRS has is read. Default: `[OVR, OVRLRESP]` (the admiralonco and CDISC names).
     #[serde(default, deserialize_with = "one_or_many")]

@@ -176,15 +176,23 @@ pub(super) fn exposure(
     let patient_years = days.iter().sum::<f64>() / 365.25;
     let mut in_unit: Vec<f64> = days.iter().map(|d| d / unit_days).collect();
     in_unit.sort_by(f64::total_cmp);
-    // Dose, where ADSL gives it: each column summarised over the safety subjects with a value.
+    // Dose, from ADEX when given, else where ADSL gives it: each summarised over the safety
+    // subjects with a value.
     let dose = DOSE_COLUMNS
         .iter()
-        .filter(|c| data.adsl_headers.iter().any(|h| h == *c))
-        .filter_map(|c| {
+        .enumerate()
+        .filter(|(_, c)| data.dose.is_some() || data.adsl_headers.iter().any(|h| h == *c))
+        .filter_map(|(k, c)| {
+            let value = |s: &Subject| match &data.dose {
+                Some(adex) => adex
+                    .get(&*s.usubjid)
+                    .and_then(|v| v.get(k).copied().flatten()),
+                None => s.columns.get(c)?.trim().parse::<f64>().ok(),
+            };
             let mut values: Vec<f64> = subjects
                 .iter()
                 .filter(|s| s.safety)
-                .filter_map(|s| s.columns.get(c)?.trim().parse::<f64>().ok())
+                .filter_map(value)
                 .filter(|v| v.is_finite())
                 .collect();
             values.sort_by(f64::total_cmp);

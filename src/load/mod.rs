@@ -21,6 +21,7 @@ use crate::model::{
 };
 
 mod adae;
+mod adex;
 mod adrs;
 mod adsl;
 mod adtr;
@@ -38,6 +39,7 @@ mod tests;
 pub mod xpt;
 
 pub use adae::*;
+pub use adex::ADEX_PARAMS;
 pub use adrs::*;
 pub use adsl::*;
 pub use adtr::*;
@@ -112,6 +114,9 @@ pub struct StudyData {
     pub adverse_events: Vec<AdverseEvent>,
     /// ADAE has `AEACN`: the actions taken with the study treatment can be counted.
     pub adae_has_action: bool,
+    /// ADEX dose summaries per subject (`CUMDOSE`, `AVGDD`, `RDI` of `adex::ADEX_PARAMS`),
+    /// when ADEX is given.
+    pub dose: Option<FxHashMap<String, [Option<f64>; 3]>>,
     /// ADTR sum-of-diameters rows.
     pub lesions: Vec<LesionSum>,
     /// The files read, with their SHA-256, for the manifest.
@@ -165,6 +170,7 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
         ("adtte", data.adtte.as_ref()),
         ("adae", data.adae.as_ref()),
         ("adtr", data.adtr.as_ref()),
+        ("adex", data.adex.as_ref()),
     ] {
         let Some(file) = file else { continue };
         let path = cfg.data_path(file);
@@ -359,6 +365,11 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
         study.has_adtte = true;
         study.adtte_file = Some(path);
         study.inputs.push(input);
+    }
+    if let Some(file) = &data.adex {
+        let table = CsvTable::read(&cfg.data_path(file))?;
+        study.dose = Some(adex::read_adex(&table, &known)?);
+        study.inputs.push(table.input_file());
     }
     if let (Some(table), Some((rows, warnings))) = (&adae, adverse_events?) {
         study.adverse_events = rows;
