@@ -53,6 +53,12 @@ pub fn build_quietly(out: &Path, config: &Path) -> Ran {
         .assert()
 }
 
+/// A JSON file's value (results.json, manifest.json).
+pub fn read_json(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
 /// Runs a command and checks how it ended, showing its output when it did not end as expected.
 pub trait Run {
     fn assert(&mut self) -> Ran;

@@ -11,7 +11,7 @@ use readout::derive::{derive_subject_by, DeriveOptions, DerivedSubject};
 use readout::model::{Assessment, Date, Response, Status, Subject};
 use serde_json::Value;
 
-use crate::common::readout_command;
+use crate::common::{build_quietly, read_json, readout_command};
 
 fn day(n: i64) -> Date {
     "2021-01-01".parse::<Date>().unwrap() + chrono::TimeDelta::days(n)
@@ -293,21 +293,9 @@ fn a_study_of_four_criteria_reports_each_in_its_own_terms() {
     let dir = tempfile::tempdir().unwrap();
     let config = write_study(dir.path(), false);
     let out = dir.path().join("out");
-    let run = readout_command()
-        .args(["build", "--quiet", "--out"])
-        .arg(&out)
-        .arg(&config)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    build_quietly(&out, &config).success();
     let folder = out.join("CRIT/no-cutoff");
-    let results: Value =
-        serde_json::from_str(&std::fs::read_to_string(folder.join("results.json")).unwrap())
-            .unwrap();
+    let results: Value = read_json(&folder.join("results.json"));
     let cohort = |id: &str| {
         results["cohorts"]
             .as_array()
@@ -513,21 +501,9 @@ fn as_given_tabulates_the_sponsors_bor_without_deriving_it() {
     )
     .unwrap();
     let out = d.join("out");
-    let run = readout_command()
-        .args(["build", "--quiet", "--out"])
-        .arg(&out)
-        .arg(&config)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    build_quietly(&out, &config).success();
     let folder = out.join(format!("GIVEN/{}", day(200)));
-    let results: Value =
-        serde_json::from_str(&std::fs::read_to_string(folder.join("results.json")).unwrap())
-            .unwrap();
+    let results: Value = read_json(&folder.join("results.json"));
     let r = &results["cohorts"][0]["response"];
     assert_eq!(r["criteria"]["id"], "as-given");
     // Only the categories used, and NE: S3's BOR is dated after the cut-off, S4 has none.
@@ -603,9 +579,7 @@ fn the_criteria_example_reads_each_cohort_by_its_criteria() {
         "{summary}"
     );
     let folder = out.path().join("CRIT-EXAMPLE/2024-06-28");
-    let results: Value =
-        serde_json::from_str(&std::fs::read_to_string(folder.join("results.json")).unwrap())
-            .unwrap();
+    let results: Value = read_json(&folder.join("results.json"));
     // Recorded from this build (the rules are checked case by case above): BOR counts per
     // cohort, in each set's order.
     let recorded = [

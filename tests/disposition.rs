@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::readout_command;
+use crate::common::{build_quietly, read_json, readout_command};
 
 const ADSL: &str = "\
 USUBJID,ARM,TRTSDT,TRTEDT,EOSSTT,DCSREAS,SAFFL
@@ -189,21 +189,9 @@ fn ae_actions_are_counted_once_per_subject_and_said() {
          cohorts: [{ id: all }]\n",
     )
     .unwrap();
-    let run = readout_command()
-        .args(["build", "--quiet", "--out"])
-        .arg(d.join("out"))
-        .arg(d.join("study.yaml"))
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    build_quietly(&d.join("out"), &d.join("study.yaml")).success();
     let folder = d.join("out/ACT/no-cutoff");
-    let r: Value =
-        serde_json::from_str(&std::fs::read_to_string(folder.join("results.json")).unwrap())
-            .unwrap();
+    let r: Value = read_json(&folder.join("results.json"));
     let s = &r["cohorts"][0]["safety"];
     // S1's two withdrawn TRAEs count once; S4's fatal sepsis is unrelated (AESDTH = Y).
     assert_eq!(s["trae"]["discontinued"], 1);
@@ -237,21 +225,9 @@ fn ae_actions_are_counted_once_per_subject_and_said() {
         })
         .collect();
     std::fs::write(d.join("adae.csv"), without).unwrap();
-    let run = readout_command()
-        .args(["build", "--quiet", "--out"])
-        .arg(d.join("out2"))
-        .arg(d.join("study.yaml"))
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    build_quietly(&d.join("out2"), &d.join("study.yaml")).success();
     let folder = d.join("out2/ACT/no-cutoff");
-    let r: Value =
-        serde_json::from_str(&std::fs::read_to_string(folder.join("results.json")).unwrap())
-            .unwrap();
+    let r: Value = read_json(&folder.join("results.json"));
     assert!(r["cohorts"][0]["safety"]["trae"]
         .get("discontinued")
         .is_none());
