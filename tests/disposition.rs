@@ -276,3 +276,35 @@ fn adex_gives_the_dose_and_two_rows_of_a_subject_are_refused() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_fatal_trae_below_grade_4_is_a_death_not_no_grade_4_or_5() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("adsl.csv"),
+        "USUBJID,TRTSDT\nS1,2021-01-01\nS2,2021-01-01\n",
+    )
+    .unwrap();
+    // A grade 3 related event with a fatal outcome (AEOUT), and one with AESDTH = Y.
+    std::fs::write(
+        d.join("adae.csv"),
+        "USUBJID,AEDECOD,ATOXGR,AEREL,AEOUT,AESDTH\n\
+         S1,PNEUMONITIS,3,Y,FATAL,N\n\
+         S2,RASH,3,Y,RECOVERED/RESOLVED,N\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("study.yaml"),
+        "study: { id: DTH }\ndata: { adsl: adsl.csv, adae: adae.csv }\n\
+         analysis: { tte_params: {} }\ncohorts: [{ id: all }]\n",
+    )
+    .unwrap();
+    build_quietly(&d.join("out"), &d.join("study.yaml")).success();
+    let text = std::fs::read_to_string(d.join("out/DTH/no-cutoff/all/abstract.txt")).unwrap();
+    assert!(
+        text.contains("One treatment-related death was reported."),
+        "{text}"
+    );
+    assert!(!text.contains("No grade 4 or 5 TRAE"), "{text}");
+}
