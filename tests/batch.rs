@@ -462,3 +462,87 @@ fn configs_reached_through_symbolic_links_are_compared_where_they_lead() {
     );
     assert!(!real.join("output").exists(), "nothing is written");
 }
+
+/// The text of a tracked-changes document.xml after Accept All (`accept`) or Reject All:
+/// paragraphs joined by blank lines.
+fn resolved_docx(xml: &str, accept: bool) -> String {
+    let (drop, keep) = if accept {
+        ("w:del", "w:ins")
+    } else {
+        ("w:ins", "w:del")
+    };
+    let mut text = xml.to_string();
+    // Remove the dropped revisions whole.
+    while let Some(start) = text.find(&format!("<{drop} ")) {
+        let end = text[start..].find(&format!("</{drop}>")).expect("closed") + start;
+        text.replace_range(start..end + drop.len() + 3, "");
+    }
+    let _ = keep;
+    let mut out = Vec::new();
+    for para in text.split("</w:p>") {
+        let mut p = String::new();
+        let mut rest = para;
+        while let Some(i) = rest.find("xml:space=\"preserve\">") {
+            let after = &rest[i + 21..];
+            let j = after.find("</w:").expect("text closed");
+            p.push_str(
+                &after[..j]
+                    .replace("&amp;", "&")
+                    .replace("&lt;", "<")
+                    .replace("&gt;", ">"),
+            );
+            rest = &after[j..];
+        }
+        if !p.is_empty() {
+            out.push(p);
+        }
+    }
+    out.join("\n\n")
+}
+
+#[test]
+fn diff_writes_each_cohorts_abstract_redlined_in_word_and_html() {
+    let out = tempfile::tempdir().expect("temp");
+    readout()
+        .args(["build", "tests/fixtures/batch/study.yaml", "--quiet"])
+        .arg("--out")
+        .arg(out.path())
+        .assert()
+        .success();
+    let study = out.path().join("TINY");
+    let output = readout()
+        .arg("diff")
+        .arg(study.join("2021-03-01"))
+        .arg(study.join("2021-04-30"))
+        .output()
+        .expect("run");
+    assert!(output.status.success());
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        err.contains("diff-2021-03-01-to-2021-04-30-all.docx"),
+        "{err}"
+    );
+    let paragraphs = |t: &str| {
+        t.split("\n\n")
+            .map(|p| p.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|p| !p.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    };
+    let early =
+        paragraphs(&std::fs::read_to_string(study.join("2021-03-01/all/abstract.txt")).unwrap());
+    let late =
+        paragraphs(&std::fs::read_to_string(study.join("2021-04-30/all/abstract.txt")).unwrap());
+    assert_ne!(early, late);
+    let file = std::fs::File::open(study.join("diff-2021-03-01-to-2021-04-30-all.docx")).unwrap();
+    let mut archive = zip::ZipArchive::new(file).expect("a .docx is a zip archive");
+    let mut xml = String::new();
+    std::io::Read::read_to_string(&mut archive.by_name("word/document.xml").unwrap(), &mut xml)
+        .unwrap();
+    assert!(xml.contains("w:author=\"readout\" w:date=\"2021-04-30T00:00:00Z\""));
+    assert_eq!(resolved_docx(&xml, true), late, "Accept All");
+    assert_eq!(resolved_docx(&xml, false), early, "Reject All");
+    let html =
+        std::fs::read_to_string(study.join("diff-2021-03-01-to-2021-04-30-all.html")).unwrap();
+    assert!(html.contains("<ins>") && html.contains("<del>"));
+}

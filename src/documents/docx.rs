@@ -36,6 +36,36 @@ pub fn abstract_docx(plain: &str, cohort: &str, styles: Option<&[u8]>) -> Result
     package(body, cohort, "abstract.docx", styles)
 }
 
+/// A redline of two abstracts as a Word file with tracked changes: per paragraph, its pieces
+/// kept, inserted or deleted (author "readout", dated `date`, an ISO 8601 date); the first
+/// paragraph is the title. Word's Accept All gives the later text, Reject All the earlier.
+pub fn redline_docx(
+    paragraphs: &[Vec<(Option<Revision>, String)>],
+    date: Option<&str>,
+    cohort: &str,
+) -> Result<Vec<u8>> {
+    let mut body = Body {
+        revision_date: date.map(|d| format!("{d}T00:00:00Z")),
+        ..Body::default()
+    };
+    for (i, pieces) in paragraphs.iter().enumerate() {
+        let spans: Vec<Span<'_>> = pieces
+            .iter()
+            .map(|(revision, text)| Span {
+                revision: *revision,
+                ..Span::plain(text)
+            })
+            .collect();
+        let para = if i == 0 {
+            Para::style("Title")
+        } else {
+            Para::default()
+        };
+        body.paragraph(para, &spans);
+    }
+    package(body, cohort, "abstract-redline.docx", None)
+}
+
 /// "Results: ..." → "Results:" in bold, then the rest.
 fn labelled(text: &str) -> Vec<Span<'_>> {
     let label = text.split_once(": ").filter(|(label, _)| {
@@ -147,6 +177,17 @@ struct Span<'a> {
     text: &'a str,
     bold: bool,
     size: Option<u32>,
+    /// A tracked change: the run inserted or deleted ([`Revision`]).
+    revision: Option<Revision>,
+}
+
+/// Whether a run of a redline is kept, inserted or deleted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Revision {
+    /// Inserted (`w:ins`).
+    Inserted,
+    /// Deleted (`w:del`).
+    Deleted,
 }
 
 impl<'a> Span<'a> {
@@ -155,6 +196,7 @@ impl<'a> Span<'a> {
             text,
             bold: false,
             size: None,
+            revision: None,
         }
     }
 
@@ -171,6 +213,9 @@ impl<'a> Span<'a> {
 struct Body {
     xml: String,
     pictures: Vec<Vec<u8>>,
+    /// Tracked changes so far (each `w:ins`/`w:del` has its own id), and their author's date.
+    revisions: usize,
+    revision_date: Option<String>,
 }
 
 impl Body {
@@ -190,6 +235,22 @@ impl Body {
             let _ = write!(self.xml, "<w:pPr>{props}</w:pPr>");
         }
         for span in spans {
+            if let Some(revision) = span.revision {
+                self.revisions += 1;
+                let tag = match revision {
+                    Revision::Inserted => "w:ins",
+                    Revision::Deleted => "w:del",
+                };
+                let _ = write!(
+                    self.xml,
+                    "<{tag} w:id=\"{}\" w:author=\"readout\"",
+                    self.revisions
+                );
+                if let Some(date) = &self.revision_date {
+                    let _ = write!(self.xml, " w:date=\"{date}\"");
+                }
+                self.xml.push('>');
+            }
             self.xml.push_str("<w:r>");
             if span.bold || span.size.is_some() {
                 self.xml.push_str("<w:rPr>");
@@ -204,9 +265,18 @@ impl Body {
                 }
                 self.xml.push_str("</w:rPr>");
             }
-            self.xml.push_str("<w:t xml:space=\"preserve\">");
+            let text = match span.revision {
+                Some(Revision::Deleted) => "w:delText",
+                _ => "w:t",
+            };
+            let _ = write!(self.xml, "<{text} xml:space=\"preserve\">");
             escape_into(&mut self.xml, span.text);
-            self.xml.push_str("</w:t></w:r>");
+            let _ = write!(self.xml, "</{text}></w:r>");
+            match span.revision {
+                Some(Revision::Inserted) => self.xml.push_str("</w:ins>"),
+                Some(Revision::Deleted) => self.xml.push_str("</w:del>"),
+                None => {}
+            }
         }
         self.xml.push_str("</w:p>");
     }
@@ -302,6 +372,7 @@ impl Body {
                     text: &unbroken,
                     bold: head,
                     size: Some(18),
+                    revision: None,
                 };
                 self.paragraph(para, &[text]);
                 self.xml.push_str("</w:tc>");

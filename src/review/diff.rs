@@ -436,9 +436,31 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
     for (path, body) in [(&md_path, &md), (&html_path, &html)] {
         crate::write::replace_file(path, body.as_bytes())?;
     }
+    let mut written = vec![md_path, html_path];
+    // Per cohort of the later folder: its abstract marked against the earlier one, as a Word
+    // file with tracked changes and as an HTML redline (a cohort only in the earlier folder
+    // has none: the report above says it is gone).
+    let date = b.cutoff.map(|d| d.to_string());
+    for id in cb.keys() {
+        let read =
+            |folder: &Path| super::redline::read_abstract(&folder.join(id).join("abstract.txt"));
+        let (before_text, after_text) = (read(before)?, read(after)?);
+        let Some(after_text) = after_text else {
+            continue;
+        };
+        let marked = super::redline::redline(before_text.as_deref(), Some(&after_text));
+        let title = format!("{} {id}: abstract at {name_b} against {name_a}", a.study.id);
+        let docx = crate::documents::docx::redline_docx(&marked, date.as_deref(), id)?;
+        let html = super::redline::redline_html(&title, &marked);
+        let docx_path = parent.join(format!("{stem}-{id}.docx"));
+        let html_path = parent.join(format!("{stem}-{id}.html"));
+        crate::write::replace_file(&docx_path, &docx)?;
+        crate::write::replace_file(&html_path, html.as_bytes())?;
+        written.extend([html_path, docx_path]);
+    }
     Ok(DiffReport {
         markdown: md,
-        written: vec![md_path, html_path],
+        written,
     })
 }
 

@@ -3,4 +3,5 @@
 //! have been edited or tampered with (docs/BAD-INPUT.md).
 
 pub mod diff;
+pub mod redline;
 pub mod verify;
