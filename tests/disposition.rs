@@ -308,3 +308,26 @@ fn a_fatal_trae_below_grade_4_is_a_death_not_no_grade_4_or_5() {
     );
     assert!(!text.contains("No grade 4 or 5 TRAE"), "{text}");
 }
+
+#[test]
+fn at_an_earlier_cut_off_durations_stop_there_and_disposition_is_flagged() {
+    let dir = tempfile::tempdir().unwrap();
+    // TRTDUR of 200 days, but the cut-off 2021-04-10 is day 100.
+    let adsl = "USUBJID,ARM,TRTSDT,TRTEDT,TRTDUR,EOSSTT\n\
+                S1,A,2021-01-01,2021-07-19,200,COMPLETED\n\
+                S2,B,2021-01-01,2021-01-20,20,DISCONTINUED\n";
+    let run = build(dir.path(), adsl, "");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let c = &results(dir.path())["cohorts"][0];
+    assert_eq!(c["exposure"]["duration"]["max"], 100.0);
+    assert_eq!(c["exposure"]["duration"]["min"], 20.0);
+    let warnings = c["warnings"].to_string();
+    assert!(
+        warnings.contains("disposition is as ADSL records it, not cut at 2021-04-10"),
+        "{warnings}"
+    );
+}

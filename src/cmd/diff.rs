@@ -5,7 +5,7 @@ use super::*;
 /// Where a diff's files were written.
 pub(super) fn print_written(paths: &[PathBuf]) {
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-    errln!("diff written to {}", names.join(" and "));
+    errln!("diff written to {}", names.join(", "));
 }
 
 /// Runs `readout diff`: prints the report and says where its files went.

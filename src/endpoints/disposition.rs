@@ -123,10 +123,15 @@ pub(super) fn disposition(subjects: CohortSubjects<'_>, data: &StudyData) -> Opt
 /// Treatment duration of the safety population in days, and where it came from; `None` for a
 /// subject without one (no TRTSDT, or no TRTEDT and no cut-off).
 fn duration_days(s: &Subject, cutoff: Option<Date>, columns: &[&str]) -> Option<(f64, bool)> {
+    // ADSL's duration is the sponsor's, at their cut: never past this cut-off.
+    let limit = match (cutoff, s.trt_start) {
+        (Some(cut), Some(start)) => Some((cut - start).num_days() as f64 + 1.0),
+        _ => None,
+    };
     for c in columns {
         if let Some(v) = s.columns.get(c).and_then(|v| v.trim().parse::<f64>().ok()) {
             if v.is_finite() && v >= 0.0 {
-                return Some((v, false));
+                return Some((limit.map_or(v, |l| v.min(l)), false));
             }
         }
     }

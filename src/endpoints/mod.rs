@@ -431,6 +431,14 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
 
     let tumour = tumour_data(&input, subjects);
     let disposition = disposition::disposition(subjects, input.data);
+    if let (Some(cut), Some(_)) = (input.cutoff, &disposition) {
+        // ADSL's status and reasons are the sponsor's at their cut; readout has no dates of
+        // them to cut again.
+        warnings.push(format!(
+            "disposition is as ADSL records it, not cut at {cut} (ADSL gives no dates of \
+             completion or discontinuation that readout reads)"
+        ));
+    }
     let exposure = disposition::exposure(subjects, input.data, input.cutoff, unit);
 
     Ok(CohortAnalysis {

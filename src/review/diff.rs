@@ -282,6 +282,47 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
                     fraction(Some(pick(response))),
                 );
             }
+            // The criteria's own rates (CMR; VGPR or better; ...).
+            for (name, p) in &response.rates {
+                let fraction = |p: Option<&Proportion>| {
+                    format!("{}/{}", count(p.map(|p| p.n)), count(p.map(|p| p.total)))
+                };
+                row(
+                    &mut md,
+                    name,
+                    fraction(old.and_then(|r| r.rates.get(name))),
+                    fraction(Some(p)),
+                );
+            }
+        }
+        if let Some(d) = &y.disposition {
+            let old = x.disposition.as_ref();
+            row(
+                &mut md,
+                "Discontinued",
+                count(old.map(|o| o.discontinued)),
+                count(Some(d.discontinued)),
+            );
+            row(
+                &mut md,
+                "Discontinued because of adverse events",
+                count(old.and_then(|o| o.discontinued_ae)),
+                count(d.discontinued_ae),
+            );
+        }
+        if let Some(e) = &y.exposure {
+            let median = |e: Option<&crate::results::Exposure>| {
+                e.map_or_else(
+                    || "—".to_string(),
+                    |e| crate::format::fixed(e.duration.median, 1),
+                )
+            };
+            row(
+                &mut md,
+                "Median treatment duration",
+                median(x.exposure.as_ref()),
+                median(Some(e)),
+            );
         }
         for (endpoint, t) in &y.tte {
             let old = x.tte.get(endpoint);
