@@ -546,3 +546,55 @@ fn diff_writes_each_cohorts_abstract_redlined_in_word_and_html() {
         std::fs::read_to_string(study.join("diff-2021-03-01-to-2021-04-30-all.html")).unwrap();
     assert!(html.contains("<ins>") && html.contains("<del>"));
 }
+
+#[test]
+fn a_cohort_added_is_all_inserted_and_one_removed_is_said_gone() {
+    let out = tempfile::tempdir().expect("temp");
+    readout()
+        .args(["build", "tests/fixtures/batch/study.yaml", "--quiet"])
+        .arg("--out")
+        .arg(out.path())
+        .assert()
+        .success();
+    let study = out.path().join("TINY");
+    // A cohort `old` only in the earlier folder, `new` only in the later one (copies of `all`).
+    for (cut, id) in [("2021-03-01", "old"), ("2021-04-30", "new")] {
+        let folder = study.join(cut);
+        std::fs::create_dir(folder.join(id)).unwrap();
+        std::fs::copy(
+            folder.join("all/abstract.txt"),
+            folder.join(id).join("abstract.txt"),
+        )
+        .unwrap();
+        let mut results: Value = crate::common::read_json(&folder.join("results.json"));
+        let mut copy = results["cohorts"][0].clone();
+        copy["id"] = id.into();
+        results["cohorts"].as_array_mut().unwrap().push(copy);
+        std::fs::write(folder.join("results.json"), results.to_string()).unwrap();
+    }
+    let output = readout()
+        .arg("diff")
+        .arg(study.join("2021-03-01"))
+        .arg(study.join("2021-04-30"))
+        .output()
+        .expect("run");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let html = |id: &str| {
+        std::fs::read_to_string(study.join(format!("diff-2021-03-01-to-2021-04-30-{id}.html")))
+            .unwrap()
+    };
+    let new = html("new");
+    assert!(new.contains("<ins>") && !new.contains("<del>"), "{new}");
+    let old = html("old");
+    assert!(
+        old.contains("<ins>Cohort old is not in 2021-04-30: it was in 2021-03-01"),
+        "{old}"
+    );
+    assert!(study
+        .join("diff-2021-03-01-to-2021-04-30-old.docx")
+        .is_file());
+}

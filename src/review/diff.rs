@@ -482,14 +482,24 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
     // file with tracked changes and as an HTML redline (a cohort only in the earlier folder
     // has none: the report above says it is gone).
     let date = b.cutoff.map(|d| d.to_string());
-    for id in cb.keys() {
+    let ids: std::collections::BTreeSet<&str> = ca.keys().chain(cb.keys()).copied().collect();
+    for id in ids {
         let read =
             |folder: &Path| super::redline::read_abstract(&folder.join(id).join("abstract.txt"));
         let (before_text, after_text) = (read(before)?, read(after)?);
-        let Some(after_text) = after_text else {
-            continue;
+        let marked = match (&before_text, &after_text, cb.contains_key(id)) {
+            (_, Some(after_text), true) => {
+                super::redline::redline(before_text.as_deref(), Some(after_text))
+            }
+            // Only in the earlier folder: one line saying the cohort is gone.
+            (Some(_), _, false) => vec![vec![(
+                Some(crate::documents::docx::Revision::Inserted),
+                format!(
+                    "Cohort {id} is not in {name_b}: it was in {name_a}, and has no abstract at {name_b}."
+                ),
+            )]],
+            _ => continue,
         };
-        let marked = super::redline::redline(before_text.as_deref(), Some(&after_text));
         let title = format!("{} {id}: abstract at {name_b} against {name_a}", a.study.id);
         let docx = crate::documents::docx::redline_docx(&marked, date.as_deref(), id)?;
         let html = super::redline::redline_html(&title, &marked);
