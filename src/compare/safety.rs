@@ -27,12 +27,6 @@ pub fn ae_index(events: &[AdverseEvent]) -> AeIndex<'_> {
     index
 }
 
-/// One member's arm and exposure in days.
-struct AtRisk {
-    in_arm: bool,
-    exposure: Option<f64>,
-}
-
 /// The comparison of adverse events; `None` when an arm has no safety subject.
 pub fn compare_ae(
     two: &[Member],
@@ -41,20 +35,18 @@ pub fn compare_ae(
     cohort: &CohortConfig,
     settings: &Analysis,
 ) -> Result<Option<AeComparison>> {
-    let safety: Vec<(&Member, AtRisk)> = two
+    // Each safety member once: its exposure in days and its events.
+    let safety: Vec<(&Member, Option<f64>, &[&AdverseEvent])> = two
         .iter()
         .filter(|m| m.subject.safety)
         .map(|m| {
-            (
-                m,
-                AtRisk {
-                    in_arm: m.in_arm,
-                    exposure: duration(m.subject),
-                },
-            )
+            let own = events
+                .get(&*m.subject.usubjid)
+                .map_or(&[][..], Vec::as_slice);
+            (m, duration(m.subject), own)
         })
         .collect();
-    let total = |arm: bool| safety.iter().filter(|(_, r)| r.in_arm == arm).count();
+    let total = |arm: bool| safety.iter().filter(|(m, ..)| m.in_arm == arm).count();
     let (n1, n0) = (total(true), total(false));
     if n1 == 0 || n0 == 0 {
         return Ok(None);
@@ -62,8 +54,8 @@ pub fn compare_ae(
     let years = |arm: bool| {
         safety
             .iter()
-            .filter(|(_, r)| r.in_arm == arm)
-            .filter_map(|(_, r)| r.exposure)
+            .filter(|(m, ..)| m.in_arm == arm)
+            .filter_map(|(_, exposure, _)| *exposure)
             .sum::<f64>()
             / 365.25
     };
@@ -76,14 +68,12 @@ pub fn compare_ae(
         ("any TRAE", |e| e.related),
     ];
     let mut terms: FxHashMap<&str, usize> = FxHashMap::default();
-    for (m, _) in &safety {
-        if let Some(list) = events.get(&*m.subject.usubjid) {
-            let mut seen: Vec<&str> = list.iter().map(|e| e.term.as_str()).collect();
-            seen.sort_unstable();
-            seen.dedup();
-            for t in seen {
-                *terms.entry(t).or_default() += 1;
-            }
+    for (_, _, own) in &safety {
+        let mut seen: Vec<&str> = own.iter().map(|e| e.term.as_str()).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        for t in seen {
+            *terms.entry(t).or_default() += 1;
         }
     }
     let mut terms: Vec<(&str, usize)> = terms.into_iter().collect();
@@ -91,69 +81,61 @@ pub fn compare_ae(
 
     let level = settings.ci_level;
     let label = |what: &str| format!("adverse events: {what}");
-    let row =
-        |kind: &str, term: Option<&str>, hit: &dyn Fn(&AdverseEvent) -> bool| -> Result<AeRisk> {
-            // Per arm: subjects with the event, and days at risk.
-            let (mut x, mut days) = ([0usize; 2], [0f64; 2]);
-            for (m, r) in &safety {
-                let arm = usize::from(r.in_arm);
-                let first: Option<Date> = events
-                    .get(&*m.subject.usubjid)
-                    .into_iter()
-                    .flatten()
-                    .filter(|e| hit(e))
-                    .filter_map(|e| e.start)
-                    .min();
-                let has = events
-                    .get(&*m.subject.usubjid)
-                    .is_some_and(|l| l.iter().any(|e| hit(e)));
-                x[arm] += usize::from(has);
-                let exposure = r.exposure;
-                let at_risk = match (has, first, m.subject.trt_start) {
-                    (true, Some(d), Some(start)) => {
-                        let day = ((d - start).num_days() + 1).max(1) as f64;
-                        Some(exposure.map_or(day, |e| day.min(e)))
-                    }
-                    _ => exposure,
-                };
-                days[arm] += at_risk.unwrap_or(0.0);
-            }
-            let what = label(term.unwrap_or(kind));
-            let cmp =
-                compare_proportions(Counts { x: x[1], n: n1 }, Counts { x: x[0], n: n0 }, level)
-                    .map_err(statistics_error(cohort, what.clone()))?;
-            let interval = match settings.diff_ci {
-                DiffCi::Newcombe => cmp.newcombe,
-                DiffCi::Wald => cmp.wald,
-                DiffCi::Mn => cmp.mn,
-            };
-            let rate = |arm: usize| -> Result<Option<Ci>> {
-                if days[arm] <= 0.0 {
-                    return Ok(None);
+    let row = |kind: &str,
+               term: Option<&str>,
+               hit: &dyn Fn(&AdverseEvent) -> bool|
+     -> Result<AeRisk> {
+        // Per arm: subjects with the event, and days at risk.
+        let (mut x, mut days) = ([0usize; 2], [0f64; 2]);
+        for &(m, exposure, own) in &safety {
+            let arm = usize::from(m.in_arm);
+            let has = own.iter().any(|e| hit(e));
+            let first: Option<Date> = own.iter().filter(|e| hit(e)).filter_map(|e| e.start).min();
+            x[arm] += usize::from(has);
+            let at_risk = match (has, first, m.subject.trt_start) {
+                (true, Some(d), Some(start)) => {
+                    let day = ((d - start).num_days() + 1).max(1) as f64;
+                    Some(exposure.map_or(day, |e| day.min(e)))
                 }
-                let py = days[arm] / 365.25;
-                let i = exact_rate_interval(x[arm], py, level)
-                    .map_err(statistics_error(cohort, what.clone()))?;
-                Ok(Some(Ci {
-                    estimate: 100.0 * x[arm] as f64 / py,
-                    lower: 100.0 * i.lower,
-                    upper: 100.0 * i.upper,
-                }))
+                _ => exposure,
             };
-            Ok(AeRisk {
-                kind: kind.to_string(),
-                term: term.map(str::to_string),
-                n: x[1],
-                n_reference: x[0],
-                difference: Ci {
-                    estimate: cmp.difference,
-                    lower: interval.lower,
-                    upper: interval.upper,
-                },
-                eair: rate(1)?,
-                eair_reference: rate(0)?,
-            })
+            days[arm] += at_risk.unwrap_or(0.0);
+        }
+        let what = label(term.unwrap_or(kind));
+        let cmp = compare_proportions(Counts { x: x[1], n: n1 }, Counts { x: x[0], n: n0 }, level)
+            .map_err(statistics_error(cohort, what.clone()))?;
+        let interval = match settings.diff_ci {
+            DiffCi::Newcombe => cmp.newcombe,
+            DiffCi::Wald => cmp.wald,
+            DiffCi::Mn => cmp.mn,
         };
+        let rate = |arm: usize| -> Result<Option<Ci>> {
+            if days[arm] <= 0.0 {
+                return Ok(None);
+            }
+            let py = days[arm] / 365.25;
+            let i = exact_rate_interval(x[arm], py, level)
+                .map_err(statistics_error(cohort, what.clone()))?;
+            Ok(Some(Ci {
+                estimate: 100.0 * x[arm] as f64 / py,
+                lower: 100.0 * i.lower,
+                upper: 100.0 * i.upper,
+            }))
+        };
+        Ok(AeRisk {
+            kind: kind.to_string(),
+            term: term.map(str::to_string),
+            n: x[1],
+            n_reference: x[0],
+            difference: Ci {
+                estimate: cmp.difference,
+                lower: interval.lower,
+                upper: interval.upper,
+            },
+            eair: rate(1)?,
+            eair_reference: rate(0)?,
+        })
+    };
     let mut rows = Vec::with_capacity(kinds.len() + terms.len());
     for (kind, pick) in kinds {
         rows.push(row(kind, None, &pick)?);

@@ -508,9 +508,6 @@ fn subject_list<'n>(what: &str, positions: &[usize], name: impl Fn(&usize) -> &'
     )
 }
 
-/// The BOR categories of RECIST 1.1 in reporting order.
-pub const BOR_CATEGORIES: [&str; 6] = ["CR", "PR", "SD", "NON-CR/NON-PD", "PD", "NE"];
-
 fn response_results<'d>(
     id: &str,
     a: &Analysis,

@@ -257,6 +257,9 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
         );
         if let Some(response) = &y.response {
             let old = x.response.as_ref();
+            let fraction = |p: Option<&Proportion>| {
+                format!("{}/{}", count(p.map(|p| p.n)), count(p.map(|p| p.total)))
+            };
             for (key, n) in &response.bor {
                 row(
                     &mut md,
@@ -272,9 +275,6 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
                 ),
                 ("DCR", |r: &ResponseResults| &r.dcr),
             ] {
-                let fraction = |p: Option<&Proportion>| {
-                    format!("{}/{}", count(p.map(|p| p.n)), count(p.map(|p| p.total)))
-                };
                 row(
                     &mut md,
                     name,
@@ -284,9 +284,6 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
             }
             // The criteria's own rates (CMR; VGPR or better; ...).
             for (name, p) in &response.rates {
-                let fraction = |p: Option<&Proportion>| {
-                    format!("{}/{}", count(p.map(|p| p.n)), count(p.map(|p| p.total)))
-                };
                 row(
                     &mut md,
                     name,

@@ -20,7 +20,8 @@ const MAX_CELLS: usize = 4_000_000;
 
 /// An abstract's text, or `None` when the file is not there.
 pub fn read_abstract(path: &Path) -> Result<Option<String>> {
-    if !path.exists() && path.symlink_metadata().is_err() {
+    // Nothing there (not even a dangling link, which open_regular refuses by name).
+    if path.symlink_metadata().is_err() {
         return Ok(None);
     }
     let file = crate::load::open_regular(path, false).map_err(|why| {
