@@ -84,6 +84,11 @@ impl Ran {
         self
     }
 
+    /// What the command printed on stderr.
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.0.stderr).into_owned()
+    }
+
     pub fn get_output(&self) -> &std::process::Output {
         &self.0
     }

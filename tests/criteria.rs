@@ -11,7 +11,7 @@ use readout::derive::{derive_subject_by, DeriveOptions, DerivedSubject};
 use readout::model::{Assessment, Date, Response, Status, Subject};
 use serde_json::Value;
 
-use crate::common::{build_quietly, read_json, readout_command};
+use crate::common::{build_quietly, read_json, readout_command, Run};
 
 fn day(n: i64) -> Date {
     "2021-01-01".parse::<Date>().unwrap() + chrono::TimeDelta::days(n)
@@ -429,13 +429,12 @@ fn an_unknown_or_malformed_criteria_set_is_a_config_error() {
         ),
     )
     .unwrap();
-    let run = readout_command()
-        .args(["check"])
+    let stderr = readout_command()
+        .arg("check")
         .arg(&config)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert_eq!(run.status.code(), Some(2), "{stderr}");
+        .assert()
+        .code(2)
+        .stderr();
     assert!(
         stderr.contains("iupd_confirmation_days`: [60, 30]; expected [min, max]"),
         "{stderr}"
@@ -527,13 +526,12 @@ fn as_given_tabulates_the_sponsors_bor_without_deriving_it() {
         format!("{adrs}S1,CBOR,{},PR\n", day(60)),
     )
     .unwrap();
-    let run = readout_command()
-        .args(["check"])
+    let stderr = readout_command()
+        .arg("check")
         .arg(&config)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert_eq!(run.status.code(), Some(2), "{stderr}");
+        .assert()
+        .code(2)
+        .stderr();
     assert!(
         stderr.contains("subject `S1` has two CBOR rows"),
         "{stderr}"

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{build_quietly, read_json, readout_command};
+use crate::common::{build_quietly, read_json, readout_command, Ran, Run};
 
 const ADSL: &str = "\
 USUBJID,ARM,TRTSDT,TRTEDT,EOSSTT,DCSREAS,SAFFL
@@ -18,7 +18,7 @@ S5,B,2021-01-01,2021-01-01,DISCONTINUED,adverse event,Y
 S6,B,,,DISCONTINUED,,N
 ";
 
-fn build(dir: &Path, adsl: &str, extra: &str) -> std::process::Output {
+fn build(dir: &Path, adsl: &str, extra: &str) -> Ran {
     std::fs::write(dir.join("adsl.csv"), adsl).unwrap();
     let config = format!(
         "study: {{ id: DISP }}\n\
@@ -32,8 +32,7 @@ fn build(dir: &Path, adsl: &str, extra: &str) -> std::process::Output {
         .args(["build", "--quiet", "--out"])
         .arg(dir.join("out"))
         .arg(dir.join("study.yaml"))
-        .output()
-        .unwrap()
+        .assert()
 }
 
 fn results(dir: &Path) -> Value {
@@ -44,12 +43,7 @@ fn results(dir: &Path) -> Value {
 #[test]
 fn disposition_and_exposure_per_arm_and_in_total() {
     let dir = tempfile::tempdir().unwrap();
-    let run = build(dir.path(), ADSL, "");
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    build(dir.path(), ADSL, "").success();
     let r = results(dir.path());
     let c = &r["cohorts"][0];
     let d = &c["disposition"];
@@ -117,12 +111,7 @@ fn without_the_columns_nothing_is_made_up() {
     let dir = tempfile::tempdir().unwrap();
     // No status, no reason, no treatment dates: neither disposition nor exposure.
     let adsl = "USUBJID,ARM,TRTSDT\nS1,A,\nS2,B,\n";
-    let run = build(dir.path(), adsl, "");
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    build(dir.path(), adsl, "").success();
     let c = &results(dir.path())["cohorts"][0];
     assert!(
         c.get("disposition").is_none() && c.get("exposure").is_none(),
@@ -131,12 +120,7 @@ fn without_the_columns_nothing_is_made_up() {
 
     // A status only: no reasons, and discontinuation because of adverse events not available.
     let adsl = "USUBJID,ARM,TRTSDT,EOSSTT\nS1,A,,COMPLETED\nS2,B,,DISCONTINUED\n";
-    let run = build(dir.path(), adsl, "");
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    build(dir.path(), adsl, "").success();
     let d = &results(dir.path())["cohorts"][0]["disposition"];
     assert_eq!(d["discontinued"], 1);
     assert!(
@@ -148,9 +132,9 @@ fn without_the_columns_nothing_is_made_up() {
     assert!(report.contains("not available"));
 
     // A column named in the config that ADSL lacks is an error naming the key.
-    let run = build(dir.path(), adsl, ", disposition_reason: DCDECOD");
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    let stderr = build(dir.path(), adsl, ", disposition_reason: DCDECOD")
+        .code(2)
+        .stderr();
     assert!(
         stderr.contains("key `data.disposition_reason`: column `DCDECOD` is not in ADSL"),
         "{stderr}"
@@ -248,12 +232,7 @@ fn adex_gives_the_dose_and_two_rows_of_a_subject_are_refused() {
          S1,DOSE,50\n",
     )
     .unwrap();
-    let run = build(d, ADSL, ", adex: adex.csv");
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    build(d, ADSL, ", adex: adex.csv").success();
     let c = &results(d)["cohorts"][0];
     let dose = &c["exposure"]["dose"];
     // Over the safety subjects with a value (S1, S2, S4); no average daily dose in ADEX.
@@ -268,9 +247,7 @@ fn adex_gives_the_dose_and_two_rows_of_a_subject_are_refused() {
         "USUBJID,PARAMCD,AVAL\nS1,TDOSE,1\nS1,TDOSE,2\n",
     )
     .unwrap();
-    let run = build(d, ADSL, ", adex: adex.csv");
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    let stderr = build(d, ADSL, ", adex: adex.csv").code(2).stderr();
     assert!(
         stderr.contains("adex.csv: line 3") && stderr.contains("subject `S1` has two TDOSE rows"),
         "{stderr}"
@@ -316,12 +293,7 @@ fn at_an_earlier_cut_off_durations_stop_there_and_disposition_is_flagged() {
     let adsl = "USUBJID,ARM,TRTSDT,TRTEDT,TRTDUR,EOSSTT\n\
                 S1,A,2021-01-01,2021-07-19,200,COMPLETED\n\
                 S2,B,2021-01-01,2021-01-20,20,DISCONTINUED\n";
-    let run = build(dir.path(), adsl, "");
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    build(dir.path(), adsl, "").success();
     let c = &results(dir.path())["cohorts"][0];
     assert_eq!(c["exposure"]["duration"]["max"], 100.0);
     assert_eq!(c["exposure"]["duration"]["min"], 20.0);
