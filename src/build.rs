@@ -225,6 +225,8 @@ pub fn build_cutoff(
     for (cohort, outcome) in cohorts.iter().zip(outcomes) {
         match outcome? {
             Ok(built) => {
+                // Its numbers name it by its place in results.json, known now.
+                sink.put(built.numbers.files(analyses.len())?)?;
                 summaries.push(built.summary);
                 analyses.push(built.record);
                 curves.extend(built.curves);

@@ -30,12 +30,20 @@ pub fn fmt_count_pct(n: u64, total: u64, d: usize) -> String {
 
 /// The limits of an interval, `a, b` (`19.6%, 51.4%` with `percent`); a missing limit is `NE`.
 pub fn fmt_limits(lower: Option<f64>, upper: Option<f64>, d: usize, percent: bool) -> String {
-    let limit = |x: Option<f64>| match x {
+    format!(
+        "{}, {}",
+        fmt_limit(lower, d, percent),
+        fmt_limit(upper, d, percent)
+    )
+}
+
+/// One limit of an interval as [`fmt_limits`] prints it.
+pub fn fmt_limit(x: Option<f64>, d: usize, percent: bool) -> String {
+    match x {
         Some(x) if percent => format!("{}%", fixed(x * 100.0, d)),
         Some(x) => fixed(x, d),
         None => "NE".to_string(),
-    };
-    format!("{}, {}", limit(lower), limit(upper))
+    }
 }
 
 /// A whole number without decimals, anything else with one.

@@ -25,6 +25,7 @@ mod hostile_templates;
 mod html;
 mod interaction_reference;
 mod invalid_inputs;
+mod numbers;
 mod plots;
 mod properties;
 mod randomised_example;

@@ -330,6 +330,9 @@ pub struct CohortBuild {
     pub record: CohortRecord,
     /// Figures and documents, paths relative to the cut-off folder.
     pub files: Vec<OutputFile>,
+    /// `abstract-numbers.csv` and `abstract.html`, written once the cohort's place in
+    /// results.json is known.
+    pub numbers: crate::documents::numbers::PendingNumbers,
     /// The cohort's line in the build summary.
     pub summary: CohortSummary,
     /// The cohort's KM curves per endpoint, with the time unit, for the study-level figures.
@@ -416,6 +419,7 @@ pub fn build_cohort<'a>(
         formats,
     )?;
     files.extend(documents.files);
+    results.warnings.extend(documents.warnings);
     let record = CohortRecord {
         results,
         abstract_length: documents.abstract_length,
@@ -425,6 +429,7 @@ pub fn build_cohort<'a>(
         CohortBuild {
             record,
             files,
+            numbers: documents.numbers,
             summary,
             curves,
         },

@@ -13,9 +13,11 @@
 pub mod conference;
 pub mod docx;
 pub mod lint;
+pub mod numbers;
 pub mod prose;
 pub mod render;
 pub mod report;
+pub mod trace;
 
 use serde::Serialize;
 
@@ -34,6 +36,11 @@ pub struct CohortDocuments {
     pub files: Vec<OutputFile>,
     /// `abstract.txt` measured by `output.conference` (`None` without one).
     pub abstract_length: Option<AbstractLength>,
+    /// `abstract-numbers.csv` and `abstract.html`, finished once the cohort's place in
+    /// results.json is known.
+    pub numbers: numbers::PendingNumbers,
+    /// Warnings of the documents stage (for the cohort's warnings).
+    pub warnings: Vec<String>,
 }
 
 /// The abstract and the report of one cohort in every requested format.
@@ -95,9 +102,11 @@ pub fn render_documents(
         methods_statistics,
         ci_percent: render::fmt_plain(analysis.ci_percent()),
         figures: figures.to_vec(),
-        top_trae: render::top_terms(results, 2, |t| t.trae_any),
-        top_trae_grade3: render::top_terms(results, 1, |t| t.trae_grade3plus),
-        trae_grade3_terms: render::top_terms(results, usize::MAX, |t| t.trae_grade3plus),
+        top_trae: render::top_terms(results, 2, "trae_any", |t| t.trae_any),
+        top_trae_grade3: render::top_terms(results, 1, "trae_grade3plus", |t| t.trae_grade3plus),
+        trae_grade3_terms: render::top_terms(results, usize::MAX, "trae_grade3plus", |t| {
+            t.trae_grade3plus
+        }),
         body: String::new(),
         report,
         arms_compared: render::arms_compared(results),
@@ -126,6 +135,29 @@ pub fn render_documents(
         .conference
         .as_ref()
         .map(|c| c.rule().measure(&plain));
+    let mut warnings = Vec::new();
+    let rows = traced_rows(renderer, &ctx, &plain, &mut warnings)?;
+    let disagreements = numbers::disagreements(
+        &rows,
+        &serde_json::to_value(results).map_err(|e| Error::Analysis {
+            cohort: cohort.id.clone(),
+            message: format!("results as JSON: {e}"),
+        })?,
+    );
+    if !disagreements.is_empty() {
+        return Err(Error::Analysis {
+            cohort: cohort.id.clone(),
+            message: format!(
+                "abstract.txt disagrees with results.json (nothing written for this cohort):\n  {}",
+                disagreements.join("\n  ")
+            ),
+        });
+    }
+    let mut pending = numbers::PendingNumbers {
+        dir: cohort.id.clone(),
+        rows,
+        html: None,
+    };
 
     let dir = &cohort.id;
     let mut files = vec![OutputFile {
@@ -140,10 +172,15 @@ pub fn render_documents(
     }
     if formats.contains(&Format::Html) {
         ctx.body = render::markdown_to_html(&markdown, false);
-        files.push(OutputFile {
-            path: format!("{dir}/abstract.html"),
-            bytes: html_bytes(renderer, renderer.render("abstract.html", &ctx)?),
-        });
+        let html = renderer.finish_html(renderer.render("abstract.html", &ctx)?);
+        pending.html = Some(traced_html(
+            renderer,
+            &mut ctx,
+            &markdown,
+            &html,
+            &mut warnings,
+        )?);
+        ctx.body = render::markdown_to_html(&markdown, false);
         files.push(OutputFile {
             path: format!("{dir}/report.html"),
             bytes: html_bytes(renderer, renderer.render("report.html", &ctx)?),
@@ -162,7 +199,53 @@ pub fn render_documents(
     Ok(CohortDocuments {
         files,
         abstract_length,
+        numbers: pending,
+        warnings,
     })
+}
+
+/// Why a traced render gave no sources: it differs from the plain one.
+const UNTRACED: &str = "a template uses the output of readout's number filters in a way the \
+                        traced render cannot follow (docs/OUTPUTS.md)";
+
+/// The numbers of `abstract.txt` (`plain`) with their sources, from the traced render; none,
+/// with a warning, when the traced text is not the plain one.
+fn traced_rows(
+    renderer: &Renderer,
+    ctx: &DocumentContext<'_>,
+    plain: &str,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<numbers::Row>> {
+    let (marked, entries) = renderer.render_traced("abstract.txt", ctx)?;
+    let (text, spans) = trace::split(&tidy_text(&marked));
+    if text != plain {
+        warnings.push(format!("abstract-numbers.csv lists no numbers: {UNTRACED}"));
+        return Ok(Vec::new());
+    }
+    Ok(numbers::rows(&text, &spans, &entries))
+}
+
+/// `abstract.html` with its numbers marked (the Markdown rendered traced) and the entries the
+/// marks name; `html` (the plain document) without marks, with a warning, when the traced
+/// document is not the plain one.
+fn traced_html(
+    renderer: &Renderer,
+    ctx: &mut DocumentContext<'_>,
+    markdown: &str,
+    html: &str,
+    warnings: &mut Vec<String>,
+) -> Result<(String, Vec<trace::Entry>)> {
+    let (marked, entries) = renderer.render_traced("abstract.md", ctx)?;
+    let marked = render::markdown::neutralise(&tidy_text(&marked)).into_owned();
+    if trace::strip(&marked) == markdown {
+        ctx.body = render::markdown_to_html(&marked, false);
+        let document = renderer.finish_html(renderer.render("abstract.html", ctx)?);
+        if trace::strip(&document) == html {
+            return Ok((document, entries));
+        }
+    }
+    warnings.push(format!("abstract.html names no sources: {UNTRACED}"));
+    Ok((html.to_string(), Vec::new()))
 }
 
 /// The context of `index.html`.
@@ -208,13 +291,17 @@ pub fn render_index(
     paths: &[String],
     renderer: &Renderer,
 ) -> Result<OutputFile> {
-    const DOCUMENTS: [(&str, &str); 6] = [
+    const DOCUMENTS: [(&str, &str); 7] = [
         ("abstract.html", "Abstract (HTML)"),
         ("report.html", "Report (HTML)"),
         ("abstract.txt", "Abstract (plain text)"),
         ("abstract.md", "Abstract (Markdown)"),
         ("abstract.docx", "Abstract (Word)"),
         ("report.docx", "Report (Word)"),
+        (
+            "abstract-numbers.csv",
+            "Abstract numbers and their sources (CSV)",
+        ),
     ];
     let has = |path: &str| paths.iter().any(|p| p == path);
     let rows = cohorts

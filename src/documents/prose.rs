@@ -3,7 +3,8 @@
 //! years (range 37–75)") with decoded values in their natural order. Used by the templates'
 //! filters (`spell`, `sentence`, `baseline_phrase`; docs/TEMPLATES.md).
 
-use crate::format::{fixed, fmt_n_pct, fmt_pct, fmt_plain};
+use crate::documents::trace;
+use crate::format::{fixed, fmt_n_pct, fmt_pct, fmt_plain, percent_of};
 use crate::results::{BaselineSummary, LevelCount};
 
 const ONES: [&str; 20] = [
@@ -36,10 +37,16 @@ const TENS: [&str; 10] = [
 /// pts died"), a larger one recast ("A total of 4,028 pts were randomized") rather than
 /// spelled ("Four thousand twenty-eight").
 pub fn sentence_start(n: u64) -> String {
+    sentence_start_with(n, |text| text)
+}
+
+/// [`sentence_start`] with the number's words or digits passed through `mark` (the traced
+/// render marks them; "A total of" is not the number).
+pub fn sentence_start_with(n: u64, mark: impl FnOnce(String) -> String) -> String {
     if n < 100 {
-        sentence_case(&spell(n))
+        mark(sentence_case(&spell(n)))
     } else {
-        format!("A total of {}", grouped(n))
+        format!("A total of {}", mark(grouped(n)))
     }
 }
 
@@ -140,13 +147,17 @@ fn name_and_unit(label: &str) -> (String, Option<&str>) {
 
 /// The levels in their natural order (`natural_order`, else as given), with any level the order
 /// does not name after them.
-fn ordered(b: &BaselineSummary) -> Vec<&LevelCount> {
+fn ordered(b: &BaselineSummary) -> Vec<(usize, &LevelCount)> {
     // Looked up by value: an item may have tens of thousands of levels (a free-text column).
-    let by_value: std::collections::HashMap<&str, &LevelCount> =
-        b.levels.iter().map(|l| (l.value.as_str(), l)).collect();
+    let by_value: std::collections::HashMap<&str, (usize, &LevelCount)> = b
+        .levels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.value.as_str(), (i, l)))
+        .collect();
     let natural: std::collections::HashSet<&str> =
         b.natural_order.iter().map(String::as_str).collect();
-    let mut levels: Vec<&LevelCount> = b
+    let mut levels: Vec<(usize, &LevelCount)> = b
         .natural_order
         .iter()
         .filter_map(|v| by_value.get(v.as_str()).copied())
@@ -154,7 +165,8 @@ fn ordered(b: &BaselineSummary) -> Vec<&LevelCount> {
     levels.extend(
         b.levels
             .iter()
-            .filter(|l| !natural.contains(l.value.as_str())),
+            .enumerate()
+            .filter(|(_, l)| !natural.contains(l.value.as_str())),
     );
     levels
 }
@@ -169,31 +181,66 @@ fn ordered(b: &BaselineSummary) -> Vec<&LevelCount> {
 ///
 /// Empty when the item has no data.
 pub fn baseline_phrase(b: &BaselineSummary, compact: usize, pd: usize) -> String {
+    baseline_phrase_at(b, compact, pd, None)
+}
+
+/// [`baseline_phrase`] of the item at `at` (its JSON Pointer, when traced): each number
+/// marked with its own (`/stats/median`, `/levels/2/n`, `/levels/2/rate`).
+pub fn baseline_phrase_at(
+    b: &BaselineSummary,
+    compact: usize,
+    pd: usize,
+    at: Option<&str>,
+) -> String {
     let (name, unit) = name_and_unit(&b.label);
     let unit = unit.map(|u| format!(" {u}")).unwrap_or_default();
+    let mark = |text: String, path: String, value: serde_json::Value| {
+        trace::mark_at(text, at, &path, || value, "baseline")
+    };
     if let Some(s) = &b.stats {
+        let stat = |x: f64, key: &str| mark(fmt_plain(x), format!("/stats/{key}"), x.into());
         return format!(
             "median {name} {}{unit} (range {}–{})",
-            fmt_plain(s.median),
-            fmt_plain(s.min),
-            fmt_plain(s.max)
+            stat(s.median, "median"),
+            stat(s.min, "min"),
+            stat(s.max, "max")
         );
     }
     let levels = ordered(b);
     if levels.is_empty() {
         return String::new();
     }
+    let count =
+        |i: usize, key: &str, x: usize| mark(x.to_string(), format!("/levels/{i}/{key}"), x.into());
+    let rate = |i: usize, l: &LevelCount, text: String| {
+        mark(text, format!("/levels/{i}/rate"), l.rate.into())
+    };
+    let n_pct = |i: usize, l: &LevelCount| {
+        if l.total == 0 {
+            format!("{}/{}", count(i, "n", l.n), count(i, "N", l.total))
+        } else {
+            let pct = format!("{}%", percent_of(l.n as u64, l.total as u64, pd));
+            format!(
+                "{}/{} ({})",
+                count(i, "n", l.n),
+                count(i, "N", l.total),
+                rate(i, l, pct)
+            )
+        }
+    };
     // A yes/no flag: the share with it ("distant metastases 15/21 (71.4%)").
-    if levels.iter().all(|l| l.label == "Y" || l.label == "N") {
-        let total = levels.first().map_or(0, |l| l.total) as u64;
-        let yes = levels.iter().find(|l| l.label == "Y").map_or(0, |l| l.n) as u64;
-        return format!("{name}{unit} {}", fmt_n_pct(yes, total, pd));
+    if levels.iter().all(|(_, l)| l.label == "Y" || l.label == "N") {
+        let total = levels.first().map_or(0, |(_, l)| l.total);
+        return match levels.iter().find(|(_, l)| l.label == "Y") {
+            Some((i, l)) => format!("{name}{unit} {}", n_pct(*i, l)),
+            None => format!("{name}{unit} {}", fmt_n_pct(0, total as u64, pd)),
+        };
     }
     // Values as written in the data read in lower case inside a sentence ("oral cavity");
     // the config's and the terminology's words are used as they are.
     let words: Vec<String> = levels
         .iter()
-        .map(|l| {
+        .map(|(_, l)| {
             if l.label == l.value {
                 in_sentence(&l.label)
             } else {
@@ -205,14 +252,19 @@ pub fn baseline_phrase(b: &BaselineSummary, compact: usize, pd: usize) -> String
         .iter()
         .all(|w| w.chars().count() <= COMPACT_WORD_CHARS);
     if levels.len() <= compact && short {
-        let rate = |l: &LevelCount, d| fmt_pct(Some(l.n as f64 / l.total.max(1) as f64), d);
         // "65.0%" is written "65%" when every rate of the phrase is whole at `pd` decimals.
-        let whole = levels.iter().all(|l| {
+        let whole = levels.iter().all(|(_, l)| {
             let x = 100.0 * l.n as f64 / l.total.max(1) as f64;
             fixed(x, pd).parse::<f64>().ok() == fixed(x, 0).parse::<f64>().ok()
         });
         let d = if whole { 0 } else { pd };
-        let rates: Vec<String> = levels.iter().map(|l| rate(l, d)).collect();
+        let rates: Vec<String> = levels
+            .iter()
+            .map(|(i, l)| {
+                let text = fmt_pct(Some(l.n as f64 / l.total.max(1) as f64), d);
+                rate(*i, l, text)
+            })
+            .collect();
         let head = if b.self_describing {
             String::new()
         } else {
@@ -223,7 +275,7 @@ pub fn baseline_phrase(b: &BaselineSummary, compact: usize, pd: usize) -> String
     let listed: Vec<String> = levels
         .iter()
         .zip(&words)
-        .map(|(l, w)| format!("{w} {}", fmt_n_pct(l.n as u64, l.total as u64, pd)))
+        .map(|((i, l), w)| format!("{w} {}", n_pct(*i, l)))
         .collect();
     match unit.trim() {
         "" => format!("{name}: {}", listed.join(", ")),
@@ -243,6 +295,11 @@ pub fn and_list(items: &[String]) -> String {
 /// Terms with their subject counts, most frequent first, those of one count together:
 /// "hypertension in 2; hyponatraemia and rash in 1 each". Terms are written in lower case.
 pub fn counted_terms(terms: &[(String, usize)]) -> String {
+    counted_terms_with(terms, |n| n.to_string())
+}
+
+/// [`counted_terms`] with each count printed by `count`.
+pub fn counted_terms_with(terms: &[(String, usize)], count: impl Fn(usize) -> String) -> String {
     let mut groups: Vec<(usize, Vec<String>)> = Vec::new();
     for (term, n) in terms {
         let term = term.to_lowercase();
@@ -255,6 +312,7 @@ pub fn counted_terms(terms: &[(String, usize)]) -> String {
     let parts: Vec<String> = groups
         .iter()
         .map(|(n, names)| {
+            let n = count(*n);
             if names.len() == 1 {
                 format!("{} in {n}", and_list(names))
             } else {

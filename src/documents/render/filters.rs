@@ -8,6 +8,7 @@ use serde_json::Value;
 use tera::Tera;
 
 use crate::config::Analysis;
+use crate::documents::trace;
 use crate::format::{fixed, fmt_count_pct, fmt_limits, fmt_n_pct, fmt_pct, fmt_plain, long_date};
 use crate::results::BaselineSummary;
 
@@ -59,32 +60,73 @@ pub(super) fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
     let td = settings.time_decimals;
     let level = fmt_plain(settings.ci_tenths as f64 / 10.0);
     tera.register_filter("pct", move |v: &Value, args: &HashMap<String, Value>| {
-        Ok(Value::String(fmt_pct(v.as_f64(), decimals(args, pd))))
+        let text = fmt_pct(v.as_f64(), decimals(args, pd));
+        Ok(Value::String(trace::mark_value(text, v, "pct")))
     });
     tera.register_filter("n_pct", move |v: &Value, args: &HashMap<String, Value>| {
         let n = v.get("n").and_then(Value::as_u64).unwrap_or(0);
         let total = v.get("N").and_then(Value::as_u64).unwrap_or(0);
-        Ok(Value::String(fmt_n_pct(n, total, decimals(args, pd))))
+        let d = decimals(args, pd);
+        if !trace::active() {
+            return Ok(Value::String(fmt_n_pct(n, total, d)));
+        }
+        // Traced: n, N and the percentage each marked (the same text as `fmt_n_pct`).
+        let base = trace::pointer_of(v);
+        let at = |text: String, key: &str, x: u64| {
+            trace::mark_at(text, base.as_deref(), key, || Value::from(x), "count")
+        };
+        let counts = format!(
+            "{}/{}",
+            at(n.to_string(), "/n", n),
+            at(total.to_string(), "/N", total)
+        );
+        if total == 0 {
+            return Ok(Value::String(counts));
+        }
+        let pct = trace::mark(
+            format!("{}%", crate::format::percent_of(n, total, d)),
+            || {
+                let base = base.clone()?;
+                Some(trace::Entry {
+                    pointer: format!("{base}/n"),
+                    value: serde_json::Number::from_f64(n as f64 / total as f64)
+                        .map_or(Value::Null, Value::Number),
+                    denominator: Some(format!("{base}/N")),
+                    format: "n_pct",
+                })
+            },
+        );
+        Ok(Value::String(format!("{counts} ({pct})")))
     });
     tera.register_filter(
         "count_pct",
         move |v: &Value, args: &HashMap<String, Value>| {
             let n = v.as_u64().unwrap_or(0);
             let total = args.get("total").and_then(Value::as_u64).unwrap_or(0);
-            Ok(Value::String(fmt_count_pct(n, total, decimals(args, pd))))
+            let d = decimals(args, pd);
+            if !trace::active() || total == 0 {
+                let text = fmt_count_pct(n, total, d);
+                return Ok(Value::String(trace::mark_value(text, v, "count")));
+            }
+            let count = trace::mark_value(n.to_string(), v, "count");
+            let pct = format!("{}%", crate::format::percent_of(n, total, d));
+            let pct = trace::mark_share(pct, v, total as f64, "count_pct");
+            Ok(Value::String(format!("{count} ({pct})")))
         },
     );
     tera.register_filter("num", move |v: &Value, args: &HashMap<String, Value>| {
-        Ok(Value::String(match v.as_f64() {
+        let text = match v.as_f64() {
             Some(x) => fixed(x, decimals(args, td)),
             None => missing(args, "NE"),
-        }))
+        };
+        Ok(Value::String(trace::mark_value(text, v, "num")))
     });
     tera.register_filter("time", move |v: &Value, args: &HashMap<String, Value>| {
-        Ok(Value::String(match v.as_f64() {
+        let text = match v.as_f64() {
             Some(x) => fixed(x, decimals(args, td)),
             None => missing(args, "not reached"),
-        }))
+        };
+        Ok(Value::String(trace::mark_value(text, v, "time")))
     });
     tera.register_filter("ci", move |v: &Value, args: &HashMap<String, Value>| {
         // Proportions are shown in percent, times as they are.
@@ -92,7 +134,22 @@ pub(super) fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
         let d = decimals(args, if percent { pd } else { td });
         let lower = v.get("lower").and_then(Value::as_f64);
         let upper = v.get("upper").and_then(Value::as_f64);
-        let limits = fmt_limits(lower, upper, d, percent);
+        let limits = if trace::active() {
+            // Each limit marked with its own pointer (the same text as `fmt_limits`).
+            let base = trace::pointer_of(v);
+            let limit = |x: Option<f64>, key: &str| {
+                let text = crate::format::fmt_limit(x, d, percent);
+                let value = || {
+                    v.get(key.trim_start_matches('/'))
+                        .cloned()
+                        .unwrap_or_default()
+                };
+                trace::mark_at(text, base.as_deref(), key, value, "ci")
+            };
+            format!("{}, {}", limit(lower, "/lower"), limit(upper, "/upper"))
+        } else {
+            fmt_limits(lower, upper, d, percent)
+        };
         Ok(Value::String(if flag(args, "bare") {
             limits
         } else {
@@ -103,12 +160,17 @@ pub(super) fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
         let total = args.get("total").and_then(Value::as_f64).unwrap_or(0.0);
         let d = decimals(args, pd);
         let counts = (v.as_u64(), args.get("total").and_then(Value::as_u64));
-        Ok(Value::String(match (counts, v.as_f64()) {
+        let text = match (counts, v.as_f64()) {
             ((Some(n), Some(total)), _) if total > 0 => {
                 format!("{}%", crate::format::percent_of(n, total, d))
             }
             (_, Some(n)) if total > 0.0 => fmt_pct(Some(n / total), d),
             _ => "NE".to_string(),
+        };
+        Ok(Value::String(if total > 0.0 {
+            trace::mark_share(text, v, total, "pct_of")
+        } else {
+            text
         }))
     });
     tera.register_filter("test_name", |v: &Value, _: &HashMap<String, Value>| {
@@ -120,13 +182,15 @@ pub(super) fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
         Ok(Value::String(test.short_name().to_string()))
     });
     tera.register_filter("p_value", |v: &Value, _: &HashMap<String, Value>| {
-        Ok(Value::String(crate::format::fmt_p(v.as_f64())))
+        let text = crate::format::fmt_p(v.as_f64());
+        Ok(Value::String(trace::mark_value(text, v, "p_value")))
     });
     tera.register_filter("plain", |v: &Value, _: &HashMap<String, Value>| {
-        Ok(Value::String(match v.as_f64() {
+        let text = match v.as_f64() {
             Some(x) => fmt_plain(x),
             None => "NE".to_string(),
-        }))
+        };
+        Ok(Value::String(trace::mark_value(text, v, "plain")))
     });
     tera.register_filter(
         "baseline_phrase",
@@ -140,8 +204,11 @@ pub(super) fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
                 .get("compact")
                 .and_then(Value::as_u64)
                 .map_or(COMPACT_LEVELS, |n| n as usize);
-            Ok(Value::String(crate::documents::prose::baseline_phrase(
-                &item, compact, pd,
+            Ok(Value::String(crate::documents::prose::baseline_phrase_at(
+                &item,
+                compact,
+                pd,
+                trace::pointer_of(v).as_deref(),
             )))
         },
     );
@@ -149,10 +216,11 @@ pub(super) fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
         let Some(n) = v.as_u64() else {
             return Ok(v.clone());
         };
+        let mark = |text: String| trace::mark_value(text, v, "spell");
         Ok(Value::String(if flag(args, "capital") {
-            crate::documents::prose::sentence_start(n)
+            crate::documents::prose::sentence_start_with(n, mark)
         } else {
-            crate::documents::prose::spell(n)
+            mark(crate::documents::prose::spell(n))
         }))
     });
     tera.register_filter("plural", |v: &Value, args: &HashMap<String, Value>| {
@@ -168,21 +236,31 @@ pub(super) fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
         }))
     });
     tera.register_filter("counted_terms", |v: &Value, _: &HashMap<String, Value>| {
-        let terms: Vec<(String, usize)> = v
+        let terms: Vec<(String, usize, &Value)> = v
             .as_array()
             .map(|terms| {
                 terms
                     .iter()
                     .filter_map(|t| {
                         let term = t.get("term")?.as_str()?.to_string();
-                        let n = usize::try_from(t.get("n")?.as_u64()?).ok()?;
-                        Some((term, n))
+                        let count = t.get("n")?;
+                        let n = usize::try_from(count.as_u64()?).ok()?;
+                        Some((term, n, count))
                     })
                     .collect()
             })
             .unwrap_or_default();
-        Ok(Value::String(crate::documents::prose::counted_terms(
-            &terms,
+        // A count shared by several terms is marked with the first term's source.
+        let mark = |n: usize| {
+            let first = terms.iter().find(|t| t.1 == n).map(|t| t.2);
+            match first {
+                Some(count) => trace::mark_value(n.to_string(), count, "count"),
+                None => n.to_string(),
+            }
+        };
+        let plain: Vec<(String, usize)> = terms.iter().map(|(t, n, _)| (t.clone(), *n)).collect();
+        Ok(Value::String(crate::documents::prose::counted_terms_with(
+            &plain, mark,
         )))
     });
     tera.register_filter("sentence", |v: &Value, _: &HashMap<String, Value>| {
@@ -197,7 +275,7 @@ pub(super) fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
     });
     tera.register_filter("long_date", |v: &Value, _: &HashMap<String, Value>| {
         let text = v.as_str().unwrap_or("");
-        Ok(Value::String(long_date(text)))
+        Ok(Value::String(trace::mark_value(long_date(text), v, "date")))
     });
     tera.register_filter("markdown", |v: &Value, args: &HashMap<String, Value>| {
         Ok(Value::String(markdown_to_html(
@@ -205,9 +283,46 @@ pub(super) fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
             flag(args, "inline"),
         )))
     });
+    // A number printed without a filter (`{{ c.n.enrolled }}`): the traced render's templates
+    // end every such expression with `__traced` (sandbox::secure_traced).
+    tera.register_filter(TRACED, |v: &Value, _: &HashMap<String, Value>| {
+        Ok(match v {
+            Value::Number(n) if trace::active() => {
+                Value::String(trace::mark_value(number_text(n), v, "count"))
+            }
+            other => other.clone(),
+        })
+    });
+    // `as_str` as Tera's, a number marked when traced (numbers joined with `~` go through it).
+    let as_str = tera.filters.get("as_str").cloned();
+    if let Some(inner) = as_str {
+        tera.register_filter(
+            "as_str",
+            move |v: &Value, args: &HashMap<String, Value>| match v {
+                Value::Number(n) if trace::active() => {
+                    Ok(Value::String(trace::mark_value(number_text(n), v, "count")))
+                }
+                _ => inner.filter(v, args),
+            },
+        );
+    }
     tera.register_filter("md_text", |v: &Value, _: &HashMap<String, Value>| {
         Ok(Value::String(markdown_to_text(v.as_str().unwrap_or(""))))
     });
+}
+
+/// The filter the traced render ends every unfiltered `{{ … }}` with.
+pub const TRACED: &str = "__traced";
+
+/// A number as Tera prints it.
+fn number_text(n: &serde_json::Number) -> String {
+    if let Some(i) = n.as_i64() {
+        i.to_string()
+    } else if let Some(u) = n.as_u64() {
+        u.to_string()
+    } else {
+        n.as_f64().map(|f| f.to_string()).unwrap_or_default()
+    }
 }
 
 /// Categorical characteristics with at most this many levels read "male/female: 65%/35%".

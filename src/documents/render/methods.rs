@@ -144,6 +144,12 @@ pub struct TermCount {
     pub term: String,
     /// Subjects.
     pub n: usize,
+    /// Its place in the cohort's `safety.by_term`.
+    #[serde(skip)]
+    pub index: usize,
+    /// The key of `by_term` that `n` is (`trae_any`).
+    #[serde(skip)]
+    pub count: &'static str,
 }
 
 /// The `limit` most frequent terms by `count`, ties by name, leaving out zero counts; all
@@ -151,6 +157,7 @@ pub struct TermCount {
 pub fn top_terms(
     cohort: &CohortResults,
     limit: usize,
+    key: &'static str,
     count: impl Fn(&crate::results::TermCounts) -> usize,
 ) -> Vec<TermCount> {
     let Some(safety) = &cohort.safety else {
@@ -159,9 +166,12 @@ pub fn top_terms(
     let mut terms: Vec<TermCount> = safety
         .by_term
         .iter()
-        .map(|t| TermCount {
+        .enumerate()
+        .map(|(index, t)| TermCount {
             term: t.term.clone(),
             n: count(t),
+            index,
+            count: key,
         })
         .filter(|t| t.n > 0)
         .collect();

@@ -24,7 +24,7 @@ mod methods;
 pub mod sandbox;
 
 pub use convert::*;
-pub use filters::register_filters;
+pub use filters::{register_filters, TRACED};
 use filters::{register_filters_with, FilterSettings};
 pub use methods::{arms_compared, methods_statistics, top_terms, ArmPair, TermCount};
 
@@ -135,6 +135,8 @@ struct TemplateSource {
 /// A Tera instance with the built-in templates, any user overrides, and readout's filters.
 pub struct Renderer {
     tera: Tera,
+    /// The same templates rewritten for the traced render (`documents::trace`).
+    traced: Tera,
     sources: BTreeMap<String, TemplateSource>,
     /// Whether any template came from the user (`output.templates`, [`Renderer::with_templates`]):
     /// then every HTML document goes through [`html::sanitize_document`].
@@ -145,8 +147,9 @@ pub struct Renderer {
     ready: std::sync::Mutex<HashMap<ReadyKey, std::sync::Arc<Tera>>>,
 }
 
-/// The filters' settings and whether the template is Markdown (escaped for Markdown).
-type ReadyKey = (FilterSettings, bool);
+/// The filters' settings, whether the template is Markdown (escaped for Markdown), and whether
+/// the instance is the traced one.
+type ReadyKey = (FilterSettings, bool, bool);
 
 impl Renderer {
     /// Loads the built-ins, then the files of `user_dir`: a file named like a built-in replaces
@@ -193,6 +196,7 @@ impl Renderer {
         }
         let mut renderer = Renderer {
             tera: Tera::default(),
+            traced: Tera::default(),
             sources,
             user_templates,
             ready: Default::default(),
@@ -212,6 +216,7 @@ impl Renderer {
         tera.add_raw_templates(all)
             .map_err(|e| renderer.error("", &e))?;
         sandbox::secure(&mut tera).map_err(|(name, e)| renderer.source_error(&name, &e))?;
+        renderer.traced = sandbox::traced(&tera);
         renderer.tera = tera;
         Ok(renderer)
     }
@@ -238,7 +243,23 @@ impl Renderer {
         // The figures and the body are the template's input: it may print them whole on top
         // of what the document limit allows it to write itself.
         let given = ctx.figures.iter().map(|f| f.svg.len()).sum::<usize>() + ctx.body.len();
-        self.render_context(name, &context, ctx.analysis, given)
+        self.render_context(name, &context, ctx.analysis, given, false)
+    }
+
+    /// Renders one template with tracing on (`documents::trace`): the text with its numbers
+    /// marked, and the entries the marks name (pointers relative to the cohort's entry).
+    pub fn render_traced(
+        &self,
+        name: &str,
+        ctx: &DocumentContext<'_>,
+    ) -> Result<(String, Vec<crate::documents::trace::Entry>)> {
+        let context = Context::from_serialize(ctx).map_err(|e| self.error(name, &e))?;
+        let given = ctx.figures.iter().map(|f| f.svg.len()).sum::<usize>() + ctx.body.len();
+        let sources = trace_sources(&context, ctx);
+        let (text, entries) = crate::documents::trace::traced(sources, || {
+            self.render_context(name, &context, ctx.analysis, given, true)
+        });
+        Ok((text?, entries))
     }
 
     /// Renders one template with any serialisable context (`index.html`).
@@ -249,7 +270,7 @@ impl Renderer {
         analysis: &Analysis,
     ) -> Result<String> {
         let context = Context::from_serialize(ctx).map_err(|e| self.error(name, &e))?;
-        self.render_context(name, &context, analysis, 0)
+        self.render_context(name, &context, analysis, 0, false)
     }
 
     fn render_context(
@@ -258,14 +279,19 @@ impl Renderer {
         context: &Context,
         analysis: &Analysis,
         given: usize,
+        traced: bool,
     ) -> Result<String> {
         let markdown = name.ends_with(".md");
-        let key = (FilterSettings::of(analysis), markdown);
+        let key = (FilterSettings::of(analysis), markdown, traced);
         let ready = self.ready.lock().ok().and_then(|r| r.get(&key).cloned());
         let tera = match ready {
             Some(tera) => tera,
             None => {
-                let mut tera = self.tera.clone();
+                let mut tera = if traced {
+                    self.traced.clone()
+                } else {
+                    self.tera.clone()
+                };
                 register_filters_with(&mut tera, key.0);
                 if markdown {
                     // `.html` output is escaped for HTML; Markdown output for Markdown (an
@@ -382,6 +408,63 @@ impl Renderer {
             message: format!("{file}{location}{}", tidy_message(&message)),
         }
     }
+}
+
+/// The context values a traced render can name, by address (`documents::trace`): the cohort
+/// (its own pointers), each comparison's arms and comparison (under `/arms/i` and
+/// `/comparisons/j`), and the listed terms (under `/safety/by_term/k`).
+fn trace_sources(context: &Context, ctx: &DocumentContext<'_>) -> crate::documents::trace::Sources {
+    use serde_json::Value;
+    let root = context.get("cohort").cloned().unwrap_or_default();
+    let mut sources = crate::documents::trace::Sources::new(root);
+    if let Some(cohort) = context.get("cohort") {
+        sources.add(cohort, "");
+    }
+    let c = ctx.cohort;
+    if let Some(Value::Array(pairs)) = context.get("arms_compared") {
+        for (json, pair) in pairs.iter().zip(&ctx.arms_compared) {
+            let arm =
+                |a: &crate::results::ArmResults| c.arms.iter().position(|x| std::ptr::eq(x, a));
+            let parts = [
+                ("arm", arm(pair.arm).map(|i| format!("/arms/{i}"))),
+                (
+                    "reference",
+                    arm(pair.reference).map(|i| format!("/arms/{i}")),
+                ),
+                (
+                    "comparison",
+                    c.comparisons
+                        .iter()
+                        .position(|x| std::ptr::eq(x, pair.comparison))
+                        .map(|j| format!("/comparisons/{j}")),
+                ),
+            ];
+            for (key, pointer) in parts {
+                if let (Some(value), Some(pointer)) = (json.get(key), pointer) {
+                    sources.add(value, &pointer);
+                }
+            }
+        }
+    }
+    for (key, terms) in [
+        ("top_trae", &ctx.top_trae),
+        ("top_trae_grade3", &ctx.top_trae_grade3),
+        ("trae_grade3_terms", &ctx.trae_grade3_terms),
+    ] {
+        if let Some(Value::Array(items)) = context.get(key) {
+            for (json, term) in items.iter().zip(terms) {
+                let at = format!("/safety/by_term/{}", term.index);
+                if let Some(n) = json.get("n") {
+                    sources.add_one(n, format!("{at}/{}", term.count));
+                }
+                if let Some(name) = json.get("term") {
+                    sources.add_one(name, format!("{at}/term"));
+                }
+                sources.add_one(json, at);
+            }
+        }
+    }
+    sources
 }
 
 /// The `.md`, `.txt`, `.html` and `.css` files of a user templates folder, by name, in name

@@ -178,6 +178,27 @@ pub fn secure(tera: &mut Tera) -> Result<(), (String, SourceError)> {
     check_calls(tera)
 }
 
+/// A copy of a [`secure`]d instance for the traced render of documents already rendered
+/// plainly (`documents::trace`): see `rewrite::trace_nodes`.
+pub fn traced(tera: &Tera) -> Tera {
+    let mut tera = tera.clone();
+    for template in tera.templates.values_mut() {
+        trace_nodes(&mut template.ast);
+        for m in template.macros.values_mut() {
+            trace_nodes(&mut m.body);
+        }
+        for b in template.blocks.values_mut() {
+            trace_nodes(&mut b.body);
+        }
+        for defs in template.blocks_definitions.values_mut() {
+            for (_, b) in defs.iter_mut() {
+                trace_nodes(&mut b.body);
+            }
+        }
+    }
+    tera
+}
+
 /// The line breaks in `bytes`.
 fn count_lines(bytes: &[u8]) -> usize {
     memchr::memchr_iter(b'\n', bytes).count()

@@ -103,3 +103,49 @@ pub(super) fn instrument_expr(e: &mut Expr) {
         filter.args.values_mut().for_each(instrument_expr);
     }
 }
+
+/// The traced render's rewrite of a secured template (`documents::trace`): `set` keeps the
+/// value itself rather than the size-checked copy (a filter then sees the context's value, by
+/// which it finds its source), and a variable printed without a filter ends with
+/// `__traced`. The plain render, with every check, has run first.
+pub(super) fn trace_nodes(nodes: &mut [Node]) {
+    for node in nodes.iter_mut() {
+        match node {
+            Node::VariableBlock(_, e)
+                if matches!(e.val, ExprVal::Ident(_)) && e.filters.is_empty() =>
+            {
+                e.filters.push(FunctionCall {
+                    name: crate::documents::render::TRACED.to_string(),
+                    args: HashMap::new(),
+                });
+            }
+            Node::Set(_, s) => {
+                if let ExprVal::FunctionCall(c) = &mut s.value.val {
+                    if c.name == KEEP {
+                        if let Some(value) = c.args.remove("v") {
+                            s.value = value;
+                        }
+                    }
+                }
+            }
+            Node::MacroDefinition(_, m, _) => trace_nodes(&mut m.body),
+            Node::FilterSection(_, fs, _) => trace_nodes(&mut fs.body),
+            Node::Block(_, b, _) => trace_nodes(&mut b.body),
+            Node::Forloop(_, l, _) => {
+                trace_nodes(&mut l.body);
+                if let Some(empty) = &mut l.empty_body {
+                    trace_nodes(empty);
+                }
+            }
+            Node::If(i, _) => {
+                for (_, _, body) in i.conditions.iter_mut() {
+                    trace_nodes(body);
+                }
+                if let Some((_, body)) = &mut i.otherwise {
+                    trace_nodes(body);
+                }
+            }
+            _ => {}
+        }
+    }
+}

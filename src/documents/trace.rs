@@ -1,0 +1,419 @@
+//! Where each number of the abstract came from (docs/OUTPUTS.md, `abstract-numbers.csv`).
+//!
+//! The abstract is rendered a second time with tracing on: readout's filters then wrap each
+//! number they print in private-use marker characters naming an [`Entry`] (the JSON Pointer of
+//! the value in the cohort's `results.json` entry, the unrounded value, the filter). A filter
+//! finds the pointer of its input by the input's address in the template context, which Tera
+//! hands filters by reference; [`Sources`] maps those addresses to pointers. The plain render
+//! stays the document: the traced one, markers stripped, must equal it, or no sources are
+//! given (a user template that compares a filter's output, for one).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+/// Opens a marked number: then the entry's index in [`ID_DIGITS`], [`MID`], the text, [`CLOSE`].
+const OPEN: char = '\u{E000}';
+const MID: char = '\u{E001}';
+const CLOSE: char = '\u{E002}';
+/// Sixteen private-use characters as the hexadecimal digits of an entry's index (not ASCII
+/// digits: Markdown escaping and number scanners leave them alone).
+const ID_DIGITS: u32 = 0xE010;
+
+/// One printed number's source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// JSON Pointer (RFC 6901) of the value, relative to the cohort's entry in `results.json`.
+    pub pointer: String,
+    /// The unrounded value: as in results.json, or for a percentage of two counts their ratio;
+    /// `null` where the document prints "NE" or "not reached".
+    pub value: Value,
+    /// The pointer of the denominator, for a percentage of counts.
+    pub denominator: Option<String>,
+    /// The filter (or form) that printed it: `pct`, `time`, `ci`, `count`, `spell`, ...
+    pub format: &'static str,
+}
+
+/// The context values a traced render can name: by address, their pointer (relative to the
+/// cohort) while the context they point into is alive.
+#[derive(Debug, Default)]
+pub struct Sources {
+    by_address: HashMap<usize, String>,
+    /// The cohort's results as JSON: denominators are looked up beside a count.
+    root: Value,
+}
+
+impl Sources {
+    /// Sources under the cohort's results (`root`, as results.json holds them).
+    pub fn new(root: Value) -> Sources {
+        Sources {
+            by_address: HashMap::new(),
+            root,
+        }
+    }
+
+    /// `value` (a context value) and everything below it, as `pointer` and below.
+    pub fn add(&mut self, value: &Value, pointer: &str) {
+        self.by_address
+            .insert(value as *const Value as usize, pointer.to_string());
+        match value {
+            Value::Object(map) => {
+                for (key, v) in map {
+                    self.add(v, &format!("{pointer}/{}", escape_token(key)));
+                }
+            }
+            Value::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    self.add(v, &format!("{pointer}/{i}"));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Only `value` itself as `pointer`.
+    pub fn add_one(&mut self, value: &Value, pointer: String) {
+        self.by_address
+            .insert(value as *const Value as usize, pointer);
+    }
+}
+
+/// An object key as a JSON Pointer reference token: `~` as `~0`, `/` as `~1`.
+pub fn escape_token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+struct Tracer {
+    sources: Sources,
+    entries: Vec<Entry>,
+}
+
+thread_local! {
+    static TRACER: RefCell<Option<Tracer>> = const { RefCell::new(None) };
+}
+
+/// Runs `render` with tracing on this thread; returns what it returned and the entries its
+/// marks name. Tracing ends however `render` ends.
+pub fn traced<R>(sources: Sources, render: impl FnOnce() -> R) -> (R, Vec<Entry>) {
+    struct Off;
+    impl Drop for Off {
+        fn drop(&mut self) {
+            TRACER.with(|t| t.borrow_mut().take());
+        }
+    }
+    TRACER.with(|t| {
+        *t.borrow_mut() = Some(Tracer {
+            sources,
+            entries: Vec::new(),
+        })
+    });
+    let off = Off;
+    let result = render();
+    let entries = TRACER
+        .with(|t| t.borrow_mut().take())
+        .map(|t| t.entries)
+        .unwrap_or_default();
+    drop(off);
+    (result, entries)
+}
+
+/// Whether a traced render is running on this thread.
+pub fn active() -> bool {
+    TRACER.with(|t| t.borrow().is_some())
+}
+
+/// The pointer of a context value a filter was handed, while tracing.
+pub fn pointer_of(value: &Value) -> Option<String> {
+    TRACER.with(|t| {
+        t.borrow().as_ref().and_then(|t| {
+            t.sources
+                .by_address
+                .get(&(value as *const Value as usize))
+                .cloned()
+        })
+    })
+}
+
+/// `text` marked as printing `entry` while tracing (`entry` is asked for only then); `text`
+/// as it is otherwise, or when `entry` gives nothing.
+pub fn mark(text: String, entry: impl FnOnce() -> Option<Entry>) -> String {
+    if !active() {
+        return text;
+    }
+    // Asked for before the tracer is borrowed to keep it: it reads the tracer too.
+    let Some(entry) = entry() else {
+        return text;
+    };
+    let id = TRACER.with(|t| {
+        t.borrow_mut().as_mut().map(|tracer| {
+            tracer.entries.push(entry);
+            tracer.entries.len() - 1
+        })
+    });
+    let Some(id) = id else {
+        return text;
+    };
+    let mut out = String::with_capacity(text.len() + 12);
+    out.push(OPEN);
+    for digit in format!("{id:x}").chars() {
+        let d = digit.to_digit(16).unwrap_or(0);
+        out.extend(char::from_u32(ID_DIGITS + d));
+    }
+    out.push(MID);
+    out.push_str(&text);
+    out.push(CLOSE);
+    out
+}
+
+/// [`mark`] of a value the filter was handed: its own pointer.
+pub fn mark_value(text: String, value: &Value, format: &'static str) -> String {
+    mark(text, || {
+        Some(Entry {
+            pointer: pointer_of(value)?,
+            value: value.clone(),
+            denominator: None,
+            format,
+        })
+    })
+}
+
+/// [`mark`] of a value below `base` (a pointer, when traced) at `path` (`/stats/median`).
+pub fn mark_at(
+    text: String,
+    base: Option<&str>,
+    path: &str,
+    value: impl FnOnce() -> Value,
+    format: &'static str,
+) -> String {
+    mark(text, || {
+        Some(Entry {
+            pointer: format!("{}{path}", base?),
+            value: value(),
+            denominator: None,
+            format,
+        })
+    })
+}
+
+/// [`mark`] of a percentage `n / total` of two counts, `n` the value handed to the filter:
+/// the denominator's pointer is the nearest key `N`, `n` or `total` holding `total`, beside
+/// the count or above it (none when there is no such key).
+pub fn mark_share(text: String, n: &Value, total: f64, format: &'static str) -> String {
+    mark(text, || {
+        let pointer = pointer_of(n)?;
+        let ratio = n.as_f64().map(|n| n / total);
+        Some(Entry {
+            denominator: denominator_near(&pointer, total),
+            value: ratio
+                .and_then(serde_json::Number::from_f64)
+                .map_or(Value::Null, Value::Number),
+            pointer,
+            format,
+        })
+    })
+}
+
+/// The pointer of the nearest `N`, `n` or `total` equal to `total` among the keys beside
+/// `pointer` or above it.
+fn denominator_near(pointer: &str, total: f64) -> Option<String> {
+    TRACER.with(|t| {
+        let t = t.borrow();
+        let root = &t.as_ref()?.sources.root;
+        let mut at = pointer;
+        while let Some(cut) = at.rfind('/') {
+            at = at.get(..cut)?;
+            let Some(Value::Object(map)) = root.pointer(at) else {
+                continue;
+            };
+            for key in ["N", "n", "total"] {
+                if map.get(key).and_then(Value::as_f64) == Some(total) {
+                    return Some(format!("{at}/{key}"));
+                }
+            }
+        }
+        None
+    })
+}
+
+/// One marked stretch of a text, in byte offsets of the text without markers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Span {
+    /// Start of the printed text.
+    pub start: usize,
+    /// End of the printed text.
+    pub end: usize,
+    /// Index of its entry.
+    pub entry: usize,
+}
+
+/// `text` without markers, and the stretches they marked (innermost first when nested).
+pub fn split(text: &str) -> (String, Vec<Span>) {
+    let mut out = String::with_capacity(text.len());
+    let mut spans = Vec::new();
+    let mut open: Vec<(usize, usize)> = Vec::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            OPEN => {
+                let mut id = 0usize;
+                for d in chars.by_ref() {
+                    if d == MID {
+                        break;
+                    }
+                    let digit = (d as u32).wrapping_sub(ID_DIGITS) as usize;
+                    id = id.saturating_mul(16).saturating_add(digit.min(15));
+                }
+                open.push((out.len(), id));
+            }
+            CLOSE => {
+                if let Some((start, entry)) = open.pop() {
+                    spans.push(Span {
+                        start,
+                        end: out.len(),
+                        entry,
+                    });
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    (out, spans)
+}
+
+/// `text` without markers.
+pub fn strip(text: &str) -> String {
+    split(text).0
+}
+
+/// An HTML document with marked numbers: each becomes `<span data-source="…" title="…">`
+/// naming its pointer in results.json (`prefix` is the cohort's, `/cohorts/0`) and value; a
+/// mark that would cross a tag is dropped.
+pub fn html_sources(html: &str, entries: &[Entry], prefix: &str) -> String {
+    let (plain, spans) = split(html);
+    let mut opens: Vec<(usize, String)> = Vec::new();
+    let mut closes: Vec<usize> = Vec::new();
+    for span in &spans {
+        let inside = plain.get(span.start..span.end).unwrap_or("<");
+        let Some(entry) = entries.get(span.entry) else {
+            continue;
+        };
+        if inside.contains(['<', '>']) || inside.is_empty() {
+            continue;
+        }
+        let pointer = format!("{prefix}{}", entry.pointer);
+        let value = match &entry.value {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        // A percentage of two counts names both.
+        let (over, title) = match &entry.denominator {
+            Some(d) => (
+                format!(
+                    " data-denominator=\"{}\"",
+                    attribute(&format!("{prefix}{d}"))
+                ),
+                format!("results.json {pointer} / {prefix}{d} = {value}"),
+            ),
+            None => (String::new(), format!("results.json {pointer} = {value}")),
+        };
+        opens.push((
+            span.start,
+            format!(
+                "<span data-source=\"{}\"{over} title=\"{}\">",
+                attribute(&pointer),
+                attribute(&title)
+            ),
+        ));
+        closes.push(span.end);
+    }
+    // Outer spans open first and close last at the same offset.
+    opens.sort_by_key(|(at, _)| *at);
+    closes.sort_unstable();
+    let mut out = String::with_capacity(plain.len() + opens.len() * 96);
+    let (mut o, mut c) = (0, 0);
+    for (i, ch) in plain.char_indices() {
+        while c < closes.len() && closes.get(c) == Some(&i) {
+            out.push_str("</span>");
+            c += 1;
+        }
+        while let Some((at, tag)) = opens.get(o).filter(|(at, _)| *at == i) {
+            let _ = at;
+            out.push_str(tag);
+            o += 1;
+        }
+        out.push(ch);
+    }
+    for _ in c..closes.len() {
+        out.push_str("</span>");
+    }
+    out
+}
+
+/// Text for a double-quoted HTML attribute.
+fn attribute(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marks_name_their_entries_and_strip_to_the_text() {
+        let cohort = serde_json::json!({"response": {"orr": {"n": 13, "N": 38, "rate": 0.3421}}});
+        let mut sources = Sources::new(cohort.clone());
+        sources.add(&cohort, "");
+        let rate = &cohort["response"]["orr"]["rate"];
+        let n = &cohort["response"]["orr"]["n"];
+        let (text, entries) = traced(sources, || {
+            format!(
+                "ORR {} ({} of N)",
+                mark_value("34.2%".to_string(), rate, "pct"),
+                mark_share("x".to_string(), n, 38.0, "pct_of")
+            )
+        });
+        let (plain, spans) = split(&text);
+        assert_eq!(plain, "ORR 34.2% (x of N)");
+        assert_eq!(&plain[spans[0].start..spans[0].end], "34.2%");
+        assert_eq!(entries[0].pointer, "/response/orr/rate");
+        assert_eq!(entries[1].denominator.as_deref(), Some("/response/orr/N"));
+        assert_eq!(entries[1].value, serde_json::json!(13.0 / 38.0));
+        // Off the traced render nothing is marked.
+        assert_eq!(mark_value("34.2%".to_string(), rate, "pct"), "34.2%");
+        assert!(!active());
+    }
+
+    #[test]
+    fn spans_in_html_never_cross_a_tag() {
+        let entry = Entry {
+            pointer: "/n/enrolled".to_string(),
+            value: serde_json::json!(38),
+            denominator: None,
+            format: "count",
+        };
+        let (marked, _) = traced(Sources::default(), || {
+            mark("38".to_string(), || Some(entry.clone()))
+        });
+        let html = format!("<p>{marked} pts</p>");
+        assert_eq!(
+            html_sources(&html, std::slice::from_ref(&entry), "/cohorts/2"),
+            "<p><span data-source=\"/cohorts/2/n/enrolled\" \
+             title=\"results.json /cohorts/2/n/enrolled = 38\">38</span> pts</p>"
+        );
+        let crossing = marked.replace("38", "3<b>8");
+        assert_eq!(html_sources(&crossing, &[entry], ""), "3<b>8");
+        assert_eq!(escape_token("NON-CR/NON-PD~"), "NON-CR~1NON-PD~0");
+    }
+}
