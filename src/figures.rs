@@ -770,7 +770,9 @@ pub fn cohort_figures(
         };
         figs.add(cohort, "ae-trae", caption, drawn, png)?;
     }
-    figs.rasterise(cohort, formats.contains(&Format::Docx))?;
+    // Word files and decks take the figures' PNGs.
+    let keep = formats.contains(&Format::Docx) || formats.contains(&Format::Pptx);
+    figs.rasterise(cohort, keep)?;
     Ok(figs)
 }
 

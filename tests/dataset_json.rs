@@ -304,7 +304,7 @@ fn same_results(config: &str, old_dir: &str, csv_dir: &Path, from: &str, tables:
 fn the_example_study_in_every_form_gives_the_results_of_its_csv() {
     let config = std::fs::read_to_string(root().join("config/altn-ak105-ii-01.yaml")).unwrap();
     // PNG figures are not what is compared here: left out to keep the test quick.
-    let config = config.replace("formats: [md, html, png]", "formats: [md]");
+    let config = config.replace("formats: [md, html, pptx, png]", "formats: [md]");
     let data = root().join("data/altn-ak105-ii-01");
     same_results(
         &config,
@@ -660,7 +660,10 @@ fn derived_datasets_are_written_as_dataset_json_and_read_back() {
     let tmp = tempfile::tempdir().unwrap();
     let config = std::fs::read_to_string(root().join("config/altn-ak105-ii-01.yaml")).unwrap();
     let config = config
-        .replace("formats: [md, html, png]", "formats: [md, dataset-json]")
+        .replace(
+            "formats: [md, html, pptx, png]",
+            "formats: [md, dataset-json]",
+        )
         .replace(
             "../data/altn-ak105-ii-01",
             &root().join("data/altn-ak105-ii-01").display().to_string(),
@@ -725,7 +728,10 @@ fn derived_dataset_json_has_the_keys_of_the_published_schema() {
     let tmp = tempfile::tempdir().unwrap();
     let config = std::fs::read_to_string(root().join("config/altn-ak105-ii-01.yaml")).unwrap();
     let config = config
-        .replace("formats: [md, html, png]", "formats: [md, dataset-json]")
+        .replace(
+            "formats: [md, html, pptx, png]",
+            "formats: [md, dataset-json]",
+        )
         .replace(
             "../data/altn-ak105-ii-01",
             &root().join("data/altn-ak105-ii-01").display().to_string(),

@@ -30,6 +30,7 @@ mod plots;
 mod properties;
 mod randomised_example;
 mod sas7bdat;
+mod slides;
 mod stats_props;
 mod stats_reference;
 mod xpt;

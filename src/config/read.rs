@@ -24,6 +24,8 @@ pub struct LoadedConfig {
     pub config: StudyConfig,
     /// `word/styles.xml` of `output.docx_reference`, once read (the build reads it).
     pub docx_styles: Option<std::sync::Arc<[u8]>>,
+    /// The slide template of `output.pptx_reference`, once read (the build reads it).
+    pub pptx_template: Option<std::sync::Arc<crate::documents::slides::SlideTemplate>>,
 }
 
 impl LoadedConfig {
@@ -78,6 +80,7 @@ pub fn load(path: &Path) -> Result<LoadedConfig> {
         bytes,
         config,
         docx_styles: None,
+        pptx_template: None,
     })
 }
 

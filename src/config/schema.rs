@@ -283,7 +283,7 @@ pub struct OutputConfig {
     /// Output folder, relative to the config file. Default: `output`.
     #[serde(default = "default_output_dir")]
     pub dir: PathBuf,
-    /// md | html | docx | png | dataset-json. Default: [md, html].
+    /// md | html | docx | pptx | png | dataset-json. Default: [md, html].
     #[serde(default = "default_formats")]
     pub formats: Vec<Format>,
     /// Folder of user templates overriding built-ins by name. Default: none.
@@ -298,6 +298,10 @@ pub struct OutputConfig {
     /// pandoc's `--reference-doc`. Default: none (readout's house style).
     #[serde(default)]
     pub docx_reference: Option<PathBuf>,
+    /// A `.pptx` whose slide masters, layouts and theme the decks take. Default: none
+    /// (readout's house template, 16:9).
+    #[serde(default)]
+    pub pptx_reference: Option<PathBuf>,
     /// Whether figures carry their title (journals set the title in the legend, so they
     /// want none in the figure). Default: `true`.
     #[serde(default = "default_figure_titles")]
@@ -312,6 +316,7 @@ impl Default for OutputConfig {
             templates: None,
             conference: None,
             docx_reference: None,
+            pptx_reference: None,
             figure_titles: default_figure_titles(),
         }
     }
@@ -339,6 +344,8 @@ pub enum Format {
     Html,
     /// Word documents.
     Docx,
+    /// A PowerPoint deck per cohort.
+    Pptx,
     /// PNG copies of the figures.
     Png,
     /// The derived datasets also as CDISC Dataset-JSON v1.1 (`derived/<cohort>.json`).

@@ -514,7 +514,7 @@ fn grid(t: &report::Table, columns: usize) -> Vec<usize> {
 }
 
 /// Width and height of a PNG from its IHDR chunk.
-fn png_size(png: &[u8]) -> Option<(u32, u32)> {
+pub(crate) fn png_size(png: &[u8]) -> Option<(u32, u32)> {
     let w = png.get(16..20)?;
     let h = png.get(20..24)?;
     Some((

@@ -17,6 +17,7 @@ pub mod numbers;
 pub mod prose;
 pub mod render;
 pub mod report;
+pub mod slides;
 pub mod trace;
 
 use serde::Serialize;
@@ -110,6 +111,7 @@ pub fn render_documents(
         body: String::new(),
         report,
         arms_compared: render::arms_compared(results),
+        sentences: Default::default(),
     };
     // Unsafe links and raw HTML from the config's texts (or a user template) made text: the
     // Markdown file is read by other tools, which would make them live.
@@ -186,6 +188,22 @@ pub fn render_documents(
             bytes: html_bytes(renderer, renderer.render("report.html", &ctx)?),
         });
     }
+    if formats.contains(&Format::Pptx) {
+        ctx.sentences = paragraph_sentences(&plain);
+        let text = renderer.render("slides.txt", &ctx)?;
+        let house;
+        let template = match &cfg.pptx_template {
+            Some(t) => t.as_ref(),
+            None => {
+                house = slides::SlideTemplate::house();
+                &house
+            }
+        };
+        files.push(OutputFile {
+            path: format!("{dir}/slides.pptx"),
+            bytes: slides::deck(&ctx, &text, template, &cohort.id)?,
+        });
+    }
     if formats.contains(&Format::Docx) {
         files.push(OutputFile {
             path: format!("{dir}/abstract.docx"),
@@ -202,6 +220,27 @@ pub fn render_documents(
         numbers: pending,
         warnings,
     })
+}
+
+/// The sentences of each headed paragraph of a plain-text abstract (`Methods: ...`), by heading.
+fn paragraph_sentences(plain: &str) -> std::collections::BTreeMap<String, Vec<String>> {
+    plain
+        .split("\n\n")
+        .filter_map(|p| {
+            let (heading, body) = p.split_once(": ")?;
+            if heading.is_empty()
+                || heading.len() > 40
+                || !heading.chars().all(|c| c.is_alphabetic() || c == ' ')
+            {
+                return None;
+            }
+            let sentences = conference::sentences(body)
+                .into_iter()
+                .map(str::to_string)
+                .collect();
+            Some((heading.to_string(), sentences))
+        })
+        .collect()
 }
 
 /// Why a traced render gave no sources: it differs from the plain one.
@@ -291,13 +330,14 @@ pub fn render_index(
     paths: &[String],
     renderer: &Renderer,
 ) -> Result<OutputFile> {
-    const DOCUMENTS: [(&str, &str); 7] = [
+    const DOCUMENTS: [(&str, &str); 8] = [
         ("abstract.html", "Abstract (HTML)"),
         ("report.html", "Report (HTML)"),
         ("abstract.txt", "Abstract (plain text)"),
         ("abstract.md", "Abstract (Markdown)"),
         ("abstract.docx", "Abstract (Word)"),
         ("report.docx", "Report (Word)"),
+        ("slides.pptx", "Slides (PowerPoint)"),
         (
             "abstract-numbers.csv",
             "Abstract numbers and their sources (CSV)",

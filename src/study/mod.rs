@@ -22,6 +22,48 @@ pub struct LoadedStudy {
     renderer: Option<Renderer>,
 }
 
+/// The error of a reference file at its config key.
+fn reference_error(
+    config: &LoadedConfig,
+    key: &str,
+    path: &std::path::Path,
+    message: String,
+) -> Error {
+    Error::Config {
+        file: config.path.clone(),
+        location: format!("key `output.{key}`: "),
+        message: format!("{}: {message}", path.display()),
+    }
+}
+
+/// A reference file's bytes, read through a cap of `max` bytes.
+fn read_reference(
+    config: &LoadedConfig,
+    path: &std::path::Path,
+    key: &str,
+    what: &str,
+    max: u64,
+) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| {
+            std::io::Read::read_to_end(&mut std::io::Read::take(file, max + 1), &mut bytes)
+        })
+        .map_err(|e| reference_error(config, key, path, format!("cannot read: {e}")))?;
+    if bytes.len() as u64 > max {
+        return Err(reference_error(
+            config,
+            key,
+            path,
+            format!(
+                "larger than {} MiB; expected a {what} of at most that",
+                max >> 20
+            ),
+        ));
+    }
+    Ok(bytes)
+}
+
 /// Loads the config's data files, and parses the templates alongside (so that parsing them
 /// does not wait for the data).
 pub fn load_study(mut config: LoadedConfig) -> Result<LoadedStudy> {
@@ -33,27 +75,15 @@ pub fn load_study(mut config: LoadedConfig) -> Result<LoadedStudy> {
     crate::study::fits::fit_to_data(&mut config, &data)?;
     if let Some(reference) = &config.config.output.docx_reference {
         let path = config.base_dir().join(reference);
-        let refused = |message: String| Error::Config {
-            file: config.path.clone(),
-            location: "key `output.docx_reference`: ".to_string(),
-            message: format!("{}: {message}", path.display()),
-        };
+        let refused = |message: String| reference_error(&config, "docx_reference", &path, message);
         // Read through a cap: a reference is a few MiB at most.
-        let mut bytes = Vec::new();
-        std::fs::File::open(&path)
-            .and_then(|file| {
-                std::io::Read::read_to_end(
-                    &mut std::io::Read::take(file, crate::documents::docx::MAX_REFERENCE_BYTES + 1),
-                    &mut bytes,
-                )
-            })
-            .map_err(|e| refused(format!("cannot read: {e}")))?;
-        if bytes.len() as u64 > crate::documents::docx::MAX_REFERENCE_BYTES {
-            return Err(refused(format!(
-                "larger than {} MiB; expected a Word document of at most that",
-                crate::documents::docx::MAX_REFERENCE_BYTES >> 20
-            )));
-        }
+        let bytes = read_reference(
+            &config,
+            &path,
+            "docx_reference",
+            "Word document",
+            crate::documents::docx::MAX_REFERENCE_BYTES,
+        )?;
         let styles = crate::documents::docx::reference_styles(&bytes).map_err(refused)?;
         // The reference shapes the Word files: its hash is in the manifest with the data's.
         data.inputs.push(load::InputFile {
@@ -61,6 +91,24 @@ pub fn load_study(mut config: LoadedConfig) -> Result<LoadedStudy> {
             sha256: load::sha256_hex(&bytes),
         });
         config.docx_styles = Some(styles.into());
+    }
+    if let Some(reference) = &config.config.output.pptx_reference {
+        let path = config.base_dir().join(reference);
+        let bytes = read_reference(
+            &config,
+            &path,
+            "pptx_reference",
+            "PowerPoint file",
+            crate::documents::slides::template::MAX_REFERENCE_BYTES,
+        )?;
+        let template = crate::documents::slides::SlideTemplate::from_reference(&bytes)
+            .map_err(|message| reference_error(&config, "pptx_reference", &path, message))?;
+        // The template shapes the decks: its hash is in the manifest with the data's.
+        data.inputs.push(load::InputFile {
+            path: path.display().to_string(),
+            sha256: load::sha256_hex(&bytes),
+        });
+        config.pptx_template = Some(template.into());
     }
     Ok(LoadedStudy {
         config,

@@ -70,6 +70,7 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../../templates/report.html"),
     ),
     ("index.html", include_str!("../../../templates/index.html")),
+    ("slides.txt", include_str!("../../../templates/slides.txt")),
     ("base.css", include_str!("../../../templates/base.css")),
 ];
 
@@ -103,6 +104,9 @@ pub struct DocumentContext<'a> {
     pub report: crate::documents::report::Report,
     /// A cohort with arms: each comparison with the two arms' results beside it.
     pub arms_compared: Vec<ArmPair<'a>>,
+    /// The sentences of the abstract's paragraphs by heading (`Methods`, `Results`), for the
+    /// slides.
+    pub sentences: BTreeMap<String, Vec<String>>,
 }
 
 /// The cohort's own texts.

@@ -1,0 +1,647 @@
+//! `slides.pptx`: a congress deck per cohort (docs/OUTPUTS.md). The slides' words come from
+//! the Tera template `slides.txt` (built in, replaceable like the abstract's): `[key]` starts a
+//! slide, its first line is the title, `- ` lines are bullets, other lines paragraphs. Keys
+//! that name something readout has add it: `title` (the title layout), `patients` (the
+//! baseline table), `efficacy` (the response table), `comparison` (the comparisons table),
+//! `safety` (TRAEs by grade), and a figure's name (`km-pfs`, `forest-os`: the picture, the
+//! words beside it). Tables are PowerPoint tables, long ones continued on further slides;
+//! text is editable text. The master, layouts and theme are readout's (16:9) or those of
+//! `output.pptx_reference` ([`SlideTemplate`]).
+
+pub mod house;
+mod package;
+pub mod template;
+
+use std::fmt::Write as _;
+
+pub use template::SlideTemplate;
+
+use super::render::DocumentContext;
+use super::report::{Block, Cell, Row, Table};
+use crate::error::{Error, Result};
+use template::escape;
+
+/// One slide's words, as `slides.txt` gives them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlideText {
+    /// What the slide shows besides its words (`title`, `patients`, `km-pfs`, ...).
+    pub key: String,
+    /// Its title.
+    pub title: String,
+    /// Its lines: (bullet, text).
+    pub lines: Vec<(bool, String)>,
+}
+
+/// The slides of a rendered `slides.txt`. Lines before the first `[key]` are ignored.
+pub fn parse_slides(text: &str) -> Vec<SlideText> {
+    let mut slides: Vec<SlideText> = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let key = line
+            .strip_prefix('[')
+            .and_then(|l| l.strip_suffix(']'))
+            .filter(|k| !k.is_empty() && !k.contains(char::is_whitespace));
+        if let Some(key) = key {
+            slides.push(SlideText {
+                key: key.to_string(),
+                title: String::new(),
+                lines: Vec::new(),
+            });
+            continue;
+        }
+        let Some(slide) = slides.last_mut() else {
+            continue;
+        };
+        if slide.title.is_empty() {
+            slide.title = line.to_string();
+        } else if let Some(item) = line.strip_prefix("- ") {
+            slide.lines.push((true, item.trim().to_string()));
+        } else {
+            slide.lines.push((false, line.to_string()));
+        }
+    }
+    slides
+}
+
+/// Positions on the slide, in EMU, from its size.
+#[derive(Clone, Copy)]
+struct Frame {
+    left: u64,
+    top: u64,
+    width: u64,
+    height: u64,
+}
+
+impl Frame {
+    fn of((cx, cy): (u64, u64)) -> Frame {
+        let left = cx / 27;
+        let top = cy / 5;
+        Frame {
+            left,
+            top,
+            width: cx - 2 * left,
+            height: cy - top - cy / 14,
+        }
+    }
+}
+
+/// Table text size (hundredths of a point) and row height (EMU) for `columns` columns.
+fn table_font(columns: usize) -> (u32, u64) {
+    if columns > 6 {
+        (1000, 210_000)
+    } else {
+        (1200, 250_000)
+    }
+}
+
+/// The deck of one cohort: `text` is the rendered `slides.txt`.
+pub fn deck(
+    ctx: &DocumentContext<'_>,
+    text: &str,
+    template: &SlideTemplate,
+    cohort: &str,
+) -> Result<Vec<u8>> {
+    let frame = Frame::of(template.size);
+    let mut parts = Vec::new();
+    let mut picture_count = 0;
+    for slide in parse_slides(text) {
+        if slide.key == "title" {
+            parts.push(package::SlidePart {
+                xml: title_slide(&slide),
+                layout: template.title_layout.clone(),
+                pictures: Vec::new(),
+            });
+            continue;
+        }
+        let layout = template.content_layout.clone();
+        if let Some(table) = slide_table(ctx, &slide.key) {
+            let columns = grid_width(&table);
+            let (_, row_h) = table_font(columns);
+            let text_h = if slide.lines.is_empty() {
+                0
+            } else {
+                frame.height / 6
+            };
+            let rows_fit = ((frame.height - text_h) / row_h) as usize;
+            let per_slide = rows_fit.saturating_sub(table.head.len()).max(3);
+            let chunks: Vec<&[Row]> = if table.body.is_empty() {
+                vec![&[]]
+            } else {
+                table.body.chunks(per_slide).collect()
+            };
+            for (i, body) in chunks.iter().enumerate() {
+                let title = if i == 0 {
+                    slide.title.clone()
+                } else {
+                    format!("{} (continued)", slide.title)
+                };
+                let mut shapes = title_shape(&title);
+                let lines = if i == 0 { &slide.lines[..] } else { &[] };
+                if !lines.is_empty() {
+                    shapes.push_str(&text_box(
+                        3,
+                        (frame.left, frame.top, frame.width, text_h),
+                        lines,
+                        1600,
+                    ));
+                }
+                let at = (
+                    frame.left,
+                    frame.top + if lines.is_empty() { 0 } else { text_h },
+                    frame.width,
+                );
+                shapes.push_str(&table_frame(4, &table.head, body, at));
+                parts.push(package::SlidePart {
+                    xml: slide_xml(&shapes),
+                    layout: layout.clone(),
+                    pictures: Vec::new(),
+                });
+            }
+            continue;
+        }
+        let figure = ctx
+            .figures
+            .iter()
+            .find(|f| f.name.eq_ignore_ascii_case(&slide.key));
+        let mut shapes = title_shape(&slide.title);
+        let mut pictures = Vec::new();
+        match figure {
+            Some(fig) => {
+                let png = match &fig.png {
+                    Some(png) => png.to_vec(),
+                    None => crate::plots::figure_png(&fig.svg).map_err(|source| Error::Figure {
+                        cohort: Some(cohort.to_string()),
+                        figure: format!("{} for slides.pptx", fig.name),
+                        source,
+                    })?,
+                };
+                let (w, h) = super::docx::png_size(&png).unwrap_or((4, 3));
+                // The picture on the left 62% of the width, fitted; the words beside it.
+                let box_w = frame.width * 62 / 100;
+                let scale = (box_w as f64 / w as f64).min(frame.height as f64 / h as f64);
+                let (cx, cy) = ((w as f64 * scale) as u64, (h as f64 * scale) as u64);
+                picture_count += 1;
+                let name = format!("readout-figure{picture_count}.png");
+                let _ = write!(
+                    shapes,
+                    r#"<p:pic><p:nvPicPr><p:cNvPr id="3" name="{}" descr="{}"/><p:cNvPicPr><a:picLocks noChangeAspect="1"/></p:cNvPicPr><p:nvPr/></p:nvPicPr><p:blipFill><a:blip r:embed="rId2"/><a:stretch><a:fillRect/></a:stretch></p:blipFill><p:spPr><a:xfrm><a:off x="{}" y="{}"/><a:ext cx="{cx}" cy="{cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></p:spPr></p:pic>"#,
+                    escape(&fig.name),
+                    escape(&fig.caption),
+                    frame.left,
+                    frame.top
+                );
+                pictures.push((name, png));
+                if !slide.lines.is_empty() {
+                    let gap = frame.width / 40;
+                    let x = frame.left + box_w + gap;
+                    shapes.push_str(&text_box(
+                        4,
+                        (x, frame.top, frame.left + frame.width - x, frame.height),
+                        &slide.lines,
+                        1600,
+                    ));
+                }
+            }
+            None => shapes.push_str(&body_placeholder(&slide.lines)),
+        }
+        parts.push(package::SlidePart {
+            xml: slide_xml(&shapes),
+            layout,
+            pictures,
+        });
+    }
+    package::package(&parts, template, &ctx.text.title).map_err(|e| Error::Analysis {
+        cohort: cohort.to_string(),
+        message: format!("cannot write slides.pptx: {e}"),
+    })
+}
+
+/// The table a key adds: the report's first table of a section, or TRAEs by grade.
+fn slide_table(ctx: &DocumentContext<'_>, key: &str) -> Option<Table> {
+    let section = match key {
+        "patients" => "baseline",
+        "efficacy" => "response",
+        "comparison" => "comparisons",
+        "safety" => return trae_table(ctx),
+        _ => return None,
+    };
+    ctx.report
+        .sections
+        .iter()
+        .filter(|s| s.id == section)
+        .flat_map(|s| &s.blocks)
+        .find_map(|b| match b {
+            Block::Table(t) => Some(t.clone()),
+            _ => None,
+        })
+}
+
+/// Treatment-related AEs by grade: any TRAE, then the ten most frequent terms; a column pair
+/// (any grade, grade ≥3) per arm, or for the cohort.
+fn trae_table(ctx: &DocumentContext<'_>) -> Option<Table> {
+    let c = ctx.cohort;
+    let groups: Vec<(String, &crate::results::Safety)> = if c.arms.is_empty() {
+        vec![(String::new(), c.safety.as_ref()?)]
+    } else {
+        c.arms
+            .iter()
+            .filter_map(|a| Some((a.arm.clone(), a.results.safety.as_ref()?)))
+            .collect()
+    };
+    let first = groups.first()?.1;
+    let severe = match first.grading {
+        crate::results::AeGrading::Severity => "Severe",
+        crate::results::AeGrading::Ctcae => "Grade ≥3",
+    };
+    let pd = ctx.analysis.percent_decimals;
+    let cell = |text: String, num: bool| Cell {
+        text,
+        num,
+        level: false,
+        colspan: 1,
+        rowspan: 1,
+    };
+    let mut head = Vec::new();
+    if groups.len() > 1 {
+        let mut top = vec![cell(String::new(), false)];
+        for (arm, s) in &groups {
+            let mut c = cell(format!("{arm} (N = {})", s.total), true);
+            c.colspan = 2;
+            top.push(c);
+        }
+        head.push(Row {
+            class: None,
+            cells: top,
+        });
+    }
+    let mut names = vec![cell("Treatment-related AE".into(), false)];
+    for (_, s) in &groups {
+        let n = if groups.len() > 1 {
+            String::new()
+        } else {
+            format!(" (N = {})", s.total)
+        };
+        names.push(cell(format!("Any grade{n}"), true));
+        names.push(cell(severe.to_string(), true));
+    }
+    head.push(Row {
+        class: None,
+        cells: names,
+    });
+    let counts = |f: &dyn Fn(&crate::results::Safety) -> (usize, usize)| {
+        groups
+            .iter()
+            .flat_map(|(_, s)| {
+                let (any, g3) = f(s);
+                [any, g3].map(|n| {
+                    cell(
+                        crate::format::fmt_count_pct(n as u64, s.total as u64, pd),
+                        true,
+                    )
+                })
+            })
+            .collect::<Vec<Cell>>()
+    };
+    let mut body = vec![Row {
+        class: Some("total"),
+        cells: std::iter::once(cell("Any TRAE".into(), false))
+            .chain(counts(&|s| (s.trae.any, s.trae.grade3plus)))
+            .collect(),
+    }];
+    // The most frequent terms over all groups, ties by name.
+    let mut terms: Vec<(usize, String)> = Vec::new();
+    for (_, s) in &groups {
+        for t in &s.by_term {
+            match terms.iter_mut().find(|(_, name)| *name == t.term) {
+                Some((n, _)) => *n += t.trae_any,
+                None => terms.push((t.trae_any, t.term.clone())),
+            }
+        }
+    }
+    terms.retain(|(n, _)| *n > 0);
+    terms.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    for (_, term) in terms.into_iter().take(10) {
+        let row = counts(&|s| {
+            s.by_term
+                .iter()
+                .find(|t| t.term == term)
+                .map_or((0, 0), |t| (t.trae_any, t.trae_grade3plus))
+        });
+        let mut name = cell(term, false);
+        name.level = true;
+        body.push(Row {
+            class: None,
+            cells: std::iter::once(name).chain(row).collect(),
+        });
+    }
+    Some(Table {
+        class: None,
+        head,
+        body,
+    })
+}
+
+fn slide_xml(shapes: &str) -> String {
+    format!(
+        r#"<p:sld {}>{}{shapes}</p:spTree></p:cSld><p:clrMapOvr><a:masterClrMapping/></p:clrMapOvr></p:sld>"#,
+        house::ns!(),
+        house::tree_start()
+    )
+}
+
+fn run(text: &str, size: Option<u32>, bold: bool) -> String {
+    let size = size.map(|s| format!(r#" sz="{s}""#)).unwrap_or_default();
+    let bold = if bold { r#" b="1""# } else { "" };
+    format!(
+        r#"<a:r><a:rPr lang="en-GB"{size}{bold} dirty="0"/><a:t>{}</a:t></a:r>"#,
+        escape(text)
+    )
+}
+
+fn title_shape(title: &str) -> String {
+    format!(
+        r#"<p:sp><p:nvSpPr><p:cNvPr id="2" name="Title 1"/><p:cNvSpPr><a:spLocks noGrp="1"/></p:cNvSpPr><p:nvPr><p:ph type="title"/></p:nvPr></p:nvSpPr><p:spPr/><p:txBody><a:bodyPr><a:normAutofit/></a:bodyPr><a:lstStyle/><a:p>{}</a:p></p:txBody></p:sp>"#,
+        run(title, None, false)
+    )
+}
+
+fn title_slide(slide: &SlideText) -> String {
+    let mut sub = String::new();
+    for (_, line) in &slide.lines {
+        let _ = write!(
+            sub,
+            r#"<a:p><a:pPr marL="0" indent="0"><a:buNone/></a:pPr>{}</a:p>"#,
+            run(line, None, false)
+        );
+    }
+    if sub.is_empty() {
+        sub.push_str(r#"<a:p><a:endParaRPr lang="en-GB"/></a:p>"#);
+    }
+    let shapes = format!(
+        r#"<p:sp><p:nvSpPr><p:cNvPr id="2" name="Title 1"/><p:cNvSpPr><a:spLocks noGrp="1"/></p:cNvSpPr><p:nvPr><p:ph type="ctrTitle"/></p:nvPr></p:nvSpPr><p:spPr/><p:txBody><a:bodyPr><a:normAutofit/></a:bodyPr><a:lstStyle/><a:p>{}</a:p></p:txBody></p:sp><p:sp><p:nvSpPr><p:cNvPr id="3" name="Subtitle 2"/><p:cNvSpPr><a:spLocks noGrp="1"/></p:cNvSpPr><p:nvPr><p:ph type="subTitle" idx="1"/></p:nvPr></p:nvSpPr><p:spPr/><p:txBody><a:bodyPr><a:normAutofit/></a:bodyPr><a:lstStyle/>{sub}</p:txBody></p:sp>"#,
+        run(&slide.title, None, false)
+    );
+    slide_xml(&shapes)
+}
+
+/// The layout's body placeholder with the lines (bullets as the layout draws them).
+fn body_placeholder(lines: &[(bool, String)]) -> String {
+    let mut body = String::new();
+    for (bullet, line) in lines {
+        let ppr = if *bullet {
+            ""
+        } else {
+            r#"<a:pPr marL="0" indent="0"><a:buNone/></a:pPr>"#
+        };
+        let _ = write!(body, "<a:p>{ppr}{}</a:p>", run(line, None, false));
+    }
+    if body.is_empty() {
+        body.push_str(r#"<a:p><a:endParaRPr lang="en-GB"/></a:p>"#);
+    }
+    format!(
+        r#"<p:sp><p:nvSpPr><p:cNvPr id="3" name="Content Placeholder 2"/><p:cNvSpPr><a:spLocks noGrp="1"/></p:cNvSpPr><p:nvPr><p:ph idx="1"/></p:nvPr></p:nvSpPr><p:spPr/><p:txBody><a:bodyPr><a:normAutofit/></a:bodyPr><a:lstStyle/>{body}</p:txBody></p:sp>"#
+    )
+}
+
+/// A text box at (x, y, cx, cy) with the lines at `size`.
+fn text_box(
+    id: u32,
+    (x, y, cx, cy): (u64, u64, u64, u64),
+    lines: &[(bool, String)],
+    size: u32,
+) -> String {
+    let mut body = String::new();
+    for (bullet, line) in lines {
+        let ppr = if *bullet {
+            r#"<a:pPr marL="228600" indent="-228600"><a:spcBef><a:spcPts val="600"/></a:spcBef><a:buFont typeface="Arial"/><a:buChar char="&#8226;"/></a:pPr>"#
+        } else {
+            r#"<a:pPr><a:spcBef><a:spcPts val="600"/></a:spcBef><a:buNone/></a:pPr>"#
+        };
+        let _ = write!(body, "<a:p>{ppr}{}</a:p>", run(line, Some(size), false));
+    }
+    format!(
+        r#"<p:sp><p:nvSpPr><p:cNvPr id="{id}" name="Text {id}"/><p:cNvSpPr txBox="1"/><p:nvPr/></p:nvSpPr><p:spPr><a:xfrm><a:off x="{x}" y="{y}"/><a:ext cx="{cx}" cy="{cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom><a:noFill/></p:spPr><p:txBody><a:bodyPr wrap="square"><a:normAutofit/></a:bodyPr><a:lstStyle/>{body}</p:txBody></p:sp>"#
+    )
+}
+
+/// The number of grid columns of a table (its widest row, spans counted).
+fn grid_width(t: &Table) -> usize {
+    t.head
+        .iter()
+        .chain(&t.body)
+        .map(|r| {
+            r.cells
+                .iter()
+                .map(|c| c.colspan.max(1) as usize)
+                .sum::<usize>()
+        })
+        .max()
+        .unwrap_or(1)
+}
+
+/// One row's cells on the grid: (column, cell) with the columns covered by spans from above
+/// (`below`: per column, rows still covered) skipped.
+fn place<'a>(row: &'a Row, below: &mut [usize], rows_left: usize) -> Vec<(usize, &'a Cell, usize)> {
+    let mut placed = Vec::new();
+    let mut col = 0;
+    for cell in &row.cells {
+        while below.get(col).is_some_and(|&b| b > 0) {
+            col += 1;
+        }
+        let span = cell.colspan.max(1) as usize;
+        let rows = (cell.rowspan.max(1) as usize).min(rows_left.max(1));
+        placed.push((col, cell, rows));
+        for b in below.iter_mut().skip(col).take(span) {
+            *b = rows;
+        }
+        col += span;
+    }
+    placed
+}
+
+/// A PowerPoint table of the header rows and `body` at (x, y) `width` wide: columns as wide as
+/// their longest text, a rule above and below the header and below the last row.
+fn table_frame(id: u32, head: &[Row], body: &[Row], (x, y, width): (u64, u64, u64)) -> String {
+    let whole = Table {
+        class: None,
+        head: head.to_vec(),
+        body: body.to_vec(),
+    };
+    let columns = grid_width(&whole);
+    let (size, row_h) = table_font(columns);
+    // Widths from the longest text of each column's own (unspanned) cells.
+    let mut chars = vec![4usize; columns];
+    {
+        let mut below = vec![0usize; columns];
+        let rows: Vec<&Row> = head.iter().chain(body).collect();
+        for (i, row) in rows.iter().enumerate() {
+            let placed = place(row, &mut below, rows.len() - i);
+            for (col, cell, _) in &placed {
+                if cell.colspan <= 1 {
+                    if let Some(w) = chars.get_mut(*col) {
+                        *w = (*w).max(cell.text.chars().count().min(60));
+                    }
+                }
+            }
+            below.iter_mut().for_each(|b| *b = b.saturating_sub(1));
+        }
+    }
+    let total: usize = chars.iter().sum();
+    let widths: Vec<u64> = chars
+        .iter()
+        .map(|c| width * *c as u64 / total.max(1) as u64)
+        .collect();
+    let mut grid = String::new();
+    for w in &widths {
+        let _ = write!(grid, r#"<a:gridCol w="{w}"/>"#);
+    }
+    let rule = |side: &str| {
+        format!(
+            r#"<a:{side} w="12700"><a:solidFill><a:srgbClr val="404040"/></a:solidFill></a:{side}>"#
+        )
+    };
+    let mut rows_xml = String::new();
+    let rows: Vec<(bool, &Row)> = head
+        .iter()
+        .map(|r| (true, r))
+        .chain(body.iter().map(|r| (false, r)))
+        .collect();
+    let mut below = vec![0usize; columns];
+    let mut vmerged = vec![0usize; columns];
+    for (i, (is_head, row)) in rows.iter().enumerate() {
+        let placed = place(row, &mut below, rows.len() - i);
+        let _ = write!(rows_xml, r#"<a:tr h="{row_h}">"#);
+        let bold = *is_head || matches!(row.class, Some("group") | Some("total"));
+        let mut col = 0;
+        let mut cells = placed.iter().peekable();
+        while col < columns {
+            let mut lines = String::new();
+            if i == 0 {
+                lines.push_str(&rule("lnT"));
+            }
+            if i + 1 == head.len() || i + 1 == rows.len() {
+                lines.push_str(&rule("lnB"));
+            }
+            let tcpr = format!(
+                r#"<a:tcPr marL="45720" marR="45720" marT="22860" marB="22860" anchor="ctr">{lines}</a:tcPr>"#
+            );
+            let empty = r#"<a:txBody><a:bodyPr/><a:lstStyle/><a:p><a:endParaRPr lang="en-GB"/></a:p></a:txBody>"#;
+            if vmerged.get(col).is_some_and(|&v| v > 0) {
+                let _ = write!(rows_xml, r#"<a:tc vMerge="1">{empty}{tcpr}</a:tc>"#);
+                col += 1;
+                continue;
+            }
+            match cells.peek() {
+                Some(&&(at, cell, span_rows)) if at == col => {
+                    cells.next();
+                    let span = (cell.colspan.max(1) as usize).min(columns - col);
+                    let mut attrs = String::new();
+                    if span > 1 {
+                        let _ = write!(attrs, r#" gridSpan="{span}""#);
+                    }
+                    if span_rows > 1 {
+                        let _ = write!(attrs, r#" rowSpan="{span_rows}""#);
+                        for v in vmerged.iter_mut().skip(col).take(span) {
+                            *v = span_rows;
+                        }
+                    }
+                    let align = if cell.num { r#" algn="r""# } else { "" };
+                    let indent = if cell.level { r#" marL="182880""# } else { "" };
+                    let _ = write!(
+                        rows_xml,
+                        r#"<a:tc{attrs}><a:txBody><a:bodyPr/><a:lstStyle/><a:p><a:pPr{align}{indent}/>{}</a:p></a:txBody>{tcpr}</a:tc>"#,
+                        run(&cell.text, Some(size), bold)
+                    );
+                    for _ in 1..span {
+                        let _ = write!(rows_xml, r#"<a:tc hMerge="1">{empty}{tcpr}</a:tc>"#);
+                    }
+                    col += span;
+                }
+                _ => {
+                    let _ = write!(rows_xml, r#"<a:tc>{empty}{tcpr}</a:tc>"#);
+                    col += 1;
+                }
+            }
+        }
+        rows_xml.push_str("</a:tr>");
+        below.iter_mut().for_each(|b| *b = b.saturating_sub(1));
+        vmerged.iter_mut().for_each(|v| *v = v.saturating_sub(1));
+    }
+    let height = row_h * rows.len() as u64;
+    format!(
+        r#"<p:graphicFrame><p:nvGraphicFramePr><p:cNvPr id="{id}" name="Table {id}"/><p:cNvGraphicFramePr><a:graphicFrameLocks noGrp="1"/></p:cNvGraphicFramePr><p:nvPr/></p:nvGraphicFramePr><p:xfrm><a:off x="{x}" y="{y}"/><a:ext cx="{width}" cy="{height}"/></p:xfrm><a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/table"><a:tbl><a:tblPr firstRow="1"><a:tableStyleId>{{2D5ABB26-0587-4C30-8999-92F81FD0307C}}</a:tableStyleId></a:tblPr><a:tblGrid>{grid}</a:tblGrid>{rows_xml}</a:tbl></a:graphicData></a:graphic></p:graphicFrame>"#
+    )
+}
+
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slides_txt_reads_as_keys_titles_bullets_and_paragraphs() {
+        let text = "ignored\n[title]\nA study\nCut-off 2024\n\n[km-pfs]\nPFS\n- Median 8.3 months\nEvents 9/21\n[bad key]\n";
+        let slides = parse_slides(text);
+        assert_eq!(slides.len(), 2);
+        assert_eq!(slides[0].key, "title");
+        assert_eq!(slides[0].lines, vec![(false, "Cut-off 2024".to_string())]);
+        assert_eq!(slides[1].title, "PFS");
+        assert_eq!(
+            slides[1].lines,
+            vec![
+                (true, "Median 8.3 months".to_string()),
+                (false, "Events 9/21".to_string()),
+                (false, "[bad key]".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn spanned_cells_leave_merged_cells_on_the_grid() {
+        let cell = |t: &str, colspan, rowspan| Cell {
+            text: t.into(),
+            num: false,
+            level: false,
+            colspan,
+            rowspan,
+        };
+        let head = vec![
+            Row {
+                class: None,
+                cells: vec![cell("Term", 1, 2), cell("TEAE", 2, 1)],
+            },
+            Row {
+                class: None,
+                cells: vec![cell("Any", 1, 1), cell("≥3", 1, 1)],
+            },
+        ];
+        let body = vec![Row {
+            class: None,
+            cells: vec![cell("Rash", 1, 1), cell("1", 1, 1), cell("0", 1, 1)],
+        }];
+        let xml = table_frame(4, &head, &body, (0, 0, 3_000_000));
+        let wrapped = format!("<r {}>{xml}</r>", house::ns!());
+        let doc = roxmltree::Document::parse(&wrapped).unwrap();
+        let rows: Vec<_> = doc
+            .descendants()
+            .filter(|n| n.tag_name().name() == "tr")
+            .collect();
+        assert_eq!(rows.len(), 3);
+        for r in &rows {
+            assert_eq!(
+                r.children().filter(|n| n.tag_name().name() == "tc").count(),
+                3
+            );
+        }
+        let second: Vec<_> = rows[1]
+            .children()
+            .filter(|n| n.tag_name().name() == "tc")
+            .collect();
+        assert_eq!(second[0].attribute("vMerge"), Some("1"));
+        let first: Vec<_> = rows[0]
+            .children()
+            .filter(|n| n.tag_name().name() == "tc")
+            .collect();
+        assert_eq!(first[1].attribute("gridSpan"), Some("2"));
+        assert_eq!(first[2].attribute("hMerge"), Some("1"));
+    }
+}

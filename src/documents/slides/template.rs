@@ -1,0 +1,407 @@
+//! The deck's template: readout's house master, layouts and theme (16:9), or those of a
+//! company's `.pptx` (`output.pptx_reference`, docs/OUTPUTS.md): its slide masters and every
+//! part they reach through their relationships (layouts, theme, pictures), its content types
+//! for them, its slide size, and the layouts a title slide and a content slide take.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{Cursor, Read};
+
+/// The largest reference read (`output.pptx_reference`); templates with fonts and pictures
+/// are a few MiB.
+pub const MAX_REFERENCE_BYTES: u64 = 64 << 20;
+
+/// The most bytes the parts taken from a reference may decompress to, together.
+const MAX_PARTS_BYTES: u64 = 128 << 20;
+
+/// What a deck is built on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlideTemplate {
+    /// Parts copied as they are (path in the package, bytes): masters, layouts, themes,
+    /// their pictures.
+    pub parts: Vec<(String, Vec<u8>)>,
+    /// `Default` and `Override` elements of `[Content_Types].xml` for those parts.
+    pub content_types: Vec<String>,
+    /// The slide masters, as paths in the package (`ppt/slideMasters/slideMaster1.xml`).
+    pub masters: Vec<String>,
+    /// The theme the presentation names, if any (`ppt/theme/theme1.xml`).
+    pub theme: Option<String>,
+    /// The layout of the title slide and of the others.
+    pub title_layout: String,
+    /// The layout of content slides ("Title and Content", else "Title Only", else the first).
+    pub content_layout: String,
+    /// Slide width and height in EMU.
+    pub size: (u64, u64),
+}
+
+const PRESENTATION: &str = "ppt/presentation.xml";
+const RELATIONSHIP_SLIDE_MASTER: &str =
+    "http://schemas.openxmlformats.org/officeDocument/2006/relationships/slideMaster";
+const RELATIONSHIP_THEME: &str =
+    "http://schemas.openxmlformats.org/officeDocument/2006/relationships/theme";
+
+impl SlideTemplate {
+    /// readout's own: one master, a title and a title-and-content layout, a plain theme.
+    pub fn house() -> SlideTemplate {
+        let part = |path: &str, text: &str| (path.to_string(), text.as_bytes().to_vec());
+        let ct = "application/vnd.openxmlformats-officedocument";
+        SlideTemplate {
+            parts: vec![
+                part("ppt/slideMasters/slideMaster1.xml", super::house::MASTER),
+                part(
+                    "ppt/slideMasters/_rels/slideMaster1.xml.rels",
+                    super::house::MASTER_RELS,
+                ),
+                part(
+                    "ppt/slideLayouts/slideLayout1.xml",
+                    super::house::TITLE_LAYOUT,
+                ),
+                part(
+                    "ppt/slideLayouts/_rels/slideLayout1.xml.rels",
+                    super::house::LAYOUT_RELS,
+                ),
+                part(
+                    "ppt/slideLayouts/slideLayout2.xml",
+                    super::house::CONTENT_LAYOUT,
+                ),
+                part(
+                    "ppt/slideLayouts/_rels/slideLayout2.xml.rels",
+                    super::house::LAYOUT_RELS,
+                ),
+                part("ppt/theme/theme1.xml", super::house::THEME),
+            ],
+            content_types: vec![
+                format!(
+                    r#"<Override PartName="/ppt/slideMasters/slideMaster1.xml" ContentType="{ct}.presentationml.slideMaster+xml"/>"#
+                ),
+                format!(
+                    r#"<Override PartName="/ppt/slideLayouts/slideLayout1.xml" ContentType="{ct}.presentationml.slideLayout+xml"/>"#
+                ),
+                format!(
+                    r#"<Override PartName="/ppt/slideLayouts/slideLayout2.xml" ContentType="{ct}.presentationml.slideLayout+xml"/>"#
+                ),
+                format!(
+                    r#"<Override PartName="/ppt/theme/theme1.xml" ContentType="{ct}.theme+xml"/>"#
+                ),
+            ],
+            masters: vec!["ppt/slideMasters/slideMaster1.xml".to_string()],
+            theme: Some("ppt/theme/theme1.xml".to_string()),
+            title_layout: "ppt/slideLayouts/slideLayout1.xml".to_string(),
+            content_layout: "ppt/slideLayouts/slideLayout2.xml".to_string(),
+            size: (12_192_000, 6_858_000),
+        }
+    }
+
+    /// A company template's masters, layouts and theme; the error says what is wrong with it.
+    pub fn from_reference(pptx: &[u8]) -> Result<SlideTemplate, String> {
+        let mut archive = zip::ZipArchive::new(Cursor::new(pptx))
+            .map_err(|e| format!("not a .pptx (a zip archive): {e}"))?;
+        let mut budget = MAX_PARTS_BYTES;
+        let mut read = |archive: &mut zip::ZipArchive<Cursor<&[u8]>>, name: &str| {
+            read_part(archive, name, &mut budget)
+        };
+        let presentation = read(&mut archive, PRESENTATION)?
+            .ok_or_else(|| format!("no {PRESENTATION} in it; expected a PowerPoint file"))?;
+        let presentation = xml_text(&presentation, PRESENTATION)?;
+        let doc = parse(presentation, PRESENTATION)?;
+        let size = doc
+            .descendants()
+            .find(|n| n.tag_name().name() == "sldSz")
+            .and_then(|n| {
+                Some((
+                    n.attribute("cx")?.parse().ok()?,
+                    n.attribute("cy")?.parse().ok()?,
+                ))
+            })
+            .filter(|&(cx, cy): &(u64, u64)| {
+                (914_400..=51_206_400).contains(&cx) && (914_400..=51_206_400).contains(&cy)
+            })
+            .ok_or_else(|| {
+                format!("its {PRESENTATION} gives no slide size (p:sldSz) between 1 and 56 inches")
+            })?;
+        let rels = relationships(&mut read, &mut archive, PRESENTATION)?;
+        let masters: Vec<String> = rels
+            .iter()
+            .filter(|r| r.kind == RELATIONSHIP_SLIDE_MASTER)
+            .map(|r| r.target.clone())
+            .collect();
+        if masters.is_empty() {
+            return Err(format!(
+                "its {PRESENTATION} names no slide master; expected a PowerPoint template"
+            ));
+        }
+        let theme = rels
+            .iter()
+            .find(|r| r.kind == RELATIONSHIP_THEME)
+            .map(|r| r.target.clone());
+        // Every part the masters reach (layouts, themes, pictures), with its relationships.
+        let mut parts: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+        let mut queue: Vec<String> = masters.clone();
+        queue.extend(theme.clone());
+        while let Some(path) = queue.pop() {
+            if parts.contains_key(&path) {
+                continue;
+            }
+            let Some(bytes) = read(&mut archive, &path)? else {
+                return Err(format!("it names {path}, which is not in it"));
+            };
+            parts.insert(path.clone(), bytes);
+            let rels_path = rels_of(&path);
+            if let Some(bytes) = read(&mut archive, &rels_path)? {
+                let text = xml_text(&bytes, &rels_path)?;
+                for r in parse_relationships(text, &rels_path, &path)? {
+                    queue.push(r.target);
+                }
+                parts.insert(rels_path, bytes);
+            }
+        }
+        let layouts: Vec<(&String, String)> = parts
+            .iter()
+            .filter(|(p, _)| p.starts_with("ppt/slideLayouts/") && p.ends_with(".xml"))
+            .map(|(p, bytes)| {
+                let kind = std::str::from_utf8(bytes)
+                    .ok()
+                    .and_then(|t| {
+                        roxmltree::Document::parse(t).ok().map(|d| {
+                            d.root_element()
+                                .attribute("type")
+                                .unwrap_or("cust")
+                                .to_string()
+                        })
+                    })
+                    .unwrap_or_default();
+                (p, kind)
+            })
+            .collect();
+        let pick = |kinds: &[&str]| {
+            kinds.iter().find_map(|k| {
+                layouts
+                    .iter()
+                    .find(|(_, t)| t == k)
+                    .map(|(p, _)| (*p).clone())
+            })
+        };
+        let first = layouts.first().map(|(p, _)| (*p).clone()).ok_or_else(|| {
+            "its slide masters have no layouts; expected a PowerPoint template".to_string()
+        })?;
+        let title_layout = pick(&["title"]).unwrap_or_else(|| first.clone());
+        let content_layout = pick(&["obj", "titleOnly", "tx"]).unwrap_or(first);
+        let content_types = content_types(&mut read, &mut archive, &parts)?;
+        Ok(SlideTemplate {
+            parts: parts.into_iter().collect(),
+            content_types,
+            masters,
+            theme,
+            title_layout,
+            content_layout,
+            size,
+        })
+    }
+}
+
+/// A part of the archive, read through the budget; `None` when it is not there.
+fn read_part(
+    archive: &mut zip::ZipArchive<Cursor<&[u8]>>,
+    name: &str,
+    budget: &mut u64,
+) -> Result<Option<Vec<u8>>, String> {
+    let part = match archive.by_name(name) {
+        Ok(part) => part,
+        Err(zip::result::ZipError::FileNotFound) => return Ok(None),
+        Err(e) => return Err(format!("cannot read its {name}: {e}")),
+    };
+    let mut bytes = Vec::new();
+    part.take(*budget + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read its {name}: {e}"))?;
+    if bytes.len() as u64 > *budget {
+        return Err(format!(
+            "its masters, layouts and pictures decompress to more than {} MiB; expected a \
+             template of at most that",
+            MAX_PARTS_BYTES >> 20
+        ));
+    }
+    *budget -= bytes.len() as u64;
+    Ok(Some(bytes))
+}
+
+fn xml_text<'a>(bytes: &'a [u8], name: &str) -> Result<&'a str, String> {
+    std::str::from_utf8(bytes)
+        .map_err(|e| format!("its {name} is not UTF-8 (byte {})", e.valid_up_to()))
+}
+
+fn parse<'a>(text: &'a str, name: &str) -> Result<roxmltree::Document<'a>, String> {
+    let options = roxmltree::ParsingOptions {
+        // A DTD could declare entities to expand or fetch; PowerPoint never writes one.
+        allow_dtd: false,
+        ..roxmltree::ParsingOptions::default()
+    };
+    roxmltree::Document::parse_with_options(text, options)
+        .map_err(|e| format!("its {name} is not well-formed XML without a DTD: {e}"))
+}
+
+/// The relationships part of a part: `a/b.xml` → `a/_rels/b.xml.rels`.
+pub fn rels_of(path: &str) -> String {
+    match path.rsplit_once('/') {
+        Some((dir, file)) => format!("{dir}/_rels/{file}.rels"),
+        None => format!("_rels/{path}.rels"),
+    }
+}
+
+struct Relationship {
+    kind: String,
+    /// The target as a path in the package.
+    target: String,
+}
+
+fn relationships(
+    read: &mut impl FnMut(&mut zip::ZipArchive<Cursor<&[u8]>>, &str) -> Result<Option<Vec<u8>>, String>,
+    archive: &mut zip::ZipArchive<Cursor<&[u8]>>,
+    part: &str,
+) -> Result<Vec<Relationship>, String> {
+    let path = rels_of(part);
+    let bytes = read(archive, &path)?.ok_or_else(|| format!("no {path} in it"))?;
+    parse_relationships(xml_text(&bytes, &path)?, &path, part)
+}
+
+/// The internal relationships of `part`, targets resolved to package paths; a target outside
+/// the package is refused.
+fn parse_relationships(text: &str, name: &str, part: &str) -> Result<Vec<Relationship>, String> {
+    let doc = parse(text, name)?;
+    let base = part.rsplit_once('/').map_or("", |(dir, _)| dir);
+    let mut found = Vec::new();
+    for r in doc
+        .descendants()
+        .filter(|n| n.tag_name().name() == "Relationship")
+    {
+        if r.attribute("TargetMode") == Some("External") {
+            continue;
+        }
+        let (Some(kind), Some(target)) = (r.attribute("Type"), r.attribute("Target")) else {
+            continue;
+        };
+        let resolved = resolve(base, target)
+            .ok_or_else(|| format!("its {name} points outside the package ({target})"))?;
+        found.push(Relationship {
+            kind: kind.to_string(),
+            target: resolved,
+        });
+    }
+    Ok(found)
+}
+
+/// `target` relative to the folder `base` (or absolute from the package root), `..` resolved.
+fn resolve(base: &str, target: &str) -> Option<String> {
+    let mut parts: Vec<&str> = if target.starts_with('/') {
+        Vec::new()
+    } else {
+        base.split('/').filter(|p| !p.is_empty()).collect()
+    };
+    for piece in target.split('/') {
+        match piece {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+/// The reference's `Default` elements and the `Override`s of the parts taken.
+fn content_types(
+    read: &mut impl FnMut(&mut zip::ZipArchive<Cursor<&[u8]>>, &str) -> Result<Option<Vec<u8>>, String>,
+    archive: &mut zip::ZipArchive<Cursor<&[u8]>>,
+    parts: &BTreeMap<String, Vec<u8>>,
+) -> Result<Vec<String>, String> {
+    let name = "[Content_Types].xml";
+    let bytes = read(archive, name)?.ok_or_else(|| format!("no {name} in it"))?;
+    let text = xml_text(&bytes, name)?;
+    let doc = parse(text, name)?;
+    let taken: BTreeSet<String> = parts.keys().map(|p| format!("/{p}")).collect();
+    let mut out = Vec::new();
+    for n in doc.root_element().children().filter(|n| n.is_element()) {
+        let ct = n.attribute("ContentType").unwrap_or("");
+        match (
+            n.tag_name().name(),
+            n.attribute("Extension"),
+            n.attribute("PartName"),
+        ) {
+            ("Default", Some(ext), _)
+                if !matches!(ext.to_ascii_lowercase().as_str(), "xml" | "rels" | "png") =>
+            {
+                out.push(format!(
+                    r#"<Default Extension="{}" ContentType="{}"/>"#,
+                    escape(ext),
+                    escape(ct)
+                ));
+            }
+            ("Override", _, Some(part)) if taken.contains(part) => {
+                out.push(format!(
+                    r#"<Override PartName="{}" ContentType="{}"/>"#,
+                    escape(part),
+                    escape(ct)
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// Text for XML content and attribute values.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            // Characters XML 1.0 cannot hold are left out.
+            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => {}
+            '\u{FFFE}' | '\u{FFFF}' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_resolve_within_the_package() {
+        assert_eq!(
+            resolve("ppt/slideMasters", "../slideLayouts/slideLayout1.xml").unwrap(),
+            "ppt/slideLayouts/slideLayout1.xml"
+        );
+        assert_eq!(
+            resolve("ppt", "/ppt/theme/theme1.xml").unwrap(),
+            "ppt/theme/theme1.xml"
+        );
+        assert_eq!(resolve("ppt", "../../etc/passwd"), None);
+        assert_eq!(
+            rels_of("ppt/presentation.xml"),
+            "ppt/_rels/presentation.xml.rels"
+        );
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_template_is_refused_with_the_reason() {
+        assert!(SlideTemplate::from_reference(b"plain text")
+            .unwrap_err()
+            .contains("not a .pptx"));
+        let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        zip.start_file(
+            "word/document.xml",
+            zip::write::SimpleFileOptions::default(),
+        )
+        .unwrap();
+        let bytes = zip.finish().unwrap().into_inner();
+        let e = SlideTemplate::from_reference(&bytes).unwrap_err();
+        assert!(e.contains("no ppt/presentation.xml"), "{e}");
+    }
+}
