@@ -102,7 +102,6 @@ pub fn deck(
 ) -> Result<Vec<u8>> {
     let frame = Frame::of(template.size);
     let mut parts = Vec::new();
-    let mut picture_count = 0;
     for slide in parse_slides(text) {
         if slide.key == "title" {
             parts.push(package::SlidePart {
@@ -179,8 +178,8 @@ pub fn deck(
                 let box_w = frame.width * 62 / 100;
                 let scale = (box_w as f64 / w as f64).min(frame.height as f64 / h as f64);
                 let (cx, cy) = ((w as f64 * scale) as u64, (h as f64 * scale) as u64);
-                picture_count += 1;
-                let name = format!("readout-figure{picture_count}.png");
+                // One media file per figure, however many slides show it.
+                let name = format!("readout-{}.png", fig.name);
                 let _ = write!(
                     shapes,
                     r#"<p:pic><p:nvPicPr><p:cNvPr id="3" name="{}" descr="{}"/><p:cNvPicPr><a:picLocks noChangeAspect="1"/></p:cNvPicPr><p:nvPr/></p:nvPicPr><p:blipFill><a:blip r:embed="rId2"/><a:stretch><a:fillRect/></a:stretch></p:blipFill><p:spPr><a:xfrm><a:off x="{}" y="{}"/><a:ext cx="{cx}" cy="{cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></p:spPr></p:pic>"#,

@@ -169,7 +169,10 @@ pub fn package(
                 i + 2,
                 escape(name)
             );
-            media.push((format!("ppt/media/{name}"), png));
+            let path = format!("ppt/media/{name}");
+            if !media.iter().any(|(p, _)| *p == path) {
+                media.push((path, png));
+            }
         }
         rels.push_str("</Relationships>");
         parts.push((format!("ppt/slides/_rels/slide{n}.xml.rels"), text(rels)));

@@ -404,4 +404,59 @@ mod tests {
         let e = SlideTemplate::from_reference(&bytes).unwrap_err();
         assert!(e.contains("no ppt/presentation.xml"), "{e}");
     }
+
+    /// A package of the house template's parts with `presentation.xml` and its relationships,
+    /// one part replaced.
+    fn package_with(name: &str, text: &str) -> Vec<u8> {
+        let house = SlideTemplate::house();
+        let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default();
+        let mut files: Vec<(String, Vec<u8>)> = house.parts.clone();
+        files.push((
+            PRESENTATION.to_string(),
+            br#"<p:presentation xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"><p:sldSz cx="9144000" cy="6858000"/></p:presentation>"#.to_vec(),
+        ));
+        files.push((
+            "ppt/_rels/presentation.xml.rels".to_string(),
+            br#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/slideMaster" Target="slideMasters/slideMaster1.xml"/></Relationships>"#.to_vec(),
+        ));
+        files.push((
+            "[Content_Types].xml".to_string(),
+            br#"<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>"#
+                .to_vec(),
+        ));
+        for (path, bytes) in files {
+            let bytes = if path == name {
+                text.as_bytes().to_vec()
+            } else {
+                bytes
+            };
+            zip.start_file(path, options).unwrap();
+            std::io::Write::write_all(&mut zip, &bytes).unwrap();
+        }
+        zip.finish().unwrap().into_inner()
+    }
+
+    #[test]
+    fn a_template_is_read_and_hostile_parts_are_refused() {
+        let good = SlideTemplate::from_reference(&package_with("", "")).unwrap();
+        assert_eq!(good.size, (9_144_000, 6_858_000));
+        assert_eq!(good.title_layout, "ppt/slideLayouts/slideLayout1.xml");
+        assert_eq!(good.content_layout, "ppt/slideLayouts/slideLayout2.xml");
+        assert_eq!(
+            good.parts.len(),
+            7,
+            "master, two layouts, their three relationships, the theme"
+        );
+        let master_rels = "ppt/slideMasters/_rels/slideMaster1.xml.rels";
+        let outside = r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="x" Target="../../../etc/passwd"/></Relationships>"#;
+        let e = SlideTemplate::from_reference(&package_with(master_rels, outside)).unwrap_err();
+        assert!(e.contains("points outside the package"), "{e}");
+        let dtd = r#"<!DOCTYPE r [<!ENTITY a "aaaa">]><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">&a;</Relationships>"#;
+        let e = SlideTemplate::from_reference(&package_with(master_rels, dtd)).unwrap_err();
+        assert!(e.contains("without a DTD"), "{e}");
+        let missing = r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="x" Target="../slideLayouts/gone.xml"/></Relationships>"#;
+        let e = SlideTemplate::from_reference(&package_with(master_rels, missing)).unwrap_err();
+        assert!(e.contains("gone.xml, which is not in it"), "{e}");
+    }
 }
