@@ -55,32 +55,53 @@ pub fn analyse_arms<'a>(
     };
     // Each member's arm and stratum, looked up once per shared list of ADSL columns (a
     // handful in a study of millions).
-    let mut arm_by_list: FxHashMap<usize, Option<&str>> = FxHashMap::default();
+    // Each member's arm as a number into `arm_names` (2 bytes a member, not a reference).
+    let mut arm_by_list: FxHashMap<usize, u16> = FxHashMap::default();
+    let mut arm_names: Vec<Option<&str>> = vec![None];
     let mut stratum_by_list: FxHashMap<usize, Option<u32>> = FxHashMap::default();
     let mut stratum_numbers: BTreeMap<String, u32> = BTreeMap::new();
-    let mut arm_values: Vec<Option<&str>> = Vec::with_capacity(pooled.members.len());
+    let mut arm_values: Vec<u16> = Vec::with_capacity(pooled.members.len());
     let mut strata_of: Vec<Option<u32>> = Vec::with_capacity(pooled.members.len());
     for i in 0..pooled.members.len() {
         let Some(s) = member(i) else {
-            arm_values.push(None);
+            arm_values.push(0);
             strata_of.push(None);
             continue;
         };
         let list = s.columns.list_id();
-        arm_values.push(
-            *arm_by_list
-                .entry(list)
-                .or_insert_with(|| s.columns.get(column)),
-        );
+        let number = *arm_by_list.entry(list).or_insert_with(|| {
+            let value = s.columns.get(column);
+            match arm_names.iter().position(|n| *n == value) {
+                Some(k) => k as u16,
+                None => {
+                    arm_names.push(value);
+                    (arm_names.len() - 1) as u16
+                }
+            }
+        });
+        arm_values.push(number);
         strata_of.push(*stratum_by_list.entry(list).or_insert_with(|| {
             let key = stratum_key(s, &cohort.strata_columns())?;
             let next = stratum_numbers.len() as u32;
             Some(*stratum_numbers.entry(key).or_insert(next))
         }));
     }
-    let arm_of = |i: usize| arm_values.get(i).copied().flatten();
+    if arm_names.len() > usize::from(u16::MAX) {
+        return Err(refused(
+            "arms.column",
+            format!(
+                "more than {} values of `{column}`; expected a handful of arms",
+                u16::MAX
+            ),
+        ));
+    }
+    let arm_of = |i: usize| {
+        arm_values
+            .get(i)
+            .and_then(|&k| arm_names.get(usize::from(k)).copied().flatten())
+    };
     // The arms present: the values of the members' column lists (a handful), not of each member.
-    let present: BTreeSet<&str> = arm_by_list.values().flatten().copied().collect();
+    let present: BTreeSet<&str> = arm_names.iter().flatten().copied().collect();
     if present.is_empty() {
         return Err(refused(
             "arms.column",
@@ -197,25 +218,36 @@ pub fn analyse_arms<'a>(
     let duration_columns = crate::endpoints::disposition::duration_columns(at.data);
     let duration =
         |s: &Subject| crate::endpoints::disposition::exposure_days(s, at.cutoff, &duration_columns);
+    let number_of = |name: &str| {
+        arm_names
+            .iter()
+            .position(|n| *n == Some(name))
+            .map(|k| k as u16)
+    };
     for arm in order.iter().filter(|a| **a != reference) {
-        let two: Vec<Member> = crate::profile::timing::stage("    two arms", || {
+        let members: Vec<Member> = crate::profile::timing::stage("    two arms", || {
+            let (Some(compared), Some(base)) = (number_of(arm), number_of(&reference)) else {
+                return Vec::new();
+            };
+            // Counted first: the list is made at its size, never grown (millions of members).
+            let size = arm_values
+                .iter()
+                .filter(|&&k| k == compared || k == base)
+                .count();
+            let mut two = Vec::with_capacity(size);
             // Members are positions of a table of at most 1 GiB: fewer than 2^32.
-            (0..pooled.members.len())
-                .zip(0u32..)
-                .filter_map(|(i, index)| {
-                    let value = arm_of(i)?;
-                    let in_arm = value == arm;
-                    (in_arm || value == reference).then(|| {
-                        member(i).map(|subject| Member {
-                            index,
-                            in_arm,
-                            stratum: strata_of.get(i).copied().flatten(),
-                            subject,
-                        })
-                    })?
-                })
-                .collect()
+            for ((i, index), &k) in (0..pooled.members.len()).zip(0u32..).zip(&arm_values) {
+                if k != compared && k != base {
+                    continue;
+                }
+                if member(i).is_some() {
+                    let stratum = strata_of.get(i).copied().flatten();
+                    two.push(Member::new(index, k == compared, stratum));
+                }
+            }
+            two
         });
+        let two = compare::TwoArms::new(members, &pooled.members, subjects);
         let names = compare::PairNames {
             arm,
             reference: &reference,

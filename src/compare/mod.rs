@@ -19,15 +19,65 @@ mod response;
 pub mod safety;
 mod tte;
 
-/// A member's place in a comparison.
-pub struct Member<'s> {
+/// A member's place in a comparison: 8 bytes (a comparison holds millions); its subject is
+/// found through [`TwoArms::subject`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Member {
     /// Position in the cohort's members.
     pub index: u32,
+    /// Bit 0: of the arm compared (else of the reference); above it, the stratum's number
+    /// plus one (0: no stratum).
+    arm_and_stratum: u32,
+}
+
+/// The members of two arms compared, and the cohort's subjects they are found in.
+pub struct TwoArms<'s> {
+    /// The members, in the cohort's order.
+    pub members: Vec<Member>,
+    /// The cohort's members: positions in `subjects`.
+    cohort: &'s [u32],
+    subjects: &'s [Subject],
+}
+
+impl<'s> TwoArms<'s> {
+    /// `members` of a cohort whose members are `cohort` (positions in `subjects`).
+    pub fn new(members: Vec<Member>, cohort: &'s [u32], subjects: &'s [Subject]) -> Self {
+        TwoArms {
+            members,
+            cohort,
+            subjects,
+        }
+    }
+
+    /// A member's subject.
+    pub fn subject(&self, m: &Member) -> Option<&'s Subject> {
+        self.cohort
+            .get(m.index as usize)
+            .and_then(|&at| self.subjects.get(at as usize))
+    }
+}
+
+impl Member {
+    /// A member of the arm compared (`in_arm`) or of the reference, in `stratum` if it has a
+    /// value of every strata column. Strata are numbered below 2^31 − 1 (a table of at most
+    /// 1 GiB has fewer rows).
+    pub fn new(index: u32, in_arm: bool, stratum: Option<u32>) -> Self {
+        let stratum = stratum.map_or(0, |k| k.saturating_add(1).min(u32::MAX >> 1));
+        Member {
+            index,
+            arm_and_stratum: stratum << 1 | u32::from(in_arm),
+        }
+    }
+
     /// Whether it is of the arm compared (else of the reference).
-    pub in_arm: bool,
+    pub fn in_arm(&self) -> bool {
+        self.arm_and_stratum & 1 == 1
+    }
+
     /// Its stratum (by number), if it has a value of every strata column.
-    pub stratum: Option<u32>,
-    pub subject: &'s Subject,
+    pub fn stratum(&self) -> Option<u32> {
+        (self.arm_and_stratum >> 1).checked_sub(1)
+    }
 }
 
 /// The two arms of a comparison by name, and the cohort's strata by name.
@@ -45,7 +95,7 @@ pub struct PairNames<'a> {
 /// cohort's analysis `pooled`), with the cohort's strata and subgroups; what the reader should
 /// know (an estimate left out) goes to `warnings`.
 pub fn compare_pair(
-    two: &[Member],
+    two: &TwoArms<'_>,
     names: &PairNames<'_>,
     pooled: &CohortAnalysis<'_>,
     cohort: &CohortConfig,
@@ -134,4 +184,16 @@ pub(super) fn strata_named(numbers: &[u32], names: &[String]) -> String {
         listed.push(format!("{} more", numbers.len() - NAMED_STRATA));
     }
     listed.join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_member_is_eight_bytes_and_keeps_its_arm_and_stratum() {
+        assert_eq!(std::mem::size_of::<super::Member>(), 8);
+        for (in_arm, stratum) in [(true, None), (false, Some(0)), (true, Some(7))] {
+            let m = super::Member::new(3, in_arm, stratum);
+            assert_eq!((m.index, m.in_arm(), m.stratum()), (3, in_arm, stratum));
+        }
+    }
 }

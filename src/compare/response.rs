@@ -20,7 +20,7 @@ const FEW_EVENTS: usize = 5;
 /// ORR and DCR of the efficacy subjects of the two arms compared; `names` is the comparison's
 /// label ("Drug vs Placebo") and the strata's names by number.
 pub(super) fn compare_response(
-    two: &[Member],
+    two: &super::TwoArms<'_>,
     pooled: &CohortAnalysis,
     cohort: &CohortConfig,
     settings: &Analysis,
@@ -31,8 +31,9 @@ pub(super) fn compare_response(
     let criteria = &settings.criteria;
     let ne = u8::try_from(criteria.not_evaluable()).unwrap_or(u8::MAX);
     let efficacy: Vec<(&Member, u8)> = two
+        .members
         .iter()
-        .filter(|m| m.subject.efficacy)
+        .filter(|m| two.subject(m).is_some_and(|s| s.efficacy))
         .map(|m| {
             let category = pooled
                 .derived
@@ -47,7 +48,10 @@ pub(super) fn compare_response(
     let named = |numbers: &[u32]| strata_named(numbers, stratum_names);
     let mut notes = Vec::new();
     if stratified {
-        let missing = efficacy.iter().filter(|(m, _)| m.stratum.is_none()).count();
+        let missing = efficacy
+            .iter()
+            .filter(|(m, _)| m.stratum().is_none())
+            .count();
         if missing > 0 {
             notes.push(format!(
                 "{label}: ORR and DCR: {missing} efficacy subject(s) without a value of {} left out of the stratified difference and the CMH test",
@@ -64,9 +68,12 @@ pub(super) fn compare_response(
         let tally = |in_arm: bool| two_by_two::Counts {
             x: efficacy
                 .iter()
-                .filter(|(m, c)| m.in_arm == in_arm && responds(*c))
+                .filter(|(m, c)| m.in_arm() == in_arm && responds(*c))
                 .count(),
-            n: efficacy.iter().filter(|(m, _)| m.in_arm == in_arm).count(),
+            n: efficacy
+                .iter()
+                .filter(|(m, _)| m.in_arm() == in_arm)
+                .count(),
         };
         let (arm, reference) = (tally(true), tally(false));
         let error = statistics_error(cohort, format!("{label}: {what}"));
@@ -85,12 +92,16 @@ pub(super) fn compare_response(
             let mut strata: BTreeMap<u32, (two_by_two::Counts, two_by_two::Counts)> =
                 BTreeMap::new();
             for (m, c) in &efficacy {
-                let Some(key) = m.stratum else {
+                let Some(key) = m.stratum() else {
                     continue;
                 };
                 let empty = two_by_two::Counts { x: 0, n: 0 };
                 let entry = strata.entry(key).or_insert((empty, empty));
-                let counts = if m.in_arm { &mut entry.0 } else { &mut entry.1 };
+                let counts = if m.in_arm() {
+                    &mut entry.0
+                } else {
+                    &mut entry.1
+                };
                 counts.n += 1;
                 counts.x += usize::from(responds(*c));
             }

@@ -27,26 +27,33 @@ pub fn ae_index(events: &[AdverseEvent]) -> AeIndex<'_> {
     index
 }
 
+/// A safety member: its treatment start, exposure in days, and events.
+type SafetyMember<'a> = (
+    &'a Member,
+    Option<Date>,
+    Option<f64>,
+    &'a [&'a AdverseEvent],
+);
+
 /// The comparison of adverse events; `None` when an arm has no safety subject.
 pub fn compare_ae(
-    two: &[Member],
+    two: &super::TwoArms<'_>,
     events: &AeIndex<'_>,
     duration: &dyn Fn(&crate::model::Subject) -> Option<f64>,
     cohort: &CohortConfig,
     settings: &Analysis,
 ) -> Result<Option<AeComparison>> {
     // Each safety member once: its exposure in days and its events.
-    let safety: Vec<(&Member, Option<f64>, &[&AdverseEvent])> = two
+    let safety: Vec<SafetyMember<'_>> = two
+        .members
         .iter()
-        .filter(|m| m.subject.safety)
-        .map(|m| {
-            let own = events
-                .get(&*m.subject.usubjid)
-                .map_or(&[][..], Vec::as_slice);
-            (m, duration(m.subject), own)
+        .filter_map(|m| {
+            let subject = two.subject(m).filter(|s| s.safety)?;
+            let own = events.get(&*subject.usubjid).map_or(&[][..], Vec::as_slice);
+            Some((m, subject.trt_start, duration(subject), own))
         })
         .collect();
-    let total = |arm: bool| safety.iter().filter(|(m, ..)| m.in_arm == arm).count();
+    let total = |arm: bool| safety.iter().filter(|(m, ..)| m.in_arm() == arm).count();
     let (n1, n0) = (total(true), total(false));
     if n1 == 0 || n0 == 0 {
         return Ok(None);
@@ -54,8 +61,8 @@ pub fn compare_ae(
     let years = |arm: bool| {
         safety
             .iter()
-            .filter(|(m, ..)| m.in_arm == arm)
-            .filter_map(|(_, exposure, _)| *exposure)
+            .filter(|(m, ..)| m.in_arm() == arm)
+            .filter_map(|(_, _, exposure, _)| *exposure)
             .sum::<f64>()
             / 365.25
     };
@@ -68,7 +75,7 @@ pub fn compare_ae(
         ("any TRAE", |e| e.related),
     ];
     let mut terms: FxHashMap<&str, usize> = FxHashMap::default();
-    for (_, _, own) in &safety {
+    for (_, _, _, own) in &safety {
         let mut seen: Vec<&str> = own.iter().map(|e| e.term.as_str()).collect();
         seen.sort_unstable();
         seen.dedup();
@@ -87,12 +94,12 @@ pub fn compare_ae(
      -> Result<AeRisk> {
         // Per arm: subjects with the event, and days at risk.
         let (mut x, mut days) = ([0usize; 2], [0f64; 2]);
-        for &(m, exposure, own) in &safety {
-            let arm = usize::from(m.in_arm);
+        for &(m, trt_start, exposure, own) in &safety {
+            let arm = usize::from(m.in_arm());
             let has = own.iter().any(|e| hit(e));
             let first: Option<Date> = own.iter().filter(|e| hit(e)).filter_map(|e| e.start).min();
             x[arm] += usize::from(has);
-            let at_risk = match (has, first, m.subject.trt_start) {
+            let at_risk = match (has, first, trt_start) {
                 (true, Some(d), Some(start)) => {
                     let day = ((d - start).num_days() + 1).max(1) as f64;
                     Some(exposure.map_or(day, |e| day.min(e)))

@@ -45,21 +45,6 @@ fn logrank_results(test: stats::Logrank, what: &str, warnings: &mut Vec<String>)
     }
 }
 
-/// Counts of subjects and events in the arm and the reference.
-fn counts(subjects: &[stats::ArmSubject]) -> (usize, usize, usize, usize) {
-    let mut c = (0, 0, 0, 0);
-    for s in subjects {
-        if s.in_arm {
-            c.0 += 1;
-            c.2 += usize::from(s.event);
-        } else {
-            c.1 += 1;
-            c.3 += usize::from(s.event);
-        }
-    }
-    c
-}
-
 /// One model's Cox fit and log-rank test, side by side.
 fn fit_model(
     model: &stats::ArmModel<'_>,
@@ -78,16 +63,12 @@ const FEW_EVENTS: usize = 5;
 
 /// Warnings on the strata of a stratified model: those holding one arm only (they add nothing
 /// to the stratified Cox model or log-rank test) and those of fewer than [`FEW_EVENTS`] events.
-fn strata_notes(subjects: &[stats::ArmSubject], names: &[String], what: &str) -> Vec<String> {
-    // Per stratum: subjects of the arm, of the reference, and events.
-    let mut tally: std::collections::BTreeMap<u32, [usize; 3]> = Default::default();
-    for s in subjects {
-        if let Some(k) = s.stratum {
-            let t = tally.entry(k).or_default();
-            t[usize::from(!s.in_arm)] += 1;
-            t[2] += usize::from(s.event);
-        }
-    }
+/// `tally`: per stratum, subjects of the arm, of the reference, and events.
+fn strata_notes(
+    tally: &std::collections::BTreeMap<u32, [usize; 3]>,
+    names: &[String],
+    what: &str,
+) -> Vec<String> {
     let named = |strata: &[u32]| super::strata_named(strata, names);
     let one_arm: Vec<u32> = tally
         .iter()
@@ -125,7 +106,7 @@ fn strata_notes(subjects: &[stats::ArmSubject], names: &[String], what: &str) ->
 
 #[allow(clippy::too_many_arguments)]
 pub(super) fn compare_tte(
-    two: &[Member],
+    two: &super::TwoArms<'_>,
     time_of: &dyn Fn(&Member) -> Option<(f64, bool)>,
     cohort: &CohortConfig,
     settings: &Analysis,
@@ -134,39 +115,36 @@ pub(super) fn compare_tte(
     strata_names: &[String],
     warnings: &mut Vec<String>,
 ) -> Result<Option<TteComparison>> {
-    // The members with a time, as the two-arm data of every model (`timed[k]` is the member
-    // of subject k): no copy of the members themselves.
-    let mut timed: Vec<u32> = Vec::new();
-    let subjects: Vec<stats::ArmSubject> = (0u32..)
-        .zip(two)
-        .filter_map(|(k, m)| {
-            let (time, censored) = time_of(m)?;
-            timed.push(k);
-            Some(stats::ArmSubject {
+    let level = settings.ci_level;
+    let error = |what: &str| statistics_error(cohort, format!("{label}: {endpoint} {what}"));
+    // The two arms sorted once, straight from the members (a subject's position is its
+    // member's in `two`); every model below (stratified, per subgroup) is a view of it.
+    let subjects = two.members.iter().enumerate().filter_map(|(k, m)| {
+        let (time, censored) = time_of(m)?;
+        Some((
+            k,
+            stats::ArmSubject {
                 time,
                 event: !censored,
-                in_arm: m.in_arm,
-                stratum: m.stratum,
-            })
-        })
-        .collect();
-    let (n, n_reference, events, events_reference) = counts(&subjects);
+                in_arm: m.in_arm(),
+                stratum: m.stratum(),
+            },
+        ))
+    });
+    let data = stats::ArmTimes::collect_at(subjects).map_err(error("Cox model"))?;
+    let counted = data.counts();
+    let ([n, n_reference], [events, events_reference]) = (counted.subjects, counted.events);
     if n == 0 || n_reference == 0 {
         return Ok(None);
     }
-    let level = settings.ci_level;
-    let error = |what: &str| statistics_error(cohort, format!("{label}: {endpoint} {what}"));
-    // The two arms sorted once; every model below (stratified, per subgroup) is a view of it.
-    let data = stats::ArmTimes::new(&subjects).map_err(error("Cox model"))?;
-    let missing = subjects.iter().filter(|s| s.stratum.is_none()).count();
+    let missing = counted.without_stratum;
     if !cohort.strata.is_empty() {
         warnings.extend(strata_notes(
-            &subjects,
+            &counted.strata,
             strata_names,
             &format!("{label}: {endpoint}"),
         ));
     }
-    drop(subjects);
     // The unstratified and the stratified model side by side.
     let (overall, stratified) = rayon::join(
         || fit_model(&data.model(false), settings),
@@ -207,11 +185,11 @@ pub(super) fn compare_tte(
     };
     let mut subgroups = Vec::new();
     let mut interactions = Vec::new();
-    let member = |k: &u32| two.get(*k as usize);
     for column in &cohort.subgroups {
-        let level_of: Vec<Option<&str>> = timed
+        let level_of: Vec<Option<&str>> = two
+            .members
             .iter()
-            .map(|k| member(k).and_then(|m| m.subject.columns.get(column)))
+            .map(|m| two.subject(m).and_then(|s| s.columns.get(column)))
             .collect();
         let levels: BTreeSet<&str> = level_of.iter().flatten().copied().collect();
         let values: Vec<&str> = levels.iter().copied().collect();

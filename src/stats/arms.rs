@@ -21,79 +21,156 @@ pub struct ArmSubject {
     pub stratum: Option<u32>,
 }
 
-/// The subjects sorted by time, descending (ties in their input order).
+/// The subjects sorted by time, descending (ties in their input order): one 128-bit key per
+/// subject holding all it is (the complement of the time's bits, its position, its stratum,
+/// its flags), sorted once and read in place: 16 bytes a subject, no other copy.
 #[derive(Debug, Clone)]
 pub struct ArmTimes {
-    times: Vec<f64>,
-    /// Bit 0: an event; bit 1: in the arm compared.
-    flags: Vec<u8>,
-    /// The stratum of each row ([`NO_STRATUM`] for none).
-    strata: Vec<u32>,
-    /// Each row's position in the subjects given.
-    index: Vec<u32>,
+    keys: Vec<u128>,
     /// One more than the largest stratum.
     n_strata: usize,
 }
 
-const NO_STRATUM: u32 = u32::MAX;
+/// The subjects and events of two arms, by stratum too.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ArmCounts {
+    /// Subjects in the arm compared and in the reference.
+    pub subjects: [usize; 2],
+    /// Events in the arm compared and in the reference.
+    pub events: [usize; 2],
+    /// Per stratum (by number): subjects of the arm, of the reference, and events.
+    pub strata: std::collections::BTreeMap<u32, [usize; 3]>,
+    /// Subjects without a stratum.
+    pub without_stratum: usize,
+}
+
+/// The stratum field of a subject without one (30 bits set).
+const NO_STRATUM: u32 = (1 << 30) - 1;
 
 impl ArmTimes {
     /// Checks the times (finite, not negative) and sorts the subjects once.
     ///
     /// # Errors
     /// [`StatsError::InvalidTime`] for a time that is negative or not finite; more than
-    /// 2^32 − 1 subjects or strata is a [`StatsError::Numerical`].
+    /// 2^32 − 1 subjects or 2^30 − 1 strata is a [`StatsError::Numerical`].
     pub fn new(subjects: &[ArmSubject]) -> Result<ArmTimes, StatsError> {
-        if u32::try_from(subjects.len()).is_err() {
-            return Err(StatsError::Numerical("more than 2^32 - 1 subjects"));
-        }
+        ArmTimes::collect(subjects.iter().copied())
+    }
+
+    /// [`ArmTimes::new`] of subjects as they come (their positions count from 0), without a
+    /// list of them first.
+    ///
+    /// # Errors
+    /// As [`ArmTimes::new`].
+    pub fn collect(subjects: impl Iterator<Item = ArmSubject>) -> Result<ArmTimes, StatsError> {
+        ArmTimes::collect_at(subjects.enumerate())
+    }
+
+    /// [`ArmTimes::collect`] of subjects with their own positions (increasing: a list's
+    /// entries that have a time), which models' `keep` and [`ArmModel::positions`] give back.
+    ///
+    /// # Errors
+    /// As [`ArmTimes::new`].
+    pub fn collect_at(
+        subjects: impl Iterator<Item = (usize, ArmSubject)>,
+    ) -> Result<ArmTimes, StatsError> {
         let mut n_strata = 0usize;
         // Descending time (the complement of its bits: times are finite and not negative, −0
-        // made 0, so the bits sort as the times do), then position: one integer key, one
-        // parallel sort.
-        let mut keys: Vec<u128> = Vec::with_capacity(subjects.len());
-        for (position, s) in (0u32..).zip(subjects) {
+        // made 0, so the bits sort as the times do), then position: the position is unique, so
+        // the stratum and flags below it never decide the order.
+        // Made at the most the subjects can be (a filtered list's upper bound), never grown:
+        // growing a list of millions copies it and holds both copies for a moment.
+        let (least, most) = subjects.size_hint();
+        let mut keys: Vec<u128> = Vec::with_capacity(most.unwrap_or(least));
+        for (position, s) in subjects {
+            let Ok(at) = u32::try_from(position) else {
+                return Err(StatsError::Numerical("more than 2^32 - 1 subjects"));
+            };
             if !(s.time.is_finite() && s.time >= 0.0) {
                 return Err(StatsError::InvalidTime {
-                    index: position as usize,
+                    index: position,
                     value: s.time,
                 });
             }
-            if let Some(stratum) = s.stratum {
-                if stratum == NO_STRATUM {
-                    return Err(StatsError::Numerical("more than 2^32 - 1 strata"));
+            let stratum = match s.stratum {
+                Some(k) if k >= NO_STRATUM => {
+                    return Err(StatsError::Numerical("more than 2^30 - 1 strata"))
                 }
-                n_strata = n_strata.max(stratum as usize + 1);
-            }
-            keys.push(u128::from(!(s.time + 0.0).to_bits()) << 32 | u128::from(position));
+                Some(k) => {
+                    n_strata = n_strata.max(k as usize + 1);
+                    k
+                }
+                None => NO_STRATUM,
+            };
+            let low = stratum << 2 | u32::from(s.in_arm) << 1 | u32::from(s.event);
+            keys.push(
+                u128::from(!(s.time + 0.0).to_bits()) << 64
+                    | u128::from(at) << 32
+                    | u128::from(low),
+            );
         }
         {
             use rayon::slice::ParallelSliceMut;
             keys.par_sort_unstable();
         }
-        let mut data = ArmTimes {
-            times: Vec::with_capacity(keys.len()),
-            flags: Vec::with_capacity(keys.len()),
-            strata: Vec::with_capacity(keys.len()),
-            index: Vec::with_capacity(keys.len()),
-            n_strata,
-        };
-        for key in keys {
-            let (bits, position) = (!((key >> 32) as u64), key as u32);
-            let s = subjects
-                .get(position as usize)
-                .ok_or(StatsError::Numerical("a subject out of range"))?;
-            data.times.push(f64::from_bits(bits));
-            data.flags.push(u8::from(s.event) | u8::from(s.in_arm) << 1);
-            data.strata.push(s.stratum.unwrap_or(NO_STRATUM));
-            data.index.push(position);
+        Ok(ArmTimes { keys, n_strata })
+    }
+
+    /// The time of row `row`.
+    #[inline]
+    fn time(&self, row: usize) -> f64 {
+        f64::from_bits(!((self.keys[row] >> 64) as u64))
+    }
+
+    /// Bit 0: an event; bit 1: in the arm compared.
+    #[inline]
+    fn flags(&self, row: usize) -> u8 {
+        (self.keys[row] as u32 & 3) as u8
+    }
+
+    #[inline]
+    fn stratum(&self, row: usize) -> u32 {
+        self.keys[row] as u32 >> 2
+    }
+
+    #[inline]
+    fn position(&self, row: usize) -> u32 {
+        (self.keys[row] >> 32) as u32
+    }
+
+    /// Subjects.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// What the subjects hold, counted in one pass.
+    pub fn counts(&self) -> ArmCounts {
+        let mut c = ArmCounts::default();
+        for row in 0..self.keys.len() {
+            let flags = self.flags(row);
+            let (event, reference) = (flags & 1 == 1, flags & 2 == 0);
+            c.subjects[usize::from(reference)] += 1;
+            c.events[usize::from(reference)] += usize::from(event);
+            let stratum = self.stratum(row);
+            if stratum == NO_STRATUM {
+                c.without_stratum += 1;
+                continue;
+            }
+            let t = c.strata.entry(stratum).or_default();
+            t[usize::from(reference)] += 1;
+            t[2] += usize::from(event);
         }
-        Ok(data)
+        c
     }
 
     /// Every subject (stratified: every subject with a stratum), as one model.
     pub fn model(&self, stratified: bool) -> ArmModel<'_> {
-        if stratified && self.strata.contains(&NO_STRATUM) {
+        if stratified && (0..self.keys.len()).any(|row| self.stratum(row) == NO_STRATUM) {
             return self.model_where(|_| true, true);
         }
         ArmModel::of(self, None, stratified)
@@ -102,13 +179,12 @@ impl ArmTimes {
     /// The subjects `keep` accepts (by their position in the subjects given), as one model
     /// (a subgroup's).
     pub fn model_where(&self, keep: impl Fn(usize) -> bool, stratified: bool) -> ArmModel<'_> {
-        let rows = (0u32..)
-            .zip(&self.index)
-            .filter(|(row, &position)| {
-                keep(position as usize)
-                    && !(stratified && self.strata.get(*row as usize) == Some(&NO_STRATUM))
+        let rows = (0..self.keys.len())
+            .filter(|&row| {
+                keep(self.position(row) as usize)
+                    && !(stratified && self.stratum(row) == NO_STRATUM)
             })
-            .map(|(row, _)| row)
+            .map(|row| row as u32)
             .collect();
         ArmModel::of(self, Some(rows), stratified)
     }
@@ -177,7 +253,7 @@ impl<'d> ArmModel<'d> {
         // Rows are the data's own positions (`model_where` takes them from its enumeration):
         // indexing by them cannot miss, and a bug would stop here rather than give a number.
         for row in model.row_indexes() {
-            let flags = data.flags[row];
+            let flags = data.flags(row);
             let (event, in_arm) = (flags & 1 == 1, flags & 2 == 2);
             n += 1;
             events += usize::from(event);
@@ -185,7 +261,7 @@ impl<'d> ArmModel<'d> {
             if event {
                 events_by_arm[usize::from(!in_arm)] += 1;
             }
-            let t = data.times[row];
+            let t = data.time(row);
             if distinct.last() != Some(&t) {
                 distinct.push(t);
             }
@@ -196,7 +272,7 @@ impl<'d> ArmModel<'d> {
         if let Some(starts) = run_starts(distinct.iter().rev().copied()) {
             let runs = model
                 .row_indexes()
-                .map(|row| run_of(&starts, data.times[row]))
+                .map(|row| run_of(&starts, data.time(row)))
                 .collect();
             model.runs = Some(runs);
         }
@@ -207,7 +283,7 @@ impl<'d> ArmModel<'d> {
     fn row_indexes(&self) -> RowIndexes<'_> {
         match &self.rows {
             Some(rows) => RowIndexes::Some(rows.iter()),
-            None => RowIndexes::All(0..self.data.times.len()),
+            None => RowIndexes::All(0..self.data.len()),
         }
     }
 
@@ -215,7 +291,8 @@ impl<'d> ArmModel<'d> {
     /// [`ArmModel::for_each_time`] visits them (what a pass needs to look up a row's own
     /// values, as the interaction test its subgroup level).
     pub(crate) fn positions(&self) -> impl Iterator<Item = usize> + '_ {
-        self.row_indexes().map(|row| self.data.index[row] as usize)
+        self.row_indexes()
+            .map(|row| self.data.position(row) as usize)
     }
 
     /// Subjects in the model.
@@ -257,16 +334,16 @@ impl<'d> ArmModel<'d> {
         for (k, row) in self.row_indexes().enumerate() {
             let time = match &self.runs {
                 Some(runs) => runs[k],
-                None => self.data.times[row],
+                None => self.data.time(row),
             };
             if time != current && !group.is_empty() {
                 visit(&group);
                 group.clear();
             }
             current = time;
-            let flags = self.data.flags[row];
+            let flags = self.data.flags(row);
             let stratum = if self.stratified {
-                self.data.strata[row] as usize
+                self.data.stratum(row) as usize
             } else {
                 0
             };

@@ -41,7 +41,7 @@ pub mod timefix;
 pub mod transform;
 pub mod two_by_two;
 
-pub use arms::{ArmModel, ArmSubject, ArmTimes};
+pub use arms::{ArmCounts, ArmModel, ArmSubject, ArmTimes};
 pub use binomial::{clopper_pearson, wilson};
 pub use chisq::chisq_upper;
 pub use cox::{cox_fit, CoxFit, Ties};
