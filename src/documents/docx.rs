@@ -427,6 +427,13 @@ fn unbreakable(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// `text` escaped for XML content and attributes (Word's, PowerPoint's parts; HTML attributes).
+pub(crate) fn xml_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    escape_into(&mut out, text);
+    out
+}
+
 /// `text` escaped for XML, leaving out the characters XML 1.0 cannot hold (C0 controls other
 /// than tab, line feed and carriage return; lone surrogates cannot occur in a `str`).
 fn escape_into(out: &mut String, text: &str) {

@@ -352,17 +352,7 @@ pub fn html_sources(html: &str, entries: &[Entry], prefix: &str) -> String {
 
 /// Text for a double-quoted HTML attribute.
 fn attribute(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            _ => out.push(c),
-        }
-    }
-    out
+    crate::documents::docx::xml_escape(text)
 }
 
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]

@@ -351,20 +351,7 @@ fn content_types(
 
 /// Text for XML content and attribute values.
 pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            // Characters XML 1.0 cannot hold are left out.
-            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => {}
-            '\u{FFFE}' | '\u{FFFF}' => {}
-            c => out.push(c),
-        }
-    }
-    out
+    crate::documents::docx::xml_escape(text)
 }
 
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
