@@ -107,13 +107,10 @@ pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, St
         r.subject = subject;
         match (r.start, r.date) {
             (_, Some(adt)) if adt <= cutoff => {}
-            (Some(start), Some(_)) => {
+            (Some(start), Some(adt)) => {
                 // Same day-count convention as the record itself: AVAL = ADT − STARTDT (+ 1 when
                 // the file counts the start day), recovered from the record's own numbers.
-                let offset = r
-                    .date
-                    .map(|adt| r.days - (adt - start).num_days() as f64)
-                    .unwrap_or(0.0);
+                let offset = r.days - (adt - start).num_days() as f64;
                 r.days = (cutoff - start).num_days() as f64 + offset;
                 if start > cutoff {
                     // Enrolled by the cut-off, but the time origin (e.g. the first dose) is after

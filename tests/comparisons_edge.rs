@@ -792,3 +792,53 @@ fn strata_and_subgroups_are_named_by_their_labels() {
     );
     assert!(!forest.contains("Another label"));
 }
+
+/// Exposure-adjusted incidence rates count only subjects whose exposure is known: two Drug
+/// subjects without TRTEDT are left out of the rate (numerator and time) with a warning, and
+/// stay in the risk difference.
+#[test]
+fn subjects_without_exposure_are_left_out_of_the_rates_and_said_to_be() {
+    let tmp = tempfile::tempdir().expect("temp");
+    let config = write_study(tmp.path(), &twenty(|_, _| "A".to_string()), "");
+    // Every subject treated for 100 days (TRTEDT 2021-04-10), but S000 and S002 (Drug)
+    // without an end date; rash in S000, S002 (no exposure) and S004, S006 (exposed).
+    let mut adsl = String::from("USUBJID,ARM,STRAT,TRTSDT,TRTEDT,EFFFL,SAFFL\n");
+    for i in 0..20 {
+        let arm = if i % 2 == 0 { "Drug" } else { "Placebo" };
+        let end = if i == 0 || i == 2 { "" } else { "2021-04-10" };
+        let _ = writeln!(adsl, "S{i:03},{arm},A,2021-01-01,{end},Y,Y");
+    }
+    std::fs::write(tmp.path().join("adsl.csv"), adsl).expect("adsl");
+    let mut adae = String::from("USUBJID,AEDECOD,ATOXGR,AEREL,TRTEMFL,ASTDT\n");
+    for id in ["S000", "S002", "S004", "S006"] {
+        let _ = writeln!(adae, "{id},Rash,1,Y,Y,2021-01-10");
+    }
+    std::fs::write(tmp.path().join("adae.csv"), adae).expect("adae");
+    let text = std::fs::read_to_string(&config).expect("config");
+    std::fs::write(
+        &config,
+        text.replace("adrs: adrs.csv }", "adrs: adrs.csv, adae: adae.csv }"),
+    )
+    .expect("config");
+    let (cohort, _) = build(tmp.path(), &config);
+    let said = warnings(&cohort).join("\n");
+    assert!(
+        said.contains("2 safety subject(s) without a known exposure"),
+        "{said}"
+    );
+    let rash = cohort["comparisons"][0]["safety"]["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|r| r["term"] == "Rash")
+        .expect("rash")
+        .clone();
+    // The risk difference counts all four Drug subjects with rash out of ten.
+    assert_eq!(rash["n"], 4);
+    assert!((rash["difference"]["estimate"].as_f64().expect("d") - 0.4).abs() < 1e-12);
+    // The rate: two exposed subjects with rash, each at risk 10 days (to the event), and six
+    // exposed subjects without it at risk 100 days (TRTEDT − TRTSDT + 1): 620 days.
+    let years = 620.0 / 365.25;
+    let eair = rash["eair"]["estimate"].as_f64().expect("eair");
+    assert!((eair - 100.0 * 2.0 / years).abs() < 1e-9, "{eair}");
+}

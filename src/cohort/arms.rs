@@ -257,7 +257,14 @@ pub fn analyse_arms<'a>(
             compare::compare_pair(&two, &names, pooled, cohort, settings, &mut warnings)?;
         if !at.data.adverse_events.is_empty() {
             comparison.safety = crate::profile::timing::stage("    ae comparison", || {
-                compare::safety::compare_ae(&two, &ae_index, &duration, cohort, settings)
+                compare::safety::compare_ae(
+                    &two,
+                    &ae_index,
+                    &duration,
+                    cohort,
+                    settings,
+                    &mut warnings,
+                )
             })?;
         }
         comparisons.push(comparison);

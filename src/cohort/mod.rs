@@ -83,8 +83,16 @@ pub fn analyse_members<'a>(
     let derived: Vec<DerivedSubject> = if study.config.config.data.adrs.is_some() {
         members
             .iter()
-            .filter_map(|&i| cut.subjects.get(i as usize))
-            .map(|s| {
+            .map(|&i| {
+                // One derivation per member, in order: a member outside the subjects is a bug
+                // (it would shift every later derivation), not a member to skip.
+                let s = cut
+                    .subjects
+                    .get(i as usize)
+                    .ok_or_else(|| Error::Analysis {
+                        cohort: cohort.id.clone(),
+                        message: format!("member {i} is not a subject (a bug in readout)"),
+                    })?;
                 let empty = Vec::new();
                 let assessments = at.by_subject.get(&*s.usubjid).unwrap_or(&empty);
                 derive::derive_subject_by(s, assessments, &options, reading).map_err(|source| {

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use super::{statistics_error, strata_named, Member};
 use crate::config::{Analysis, CohortConfig, DiffCi, ResponseTest};
 use crate::endpoints::CohortAnalysis;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::results::{
     Difference, DifferenceMethod, ProportionDifference, ResponseComparison, TestUsed,
 };
@@ -29,19 +29,25 @@ pub(super) fn compare_response(
 ) -> Result<ResponseComparison> {
     let (label, stratum_names) = names;
     let criteria = &settings.criteria;
-    let ne = u8::try_from(criteria.not_evaluable()).unwrap_or(u8::MAX);
+    // Every member has its derivation (`derived` follows the cohort's members).
     let efficacy: Vec<(&Member, u8)> = two
         .members
         .iter()
         .filter(|m| two.subject(m).is_some_and(|s| s.efficacy))
         .map(|m| {
-            let category = pooled
+            let derived = pooled
                 .derived
                 .get(m.index as usize)
-                .map_or(ne, |d| d.category);
-            (m, category)
+                .ok_or_else(|| Error::Analysis {
+                    cohort: cohort.id.clone(),
+                    message: format!(
+                        "{label}: member {} has no derivation (a bug in readout)",
+                        m.index
+                    ),
+                })?;
+            Ok((m, derived.category))
         })
-        .collect();
+        .collect::<Result<_>>()?;
     let orr = |c: u8| criteria.is_responder(c);
     let dcr = |c: u8| criteria.is_control(c, settings.dcr_includes_non_cr_non_pd);
     let stratified = !cohort.strata.is_empty();

@@ -42,6 +42,7 @@ pub fn compare_ae(
     duration: &dyn Fn(&crate::model::Subject) -> Option<f64>,
     cohort: &CohortConfig,
     settings: &Analysis,
+    warnings: &mut Vec<String>,
 ) -> Result<Option<AeComparison>> {
     // Each safety member once: its exposure in days and its events.
     let safety: Vec<SafetyMember<'_>> = two
@@ -57,6 +58,14 @@ pub fn compare_ae(
     let (n1, n0) = (total(true), total(false));
     if n1 == 0 || n0 == 0 {
         return Ok(None);
+    }
+    let unexposed = safety.iter().filter(|(_, _, e, _)| e.is_none()).count();
+    if unexposed > 0 {
+        warnings.push(format!(
+            "adverse events: {unexposed} safety subject(s) without a known exposure (treatment \
+             dates or duration) left out of the exposure-adjusted incidence rates (they are in \
+             the risk differences)"
+        ));
     }
     let years = |arm: bool| {
         safety
@@ -92,21 +101,24 @@ pub fn compare_ae(
                term: Option<&str>,
                hit: &dyn Fn(&AdverseEvent) -> bool|
      -> Result<AeRisk> {
-        // Per arm: subjects with the event, and days at risk.
-        let (mut x, mut days) = ([0usize; 2], [0f64; 2]);
+        // Per arm: subjects with the event; and over the subjects whose exposure is known,
+        // those with the event and their days at risk (the rate's numerator and time).
+        let (mut x, mut x_exposed, mut days) = ([0usize; 2], [0usize; 2], [0f64; 2]);
         for &(m, trt_start, exposure, own) in &safety {
             let arm = usize::from(m.in_arm());
             let has = own.iter().any(|e| hit(e));
-            let first: Option<Date> = own.iter().filter(|e| hit(e)).filter_map(|e| e.start).min();
             x[arm] += usize::from(has);
-            let at_risk = match (has, first, trt_start) {
+            let Some(exposure) = exposure else {
+                continue;
+            };
+            let first: Option<Date> = own.iter().filter(|e| hit(e)).filter_map(|e| e.start).min();
+            x_exposed[arm] += usize::from(has);
+            days[arm] += match (has, first, trt_start) {
                 (true, Some(d), Some(start)) => {
-                    let day = ((d - start).num_days() + 1).max(1) as f64;
-                    Some(exposure.map_or(day, |e| day.min(e)))
+                    (((d - start).num_days() + 1).max(1) as f64).min(exposure)
                 }
                 _ => exposure,
             };
-            days[arm] += at_risk.unwrap_or(0.0);
         }
         let what = label(term.unwrap_or(kind));
         let cmp = compare_proportions(Counts { x: x[1], n: n1 }, Counts { x: x[0], n: n0 }, level)
@@ -121,10 +133,10 @@ pub fn compare_ae(
                 return Ok(None);
             }
             let py = days[arm] / 365.25;
-            let i = exact_rate_interval(x[arm], py, level)
+            let i = exact_rate_interval(x_exposed[arm], py, level)
                 .map_err(statistics_error(cohort, what.clone()))?;
             Ok(Some(Ci {
-                estimate: 100.0 * x[arm] as f64 / py,
+                estimate: 100.0 * x_exposed[arm] as f64 / py,
                 lower: 100.0 * i.lower,
                 upper: 100.0 * i.upper,
             }))

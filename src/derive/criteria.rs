@@ -77,11 +77,15 @@ impl Reading<'_> {
                 });
             };
             let cat = cat as usize;
-            let kind = self
-                .criteria
-                .categories
-                .get(cat)
-                .map_or(Kind::NotEvaluable, |c| c.kind);
+            // `cat` comes from the lookup made of these criteria.
+            let kind =
+                self.criteria
+                    .categories
+                    .get(cat)
+                    .map(|c| c.kind)
+                    .ok_or(DeriveError::Internal(
+                        "an assessment's category is outside its criteria",
+                    ))?;
             if let Some(prev) = items.last() {
                 if prev.a.date == a.date {
                     if prev.cat != cat {
@@ -239,7 +243,9 @@ fn irecist(
         },
         other => criteria.position(&irecist_code(other)),
     }
-    .unwrap_or_else(|| criteria.not_evaluable());
+    .ok_or(DeriveError::Internal(
+        "an iRECIST best overall response is not a category of iRECIST",
+    ))?;
     if outcome.bor == BestResponse::ProgressiveDisease {
         // The BOR's date is that of the first iUPD of the run (or the lone iCPD).
         if let Some((p, _)) = confirmed {
@@ -580,5 +586,28 @@ fn best_response_of(r: Response) -> BestResponse {
         Response::NonCrNonPd => BestResponse::NonCrNonPd,
         Response::ProgressiveDisease => BestResponse::ProgressiveDisease,
         Response::NotEvaluable | Response::NotDone => BestResponse::NotEvaluable,
+    }
+}
+
+#[allow(clippy::unwrap_used)]
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_irecist_best_response_is_a_category_of_irecist() {
+        let irecist = crate::criteria::Criteria::built_in("irecist").unwrap();
+        for bor in [
+            BestResponse::CompleteResponse,
+            BestResponse::PartialResponse,
+            BestResponse::StableDisease,
+            BestResponse::NonCrNonPd,
+            BestResponse::ProgressiveDisease,
+            BestResponse::NotEvaluable,
+            BestResponse::NotDone,
+            BestResponse::Missing,
+        ] {
+            assert!(irecist.position(&irecist_code(bor)).is_some(), "{bor:?}");
+        }
     }
 }

@@ -6,6 +6,10 @@ use crate::model::Date;
 /// Why a per-subject derivation could not be made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DeriveError {
+    /// What cannot happen unless readout has a bug (a category of a built-in set not found in
+    /// it): an error rather than a subject counted as not evaluable.
+    #[error("a bug in readout: {0}")]
+    Internal(&'static str),
     /// Two assessments of one subject on one date with different responses.
     #[error(
         "subject {usubjid}: two different overall responses on {date} ({first} and {second}); \

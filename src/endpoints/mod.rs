@@ -221,6 +221,18 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
         all: &input.data.subjects,
         members: &input.members,
     };
+    // `derived` follows `members` one for one (or is empty without ADRS): a derivation read
+    // for a member below is there, never a default.
+    if !input.derived.is_empty() && input.derived.len() != input.members.len() {
+        return Err(Error::Analysis {
+            cohort: id.to_string(),
+            message: format!(
+                "{} derivations for {} members; expected one each (a bug in readout)",
+                input.derived.len(),
+                input.members.len()
+            ),
+        });
+    }
     let mut warnings = Vec::new();
 
     // One pass over the members (a cohort of a large study is spread over memory: each pass
@@ -266,11 +278,17 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
 
     // `derived` follows `members`: derived[i] belongs to subjects[i] (empty without ADRS).
     let derived_of = |i: usize| input.derived.get(i);
+    let derivation = |i: usize| {
+        derived_of(i).ok_or_else(|| Error::Analysis {
+            cohort: id.to_string(),
+            message: format!("member {i} has no derivation (a bug in readout)"),
+        })
+    };
 
     let response = if input.derived.is_empty() {
         None
     } else {
-        Some(response_results(id, a, &efficacy, &derived_of)?)
+        Some(response_results(id, a, &efficacy, &derivation)?)
     };
     // Oddities the response derivation met in a subject's data (a CR followed by a PR, ...):
     // they do not stop it, and the reader of the results should see them.
@@ -309,7 +327,7 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
             // DoR is summarised over the responders the abstract reports (the confirmed ones
             // unless `confirmed: false`) when ADRS is given: ADTTE's DoR may have been
             // derived with other rules.
-            let responder = |i: usize| derived_of(i).map(|d| a.criteria.is_responder(d.category));
+            let responder = |i: usize| derivation(i).map(|d| a.criteria.is_responder(d.category));
             let is_dor = endpoint == "DOR" && !input.derived.is_empty();
             let (mut missing, mut not_responders, mut responders_without) =
                 (Vec::new(), Vec::new(), Vec::new());
@@ -320,7 +338,7 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
                     .get(i)
                     .and_then(|&global| by_subject.and_then(|c| c.get(global as usize)));
                 if is_dor {
-                    match (record.is_some(), responder(i).unwrap_or(false)) {
+                    match (record.is_some(), responder(i)?) {
                         (true, false) => {
                             not_responders.push(i);
                             continue;
@@ -512,7 +530,7 @@ fn response_results<'d>(
     id: &str,
     a: &Analysis,
     efficacy: &[u32],
-    derived_of: &impl Fn(usize) -> Option<&'d DerivedSubject>,
+    derivation: &impl Fn(usize) -> Result<&'d DerivedSubject>,
 ) -> Result<ResponseResults> {
     let criteria = &a.criteria;
     let ne = u8::try_from(criteria.not_evaluable()).unwrap_or(u8::MAX);
@@ -521,7 +539,7 @@ fn response_results<'d>(
     let (mut orr_n, mut dcr_n) = (0, 0);
     let mut per_category = vec![0usize; criteria.categories.len()];
     for &i in efficacy {
-        let cat = derived_of(i as usize).map_or(ne, |d| d.category);
+        let cat = derivation(i as usize)?.category;
         if let Some(count) = bor.get_mut(criteria.code_of(cat)) {
             *count += 1;
         }

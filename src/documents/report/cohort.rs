@@ -142,7 +142,9 @@ pub(super) fn baseline_rows(
         }
         if b.missing > 0 {
             let mut row = vec![Cell::level("Missing")];
-            row.extend(cells(&|_, x| x.map_or(0, |x| x.missing).to_string()));
+            row.extend(cells(&|_, x| {
+                x.map_or_else(|| "–".to_string(), |x| x.missing.to_string())
+            }));
             rows.push(Row::of(row));
         }
     }

@@ -17,23 +17,25 @@ pub(super) fn safety(c: &CohortResults, f: &Formats) -> Option<Section> {
                 .to_string(),
         });
     }
-    type Pick = fn(&AeCounts) -> usize;
-    let mut summary: Vec<(&str, Pick)> = vec![(g.any(), |x| x.any), (g.severe(), |x| x.grade3plus)];
+    // A count, or none where the data cannot give it (AEACN absent): printed "–", never 0.
+    type Pick = fn(&AeCounts) -> Option<usize>;
+    let mut summary: Vec<(&str, Pick)> = vec![
+        (g.any(), |x| Some(x.any)),
+        (g.severe(), |x| Some(x.grade3plus)),
+    ];
     // Severity has no grade 4.
     if !severity {
-        summary.push(("Grade ≥4", |x| x.grade4plus));
+        summary.push(("Grade ≥4", |x| Some(x.grade4plus)));
     }
-    summary.push(("Serious", |x| x.serious));
+    summary.push(("Serious", |x| Some(x.serious)));
     summary.push((if severity { "Fatal" } else { "Fatal (grade 5)" }, |x| {
-        x.fatal
+        Some(x.fatal)
     }));
     // With ADAE AEACN: what was done with the study treatment.
     if s.teae.discontinued.is_some() {
-        summary.push(("Leading to discontinuation", |x| {
-            x.discontinued.unwrap_or(0)
-        }));
-        summary.push(("Leading to dose reduction", |x| x.reduced.unwrap_or(0)));
-        summary.push(("Leading to interruption", |x| x.interrupted.unwrap_or(0)));
+        summary.push(("Leading to discontinuation", |x| x.discontinued));
+        summary.push(("Leading to dose reduction", |x| x.reduced));
+        summary.push(("Leading to interruption", |x| x.interrupted));
     }
     let columns = columns(c, true);
     let safety_of = |r: &CohortResults| r.safety.clone();
@@ -43,10 +45,10 @@ pub(super) fn safety(c: &CohortResults, f: &Formats) -> Option<Section> {
         per_column
             .iter()
             .flat_map(|x| match x {
-                Some(x) => [
-                    Cell::num(f.count_pct(pick(&x.teae), x.total)),
-                    Cell::num(f.count_pct(pick(&x.trae), x.total)),
-                ],
+                Some(x) => [&x.teae, &x.trae].map(|counts| match pick(counts) {
+                    Some(n) => Cell::num(f.count_pct(n, x.total)),
+                    None => Cell::num("–"),
+                }),
                 None => [Cell::num("–"), Cell::num("–")],
             })
             .collect::<Vec<Cell>>()
