@@ -427,27 +427,10 @@ fn unbreakable(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// `text` escaped for XML content and attributes (Word's, PowerPoint's parts; HTML attributes).
-pub(crate) fn xml_escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    escape_into(&mut out, text);
-    out
-}
-
-/// `text` escaped for XML, leaving out the characters XML 1.0 cannot hold (C0 controls other
-/// than tab, line feed and carriage return; lone surrogates cannot occur in a `str`).
+/// `text` escaped for XML, leaving out the characters XML 1.0 cannot hold
+/// ([`crate::model::text::escape_xml_into`]).
 fn escape_into(out: &mut String, text: &str) {
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
-            c => out.push(c),
-        }
-    }
+    crate::model::text::escape_xml_into(out, text);
 }
 
 /// The table style every table names: a reference document's, when it has one.

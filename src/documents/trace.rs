@@ -352,7 +352,7 @@ pub fn html_sources(html: &str, entries: &[Entry], prefix: &str) -> String {
 
 /// Text for a double-quoted HTML attribute.
 fn attribute(text: &str) -> String {
-    crate::documents::docx::xml_escape(text)
+    crate::model::text::escape_xml(text)
 }
 
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]

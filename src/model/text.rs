@@ -71,6 +71,30 @@ pub fn escape_controls(text: &str, keep_lines: bool) -> std::borrow::Cow<'_, str
     std::borrow::Cow::Owned(out)
 }
 
+/// `text` escaped for XML content and attributes (Word's and PowerPoint's parts, HTML
+/// attributes), leaving out the characters XML 1.0 cannot hold (C0 controls other than tab,
+/// line feed and carriage return, U+FFFE, U+FFFF; lone surrogates cannot occur in a `str`).
+pub fn escape_xml(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    escape_xml_into(&mut out, text);
+    out
+}
+
+/// [`escape_xml`] appended to `out`.
+pub fn escape_xml_into(out: &mut String, text: &str) {
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
+            c => out.push(c),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

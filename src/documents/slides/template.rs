@@ -351,7 +351,7 @@ fn content_types(
 
 /// Text for XML content and attribute values.
 pub fn escape(text: &str) -> String {
-    crate::documents::docx::xml_escape(text)
+    crate::model::text::escape_xml(text)
 }
 
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
