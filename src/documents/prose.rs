@@ -132,6 +132,18 @@ pub fn in_sentence(label: &str) -> String {
     }
 }
 
+/// Whether a value of several words is written in title case ("North America", "Czech
+/// Republic"), as a name is, unlike a term in sentence case ("Oral cavity").
+fn title_case(value: &str) -> bool {
+    let words: Vec<&str> = value.split_whitespace().collect();
+    words.len() > 1
+        && words.iter().all(|w| {
+            let mut letters = w.chars().filter(|c| c.is_alphabetic());
+            let first = letters.next();
+            first.is_some_and(char::is_uppercase) && letters.any(char::is_lowercase)
+        })
+}
+
 /// Levels longer than this are listed with their counts, not joined by slashes.
 const COMPACT_WORD_CHARS: usize = 15;
 
@@ -237,11 +249,15 @@ pub fn baseline_phrase_at(
         };
     }
     // Values as written in the data read in lower case inside a sentence ("oral cavity");
-    // the config's and the terminology's words are used as they are.
+    // the config's and the terminology's words are used as they are, and so are names: levels
+    // of which one is in title case ("North America") are proper nouns ("Europe", "Asia").
+    let names = levels
+        .iter()
+        .any(|(_, l)| l.label == l.value && title_case(&l.label));
     let words: Vec<String> = levels
         .iter()
         .map(|(_, l)| {
-            if l.label == l.value {
+            if l.label == l.value && !names {
                 in_sentence(&l.label)
             } else {
                 l.label.clone()
@@ -431,6 +447,32 @@ mod tests {
         assert_eq!(
             baseline_phrase(&dose, 3, 1),
             "anlotinib starting dose 10/12 mg: 33.3%/66.7%"
+        );
+        // Names keep their capitals when one of them is in title case; terms read in lower case.
+        let region = categorical(
+            "Region",
+            vec![
+                level("Europe", "Europe", 112, 300),
+                level("Asia", "Asia", 109, 300),
+                level("North America", "North America", 79, 300),
+            ],
+            &["Europe", "Asia", "North America"],
+        );
+        assert_eq!(
+            baseline_phrase(&region, 3, 1),
+            "region Europe/Asia/North America: 37.3%/36.3%/26.3%"
+        );
+        let site = categorical(
+            "Primary tumor site",
+            vec![
+                level("Oral cavity", "Oral cavity", 15, 38),
+                level("Larynx", "Larynx", 10, 38),
+            ],
+            &[],
+        );
+        assert_eq!(
+            baseline_phrase(&site, 1, 1),
+            "primary tumor site: oral cavity 15/38 (39.5%), larynx 10/38 (26.3%)"
         );
         // More levels than the compact form takes: each with its count.
         assert_eq!(
