@@ -320,3 +320,49 @@ fn raw_html_in_markdown_is_escaped() {
     let html = markdown_to_html("a <script>alert(1)</script> b", true);
     assert!(!html.contains("<script>"), "{html}");
 }
+
+/// The built-in Results sentence on disease control names stable disease and non-CR/non-PD
+/// only when some pt had them ("Stable disease was observed in 0 pts" read oddly).
+#[test]
+fn disease_control_names_only_what_was_observed() {
+    let results = |sd: u64, ncnp: u64| {
+        let mut cohort = serde_json::to_value(dummy_cohort()).expect("json");
+        let dcr = 2 + sd + ncnp;
+        cohort["n"]["enrolled"] = 10.into();
+        cohort["n"]["efficacy"] = 10.into();
+        cohort["response"] = serde_json::json!({
+            "confirmed": true,
+            "bor": {"CR": 0, "PR": 2, "SD": sd, "NON-CR/NON-PD": ncnp, "PD": 8 - sd - ncnp, "NE": 0},
+            "orr": {"rate": 0.2, "n": 2, "N": 10, "lower": 0.025, "upper": 0.556},
+            "dcr": {"rate": dcr as f64 / 10.0, "n": dcr, "N": 10, "lower": 0.1, "upper": 0.9},
+        });
+        let context = serde_json::json!({
+            "cohort": cohort,
+            "study": {},
+            "analysis": serde_json::to_value(defaults()).expect("analysis"),
+        });
+        render(
+            include_str!("../../../templates/abstract-results.txt"),
+            context,
+        )
+    };
+    let none = results(0, 0);
+    assert!(
+        none.contains("(2/10; 95% CI: 2.5%, 55.6%). The DCR was 20.0% (2/10;"),
+        "{none}"
+    );
+    assert!(
+        !none.contains("Stable disease") && !none.contains("0 pts"),
+        "{none}"
+    );
+    let some = results(3, 0);
+    assert!(
+        some.contains("Stable disease was observed in 3 pts, giving a DCR of 50.0%"),
+        "{some}"
+    );
+    let other = results(0, 1);
+    assert!(
+        other.contains("Non-CR/non-PD was observed in 1 pt, giving a DCR of 30.0%"),
+        "{other}"
+    );
+}
