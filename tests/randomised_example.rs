@@ -310,6 +310,32 @@ fn diff_reports_changed_hazard_ratios() {
     }
     assert!(md.contains(&format!("{DRUG} vs {PLACEBO}: PFS log-rank")));
     assert!(md.contains(&format!("{DRUG} vs {PLACEBO}: ORR difference (CI)")));
+    // Each subgroup column's interaction p and each kind of adverse event, both cut-offs.
+    let later = itt(&study, CUTOFF);
+    let test = &later["comparisons"][0]["tte"]["PFS"]["interactions"][0];
+    let column = test["column"].as_str().unwrap();
+    let line = md
+        .lines()
+        .find(|l| {
+            l.contains(&format!(
+                "{DRUG} vs {PLACEBO}: PFS interaction with {column}"
+            ))
+        })
+        .unwrap_or_else(|| panic!("no interaction row in\n{md}"));
+    let p = readout::format::fmt_p(test["p"].as_f64());
+    assert!(line.contains(&p), "{p} not in {line}");
+    let ae = &later["comparisons"][0]["safety"];
+    let any = &ae["rows"][0];
+    assert_eq!(any["kind"], "any TEAE");
+    let line = md
+        .lines()
+        .find(|l| l.contains(&format!("{DRUG} vs {PLACEBO}: any TEAE (difference, CI)")))
+        .unwrap_or_else(|| panic!("no AE row in\n{md}"));
+    let counts = format!(
+        "{}/{} vs {}/{}",
+        any["n"], ae["N"], any["n_reference"], ae["N_reference"]
+    );
+    assert!(line.contains(&counts), "{counts} not in {line}");
 }
 
 /// "80 (53.3%)", as the report prints a count and its share.

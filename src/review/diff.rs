@@ -358,6 +358,52 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
                     old.map_or_else(|| "—".to_string(), logrank_p),
                     logrank_p(t),
                 );
+                // Each subgroup column's test of its interaction with the arm.
+                for test in &t.interactions {
+                    let before =
+                        old.and_then(|o| o.interactions.iter().find(|i| i.column == test.column));
+                    row(
+                        &mut md,
+                        &format!("{what}: {endpoint} interaction with {}", test.column),
+                        before.map_or_else(|| "—".to_string(), |i| fmt_p(i.p)),
+                        fmt_p(test.p),
+                    );
+                }
+            }
+            // Adverse events of each kind (not each term): subjects with one in each arm, and
+            // the risk difference in percentage points.
+            if let Some(ae) = &comparison.safety {
+                let old = earlier.and_then(|c| c.safety.as_ref());
+                let kinds = ae.rows.iter().filter(|r| r.term.is_none());
+                for risk in kinds {
+                    let before = old.and_then(|o| {
+                        o.rows
+                            .iter()
+                            .find(|r| r.term.is_none() && r.kind == risk.kind)
+                            .map(|r| (o, r))
+                    });
+                    let text = |r: &crate::results::AeRisk, total: usize, reference: usize| {
+                        format!(
+                            "{}/{total} vs {}/{reference}; {}",
+                            r.n,
+                            r.n_reference,
+                            estimate(Some((
+                                Some(r.difference.estimate * 100.0),
+                                Some(r.difference.lower * 100.0),
+                                Some(r.difference.upper * 100.0),
+                            )))
+                        )
+                    };
+                    row(
+                        &mut md,
+                        &format!("{what}: {} (difference, CI)", risk.kind),
+                        before.map_or_else(
+                            || "—".to_string(),
+                            |(o, b)| text(b, o.total, o.total_reference),
+                        ),
+                        text(risk, ae.total, ae.total_reference),
+                    );
+                }
             }
             if let Some(r) = &comparison.response {
                 let old = earlier.and_then(|c| c.response.as_ref());
