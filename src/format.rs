@@ -90,10 +90,11 @@ const MAX_DECIMALS: usize = 15;
 /// place of a double, more than a few arithmetic steps lose, far less than any printed digit.
 const TIE_TOLERANCE: f64 = 64.0 * f64::EPSILON;
 
-/// `units` / 10^`d` written with `d` decimals, exactly (`-0.0` is `0.0`).
+/// `units` / 10^`d` written with `d` decimals, exactly (`-0.0` is `0.0`); a negative number
+/// with the minus sign (U+2212), as printed documents set it, not a hyphen.
 fn digits(units: i64, d: usize) -> String {
     let magnitude = units.unsigned_abs().to_string();
-    let sign = if units < 0 { "-" } else { "" };
+    let sign = if units < 0 { "\u{2212}" } else { "" };
     if d == 0 {
         return format!("{sign}{magnitude}");
     }
@@ -201,7 +202,7 @@ mod tests {
     fn numbers_round_half_away_and_print_exact_digits() {
         let cases = [
             (0.125, 2, "0.13"),
-            (-0.125, 2, "-0.13"),
+            (-0.125, 2, "\u{2212}0.13"),
             (0.145 * 100.0, 0, "15"),
             (2.675, 2, "2.68"),
             (1.005, 2, "1.01"),

@@ -598,7 +598,7 @@ fn with_strata_the_difference_is_the_stratified_one() {
     }
     assert_eq!(difference["estimate"].as_f64(), Some(0.0));
     assert!(
-        text.contains("(difference 0.0%, 95% CI: -21.6%, 35.8%; CMH p > 0.99)"),
+        text.contains("(difference 0.0%, 95% CI: \u{2212}21.6%, 35.8%; CMH p > 0.99)"),
         "{text}"
     );
     assert!(!text.contains("40.9%"), "{text}");
