@@ -49,8 +49,10 @@ fn results_of(sheet: &Path) -> Value {
     read_json(&folder.join("results.json"))
 }
 
+/// A printed number (documents print the minus sign, U+2212).
 fn number(text: &str) -> f64 {
-    text.parse()
+    text.replace('\u{2212}', "-")
+        .parse()
         .unwrap_or_else(|_| panic!("not a number: {text}"))
 }
 
