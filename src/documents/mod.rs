@@ -138,7 +138,9 @@ pub fn render_documents(
         .as_ref()
         .map(|c| c.rule().measure(&plain));
     let mut warnings = Vec::new();
-    let rows = traced_rows(renderer, &ctx, &plain, &mut warnings)?;
+    let rows = crate::profile::timing::stage("  numbers sheet", || {
+        traced_rows(renderer, &ctx, &plain, &mut warnings)
+    })?;
     let disagreements = numbers::disagreements(
         &rows,
         &serde_json::to_value(results).map_err(|e| Error::Analysis {
@@ -175,13 +177,9 @@ pub fn render_documents(
     if formats.contains(&Format::Html) {
         ctx.body = render::markdown_to_html(&markdown, false);
         let html = renderer.finish_html(renderer.render("abstract.html", &ctx)?);
-        pending.html = Some(traced_html(
-            renderer,
-            &mut ctx,
-            &markdown,
-            &html,
-            &mut warnings,
-        )?);
+        pending.html = Some(crate::profile::timing::stage("  html sources", || {
+            traced_html(renderer, &mut ctx, &markdown, &html, &mut warnings)
+        })?);
         ctx.body = render::markdown_to_html(&markdown, false);
         files.push(OutputFile {
             path: format!("{dir}/report.html"),
