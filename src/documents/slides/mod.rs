@@ -105,7 +105,7 @@ pub fn deck(
     for slide in parse_slides(text) {
         if slide.key == "title" {
             parts.push(package::SlidePart {
-                xml: title_slide(&slide),
+                xml: title_slide(&slide, template.title_placeholder),
                 layout: template.title_layout.clone(),
                 pictures: Vec::new(),
             });
@@ -363,7 +363,8 @@ fn title_shape(title: &str) -> String {
     )
 }
 
-fn title_slide(slide: &SlideText) -> String {
+/// The title slide; `title` is the type of the layout's title placeholder.
+fn title_slide(slide: &SlideText, title: &str) -> String {
     let mut sub = String::new();
     for (_, line) in &slide.lines {
         let _ = write!(
@@ -376,7 +377,7 @@ fn title_slide(slide: &SlideText) -> String {
         sub.push_str(r#"<a:p><a:endParaRPr lang="en-GB"/></a:p>"#);
     }
     let shapes = format!(
-        r#"<p:sp><p:nvSpPr><p:cNvPr id="2" name="Title 1"/><p:cNvSpPr><a:spLocks noGrp="1"/></p:cNvSpPr><p:nvPr><p:ph type="ctrTitle"/></p:nvPr></p:nvSpPr><p:spPr/><p:txBody><a:bodyPr><a:normAutofit/></a:bodyPr><a:lstStyle/><a:p>{}</a:p></p:txBody></p:sp><p:sp><p:nvSpPr><p:cNvPr id="3" name="Subtitle 2"/><p:cNvSpPr><a:spLocks noGrp="1"/></p:cNvSpPr><p:nvPr><p:ph type="subTitle" idx="1"/></p:nvPr></p:nvSpPr><p:spPr/><p:txBody><a:bodyPr><a:normAutofit/></a:bodyPr><a:lstStyle/>{sub}</p:txBody></p:sp>"#,
+        r#"<p:sp><p:nvSpPr><p:cNvPr id="2" name="Title 1"/><p:cNvSpPr><a:spLocks noGrp="1"/></p:cNvSpPr><p:nvPr><p:ph type="{title}"/></p:nvPr></p:nvSpPr><p:spPr/><p:txBody><a:bodyPr><a:normAutofit/></a:bodyPr><a:lstStyle/><a:p>{}</a:p></p:txBody></p:sp><p:sp><p:nvSpPr><p:cNvPr id="3" name="Subtitle 2"/><p:cNvSpPr><a:spLocks noGrp="1"/></p:cNvSpPr><p:nvPr><p:ph type="subTitle" idx="1"/></p:nvPr></p:nvSpPr><p:spPr/><p:txBody><a:bodyPr><a:normAutofit/></a:bodyPr><a:lstStyle/>{sub}</p:txBody></p:sp>"#,
         run(&slide.title, None, false)
     );
     slide_xml(&shapes)

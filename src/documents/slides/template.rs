@@ -27,6 +27,8 @@ pub struct SlideTemplate {
     pub theme: Option<String>,
     /// The layout of the title slide and of the others.
     pub title_layout: String,
+    /// The type of the title slide layout's title placeholder (`ctrTitle`, else `title`).
+    pub title_placeholder: &'static str,
     /// The layout of content slides ("Title and Content", else "Title Only", else the first).
     pub content_layout: String,
     /// Slide width and height in EMU.
@@ -86,6 +88,7 @@ impl SlideTemplate {
             masters: vec!["ppt/slideMasters/slideMaster1.xml".to_string()],
             theme: Some("ppt/theme/theme1.xml".to_string()),
             title_layout: "ppt/slideLayouts/slideLayout1.xml".to_string(),
+            title_placeholder: "ctrTitle",
             content_layout: "ppt/slideLayouts/slideLayout2.xml".to_string(),
             size: (12_192_000, 6_858_000),
         }
@@ -154,37 +157,40 @@ impl SlideTemplate {
                 parts.insert(rels_path, bytes);
             }
         }
-        let layouts: Vec<(&String, String)> = parts
+        let layouts: Vec<Layout> = parts
             .iter()
             .filter(|(p, _)| p.starts_with("ppt/slideLayouts/") && p.ends_with(".xml"))
-            .map(|(p, bytes)| {
-                let kind = std::str::from_utf8(bytes)
-                    .ok()
-                    .and_then(|t| {
-                        roxmltree::Document::parse(t).ok().map(|d| {
-                            d.root_element()
-                                .attribute("type")
-                                .unwrap_or("cust")
-                                .to_string()
-                        })
-                    })
-                    .unwrap_or_default();
-                (p, kind)
-            })
+            .filter_map(|(p, bytes)| Layout::read(p, bytes))
             .collect();
-        let pick = |kinds: &[&str]| {
-            kinds.iter().find_map(|k| {
-                layouts
-                    .iter()
-                    .find(|(_, t)| t == k)
-                    .map(|(p, _)| (*p).clone())
-            })
-        };
-        let first = layouts.first().map(|(p, _)| (*p).clone()).ok_or_else(|| {
+        let first = layouts.first().ok_or_else(|| {
             "its slide masters have no layouts; expected a PowerPoint template".to_string()
         })?;
-        let title_layout = pick(&["title"]).unwrap_or_else(|| first.clone());
-        let content_layout = pick(&["obj", "titleOnly", "tx"]).unwrap_or(first);
+        // Title slides: the layout of type `title`, else one with a centred title or a
+        // subtitle (LibreOffice names its own "Title Slide" and types it `tx`).
+        let title = layouts.iter().find(|l| l.kind == "title").or_else(|| {
+            layouts
+                .iter()
+                .find(|l| l.has("ctrTitle") || l.has("subTitle"))
+        });
+        // The others: Title and Content (`obj`), else a title with a body, else title only.
+        let content = layouts
+            .iter()
+            .find(|l| l.kind == "obj")
+            .or_else(|| layouts.iter().find(|l| l.has("title") && l.has_body()))
+            .or_else(|| {
+                layouts
+                    .iter()
+                    .find(|l| l.kind == "titleOnly" || l.has("title"))
+            })
+            .unwrap_or(first);
+        let title = title.unwrap_or(content);
+        let title_layout = title.path.clone();
+        let title_placeholder = if title.has("ctrTitle") {
+            "ctrTitle"
+        } else {
+            "title"
+        };
+        let content_layout = content.path.clone();
         let content_types = content_types(&mut read, &mut archive, &parts)?;
         Ok(SlideTemplate {
             parts: parts.into_iter().collect(),
@@ -192,9 +198,45 @@ impl SlideTemplate {
             masters,
             theme,
             title_layout,
+            title_placeholder,
             content_layout,
             size,
         })
+    }
+}
+
+/// A slide layout of a template: its path, type and placeholders.
+struct Layout {
+    path: String,
+    /// `type` of `p:sldLayout` (`title`, `obj`, ...; `cust` when not given).
+    kind: String,
+    /// Its placeholders' types (`body` for one without a type).
+    placeholders: Vec<String>,
+}
+
+impl Layout {
+    fn read(path: &str, bytes: &[u8]) -> Option<Layout> {
+        let text = std::str::from_utf8(bytes).ok()?;
+        let doc = parse(text, path).ok()?;
+        let root = doc.root_element();
+        let placeholders = doc
+            .descendants()
+            .filter(|n| n.tag_name().name() == "ph")
+            .map(|n| n.attribute("type").unwrap_or("body").to_string())
+            .collect();
+        Some(Layout {
+            path: path.to_string(),
+            kind: root.attribute("type").unwrap_or("cust").to_string(),
+            placeholders,
+        })
+    }
+
+    fn has(&self, kind: &str) -> bool {
+        self.placeholders.iter().any(|p| p == kind)
+    }
+
+    fn has_body(&self) -> bool {
+        self.has("body") || self.has("obj")
     }
 }
 
@@ -395,6 +437,11 @@ mod tests {
     /// A package of the house template's parts with `presentation.xml` and its relationships,
     /// one part replaced.
     fn package_with(name: &str, text: &str) -> Vec<u8> {
+        package_replacing(&[(name, text)])
+    }
+
+    /// [`package_with`] with several parts replaced.
+    fn package_replacing(replaced: &[(&str, &str)]) -> Vec<u8> {
         let house = SlideTemplate::house();
         let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
         let options = zip::write::SimpleFileOptions::default();
@@ -413,15 +460,43 @@ mod tests {
                 .to_vec(),
         ));
         for (path, bytes) in files {
-            let bytes = if path == name {
-                text.as_bytes().to_vec()
-            } else {
-                bytes
+            let bytes = match replaced.iter().find(|(name, _)| *name == path) {
+                Some((_, text)) => text.as_bytes().to_vec(),
+                None => bytes,
             };
             zip.start_file(path, options).unwrap();
             std::io::Write::write_all(&mut zip, &bytes).unwrap();
         }
         zip.finish().unwrap().into_inner()
+    }
+
+    /// LibreOffice's own templates: its title layout is typed `tx` and holds a title and a
+    /// subtitle; the blank layout first is never taken.
+    #[test]
+    fn layouts_are_chosen_by_their_placeholders_when_their_types_say_nothing() {
+        let layout = |kind: &str, placeholders: &str| {
+            format!(
+                r#"<p:sldLayout xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" type="{kind}"><p:cSld><p:spTree>{placeholders}</p:spTree></p:cSld></p:sldLayout>"#
+            )
+        };
+        let blank = layout("blank", "");
+        let title = layout("tx", r#"<p:ph type="title"/><p:ph type="subTitle"/>"#);
+        let bytes = package_replacing(&[
+            ("ppt/slideLayouts/slideLayout1.xml", &blank),
+            ("ppt/slideLayouts/slideLayout2.xml", &title),
+        ]);
+        let t = SlideTemplate::from_reference(&bytes).unwrap();
+        assert_eq!(t.title_layout, "ppt/slideLayouts/slideLayout2.xml");
+        assert_eq!(t.title_placeholder, "title");
+        assert_eq!(t.content_layout, "ppt/slideLayouts/slideLayout2.xml");
+        let content = layout("cust", r#"<p:ph type="title"/><p:ph idx="1"/>"#);
+        let bytes = package_replacing(&[
+            ("ppt/slideLayouts/slideLayout1.xml", &content),
+            ("ppt/slideLayouts/slideLayout2.xml", &title),
+        ]);
+        let t = SlideTemplate::from_reference(&bytes).unwrap();
+        assert_eq!(t.content_layout, "ppt/slideLayouts/slideLayout1.xml");
+        assert_eq!(t.title_layout, "ppt/slideLayouts/slideLayout2.xml");
     }
 
     #[test]
