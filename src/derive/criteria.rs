@@ -597,16 +597,7 @@ mod tests {
     #[test]
     fn every_irecist_best_response_is_a_category_of_irecist() {
         let irecist = crate::criteria::Criteria::built_in("irecist").unwrap();
-        for bor in [
-            BestResponse::CompleteResponse,
-            BestResponse::PartialResponse,
-            BestResponse::StableDisease,
-            BestResponse::NonCrNonPd,
-            BestResponse::ProgressiveDisease,
-            BestResponse::NotEvaluable,
-            BestResponse::NotDone,
-            BestResponse::Missing,
-        ] {
+        for bor in BestResponse::ALL {
             assert!(irecist.position(&irecist_code(bor)).is_some(), "{bor:?}");
         }
     }

@@ -225,13 +225,8 @@ fn paragraph_sentences(plain: &str) -> std::collections::BTreeMap<String, Vec<St
     plain
         .split("\n\n")
         .filter_map(|p| {
-            let (heading, body) = p.split_once(": ")?;
-            if heading.is_empty()
-                || heading.len() > 40
-                || !heading.chars().all(|c| c.is_alphabetic() || c == ' ')
-            {
-                return None;
-            }
+            let heading = numbers::heading(p)?;
+            let body = p.get(heading.len() + 2..).unwrap_or("");
             let sentences = conference::sentences(body)
                 .into_iter()
                 .map(str::to_string)

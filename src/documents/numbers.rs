@@ -64,6 +64,14 @@ impl Paragraph {
     }
 }
 
+/// A plain-text abstract paragraph's heading ("Results" of "Results: ..."): at most 40
+/// letters and spaces before the first ": ".
+pub fn heading(paragraph: &str) -> Option<&str> {
+    paragraph.split_once(": ").map(|(h, _)| h).filter(|h| {
+        !h.is_empty() && h.chars().count() <= 40 && h.chars().all(|c| c.is_alphabetic() || c == ' ')
+    })
+}
+
 /// The paragraphs of a plain-text abstract (separated by blank lines; the first is the
 /// title), each with its heading and sentence starts.
 fn paragraphs(text: &str) -> Vec<Paragraph> {
@@ -71,11 +79,7 @@ fn paragraphs(text: &str) -> Vec<Paragraph> {
     let mut out = Vec::new();
     let mut start = 0;
     for (k, block) in text.split("\n\n").enumerate() {
-        let heading = block.split_once(": ").map(|(h, _)| h).filter(|h| {
-            !h.is_empty()
-                && h.chars().count() <= 40
-                && h.chars().all(|c| c.is_alphabetic() || c == ' ')
-        });
+        let heading = heading(block);
         let section = match (k, heading) {
             (0, _) => "Title".to_string(),
             (_, Some(h)) => h.to_string(),
