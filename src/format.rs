@@ -10,21 +10,60 @@ pub fn fmt_pct(rate: Option<f64>, d: usize) -> String {
     }
 }
 
+/// The parts of a count with its percentage, as [`fmt_n_pct_with`] hands them to be marked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// n.
+    Count,
+    /// N.
+    Total,
+    /// The percentage, with its sign: `34.2%`.
+    Percent,
+}
+
 /// `13/38 (34.2%)`; `13/0` without a denominator.
 pub fn fmt_n_pct(n: u64, total: u64, d: usize) -> String {
+    fmt_n_pct_with(n, total, d, |_, text| text)
+}
+
+/// [`fmt_n_pct`] with each part passed through `mark` (the traced render marks them).
+pub fn fmt_n_pct_with(
+    n: u64,
+    total: u64,
+    d: usize,
+    mark: impl Fn(Part, String) -> String,
+) -> String {
+    let counts = format!(
+        "{}/{}",
+        mark(Part::Count, n.to_string()),
+        mark(Part::Total, total.to_string())
+    );
     if total == 0 {
-        format!("{n}/{total}")
+        counts
     } else {
-        format!("{n}/{total} ({}%)", percent_of(n, total, d))
+        let pct = mark(Part::Percent, format!("{}%", percent_of(n, total, d)));
+        format!("{counts} ({pct})")
     }
 }
 
 /// `13 (34.2%)`; `13` without a denominator.
 pub fn fmt_count_pct(n: u64, total: u64, d: usize) -> String {
+    fmt_count_pct_with(n, total, d, |_, text| text)
+}
+
+/// [`fmt_count_pct`] with each part passed through `mark` (no [`Part::Total`]).
+pub fn fmt_count_pct_with(
+    n: u64,
+    total: u64,
+    d: usize,
+    mark: impl Fn(Part, String) -> String,
+) -> String {
+    let count = mark(Part::Count, n.to_string());
     if total == 0 {
-        n.to_string()
+        count
     } else {
-        format!("{n} ({}%)", percent_of(n, total, d))
+        let pct = mark(Part::Percent, format!("{}%", percent_of(n, total, d)));
+        format!("{count} ({pct})")
     }
 }
 

@@ -4,7 +4,7 @@
 //! filters (`spell`, `sentence`, `baseline_phrase`; docs/TEMPLATES.md).
 
 use crate::documents::trace;
-use crate::format::{fixed, fmt_n_pct, fmt_pct, fmt_plain, percent_of};
+use crate::format::{fixed, fmt_n_pct, fmt_n_pct_with, fmt_pct, fmt_plain, Part};
 use crate::results::{BaselineSummary, LevelCount};
 
 const ONES: [&str; 20] = [
@@ -222,23 +222,18 @@ pub fn baseline_phrase_at(
     if levels.is_empty() {
         return String::new();
     }
-    let count =
-        |i: usize, key: &str, x: usize| mark(x.to_string(), format!("/levels/{i}/{key}"), x.into());
+    let count = |i: usize, key: &str, x: usize, text: String| {
+        mark(text, format!("/levels/{i}/{key}"), x.into())
+    };
     let rate = |i: usize, l: &LevelCount, text: String| {
         mark(text, format!("/levels/{i}/rate"), l.rate.into())
     };
     let n_pct = |i: usize, l: &LevelCount| {
-        if l.total == 0 {
-            format!("{}/{}", count(i, "n", l.n), count(i, "N", l.total))
-        } else {
-            let pct = format!("{}%", percent_of(l.n as u64, l.total as u64, pd));
-            format!(
-                "{}/{} ({})",
-                count(i, "n", l.n),
-                count(i, "N", l.total),
-                rate(i, l, pct)
-            )
-        }
+        fmt_n_pct_with(l.n as u64, l.total as u64, pd, |part, text| match part {
+            Part::Count => count(i, "n", l.n, text),
+            Part::Total => count(i, "N", l.total, text),
+            Part::Percent => rate(i, l, text),
+        })
     };
     // A yes/no flag: the share with it ("distant metastases 15/21 (71.4%)").
     if levels.iter().all(|(_, l)| l.label == "Y" || l.label == "N") {

@@ -9,7 +9,9 @@ use tera::Tera;
 
 use crate::config::Analysis;
 use crate::documents::trace;
-use crate::format::{fixed, fmt_count_pct, fmt_limits, fmt_n_pct, fmt_pct, fmt_plain, long_date};
+use crate::format::{
+    fixed, fmt_count_pct_with, fmt_limits, fmt_n_pct_with, fmt_pct, fmt_plain, long_date, Part,
+};
 use crate::results::BaselineSummary;
 
 use super::convert::*;
@@ -66,26 +68,12 @@ pub(super) fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
     tera.register_filter("n_pct", move |v: &Value, args: &HashMap<String, Value>| {
         let n = v.get("n").and_then(Value::as_u64).unwrap_or(0);
         let total = v.get("N").and_then(Value::as_u64).unwrap_or(0);
-        let d = decimals(args, pd);
-        if !trace::active() {
-            return Ok(Value::String(fmt_n_pct(n, total, d)));
-        }
-        // Traced: n, N and the percentage each marked (the same text as `fmt_n_pct`).
+        // Traced, n, N and the percentage each marked with its source.
         let base = trace::pointer_of(v);
-        let at = |text: String, key: &str, x: u64| {
-            trace::mark_at(text, base.as_deref(), key, || Value::from(x), "count")
-        };
-        let counts = format!(
-            "{}/{}",
-            at(n.to_string(), "/n", n),
-            at(total.to_string(), "/N", total)
-        );
-        if total == 0 {
-            return Ok(Value::String(counts));
-        }
-        let pct = trace::mark(
-            format!("{}%", crate::format::percent_of(n, total, d)),
-            || {
+        let mark = |part: Part, text: String| match part {
+            Part::Count => trace::mark_at(text, base.as_deref(), "/n", || n.into(), "count"),
+            Part::Total => trace::mark_at(text, base.as_deref(), "/N", || total.into(), "count"),
+            Part::Percent => trace::mark(text, || {
                 let base = base.clone()?;
                 Some(trace::Entry {
                     pointer: format!("{base}/n"),
@@ -94,24 +82,26 @@ pub(super) fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
                     denominator: Some(format!("{base}/N")),
                     format: "n_pct",
                 })
-            },
-        );
-        Ok(Value::String(format!("{counts} ({pct})")))
+            }),
+        };
+        Ok(Value::String(fmt_n_pct_with(
+            n,
+            total,
+            decimals(args, pd),
+            mark,
+        )))
     });
     tera.register_filter(
         "count_pct",
         move |v: &Value, args: &HashMap<String, Value>| {
             let n = v.as_u64().unwrap_or(0);
             let total = args.get("total").and_then(Value::as_u64).unwrap_or(0);
-            let d = decimals(args, pd);
-            if !trace::active() || total == 0 {
-                let text = fmt_count_pct(n, total, d);
-                return Ok(Value::String(trace::mark_value(text, v, "count")));
-            }
-            let count = trace::mark_value(n.to_string(), v, "count");
-            let pct = format!("{}%", crate::format::percent_of(n, total, d));
-            let pct = trace::mark_share(pct, v, total as f64, "count_pct");
-            Ok(Value::String(format!("{count} ({pct})")))
+            let mark = |part: Part, text: String| match part {
+                Part::Percent => trace::mark_share(text, v, total as f64, "count_pct"),
+                _ => trace::mark_value(text, v, "count"),
+            };
+            let text = fmt_count_pct_with(n, total, decimals(args, pd), mark);
+            Ok(Value::String(text))
         },
     );
     tera.register_filter("num", move |v: &Value, args: &HashMap<String, Value>| {
