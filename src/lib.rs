@@ -23,6 +23,7 @@ pub mod documents;
 pub mod endpoints;
 pub mod error;
 pub mod figures;
+pub mod files;
 pub mod format;
 pub mod load;
 pub mod model;

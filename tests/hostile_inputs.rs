@@ -780,3 +780,86 @@ fn a_baseline_item_of_60000_levels_is_summarised_whole() {
     let report = std::fs::read_to_string(folder.join("all/report.html")).expect("report");
     assert_eq!(report.matches("<td class=\"level\">").count(), n);
 }
+
+/// The private-use characters readout marks its own numbers with (U+E000–U+E002) truncated
+/// abstract.html and emptied the numbers sheet; U+FFFF made SVG no browser opens. Both kinds
+/// are refused at load, in data (file, line, column), config (key) and templates (line).
+#[test]
+fn private_use_characters_and_noncharacters_are_refused() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    for (file, from, to, column, said) in [
+        (
+            "adae.csv",
+            "Fatigue",
+            "Fatigue\u{e000}",
+            "AEDECOD",
+            "the private-use character U+E000",
+        ),
+        (
+            "adae.csv",
+            "Fatigue",
+            "Fati\u{e002}gue",
+            "AEDECOD",
+            "the private-use character U+E002",
+        ),
+        (
+            "adsl.csv",
+            "S-01,01,A",
+            "S-01\u{f8ff},01,A",
+            "USUBJID",
+            "the private-use character U+F8FF",
+        ),
+        (
+            "adae.csv",
+            "Fatigue",
+            "Fatigue\u{ffff}",
+            "AEDECOD",
+            "the noncharacter U+FFFF",
+        ),
+        (
+            "adae.csv",
+            "Fatigue",
+            "Fatigue\u{fdd0}",
+            "AEDECOD",
+            "the noncharacter U+FDD0",
+        ),
+    ] {
+        let edit = |text: String| text.replacen(from, to, 1);
+        let config = study_with(tmp.path(), Some((file, &edit)), PLAIN_STUDY);
+        let err = refused(&config);
+        assert!(
+            err.contains(file)
+                && err.contains(column)
+                && err.contains("line ")
+                && err.contains(said),
+            "{to:?}: {err}"
+        );
+    }
+    let config = study_with(
+        tmp.path(),
+        None,
+        &format!("{PLAIN_STUDY}    label: \"Cohort \\uE001 A\"\n"),
+    );
+    let err = refused(&config);
+    assert!(
+        err.contains("key `cohorts[0].label`") && err.contains("private-use character U+E001"),
+        "{err}"
+    );
+    std::fs::create_dir_all(tmp.path().join("t")).expect("mkdir");
+    std::fs::write(
+        tmp.path().join("t/abstract.md"),
+        "# Title\n\nline \u{e000} two\n",
+    )
+    .expect("write");
+    let config = study_with(
+        tmp.path(),
+        None,
+        &format!("{PLAIN_STUDY}output:\n  templates: t\n"),
+    );
+    let err = refused(&config);
+    assert!(
+        err.contains("template `abstract.md`")
+            && err.contains("line 3: the private-use character U+E000"),
+        "{err}"
+    );
+}

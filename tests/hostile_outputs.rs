@@ -108,8 +108,8 @@ fn lint_of_a_1_mb_line_quotes_a_bounded_excerpt() {
     assert_eq!(quoted, format!("\u{2026}{}\u{2026}", &line[71..279]));
 }
 
-/// `readout lint /dev/zero` is refused after 64 MiB, naming the file (it read until memory
-/// ran out).
+/// `readout lint /dev/zero` is refused at once as a device (it read until memory ran out);
+/// a regular file over 64 MiB is refused unread, naming the file.
 #[cfg(unix)]
 #[test]
 fn lint_refuses_a_text_without_end() {
@@ -117,8 +117,22 @@ fn lint_refuses_a_text_without_end() {
     assert_eq!(run.code, Some(2), "{}", run.stderr);
     assert_no_panic(&run);
     assert!(
+        run.stderr.contains(
+            "/dev/zero: cannot read the abstract: is a character device; expected a regular file"
+        ),
+        "{}",
         run.stderr
-            .contains("/dev/zero: larger than 64 MiB; expected an abstract's text"),
+    );
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let big = tmp.path().join("big.txt");
+    std::fs::File::create(&big)
+        .and_then(|f| f.set_len(65 << 20))
+        .expect("a sparse file");
+    let run = readout(&["lint", big.to_str().expect("path")]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("big.txt: larger than 64 MiB; expected an abstract's text"),
         "{}",
         run.stderr
     );

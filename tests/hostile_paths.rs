@@ -220,3 +220,96 @@ fn check_refuses_an_endpoint_name_too_long_for_a_file_name() {
         "{stderr}"
     );
 }
+
+/// A FIFO given as any file readout reads (the config, a data file, a Word or PowerPoint
+/// reference, a user template) is refused at once with the key and the path, never waited
+/// on: `check` used to hang on each.
+#[cfg(unix)]
+#[test]
+fn a_fifo_as_any_input_is_refused_without_waiting() {
+    let data = root().join("tests/fixtures/tiny");
+    let config = |extra_data: &str, output: &str| {
+        format!(
+            "study:\n  id: FIFO\ndata:\n  dir: {}\n  adsl: adsl.csv\n  adrs: adrs.csv\n{extra_data}\
+             cohorts:\n  - id: all\noutput:\n  formats: [md, docx, pptx]\n{output}",
+            data.display()
+        )
+    };
+    let cases = [
+        (
+            "data.adae",
+            config("  adae: FIFO_PATH\n", ""),
+            "key `data.adae`",
+        ),
+        (
+            "data.adsl",
+            config("", "").replace("adsl.csv", "FIFO_PATH"),
+            "key `data.adsl`",
+        ),
+        (
+            "docx_reference",
+            config("", "  docx_reference: FIFO_PATH\n"),
+            "key `output.docx_reference`",
+        ),
+        (
+            "pptx_reference",
+            config("", "  pptx_reference: FIFO_PATH\n"),
+            "key `output.pptx_reference`",
+        ),
+        (
+            "templates",
+            config("", "  templates: TEMPLATES\n"),
+            "slides.txt",
+        ),
+        ("config", String::new(), "study.yaml"),
+    ];
+    for (what, text, said) in cases {
+        let tmp = tempfile::tempdir().expect("temp");
+        let fifo = tmp.path().join("fifo");
+        let templates = tmp.path().join("t");
+        std::fs::create_dir(&templates).expect("dir");
+        let made = |path: &Path| {
+            std::process::Command::new("mkfifo")
+                .arg(path)
+                .status()
+                .expect("mkfifo")
+                .success()
+        };
+        assert!(made(&fifo) && made(&templates.join("slides.txt")));
+        let path = tmp.path().join("study.yaml");
+        if what == "config" {
+            assert!(made(&path));
+        } else {
+            let text = text
+                .replace("FIFO_PATH", &fifo.display().to_string())
+                .replace("TEMPLATES", &templates.display().to_string());
+            std::fs::write(&path, text).expect("config");
+        }
+        let mut child = readout_command()
+            .arg("check")
+            .arg(&path)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("readout runs");
+        let started = std::time::Instant::now();
+        while child.try_wait().expect("wait").is_none() {
+            if started.elapsed() > std::time::Duration::from_secs(60) {
+                child.kill().expect("kill");
+                panic!("{what}: readout waited on the FIFO");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().expect("output");
+        let stderr = text_of(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{what}: {stderr}");
+        assert!(
+            stderr.contains(said) && stderr.contains("FIFO (named pipe)"),
+            "{what}: {stderr}"
+        );
+    }
+}
+
+fn text_of(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}

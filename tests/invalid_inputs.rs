@@ -203,7 +203,7 @@ refused! {
 // The data files: reading, CSV shape, and cell values.
 refused! {
     missing_file_names_the_path => "missing-file", ["no-such-file.csv", "No such file"];
-    unreadable_file_names_the_path => "unreadable-file", ["unreadable-file/adsl.csv", "cannot read data file"];
+    unreadable_file_names_the_path => "unreadable-file", ["key `data.adsl`", "unreadable-file/adsl.csv", "is a folder; expected a regular file"];
     empty_csv_is_refused => "empty-csv", ["empty-csv/adsl.csv", "the file is empty"];
     death_before_the_first_dose_is_refused => "death-before-treatment", ["line 3, column `DTHDT`", "2021-01-20", "TRTSDT 2021-02-01"];
     header_only_csv_is_refused => "header-only", ["header-only/adsl.csv", "no data rows"];

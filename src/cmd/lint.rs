@@ -31,7 +31,7 @@ pub(super) fn lint_command(files: &[PathBuf]) -> Result<ExitCode> {
 /// never ends, such as `/dev/zero`, is refused too), as UTF-8.
 fn read_text(path: &Path) -> Result<String> {
     let cannot = |e| Error::io(path, "cannot read the abstract", e);
-    let file = std::fs::File::open(path).map_err(cannot)?;
+    let file = crate::files::open(path).map_err(cannot)?;
     let mut bytes = Vec::new();
     file.take(MAX_TEXT_BYTES + 1)
         .read_to_end(&mut bytes)

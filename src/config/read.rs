@@ -73,7 +73,15 @@ pub fn load(path: &Path) -> Result<LoadedConfig> {
             ),
         ));
     }
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, "cannot read config", e))?;
+    let bytes = crate::files::read(path, MAX_CONFIG_BYTES)
+        .map_err(|e| Error::io(path, "cannot read config", e))?
+        .ok_or_else(|| {
+            config_error(
+                path,
+                "",
+                format!("the file grew past {MAX_CONFIG_BYTES} bytes while it was read"),
+            )
+        })?;
     let config = parse(path, &bytes)?;
     Ok(LoadedConfig {
         path: path.to_path_buf(),

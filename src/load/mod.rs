@@ -28,7 +28,6 @@ mod adtr;
 mod adtte;
 mod cells;
 pub mod dataset_json;
-mod files;
 pub mod sas7bdat;
 mod split;
 mod subjects;
@@ -45,8 +44,6 @@ pub use adsl::*;
 pub use adtr::*;
 pub use adtte::*;
 pub use cells::*;
-pub use files::{open_regular, special_kind};
-pub(crate) use files::{O_NOFOLLOW, O_NONBLOCK};
 use split::*;
 pub use subjects::*;
 pub use table::*;
@@ -174,7 +171,7 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     ] {
         let Some(file) = file else { continue };
         let path = cfg.data_path(file);
-        if let Err(e) = std::fs::metadata(&path) {
+        if let Err(e) = crate::files::open(&path) {
             return Err(Error::Config {
                 file: cfg.path.clone(),
                 location: format!("key `data.{key}`: "),

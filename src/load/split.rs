@@ -8,15 +8,20 @@ use super::*;
 pub(super) fn check_file_size(path: &Path) -> Result<()> {
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, "cannot read data file", e))?;
     if meta.is_file() && meta.len() > MAX_DATA_FILE_BYTES {
-        return Err(Error::data_file(
-            path,
-            format!(
-                "the file is {} bytes; readout reads data files of at most {MAX_DATA_FILE_BYTES} bytes (1 GiB)",
-                meta.len()
-            ),
-        ));
+        return Err(too_large(path));
     }
     Ok(())
+}
+
+/// The error of a data file over [`MAX_DATA_FILE_BYTES`] (also one that grew while read).
+pub(super) fn too_large(path: &Path) -> Error {
+    let len = std::fs::metadata(path).map_or(0, |m| m.len());
+    Error::data_file(
+        path,
+        format!(
+            "the file is {len} bytes; readout reads data files of at most {MAX_DATA_FILE_BYTES} bytes (1 GiB)"
+        ),
+    )
 }
 
 /// A cell's span as `u32` offsets (tables are at most 4 GiB of cell text).

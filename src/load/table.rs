@@ -211,7 +211,9 @@ impl CsvTable {
             return dataset_json::read(path);
         }
         check_file_size(path)?;
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, "cannot read data file", e))?;
+        let bytes = crate::files::read(path, MAX_DATA_FILE_BYTES)
+            .map_err(|e| Error::io(path, "cannot read data file", e))?
+            .ok_or_else(|| too_large(path))?;
         let extension = path
             .extension()
             .and_then(|e| e.to_str())
@@ -416,7 +418,7 @@ impl CsvTable {
             return whole(&mut each);
         };
         let io = |e| Error::io(path, "cannot read data file", e);
-        let mut file = std::fs::File::open(path).map_err(io)?;
+        let mut file = crate::files::open(path).map_err(io)?;
         let mut hasher = Sha256::new();
         let mut carry: Vec<u8> = Vec::new();
         let mut part = read_part(

@@ -4,10 +4,27 @@
 
 /// Whether `c` is a character readout refuses in data and config values: every C0 control
 /// but tab, line feed and carriage return, DEL, and the C1 controls (they make XML, SVG and
-/// Word, that does not parse and can drive a terminal); and the invisible formatting
-/// characters that reorder or hide text ([`is_invisible_format`]).
+/// Word, that does not parse and can drive a terminal); the invisible formatting
+/// characters that reorder or hide text ([`is_invisible_format`]); and the private-use
+/// characters and noncharacters ([`is_internal_or_noncharacter`]).
 pub fn is_refused_control(c: char) -> bool {
-    (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || is_invisible_format(c)
+    (c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+        || is_invisible_format(c)
+        || is_internal_or_noncharacter(c)
+}
+
+/// The private-use characters (U+E000–U+F8FF and planes 15 and 16), which readout uses
+/// inside its own renders to mark numbers (a value holding one would be taken for a mark),
+/// and the noncharacters (U+FDD0–U+FDEF and the last two code points of every plane, such
+/// as U+FFFF), which XML and SVG cannot hold.
+pub fn is_internal_or_noncharacter(c: char) -> bool {
+    matches!(c as u32, 0xE000..=0xF8FF | 0xF_0000..=0x10_FFFF) || is_noncharacter(c)
+}
+
+/// U+FDD0–U+FDEF and U+xFFFE, U+xFFFF of every plane.
+fn is_noncharacter(c: char) -> bool {
+    let u = c as u32;
+    (0xFDD0..=0xFDEF).contains(&u) || u & 0xFFFE == 0xFFFE
 }
 
 /// The bidirectional controls (embeddings, overrides, isolates, marks: U+061C, U+200E,
@@ -29,6 +46,16 @@ pub fn refused_character(c: char) -> String {
             "the invisible formatting character U+{:04X} (it reorders or hides text)",
             c as u32
         )
+    } else if is_noncharacter(c) {
+        format!(
+            "the noncharacter U+{:04X} (XML and SVG cannot hold it)",
+            c as u32
+        )
+    } else if is_internal_or_noncharacter(c) {
+        format!(
+            "the private-use character U+{:04X} (readout marks its own text with these)",
+            c as u32
+        )
     } else {
         format!("the control character U+{:04X}", c as u32)
     }
@@ -38,11 +65,11 @@ pub fn refused_character(c: char) -> String {
 /// the usual text: bytes are looked at one by one, characters only when a byte could start one.
 #[inline]
 pub fn find_refused_control(text: &str) -> Option<(usize, char)> {
-    // C0, DEL, C1 (0xC2 0x80-0x9F), U+061C (0xD8), U+2xxx (0xE2), U+FEFF (0xEF).
-    if !text
-        .bytes()
-        .any(|b| b < 0x20 || b == 0x7f || b == 0xc2 || b == 0xd8 || b == 0xe2 || b == 0xef)
-    {
+    // C0, DEL, C1 (0xC2 0x80-0x9F), U+061C (0xD8), U+2xxx (0xE2), U+E000-U+FFFF (0xEE,
+    // 0xEF), and the planes above the first (0xF0-0xF4: their noncharacters, planes 15-16).
+    if !text.bytes().any(|b| {
+        b < 0x20 || b == 0x7f || b == 0xc2 || b == 0xd8 || b == 0xe2 || b == 0xee || b >= 0xef
+    }) {
         return None;
     }
     text.char_indices().find(|(_, c)| is_refused_control(*c))
@@ -107,6 +134,16 @@ mod tests {
         assert_eq!(find_refused_control("a\u{b}b"), Some((1, '\u{b}')));
         assert_eq!(find_refused_control("x\u{9b}2J"), Some((1, '\u{9b}')));
         assert_eq!(find_refused_control("\u{7f}"), Some((0, '\u{7f}')));
+        // Readout's own marks and the noncharacters; emoji and CJK pass.
+        assert_eq!(find_refused_control("7\u{E000}"), Some((1, '\u{E000}')));
+        assert_eq!(find_refused_control("a\u{F8FF}"), Some((1, '\u{F8FF}')));
+        assert_eq!(find_refused_control("\u{FFFF}"), Some((0, '\u{FFFF}')));
+        assert_eq!(find_refused_control("x\u{FDD0}"), Some((1, '\u{FDD0}')));
+        assert_eq!(find_refused_control("x\u{1FFFE}"), Some((1, '\u{1FFFE}')));
+        assert_eq!(find_refused_control("\u{10FFFD}"), Some((0, '\u{10FFFD}')));
+        assert_eq!(find_refused_control("完全缓解 😀 \u{F900} \u{FFFD}"), None);
+        assert!(refused_character('\u{E001}').contains("private-use character U+E001"));
+        assert!(refused_character('\u{FFFF}').contains("noncharacter U+FFFF"));
         assert_eq!(
             escape_controls("\u{1b}]0;pwned\u{7}\u{1b}[2J\nx\ty\u{9b}", false),
             "\\x1B]0;pwned\\x07\\x1B[2J\\nx\ty\\u{9B}"

@@ -48,7 +48,7 @@ struct StudyId {
 /// Reads a cut-off folder's `results.json`; its study and cohort ids name files, so they are
 /// checked as a config's are (an edited id could name a file outside the folder).
 fn read_results(path: &Path) -> Result<ResultsFile> {
-    let file = crate::load::open_regular(path, false).map_err(|why| {
+    let file = crate::files::open_regular(path, false).map_err(|why| {
         Error::data_file(
             path,
             format!("{why}; expected a results.json that `readout build` wrote"),
@@ -85,7 +85,7 @@ fn read_bor(path: &Path) -> Result<BTreeMap<String, String>> {
     if std::fs::symlink_metadata(path).is_err() {
         return Ok(out);
     }
-    let file = crate::load::open_regular(path, false).map_err(|why| {
+    let file = crate::files::open_regular(path, false).map_err(|why| {
         Error::data_file(
             path,
             format!("{why}; expected a derived dataset `readout build` wrote"),

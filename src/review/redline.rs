@@ -24,7 +24,7 @@ pub fn read_abstract(path: &Path) -> Result<Option<String>> {
     if path.symlink_metadata().is_err() {
         return Ok(None);
     }
-    let file = crate::load::open_regular(path, false).map_err(|why| {
+    let file = crate::files::open_regular(path, false).map_err(|why| {
         Error::data_file(
             path,
             format!("{why}; expected the abstract `readout build` wrote"),

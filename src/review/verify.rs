@@ -39,7 +39,7 @@ fn kind_of(t: FileType) -> Kind {
     if t.is_file() {
         return Kind::File;
     }
-    Kind::Other(crate::load::special_kind(t))
+    Kind::Other(crate::files::special_kind(t))
 }
 
 /// The SHA-256 of what `file` holds, read in pieces.
@@ -66,7 +66,7 @@ fn check(
     buffer: &mut [u8],
     problems: &mut Vec<String>,
 ) {
-    let hashed = crate::load::open_regular(path, follow)
+    let hashed = crate::files::open_regular(path, follow)
         .and_then(|file| sha256_of(file, buffer).map_err(|e| format!("cannot be read: {e}")));
     match hashed {
         Ok(actual) if actual != expected => problems.push(format!(
@@ -184,7 +184,7 @@ fn why_missing(dir: &Path, relative: &Path, walked: &BTreeMap<PathBuf, Kind>) ->
 /// [`MAX_MANIFEST_BYTES`].
 fn read_manifest(dir: &Path) -> Result<Manifest> {
     let path = dir.join("manifest.json");
-    let file = crate::load::open_regular(&path, false).map_err(|why| {
+    let file = crate::files::open_regular(&path, false).map_err(|why| {
         Error::data_file(&path, format!("{why}: the manifest `readout build` writes"))
     })?;
     let mut bytes = Vec::new();

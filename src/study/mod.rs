@@ -44,24 +44,19 @@ fn read_reference(
     what: &str,
     max: u64,
 ) -> Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|file| {
-            std::io::Read::read_to_end(&mut std::io::Read::take(file, max + 1), &mut bytes)
+    crate::files::read(path, max)
+        .map_err(|e| reference_error(config, key, path, format!("cannot read: {e}")))?
+        .ok_or_else(|| {
+            reference_error(
+                config,
+                key,
+                path,
+                format!(
+                    "larger than {} MiB; expected a {what} of at most that",
+                    max >> 20
+                ),
+            )
         })
-        .map_err(|e| reference_error(config, key, path, format!("cannot read: {e}")))?;
-    if bytes.len() as u64 > max {
-        return Err(reference_error(
-            config,
-            key,
-            path,
-            format!(
-                "larger than {} MiB; expected a {what} of at most that",
-                max >> 20
-            ),
-        ));
-    }
-    Ok(bytes)
 }
 
 /// Loads the config's data files, and parses the templates alongside (so that parsing them

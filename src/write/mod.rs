@@ -435,7 +435,7 @@ fn lock_target(parent: &Path, name: &str) -> Result<std::fs::File> {
     ))]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(crate::load::O_NOFOLLOW | crate::load::O_NONBLOCK);
+        options.custom_flags(crate::files::O_NOFOLLOW | crate::files::O_NONBLOCK);
     }
     let refuse = |what: &str| {
         Error::Other(format!(

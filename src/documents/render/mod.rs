@@ -482,7 +482,9 @@ fn user_template_files(dir: &Path) -> Result<Vec<(String, std::path::PathBuf)>> 
         .map_err(|e| Error::io(dir, "cannot read the templates folder", e))?;
     let mut paths: Vec<std::path::PathBuf> = entries
         .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.is_file())
+        // Anything but a folder: a FIFO or device under a template's name is refused when
+        // read, not skipped.
+        .filter(|p| !p.is_dir())
         .filter(|p| {
             p.extension()
                 .and_then(|x| x.to_str())
@@ -532,7 +534,16 @@ fn read_template(path: &Path) -> Result<String> {
             ),
         });
     }
-    std::fs::read_to_string(path).map_err(|e| Error::io(path, "cannot read template", e))
+    let bytes = crate::files::read(path, sandbox::MAX_TEMPLATE_BYTES as u64)
+        .map_err(|e| Error::io(path, "cannot read template", e))?
+        .unwrap_or_default();
+    String::from_utf8(bytes).map_err(|e| {
+        Error::io(
+            path,
+            "cannot read template",
+            std::io::Error::new(std::io::ErrorKind::InvalidData, e.utf8_error()),
+        )
+    })
 }
 
 fn position(line: usize, column: Option<usize>) -> String {

@@ -36,6 +36,8 @@ pub struct SlideTemplate {
 }
 
 const PRESENTATION: &str = "ppt/presentation.xml";
+/// The relationships namespace, and the start of every relationship type a deck takes.
+const RELATIONSHIPS: &str = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
 const RELATIONSHIP_SLIDE_MASTER: &str =
     "http://schemas.openxmlformats.org/officeDocument/2006/relationships/slideMaster";
 const RELATIONSHIP_THEME: &str =
@@ -94,73 +96,125 @@ impl SlideTemplate {
         }
     }
 
-    /// A company template's masters, layouts and theme; the error says what is wrong with it.
+    /// A company template's masters, layouts and theme, read as an allow-list: only the parts
+    /// a deck needs (the presentation's slide masters and theme, the masters' layouts and
+    /// themes, their pictures), each checked before it is taken; the error says what is
+    /// wrong with it (docs/CONFIG.md, `output.pptx_reference`).
     pub fn from_reference(pptx: &[u8]) -> Result<SlideTemplate, String> {
-        let mut archive = zip::ZipArchive::new(Cursor::new(pptx))
-            .map_err(|e| format!("not a .pptx (a zip archive): {e}"))?;
-        let mut budget = MAX_PARTS_BYTES;
-        let mut read = |archive: &mut zip::ZipArchive<Cursor<&[u8]>>, name: &str| {
-            read_part(archive, name, &mut budget)
-        };
-        let presentation = read(&mut archive, PRESENTATION)?
-            .ok_or_else(|| format!("no {PRESENTATION} in it; expected a PowerPoint file"))?;
-        let presentation = xml_text(&presentation, PRESENTATION)?;
-        let doc = parse(presentation, PRESENTATION)?;
-        let size = doc
-            .descendants()
-            .find(|n| n.tag_name().name() == "sldSz")
-            .and_then(|n| {
-                Some((
-                    n.attribute("cx")?.parse().ok()?,
-                    n.attribute("cy")?.parse().ok()?,
-                ))
-            })
-            .filter(|&(cx, cy): &(u64, u64)| {
-                (914_400..=51_206_400).contains(&cx) && (914_400..=51_206_400).contains(&cy)
-            })
-            .ok_or_else(|| {
-                format!("its {PRESENTATION} gives no slide size (p:sldSz) between 1 and 56 inches")
-            })?;
-        let rels = relationships(&mut read, &mut archive, PRESENTATION)?;
-        let masters: Vec<String> = rels
-            .iter()
-            .filter(|r| r.kind == RELATIONSHIP_SLIDE_MASTER)
-            .map(|r| r.target.clone())
-            .collect();
+        let mut package = Package::open(pptx)?;
+        let presentation = package.xml(PRESENTATION, Role::Presentation)?;
+        let size = slide_size(&presentation)?;
+        let presentation_rels = rels_of(PRESENTATION);
+        let rels_text = package
+            .read(&presentation_rels)?
+            .ok_or_else(|| format!("no {presentation_rels} in it"))?;
+        // Only the masters and the theme are followed from the presentation: its slides,
+        // notes, macros and anything else it holds are never read.
+        let mut masters = Vec::new();
+        let mut theme = None;
+        for r in parse_relationships(&utf8(&rels_text, &presentation_rels)?, &presentation_rels)? {
+            let Target::Internal(path) = &r.target else {
+                continue;
+            };
+            match r.kind.as_str() {
+                RELATIONSHIP_SLIDE_MASTER => masters.push(package.canonical(path)),
+                RELATIONSHIP_THEME if theme.is_none() => theme = Some(package.canonical(path)),
+                _ => {}
+            }
+        }
         if masters.is_empty() {
             return Err(format!(
                 "its {PRESENTATION} names no slide master; expected a PowerPoint template"
             ));
         }
-        let theme = rels
-            .iter()
-            .find(|r| r.kind == RELATIONSHIP_THEME)
-            .map(|r| r.target.clone());
-        // Every part the masters reach (layouts, themes, pictures), with its relationships.
-        let mut parts: BTreeMap<String, Vec<u8>> = BTreeMap::new();
-        let mut queue: Vec<String> = masters.clone();
-        queue.extend(theme.clone());
-        while let Some(path) = queue.pop() {
-            if parts.contains_key(&path) {
+        // Every part the masters and theme reach, each in the role its relationship gives it.
+        let mut taken: BTreeMap<String, (Role, Vec<u8>)> = BTreeMap::new();
+        let mut queue: Vec<(String, Role)> =
+            masters.iter().map(|m| (m.clone(), Role::Master)).collect();
+        queue.extend(theme.iter().map(|t| (t.clone(), Role::Theme)));
+        while let Some((path, role)) = queue.pop() {
+            if let Some((seen, _)) = taken.get(&path) {
+                if *seen != role {
+                    return Err(format!(
+                        "{path} is reached both as {} and as {}; expected one part per role",
+                        seen.name(),
+                        role.name()
+                    ));
+                }
                 continue;
             }
-            let Some(bytes) = read(&mut archive, &path)? else {
-                return Err(format!("it names {path}, which is not in it"));
-            };
-            parts.insert(path.clone(), bytes);
-            let rels_path = rels_of(&path);
-            if let Some(bytes) = read(&mut archive, &rels_path)? {
-                let text = xml_text(&bytes, &rels_path)?;
-                for r in parse_relationships(text, &rels_path, &path)? {
-                    queue.push(r.target);
-                }
-                parts.insert(rels_path, bytes);
+            if taken.len() >= MAX_PARTS {
+                return Err(format!(
+                    "its masters reach more than {MAX_PARTS} parts; expected a template of fewer"
+                ));
             }
+            if role == Role::Master && !masters.contains(&path) {
+                return Err(format!(
+                    "a layout names the slide master {path}, which {PRESENTATION} does not list"
+                ));
+            }
+            check_part_name(&path, role)?;
+            let bytes = package
+                .read(&path)?
+                .ok_or_else(|| format!("it names {path}, which is not in it"))?;
+            let ids = match role {
+                Role::Picture => {
+                    check_picture(&path, &bytes)?;
+                    BTreeSet::new()
+                }
+                _ => relationship_ids(&package.xml_of(&bytes, &path, role)?, &path),
+            };
+            let rels_path = rels_of(&path);
+            let mut kept = Vec::new();
+            if role != Role::Picture {
+                if let Some(rels) = package.read(&rels_path)? {
+                    for r in parse_relationships(&utf8(&rels, &rels_path)?, &rels_path)? {
+                        let target = match &r.target {
+                            Target::External(to) => {
+                                return Err(format!(
+                                    "its {rels_path} links to {} outside the file; expected a \
+                                     template whose masters and layouts hold no links \
+                                     (remove them, or the pictures linked, and save it again)",
+                                    crate::model::text::escape_controls(to, false)
+                                ))
+                            }
+                            Target::Internal(to) => package.canonical(to),
+                        };
+                        let next = role.reaches(&r.kind).ok_or_else(|| {
+                            format!(
+                                "its {rels_path} holds a relationship of type {} (to {target}); \
+                                 readout takes only slide masters, layouts, themes and their \
+                                 pictures, never macros, embedded objects or controls",
+                                crate::model::text::escape_controls(&r.kind, false)
+                            )
+                        })?;
+                        kept.push(Kept {
+                            id: r.id,
+                            kind: r.kind,
+                            target: target.clone(),
+                        });
+                        queue.push((target, next));
+                    }
+                }
+            }
+            // Every relationship a part names must be there: PowerPoint repairs a dangling one.
+            if let Some(missing) = ids.iter().find(|id| !kept.iter().any(|k| &k.id == *id)) {
+                return Err(format!(
+                    "its {path} names the relationship {missing}, which {rels_path} does not hold"
+                ));
+            }
+            if !kept.is_empty() {
+                taken.insert(
+                    rels_path,
+                    (Role::Relationships, write_relationships(&path, &kept)),
+                );
+            }
+            taken.insert(path, (role, bytes));
         }
-        let layouts: Vec<Layout> = parts
+        let layouts: Vec<Layout> = taken
             .iter()
-            .filter(|(p, _)| p.starts_with("ppt/slideLayouts/") && p.ends_with(".xml"))
-            .filter_map(|(p, bytes)| Layout::read(p, bytes))
+            .filter(|(_, (role, _))| *role == Role::Layout)
+            .filter_map(|(p, (_, bytes))| Layout::read(p, bytes))
             .collect();
         let first = layouts.first().ok_or_else(|| {
             "its slide masters have no layouts; expected a PowerPoint template".to_string()
@@ -191,9 +245,12 @@ impl SlideTemplate {
             "title"
         };
         let content_layout = content.path.clone();
-        let content_types = content_types(&mut read, &mut archive, &parts)?;
+        let content_types = content_types(&taken);
         Ok(SlideTemplate {
-            parts: parts.into_iter().collect(),
+            parts: taken
+                .into_iter()
+                .map(|(path, (_, bytes))| (path, bytes))
+                .collect(),
             content_types,
             masters,
             theme,
@@ -240,35 +297,299 @@ impl Layout {
     }
 }
 
-/// A part of the archive, read through the budget; `None` when it is not there.
-fn read_part(
-    archive: &mut zip::ZipArchive<Cursor<&[u8]>>,
-    name: &str,
-    budget: &mut u64,
-) -> Result<Option<Vec<u8>>, String> {
-    let part = match archive.by_name(name) {
-        Ok(part) => part,
-        Err(zip::result::ZipError::FileNotFound) => return Ok(None),
-        Err(e) => return Err(format!("cannot read its {name}: {e}")),
-    };
-    let mut bytes = Vec::new();
-    part.take(*budget + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read its {name}: {e}"))?;
-    if bytes.len() as u64 > *budget {
-        return Err(format!(
-            "its masters, layouts and pictures decompress to more than {} MiB; expected a \
-             template of at most that",
-            MAX_PARTS_BYTES >> 20
-        ));
-    }
-    *budget -= bytes.len() as u64;
-    Ok(Some(bytes))
+/// The most parts taken from a reference (masters, layouts, themes, pictures, relationships).
+const MAX_PARTS: usize = 4096;
+
+/// What a part of the template is to the deck, from the relationship that reaches it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Presentation,
+    Master,
+    Layout,
+    Theme,
+    Picture,
+    /// Name–value pairs add-ins keep on a master or layout (`p:tagLst`): data, nothing runs.
+    Tags,
+    Relationships,
 }
 
-fn xml_text<'a>(bytes: &'a [u8], name: &str) -> Result<&'a str, String> {
-    std::str::from_utf8(bytes)
-        .map_err(|e| format!("its {name} is not UTF-8 (byte {})", e.valid_up_to()))
+impl Role {
+    fn name(self) -> &'static str {
+        match self {
+            Role::Presentation => "the presentation",
+            Role::Master => "a slide master",
+            Role::Layout => "a slide layout",
+            Role::Theme => "a theme",
+            Role::Picture => "a picture",
+            Role::Tags => "tags",
+            Role::Relationships => "relationships",
+        }
+    }
+
+    /// The root element of an XML part in this role.
+    fn root(self) -> &'static str {
+        match self {
+            Role::Presentation => "presentation",
+            Role::Master => "sldMaster",
+            Role::Layout => "sldLayout",
+            Role::Theme => "theme",
+            Role::Picture => "",
+            Role::Tags => "tagLst",
+            Role::Relationships => "Relationships",
+        }
+    }
+
+    /// The role of the part a relationship of type `kind` from this one reaches; `None` for
+    /// what a deck does not need (macros, embedded objects, controls, tags, ...).
+    fn reaches(self, kind: &str) -> Option<Role> {
+        let kind = kind.strip_prefix(RELATIONSHIPS)?;
+        match (self, kind) {
+            (Role::Master, "/slideLayout") => Some(Role::Layout),
+            (Role::Master, "/theme") => Some(Role::Theme),
+            (Role::Layout, "/slideMaster") => Some(Role::Master),
+            (Role::Master | Role::Layout | Role::Theme, "/image") => Some(Role::Picture),
+            (Role::Master | Role::Layout, "/tags") => Some(Role::Tags),
+            _ => None,
+        }
+    }
+
+    /// Its content type in `[Content_Types].xml`, rebuilt by readout.
+    fn content_type(self) -> Option<&'static str> {
+        match self {
+            Role::Master => {
+                Some("application/vnd.openxmlformats-officedocument.presentationml.slideMaster+xml")
+            }
+            Role::Layout => {
+                Some("application/vnd.openxmlformats-officedocument.presentationml.slideLayout+xml")
+            }
+            Role::Theme => Some("application/vnd.openxmlformats-officedocument.theme+xml"),
+            Role::Tags => {
+                Some("application/vnd.openxmlformats-officedocument.presentationml.tags+xml")
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The picture types a template may hold: extension, content type, how the file starts.
+const PICTURES: &[(&str, &str, &[&[u8]])] = &[
+    ("png", "image/png", &[b"\x89PNG\r\n\x1a\n"]),
+    ("jpg", "image/jpeg", &[b"\xff\xd8\xff"]),
+    ("jpeg", "image/jpeg", &[b"\xff\xd8\xff"]),
+    ("gif", "image/gif", &[b"GIF87a", b"GIF89a"]),
+    ("bmp", "image/bmp", &[b"BM"]),
+    ("tif", "image/tiff", &[b"II*\0", b"MM\0*"]),
+    ("tiff", "image/tiff", &[b"II*\0", b"MM\0*"]),
+    ("emf", "image/x-emf", &[b"\x01\0\0\0"]),
+    (
+        "wmf",
+        "image/x-wmf",
+        &[b"\xd7\xcd\xc6\x9a", b"\x01\0\x09\0", b"\x02\0\x09\0"],
+    ),
+];
+
+/// Part names readout writes itself (compared without case, as OPC compares part names).
+fn is_readouts_own(lower: &str) -> bool {
+    matches!(
+        lower,
+        "ppt/presentation.xml" | "ppt/presprops.xml" | "ppt/viewprops.xml" | "ppt/tablestyles.xml"
+    ) || lower.starts_with("ppt/slides/")
+        || lower.starts_with("ppt/_rels/")
+        || lower.starts_with("ppt/media/readout-")
+}
+
+/// A part name as readout takes it: under `ppt/`, segments of ASCII letters, digits, `-`, `_`
+/// and `.` (none starting or ending with a dot), not one of readout's own, an XML part named
+/// `.xml` and a picture by the extension of a type it may be.
+fn check_part_name(path: &str, role: Role) -> Result<(), String> {
+    let shown = crate::model::text::escape_controls(path, false);
+    let lower = path.to_ascii_lowercase();
+    let segments_ok = path.split('/').all(|s| {
+        !s.is_empty()
+            && !s.starts_with('.')
+            && !s.ends_with('.')
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+    });
+    if !segments_ok || !lower.starts_with("ppt/") {
+        return Err(format!(
+            "it names a part {shown}; expected part names under ppt/ of letters, digits, \
+             '-', '_' and '.'"
+        ));
+    }
+    if is_readouts_own(&lower) {
+        return Err(format!(
+            "it holds {shown} as {}, a name readout writes itself in every deck",
+            role.name()
+        ));
+    }
+    let extension = lower.rsplit_once('.').map_or("", |(_, e)| e);
+    match role {
+        Role::Picture if !PICTURES.iter().any(|(e, _, _)| *e == extension) => Err(format!(
+            "its picture {shown} is not one of the types readout takes ({}); save it as PNG",
+            PICTURES
+                .iter()
+                .map(|(e, _, _)| *e)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        Role::Picture => Ok(()),
+        _ if extension != "xml" => Err(format!(
+            "it names {shown} as {}; expected an .xml part",
+            role.name()
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A picture whose bytes are what its extension says.
+fn check_picture(path: &str, bytes: &[u8]) -> Result<(), String> {
+    let extension = path
+        .rsplit_once('.')
+        .map_or("", |(_, e)| e)
+        .to_ascii_lowercase();
+    let starts = PICTURES
+        .iter()
+        .filter(|(e, _, _)| *e == extension)
+        .flat_map(|(_, _, starts)| starts.iter());
+    let fits = starts.clone().any(|s| bytes.starts_with(s));
+    let emf = extension == "emf" && bytes.get(40..44) != Some(b" EMF");
+    if !fits || emf {
+        return Err(format!(
+            "its picture {path} is not a {} file",
+            extension.to_ascii_uppercase()
+        ));
+    }
+    Ok(())
+}
+
+/// The archive, its part names looked up without case, read through one budget.
+struct Package<'a> {
+    archive: zip::ZipArchive<Cursor<&'a [u8]>>,
+    /// Lower-case part name → the name in the archive.
+    names: BTreeMap<String, String>,
+    budget: u64,
+}
+
+impl<'a> Package<'a> {
+    fn open(pptx: &'a [u8]) -> Result<Package<'a>, String> {
+        let archive = zip::ZipArchive::new(Cursor::new(pptx))
+            .map_err(|e| format!("not a .pptx (a zip archive): {e}"))?;
+        let mut names: BTreeMap<String, String> = BTreeMap::new();
+        for name in archive.file_names() {
+            if let Some(other) = names.insert(name.to_ascii_lowercase(), name.to_string()) {
+                return Err(format!(
+                    "its parts {} and {} differ only in case; a package's part names are \
+                     compared without case, so it is not a valid PowerPoint file",
+                    crate::model::text::escape_controls(&other, false),
+                    crate::model::text::escape_controls(name, false)
+                ));
+            }
+        }
+        Ok(Package {
+            archive,
+            names,
+            budget: MAX_PARTS_BYTES,
+        })
+    }
+
+    /// The archive's own spelling of a part name (as the name given when it is not there).
+    fn canonical(&self, path: &str) -> String {
+        self.names
+            .get(&path.to_ascii_lowercase())
+            .cloned()
+            .unwrap_or_else(|| path.to_string())
+    }
+
+    /// A part's bytes through the budget; `None` when it is not there.
+    fn read(&mut self, name: &str) -> Result<Option<Vec<u8>>, String> {
+        let Some(stored) = self.names.get(&name.to_ascii_lowercase()) else {
+            return Ok(None);
+        };
+        let part = self
+            .archive
+            .by_name(stored)
+            .map_err(|e| format!("cannot read its {name}: {e}"))?;
+        let mut bytes = Vec::new();
+        part.take(self.budget + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("cannot read its {name}: {e}"))?;
+        if bytes.len() as u64 > self.budget {
+            return Err(format!(
+                "its masters, layouts and pictures decompress to more than {} MiB; expected a \
+                 template of at most that",
+                MAX_PARTS_BYTES >> 20
+            ));
+        }
+        self.budget -= bytes.len() as u64;
+        Ok(Some(bytes))
+    }
+
+    /// An XML part read and checked ([`checked_xml`]), as text.
+    fn xml(&mut self, name: &str, role: Role) -> Result<String, String> {
+        let bytes = self
+            .read(name)?
+            .ok_or_else(|| format!("no {name} in it; expected a PowerPoint file"))?;
+        self.xml_of(&bytes, name, role)
+    }
+
+    fn xml_of(&self, bytes: &[u8], name: &str, role: Role) -> Result<String, String> {
+        let text = utf8(bytes, name)?;
+        checked_xml(&text, name, role)?;
+        Ok(text)
+    }
+}
+
+/// A part's text: UTF-8, and declared so when it declares an encoding.
+fn utf8(bytes: &[u8], name: &str) -> Result<String, String> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| format!("its {name} is not UTF-8 (byte {})", e.valid_up_to()))?;
+    let declared = text
+        .trim_start_matches('\u{feff}')
+        .strip_prefix("<?xml")
+        .and_then(|d| d.split_once("?>"))
+        .and_then(|(d, _)| d.split_once("encoding=").map(|(_, e)| e))
+        .and_then(|e| {
+            let quote = e.chars().next()?;
+            e.get(1..)?.split(quote).next()
+        });
+    if let Some(encoding) = declared {
+        if !encoding.eq_ignore_ascii_case("utf-8") {
+            return Err(format!(
+                "its {name} declares the encoding {}; expected UTF-8",
+                crate::model::text::escape_controls(encoding, false)
+            ));
+        }
+    }
+    Ok(text.to_string())
+}
+
+/// Well-formed XML without a DTD whose root element is the one of its role.
+fn checked_xml(text: &str, name: &str, role: Role) -> Result<(), String> {
+    let doc = parse(text, name)?;
+    let root = doc.root_element().tag_name().name();
+    if root != role.root() {
+        return Err(format!(
+            "its {name} is not {} (its root element is <{}>, expected <{}>)",
+            role.name(),
+            crate::model::text::escape_controls(root, false),
+            role.root()
+        ));
+    }
+    Ok(())
+}
+
+/// The relationship ids an XML part names (`r:id`, `r:embed`, `r:link`, ...).
+fn relationship_ids(text: &str, name: &str) -> BTreeSet<String> {
+    parse(text, name)
+        .map(|doc| {
+            doc.descendants()
+                .flat_map(|n| n.attributes())
+                .filter(|a| a.namespace() == Some(RELATIONSHIPS))
+                .map(|a| a.value().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn parse<'a>(text: &'a str, name: &str) -> Result<roxmltree::Document<'a>, String> {
@@ -281,6 +602,25 @@ fn parse<'a>(text: &'a str, name: &str) -> Result<roxmltree::Document<'a>, Strin
         .map_err(|e| format!("its {name} is not well-formed XML without a DTD: {e}"))
 }
 
+/// The presentation's slide size (`p:sldSz`), 1 to 56 inches each way.
+fn slide_size(presentation: &str) -> Result<(u64, u64), String> {
+    let doc = parse(presentation, PRESENTATION)?;
+    doc.descendants()
+        .find(|n| n.tag_name().name() == "sldSz")
+        .and_then(|n| {
+            Some((
+                n.attribute("cx")?.parse().ok()?,
+                n.attribute("cy")?.parse().ok()?,
+            ))
+        })
+        .filter(|&(cx, cy): &(u64, u64)| {
+            (914_400..=51_206_400).contains(&cx) && (914_400..=51_206_400).contains(&cy)
+        })
+        .ok_or_else(|| {
+            format!("its {PRESENTATION} gives no slide size (p:sldSz) between 1 and 56 inches")
+        })
+}
+
 /// The relationships part of a part: `a/b.xml` → `a/_rels/b.xml.rels`.
 pub fn rels_of(path: &str) -> String {
     match path.rsplit_once('/') {
@@ -289,46 +629,101 @@ pub fn rels_of(path: &str) -> String {
     }
 }
 
+/// The part a relationships part belongs to: `a/_rels/b.xml.rels` → `a/b.xml`.
+fn source_of(rels: &str) -> String {
+    let (dir, file) = rels.rsplit_once("_rels/").unwrap_or(("", rels));
+    format!("{dir}{}", file.strip_suffix(".rels").unwrap_or(file))
+}
+
+/// Where a relationship points.
+enum Target {
+    /// A part of the package, as a path from its root.
+    Internal(String),
+    /// Anything outside it (`TargetMode="External"`), as written.
+    External(String),
+}
+
 struct Relationship {
+    id: String,
     kind: String,
-    /// The target as a path in the package.
+    target: Target,
+}
+
+/// A relationship kept, its target the part's name in the archive.
+struct Kept {
+    id: String,
+    kind: String,
     target: String,
 }
 
-fn relationships(
-    read: &mut impl FnMut(&mut zip::ZipArchive<Cursor<&[u8]>>, &str) -> Result<Option<Vec<u8>>, String>,
-    archive: &mut zip::ZipArchive<Cursor<&[u8]>>,
-    part: &str,
-) -> Result<Vec<Relationship>, String> {
-    let path = rels_of(part);
-    let bytes = read(archive, &path)?.ok_or_else(|| format!("no {path} in it"))?;
-    parse_relationships(xml_text(&bytes, &path)?, &path, part)
-}
-
-/// The internal relationships of `part`, targets resolved to package paths; a target outside
-/// the package is refused.
-fn parse_relationships(text: &str, name: &str, part: &str) -> Result<Vec<Relationship>, String> {
+/// The relationships of a relationships part, internal targets resolved to package paths;
+/// a target outside the package, a duplicate id or an element that is not a relationship is
+/// refused.
+fn parse_relationships(text: &str, name: &str) -> Result<Vec<Relationship>, String> {
+    checked_xml(text, name, Role::Relationships)?;
     let doc = parse(text, name)?;
+    let part = source_of(name);
     let base = part.rsplit_once('/').map_or("", |(dir, _)| dir);
-    let mut found = Vec::new();
-    for r in doc
-        .descendants()
-        .filter(|n| n.tag_name().name() == "Relationship")
-    {
-        if r.attribute("TargetMode") == Some("External") {
-            continue;
-        }
-        let (Some(kind), Some(target)) = (r.attribute("Type"), r.attribute("Target")) else {
-            continue;
+    let mut found: Vec<Relationship> = Vec::new();
+    for r in doc.root_element().children().filter(|n| n.is_element()) {
+        let (Some(id), Some(kind), Some(target)) = (
+            r.attribute("Id"),
+            r.attribute("Type"),
+            r.attribute("Target"),
+        ) else {
+            return Err(format!(
+                "its {name} holds a <{}> that is not a relationship with an Id, Type and Target",
+                r.tag_name().name()
+            ));
         };
-        let resolved = resolve(base, target)
-            .ok_or_else(|| format!("its {name} points outside the package ({target})"))?;
+        if found.iter().any(|f| f.id == id) {
+            return Err(format!("its {name} holds the relationship id {id} twice"));
+        }
+        let target = if r.attribute("TargetMode") == Some("External") {
+            Target::External(target.to_string())
+        } else {
+            Target::Internal(resolve(base, target).ok_or_else(|| {
+                format!(
+                    "its {name} points outside the package ({})",
+                    crate::model::text::escape_controls(target, false)
+                )
+            })?)
+        };
         found.push(Relationship {
+            id: id.to_string(),
             kind: kind.to_string(),
-            target: resolved,
+            target,
         });
     }
     Ok(found)
+}
+
+/// A relationships part written anew from the relationships kept.
+fn write_relationships(part: &str, kept: &[Kept]) -> Vec<u8> {
+    let base = part.rsplit_once('/').map_or("", |(dir, _)| dir);
+    let mut out = String::from(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<Relationships xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\">",
+    );
+    for k in kept {
+        out.push_str(&format!(
+            r#"<Relationship Id="{}" Type="{}" Target="{}"/>"#,
+            escape(&k.id),
+            escape(&k.kind),
+            escape(&relative(base, &k.target))
+        ));
+    }
+    out.push_str("</Relationships>");
+    out.into_bytes()
+}
+
+/// `target` (a path from the package root) as a path relative to the folder `base`.
+fn relative(base: &str, target: &str) -> String {
+    let from: Vec<&str> = base.split('/').filter(|s| !s.is_empty()).collect();
+    let to: Vec<&str> = target.split('/').collect();
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<&str> = vec![".."; from.len() - common];
+    parts.extend(to.get(common..).unwrap_or_default());
+    parts.join("/")
 }
 
 /// `target` relative to the folder `base` (or absolute from the package root), `..` resolved.
@@ -350,45 +745,31 @@ fn resolve(base: &str, target: &str) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("/"))
 }
 
-/// The reference's `Default` elements and the `Override`s of the parts taken.
-fn content_types(
-    read: &mut impl FnMut(&mut zip::ZipArchive<Cursor<&[u8]>>, &str) -> Result<Option<Vec<u8>>, String>,
-    archive: &mut zip::ZipArchive<Cursor<&[u8]>>,
-    parts: &BTreeMap<String, Vec<u8>>,
-) -> Result<Vec<String>, String> {
-    let name = "[Content_Types].xml";
-    let bytes = read(archive, name)?.ok_or_else(|| format!("no {name} in it"))?;
-    let text = xml_text(&bytes, name)?;
-    let doc = parse(text, name)?;
-    let taken: BTreeSet<String> = parts.keys().map(|p| format!("/{p}")).collect();
+/// `[Content_Types].xml` entries of the parts taken, decided by readout from their roles: an
+/// `Override` per master, layout and theme, a `Default` per picture extension but PNG (which
+/// readout's own figures give already).
+fn content_types(taken: &BTreeMap<String, (Role, Vec<u8>)>) -> Vec<String> {
+    let mut defaults = BTreeSet::new();
     let mut out = Vec::new();
-    for n in doc.root_element().children().filter(|n| n.is_element()) {
-        let ct = n.attribute("ContentType").unwrap_or("");
-        match (
-            n.tag_name().name(),
-            n.attribute("Extension"),
-            n.attribute("PartName"),
-        ) {
-            ("Default", Some(ext), _)
-                if !matches!(ext.to_ascii_lowercase().as_str(), "xml" | "rels" | "png") =>
-            {
-                out.push(format!(
-                    r#"<Default Extension="{}" ContentType="{}"/>"#,
-                    escape(ext),
-                    escape(ct)
-                ));
+    for (path, (role, _)) in taken {
+        if let Some(ct) = role.content_type() {
+            out.push(format!(
+                r#"<Override PartName="/{}" ContentType="{ct}"/>"#,
+                escape(path)
+            ));
+        } else if *role == Role::Picture {
+            let extension = path
+                .rsplit_once('.')
+                .map_or("", |(_, e)| e)
+                .to_ascii_lowercase();
+            if let Some((e, ct, _)) = PICTURES.iter().find(|(e, _, _)| *e == extension) {
+                if *e != "png" {
+                    defaults.insert(format!(r#"<Default Extension="{e}" ContentType="{ct}"/>"#));
+                }
             }
-            ("Override", _, Some(part)) if taken.contains(part) => {
-                out.push(format!(
-                    r#"<Override PartName="{}" ContentType="{}"/>"#,
-                    escape(part),
-                    escape(ct)
-                ));
-            }
-            _ => {}
         }
     }
-    Ok(out)
+    defaults.into_iter().chain(out).collect()
 }
 
 /// Text for XML content and attribute values.
@@ -440,8 +821,16 @@ mod tests {
         package_replacing(&[(name, text)])
     }
 
-    /// [`package_with`] with several parts replaced.
+    /// [`package_with`] with several parts replaced (or added).
     fn package_replacing(replaced: &[(&str, &str)]) -> Vec<u8> {
+        let replaced: Vec<(&str, &[u8])> =
+            replaced.iter().map(|(n, t)| (*n, t.as_bytes())).collect();
+        package_of(&replaced)
+    }
+
+    /// The house parts, presentation and content types, with `replaced` parts replaced or
+    /// added; a part replaced by `b"-"` is left out.
+    fn package_of(replaced: &[(&str, &[u8])]) -> Vec<u8> {
         let house = SlideTemplate::house();
         let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
         let options = zip::write::SimpleFileOptions::default();
@@ -459,15 +848,37 @@ mod tests {
             br#"<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>"#
                 .to_vec(),
         ));
+        for (name, bytes) in replaced {
+            if !name.is_empty() && !files.iter().any(|(path, _)| path == name) {
+                files.push((name.to_string(), bytes.to_vec()));
+            }
+        }
         for (path, bytes) in files {
             let bytes = match replaced.iter().find(|(name, _)| *name == path) {
-                Some((_, text)) => text.as_bytes().to_vec(),
+                Some((_, b"-")) => continue,
+                Some((_, bytes)) => bytes.to_vec(),
                 None => bytes,
             };
             zip.start_file(path, options).unwrap();
             std::io::Write::write_all(&mut zip, &bytes).unwrap();
         }
         zip.finish().unwrap().into_inner()
+    }
+
+    const MASTER: &str = "ppt/slideMasters/slideMaster1.xml";
+    const MASTER_RELS: &str = "ppt/slideMasters/_rels/slideMaster1.xml.rels";
+    const LAYOUT: &str = "ppt/slideLayouts/slideLayout2.xml";
+
+    /// The master's relationships with one more.
+    fn master_rels_with(extra: &str) -> String {
+        super::super::house::MASTER_RELS
+            .replace("</Relationships>", &format!("{extra}</Relationships>"))
+    }
+
+    /// The error of a template whose master has one more relationship.
+    fn refused_with_relationship(extra: &str) -> String {
+        SlideTemplate::from_reference(&package_with(MASTER_RELS, &master_rels_with(extra)))
+            .unwrap_err()
     }
 
     /// LibreOffice's own templates: its title layout is typed `tx` and holds a title and a
@@ -517,8 +928,230 @@ mod tests {
         let dtd = r#"<!DOCTYPE r [<!ENTITY a "aaaa">]><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">&a;</Relationships>"#;
         let e = SlideTemplate::from_reference(&package_with(master_rels, dtd)).unwrap_err();
         assert!(e.contains("without a DTD"), "{e}");
-        let missing = r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="x" Target="../slideLayouts/gone.xml"/></Relationships>"#;
+        let missing = &super::super::house::MASTER_RELS.replace("slideLayout1.xml", "gone.xml");
         let e = SlideTemplate::from_reference(&package_with(master_rels, missing)).unwrap_err();
         assert!(e.contains("gone.xml, which is not in it"), "{e}");
+    }
+
+    /// Links outside the file (hyperlinks, linked pictures, linked objects) on a master are
+    /// refused at the key: a deck must not carry them.
+    #[test]
+    fn external_relationships_are_refused() {
+        for (kind, target) in [
+            ("hyperlink", "file:///etc/passwd"),
+            ("hyperlink", "javascript:alert(1)"),
+            ("image", r"\\host\share\x.png"),
+            ("oleObject", "file:///C:/x.xlsx"),
+        ] {
+            let e = refused_with_relationship(&format!(
+                r#"<Relationship Id="rId9" Type="{RELATIONSHIPS}/{kind}" Target="{target}" TargetMode="External"/>"#
+            ));
+            assert!(
+                e.contains("outside the file") && e.contains("rels"),
+                "{kind}: {e}"
+            );
+        }
+    }
+
+    /// Macros, embedded objects, controls and workbooks reached from a master are refused,
+    /// whatever their content type says.
+    #[test]
+    fn active_content_is_refused() {
+        for (kind, target) in [
+            (
+                "http://schemas.microsoft.com/office/2006/relationships/vbaProject",
+                "../vbaProject.bin",
+            ),
+            (
+                "http://schemas.openxmlformats.org/officeDocument/2006/relationships/oleObject",
+                "../embeddings/oleObject1.bin",
+            ),
+            (
+                "http://schemas.openxmlformats.org/officeDocument/2006/relationships/control",
+                "../activeX/activeX1.xml",
+            ),
+            (
+                "http://schemas.openxmlformats.org/officeDocument/2006/relationships/package",
+                "../embeddings/Book1.xlsm",
+            ),
+            (
+                "http://schemas.openxmlformats.org/officeDocument/2006/relationships/slide",
+                "../slides/slide1.xml",
+            ),
+        ] {
+            let e = refused_with_relationship(&format!(
+                r#"<Relationship Id="rId9" Type="{kind}" Target="{target}"/>"#
+            ));
+            assert!(
+                e.contains("holds a relationship of type") && e.contains("never macros"),
+                "{kind}: {e}"
+            );
+        }
+    }
+
+    /// Every part taken is parsed: a DTD, text that is not XML, bytes that are not UTF-8, a
+    /// declared encoding other than UTF-8, or a part that is not what its relationship says.
+    #[test]
+    fn every_part_taken_is_checked_xml() {
+        let cases: [(&str, &[u8], &str); 6] = [
+            (
+                MASTER,
+                br#"<!DOCTYPE p:sldMaster [<!ENTITY x SYSTEM "file:///etc/passwd">]><p:sldMaster xmlns:p="p">&x;</p:sldMaster>"#,
+                "without a DTD",
+            ),
+            (LAYOUT, b"this is not XML", "not well-formed"),
+            ("ppt/theme/theme1.xml", b"<a:theme xmlns:a=\"a\" name=\"Caf\xe9\"/>", "not UTF-8"),
+            (
+                "ppt/theme/theme1.xml",
+                b"<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a:theme xmlns:a=\"a\"/>",
+                "declares the encoding ISO-8859-1",
+            ),
+            (LAYOUT, b"<html/>", "is not a slide layout"),
+            (MASTER_RELS, b"<Types/>", "is not relationships"),
+        ];
+        for (name, bytes, said) in cases {
+            let e = SlideTemplate::from_reference(&package_of(&[(name, bytes)])).unwrap_err();
+            assert!(e.contains(said) && e.contains(name), "{name}: {e}");
+        }
+    }
+
+    /// Part names are compared without case: two that differ only so make an invalid
+    /// package; a relationship spelled in another case finds its part under its own name.
+    #[test]
+    fn part_names_are_compared_without_case() {
+        for (twin, of) in [
+            ("[content_types].xml", "[Content_Types].xml"),
+            ("ppt/SlideMasters/SlideMaster1.xml", MASTER),
+            ("_RELS/.rels", "_rels/.rels"),
+        ] {
+            let mut parts: Vec<(&str, &[u8])> = vec![(twin, b"<x/>")];
+            if of == "_rels/.rels" {
+                parts.push((of, b"<x/>"));
+            }
+            let e = SlideTemplate::from_reference(&package_of(&parts)).unwrap_err();
+            assert!(e.contains("differ only in case"), "{twin}: {e}");
+        }
+        let rels = super::super::house::MASTER_RELS.replace("slideLayout1.xml", "SLIDELAYOUT1.XML");
+        let t = SlideTemplate::from_reference(&package_with(MASTER_RELS, &rels)).unwrap();
+        let names: Vec<&str> = t.parts.iter().map(|(p, _)| p.as_str()).collect();
+        assert!(
+            names.contains(&"ppt/slideLayouts/slideLayout1.xml"),
+            "{names:?}"
+        );
+        assert!(!names.iter().any(|n| n.contains("SLIDELAYOUT")));
+        let written = t.parts.iter().find(|(p, _)| p == MASTER_RELS).unwrap();
+        assert!(String::from_utf8_lossy(&written.1).contains("../slideLayouts/slideLayout1.xml"));
+    }
+
+    /// A part with readout's own name, or a name that is not a clean part name, is refused;
+    /// pictures are of image types and are what their extension says.
+    #[test]
+    fn part_names_and_pictures_are_checked() {
+        let image = |target: &str| {
+            format!(r#"<Relationship Id="rId9" Type="{RELATIONSHIPS}/image" Target="{target}"/>"#)
+        };
+        let png = b"\x89PNG\r\n\x1a\nrest";
+        let cases: [(&str, &str, &[u8], &str); 5] = [
+            (
+                "../slides/slide1.png",
+                "ppt/slides/slide1.png",
+                png,
+                "a name readout writes itself",
+            ),
+            (
+                "../media/readout-km-pfs.png",
+                "ppt/media/readout-km-pfs.png",
+                png,
+                "a name readout writes itself",
+            ),
+            (r"..\media\x.png", "", png, "expected part names under ppt/"),
+            (
+                "../media/logo.svg",
+                "ppt/media/logo.svg",
+                b"<svg/>",
+                "not one of the types",
+            ),
+            (
+                "../media/logo.png",
+                "ppt/media/logo.png",
+                b"GIF89a",
+                "is not a PNG file",
+            ),
+        ];
+        for (target, part, bytes, said) in cases {
+            let rels = master_rels_with(&image(target));
+            let e = SlideTemplate::from_reference(&package_of(&[
+                (MASTER_RELS, rels.as_bytes()),
+                (part, bytes),
+            ]))
+            .unwrap_err();
+            assert!(e.contains(said), "{target}: {e}");
+        }
+        // Tags (add-ins' data) are taken as data.
+        let rels = master_rels_with(&format!(
+            r#"<Relationship Id="rId9" Type="{RELATIONSHIPS}/tags" Target="../tags/tag1.xml"/>"#
+        ));
+        let t = SlideTemplate::from_reference(&package_of(&[
+            (MASTER_RELS, rels.as_bytes()),
+            (
+                "ppt/tags/tag1.xml",
+                br#"<p:tagLst xmlns:p="p"><p:tag name="A" val="1"/></p:tagLst>"#,
+            ),
+        ]))
+        .unwrap();
+        assert!(t
+            .content_types
+            .iter()
+            .any(|c| c.contains("/ppt/tags/tag1.xml")));
+        // A good picture is taken with its content type decided by readout.
+        let rels = master_rels_with(&image("../media/logo.jpeg"));
+        let t = SlideTemplate::from_reference(&package_of(&[
+            (MASTER_RELS, rels.as_bytes()),
+            ("ppt/media/logo.jpeg", b"\xff\xd8\xff\xe0 jpeg"),
+        ]))
+        .unwrap();
+        assert!(t.parts.iter().any(|(p, _)| p == "ppt/media/logo.jpeg"));
+        assert!(t
+            .content_types
+            .contains(&r#"<Default Extension="jpeg" ContentType="image/jpeg"/>"#.to_string()));
+    }
+
+    /// Content types are readout's, whatever the reference's `[Content_Types].xml` says (or
+    /// whether it says anything); a part naming a relationship its relationships lack, or a
+    /// layout naming a master the presentation does not list, is refused.
+    #[test]
+    fn content_types_are_rebuilt_and_references_resolve() {
+        let t =
+            SlideTemplate::from_reference(&package_of(&[("[Content_Types].xml", b"-")])).unwrap();
+        let ct = |part: &str, kind: &str| {
+            format!(
+                r#"<Override PartName="/{part}" ContentType="application/vnd.openxmlformats-officedocument.{kind}"/>"#
+            )
+        };
+        for (part, kind) in [
+            (MASTER, "presentationml.slideMaster+xml"),
+            (LAYOUT, "presentationml.slideLayout+xml"),
+            ("ppt/theme/theme1.xml", "theme+xml"),
+        ] {
+            assert!(
+                t.content_types.contains(&ct(part, kind)),
+                "{part}: {:?}",
+                t.content_types
+            );
+        }
+        let master = super::super::house::MASTER.replace(r#"r:id="rId2""#, r#"r:id="rId7""#);
+        let e = SlideTemplate::from_reference(&package_with(MASTER, &master)).unwrap_err();
+        assert!(e.contains("names the relationship rId7"), "{e}");
+        let layout_rels =
+            super::super::house::LAYOUT_RELS.replace("slideMaster1.xml", "slideMaster2.xml");
+        let e = SlideTemplate::from_reference(&package_replacing(&[
+            ("ppt/slideLayouts/_rels/slideLayout2.xml.rels", &layout_rels),
+            (
+                "ppt/slideMasters/slideMaster2.xml",
+                super::super::house::MASTER,
+            ),
+        ]))
+        .unwrap_err();
+        assert!(e.contains("does not list"), "{e}");
     }
 }

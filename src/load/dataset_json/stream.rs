@@ -78,7 +78,9 @@ pub(super) fn file(
     match form {
         Form::Compressed => {
             // The compressed bytes are held (a tenth of the text or less); the text never is.
-            let bytes = std::fs::read(path).map_err(io)?;
+            let bytes = crate::files::read(path, MAX_DATA_FILE_BYTES)
+                .map_err(io)?
+                .ok_or_else(|| too_large(path))?;
             let (sha256, last) = rayon::join(
                 || sha256_hex(&bytes),
                 || compressed(path, &bytes, part_bytes, each),
@@ -86,7 +88,7 @@ pub(super) fn file(
             Ok((sha256, last?))
         }
         Form::Json => {
-            let file = std::fs::File::open(path).map_err(io)?;
+            let file = crate::files::open(path).map_err(io)?;
             let mut src = Hashing {
                 inner: file,
                 hasher: Sha256::new(),
@@ -96,7 +98,7 @@ pub(super) fn file(
         }
         Form::Ndjson => {
             // Each part is hashed while its rows are parsed.
-            let mut file = std::fs::File::open(path).map_err(io)?;
+            let mut file = crate::files::open(path).map_err(io)?;
             let mut hasher = Sha256::new();
             let last = ndjson(
                 path,

@@ -1,6 +1,7 @@
 //! Opening files that may have been tampered with: only regular files, without blocking on
-//! a FIFO or device, and (for the files of a cut-off folder) never through a link. Used by
-//! `diff`, `verify`, and `write` for its lock file (docs/BAD-INPUT.md).
+//! a FIFO or device, and (for the files of a cut-off folder) never through a link. Every file
+//! readout reads goes through here: the config, data, templates and references ([`open`],
+//! [`read`]), and `diff`, `verify` and `write`'s lock file ([`open_regular`]) (docs/BAD-INPUT.md).
 
 use std::fs::{File, FileType};
 use std::path::Path;
@@ -63,18 +64,47 @@ pub(crate) const O_NONBLOCK: i32 = 0x0004;
 /// and (`fstat`) once it is, so nothing is read from a FIFO or device, even one put in its
 /// place meanwhile. The error says what it is instead.
 pub fn open_regular(path: &Path, follow: bool) -> std::result::Result<File, String> {
+    open_checked(path, follow).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidInput => e.to_string(),
+        _ => format!("cannot be read: {e}"),
+    })
+}
+
+/// Opens an input file (config, data, template, reference) for reading: a regular file,
+/// links followed, never blocking on a FIFO or device. A path that is not a regular file is
+/// an `InvalidInput` error saying what it is, so callers name file and key as for any read
+/// error.
+pub fn open(path: &Path) -> std::io::Result<File> {
+    open_checked(path, true)
+}
+
+/// An input file's bytes ([`open`]), at most `max` of them: `Ok(None)` when it is longer.
+pub fn read(path: &Path, max: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let file = open(path)?;
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(file, max.saturating_add(1)),
+        &mut bytes,
+    )?;
+    Ok((bytes.len() as u64 <= max).then_some(bytes))
+}
+
+/// The check of [`open_regular`]; what is not a regular file is `InvalidInput`.
+fn open_checked(path: &Path, follow: bool) -> std::io::Result<File> {
+    let not_regular = |t: FileType| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("is {}; expected a regular file", special_kind(t)),
+        )
+    };
     // Looked at first, so that a device is not even opened (opening some has effects).
     let seen = if follow {
         std::fs::metadata(path)
     } else {
         std::fs::symlink_metadata(path)
-    };
-    let seen = seen.map_err(|e| format!("cannot be read: {e}"))?;
+    }?;
     if !seen.is_file() {
-        return Err(format!(
-            "is {}; expected a regular file",
-            special_kind(seen.file_type())
-        ));
+        return Err(not_regular(seen.file_type()));
     }
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
@@ -92,17 +122,37 @@ pub fn open_regular(path: &Path, follow: bool) -> std::result::Result<File, Stri
         options.custom_flags(O_NONBLOCK | if follow { 0 } else { O_NOFOLLOW });
     }
     let _ = follow;
-    let file = options
-        .open(path)
-        .map_err(|e| format!("cannot be read: {e}"))?;
-    let meta = file
-        .metadata()
-        .map_err(|e| format!("cannot be read: {e}"))?;
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
     if !meta.is_file() {
-        return Err(format!(
-            "is {}; expected a regular file",
-            special_kind(meta.file_type())
-        ));
+        return Err(not_regular(meta.file_type()));
     }
     Ok(file)
+}
+
+#[allow(clippy::unwrap_used)]
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// A FIFO given where a file is expected is refused at once, not waited on.
+    #[test]
+    fn a_fifo_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("adsl.csv");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let e = open(&fifo).unwrap_err();
+        assert!(e.to_string().contains("FIFO"), "{e}");
+        assert!(read(&fifo, 10).unwrap_err().to_string().contains("FIFO"));
+        let file = dir.path().join("a.txt");
+        std::fs::write(&file, "abc").unwrap();
+        assert_eq!(read(&file, 3).unwrap().unwrap(), b"abc");
+        assert_eq!(read(&file, 2).unwrap(), None);
+        let e = open(dir.path()).unwrap_err();
+        assert!(e.to_string().contains("is a folder"), "{e}");
+    }
 }
