@@ -390,13 +390,22 @@ pub struct Vocabulary {
 
 impl Default for Vocabulary {
     fn default() -> Self {
-        Vocabulary::new(std::iter::empty())
+        Vocabulary {
+            codes: RECIST.iter().map(|r| r.0.to_string()).collect(),
+            recist_only: true,
+            given: false,
+        }
     }
 }
 
+/// The most distinct ADRS values the criteria sets of one study may hold together (one byte
+/// per assessment, [`Code`]).
+pub const MAX_VOCABULARY: usize = 256;
+
 impl Vocabulary {
-    /// RECIST 1.1's codes and every category of `sets`.
-    pub fn new<'a>(sets: impl IntoIterator<Item = &'a Criteria>) -> Vocabulary {
+    /// RECIST 1.1's codes and every category of `sets`; more than [`MAX_VOCABULARY`] in all
+    /// is refused (they were dropped, and data then failed as "not a response").
+    pub fn new<'a>(sets: impl IntoIterator<Item = &'a Criteria>) -> Result<Vocabulary, String> {
         let mut codes: Vec<String> = RECIST.iter().map(|r| r.0.to_string()).collect();
         let (mut recist_only, mut given) = (true, false);
         for set in sets {
@@ -406,16 +415,23 @@ impl Vocabulary {
             recist_only = false;
             given |= set.rule == Rule::AsGiven;
             for c in &set.categories {
-                if !codes.iter().any(|k| k.eq_ignore_ascii_case(&c.code)) && codes.len() < 255 {
+                if !codes.iter().any(|k| k.eq_ignore_ascii_case(&c.code)) {
                     codes.push(c.code.clone());
                 }
             }
         }
-        Vocabulary {
+        if codes.len() > MAX_VOCABULARY {
+            return Err(format!(
+                "the response criteria of the cohorts hold {} distinct categories together \
+                 (RECIST 1.1's 7 among them); readout holds at most {MAX_VOCABULARY} in one study",
+                codes.len()
+            ));
+        }
+        Ok(Vocabulary {
             codes,
             recist_only,
             given,
-        }
+        })
     }
 
     /// A cohort reads the sponsor's BOR (`response_criteria: as-given`).
@@ -488,7 +504,7 @@ mod tests {
     #[test]
     fn the_vocabulary_keeps_recist_codes_first() {
         let irecist = Criteria::built_in("irecist").unwrap();
-        let v = Vocabulary::new([&irecist]);
+        let v = Vocabulary::new([&irecist]).unwrap();
         assert_eq!(v.code("pd"), Some(Code(4)));
         assert_eq!(v.code(""), Some(Code(6)));
         assert_eq!(v.text(v.code("iupd").unwrap()), "iUPD");

@@ -85,6 +85,16 @@ pub fn fmt_limit(x: Option<f64>, d: usize, percent: bool) -> String {
     }
 }
 
+/// A number quoted in a message as it was written, short: Rust's shortest round-trip form, in
+/// scientific notation past 1e15 (`1e308`, never a 309-digit number).
+pub fn short_number(x: f64) -> String {
+    if x.is_finite() && x.abs() < 1e15 {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
 /// A whole number without decimals, anything else with one.
 pub fn fmt_plain(x: f64) -> String {
     if x.fract() == 0.0 {
@@ -115,9 +125,10 @@ pub fn fixed(x: f64, d: usize) -> String {
     } else {
         scaled.round()
     };
-    if rounded.abs() >= 2f64.powi(63) {
-        // Beyond exact integers: nothing to round.
-        return format!("{x:.d$}");
+    if scaled.abs() >= 2f64.powi(52) {
+        // Where doubles are a unit or more apart the scaled value is no longer exact (10 ×
+        // 999999999999999 is 9999999999999992): the value's own digits, nothing to round.
+        return format!("{x:.d$}").replace('-', "\u{2212}");
     }
     digits(rounded as i64, d)
 }
@@ -252,6 +263,10 @@ mod tests {
             (34.210_526_315_789_47, 10, "34.2105263158"),
             (1e-7, 3, "0.000"),
             (123_456.5, 0, "123457"),
+            // Past 2^52 once scaled: the value's own digits (it printed 999999999999999.2).
+            (999_999_999_999_999.0, 1, "999999999999999.0"),
+            (-1e20, 1, "\u{2212}100000000000000000000.0"),
+            (4_503_599_627_370_497.0, 0, "4503599627370497"),
         ];
         for (x, d, text) in cases {
             assert_eq!(fixed(x, d), text, "{x} at {d}");

@@ -35,7 +35,7 @@ fn derive_by(
     criteria: &Criteria,
     visits: &[(i64, &str)],
 ) -> Result<(String, DerivedSubject), readout::derive::DeriveError> {
-    derive_in(criteria, &Vocabulary::new([criteria]), visits)
+    derive_in(criteria, &Vocabulary::new([criteria]).unwrap(), visits)
 }
 
 /// [`derive_by`] in a study whose vocabulary is `vocabulary`.
@@ -154,7 +154,7 @@ fn irecist_confirms_responses_as_recist_and_ends_at_icpd() {
 fn a_value_outside_the_criteria_names_the_value_subject_and_set() {
     let irecist = Criteria::built_in("irecist").unwrap();
     let lugano = Criteria::built_in("lugano").unwrap();
-    let both = Vocabulary::new([&irecist, &lugano]);
+    let both = Vocabulary::new([&irecist, &lugano]).unwrap();
     let err = derive_in(&irecist, &both, &[(42, "CMR")])
         .unwrap_err()
         .to_string();
@@ -654,4 +654,129 @@ fn the_criteria_example_reads_each_cohort_by_its_criteria() {
             "{id}: {text}"
         );
     }
+}
+
+/// Category names of any characters (issue 39): non-ASCII ones panicked in Tera, quotes
+/// failed the render, and `A[0]` and `A.0` were confused (the abstract printed one count for
+/// both, the numbers sheet pointed both at `/bor/A.0`). Each category's own count is printed
+/// and traced to its own key.
+#[test]
+fn category_names_of_any_characters_are_counted_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let names = [
+        "完全缓解",
+        "CR✓",
+        "Ä",
+        "Rémission",
+        "A'B",
+        "X\"Y",
+        "A[0]",
+        "A.0",
+    ];
+    let mut adsl = String::from("USUBJID,TRTSDT,LSTALVDT\n");
+    let mut adrs = String::from("USUBJID,PARAMCD,ADT,AVALC\n");
+    let mut n = 0;
+    for (i, name) in names.iter().enumerate() {
+        // Category i is the best response of i + 1 subjects.
+        for _ in 0..=i {
+            n += 1;
+            let _ = writeln!(adsl, "S{n:03},{},{}", day(0), day(300));
+            let quoted = format!("\"{}\"", name.replace('"', "\"\""));
+            let _ = writeln!(adrs, "S{n:03},OVR,{},{quoted}", day(56));
+            let _ = writeln!(adrs, "S{n:03},OVR,{},PD", day(112));
+        }
+    }
+    std::fs::write(dir.path().join("adsl.csv"), adsl).unwrap();
+    std::fs::write(dir.path().join("adrs.csv"), adrs).unwrap();
+    let yaml_list = names
+        .iter()
+        .map(|n| format!("'{}'", n.replace('\'', "''")))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let config = format!(
+        "study: {{ id: NAMES }}\ndata: {{ adsl: adsl.csv, adrs: adrs.csv }}\n\
+         analysis:\n  tte_params: {{ PFS: PFS }}\n  followup: PFS\n  response_criteria:\n    \
+         name: Own\n    categories: [{yaml_list}, PD]\n    responders: [{yaml_list}]\n    \
+         progression: [PD]\n    confirmation: none\n\
+         cohorts:\n  - id: all\noutput:\n  formats: [md, html, docx, pptx]\n"
+    );
+    let path = dir.path().join("study.yaml");
+    std::fs::write(&path, config).unwrap();
+    let out = dir.path().join("out");
+    build_quietly(&out, &path).success();
+    let folder = out.join("NAMES/no-cutoff");
+    let results = read_json(&folder.join("results.json"));
+    let bor = &results["cohorts"][0]["response"]["bor"];
+    let text = std::fs::read_to_string(folder.join("all/abstract.txt")).unwrap();
+    let sheet = std::fs::read_to_string(folder.join("all/abstract-numbers.csv")).unwrap();
+    let mut rows = csv::Reader::from_reader(sheet.as_bytes());
+    let rows: Vec<csv::StringRecord> = rows.records().map(|r| r.unwrap()).collect();
+    for (i, name) in names.iter().enumerate() {
+        assert_eq!(bor[name], i + 1, "{name}: {bor}");
+        let said = format!("{} pts achieved {name}", i + 1);
+        let said = said.replace("1 pts", "1 pt");
+        assert!(text.contains(&said), "{said} missing from:\n{text}");
+        let pointer = format!(
+            "/cohorts/0/response/bor/{}",
+            name.replace('~', "~0").replace('/', "~1")
+        );
+        assert!(
+            rows.iter().any(|r| r.iter().any(|f| f == pointer)),
+            "no row points at {pointer}:\n{sheet}"
+        );
+    }
+    // A user template that indexes `bor` by such a name made Tera panic (exit 101): now an
+    // error naming the template, with the way round it.
+    std::fs::create_dir(dir.path().join("t")).unwrap();
+    std::fs::write(
+        dir.path().join("t/abstract.md"),
+        "{% for k in cohort.response.criteria.categories %}{{ cohort.response.bor[k.code] }}{% endfor %}\n",
+    )
+    .unwrap();
+    let config = std::fs::read_to_string(&path).unwrap() + "  templates: t\n";
+    std::fs::write(&path, config).unwrap();
+    for command in ["check", "build"] {
+        let ran = readout_command()
+            .arg(command)
+            .arg(&path)
+            .current_dir(dir.path())
+            .assert()
+            .code(2);
+        let said = ran.stderr();
+        assert!(
+            said.contains("abstract.md")
+                && said.contains("Tera, the template engine, failed")
+                && said.contains("use `categories`")
+                && !said.contains("panicked"),
+            "{said}"
+        );
+    }
+}
+
+/// The criteria sets of a study's cohorts hold at most 256 distinct categories together (one
+/// byte per assessment): more are refused at the key, not dropped.
+#[test]
+fn more_categories_than_a_study_holds_are_refused_at_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("adsl.csv"), "USUBJID,G\nS1,1\n").unwrap();
+    let mut config = String::from("study: { id: MANY }\ndata: { adsl: adsl.csv }\ncohorts:\n");
+    for g in 0..7 {
+        let categories: Vec<String> = (0..39).map(|k| format!("C{g}x{k}")).collect();
+        let _ = writeln!(
+            config,
+            "  - {{ id: g{g}, where: {{ G: '1' }}, analysis: {{ response_criteria: {{ name: S{g}, \
+             categories: [{}], responders: [C{g}x0], progression: [C{g}x38] }} }} }}",
+            categories.join(", ")
+        );
+    }
+    let path = dir.path().join("study.yaml");
+    std::fs::write(&path, config).unwrap();
+    let ran = readout_command().arg("check").arg(&path).assert().code(2);
+    let said = ran.stderr();
+    assert!(
+        said.contains("key `analysis.response_criteria`")
+            && said.contains("hold 280 distinct categories")
+            && said.contains("at most 256"),
+        "{said}"
+    );
 }

@@ -863,3 +863,169 @@ fn private_use_characters_and_noncharacters_are_refused() {
         "{err}"
     );
 }
+
+/// `text` (a CSV) with a column added: `name` in the header, `value` on the first data row,
+/// empty on the others.
+fn with_column(text: &str, name: &str, value: &str) -> String {
+    text.lines()
+        .enumerate()
+        .map(|(i, line)| match i {
+            0 => format!("{line},{name}\n"),
+            1 => format!("{line},{value}\n"),
+            _ => format!("{line},\n"),
+        })
+        .collect()
+}
+
+/// Exposure data that changed numbers without a word (issue 39): a treatment end before the
+/// first dose (exposure −399 days, EAIR changed), durations that are not numbers or negative
+/// (the dates were used instead), negative or absurd doses (a cumulative dose of 1e308
+/// printed "inf"), an ADEX with none of the parameters readout reads (no dose, no reason).
+/// Each is refused naming file, line, column and subject.
+#[test]
+fn exposure_dates_and_values_are_checked() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let end = |text: String| text.replacen("2021-09-20", "2020-01-01", 1);
+    let config = study_with(tmp.path(), Some(("adsl.csv", &end)), PLAIN_STUDY);
+    let err = refused(&config);
+    assert!(
+        err.contains("adsl.csv")
+            && err.contains("line 3, column `TRTEDT`")
+            && err.contains("subject `S-02`: treatment end on 2020-01-01 is before the first dose (TRTSDT 2021-01-18)"),
+        "{err}"
+    );
+    for (column, value, said) in [
+        ("TRTDURD", "abc", "`abc` is not a number"),
+        ("TRTDURD", "NaN", "`NaN` is not a number"),
+        ("TRTDURD", "inf", "`inf` is not a number"),
+        ("TRTDURD", "-5", "-5 is not a treatment duration in days"),
+        (
+            "TRTDUR",
+            "1e9",
+            "1000000000 is not a treatment duration in days",
+        ),
+        (
+            "CUMDOSE",
+            "1e308",
+            "1e308 is not a dose; expected 0 to 1e15",
+        ),
+        ("AVGDD", "-3", "-3 is not a dose"),
+        ("RDI", "Infinity", "`Infinity` is not a number"),
+    ] {
+        let edit = |text: String| with_column(&text, column, value);
+        let config = study_with(tmp.path(), Some(("adsl.csv", &edit)), PLAIN_STUDY);
+        let err = refused(&config);
+        assert!(
+            err.contains("adsl.csv")
+                && err.contains(&format!("line 2, column `{column}`"))
+                && err.contains(said),
+            "{column} {value}: {err}"
+        );
+    }
+    let with_adex =
+        PLAIN_STUDY.replace("  adae: adae.csv\n", "  adae: adae.csv\n  adex: adex.csv\n");
+    for (adex, said) in [
+        (
+            "USUBJID,PARAMCD,AVAL\nS-01,DOSE1,100\nS-02,DOSE2,80\n",
+            "none of its parameters is a dose summary readout reads",
+        ),
+        (
+            "USUBJID,PARAMCD,AVAL\nS-01,TDOSE,-100\n",
+            "subject `S-01`: TDOSE -100 is not a dose",
+        ),
+        (
+            "USUBJID,PARAMCD,AVAL\nS-01,TDOSE,2e300\n",
+            "subject `S-01`: TDOSE 2e300 is not a dose",
+        ),
+    ] {
+        std::fs::write(tmp.path().join("adex.csv"), adex).expect("adex");
+        let config = study_with(tmp.path(), None, &with_adex);
+        let err = refused(&config);
+        assert!(
+            err.contains("adex.csv") && err.contains(said),
+            "{adex}: {err}"
+        );
+    }
+    // In range, the dose summary prints plain numbers.
+    let edit = |text: String| with_column(&text, "CUMDOSE", "999999999999999");
+    let config = study_with(tmp.path(), Some(("adsl.csv", &edit)), PLAIN_STUDY);
+    let out = tmp.path().join("out");
+    let build = build_config(&config, &out, &[], &[]);
+    assert_eq!(build.code, Some(0), "{}", build.stderr);
+    let report = files_under(&out)
+        .into_iter()
+        .find(|p| p.ends_with("report.html"))
+        .expect("report");
+    let report = std::fs::read_to_string(report).expect("report");
+    assert!(
+        report.contains("999999999999999.0 (999999999999999.0–999999999999999.0)"),
+        "the cumulative dose as given, its own digits"
+    );
+}
+
+/// Numbers in a config that failed later or were misnamed (issue 39): a landmark of 1e308
+/// failed the cohort without naming the key; a window of 2^64 − 1 days was "not a whole
+/// number"; one of 10^15 days would overflow date arithmetic.
+#[test]
+fn out_of_range_config_numbers_name_their_key() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    for (analysis, said) in [
+        (
+            "landmarks: [6, 1e308]",
+            "key `analysis.landmarks`: 1e308 is not a time; expected numbers from 0 to 365250",
+        ),
+        (
+            "{ time_unit: years, landmarks: [2000] }",
+            "key `analysis.landmarks`: 2000 is not a time; expected numbers from 0 to 1000",
+        ),
+        (
+            "confirmation_days: 18446744073709551615",
+            "key `analysis.confirmation_days`: 18446744073709551615 is out of range; expected a whole number",
+        ),
+        (
+            "sd_min_days: 1000000000000000",
+            "key `analysis.sd_min_days`: 1000000000000000 days; expected 0 to 36525",
+        ),
+        (
+            "iupd_confirmation_days: [28, 99999999]",
+            "key `analysis.iupd_confirmation_days`",
+        ),
+    ] {
+        let analysis = if analysis.starts_with('{') {
+            format!("analysis: {analysis}\n")
+        } else {
+            format!("analysis: {{ {analysis} }}\n")
+        };
+        let config = study_with(tmp.path(), None, &format!("{PLAIN_STUDY}{analysis}"));
+        let err = refused(&config);
+        assert!(err.contains(said), "{analysis}: {err}");
+    }
+}
+
+/// **Decision** (issue 39): the derived CSV is data for SAS and R, so a value that starts
+/// with `=`, `+`, `-` or `@` is written as the input has it (a changed USUBJID would no longer
+/// join with ADSL); the numbers sheet, made for people, neutralises its text cells instead
+/// (docs/BAD-INPUT.md).
+#[test]
+fn derived_data_keep_values_that_look_like_formulas() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let edit = |text: String| text.replace("S-01,", "=HYPERLINK(\"x\"),");
+    let config = study_with(tmp.path(), None, PLAIN_STUDY);
+    for file in ["adsl.csv", "adrs.csv", "adae.csv"] {
+        let path = tmp.path().join(file);
+        let text = std::fs::read_to_string(&path).expect("data");
+        let text = edit(text).replace("=HYPERLINK(\"x\")", "\"=HYPERLINK(\"\"x\"\")\"");
+        std::fs::write(&path, text).expect("data");
+    }
+    let out = tmp.path().join("out");
+    let build = build_config(&config, &out, &[], &[]);
+    assert_eq!(build.code, Some(0), "{}", build.stderr);
+    let derived =
+        std::fs::read_to_string(out.join("PLAIN/no-cutoff/derived/all.csv")).expect("derived");
+    assert!(
+        derived
+            .lines()
+            .any(|l| l.starts_with("\"=HYPERLINK(\"\"x\"\")\",")),
+        "{derived}"
+    );
+}

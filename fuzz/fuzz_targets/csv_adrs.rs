@@ -11,7 +11,13 @@ fuzz_target!(|data: &[u8]| {
     // Every subject named in the file is "in ADSL", so the reader gets past that check.
     let known = known_subjects(&table);
     let known: readout::load::KnownSubjects<'_> = known.iter().map(String::as_str).collect();
-    let _ = readout::load::read_adrs(&table, &known, &readout::config::DEFAULT_ADRS_PARAMCDS);
+    let vocabulary = readout::criteria::Vocabulary::default();
+    let _ = readout::load::read_adrs(
+        &table,
+        &known,
+        &readout::config::DEFAULT_ADRS_PARAMCDS,
+        &vocabulary,
+    );
 });
 
 fn known_subjects(table: &CsvTable) -> Vec<String> {

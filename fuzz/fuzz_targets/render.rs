@@ -53,6 +53,9 @@ fn cohort() -> CohortResults {
         grade4plus: 0,
         serious: 0,
         fatal: 0,
+        discontinued: None,
+        reduced: None,
+        interrupted: None,
     };
     CohortResults {
         id: "fuzz".into(),
@@ -89,6 +92,8 @@ fn cohort() -> CohortResults {
         arms: Vec::new(),
         comparisons: Vec::new(),
         factor_labels: Default::default(),
+        disposition: None,
+        exposure: None,
     }
 }
 
@@ -194,6 +199,8 @@ fuzz_target!(|data: &[u8]| {
         body: render::markdown_to_html("[b](javascript:alert(7))", false),
         report: readout::documents::report::cohort_report(&f.study, &f.cohort, &analysis, "", false),
         arms_compared: render::arms_compared(&f.cohort),
+        categories: render::category_counts(&f.cohort),
+        sentences: Default::default(),
     };
     for name in ["abstract.html", "report.html"] {
         if let Some(html) = same_under_both_secrets(|| renderer.render(name, &ctx).ok()) {

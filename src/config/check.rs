@@ -129,7 +129,25 @@ pub(super) fn validate(path: &Path, config: &StudyConfig) -> Result<()> {
         }
     }
     check_analysis(path, "analysis", &config.analysis)?;
-    Ok(())
+    check_vocabulary(path, config)
+}
+
+/// The criteria sets of all cohorts together fit one study's vocabulary of ADRS values.
+fn check_vocabulary(path: &Path, config: &StudyConfig) -> Result<()> {
+    let sets: Vec<crate::criteria::Criteria> = config
+        .cohorts
+        .iter()
+        .filter_map(|c| {
+            c.analysis
+                .response_criteria
+                .as_ref()
+                .or(config.analysis.response_criteria.as_ref())
+        })
+        .filter_map(|c| c.resolve().ok())
+        .collect();
+    crate::criteria::Vocabulary::new(&sets)
+        .map(|_| ())
+        .map_err(|problem| config_error(path, "key `analysis.response_criteria`: ", problem))
 }
 
 /// What makes `id` unusable as a study id (a folder name), if anything: also checked on the
@@ -245,9 +263,12 @@ fn check_arms(path: &Path, i: usize, cohort: &CohortConfig) -> Result<()> {
     Ok(())
 }
 
+/// The longest window in days a config may set (confirmation, SD, missed visits, iUPD).
+const MAX_WINDOW_DAYS: i64 = 36_525;
+
 fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
     if let Some([min, max]) = a.iupd_confirmation_days {
-        if min < 0 || max < min {
+        if min < 0 || max < min || max > MAX_WINDOW_DAYS {
             return Err(config_error(
                 path,
                 &format!("key `{key}.iupd_confirmation_days`: "),
@@ -287,11 +308,11 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
         ("missed_visit_days", a.missed_visit_days),
     ] {
         if let Some(v) = value {
-            if v < 0 {
+            if !(0..=MAX_WINDOW_DAYS).contains(&v) {
                 return Err(config_error(
                     path,
                     &format!("key `{key}.{name}`: "),
-                    format!("{v} days; expected zero or more"),
+                    format!("{v} days; expected 0 to {MAX_WINDOW_DAYS} (100 years)"),
                 ));
             }
         }
@@ -320,11 +341,21 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
         ));
     }
     if let Some(landmarks) = &a.landmarks {
-        if let Some(bad) = landmarks.iter().find(|t| !t.is_finite() || **t < 0.0) {
+        // At most 1,000 years (the longest time readout reads), in this block's unit, or in
+        // days (the loosest bound) when the unit is set elsewhere.
+        let most = crate::load::MAX_TIME_DAYS / a.time_unit.map_or(1.0, |u| u.days());
+        if let Some(bad) = landmarks
+            .iter()
+            .find(|t| !t.is_finite() || **t < 0.0 || **t > most)
+        {
             return Err(config_error(
                 path,
                 &format!("key `{key}.landmarks`: "),
-                format!("{bad} is not a time; expected non-negative numbers in the time unit"),
+                format!(
+                    "{} is not a time; expected numbers from 0 to {most} in the time unit \
+                     (1,000 years)",
+                    crate::format::short_number(*bad)
+                ),
             ));
         }
     }

@@ -182,6 +182,25 @@ fn plain_yaml_message(message: &str) -> String {
         return "the YAML is nested too deeply (recursion limit exceeded); expected a study config"
             .to_string();
     }
+    // A whole number too large for the key's type: serde says "invalid type", which reads as
+    // if it were not a whole number.
+    for (rust, range) in [
+        (
+            "expected i64",
+            "−9223372036854775808 to 9223372036854775807",
+        ),
+        ("expected u64", "0 to 18446744073709551615"),
+        ("expected usize", "0 to 18446744073709551615"),
+        ("expected u32", "0 to 4294967295"),
+    ] {
+        let big = message
+            .strip_prefix("invalid type: integer `")
+            .or_else(|| message.strip_prefix("invalid value: integer `"))
+            .and_then(|m| m.strip_suffix(&format!("`, {rust}")));
+        if let Some(n) = big {
+            return format!("{n} is out of range; expected a whole number from {range}");
+        }
+    }
     let mut out = message.to_string();
     for (rust, words) in [
         ("expected i64", "expected a whole number"),

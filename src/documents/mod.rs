@@ -108,6 +108,7 @@ pub fn render_documents(
         trae_grade3_terms: render::top_terms(results, usize::MAX, "trae_grade3plus", |t| {
             t.trae_grade3plus
         }),
+        categories: render::category_counts(results),
         body: String::new(),
         report,
         arms_compared: render::arms_compared(results),

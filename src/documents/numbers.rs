@@ -122,10 +122,10 @@ pub fn csv(rows: &[Row], prefix: &str) -> Result<Vec<u8>> {
     for row in rows {
         let e = &row.entry;
         out.write_record([
-            row.section.as_str(),
+            &*spreadsheet_safe(&row.section),
             &row.sentence.to_string(),
-            &row.text,
-            &value_text(&e.value),
+            &*spreadsheet_safe(&row.text),
+            &*spreadsheet_safe(&value_text(&e.value)),
             &format!("{prefix}{}", e.pointer),
             &e.denominator
                 .as_ref()
@@ -137,6 +137,18 @@ pub fn csv(rows: &[Row], prefix: &str) -> Result<Vec<u8>> {
     }
     out.into_inner()
         .map_err(|e| failed(csv::Error::from(e.into_error())))
+}
+
+/// A cell a spreadsheet would run as a formula (text starting with `=`, `+`, `-`, `@`, a tab
+/// or a carriage return, unless it is a plain number) with a `'` before it: the sheet is for
+/// people, who open it in a spreadsheet.
+fn spreadsheet_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    let risky = text.starts_with(['=', '+', '-', '@', '\t', '\r']) && text.parse::<f64>().is_err();
+    if risky {
+        std::borrow::Cow::Owned(format!("'{text}"))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
 }
 
 /// A value as the sheet writes it: a number as results.json has it, a string as it is,
@@ -276,6 +288,11 @@ mod tests {
         assert_eq!(rows[0].sentence, 2);
         assert_eq!(rows[0].text, "34.2%");
         let sheet = String::from_utf8(csv(&rows, "/cohorts/1").unwrap()).unwrap();
+        assert_eq!(spreadsheet_safe("=HYPERLINK(1)"), "'=HYPERLINK(1)");
+        assert_eq!(spreadsheet_safe("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(spreadsheet_safe("-0.216"), "-0.216");
+        assert_eq!(spreadsheet_safe("+cmd"), "'+cmd");
+        assert_eq!(spreadsheet_safe("\u{2212}21.6%"), "\u{2212}21.6%");
         assert_eq!(
             sheet,
             "section,sentence,text,value,source,denominator,format\n\

@@ -31,6 +31,31 @@ pub fn read_adex(
         .iter()
         .map(|(_, codes)| codes.iter().copied().find(|c| present.contains(*c)))
         .collect();
+    if chosen.iter().all(Option::is_none) {
+        let mut has: Vec<&str> = present.iter().map(String::as_str).collect();
+        has.sort_unstable();
+        let listed = has.iter().take(10).copied().collect::<Vec<_>>().join(", ");
+        let more = has.len().saturating_sub(10);
+        let wanted: Vec<&str> = ADEX_PARAMS
+            .iter()
+            .flat_map(|(_, c)| c.iter().copied())
+            .collect();
+        return Err(Error::Data {
+            file: table.path.clone(),
+            location: "column `PARAMCD`: ".to_string(),
+            message: format!(
+                "none of its parameters is a dose summary readout reads ({}); it has {listed}{}. \
+                 Per-administration records are not summed: give one summary row per subject \
+                 and parameter",
+                wanted.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            ),
+        });
+    }
     let mut out: FxHashMap<String, [Option<f64>; 3]> = FxHashMap::default();
     let mut hint = 0usize;
     for r in 0..table.len() {
@@ -44,6 +69,16 @@ pub fn read_adex(
         let Some(value) = row.number(Some(c_aval))? else {
             continue;
         };
+        if !(0.0..=MAX_DOSE).contains(&value) {
+            return Err(row.error(
+                c_aval,
+                format!(
+                    "subject `{usubjid}`: {param} {} is not a dose; expected 0 to {}",
+                    crate::format::short_number(value),
+                    crate::format::short_number(MAX_DOSE)
+                ),
+            ));
+        }
         let slot = &mut out.entry(usubjid.to_string()).or_default()[k];
         if slot.is_some() {
             return Err(row.error(

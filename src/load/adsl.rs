@@ -177,6 +177,14 @@ pub(super) fn convert_adsl(
         dth: table.column("DTHDT"),
         alive: table.column("LSTALVDT"),
         saf: table.column("SAFFL"),
+        durations: ["TRTDURD", "TRTDUR"]
+            .iter()
+            .filter_map(|c| table.column(c))
+            .collect(),
+        doses: ["CUMDOSE", "AVGDD", "RDI"]
+            .iter()
+            .filter_map(|c| table.column(c))
+            .collect(),
         eff: match efficacy_flag {
             Some(name) => Some(table.column(name).ok_or_else(|| Error::Data {
                 file: table.path.clone(),
@@ -210,6 +218,10 @@ pub(super) struct AdslColumns {
     pub(super) alive: Option<usize>,
     pub(super) saf: Option<usize>,
     pub(super) eff: Option<usize>,
+    /// Treatment durations in days (`TRTDURD`, `TRTDUR`), checked when read.
+    pub(super) durations: Vec<usize>,
+    /// Doses (`CUMDOSE`, `AVGDD`, `RDI`), checked when read.
+    pub(super) doses: Vec<usize>,
     /// The columns kept in [`Subject::columns`].
     pub(super) kept: Vec<usize>,
 }
@@ -250,13 +262,45 @@ impl AdslColumns {
                 ));
             }
         }
+        let trt_end = row.date(self.trte)?;
+        if let (Some(end), Some(first_dose), Some(c_end)) = (trt_end, trt_start, self.trte) {
+            if end < first_dose {
+                return Err(row.error(
+                    c_end,
+                    format!("subject `{usubjid}`: treatment end on {end} is before the first dose (TRTSDT {first_dose}); expected TRTEDT on or after TRTSDT"),
+                ));
+            }
+        }
+        for (columns, most, what) in [
+            (
+                &self.durations,
+                MAX_TIME_DAYS,
+                "a treatment duration in days",
+            ),
+            (&self.doses, MAX_DOSE, "a dose"),
+        ] {
+            for &c in columns {
+                if let Some(v) = row.number(Some(c))? {
+                    if !(0.0..=most).contains(&v) {
+                        return Err(row.error(
+                            c,
+                            format!(
+                                "subject `{usubjid}`: {} is not {what}; expected 0 to {}",
+                                crate::format::short_number(v),
+                                crate::format::short_number(most)
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
         Ok(Subject {
             usubjid: usubjid.into(),
             site: row
                 .opt_text(self.site)?
                 .map(|v| entries.get_or(usize::MAX, v, Subject::site_entry)),
             trt_start,
-            trt_end: row.date(self.trte)?,
+            trt_end,
             enrolled: row.date(self.enrl)?.or(trt_start),
             death,
             last_alive: row.date(self.alive)?,

@@ -79,6 +79,11 @@ pub const MAX_RECORD_BYTES: usize = 1 << 20;
 /// broken export, and would overflow the Kaplan–Meier and figure arithmetic downstream.
 pub const MAX_TIME_DAYS: f64 = 365_250.0;
 
+/// Largest dose value accepted (ADSL `CUMDOSE`, `AVGDD`, `RDI`; ADEX `AVAL`), in whatever unit
+/// it is given: above it a value is a broken export, and sums over a million subjects would
+/// pass a double's range and print as "inf".
+pub const MAX_DOSE: f64 = 1e15;
+
 /// Every input table of a study, typed.
 #[derive(Debug, Clone, Default)]
 pub struct StudyData {
@@ -298,7 +303,14 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
         .iter()
         .map(|c| cfg.analysis_for(c).criteria)
         .collect();
-    let vocabulary = crate::criteria::Vocabulary::new(criteria.iter().map(|c| &**c));
+    let vocabulary =
+        crate::criteria::Vocabulary::new(criteria.iter().map(|c| &**c)).map_err(|message| {
+            Error::Config {
+                file: cfg.path.clone(),
+                location: "key `analysis.response_criteria`: ".to_string(),
+                message,
+            }
+        })?;
     let ((assessments, tte), (adverse_events, lesions)) =
         crate::profile::timing::stage("  typed others", || {
             rayon::join(

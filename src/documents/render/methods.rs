@@ -152,6 +152,45 @@ pub struct TermCount {
     pub count: &'static str,
 }
 
+/// A category of the cohort's response criteria with its subject count, for sentences: the
+/// templates read counts from here, never as `bor[code]` (a category's name may hold any
+/// character, and Tera's index lookup reads a key as a path).
+#[derive(Debug, Clone, Serialize)]
+pub struct CategoryCount {
+    /// The ADRS spelling, the key in `response.bor`.
+    pub code: String,
+    /// In words.
+    pub name: String,
+    /// Counted in ORR.
+    pub responder: bool,
+    /// Counted in DCR.
+    pub control: bool,
+    /// Subjects with this best overall response (`response.bor[code]`).
+    pub n: usize,
+}
+
+/// The reported categories of the cohort's criteria, best first, with their counts (none for
+/// RECIST 1.1 or a cohort without response).
+pub fn category_counts(cohort: &CohortResults) -> Vec<CategoryCount> {
+    let Some(response) = &cohort.response else {
+        return Vec::new();
+    };
+    let Some(criteria) = &response.criteria else {
+        return Vec::new();
+    };
+    criteria
+        .categories
+        .iter()
+        .map(|k| CategoryCount {
+            code: k.code.clone(),
+            name: k.name.clone(),
+            responder: k.responder,
+            control: k.control,
+            n: response.bor.get(&k.code).copied().unwrap_or(0),
+        })
+        .collect()
+}
+
 /// The `limit` most frequent terms by `count`, ties by name, leaving out zero counts; all
 /// terms tied with the last one kept are kept too, so a sentence never picks arbitrarily.
 pub fn top_terms(

@@ -26,7 +26,10 @@ pub mod sandbox;
 pub use convert::*;
 pub use filters::{register_filters, TRACED};
 use filters::{register_filters_with, FilterSettings};
-pub use methods::{arms_compared, methods_statistics, top_terms, ArmPair, TermCount};
+pub use methods::{
+    arms_compared, category_counts, methods_statistics, top_terms, ArmPair, CategoryCount,
+    TermCount,
+};
 
 use crate::config::{Analysis, Study};
 
@@ -98,6 +101,9 @@ pub struct DocumentContext<'a> {
     /// Every grade ≥3 treatment-related term, most frequent first (the abstract lists them
     /// when there are at most `analysis.ae_terms_listed`).
     pub trae_grade3_terms: Vec<TermCount>,
+    /// The categories of the cohort's response criteria (other than RECIST 1.1) with their
+    /// counts, best first.
+    pub categories: Vec<CategoryCount>,
     /// The rendered Markdown body, for HTML wrappers.
     pub body: String,
     /// The report as data: its sections and tables, as report.html and report.docx print them.
@@ -465,6 +471,19 @@ fn trace_sources(context: &Context, ctx: &DocumentContext<'_>) -> crate::documen
                     sources.add_one(name, format!("{at}/term"));
                 }
                 sources.add_one(json, at);
+            }
+        }
+    }
+    if let Some(Value::Array(items)) = context.get("categories") {
+        for (json, category) in items.iter().zip(&ctx.categories) {
+            if let Some(n) = json.get("n") {
+                sources.add_one(
+                    n,
+                    format!(
+                        "/response/bor/{}",
+                        crate::documents::trace::escape_token(&category.code)
+                    ),
+                );
             }
         }
     }

@@ -93,6 +93,83 @@ fn table_font(columns: usize) -> (u32, u64) {
     }
 }
 
+/// The most slides a deck may have: a congress deck has tens; a `slides.txt` that repeats
+/// slides in a loop, or a table of thousands of rows, is refused rather than written.
+pub const MAX_SLIDES: usize = 1000;
+
+/// The most bytes a deck's slides and pictures may take, before compression.
+pub const MAX_DECK_BYTES: usize = 256 << 20;
+
+/// The deck's slides and pictures as they are made, within [`MAX_SLIDES`] and
+/// [`MAX_DECK_BYTES`]; each figure rasterised once, however many slides show it.
+struct Deck {
+    parts: Vec<package::SlidePart>,
+    media: Vec<(String, std::sync::Arc<[u8]>)>,
+    bytes: usize,
+}
+
+impl Deck {
+    fn push(&mut self, part: package::SlidePart) -> Result<()> {
+        self.bytes += part.xml.len();
+        self.parts.push(part);
+        if self.parts.len() > MAX_SLIDES {
+            return Err(too_large(format!(
+                "the deck would have more than {MAX_SLIDES} slides; a congress deck is \
+                 expected to have fewer (a slide repeated in a loop, or a table of thousands \
+                 of rows?)"
+            )));
+        }
+        self.check_bytes()
+    }
+
+    fn check_bytes(&self) -> Result<()> {
+        if self.bytes > MAX_DECK_BYTES {
+            return Err(too_large(format!(
+                "the deck's slides and pictures would take more than {} MiB",
+                MAX_DECK_BYTES >> 20
+            )));
+        }
+        Ok(())
+    }
+
+    /// The media name of a figure's picture, rasterised the first time it is shown.
+    fn picture(&mut self, fig: &crate::figures::Figure, cohort: &str) -> Result<String> {
+        let name = format!("readout-{}.png", fig.name);
+        if self.media.iter().any(|(n, _)| *n == name) {
+            return Ok(name);
+        }
+        let png: std::sync::Arc<[u8]> = match &fig.png {
+            Some(png) => png.clone(),
+            None => crate::plots::figure_png(&fig.svg)
+                .map_err(|source| Error::Figure {
+                    cohort: Some(cohort.to_string()),
+                    figure: format!("{} for slides.pptx", fig.name),
+                    source,
+                })?
+                .into(),
+        };
+        self.bytes += png.len();
+        self.media.push((name.clone(), png));
+        self.check_bytes()?;
+        Ok(name)
+    }
+
+    fn png(&self, name: &str) -> &[u8] {
+        self.media
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(&[][..], |(_, png)| png)
+    }
+}
+
+/// A deck over the limits, as an error of the `slides.txt` template that asked for it.
+fn too_large(message: String) -> Error {
+    Error::Template {
+        template: "slides.txt".to_string(),
+        message,
+    }
+}
+
 /// The deck of one cohort: `text` is the rendered `slides.txt`.
 pub fn deck(
     ctx: &DocumentContext<'_>,
@@ -101,14 +178,18 @@ pub fn deck(
     cohort: &str,
 ) -> Result<Vec<u8>> {
     let frame = Frame::of(template.size);
-    let mut parts = Vec::new();
+    let mut deck = Deck {
+        parts: Vec::new(),
+        media: Vec::new(),
+        bytes: 0,
+    };
     for slide in parse_slides(text) {
         if slide.key == "title" {
-            parts.push(package::SlidePart {
+            deck.push(package::SlidePart {
                 xml: title_slide(&slide, template.title_placeholder),
                 layout: template.title_layout.clone(),
                 pictures: Vec::new(),
-            });
+            })?;
             continue;
         }
         let layout = template.content_layout.clone();
@@ -149,11 +230,11 @@ pub fn deck(
                     frame.width,
                 );
                 shapes.push_str(&table_frame(4, &table.head, body, at));
-                parts.push(package::SlidePart {
+                deck.push(package::SlidePart {
                     xml: slide_xml(&shapes),
                     layout: layout.clone(),
                     pictures: Vec::new(),
-                });
+                })?;
             }
             continue;
         }
@@ -165,21 +246,13 @@ pub fn deck(
         let mut pictures = Vec::new();
         match figure {
             Some(fig) => {
-                let png = match &fig.png {
-                    Some(png) => png.to_vec(),
-                    None => crate::plots::figure_png(&fig.svg).map_err(|source| Error::Figure {
-                        cohort: Some(cohort.to_string()),
-                        figure: format!("{} for slides.pptx", fig.name),
-                        source,
-                    })?,
-                };
-                let (w, h) = super::docx::png_size(&png).unwrap_or((4, 3));
+                // One media file per figure, however many slides show it.
+                let name = deck.picture(fig, cohort)?;
+                let (w, h) = super::docx::png_size(deck.png(&name)).unwrap_or((4, 3));
                 // The picture on the left 62% of the width, fitted; the words beside it.
                 let box_w = frame.width * 62 / 100;
                 let scale = (box_w as f64 / w as f64).min(frame.height as f64 / h as f64);
                 let (cx, cy) = ((w as f64 * scale) as u64, (h as f64 * scale) as u64);
-                // One media file per figure, however many slides show it.
-                let name = format!("readout-{}.png", fig.name);
                 let _ = write!(
                     shapes,
                     r#"<p:pic><p:nvPicPr><p:cNvPr id="3" name="{}" descr="{}"/><p:cNvPicPr><a:picLocks noChangeAspect="1"/></p:cNvPicPr><p:nvPr/></p:nvPicPr><p:blipFill><a:blip r:embed="rId2"/><a:stretch><a:fillRect/></a:stretch></p:blipFill><p:spPr><a:xfrm><a:off x="{}" y="{}"/><a:ext cx="{cx}" cy="{cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></p:spPr></p:pic>"#,
@@ -188,7 +261,7 @@ pub fn deck(
                     frame.left,
                     frame.top
                 );
-                pictures.push((name, png));
+                pictures.push(name);
                 if !slide.lines.is_empty() {
                     let gap = frame.width / 40;
                     let x = frame.left + box_w + gap;
@@ -202,15 +275,17 @@ pub fn deck(
             }
             None => shapes.push_str(&body_placeholder(&slide.lines)),
         }
-        parts.push(package::SlidePart {
+        deck.push(package::SlidePart {
             xml: slide_xml(&shapes),
             layout,
             pictures,
-        });
+        })?;
     }
-    package::package(&parts, template, &ctx.text.title).map_err(|e| Error::Analysis {
-        cohort: cohort.to_string(),
-        message: format!("cannot write slides.pptx: {e}"),
+    package::package(&deck.parts, &deck.media, template, &ctx.text.title).map_err(|e| {
+        Error::Analysis {
+            cohort: cohort.to_string(),
+            message: format!("cannot write slides.pptx: {e}"),
+        }
     })
 }
 

@@ -16,8 +16,8 @@ const CT: &str = "application/vnd.openxmlformats-officedocument";
 pub struct SlidePart {
     pub xml: String,
     pub layout: String,
-    /// Each picture's file name under `ppt/media/` and bytes; `rId{k+2}` in the slide.
-    pub pictures: Vec<(String, Vec<u8>)>,
+    /// Each picture's file name under `ppt/media/`; `rId{k+2}` in the slide.
+    pub pictures: Vec<String>,
 }
 
 /// `../slideLayouts/x.xml` from `ppt/slides/`.
@@ -28,6 +28,7 @@ fn from_slides(path: &str) -> String {
 /// The deck as a `.pptx`'s bytes.
 pub fn package(
     slides: &[SlidePart],
+    media: &[(String, std::sync::Arc<[u8]>)],
     template: &SlideTemplate,
     title: &str,
 ) -> zip::result::ZipResult<Vec<u8>> {
@@ -151,7 +152,6 @@ pub fn package(
     for (path, bytes) in &template.parts {
         parts.push((path.clone(), bytes.clone()));
     }
-    let mut media = Vec::new();
     for (n, slide) in slides.iter().enumerate() {
         let n = n + 1;
         parts.push((
@@ -162,17 +162,13 @@ pub fn package(
             r#"{DECLARATION}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="{REL}/slideLayout" Target="{}"/>"#,
             escape(&from_slides(&slide.layout))
         );
-        for (i, (name, png)) in slide.pictures.iter().enumerate() {
+        for (i, name) in slide.pictures.iter().enumerate() {
             let _ = write!(
                 rels,
                 r#"<Relationship Id="rId{}" Type="{REL}/image" Target="../media/{}"/>"#,
                 i + 2,
                 escape(name)
             );
-            let path = format!("ppt/media/{name}");
-            if !media.iter().any(|(p, _)| *p == path) {
-                media.push((path, png));
-            }
         }
         rels.push_str("</Relationships>");
         parts.push((format!("ppt/slides/_rels/slide{n}.xml.rels"), text(rels)));
@@ -189,7 +185,10 @@ pub fn package(
         out.write_all(bytes)?;
     }
     for (name, png) in media {
-        out.start_file(name, options(zip::CompressionMethod::Stored))?;
+        out.start_file(
+            format!("ppt/media/{name}"),
+            options(zip::CompressionMethod::Stored),
+        )?;
         out.write_all(png)?;
     }
     Ok(out.finish()?.into_inner())

@@ -297,6 +297,44 @@ impl std::io::Write for Capped {
     }
 }
 
+thread_local! {
+    /// Set while Tera renders on this thread: a panic there is reported as a template error,
+    /// not printed by the panic hook.
+    static RENDERING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` (a Tera render); a panic inside Tera becomes an error in words. Tera panics on
+/// some index lookups (`bor[k]` with a key of non-ASCII characters slices the key's text
+/// inside a character), so a user template must not be able to end the process.
+fn without_panics<T>(f: impl FnOnce() -> T) -> std::result::Result<T, String> {
+    static QUIET_HOOK: std::sync::Once = std::sync::Once::new();
+    QUIET_HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !RENDERING.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    RENDERING.with(|r| r.set(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    RENDERING.with(|r| r.set(false));
+    result.map_err(|payload| {
+        let why = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("no reason given");
+        format!(
+            "Tera, the template engine, failed on it ({}). A likely cause: an index such as \
+             `bor[k.code]` whose key holds characters other than ASCII letters and digits, \
+             which Tera reads as a path; for response categories use `categories` (each \
+             category with its count `n`), docs/OUTPUTS.md",
+            crate::model::text::escape_controls(why, false)
+        )
+    })
+}
+
 /// Renders template `name` of a [`secure`]d instance within the limits; the document may be
 /// `given` bytes longer than [`MAX_DOCUMENT_BYTES`] (what the context hands the template to
 /// print whole: figures, a rendered body).
@@ -325,7 +363,10 @@ pub fn render(
         bytes: Vec::new(),
         limit: MAX_DOCUMENT_BYTES.saturating_add(given),
     };
-    let result = tera.render_to(name, context, &mut out);
+    let result = match without_panics(|| tera.render_to(name, context, &mut out)) {
+        Ok(result) => result,
+        Err(failed) => return Err(RenderFailure::Limit(failed)),
+    };
     let limit = BUDGET.with(|b| b.borrow_mut().as_mut().and_then(|b| b.exceeded.take()));
     match (result, limit) {
         (Err(_), Some(limit)) => Err(RenderFailure::Limit(limit)),
