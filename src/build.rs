@@ -161,7 +161,9 @@ pub fn build_cutoff(
     sink: &FolderSink,
 ) -> Result<CutoffBuild> {
     let cfg = &study.config;
-    let cut = timing::stage("cut", || apply_cutoff(&study.data, plan.cutoff))?;
+    let cut = timing::stage("cut", || {
+        apply_cutoff(&study.data, plan.cutoff, &study.cut_rules)
+    })?;
     let cohorts: Vec<&CohortConfig> = plan
         .cohorts
         .iter()

@@ -460,6 +460,14 @@ impl Vocabulary {
         self.codes.get(code.0 as usize).map_or("?", String::as_str)
     }
 
+    /// Every accepted value with its code, in code order.
+    pub fn codes(&self) -> impl Iterator<Item = (Code, &str)> {
+        self.codes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, k)| Some((Code(u8::try_from(i).ok()?), k.as_str())))
+    }
+
     /// Every accepted value, for errors.
     pub fn listing(&self) -> String {
         self.codes.join(", ")

@@ -1,41 +1,93 @@
-//! The data cut-off: the tables as they were known on the cut-off date.
+//! The data cut-off: the tables as they were known on the cut-off date (docs/CONFIG.md, "Data
+//! cut-off").
 //!
 //! Subjects enrolled (or, without an enrolment date, treated) after the cut-off are excluded;
 //! assessments, lesion measurements and adverse events dated after it are dropped; a death
-//! after it is not an event and the subject is known alive up to the cut-off; ADTTE records
-//! whose `ADT` is after it are censored at the cut-off with `AVAL` recomputed from `STARTDT`.
+//! after it is not an event and the subject is known alive up to the cut-off; treatment that
+//! ends after it is ongoing. ADTTE records whose `ADT` is after it are censored, with `AVAL`
+//! recomputed from `STARTDT`: endpoints judged at tumour assessments (PFS, DoR, ...) at the
+//! subject's last adequate assessment on or before the cut-off, as the snapshot taken at the
+//! cut-off would have them; endpoints recorded continuously (OS) at the cut-off, or at the last
+//! date known alive when it is before.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
+
+use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
 use crate::load::StudyData;
-use crate::model::{Date, TteRecord};
+use crate::model::{Assessment, Date, TteRecord};
+
+/// What the cut needs to know of the config: which ADTTE parameters are judged at tumour
+/// assessments, and which ADRS values are adequate assessments (they document the absence of
+/// progression).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CutRules {
+    /// PARAMCD → the config key of the endpoint that reads it (`analysis.tte_params.PFS`),
+    /// for the parameters censored at the last adequate assessment.
+    pub at_assessment: BTreeMap<String, String>,
+    /// By ADRS value ([`crate::criteria::Code`]): an adequate assessment.
+    pub adequate: Vec<bool>,
+}
 
 /// Returns the study data as of `cutoff` (borrowed unchanged when `None`).
-pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, StudyData>> {
+pub fn apply_cutoff<'a>(
+    data: &'a StudyData,
+    cutoff: Option<Date>,
+    rules: &CutRules,
+) -> Result<Cow<'a, StudyData>> {
     let Some(cutoff) = cutoff else {
         return Ok(Cow::Borrowed(data));
     };
+    // Every table named: a table added to `StudyData` must be cut here, or said to need none.
+    let StudyData {
+        subjects,
+        efficacy_flag,
+        safety_flag,
+        adsl_headers,
+        disposition_columns,
+        assessments,
+        given_bor,
+        vocabulary,
+        tte,
+        has_adrs,
+        has_adtte,
+        adtte_file,
+        has_adtr,
+        adverse_events,
+        adae_has_action,
+        dose,
+        lesions,
+        inputs,
+        warnings,
+    } = data;
     let mut out = StudyData {
-        inputs: data.inputs.clone(),
-        warnings: data.warnings.clone(),
-        has_adtte: data.has_adtte,
-        has_adtr: data.has_adtr,
-        adtte_file: data.adtte_file.clone(),
-        efficacy_flag: data.efficacy_flag.clone(),
-        safety_flag: data.safety_flag.clone(),
-        vocabulary: data.vocabulary.clone(),
-        adsl_headers: data.adsl_headers.clone(),
-        adae_has_action: data.adae_has_action,
-        dose: data.dose.clone(),
-        disposition_columns: data.disposition_columns.clone(),
-        ..StudyData::default()
+        inputs: inputs.clone(),
+        warnings: warnings.clone(),
+        has_adrs: *has_adrs,
+        has_adtte: *has_adtte,
+        has_adtr: *has_adtr,
+        adtte_file: adtte_file.clone(),
+        efficacy_flag: efficacy_flag.clone(),
+        safety_flag: safety_flag.clone(),
+        vocabulary: vocabulary.clone(),
+        adsl_headers: adsl_headers.clone(),
+        adae_has_action: *adae_has_action,
+        // Dose summaries are the sponsor's, per subject: kept as given.
+        dose: dose.clone(),
+        disposition_columns: disposition_columns.clone(),
+        subjects: Vec::new(),
+        assessments: Vec::new(),
+        given_bor: Vec::new(),
+        tte: Default::default(),
+        adverse_events: Vec::new(),
+        lesions: Vec::new(),
     };
     // Old subject position → new one, for the records that point at subjects (a new
     // position is at most the old one, which fits a record's `u32`).
-    let mut position: Vec<Option<u32>> = Vec::with_capacity(data.subjects.len());
-    for s in &data.subjects {
+    let mut position: Vec<Option<u32>> = Vec::with_capacity(subjects.len());
+    for s in subjects {
         if s.enrolled.or(s.trt_start).is_some_and(|d| d > cutoff) {
             position.push(None);
             continue;
@@ -55,15 +107,13 @@ pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, St
         out.subjects.push(s);
     }
     let kept: HashSet<&str> = out.subjects.iter().map(|s| &*s.usubjid).collect();
-    out.assessments = data
-        .assessments
+    out.assessments = assessments
         .iter()
         .filter(|a| a.date <= cutoff && kept.contains(a.usubjid.as_str()))
         .cloned()
         .collect();
     // The sponsor's BOR dated after the cut-off is not known at it: the subject is NE.
-    let (given, later): (Vec<_>, Vec<_>) = data
-        .given_bor
+    let (given, later): (Vec<_>, Vec<_>) = given_bor
         .iter()
         .filter(|a| kept.contains(a.usubjid.as_str()))
         .partition(|a| a.date <= cutoff);
@@ -83,76 +133,141 @@ pub fn apply_cutoff(data: &StudyData, cutoff: Option<Date>) -> Result<Cow<'_, St
             )
         ));
     }
-    out.lesions = data
-        .lesions
+    out.lesions = lesions
         .iter()
         .filter(|l| l.date <= cutoff && kept.contains(l.usubjid.as_str()))
         .cloned()
         .collect();
-    out.adverse_events = data
-        .adverse_events
+    out.adverse_events = adverse_events
         .iter()
         .filter(|e| e.start.is_none_or(|d| d <= cutoff) && kept.contains(e.usubjid.as_str()))
         .cloned()
         .collect();
-    out.tte.params = data.tte.params.clone();
-    for r in &data.tte.records {
+    out.tte.params = tte.params.clone();
+    let last_adequate = last_adequate(&out.assessments, rules);
+    for r in &tte.records {
         let Some(subject) = position.get(r.position()).copied().flatten() else {
             continue;
         };
-        // The id, for the two messages below only (looking it up per record touched every
-        // subject).
-        let usubjid = || data.subjects.get(r.position()).map_or("", |s| &*s.usubjid);
         let mut r = r.clone();
         r.subject = subject;
-        match (r.start, r.date) {
-            (_, Some(adt)) if adt <= cutoff => {}
-            (Some(start), Some(adt)) => {
-                // Same day-count convention as the record itself: AVAL = ADT − STARTDT (+ 1 when
-                // the file counts the start day), recovered from the record's own numbers.
-                let offset = r.days - (adt - start).num_days() as f64;
-                r.days = (cutoff - start).num_days() as f64 + offset;
-                if start > cutoff {
-                    // Enrolled by the cut-off, but the time origin (e.g. the first dose) is after
-                    // it: no follow-up yet, censored at time 0.
-                    r.days = 0.0;
-                } else if r.days < 0.0 {
-                    return Err(tte_error(
-                        data,
-                        &r,
-                        "AVAL",
-                        format!(
-                            "subject `{}` parameter `{}`: AVAL does not match ADT − STARTDT \
-                             ({} to {}), so it cannot be cut at {cutoff}; expected AVAL = ADT − \
-                             STARTDT (+ 1)",
-                            usubjid(),
-                            data.tte.paramcd(&r),
-                            start,
-                            r.date.map(|d| d.to_string()).unwrap_or_default()
-                        ),
-                    ));
-                }
-                // Censored at the cut-off (a CNSR of 0 would make it an event).
-                r.cnsr = r.cnsr.max(1);
-                r.date = Some(cutoff);
-            }
-            (start, _) => {
-                return Err(tte_error(
-                    data,
-                    &r,
-                    if start.is_none() { "STARTDT" } else { "ADT" },
-                    format!(
-                        "subject `{}` parameter `{}` has no STARTDT/ADT, so it cannot be cut at \
-                         {cutoff}; expected both columns when a cut-off is requested",
-                        usubjid(),
-                        data.tte.paramcd(&r)
-                    ),
-                ))
-            }
+        if r.date.is_none_or(|adt| adt > cutoff) {
+            let s = subjects.get(r.position());
+            let at = censored_at(data, &r, cutoff, rules, &last_adequate, s)?;
+            censor(data, &mut r, cutoff, at)?;
         }
         out.tte.records.push(r);
     }
     Ok(Cow::Owned(out))
+}
+
+/// Per subject, the date of the last adequate assessment on or before the cut-off (the
+/// assessments are already cut).
+fn last_adequate<'a>(assessments: &'a [Assessment], rules: &CutRules) -> FxHashMap<&'a str, Date> {
+    let mut last: FxHashMap<&str, Date> = FxHashMap::default();
+    for a in assessments {
+        if rules
+            .adequate
+            .get(a.code.0 as usize)
+            .copied()
+            .unwrap_or(false)
+        {
+            let date = last.entry(a.usubjid.as_str()).or_insert(a.date);
+            *date = (*date).max(a.date);
+        }
+    }
+    last
+}
+
+/// The date a record dated after the cut-off is censored at, by its endpoint's rule.
+fn censored_at(
+    data: &StudyData,
+    r: &TteRecord,
+    cutoff: Date,
+    rules: &CutRules,
+    last_adequate: &FxHashMap<&str, Date>,
+    subject: Option<&crate::model::Subject>,
+) -> Result<Date> {
+    let usubjid = subject.map_or("", |s| &*s.usubjid);
+    let paramcd = data.tte.paramcd(r);
+    let Some(start) = r.start else {
+        return Err(no_dates(data, r, "STARTDT", usubjid, cutoff));
+    };
+    if r.date.is_none() {
+        return Err(no_dates(data, r, "ADT", usubjid, cutoff));
+    }
+    match rules.at_assessment.get(paramcd) {
+        Some(key) => {
+            if !data.has_adrs {
+                return Err(Error::Other(format!(
+                    "key `{key}`: {paramcd} is judged at tumour assessments, so a record dated \
+                     after the cut-off {cutoff} (subject `{usubjid}`) is censored at the \
+                     subject's last adequate assessment before it, and no ADRS is given; give \
+                     `data.adrs`, or say `censor: cutoff` for this endpoint (docs/CONFIG.md)"
+                )));
+            }
+            Ok(last_adequate
+                .get(usubjid)
+                .copied()
+                .filter(|d| *d >= start)
+                .unwrap_or(start))
+        }
+        // Known alive up to the cut-off, or up to the last date seen alive before it.
+        None => Ok(subject
+            .and_then(|s| s.last_alive)
+            .filter(|d| *d < cutoff)
+            .map_or(cutoff, |d| d.max(start))),
+    }
+}
+
+/// The record censored at `at` (on or before the cut-off), its `AVAL` recomputed from
+/// `STARTDT` in the record's own day-count convention.
+fn censor(data: &StudyData, r: &mut TteRecord, cutoff: Date, at: Date) -> Result<()> {
+    let (Some(start), Some(adt)) = (r.start, r.date) else {
+        return Ok(());
+    };
+    // Same day-count convention as the record itself: AVAL = ADT − STARTDT (+ 1 when the file
+    // counts the start day), recovered from the record's own numbers.
+    let offset = r.days - (adt - start).num_days() as f64;
+    if start > cutoff {
+        // Enrolled by the cut-off, but the time origin (e.g. the first dose) is after it: no
+        // follow-up yet, censored at time 0.
+        r.days = 0.0;
+    } else {
+        r.days = (at - start).num_days() as f64 + offset;
+        if r.days < 0.0 {
+            let usubjid = data.subjects.get(r.position()).map_or("", |s| &*s.usubjid);
+            return Err(tte_error(
+                data,
+                r,
+                "AVAL",
+                format!(
+                    "subject `{usubjid}` parameter `{}`: AVAL does not match ADT − STARTDT ({start} \
+                     to {adt}), so it cannot be cut at {cutoff}; expected AVAL = ADT − STARTDT \
+                     (+ 1)",
+                    data.tte.paramcd(r),
+                ),
+            ));
+        }
+    }
+    // Censored (a CNSR of 0 would make it an event).
+    r.cnsr = r.cnsr.max(1);
+    r.date = Some(at.min(cutoff).max(start.min(cutoff)));
+    Ok(())
+}
+
+/// A record without the dates a cut needs.
+fn no_dates(data: &StudyData, r: &TteRecord, column: &str, usubjid: &str, cutoff: Date) -> Error {
+    tte_error(
+        data,
+        r,
+        column,
+        format!(
+            "subject `{usubjid}` parameter `{}` has no STARTDT/ADT, so it cannot be cut at \
+             {cutoff}; expected both columns when a cut-off is requested",
+            data.tte.paramcd(r)
+        ),
+    )
 }
 
 /// An ADTTE record that cannot be cut, named by file, line and column (or, for records not read

@@ -125,7 +125,7 @@ pub fn default_tte_params() -> IndexMap<String, TteParam> {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(
     untagged,
-    expecting = "a PARAMCD, or { paramcd: PARAMCD, label: \"words\" }"
+    expecting = "a PARAMCD, or { paramcd: PARAMCD, label: \"words\", censor: assessment | cutoff }"
 )]
 pub enum TteParam {
     /// `PFS: PFS`.
@@ -137,7 +137,38 @@ pub enum TteParam {
         /// The endpoint in words, lower case as in a sentence.
         #[serde(default)]
         label: Option<String>,
+        /// How a record dated after a data cut-off is censored at it. Default: `assessment`
+        /// for PFS, DOR, TTP and EFS, `cutoff` for the others.
+        #[serde(default)]
+        censor: Option<CensorAt>,
     },
+}
+
+/// Where an ADTTE record dated after a data cut-off is censored (docs/CONFIG.md, "Data
+/// cut-off").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CensorAt {
+    /// At the subject's last adequate tumour assessment on or before the cut-off (the start
+    /// date when there is none): endpoints judged at assessments (PFS, DoR, TTP, EFS).
+    Assessment,
+    /// At the cut-off, or the last date known alive when it is before: endpoints recorded
+    /// continuously (OS).
+    Cutoff,
+}
+
+/// The endpoint names judged at tumour assessments unless their entry says otherwise.
+pub const ASSESSMENT_JUDGED: [&str; 4] = ["PFS", "DOR", "TTP", "EFS"];
+
+/// How endpoint `name` is censored at a cut-off ([`CensorAt`]).
+pub fn censor_at(name: &str, param: &TteParam) -> CensorAt {
+    match param {
+        TteParam::Labelled {
+            censor: Some(c), ..
+        } => *c,
+        _ if ASSESSMENT_JUDGED.contains(&name) => CensorAt::Assessment,
+        _ => CensorAt::Cutoff,
+    }
 }
 
 impl TteParam {
@@ -302,6 +333,8 @@ pub struct Analysis {
     pub tte_params: IndexMap<String, String>,
     /// Endpoint → the endpoint in words ([`endpoint_label`]).
     pub tte_labels: IndexMap<String, String>,
+    /// Endpoint → how its ADTTE records are censored at a cut-off.
+    pub tte_censor: IndexMap<String, CensorAt>,
     /// See [`AnalysisConfig::related_values`].
     pub related_values: Vec<String>,
     /// See [`AnalysisConfig::percent_decimals`].
@@ -393,6 +426,10 @@ impl AnalysisConfig {
             tte_labels: params
                 .iter()
                 .map(|(name, p)| (name.clone(), endpoint_label(name, p)))
+                .collect(),
+            tte_censor: params
+                .iter()
+                .map(|(name, p)| (name.clone(), censor_at(name, p)))
                 .collect(),
             related_values: self
                 .related_values

@@ -106,6 +106,8 @@ pub struct StudyData {
     pub vocabulary: crate::criteria::Vocabulary,
     /// ADTTE rows.
     pub tte: TteTable,
+    /// Whether an ADRS file was given.
+    pub has_adrs: bool,
     /// Whether an ADTTE file was given (its endpoints are then used as they are).
     pub has_adtte: bool,
     /// The ADTTE file, for error messages.
@@ -360,6 +362,7 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     }
     if let (Some(table), Some(rows)) = (&adrs, assessments?) {
         study.assessments = rows;
+        study.has_adrs = true;
         study.vocabulary = vocabulary;
         study.warnings.extend(drop_pre_treatment_responses(
             table.path(),

@@ -71,3 +71,77 @@ pub fn fit_to_data(cfg: &mut LoadedConfig, data: &StudyData) -> Result<()> {
     }
     Ok(())
 }
+
+/// What the cut-off needs of the config ([`crate::cut::CutRules`]): the ADTTE parameters
+/// judged at tumour assessments (by `tte_params`' `censor`, by default PFS, DOR, TTP and EFS)
+/// with the key that says so, and the ADRS values that are adequate assessments under the
+/// criteria in use. A parameter that one cohort censors at assessments and another at the
+/// cut-off is an error: the cut is made once for the study.
+pub fn cut_rules(cfg: &LoadedConfig, data: &StudyData) -> Result<crate::cut::CutRules> {
+    use crate::config::CensorAt;
+    let mut rules = crate::cut::CutRules::default();
+    let mut kinds: IndexMap<String, (CensorAt, String)> = IndexMap::new();
+    let mut sets = Vec::new();
+    for (i, cohort) in cfg.config.cohorts.iter().enumerate() {
+        let analysis = cfg.analysis_for(cohort);
+        let key = if cohort.analysis.tte_params.is_some() {
+            format!("cohorts[{i}].analysis.tte_params")
+        } else {
+            "analysis.tte_params".to_string()
+        };
+        for (endpoint, paramcd) in &analysis.tte_params {
+            let kind = analysis
+                .tte_censor
+                .get(endpoint)
+                .copied()
+                .unwrap_or(CensorAt::Cutoff);
+            let here = format!("{key}.{endpoint}");
+            match kinds.get(paramcd) {
+                Some((other, there)) if *other != kind => {
+                    return Err(Error::Config {
+                        file: cfg.path.clone(),
+                        location: format!("key `{here}`: "),
+                        message: format!(
+                            "PARAMCD `{paramcd}` is censored at the {} here and at the {} by \
+                             `{there}`; a cut-off treats a parameter one way for the study",
+                            censor_words(kind),
+                            censor_words(*other)
+                        ),
+                    })
+                }
+                Some(_) => {}
+                None => {
+                    kinds.insert(paramcd.clone(), (kind, here));
+                }
+            }
+        }
+        sets.push(analysis.criteria.clone());
+    }
+    rules.at_assessment = kinds
+        .into_iter()
+        .filter(|(_, (kind, _))| *kind == CensorAt::Assessment)
+        .map(|(paramcd, (_, key))| (paramcd, key))
+        .collect();
+    use crate::criteria::Kind;
+    rules.adequate = data
+        .vocabulary
+        .codes()
+        .map(|(_, text)| {
+            sets.iter().any(|set| {
+                set.position(text)
+                    .and_then(|i| set.categories.get(i))
+                    .is_some_and(|c| {
+                        matches!(c.kind, Kind::Response | Kind::Stable | Kind::NonMeasurable)
+                    })
+            })
+        })
+        .collect();
+    Ok(rules)
+}
+
+fn censor_words(kind: crate::config::CensorAt) -> &'static str {
+    match kind {
+        crate::config::CensorAt::Assessment => "last adequate assessment (`censor: assessment`)",
+        crate::config::CensorAt::Cutoff => "cut-off (`censor: cutoff`)",
+    }
+}

@@ -17,6 +17,8 @@ pub struct LoadedStudy {
     pub config: LoadedConfig,
     /// The tables as read.
     pub data: StudyData,
+    /// How a cut-off treats the tables (from the config, once).
+    pub cut_rules: crate::cut::CutRules,
     /// The templates, parsed while the data loaded (`None` when they did not parse: the build
     /// parses them again to report why).
     renderer: Option<Renderer>,
@@ -68,6 +70,7 @@ pub fn load_study(mut config: LoadedConfig) -> Result<LoadedStudy> {
     );
     let mut data = data?;
     crate::study::fits::fit_to_data(&mut config, &data)?;
+    let cut_rules = crate::study::fits::cut_rules(&config, &data)?;
     if let Some(reference) = &config.config.output.docx_reference {
         let path = config.base_dir().join(reference);
         let refused = |message: String| reference_error(&config, "docx_reference", &path, message);
@@ -108,6 +111,7 @@ pub fn load_study(mut config: LoadedConfig) -> Result<LoadedStudy> {
     Ok(LoadedStudy {
         config,
         data,
+        cut_rules,
         renderer,
     })
 }
