@@ -138,7 +138,7 @@ fn a_large_derived_csv_is_written_whole_in_pieces() {
 /// ADRS and ADTTE as known at a data cut-off: PFS and DoR censored at the last adequate
 /// assessment on or before it, OS at the cut-off (the sponsor's survival sweep finds everyone
 /// alive then), AVAL = ADT − STARTDT + 1.
-struct Trial {
+pub(crate) struct Trial {
     subjects: Vec<Course>,
 }
 
@@ -152,7 +152,7 @@ struct Course {
 }
 
 impl Trial {
-    fn new(n: usize) -> Trial {
+    pub(crate) fn new(n: usize) -> Trial {
         let day = |d: i64| {
             chrono::NaiveDate::from_ymd_opt(2021, 1, 4).expect("date") + chrono::Duration::days(d)
         };
@@ -214,7 +214,7 @@ impl Trial {
     }
 
     /// ADSL, ADRS and ADTTE as known at `dco`, into `dir`.
-    fn snapshot(&self, dir: &std::path::Path, dco: chrono::NaiveDate) {
+    pub(crate) fn snapshot(&self, dir: &std::path::Path, dco: chrono::NaiveDate) {
         let mut adsl = String::from("USUBJID,ARM,TRTSDT,DTHDT,LSTALVDT\n");
         let mut adrs = String::from("USUBJID,PARAMCD,ADT,AVALC\n");
         let mut adtte = String::from("USUBJID,PARAMCD,AVAL,CNSR,STARTDT,ADT\n");

@@ -442,10 +442,10 @@ fn randomised_documents_read_the_comparisons() {
         // No enrolment dates: the count opens the sentence; over 99, recast, not spelled.
         "A total of 227 pts were randomized: 90 to Arm B and 137 to Arm A.",
         // Each arm's median with its CI and unit, the events per arm, the HR and named test.
-        "Median overall survival was 14.0 months (95% CI: 11.3, 17.2) with Arm B vs 8.9 months (95% CI: 7.0, 10.2) with Arm A (53 vs 111 events; HR 0.57, 95% CI: 0.41, 0.80; stratified log-rank p < 0.001).",
-        "The confirmed ORR was 34.4% (31/90; 95% CI: 24.7%, 45.2%) with Arm B vs 21.9% (30/137; 95% CI: 15.3%, 29.8%) with Arm A (difference 13.1%, 95% CI: 1.3%, 25.3%; CMH p = 0.029).",
+        "Median overall survival was 14.0 months (95% CI: 11.3, 17.2) with Arm B vs 8.9 months (95% CI: 7.0, 10.2) with Arm A (53 vs 111 events; stratified HR 0.57, 95% CI: 0.41, 0.80; stratified log-rank p < 0.001).",
+        "The confirmed ORR was 34.4% (31/90; 95% CI: 24.7%, 45.2%) with Arm B vs 21.9% (30/137; 95% CI: 15.3%, 29.8%) with Arm A (stratified difference 13.1%, 95% CI: 1.3%, 25.3%; CMH p = 0.029).",
         "Cox proportional hazards model stratified by STRAT (Efron method for ties)",
-        "stratified Miettinen–Nurminen 95% CIs with Cochran–Mantel–Haenszel weights and tested with the Cochran–Mantel–Haenszel test stratified by STRAT",
+        "stratified Miettinen–Nurminen 95% CIs with Cochran–Mantel–Haenszel weights and tested with the Cochran–Mantel–Haenszel test stratified by STRAT, without continuity correction",
     ] {
         assert!(text.contains(sentence), "`{sentence}` missing from:\n{text}");
     }

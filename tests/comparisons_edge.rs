@@ -598,13 +598,13 @@ fn with_strata_the_difference_is_the_stratified_one() {
     }
     assert_eq!(difference["estimate"].as_f64(), Some(0.0));
     assert!(
-        text.contains("(difference 0.0%, 95% CI: \u{2212}21.6%, 35.8%; CMH p > 0.99)"),
+        text.contains("(stratified difference 0.0%, 95% CI: \u{2212}21.6%, 35.8%; CMH p > 0.99)"),
         "{text}"
     );
     assert!(!text.contains("40.9%"), "{text}");
     assert!(
         text.contains(
-            "Differences in response rates are given with stratified Miettinen–Nurminen 95% CIs with Cochran–Mantel–Haenszel weights and tested with the Cochran–Mantel–Haenszel test stratified by STRAT."
+            "Differences in response rates are given with stratified Miettinen–Nurminen 95% CIs with Cochran–Mantel–Haenszel weights and tested with the Cochran–Mantel–Haenszel test stratified by STRAT, without continuity correction."
         ),
         "{text}"
     );
@@ -841,4 +841,119 @@ fn subjects_without_exposure_are_left_out_of_the_rates_and_said_to_be() {
     let years = 620.0 / 365.25;
     let eair = rash["eair"]["estimate"].as_f64().expect("eair");
     assert!((eair - 100.0 * 2.0 / years).abs() < 1e-9, "{eair}");
+}
+
+/// Duration of response is measured among responders, so arms are not compared on it by
+/// default (issue 40): each arm's median with its CI and range, no HR, no test, no forest plot,
+/// and Methods say so; `analysis.compare_dor: true` compares it, labelled "among responders;
+/// not a randomised comparison" in Methods, the abstract, the report and the slides.
+#[test]
+fn duration_of_response_is_described_per_arm_unless_asked_for() {
+    let tmp = tempfile::tempdir().expect("temp");
+    let trial = crate::adtte_cutoff::Trial::new(400);
+    let dco = chrono::NaiveDate::from_ymd_opt(2023, 6, 30).expect("date");
+    let dir = tmp.path().join("trial");
+    trial.snapshot(&dir, dco);
+    let run = |analysis: &str| {
+        let config = dir.join("study.yaml");
+        std::fs::write(
+            &config,
+            format!(
+                "study: {{ id: DOR }}\ndata: {{ adsl: adsl.csv, adrs: adrs.csv, adtte: adtte.csv }}\n\
+                 analysis: {{ time_unit: months{analysis} }}\noutput: {{ formats: [md, html, pptx] }}\n\
+                 cohorts:\n  - {{ id: itt, arms: {{ column: ARM, reference: Placebo }} }}\n"
+            ),
+        )
+        .expect("config");
+        let out = tmp.path().join(format!("out{}", analysis.len()));
+        let ran = readout_command()
+            .args(["build", "--quiet", "--out"])
+            .arg(&out)
+            .arg(&config)
+            .assert()
+            .success();
+        drop(ran);
+        let folder = out.join("DOR/no-cutoff");
+        let results: Value = serde_json::from_str(
+            &std::fs::read_to_string(folder.join("results.json")).expect("results"),
+        )
+        .expect("json");
+        let read = |name: &str| std::fs::read_to_string(folder.join("itt").join(name)).expect(name);
+        let figures: Vec<String> = std::fs::read_dir(folder.join("itt/figures"))
+            .expect("figures")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        (
+            results,
+            read("abstract.txt"),
+            read("report.html"),
+            figures,
+            folder,
+        )
+    };
+
+    let (results, text, report, figures, _) = run("");
+    let c = &results["cohorts"][0];
+    let compared: Vec<&String> = c["comparisons"][0]["tte"]
+        .as_object()
+        .expect("tte")
+        .keys()
+        .collect();
+    assert_eq!(compared, ["PFS", "OS"], "DoR is not compared");
+    let mut medians = Vec::new();
+    for arm in c["arms"].as_array().expect("arms") {
+        let dor = &arm["tte"]["DOR"];
+        let range = &dor["range"];
+        assert!(range["min"].as_f64().expect("min") <= range["max"].as_f64().expect("max"));
+        medians.push((
+            dor["median"]["estimate"].clone(),
+            dor["n"].clone(),
+            dor["events"].clone(),
+        ));
+    }
+    let [(_, n_drug, e_drug), (_, n_placebo, e_placebo)] = &medians[..] else {
+        panic!("two arms")
+    };
+    let sentence =
+        format!("({e_drug} vs {e_placebo} events among {n_drug} vs {n_placebo} responders).");
+    assert!(text.contains("Median duration of response was "), "{text}");
+    assert!(text.contains(&sentence), "{sentence} not in {text}");
+    assert!(
+        text.contains("Duration of response is described per arm among responders and was not compared between arms."),
+        "{text}"
+    );
+    assert!(!text.contains("not a randomised comparison"), "{text}");
+    assert!(
+        !figures.iter().any(|f| f.contains("forest-dor")),
+        "{figures:?}"
+    );
+    assert!(!report.contains("among responders; not a randomised comparison"));
+
+    let (results, text, report, _, folder) = run(", compare_dor: true");
+    let dor = &results["cohorts"][0]["comparisons"][0]["tte"]["DOR"];
+    assert_eq!(dor["among_responders"], true);
+    let hr = dor["hr"]["estimate"].as_f64().expect("an HR");
+    assert!(
+        text.contains(&format!("HR {hr:.2}"))
+            && text.contains("; among responders, not a randomised comparison)."),
+        "{text}"
+    );
+    assert!(
+        text.contains("Duration of response was compared between arms among responders, which is not a randomised comparison."),
+        "{text}"
+    );
+    assert!(report.contains("Duration of response (among responders; not a randomised comparison)"));
+    let deck = std::fs::read(folder.join("itt/slides.pptx")).expect("deck");
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(deck)).expect("zip");
+    let mut words = String::new();
+    for i in 0..archive.len() {
+        let mut part = archive.by_index(i).expect("part");
+        if part.name().starts_with("ppt/slides/slide") {
+            std::io::Read::read_to_string(&mut part, &mut words).expect("xml");
+        }
+    }
+    assert!(
+        words.contains("(among responders; not a randomised comparison)"),
+        "slides"
+    );
 }

@@ -224,7 +224,7 @@ fn documents_and_figures_say_what_the_results_hold() {
     let abstract_md =
         std::fs::read_to_string(study.join(CUTOFF).join("itt/abstract.md")).expect("abstract");
     let sentence = format!(
-        "({} vs {} events; HR {}, 95% CI: {}, {}; stratified log-rank p",
+        "({} vs {} events; stratified HR {}, 95% CI: {}, {}; stratified log-rank p",
         t["events"],
         t["events_reference"],
         f2(&hr["estimate"]),

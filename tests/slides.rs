@@ -148,7 +148,7 @@ fn both_examples_write_decks_that_open_without_repair() {
     let deck = std::fs::read(&decks(out.path())[0]).expect("deck");
     let all = check_package(&deck).join("\n");
     assert!(
-        all.contains("HR 0.59 (95% CI: 0.45, 0.76); log-rank p &lt; 0.001"),
+        all.contains("stratified HR 0.59 (95% CI: 0.45, 0.76); stratified log-rank p &lt; 0.001"),
         "the HR as in the abstract"
     );
     assert!(all.contains("name=\"forest-pfs\""));

@@ -106,6 +106,10 @@ pub fn compare_pair(
     let label = format!("{arm} vs {reference}");
     let mut tte = IndexMap::new();
     for (e, endpoint) in settings.tte_params.keys().enumerate() {
+        // Duration of response is described per arm, not compared, unless asked for.
+        if crate::config::among_responders(endpoint) && !settings.compare_dor {
+            continue;
+        }
         let Some(column) = pooled.derived_tte.get(e) else {
             continue;
         };

@@ -249,6 +249,7 @@ pub(super) fn compare_tte(
         stratified,
         subgroups,
         interactions,
+        among_responders: crate::config::among_responders(endpoint),
     }))
 }
 

@@ -68,6 +68,10 @@ pub struct AnalysisConfig {
     /// Fisher's exact test when an expected count is below 5, else chi-square), `chisq`,
     /// `fisher` or `cmh` (needs strata). Default: auto.
     pub response_test: Option<ResponseTest>,
+    /// Whether arms are compared on duration of response (HR, log-rank, subgroups). DoR is
+    /// measured among responders, so the comparison is not randomised; trials report it per
+    /// arm. Default: false (per-arm medians with CI and range only).
+    pub compare_dor: Option<bool>,
     /// How per-visit responses become a best overall response: `recist1.1`, `irecist`,
     /// `lugano`, `imwg`, `rano`, `as-given`, or a set of the config's own
     /// (docs/CRITERIA.md). Default: recist1.1.
@@ -159,6 +163,13 @@ pub enum CensorAt {
 
 /// The endpoint names judged at tumour assessments unless their entry says otherwise.
 pub const ASSESSMENT_JUDGED: [&str; 4] = ["PFS", "DOR", "TTP", "EFS"];
+
+/// Whether endpoint `name` is measured among responders (duration of response: `DOR`, or a
+/// name starting `DOR_`, such as `DOR_IRC`): arms are not compared on it unless
+/// `compare_dor` says so.
+pub fn among_responders(name: &str) -> bool {
+    name == "DOR" || name.starts_with("DOR_")
+}
 
 /// How endpoint `name` is censored at a cut-off ([`CensorAt`]).
 pub fn censor_at(name: &str, param: &TteParam) -> CensorAt {
@@ -351,6 +362,8 @@ pub struct Analysis {
     pub diff_ci: DiffCi,
     /// See [`AnalysisConfig::response_test`].
     pub response_test: ResponseTest,
+    /// See [`AnalysisConfig::compare_dor`].
+    pub compare_dor: bool,
     /// See [`AnalysisConfig::response_criteria`]; an invalid set is refused by the config
     /// check before any analysis, and reads as RECIST 1.1 here.
     pub criteria: std::sync::Arc<crate::criteria::Criteria>,
@@ -463,6 +476,7 @@ impl AnalysisConfig {
                 .response_test
                 .or(fallback.response_test)
                 .unwrap_or(ResponseTest::Auto),
+            compare_dor: self.compare_dor.or(fallback.compare_dor).unwrap_or(false),
             criteria: std::sync::Arc::new(
                 self.response_criteria
                     .as_ref()

@@ -667,6 +667,15 @@ fn summarise_tte(
         q75: quant(0.75)?,
         landmarks,
         max_time: fit.steps().last().map(|s| s.time / unit),
+        range: match (fit.steps().first(), fit.steps().last()) {
+            (Some(first), Some(last)) => Some(crate::results::TimeRange {
+                min: first.time / unit,
+                min_censored: first.n_event == 0,
+                max: last.time / unit,
+                max_censored: last.n_event == 0,
+            }),
+            _ => None,
+        },
     })
 }
 

@@ -136,6 +136,10 @@ pub struct TteComparison {
     /// The test of the arm's interaction with each subgroup column, in config order.
     #[serde(default)]
     pub interactions: Vec<SubgroupInteraction>,
+    /// Measured among responders (duration of response, compared only with
+    /// `analysis.compare_dor`): not a randomised comparison.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub among_responders: bool,
 }
 
 /// A stratified Cox model and log-rank test.

@@ -311,6 +311,24 @@ pub struct TteResults {
     pub landmarks: Vec<LandmarkRate>,
     /// Longest time observed.
     pub max_time: Option<f64>,
+    /// Shortest and longest time observed, each marked when only censored there (printed
+    /// "1.4+"): the range a descriptive summary (duration of response) gives.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<TimeRange>,
+}
+
+/// The range of observed times of an endpoint.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct TimeRange {
+    /// Shortest time.
+    pub min: f64,
+    /// Whether every subject with the shortest time is censored there.
+    pub min_censored: bool,
+    /// Longest time.
+    pub max: f64,
+    /// Whether every subject with the longest time is censored there.
+    pub max_censored: bool,
 }
 
 /// Median follow-up.

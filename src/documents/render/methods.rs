@@ -87,9 +87,11 @@ fn comparison_methods(a: &Analysis, c: &CohortResults) -> Vec<String> {
             .flat_map(|r| [r.orr.test, r.dcr.test])
             .flatten()
             .collect();
+        // R's chisq.test and mantelhaen.test correct for continuity by default; readout does
+        // not, and says so.
         let cmh = |strata: &[String]| {
             format!(
-                "the Cochran–Mantel–Haenszel test stratified by {}",
+                "the Cochran–Mantel–Haenszel test stratified by {}, without continuity correction",
                 names(strata)
             )
         };
@@ -97,14 +99,44 @@ fn comparison_methods(a: &Analysis, c: &CohortResults) -> Vec<String> {
             ([TestUsed::Cmh], Some(strata)) => cmh(strata),
             ([TestUsed::Fisher], _) => "Fisher's exact test".to_string(),
             ([TestUsed::Chisq, TestUsed::Fisher], _) => {
-                "the chi-square test, or Fisher's exact test where an expected count was below 5"
+                "the chi-square test without continuity correction, or Fisher's exact test where \
+                 an expected count was below 5"
                     .to_string()
             }
-            _ => "the chi-square test".to_string(),
+            _ => "the chi-square test without continuity correction".to_string(),
         };
         sentences.push(format!(
             "Differences in response rates are given with {interval} and tested with {test}."
         ));
+    }
+    // Duration of response is measured among responders: described per arm, or compared
+    // only when asked for, and then not as a randomised comparison.
+    let dor = c
+        .arms
+        .iter()
+        .flat_map(|a| a.results.tte.keys())
+        .find(|name| crate::config::among_responders(name));
+    if let Some(name) = dor {
+        let label = c
+            .arms
+            .iter()
+            .find_map(|a| a.results.tte.get(name))
+            .map_or("duration of response", |t| t.label.as_str());
+        let compared = c
+            .comparisons
+            .iter()
+            .any(|cmp| cmp.tte.get(name).is_some_and(|t| t.among_responders));
+        sentences.push(if compared {
+            format!(
+                "{} was compared between arms among responders, which is not a randomised comparison.",
+                crate::documents::prose::sentence_case(label)
+            )
+        } else {
+            format!(
+                "{} is described per arm among responders and was not compared between arms.",
+                crate::documents::prose::sentence_case(label)
+            )
+        });
     }
     sentences.push("All p-values are two-sided.".to_string());
     sentences

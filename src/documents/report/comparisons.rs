@@ -44,8 +44,16 @@ pub(super) fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
                 .tte
                 .iter()
                 .map(|(endpoint, t)| {
+                    let name = if t.among_responders {
+                        format!(
+                            "{} (among responders; not a randomised comparison)",
+                            label(endpoint)
+                        )
+                    } else {
+                        label(endpoint)
+                    };
                     let mut cells = vec![
-                        Cell::text(label(endpoint)),
+                        Cell::text(name),
                         Cell::num(ratio(t.cox.hr.as_ref())),
                         Cell::num(p_only(t.logrank.p)),
                     ];
@@ -66,7 +74,17 @@ pub(super) fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
             }));
         }
         if let Some(r) = &x.response {
-            let diff = format!("Difference ({}% CI)", f.level);
+            // A difference with strata is the stratified one: the header says so.
+            let stratified_difference = [&r.orr, &r.dcr].iter().any(|d| {
+                d.difference
+                    .as_ref()
+                    .is_some_and(|d| d.method == crate::results::DifferenceMethod::MnStratified)
+            });
+            let diff = if stratified_difference {
+                format!("Stratified difference ({}% CI)", f.level)
+            } else {
+                format!("Difference ({}% CI)", f.level)
+            };
             let or = format!("Odds ratio ({}% CI)", f.level);
             // The test each rate was compared with (`response_test`) and its p-value.
             let labels = ["Rate", diff.as_str(), or.as_str(), "Test", "p"];
