@@ -247,7 +247,7 @@ pub struct StratifiedDifference {
 /// `(arm, reference)` counts) with its stratified Miettinen–Nurminen score interval at the
 /// confidence level `level`: the stratified score method of Miettinen and Nurminen (1985) with
 /// Cochran–Mantel–Haenszel stratum weights, the method of SAS PROC FREQ's
-/// `COMMONRISKDIFF(CL=MN)` that the project's contract names (docs/OUTPUTS.md), and of
+/// `COMMONRISKDIFF(CL=MNMH)` (docs/OUTPUTS.md; `CL=MN` weights strata otherwise), and of
 /// cicalc's `ci_prop_diff_mn_strata(method = "score")` and lrstat's `mnRiskDiffCI`.
 ///
 /// For each stratum h with both arms, of sizes n₁ₕ and n₀ₕ (Nₕ together):
