@@ -485,6 +485,7 @@ fn generate_subject(
         last_alive: Some(plus(trtsdt, last_alive_day)),
         safety: true,
         efficacy: true,
+        treated_past_cutoff: false,
         columns: Default::default(),
     };
     Generated {

@@ -313,6 +313,7 @@ impl Patient {
             last_alive: Some(self.last_alive),
             safety: self.trt_start.is_some(),
             efficacy: true,
+            treated_past_cutoff: false,
             columns: Default::default(),
         }
     }

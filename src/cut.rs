@@ -46,12 +46,13 @@ pub fn apply_cutoff<'a>(
         efficacy_flag,
         safety_flag,
         adsl_headers,
-        disposition_columns,
+        disposition,
         assessments,
         given_bor,
         vocabulary,
         tte,
         has_adrs,
+        after_cutoff: _,
         has_adtte,
         adtte_file,
         has_adtr,
@@ -66,6 +67,7 @@ pub fn apply_cutoff<'a>(
         inputs: inputs.clone(),
         warnings: warnings.clone(),
         has_adrs: *has_adrs,
+        after_cutoff: false,
         has_adtte: *has_adtte,
         has_adtr: *has_adtr,
         adtte_file: adtte_file.clone(),
@@ -76,7 +78,7 @@ pub fn apply_cutoff<'a>(
         adae_has_action: *adae_has_action,
         // Dose summaries are the sponsor's, per subject: kept as given.
         dose: dose.clone(),
-        disposition_columns: disposition_columns.clone(),
+        disposition: disposition.clone(),
         subjects: Vec::new(),
         assessments: Vec::new(),
         given_bor: Vec::new(),
@@ -87,11 +89,17 @@ pub fn apply_cutoff<'a>(
     // Old subject position → new one, for the records that point at subjects (a new
     // position is at most the old one, which fits a record's `u32`).
     let mut position: Vec<Option<u32>> = Vec::with_capacity(subjects.len());
+    // Whether anything dated after the cut-off was found (the cut changed the data).
+    let mut after = false;
     for s in subjects {
         if s.enrolled.or(s.trt_start).is_some_and(|d| d > cutoff) {
             position.push(None);
+            after = true;
             continue;
         }
+        after |= [s.death, s.last_alive, s.trt_end]
+            .iter()
+            .any(|d| d.is_some_and(|d| d > cutoff));
         position.push(u32::try_from(out.subjects.len()).ok());
         let mut s = s.clone();
         if s.death.is_some_and(|d| d > cutoff) {
@@ -103,6 +111,7 @@ pub fn apply_cutoff<'a>(
         }
         if s.trt_end.is_some_and(|d| d > cutoff) {
             s.trt_end = None; // still on treatment at the cut-off
+            s.treated_past_cutoff = true;
         }
         out.subjects.push(s);
     }
@@ -143,6 +152,10 @@ pub fn apply_cutoff<'a>(
         .filter(|e| e.start.is_none_or(|d| d <= cutoff) && kept.contains(e.usubjid.as_str()))
         .cloned()
         .collect();
+    after |= out.assessments.len() < assessments.len()
+        || !later.is_empty()
+        || out.lesions.len() < lesions.len()
+        || out.adverse_events.len() < adverse_events.len();
     out.tte.params = tte.params.clone();
     let last_adequate = last_adequate(&out.assessments, rules);
     for r in &tte.records {
@@ -152,12 +165,14 @@ pub fn apply_cutoff<'a>(
         let mut r = r.clone();
         r.subject = subject;
         if r.date.is_none_or(|adt| adt > cutoff) {
+            after = true;
             let s = subjects.get(r.position());
             let at = censored_at(data, &r, cutoff, rules, &last_adequate, s)?;
             censor(data, &mut r, cutoff, at)?;
         }
         out.tte.records.push(r);
     }
+    out.after_cutoff = after;
     Ok(Cow::Owned(out))
 }
 

@@ -314,6 +314,7 @@ fn load_pharmaverse(dir: &Path) -> Pharmaverse {
                 last_alive: date(cell(&r, "LSTALVDT")),
                 safety: cell(&r, "SAFFL") == "Y",
                 efficacy: true,
+                treated_past_cutoff: false,
                 columns: r
                     .iter()
                     .filter(|(_, v)| !v.is_empty())

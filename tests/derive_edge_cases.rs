@@ -35,6 +35,7 @@ fn subject() -> Subject {
         last_alive: Some(day(365)),
         safety: true,
         efficacy: true,
+        treated_past_cutoff: false,
         columns: Default::default(),
     }
 }

@@ -103,7 +103,9 @@ fn disposition_and_exposure_per_arm_and_in_total() {
     let report =
         std::fs::read_to_string(dir.path().join("out/DISP/2021-04-10/all/report.html")).unwrap();
     assert!(report.contains("Disposition and exposure"));
-    assert!(report.contains("1 subject(s) still treated counted to the data cut-off"));
+    assert!(report.contains(
+        "1 subject(s) still on treatment, counted to the data cut-off (or by the ADSL duration)"
+    ));
 }
 
 #[test]
@@ -299,7 +301,184 @@ fn at_an_earlier_cut_off_durations_stop_there_and_disposition_is_flagged() {
     assert_eq!(c["exposure"]["duration"]["min"], 20.0);
     let warnings = c["warnings"].to_string();
     assert!(
-        warnings.contains("disposition is as ADSL records it, not cut at 2021-04-10"),
+        warnings.contains("end of study status is as ADSL records it, not cut at 2021-04-10"),
         "{warnings}"
+    );
+}
+
+/// Two levels, each by its own rules (issue 40): end of treatment (EOTSTT, reasons DCTREAS:
+/// never-treated subjects a row of their own, a treatment ending after the cut-off ongoing at
+/// it) and end of study (EOSSTT, reasons DCSREAS, cut by EOSDT); synonyms of a status read as
+/// it, an unknown one counted apart with a warning naming it and the subject; a subject
+/// without TRTEDT whose treatment is recorded as ended has no duration (warned), one still
+/// treated runs to the cut-off.
+#[test]
+fn treatment_and_study_levels_are_reported_each_by_its_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let adsl = "\
+USUBJID,ARM,TRTSDT,TRTEDT,EOTSTT,DCTREAS,EOSSTT,EOSDT,DCSREAS,SAFFL
+T1,A,2021-01-01,2021-02-01,COMPLETED,,COMPLETED,2021-03-01,,Y
+T2,A,2021-01-01,2021-01-20,DISCONTINUED,ADVERSE EVENT,DISCONTINUED,2021-02-01,WITHDRAWAL BY SUBJECT,Y
+T3,A,,,NOT TREATED,,DISCONTINUED,2021-01-05,WITHDRAWAL BY SUBJECT,N
+T4,A,2021-01-01,,ONGOING,,ONGOING,,,Y
+T5,B,2021-01-01,2021-05-01,DISCONTINUED,PROGRESSIVE DISEASE,ONGOING,,,Y
+T6,B,2021-01-01,,DISCONTINUED,ADVERSE EVENT,ONGOING,,,Y
+T7,B,2021-01-01,2021-01-30,EARLY TERMINATION,LOST TO FOLLOW-UP,DISCONTINUATION,2021-02-15,LOST TO FOLLOW-UP,Y
+T8,B,2021-01-01,2021-02-10,COMPLETD,,COMPLETED,2021-06-01,,Y
+";
+    build(dir.path(), adsl, "").success();
+    let c = &results(dir.path())["cohorts"][0];
+    let t = &c["disposition"];
+    assert_eq!(t["level"], "treatment");
+    assert_eq!(t["label"], "End of treatment");
+    // T1 completed; T2, T6, T7 discontinued; T4 ongoing and T5 ongoing at the cut-off
+    // (treatment ended on 2021-05-01); T3 never treated; T8's COMPLETD apart.
+    let counts = |d: &Value| {
+        [&d["N"], &d["completed"], &d["discontinued"], &d["ongoing"]].map(|v| v.as_u64().unwrap())
+    };
+    assert_eq!(counts(t), [8, 1, 3, 2]);
+    assert_eq!(t["not_treated"], 1);
+    assert_eq!(
+        t["other"],
+        serde_json::json!([{"reason": "COMPLETD", "n": 1}])
+    );
+    assert_eq!(t["reason_column"], "DCTREAS");
+    assert_eq!(
+        (&t["discontinued_ae"], &t["discontinued_ae_source"]),
+        (&2.into(), &"DCTREAS".into())
+    );
+    let s = &c["study_disposition"];
+    assert_eq!(s["level"], "study");
+    // T1 completed; T2, T3, T7 (DISCONTINUATION) discontinued; T4, T5, T6 ongoing, and T8,
+    // whose study ended (EOSDT 2021-06-01) after the cut-off.
+    assert_eq!(counts(s), [8, 1, 3, 4]);
+    assert!(s.get("not_treated").is_none());
+    assert_eq!(
+        (&s["discontinued_ae"], &s["discontinued_ae_source"]),
+        (&0.into(), &"DCSREAS".into())
+    );
+    // Exposure over the safety population (T3 is not in it): T1 32, T2 20, T4 and T5 to the
+    // cut-off 2021-04-10 (100 days, ongoing), T7 30, T8 41; T6 has no TRTEDT but ended.
+    let e = &c["exposure"];
+    assert_eq!(
+        (&e["n"], &e["ongoing"], &e["missing"]),
+        (&6.into(), &2.into(), &1.into())
+    );
+    assert_eq!(e["duration"]["max"], 100.0);
+    let warnings = c["warnings"].to_string();
+    assert!(
+        warnings.contains("status `COMPLETD` (ADSL EOTSTT) is not one readout reads")
+            && warnings.contains("T8"),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains("have no TRTEDT although their treatment is recorded as ended")
+            && warnings.contains("T6"),
+        "{warnings}"
+    );
+    assert!(
+        !warnings.contains("not cut at"),
+        "EOSDT cuts the study level: {warnings}"
+    );
+    // Per arm, the same levels.
+    let arm_b = c["arms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["arm"] == "B")
+        .unwrap();
+    assert_eq!(counts(&arm_b["disposition"]), [4, 0, 2, 1]);
+    assert_eq!(counts(&arm_b["study_disposition"]), [4, 0, 1, 3]);
+    let report =
+        std::fs::read_to_string(dir.path().join("out/DISP/2021-04-10/all/report.html")).unwrap();
+    for text in [
+        "End of treatment",
+        "End of study",
+        "Never treated",
+        "Status \"COMPLETD\" (not recognised)",
+    ] {
+        assert!(
+            report.contains(&text.replace('"', "&quot;")) || report.contains(text),
+            "{text}"
+        );
+    }
+
+    // Without a cut-off: T5's treatment ended (discontinued), T8's study completed. T4, still
+    // treated, has ADSL's TRTDURD (150 days): ongoing, with that duration.
+    let no_cut: String = adsl
+        .lines()
+        .enumerate()
+        .map(|(i, l)| match i {
+            0 => format!("{l},TRTDURD\n"),
+            _ if l.starts_with("T4,") => format!("{l},150\n"),
+            _ => format!("{l},\n"),
+        })
+        .collect();
+    std::fs::write(dir.path().join("adsl.csv"), &no_cut).unwrap();
+    std::fs::write(
+        dir.path().join("study.yaml"),
+        "study: { id: DISP }\ndata: { adsl: adsl.csv }\nanalysis: { time_unit: days, tte_params: {} }\n\
+         cohorts:\n  - { id: all }\n",
+    )
+    .unwrap();
+    build_quietly(&dir.path().join("out2"), &dir.path().join("study.yaml")).success();
+    let r = read_json(&dir.path().join("out2/DISP/no-cutoff/results.json"));
+    let c = &r["cohorts"][0];
+    assert_eq!(counts(&c["disposition"]), [8, 1, 4, 1]);
+    assert_eq!(counts(&c["study_disposition"]), [8, 2, 3, 3]);
+    let e = &c["exposure"];
+    assert_eq!((&e["ongoing"], &e["missing"]), (&1.into(), &1.into()));
+    assert_eq!(e["duration"]["max"], 150.0);
+}
+
+/// A Y/N completion flag as the status (COMP24FL: Y completed, N did not), with reasons
+/// counted among those who did not complete (issue 43, as the CDISC pilot's table 14-1.02);
+/// `data.disposition` and the one-level keys together are refused; so is a named column ADSL
+/// lacks.
+#[test]
+fn a_completion_flag_is_a_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let adsl = "\
+USUBJID,ARM,TRTSDT,COMP24FL,DCREASCD
+F1,A,2021-01-01,Y,Completed
+F2,A,2021-01-01,N,Adverse Event
+F3,B,2021-01-01,N,Withdrew Consent
+F4,B,2021-01-01,Y,Adverse Event
+";
+    build(
+        dir.path(),
+        adsl,
+        ", disposition: { study: { status: COMP24FL, reason: DCREASCD, label: Completion of week 24 } }",
+    )
+    .success();
+    let d = &results(dir.path())["cohorts"][0]["disposition"];
+    assert_eq!(
+        (&d["completed"], &d["discontinued"], &d["ongoing"]),
+        (&2.into(), &2.into(), &0.into())
+    );
+    assert_eq!(d["label"], "Completion of week 24");
+    // F4 completed week 24 and stopped later for an AE: not among the reasons.
+    assert_eq!(
+        d["reasons"],
+        serde_json::json!([{"reason": "Adverse Event", "n": 1}, {"reason": "Withdrew Consent", "n": 1}])
+    );
+    assert_eq!(d["discontinued_ae"], 1);
+    let stderr = build(
+        dir.path(),
+        adsl,
+        ", disposition: { study: COMP24FL }, disposition_reason: DCREASCD",
+    )
+    .code(2)
+    .stderr();
+    assert!(
+        stderr.contains("key `data.disposition`: give the levels here"),
+        "{stderr}"
+    );
+    let stderr = build(dir.path(), adsl, ", disposition: { treatment: EOTSTT }")
+        .code(2)
+        .stderr();
+    assert!(
+        stderr.contains("key `data.disposition.treatment`: column `EOTSTT` is not in ADSL"),
+        "{stderr}"
     );
 }

@@ -93,6 +93,7 @@ fn cohort() -> CohortResults {
         comparisons: Vec::new(),
         factor_labels: Default::default(),
         disposition: None,
+        study_disposition: None,
         exposure: None,
     }
 }

@@ -215,9 +215,8 @@ pub fn analyse_arms<'a>(
     }
     let mut comparisons = Vec::new();
     let ae_index = compare::safety::ae_index(&at.data.adverse_events);
-    let duration_columns = crate::endpoints::disposition::duration_columns(at.data);
-    let duration =
-        |s: &Subject| crate::endpoints::disposition::exposure_days(s, at.cutoff, &duration_columns);
+    let rule = crate::endpoints::disposition::DurationRule::of(at.data, at.cutoff);
+    let duration = |s: &Subject| rule.days(s);
     let number_of = |name: &str| {
         arm_names
             .iter()

@@ -129,7 +129,49 @@ pub(super) fn validate(path: &Path, config: &StudyConfig) -> Result<()> {
         }
     }
     check_analysis(path, "analysis", &config.analysis)?;
+    check_disposition(path, &config.data)?;
     check_vocabulary(path, config)
+}
+
+/// `data.disposition` or the one level of `disposition_status`/`disposition_reason`, not both;
+/// each level names a status or a reason.
+fn check_disposition(path: &Path, data: &DataFiles) -> Result<()> {
+    let Some(d) = &data.disposition else {
+        return Ok(());
+    };
+    if data.disposition_status.is_some() || data.disposition_reason.is_some() {
+        return Err(config_error(
+            path,
+            "key `data.disposition`: ",
+            "give the levels here or one level in `disposition_status` and \
+             `disposition_reason`, not both"
+                .to_string(),
+        ));
+    }
+    if d.treatment.is_none() && d.study.is_none() {
+        return Err(config_error(
+            path,
+            "key `data.disposition`: ",
+            "no level given; expected `treatment`, `study` or both".to_string(),
+        ));
+    }
+    for (name, level) in [("treatment", &d.treatment), ("study", &d.study)] {
+        if let Some(DispositionLevelConfig::Full {
+            status: None,
+            reason: None,
+            ..
+        }) = level
+        {
+            return Err(config_error(
+                path,
+                &format!("key `data.disposition.{name}`: "),
+                "neither `status` nor `reason` given; expected the ADSL column(s) the level is \
+                 read from"
+                    .to_string(),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The criteria sets of all cohorts together fit one study's vocabulary of ADRS values.

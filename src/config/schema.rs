@@ -99,14 +99,20 @@ pub struct DataFiles {
     /// Default: `[BOR, CBOR]`.
     #[serde(default, deserialize_with = "one_or_many")]
     pub adrs_bor_paramcd: Option<Vec<String>>,
-    /// ADSL column of the end-of-study (or end-of-treatment) status: COMPLETED, DISCONTINUED
-    /// or ONGOING. Default: the first of `EOSSTT`, `EOTSTT` that ADSL has.
+    /// ADSL column of one disposition status (`EOSSTT`; `EOT…` reads as the treatment
+    /// level), or a Y/N completion flag (`COMP24FL`, a name ending `FL`); with
+    /// `disposition_reason`, one level. Default: see `disposition`.
     #[serde(default)]
     pub disposition_status: Option<String>,
-    /// ADSL column of the reason for discontinuation. Default: the first of `DCDECOD`,
-    /// `DCSREAS`, `DCREASCD` that ADSL has.
+    /// ADSL column of the reason for discontinuation of that level.
     #[serde(default)]
     pub disposition_reason: Option<String>,
+    /// The disposition levels reported: `{ treatment: EOTSTT, study: EOSSTT }`, each a status
+    /// column or `{ status, reason, label }`. Default: the treatment level when ADSL has
+    /// `EOTSTT` (reasons `DCTREAS`), the study level when it has `EOSSTT` (reasons `DCSREAS`,
+    /// else `DCDECOD`, else `DCREASCD`); docs/CONFIG.md.
+    #[serde(default)]
+    pub disposition: Option<DispositionConfig>,
     /// `PARAMCD` of the sum-of-diameters parameter in ADTR. Default: `SDIAM`.
     #[serde(default)]
     pub adtr_paramcd: Option<String>,
@@ -125,6 +131,42 @@ pub const DEFAULT_ADRS_PARAMCDS: [&str; 2] = ["OVR", "OVRLRESP"];
 pub const DEFAULT_ADRS_BOR_PARAMCDS: [&str; 2] = ["BOR", "CBOR"];
 
 /// A text or a list of texts (`adrs_paramcd: OVRLRESP` or `[OVR, OVRLRESP]`).
+/// `data.disposition`: the levels reported.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DispositionConfig {
+    /// End of treatment.
+    #[serde(default)]
+    pub treatment: Option<DispositionLevelConfig>,
+    /// End of study.
+    #[serde(default)]
+    pub study: Option<DispositionLevelConfig>,
+}
+
+/// One disposition level: its status column, or the status with a reason and a label.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(
+    untagged,
+    expecting = "an ADSL column, or { status: COLUMN, reason: COLUMN, label: \"words\" }"
+)]
+pub enum DispositionLevelConfig {
+    /// `treatment: EOTSTT`.
+    Status(String),
+    /// `study: { status: EOSSTT, reason: DCSREAS, label: "End of study" }`.
+    Full {
+        /// The status column (COMPLETED, DISCONTINUED, ONGOING, ...), or a Y/N completion
+        /// flag (a name ending `FL`).
+        #[serde(default)]
+        status: Option<String>,
+        /// The reason for discontinuation.
+        #[serde(default)]
+        reason: Option<String>,
+        /// How documents name the level ("End of treatment"; "Completion of week 24").
+        #[serde(default)]
+        label: Option<String>,
+    },
+}
+
 fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
     #[derive(Deserialize)]
     #[serde(untagged, expecting = "a PARAMCD or a list of PARAMCDs")]

@@ -379,6 +379,7 @@ mod tests {
             last_alive: Some(d("2021-06-30")),
             safety: true,
             efficacy: true,
+            treated_past_cutoff: false,
             columns: Default::default(),
         }
     }

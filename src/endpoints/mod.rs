@@ -448,16 +448,24 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
     };
 
     let tumour = tumour_data(&input, subjects);
-    let disposition = disposition::disposition(subjects, input.data);
-    if let (Some(cut), Some(_)) = (input.cutoff, &disposition) {
-        // ADSL's status and reasons are the sponsor's at their cut; readout has no dates of
-        // them to cut again.
-        warnings.push(format!(
-            "disposition is as ADSL records it, not cut at {cut} (ADSL gives no dates of \
-             completion or discontinuation that readout reads)"
-        ));
+    let (disposition, study_disposition) =
+        disposition::dispositions(subjects, input.data, input.cutoff, &mut warnings);
+    if let (Some(cut), true) = (input.cutoff, input.data.after_cutoff) {
+        // A study-level status without its date cannot be cut: it is the sponsor's at their
+        // cut (the treatment level is cut by TRTEDT).
+        if let Some(level) = input
+            .data
+            .disposition
+            .iter()
+            .find(|l| l.level == crate::load::disposition::Level::Study && l.date.is_none())
+        {
+            warnings.push(format!(
+                "{} status is as ADSL records it, not cut at {cut} (ADSL has no EOSDT to cut it by)",
+                level.label.to_lowercase()
+            ));
+        }
     }
-    let exposure = disposition::exposure(subjects, input.data, input.cutoff, unit);
+    let exposure = disposition::exposure(subjects, input.data, input.cutoff, unit, &mut warnings);
 
     Ok(CohortAnalysis {
         results: CohortResults {
@@ -480,6 +488,7 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
                 safety
             },
             disposition,
+            study_disposition,
             exposure,
             arms: Vec::new(),
             comparisons: Vec::new(),

@@ -306,6 +306,7 @@ impl AdslColumns {
             last_alive: row.date(self.alive)?,
             safety: flag(row, self.saf, true)?,
             efficacy: flag(row, self.eff, true)?,
+            treated_past_cutoff: false,
             columns,
         })
     }

@@ -28,6 +28,7 @@ mod adtr;
 mod adtte;
 mod cells;
 pub mod dataset_json;
+pub mod disposition;
 pub mod sas7bdat;
 mod split;
 mod subjects;
@@ -95,8 +96,8 @@ pub struct StudyData {
     pub safety_flag: Option<String>,
     /// ADSL's column names (what disposition and exposure can be read from).
     pub adsl_headers: Vec<String>,
-    /// The ADSL columns of the end-of-study status and of the reason for discontinuation.
-    pub disposition_columns: (Option<String>, Option<String>),
+    /// The disposition levels reported and the ADSL columns each is read from.
+    pub disposition: Vec<disposition::DispositionLevel>,
     /// ADRS per-visit overall responses (`PARAMCD = OVR`).
     pub assessments: Vec<Assessment>,
     /// The sponsor's best overall response per subject (ADRS `data.adrs_bor_paramcd`), read
@@ -108,6 +109,8 @@ pub struct StudyData {
     pub tte: TteTable,
     /// Whether an ADRS file was given.
     pub has_adrs: bool,
+    /// Whether a data cut-off dropped or censored anything (data dated after it existed).
+    pub after_cutoff: bool,
     /// Whether an ADTTE file was given (its endpoints are then used as they are).
     pub has_adtte: bool,
     /// The ADTTE file, for error messages.
@@ -116,7 +119,8 @@ pub struct StudyData {
     pub has_adtr: bool,
     /// ADAE rows.
     pub adverse_events: Vec<AdverseEvent>,
-    /// ADAE has `AEACN`: the actions taken with the study treatment can be counted.
+    /// ADAE has `AEACN` with a value on some row: the actions taken with the study treatment
+    /// can be counted.
     pub adae_has_action: bool,
     /// ADEX dose summaries per subject (`CUMDOSE`, `AVGDD`, `RDI` of `adex::ADEX_PARAMS`),
     /// when ADEX is given.
@@ -210,16 +214,11 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
                 .chain(c.strata.iter().map(|f| f.column.clone()))
                 .chain(c.subgroups.iter().map(|f| f.column.clone()))
         })
+        .chain(disposition::COLUMNS.iter().map(|c| c.to_string()))
         .chain(
-            crate::endpoints::disposition::COLUMNS
-                .iter()
-                .map(|c| c.to_string()),
-        )
-        .chain(
-            [&data.disposition_status, &data.disposition_reason]
+            disposition::named_columns(data)
                 .into_iter()
-                .flatten()
-                .cloned(),
+                .map(|(_, column)| column),
         )
         .collect();
     // ADSL is typed as it is read (part by part when large: it is never held whole), while
@@ -250,14 +249,11 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     study.efficacy_flag = adsl.efficacy_column.take();
     study.safety_flag = adsl.has_saffl.then(|| "SAFFL".to_string());
     study.adsl_headers = std::mem::take(&mut adsl.headers);
-    for (key, named) in [
-        ("disposition_status", &data.disposition_status),
-        ("disposition_reason", &data.disposition_reason),
-    ] {
-        if let Some(column) = named.as_ref().filter(|c| !study.adsl_headers.contains(c)) {
+    for (key, column) in disposition::named_columns(data) {
+        if !study.adsl_headers.contains(&column) {
             return Err(Error::Config {
                 file: cfg.path.clone(),
-                location: format!("key `data.{key}`: "),
+                location: format!("key `{key}`: "),
                 message: format!(
                     "column `{column}` is not in ADSL ({}); its header has: {}",
                     adsl_path.display(),
@@ -266,8 +262,7 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
             });
         }
     }
-    study.disposition_columns =
-        crate::endpoints::disposition::columns_of(&study.adsl_headers, data);
+    study.disposition = disposition::levels(&study.adsl_headers, data);
     // Without an efficacy flag every subject is in the efficacy population, screen failures
     // (SAFFL = N) included: say so, as it changes every response rate's denominator.
     if study.efficacy_flag.is_none() {
@@ -385,7 +380,10 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     }
     if let (Some(table), Some((rows, warnings))) = (&adae, adverse_events?) {
         study.adverse_events = rows;
-        study.adae_has_action = table.column("AEACN").is_some();
+        // A column empty on every row (the CDISC pilot's, pharmaverse's) gives no count.
+        study.adae_has_action = table.column("AEACN").is_some_and(|c| {
+            (0..table.len()).any(|r| table.cell_text(r, c).is_ok_and(|t| !t.trim().is_empty()))
+        });
         study.warnings.extend(warnings);
         study.inputs.push(table.input_file());
     }

@@ -218,6 +218,9 @@ pub struct Subject {
     pub safety: bool,
     /// `EFFFL`/`FASFL`/`ITTFL = Y` (true when none of them is present).
     pub efficacy: bool,
+    /// Treatment ended after the data cut-off (the cut cleared `trt_end`): on treatment at it,
+    /// whatever the end-of-treatment status says.
+    pub treated_past_cutoff: bool,
     /// ADSL columns as text (empty cells omitted), for filters and baseline summaries.
     pub columns: Columns,
 }
@@ -256,6 +259,7 @@ impl Subject {
             last_alive: None,
             safety: false,
             efficacy: false,
+            treated_past_cutoff: false,
             columns: Columns::default(),
         }
     }

@@ -33,9 +33,13 @@ pub struct CohortResults {
     pub followup: Option<FollowUp>,
     /// Safety summary; `null` without ADAE.
     pub safety: Option<Safety>,
-    /// Completed, discontinued (why), ongoing; absent when ADSL has no status or reason column.
+    /// Completed, discontinued (why), ongoing: the end-of-treatment level when it is
+    /// reported, else the end-of-study level; absent when ADSL has no status or reason column.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disposition: Option<crate::results::Disposition>,
+    /// The end-of-study level, when the end-of-treatment level is `disposition`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub study_disposition: Option<crate::results::Disposition>,
     /// Treatment duration of the safety population; absent when nobody has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exposure: Option<crate::results::Exposure>,

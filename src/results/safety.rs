@@ -116,19 +116,35 @@ impl AeGrading {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Disposition {
+    /// `treatment` (end of treatment) or `study` (end of study).
+    #[serde(default = "study_level")]
+    pub level: String,
+    /// How documents name the level ("End of treatment").
+    #[serde(default)]
+    pub label: String,
     /// Members counted.
     #[serde(rename = "N")]
     pub total: usize,
-    /// The ADSL status column read (`EOSSTT`, ...); `null`: the status came from the reason.
+    /// The ADSL status column read (`EOSSTT`, a Y/N flag such as `COMP24FL`, ...); `null`:
+    /// the status came from the reason.
     pub status_column: Option<String>,
     /// The ADSL reason column read (`DCDECOD`, ...); `null`: no reasons.
     pub reason_column: Option<String>,
     /// Completed.
     pub completed: usize,
-    /// Discontinued.
+    /// Discontinued (with a flag: did not complete).
     pub discontinued: usize,
-    /// Neither (ongoing at the cut-off).
+    /// Neither (ongoing at the cut-off; at the treatment level, treatment that ends after the
+    /// cut-off).
     pub ongoing: usize,
+    /// At the treatment level, subjects never treated (no TRTSDT, or a status such as NOT
+    /// TREATED); absent at the study level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_treated: Option<usize>,
+    /// Statuses readout does not recognise, as ADSL gives them, with their counts (each named
+    /// in a warning).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other: Vec<ReasonCount>,
     /// Reasons of the discontinued, most frequent first ("not given" when empty).
     pub reasons: Vec<ReasonCount>,
     /// Discontinued because of adverse events; `null` when the data cannot say.
@@ -136,6 +152,10 @@ pub struct Disposition {
     /// Where that came from: `DSRAEFL`, the reason column ("ADVERSE EVENT"), or `AEACN`
     /// (an adverse event with DRUG WITHDRAWN).
     pub discontinued_ae_source: Option<String>,
+}
+
+fn study_level() -> String {
+    "study".to_string()
 }
 
 /// One reason for discontinuation.
@@ -160,9 +180,12 @@ pub struct Exposure {
     pub duration: crate::results::ContinuousSummary,
     /// Sum of the durations in years of 365.25 days.
     pub patient_years: f64,
-    /// Subjects still treated (no TRTEDT), counted to the cut-off.
+    /// Subjects still on treatment (no TRTEDT, or one after the cut-off, and no end of
+    /// treatment recorded), whose duration runs to the cut-off (or is ADSL's TRTDURD).
     pub ongoing: usize,
-    /// Safety subjects without a duration (no TRTSDT, or no TRTEDT and no cut-off).
+    /// Safety subjects without a duration: no TRTSDT; or no TRTEDT and neither a cut-off nor
+    /// TRTDURD; or no TRTEDT while their treatment is recorded as ended (each named in a
+    /// warning).
     pub missing: usize,
     /// Dose where ADSL gives it, by column (`CUMDOSE` cumulative dose, `AVGDD` average daily
     /// dose, `RDI` relative dose intensity in %), over the safety subjects with a value.

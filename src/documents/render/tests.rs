@@ -227,6 +227,7 @@ fn dummy_cohort() -> CohortResults {
         followup: None,
         safety: None,
         disposition: None,
+        study_disposition: None,
         exposure: None,
         arms: Vec::new(),
         comparisons: Vec::new(),

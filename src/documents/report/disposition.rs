@@ -1,7 +1,7 @@
 //! The report's disposition and exposure section (per arm and in total for a cohort with arms).
 
 use crate::format::fixed;
-use crate::results::CohortResults;
+use crate::results::{CohortResults, Disposition};
 
 use super::model::*;
 use super::table::*;
@@ -12,63 +12,105 @@ pub(super) fn disposition(c: &CohortResults, f: &Formats) -> Option<Section> {
     }
     let columns = columns(c, true);
     let mut blocks = Vec::new();
-    if let Some(d) = &c.disposition {
-        let n_of = |r: &CohortResults| r.disposition.as_ref().map_or(0, |d| d.total);
-        let count = |pick: fn(&crate::results::Disposition) -> usize| {
-            move |r: &CohortResults| {
+    // One table, a block of rows per level (end of treatment, end of study).
+    let levels: Vec<&Disposition> = c.disposition.iter().chain(&c.study_disposition).collect();
+    if !levels.is_empty() {
+        let mut body = Vec::new();
+        let mut sources = Vec::new();
+        for d in &levels {
+            // The same level of each column's results.
+            let of = |r: &'_ CohortResults| -> Option<Disposition> {
                 r.disposition
-                    .as_ref()
-                    .map_or("–".to_string(), |d| f.count_pct(pick(d), d.total))
+                    .iter()
+                    .chain(&r.study_disposition)
+                    .find(|x| x.level == d.level)
+                    .cloned()
+            };
+            let count = |pick: fn(&Disposition) -> usize| {
+                move |r: &CohortResults| {
+                    of(r).map_or("–".to_string(), |d| f.count_pct(pick(&d), d.total))
+                }
+            };
+            if levels.len() > 1 {
+                body.push(Row::with_class(
+                    "group",
+                    vec![Cell::text(d.label.clone()).span(columns.len() as u32 + 1, 1)],
+                ));
             }
-        };
-        let mut body = vec![
-            row_of(Cell::text("Completed"), &columns, count(|d| d.completed)),
-            row_of(
+            body.push(row_of(
+                Cell::text("Completed"),
+                &columns,
+                count(|d| d.completed),
+            ));
+            body.push(row_of(
                 Cell::text("Discontinued"),
                 &columns,
                 count(|d| d.discontinued),
-            ),
-        ];
-        for reason in &d.reasons {
-            let name = reason.reason.clone();
-            body.push(row_of(Cell::level(name.clone()), &columns, |r| {
-                r.disposition.as_ref().map_or("–".to_string(), |d| {
-                    let n = d
-                        .reasons
-                        .iter()
-                        .find(|x| x.reason == name)
-                        .map_or(0, |x| x.n);
-                    f.count_pct(n, d.total)
-                })
-            }));
-        }
-        body.push(row_of(
-            Cell::text("Ongoing"),
-            &columns,
-            count(|d| d.ongoing),
-        ));
-        body.push(row_of(
-            Cell::text("Discontinued because of adverse events"),
-            &columns,
-            |r| match r.disposition.as_ref() {
-                Some(d) => d
-                    .discontinued_ae
-                    .map_or("not available".to_string(), |n| f.count_pct(n, d.total)),
-                None => "–".to_string(),
-            },
-        ));
-        let mut sources = Vec::new();
-        if let Some(s) = &d.status_column {
-            sources.push(format!("status from {s}"));
-        }
-        if let Some(r) = &d.reason_column {
-            sources.push(format!("reasons from {r}"));
-        }
-        if let Some(a) = &d.discontinued_ae_source {
-            sources.push(format!(
-                "discontinuation because of adverse events from {a}"
             ));
+            for reason in &d.reasons {
+                let name = reason.reason.clone();
+                body.push(row_of(Cell::level(name.clone()), &columns, |r| {
+                    of(r).map_or("–".to_string(), |d| {
+                        let n = d
+                            .reasons
+                            .iter()
+                            .find(|x| x.reason == name)
+                            .map_or(0, |x| x.n);
+                        f.count_pct(n, d.total)
+                    })
+                }));
+            }
+            body.push(row_of(
+                Cell::text("Ongoing"),
+                &columns,
+                count(|d| d.ongoing),
+            ));
+            if d.not_treated.is_some() {
+                body.push(row_of(Cell::text("Never treated"), &columns, |r| {
+                    of(r).map_or("–".to_string(), |d| {
+                        d.not_treated
+                            .map_or("–".to_string(), |n| f.count_pct(n, d.total))
+                    })
+                }));
+            }
+            for other in &d.other {
+                let name = other.reason.clone();
+                body.push(row_of(
+                    Cell::text(format!("Status \"{name}\" (not recognised)")),
+                    &columns,
+                    |r| {
+                        of(r).map_or("–".to_string(), |d| {
+                            let n = d.other.iter().find(|x| x.reason == name).map_or(0, |x| x.n);
+                            f.count_pct(n, d.total)
+                        })
+                    },
+                ));
+            }
+            body.push(row_of(
+                Cell::text("Discontinued because of adverse events"),
+                &columns,
+                |r| match of(r) {
+                    Some(d) => d
+                        .discontinued_ae
+                        .map_or("not available".to_string(), |n| f.count_pct(n, d.total)),
+                    None => "–".to_string(),
+                },
+            ));
+            let mut said = Vec::new();
+            if let Some(s) = &d.status_column {
+                said.push(format!("status from {s}"));
+            }
+            if let Some(r) = &d.reason_column {
+                said.push(format!("reasons from {r}"));
+            }
+            if let Some(a) = &d.discontinued_ae_source {
+                said.push(format!(
+                    "discontinuation because of adverse events from {a}"
+                ));
+            }
+            sources.push(format!("{}: {}", d.label, said.join(", ")));
         }
+        let n_of = |r: &CohortResults| r.disposition.as_ref().map_or(0, |d| d.total);
         blocks.push(Block::Table(Table {
             class: (columns.len() > 2).then_some("wide"),
             head: vec![column_header("Disposition", &columns, |col| {
@@ -158,7 +200,7 @@ pub(super) fn disposition(c: &CohortResults, f: &Formats) -> Option<Section> {
         let mut note = format!("Duration from {}", e.source);
         if e.ongoing > 0 {
             note.push_str(&format!(
-                "; {} subject(s) still treated counted to the data cut-off",
+                "; {} subject(s) still on treatment, counted to the data cut-off (or by the ADSL duration)",
                 e.ongoing
             ));
         }
