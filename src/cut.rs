@@ -57,7 +57,7 @@ pub fn apply_cutoff<'a>(
         adtte_file,
         has_adtr,
         adverse_events,
-        adae_has_action,
+        adae_columns,
         dose,
         lesions,
         inputs,
@@ -75,7 +75,7 @@ pub fn apply_cutoff<'a>(
         safety_flag: safety_flag.clone(),
         vocabulary: vocabulary.clone(),
         adsl_headers: adsl_headers.clone(),
-        adae_has_action: *adae_has_action,
+        adae_columns: *adae_columns,
         // Dose summaries are the sponsor's, per subject: kept as given.
         dose: dose.clone(),
         disposition: disposition.clone(),

@@ -287,7 +287,10 @@ fn ae_arms(results: &CohortResults, terms: &[AeBar]) -> Vec<plots::AeArm> {
                     AeBar {
                         term: t.term.clone(),
                         any_grade: found.map_or(0, |c| c.trae_any),
-                        grade3plus: found.map_or(0, |c| c.trae_grade3plus),
+                        grade3plus: match found {
+                            Some(c) => c.trae_grade3plus,
+                            None => safety.trae.grade3plus.map(|_| 0),
+                        },
                     }
                 })
                 .collect();

@@ -361,27 +361,27 @@ fn ae_small() -> Vec<AeBar> {
         AeBar {
             term: "Hypertension".into(),
             any_grade: 12,
-            grade3plus: 4,
+            grade3plus: Some(4),
         },
         AeBar {
             term: "Hand-foot skin reaction".into(),
             any_grade: 9,
-            grade3plus: 1,
+            grade3plus: Some(1),
         },
         AeBar {
             term: "Gamma-glutamyltransferase increased".into(),
             any_grade: 7,
-            grade3plus: 2,
+            grade3plus: Some(2),
         },
         AeBar {
             term: "Immune-mediated hypothyroidism requiring hormone replacement".into(),
             any_grade: 5,
-            grade3plus: 0,
+            grade3plus: Some(0),
         },
         AeBar {
             term: "Fatigue".into(),
             any_grade: 21,
-            grade3plus: 21,
+            grade3plus: Some(21),
         },
     ]
 }
@@ -391,7 +391,7 @@ fn ae_arms() -> Vec<AeArm> {
     let bar = |term: &str, any_grade, grade3plus| AeBar {
         term: term.into(),
         any_grade,
-        grade3plus,
+        grade3plus: Some(grade3plus),
     };
     vec![
         AeArm {
@@ -614,7 +614,7 @@ fn all_figures() -> Vec<(&'static str, String)> {
         .map(|i| AeBar {
             term: format!("Preferred term number {i}"),
             any_grade: 30 - i,
-            grade3plus: i % 4,
+            grade3plus: Some(i % 4),
         })
         .collect();
     let one_subject = vec![km_series("Single subject", &[(4.2, true)])];

@@ -29,6 +29,7 @@ mod numbers;
 mod plots;
 mod properties;
 mod randomised_example;
+mod safety;
 mod sas7bdat;
 mod slides;
 mod stats_props;

@@ -690,8 +690,11 @@ fn xpt_and_csv_give_the_same_typed_tables() {
         .collect();
     let (ae_x, ae_c) = both(dir.path(), "adae", &adae_columns(), &adae_rows());
     let (mut w1, mut w2) = (Vec::new(), Vec::new());
-    let events = read_adae(&ae_x, &known, &related, &mut w1).unwrap();
-    assert_eq!(events, read_adae(&ae_c, &known, &related, &mut w2).unwrap());
+    let (events, _) = read_adae(&ae_x, &known, &related, &mut w1).unwrap();
+    assert_eq!(
+        events,
+        read_adae(&ae_c, &known, &related, &mut w2).unwrap().0
+    );
     assert_eq!(
         events.iter().map(|e| e.grade).collect::<Vec<_>>(),
         [Some(1), Some(3), Some(2)]

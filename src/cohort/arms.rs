@@ -260,6 +260,7 @@ pub fn analyse_arms<'a>(
                     &two,
                     &ae_index,
                     &duration,
+                    at.data.adae_columns,
                     cohort,
                     settings,
                     &mut warnings,

@@ -40,6 +40,7 @@ pub fn compare_ae(
     two: &super::TwoArms<'_>,
     events: &AeIndex<'_>,
     duration: &dyn Fn(&crate::model::Subject) -> Option<f64>,
+    columns: crate::load::AdaeColumns,
     cohort: &CohortConfig,
     settings: &Analysis,
     warnings: &mut Vec<String>,
@@ -59,6 +60,24 @@ pub fn compare_ae(
     if n1 == 0 || n0 == 0 {
         return Ok(None);
     }
+    // Events without a start date (or subjects without TRTSDT): when none of a subject's
+    // events of a row is dated, its time at risk is its whole exposure (an upper bound, so the
+    // rate is a lower bound), and the reader is told how many such subjects there are.
+    let undated = safety
+        .iter()
+        .filter(|(_, start, exposure, own)| {
+            exposure.is_some()
+                && (own.iter().any(|e| e.start.is_none()) || (start.is_none() && !own.is_empty()))
+        })
+        .count();
+    if undated > 0 {
+        warnings.push(format!(
+            "adverse events: {undated} safety subject(s) have an event without a start date \
+             (ASTDT), or no TRTSDT; in the exposure-adjusted incidence rates, a subject none of \
+             whose events of a kind or term is dated counts its whole exposure as time at risk \
+             (the rate is then a lower bound)"
+        ));
+    }
     let unexposed = safety.iter().filter(|(_, _, e, _)| e.is_none()).count();
     if unexposed > 0 {
         warnings.push(format!(
@@ -75,14 +94,21 @@ pub fn compare_ae(
             .sum::<f64>()
             / 365.25
     };
-    // The rows: kinds first, then every term with an event, most frequent first.
+    // The rows: kinds first (those the data can give: no grade ≥3 without grades, no serious
+    // without AESER), then every term with an event, most frequent first.
     type Pick = fn(&AdverseEvent) -> bool;
-    let kinds: [(&str, Pick); 4] = [
-        ("any TEAE", |_| true),
-        ("grade ≥3 TEAE", |e| e.grade.is_some_and(|g| g >= 3)),
-        ("serious TEAE", |e| e.serious),
-        ("any TRAE", |e| e.related),
-    ];
+    let kinds: Vec<(&str, Pick)> = [
+        ("any TEAE", true, (|_| true) as Pick),
+        ("grade ≥3 TEAE", columns.grade, |e| {
+            e.grade.is_some_and(|g| g >= 3)
+        }),
+        ("serious TEAE", columns.serious, |e| e.serious),
+        ("any TRAE", true, |e| e.related),
+    ]
+    .into_iter()
+    .filter(|(_, known, _)| *known)
+    .map(|(kind, _, pick)| (kind, pick))
+    .collect();
     let mut terms: FxHashMap<&str, usize> = FxHashMap::default();
     for (_, _, _, own) in &safety {
         let mut seen: Vec<&str> = own.iter().map(|e| e.term.as_str()).collect();

@@ -104,9 +104,11 @@ pub fn render_documents(
         ci_percent: render::fmt_plain(analysis.ci_percent()),
         figures: figures.to_vec(),
         top_trae: render::top_terms(results, 2, "trae_any", |t| t.trae_any),
-        top_trae_grade3: render::top_terms(results, 1, "trae_grade3plus", |t| t.trae_grade3plus),
+        top_trae_grade3: render::top_terms(results, 1, "trae_grade3plus", |t| {
+            t.trae_grade3plus.unwrap_or(0)
+        }),
         trae_grade3_terms: render::top_terms(results, usize::MAX, "trae_grade3plus", |t| {
-            t.trae_grade3plus
+            t.trae_grade3plus.unwrap_or(0)
         }),
         categories: render::category_counts(results),
         body: String::new(),

@@ -112,7 +112,7 @@ fn level_disposition(
     let withdrawn: Option<rustc_hash::FxHashSet<&str>> = (!reasons_given
         && ae_flag.is_none()
         && (level.level == Level::Treatment || only_level)
-        && data.adae_has_action)
+        && data.adae_columns.action)
         .then(|| {
             data.adverse_events
                 .iter()

@@ -443,7 +443,7 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
         Some(safety_results(
             subjects,
             &input.data.adverse_events,
-            input.data.adae_has_action,
+            input.data.adae_columns,
         ))
     };
 

@@ -8,7 +8,7 @@ use crate::results::{AeCounts, AeGrading, Safety, TermCounts};
 pub(super) fn safety_results(
     subjects: CohortSubjects<'_>,
     events: &[AdverseEvent],
-    with_actions: bool,
+    columns: crate::load::AdaeColumns,
 ) -> Safety {
     let total = subjects.iter().filter(|s| s.safety).count();
     // The safety population's ids, only when there are events to look them up for.
@@ -68,33 +68,42 @@ pub(super) fn safety_results(
             soc.entry(&e.term).or_insert(s);
         }
     }
+    // A count whose column ADAE lacks (or leaves empty) is not available, never 0.
+    let count = |m: &BTreeMap<&str, Worst>, known: bool, pick: fn(&Worst) -> bool| {
+        known.then(|| m.values().filter(|w| pick(w)).count())
+    };
     let counts = |m: &BTreeMap<&str, Worst>| AeCounts {
         any: m.values().filter(|w| w.any).count(),
-        grade3plus: m.values().filter(|w| w.grade >= 3).count(),
-        grade4plus: m.values().filter(|w| w.grade >= 4).count(),
-        serious: m.values().filter(|w| w.serious).count(),
-        fatal: m.values().filter(|w| w.fatal).count(),
-        discontinued: with_actions.then(|| m.values().filter(|w| w.withdrawn).count()),
-        reduced: with_actions.then(|| m.values().filter(|w| w.reduced).count()),
-        interrupted: with_actions.then(|| m.values().filter(|w| w.interrupted).count()),
+        grade3plus: count(m, columns.grade, |w| w.grade >= 3),
+        grade4plus: count(m, columns.grade, |w| w.grade >= 4),
+        serious: count(m, columns.serious, |w| w.serious),
+        fatal: count(m, columns.fatal, |w| w.fatal),
+        discontinued: count(m, columns.action, |w| w.withdrawn),
+        reduced: count(m, columns.action, |w| w.reduced),
+        interrupted: count(m, columns.action, |w| w.interrupted),
     };
+    let graded = |n: usize| columns.grade.then_some(n);
     let mut terms: BTreeMap<&str, TermCounts> = BTreeMap::new();
     for (&(term, _), w) in &term_teae {
         let t = terms.entry(term).or_insert_with(|| TermCounts {
             term: term.to_string(),
             soc: soc.get(term).map(|s| s.to_string()),
             teae_any: 0,
-            teae_grade3plus: 0,
+            teae_grade3plus: graded(0),
             trae_any: 0,
-            trae_grade3plus: 0,
+            trae_grade3plus: graded(0),
         });
         t.teae_any += 1;
-        t.teae_grade3plus += usize::from(w.grade >= 3);
+        if let Some(n) = &mut t.teae_grade3plus {
+            *n += usize::from(w.grade >= 3);
+        }
     }
     for (&(term, _), w) in &term_trae {
         if let Some(t) = terms.get_mut(term) {
             t.trae_any += 1;
-            t.trae_grade3plus += usize::from(w.grade >= 3);
+            if let Some(n) = &mut t.trae_grade3plus {
+                *n += usize::from(w.grade >= 3);
+            }
         }
     }
     let mut by_term: Vec<TermCounts> = terms.into_values().collect();

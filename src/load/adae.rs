@@ -2,6 +2,20 @@
 
 use super::*;
 
+/// Which of ADAE's optional columns hold a value on some row: a count read from a column that
+/// is absent, or empty on every row, is `null` ("not available"), never 0.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AdaeColumns {
+    /// A grade (`ATOXGR`/`AETOXGR`) or severity (`ASEV`/`AESEV`) on some event.
+    pub grade: bool,
+    /// `AESER`.
+    pub serious: bool,
+    /// What says an event was fatal: a CTCAE grade, `AEOUT` or `AESDTH`.
+    pub fatal: bool,
+    /// `AEACN`: the action taken with the study treatment.
+    pub action: bool,
+}
+
 /// ADAE: one row per event. The grade is CTCAE (`ATOXGR`/`AETOXGR`) or, failing that, mapped
 /// from severity (`ASEV`/`AESEV`: MILD 1, MODERATE 2, SEVERE 3).
 pub fn read_adae(
@@ -9,7 +23,7 @@ pub fn read_adae(
     known: &KnownSubjects<'_>,
     related_values: &HashSet<String>,
     warnings: &mut Vec<String>,
-) -> Result<Vec<AdverseEvent>> {
+) -> Result<(Vec<AdverseEvent>, AdaeColumns)> {
     let c_id = table.require("USUBJID")?;
     let c_term = table.require("AEDECOD")?;
     let c_soc = table.column("AEBODSYS");
@@ -23,6 +37,7 @@ pub fn read_adae(
     let c_death = table.column("AESDTH");
     let c_action = table.column("AEACN");
     let mut out = Vec::with_capacity(table.len());
+    let mut filled = AdaeColumns::default();
     let mut ungraded = 0usize;
     let mut hint = 0usize;
     let mut commas = Vec::new();
@@ -53,6 +68,12 @@ pub fn read_adae(
             ungraded += 1;
         }
         let outcome = row.text(c_out)?;
+        filled.grade |= grade.is_some();
+        filled.serious |= !row.text(c_ser)?.is_empty();
+        filled.fatal |= !by_severity && grade.is_some()
+            || !outcome.is_empty()
+            || !row.text(c_death)?.is_empty();
+        filled.action |= !row.text(c_action)?.trim().is_empty();
         out.push(AdverseEvent {
             usubjid: usubjid.to_string(),
             term: term.to_string(),
@@ -82,7 +103,7 @@ pub fn read_adae(
             table.path.display()
         ));
     }
-    Ok(out)
+    Ok((out, filled))
 }
 
 /// A CTCAE grade: `3`, `3.0` or `GRADE 3`; empty is `None`.

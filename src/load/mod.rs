@@ -119,9 +119,9 @@ pub struct StudyData {
     pub has_adtr: bool,
     /// ADAE rows.
     pub adverse_events: Vec<AdverseEvent>,
-    /// ADAE has `AEACN` with a value on some row: the actions taken with the study treatment
-    /// can be counted.
-    pub adae_has_action: bool,
+    /// Which of ADAE's optional columns hold a value (AEACN, AESER, grades, outcome): the
+    /// counts they give are `null` otherwise.
+    pub adae_columns: AdaeColumns,
     /// ADEX dose summaries per subject (`CUMDOSE`, `AVGDD`, `RDI` of `adex::ADEX_PARAMS`),
     /// when ADEX is given.
     pub dose: Option<FxHashMap<String, [Option<f64>; 3]>>,
@@ -379,11 +379,9 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
         study.inputs.push(table.input_file());
     }
     if let (Some(table), Some((rows, warnings))) = (&adae, adverse_events?) {
-        study.adverse_events = rows;
-        // A column empty on every row (the CDISC pilot's, pharmaverse's) gives no count.
-        study.adae_has_action = table.column("AEACN").is_some_and(|c| {
-            (0..table.len()).any(|r| table.cell_text(r, c).is_ok_and(|t| !t.trim().is_empty()))
-        });
+        study.adverse_events = rows.0;
+        // A column empty on every row (the CDISC pilot's AEACN) gives no count.
+        study.adae_columns = rows.1;
         study.warnings.extend(warnings);
         study.inputs.push(table.input_file());
     }

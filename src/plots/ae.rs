@@ -20,8 +20,9 @@ pub struct AeBar {
     pub term: String,
     /// Subjects with the event at any grade.
     pub any_grade: usize,
-    /// Subjects with the event at grade 3 or higher.
-    pub grade3plus: usize,
+    /// Subjects with the event at grade 3 or higher; `None` when the data have no grade (no
+    /// bar, no legend entry).
+    pub grade3plus: Option<usize>,
 }
 
 const ANY_GRADE: (&str, plotters::style::RGBColor) = ("Any grade", OI_SKY_BLUE);
@@ -132,14 +133,17 @@ pub fn ae_bars_labelled(
         ));
     }
     for t in terms {
-        if t.any_grade > n_subjects || t.grade3plus > t.any_grade {
+        if t.any_grade > n_subjects || t.grade3plus.is_some_and(|g| g > t.any_grade) {
             return Err(PlotError::InvalidInput(format!(
                 "adverse event '{}': {} subjects at any grade and {} at grade 3 or higher, \
                  out of {n_subjects}",
-                t.term, t.any_grade, t.grade3plus
+                t.term,
+                t.any_grade,
+                t.grade3plus.unwrap_or(0)
             )));
         }
     }
+    let graded = terms.iter().any(|t| t.grade3plus.is_some());
 
     let w = CANVAS_WIDTH;
     let max_pct = terms
@@ -151,7 +155,7 @@ pub fn ae_bars_labelled(
     let (labels, label_w) = term_labels(terms, w)?;
     let mut value_w = 0;
     for t in terms {
-        for count in [t.any_grade, t.grade3plus] {
+        for count in std::iter::once(t.any_grade).chain(t.grade3plus) {
             value_w = value_w.max(text_width(&value_label(count, n_subjects), SMALL_PX)?);
         }
     }
@@ -165,19 +169,17 @@ pub fn ae_bars_labelled(
     if !title_lines.is_empty() {
         y += line_height(TITLE_PX) * i32::try_from(title_lines.len()).unwrap_or(1) + 6;
     }
-    let legend = Legend::flow(
-        vec![
-            LegendItem {
-                key: Key::Swatch(ANY_GRADE.1),
-                label: any_label.to_string(),
-            },
-            LegendItem {
-                key: Key::Swatch(GRADE3PLUS.1),
-                label: severe_label.to_string(),
-            },
-        ],
-        w - left - PAD,
-    )?;
+    let mut items = vec![LegendItem {
+        key: Key::Swatch(ANY_GRADE.1),
+        label: any_label.to_string(),
+    }];
+    if graded {
+        items.push(LegendItem {
+            key: Key::Swatch(GRADE3PLUS.1),
+            label: severe_label.to_string(),
+        });
+    }
+    let legend = Legend::flow(items, w - left - PAD)?;
     let legend_top = y;
     let plot_top = y + legend.height() + 10;
     let (rows, plot_bottom) = row_layout(&labels, 2 * BAR_H + BAR_GAP, plot_top);
@@ -199,10 +201,11 @@ pub fn ae_bars_labelled(
             let cy = top + row_h / 2;
             draw_term_label(&c, lines, left, cy)?;
             let bars = [
-                (t.any_grade, ANY_GRADE.1, cy - BAR_GAP / 2 - BAR_H),
-                (t.grade3plus, GRADE3PLUS.1, cy + BAR_GAP - BAR_GAP / 2),
+                Some((t.any_grade, ANY_GRADE.1, cy - BAR_GAP / 2 - BAR_H)),
+                t.grade3plus
+                    .map(|g| (g, GRADE3PLUS.1, cy + BAR_GAP - BAR_GAP / 2)),
             ];
-            for (count, colour, bar_top) in bars {
+            for (count, colour, bar_top) in bars.into_iter().flatten() {
                 let x1 = xs.at(percent(count, n_subjects));
                 if count > 0 {
                     c.fill_rect((left, bar_top), (x1.max(left + 1), bar_top + BAR_H), colour)?;
@@ -253,9 +256,13 @@ pub struct AeArm {
 /// drawn in the full colour.
 const ANY_GRADE_TINT: f64 = 0.4;
 
-/// "47.0 (22.1)": the percentages at any grade and (in brackets) at grade ≥3.
-fn arm_value_label(any: f64, severe: f64) -> String {
-    format!("{any:.1} ({severe:.1})")
+/// "47.0 (22.1)": the percentages at any grade and (in brackets) at grade ≥3; "47.0" when
+/// the data have no grade.
+fn arm_value_label(any: f64, severe: Option<f64>) -> String {
+    match severe {
+        Some(severe) => format!("{any:.1} ({severe:.1})"),
+        None => format!("{any:.1}"),
+    }
 }
 
 /// Draws the adverse-event chart of a cohort with arms: per preferred term (top to bottom, in
@@ -298,11 +305,15 @@ pub fn ae_bars_by_arm(
             )));
         }
         for t in &a.terms {
-            if t.any_grade > a.n_subjects || t.grade3plus > t.any_grade {
+            if t.any_grade > a.n_subjects || t.grade3plus.is_some_and(|g| g > t.any_grade) {
                 return Err(PlotError::InvalidInput(format!(
                     "adverse event '{}' in arm '{}': {} subjects at any grade and {} at grade 3 \
                      or higher, out of {}",
-                    t.term, a.arm, t.any_grade, t.grade3plus, a.n_subjects
+                    t.term,
+                    a.arm,
+                    t.any_grade,
+                    t.grade3plus.unwrap_or(0),
+                    a.n_subjects
                 )));
             }
         }
@@ -320,7 +331,7 @@ pub fn ae_bars_by_arm(
     let mut value_w = 0;
     for a in arms {
         for t in &a.terms {
-            let label = arm_value_label(pct(a, t.any_grade), pct(a, t.grade3plus));
+            let label = arm_value_label(pct(a, t.any_grade), t.grade3plus.map(|g| pct(a, g)));
             value_w = value_w.max(text_width(&label, SMALL_PX)?);
         }
     }
@@ -342,16 +353,20 @@ pub fn ae_bars_by_arm(
             label: format!("{} (N = {})", a.arm, a.n_subjects),
         })
         .collect();
-    let shade_items = vec![
-        LegendItem {
-            key: Key::Swatch(tint(DARK_GREY, ANY_GRADE_TINT)),
-            label: any_label.to_string(),
-        },
-        LegendItem {
+    let graded = arms
+        .iter()
+        .flat_map(|a| &a.terms)
+        .any(|t| t.grade3plus.is_some());
+    let mut shade_items = vec![LegendItem {
+        key: Key::Swatch(tint(DARK_GREY, ANY_GRADE_TINT)),
+        label: any_label.to_string(),
+    }];
+    if graded {
+        shade_items.push(LegendItem {
             key: Key::Swatch(DARK_GREY),
             label: format!("{severe_label} (in brackets)"),
-        },
-    ];
+        });
+    }
     let legend = Legend::flow_groups(vec![arm_items, shade_items], w - 2 * PAD)?;
     let legend_top = y;
     let plot_top = y + legend.height() + 10;
@@ -379,7 +394,7 @@ pub fn ae_bars_by_arm(
             for (i, a) in arms.iter().enumerate() {
                 let Some(t) = a.terms.get(r) else { continue };
                 let bar_top = bars_top + i32::try_from(i).unwrap_or(0) * (BAR_H + BAR_GAP);
-                let (any, severe) = (pct(a, t.any_grade), pct(a, t.grade3plus));
+                let (any, severe) = (pct(a, t.any_grade), t.grade3plus.map(|g| pct(a, g)));
                 let colour = series_colour(i);
                 let x_any = xs.at(any);
                 if t.any_grade > 0 {
@@ -390,9 +405,11 @@ pub fn ae_bars_by_arm(
                         tint(colour, ANY_GRADE_TINT),
                     )?;
                 }
-                if t.grade3plus > 0 {
-                    let end = xs.at(severe).max(left + 1);
-                    c.fill_rect((left, bar_top), (end, bar_top + BAR_H), colour)?;
+                if let (Some(g), Some(severe)) = (t.grade3plus, severe) {
+                    if g > 0 {
+                        let end = xs.at(severe).max(left + 1);
+                        c.fill_rect((left, bar_top), (end, bar_top + BAR_H), colour)?;
+                    }
                 }
                 c.text(
                     &arm_value_label(any, severe),

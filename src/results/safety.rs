@@ -9,14 +9,16 @@ use serde::{Deserialize, Serialize};
 pub struct AeCounts {
     /// Any grade.
     pub any: usize,
-    /// Grade 3 or higher.
-    pub grade3plus: usize,
-    /// Grade 4 or higher.
-    pub grade4plus: usize,
-    /// Serious.
-    pub serious: usize,
-    /// Fatal (grade 5, `AEOUT = FATAL` or `AESDTH = Y`).
-    pub fatal: usize,
+    /// Grade 3 or higher (severe, with severity only); `null` when ADAE has no grade or
+    /// severity.
+    pub grade3plus: Option<usize>,
+    /// Grade 4 or higher; `null` as `grade3plus`.
+    pub grade4plus: Option<usize>,
+    /// Serious (`AESER = Y`); `null` when ADAE has no `AESER` value.
+    pub serious: Option<usize>,
+    /// Fatal (grade 5, `AEOUT = FATAL` or `AESDTH = Y`); `null` when ADAE has none of these
+    /// columns with a value.
+    pub fatal: Option<usize>,
     /// Leading to discontinuation of the study treatment (`AEACN = DRUG WITHDRAWN`); absent
     /// when ADAE has no `AEACN`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -39,12 +41,12 @@ pub struct TermCounts {
     pub soc: Option<String>,
     /// Subjects with the term as a TEAE.
     pub teae_any: usize,
-    /// ... at grade ≥3.
-    pub teae_grade3plus: usize,
+    /// ... at grade ≥3; `null` when ADAE has no grade or severity.
+    pub teae_grade3plus: Option<usize>,
     /// Subjects with the term as a treatment-related AE.
     pub trae_any: usize,
-    /// ... at grade ≥3.
-    pub trae_grade3plus: usize,
+    /// ... at grade ≥3; `null` as `teae_grade3plus`.
+    pub trae_grade3plus: Option<usize>,
 }
 
 /// Safety summary over the safety population.

@@ -472,7 +472,7 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
             md.push('\n');
         }
 
-        let terms = |c: &CohortResults| -> BTreeMap<String, (usize, usize)> {
+        let terms = |c: &CohortResults| -> BTreeMap<String, (usize, Option<usize>)> {
             c.safety
                 .iter()
                 .flat_map(|s| &s.by_term)
@@ -489,11 +489,14 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
         let new_events: Vec<String> = tb
             .iter()
             .filter_map(|(term, &(any, g3))| {
-                let (old_any, old_g3) = ta.get(term).copied().unwrap_or((0, 0));
+                let (old_any, old_g3) = ta.get(term).copied().unwrap_or((0, g3.map(|_| 0)));
+                let shown = |n: Option<usize>| n.map_or("–".to_string(), |n| n.to_string());
                 (any > old_any || g3 > old_g3).then(|| {
                     format!(
-                        "- {}: subjects with {any_words} {old_any} → {any}, {severe_words} {old_g3} → {g3}",
-                        esc(term)
+                        "- {}: subjects with {any_words} {old_any} → {any}, {severe_words} {} → {}",
+                        esc(term),
+                        shown(old_g3),
+                        shown(g3)
                     )
                 })
             })

@@ -17,19 +17,18 @@ pub(super) fn safety(c: &CohortResults, f: &Formats) -> Option<Section> {
                 .to_string(),
         });
     }
-    // A count, or none where the data cannot give it (AEACN absent): printed "–", never 0.
+    // A count, or none where the data cannot give it (AEACN, AESER, a grade absent or empty):
+    // printed "–", never 0.
     type Pick = fn(&AeCounts) -> Option<usize>;
-    let mut summary: Vec<(&str, Pick)> = vec![
-        (g.any(), |x| Some(x.any)),
-        (g.severe(), |x| Some(x.grade3plus)),
-    ];
+    let mut summary: Vec<(&str, Pick)> =
+        vec![(g.any(), |x| Some(x.any)), (g.severe(), |x| x.grade3plus)];
     // Severity has no grade 4.
     if !severity {
-        summary.push(("Grade ≥4", |x| Some(x.grade4plus)));
+        summary.push(("Grade ≥4", |x| x.grade4plus));
     }
-    summary.push(("Serious", |x| Some(x.serious)));
+    summary.push(("Serious", |x| x.serious));
     summary.push((if severity { "Fatal" } else { "Fatal (grade 5)" }, |x| {
-        Some(x.fatal)
+        x.fatal
     }));
     // With ADAE AEACN: what was done with the study treatment.
     if s.teae.discontinued.is_some() {
@@ -113,9 +112,9 @@ pub(super) fn safety(c: &CohortResults, f: &Formats) -> Option<Section> {
                             Cell::text(t.term.clone()),
                             Cell::text(t.soc.clone().unwrap_or_default()),
                             Cell::num(f.count_pct(t.teae_any, total)),
-                            Cell::num(f.count_pct(t.teae_grade3plus, total)),
+                            Cell::num(f.maybe_count_pct(t.teae_grade3plus, total)),
                             Cell::num(f.count_pct(t.trae_any, total)),
-                            Cell::num(f.count_pct(t.trae_grade3plus, total)),
+                            Cell::num(f.maybe_count_pct(t.trae_grade3plus, total)),
                         ])
                     })
                     .collect(),
@@ -123,7 +122,7 @@ pub(super) fn safety(c: &CohortResults, f: &Formats) -> Option<Section> {
         } else {
             // With arms: TEAEs and TRAEs in two tables, each arm's any-grade and severe counts.
             let arms = &columns[..columns.len() - 1];
-            type Counts = fn(&TermCounts) -> (usize, usize);
+            type Counts = fn(&TermCounts) -> (usize, Option<usize>);
             let kinds: [(&str, Counts); 2] = [
                 ("TEAEs by preferred term", |t| {
                     (t.teae_any, t.teae_grade3plus)
@@ -146,10 +145,10 @@ pub(super) fn safety(c: &CohortResults, f: &Formats) -> Option<Section> {
                             let (n, total) = col.r.safety.as_ref().map_or((None, 0), |x| {
                                 (x.by_term.iter().find(|u| u.term == t.term), x.total)
                             });
-                            let (any, severe) = n.map_or((0, 0), pick);
+                            let (any, severe) = n.map_or((0, Some(0)), pick);
                             [
                                 Cell::num(f.count_pct(any, total)),
-                                Cell::num(f.count_pct(severe, total)),
+                                Cell::num(f.maybe_count_pct(severe, total)),
                             ]
                         }));
                         Row::of(cells)

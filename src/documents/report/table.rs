@@ -37,6 +37,11 @@ impl Formats {
         fmt_count_pct(n as u64, total as u64, self.pd)
     }
 
+    /// [`Formats::count_pct`] of a count the data may not give: "–" then, never 0.
+    pub(super) fn maybe_count_pct(&self, n: Option<usize>, total: usize) -> String {
+        n.map_or("–".to_string(), |n| self.count_pct(n, total))
+    }
+
     /// "8.41 (2.83, NE)"; "NR (2.83, NE)" when not reached.
     pub(super) fn estimate(&self, e: &Estimate) -> String {
         let point = match e.estimate {

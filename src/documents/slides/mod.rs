@@ -361,16 +361,16 @@ fn trae_table(ctx: &DocumentContext<'_>) -> Option<Table> {
         class: None,
         cells: names,
     });
-    let counts = |f: &dyn Fn(&crate::results::Safety) -> (usize, usize)| {
+    let counts = |f: &dyn Fn(&crate::results::Safety) -> (usize, Option<usize>)| {
         groups
             .iter()
             .flat_map(|(_, s)| {
                 let (any, g3) = f(s);
-                [any, g3].map(|n| {
-                    cell(
-                        crate::format::fmt_count_pct(n as u64, s.total as u64, pd),
-                        true,
-                    )
+                [Some(any), g3].map(|n| {
+                    let text = n.map_or("–".to_string(), |n| {
+                        crate::format::fmt_count_pct(n as u64, s.total as u64, pd)
+                    });
+                    cell(text, true)
                 })
             })
             .collect::<Vec<Cell>>()
@@ -398,7 +398,9 @@ fn trae_table(ctx: &DocumentContext<'_>) -> Option<Table> {
             s.by_term
                 .iter()
                 .find(|t| t.term == term)
-                .map_or((0, 0), |t| (t.trae_any, t.trae_grade3plus))
+                .map_or((0, s.trae.grade3plus.map(|_| 0)), |t| {
+                    (t.trae_any, t.trae_grade3plus)
+                })
         });
         let mut name = cell(term, false);
         name.level = true;

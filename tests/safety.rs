@@ -1,0 +1,147 @@
+//! Adverse-event counts as results.json, the abstract and the report give them (docs/OUTPUTS.md,
+//! `safety`): a count whose ADAE column is absent, or empty on every row, is `null` ("not
+//! available"), never 0, and no sentence is written about it.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::{build_quietly, read_json};
+
+/// A single-arm study of three subjects and `adae` as ADAE; returns results.json's cohort, the
+/// abstract's text and the report.
+fn build(dir: &Path, adae: &str, arms: bool) -> (Value, String, String) {
+    std::fs::write(
+        dir.join("adsl.csv"),
+        "USUBJID,ARM,TRTSDT,TRTEDT,SAFFL\n\
+         S1,A,2021-01-01,2021-03-01,Y\nS2,A,2021-01-01,2021-03-01,Y\n\
+         S3,B,2021-01-01,2021-03-01,Y\nS4,B,2021-01-01,2021-03-01,Y\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("adae.csv"), adae).unwrap();
+    let cohort = if arms {
+        "{ id: all, arms: { column: ARM, reference: B } }"
+    } else {
+        "{ id: all }"
+    };
+    std::fs::write(
+        dir.join("study.yaml"),
+        format!(
+            "study: {{ id: AE }}\ndata: {{ adsl: adsl.csv, adae: adae.csv }}\n\
+             analysis: {{ tte_params: {{}} }}\ncohorts: [{cohort}]\n"
+        ),
+    )
+    .unwrap();
+    let out = dir.join(format!("out-{arms}-{}", adae.len()));
+    build_quietly(&out, &dir.join("study.yaml")).success();
+    let folder = out.join("AE/no-cutoff");
+    let results = read_json(&folder.join("results.json"));
+    let text = std::fs::read_to_string(folder.join("all/abstract.txt")).unwrap();
+    let report = std::fs::read_to_string(folder.join("all/report.html")).unwrap();
+    (results["cohorts"][0].clone(), text, report)
+}
+
+/// Without AESER, AETOXGR (or a severity) and AEACN, or with those columns empty on every row
+/// (the CDISC pilot's AEACN), serious, grade ≥3/≥4, fatal and action counts are `null`; the
+/// abstract says nothing of them; the report prints "–".
+#[test]
+fn counts_from_absent_or_empty_columns_are_not_available() {
+    let dir = tempfile::tempdir().unwrap();
+    for adae in [
+        "USUBJID,AEDECOD,AEREL\nS1,RASH,Y\nS2,NAUSEA,N\nS3,RASH,Y\n",
+        "USUBJID,AEDECOD,AEREL,AETOXGR,AESER,AEACN,AEOUT,AESDTH\n\
+         S1,RASH,Y,,,,,\nS2,NAUSEA,N,,,,,\nS3,RASH,Y,,,,,\n",
+    ] {
+        for arms in [false, true] {
+            let (c, text, report) = build(dir.path(), adae, arms);
+            let teae = &c["safety"]["teae"];
+            assert_eq!(teae["any"], 3, "{teae}");
+            for key in ["grade3plus", "grade4plus", "serious", "fatal"] {
+                assert!(
+                    teae[key].is_null() && c["safety"]["trae"][key].is_null(),
+                    "{key}: {teae}"
+                );
+            }
+            assert!(teae.get("discontinued").is_none(), "{teae}");
+            assert!(c["safety"]["by_term"][0]["trae_grade3plus"].is_null());
+            for said in ["grade ≥3", "death", "serious", "discontinuation", "grade 4"] {
+                assert!(!text.contains(said), "{said} in {text}");
+            }
+            assert!(
+                text.contains("Treatment-related adverse events (TRAEs) occurred in"),
+                "{text}"
+            );
+            assert!(
+                report.contains("<td class=\"num\">–</td>"),
+                "the report prints – for them"
+            );
+            if arms {
+                // Only the kinds the data give are compared.
+                let kinds: Vec<&str> = c["comparisons"][0]["safety"]["rows"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|r| r["term"].is_null())
+                    .map(|r| r["kind"].as_str().unwrap())
+                    .collect();
+                assert_eq!(kinds, ["any TEAE", "any TRAE"]);
+            }
+        }
+    }
+}
+
+/// Exposure-adjusted incidence rates with an event that has no start date (issue 40): the
+/// subject counts the event, and its whole exposure as time at risk (a documented rule, with a
+/// warning saying how many subjects); a dated event counts the time to it. By hand: arm A,
+/// S1 exposure 100 days with RASH on day 10 (10 days at risk), S2 exposure 200 days with an
+/// undated RASH (200 days): 2 subjects over 210 days = 347.86 per 100 patient-years; arm B,
+/// S3 no event (60 days), S4 RASH on day 20 (20 days): 1 over 80 days = 456.56.
+#[test]
+fn an_undated_event_counts_the_whole_exposure_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("adsl.csv"),
+        "USUBJID,ARM,TRTSDT,TRTEDT,SAFFL\n\
+         S1,A,2021-01-01,2021-04-10,Y\nS2,A,2021-01-01,2021-07-19,Y\n\
+         S3,B,2021-01-01,2021-03-01,Y\nS4,B,2021-01-01,2021-03-21,Y\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("adae.csv"),
+        "USUBJID,AEDECOD,AEREL,ASTDT,TRTEMFL\n\
+         S1,RASH,Y,2021-01-10,Y\nS2,RASH,Y,,Y\nS4,RASH,Y,2021-01-20,Y\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("study.yaml"),
+        "study: { id: EAIR }\ndata: { adsl: adsl.csv, adae: adae.csv }\n\
+         analysis: { tte_params: {} }\ncohorts: [{ id: all, arms: { column: ARM, reference: B } }]\n",
+    )
+    .unwrap();
+    build_quietly(&d.join("out"), &d.join("study.yaml")).success();
+    let r = read_json(&d.join("out/EAIR/no-cutoff/results.json"));
+    let c = &r["cohorts"][0];
+    let rash = c["comparisons"][0]["safety"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["term"] == "RASH")
+        .unwrap()
+        .clone();
+    let per_100py = |n: f64, days: f64| 100.0 * n / (days / 365.25);
+    let close = |v: &Value, x: f64| (v.as_f64().unwrap() - x).abs() < 1e-9 * x;
+    assert!(
+        close(&rash["eair"]["estimate"], per_100py(2.0, 210.0)),
+        "{rash}"
+    );
+    assert!(
+        close(&rash["eair_reference"]["estimate"], per_100py(1.0, 80.0)),
+        "{rash}"
+    );
+    let warnings = c["warnings"].to_string();
+    assert!(
+        warnings.contains("1 safety subject(s) have an event without a start date (ASTDT)"),
+        "{warnings}"
+    );
+}
