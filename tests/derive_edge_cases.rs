@@ -841,3 +841,56 @@ fn derived_subject_serialises_codes_and_dates() {
     assert_eq!(json["bor"]["date"], "2021-02-12");
     assert_eq!(json["pfs"]["cnsr"], 1);
 }
+
+/// The missed-visit rule is counted, per endpoint, in results.json
+/// (`tte.<E>.censored_missed_visits`) and in a warning on the terminal (issue 40): S1's PD comes
+/// 120 days after its last SD (censored at the SD), S2's 56 days after (an event); with
+/// `missed_visit_days: 150` neither is censored by it.
+#[test]
+fn the_missed_visit_rule_says_how_many_events_it_censored() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::write(
+        p.join("adsl.csv"),
+        "USUBJID,TRTSDT,LSTALVDT\nS1,2021-01-01,2021-12-31\nS2,2021-01-01,2021-12-31\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.join("adrs.csv"),
+        "USUBJID,PARAMCD,ADT,AVALC\n\
+         S1,OVR,2021-02-26,SD\nS1,OVR,2021-06-26,PD\n\
+         S2,OVR,2021-02-26,SD\nS2,OVR,2021-04-23,PD\n",
+    )
+    .unwrap();
+    for (window, censored) in [("", 1), (", missed_visit_days: 150", 0)] {
+        std::fs::write(
+            p.join("study.yaml"),
+            format!(
+                "study: {{ id: MV }}\ndata: {{ adsl: adsl.csv, adrs: adrs.csv }}\n\
+                 analysis: {{ tte_params: {{ PFS: PFS }}, followup: PFS{window} }}\ncohorts: [{{ id: all }}]\n"
+            ),
+        )
+        .unwrap();
+        let out = p.join(format!("out{censored}"));
+        let ran = crate::common::readout_command()
+            .args(["build", "--out"])
+            .arg(&out)
+            .arg(p.join("study.yaml"))
+            .output()
+            .unwrap();
+        assert!(ran.status.success());
+        let said = String::from_utf8_lossy(&ran.stderr);
+        assert_eq!(
+            said.contains("endpoint `PFS`: 1 progression(s) or death(s) came more than 91 days after the last adequate assessment"),
+            censored == 1,
+            "{said}"
+        );
+        let results: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(out.join("MV/no-cutoff/results.json")).unwrap(),
+        )
+        .unwrap();
+        let pfs = &results["cohorts"][0]["tte"]["PFS"];
+        assert_eq!(pfs["censored_missed_visits"], censored, "{pfs}");
+        assert_eq!(pfs["events"], 2 - censored, "{pfs}");
+    }
+}

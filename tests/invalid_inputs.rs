@@ -1012,7 +1012,7 @@ fn the_summary_shows_what_was_analysed_and_the_warnings() {
     let check = readout(&["check", &fixture_config("cr-then-pr")], None);
     for stdout in [&run.stderr, &check.stderr] {
         let at = stdout
-            .find("CR-THEN-PR no cut-off all: 1 warning(s)\n  warning: subject `S-001`: CR on")
+            .find("CR-THEN-PR no cut-off all: 2 warning(s)\n  warning: subject `S-001`: CR on")
             .unwrap_or_else(|| panic!("{stdout}"));
         assert!(stdout[at..].lines().count() >= 2, "{stdout}");
     }

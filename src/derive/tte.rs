@@ -99,6 +99,10 @@ pub struct TimeToEvent {
     pub reason: String,
     /// ADaM `CNSR`: 0 event, 1 censored.
     pub cnsr: u32,
+    /// Censored by the missed-visit rule: the progression or death came more than
+    /// `missed_visit_days` after the last adequate assessment.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub missed_visits: bool,
 }
 
 impl TimeToEvent {
@@ -112,6 +116,7 @@ impl TimeToEvent {
                 Status::Event => 0,
                 Status::Censored => 1,
             },
+            missed_visits: false,
         }
     }
 }
@@ -308,15 +313,18 @@ fn progression_or_death(
                     format!("censored at {} {start}", origin.label),
                 ),
             };
-            Ok(TimeToEvent::new(
-                start,
-                anchor,
-                Status::Censored,
-                format!(
-                    "{what} on {event_date} came {gap} days after {since}, more than {limit}: \
-                     two or more missed assessments; {censored}"
-                ),
-            ))
+            Ok(TimeToEvent {
+                missed_visits: true,
+                ..TimeToEvent::new(
+                    start,
+                    anchor,
+                    Status::Censored,
+                    format!(
+                        "{what} on {event_date} came {gap} days after {since}, more than {limit}: \
+                         two or more missed assessments; {censored}"
+                    ),
+                )
+            })
         }
         _ => Ok(TimeToEvent::new(
             start,

@@ -316,6 +316,7 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
     let mut tte = IndexMap::new();
     let mut km_fits = IndexMap::new();
     let mut values: Vec<Vec<TteValue>> = Vec::with_capacity(a.tte_params.len());
+    let mut censored_missed: HashMap<String, usize> = HashMap::new();
     for (endpoint, paramcd) in &a.tte_params {
         let mut column = vec![TteValue::NONE; subjects.len()];
         // Counted per distinct time for the Kaplan–Meier fit (no vector of times to sort).
@@ -380,12 +381,23 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
                 ));
             }
         } else {
+            let mut missed = 0;
             for &i in &efficacy {
                 let i = i as usize;
                 if let Some(t) = derived_of(i).and_then(|d| derived_endpoint(d, endpoint)) {
                     add(t.days, t.status);
                     column[i] = TteValue::new(t.days / unit, t.cnsr != 0);
+                    missed += usize::from(t.missed_visits);
                 }
+            }
+            censored_missed.insert(endpoint.clone(), missed);
+            if missed > 0 {
+                warnings.push(format!(
+                    "endpoint `{endpoint}`: {missed} progression(s) or death(s) came more than \
+                     {} days after the last adequate assessment and were censored there by the \
+                     missed-visit rule (`analysis.missed_visit_days`; docs/CONFIG.md)",
+                    a.missed_visit_days
+                ));
             }
             if !matches!(endpoint.as_str(), "PFS" | "OS" | "DOR") {
                 warnings.push(format!(
@@ -411,6 +423,7 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
                     .get(endpoint)
                     .cloned()
                     .unwrap_or_else(|| endpoint.clone()),
+                censored_missed_visits: censored_missed.get(endpoint).copied(),
                 ..summarise_tte(&fit, a, from_adtte, paramcd)
                     .map_err(|e| ci_err(id, endpoint, e))?
             },
@@ -676,6 +689,7 @@ fn summarise_tte(
         q75: quant(0.75)?,
         landmarks,
         max_time: fit.steps().last().map(|s| s.time / unit),
+        censored_missed_visits: None,
         range: match (fit.steps().first(), fit.steps().last()) {
             (Some(first), Some(last)) => Some(crate::results::TimeRange {
                 min: first.time / unit,

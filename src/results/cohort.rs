@@ -315,6 +315,11 @@ pub struct TteResults {
     pub landmarks: Vec<LandmarkRate>,
     /// Longest time observed.
     pub max_time: Option<f64>,
+    /// Derived from ADRS: events censored by the missed-visit rule (a progression or death
+    /// more than `analysis.missed_visit_days` after the last adequate assessment); absent for
+    /// ADTTE.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub censored_missed_visits: Option<usize>,
     /// Shortest and longest time observed, each marked when only censored there (printed
     /// "1.4+"): the range a descriptive summary (duration of response) gives.
     #[serde(default, skip_serializing_if = "Option::is_none")]
