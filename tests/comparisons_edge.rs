@@ -613,6 +613,14 @@ fn with_strata_the_difference_is_the_stratified_one() {
         "{:?}",
         warnings(&cohort)
     );
+    // The report's table says the difference is the stratified one.
+    let report = std::fs::read_to_string(tmp.path().join("out/EDGE/no-cutoff/itt/report.html"))
+        .expect("report");
+    assert!(
+        report.contains("Stratified difference (95% CI)"),
+        "report header"
+    );
+    assert!(!report.contains(">Difference (95% CI)<"), "report header");
 }
 
 /// A stratum holding one arm is left out of the stratified difference and the CMH test, as is

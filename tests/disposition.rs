@@ -482,3 +482,43 @@ F4,B,2021-01-01,Y,Adverse Event
         "{stderr}"
     );
 }
+
+/// DSRAEFL present but empty on every row gives no count (`null`, not 0); with a DSRAEFL value
+/// the randomised abstract says how many stopped because of adverse events in each arm.
+#[test]
+fn dsraefl_empty_is_not_available_and_given_is_said_per_arm() {
+    let dir = tempfile::tempdir().unwrap();
+    let adsl = "USUBJID,ARM,TRTSDT,EOSSTT,DSRAEFL\n\
+                S1,A,2021-01-01,DISCONTINUED,\nS2,A,2021-01-01,COMPLETED,\n\
+                S3,B,2021-01-01,DISCONTINUED,\nS4,B,2021-01-01,COMPLETED,\n";
+    build(dir.path(), adsl, "").success();
+    let c = &results(dir.path())["cohorts"][0];
+    assert!(
+        c["disposition"]["discontinued_ae"].is_null(),
+        "{}",
+        c["disposition"]
+    );
+    let text =
+        std::fs::read_to_string(dir.path().join("out/DISP/2021-04-10/all/abstract.txt")).unwrap();
+    assert!(!text.contains("led to discontinuation"), "{text}");
+
+    let adsl = adsl
+        .replace(
+            "S1,A,2021-01-01,DISCONTINUED,",
+            "S1,A,2021-01-01,DISCONTINUED,Y",
+        )
+        .replace(
+            "S3,B,2021-01-01,DISCONTINUED,",
+            "S3,B,2021-01-01,DISCONTINUED,N",
+        );
+    build(dir.path(), &adsl, "").success();
+    let c = &results(dir.path())["cohorts"][0];
+    assert_eq!(c["disposition"]["discontinued_ae"], 1);
+    assert_eq!(c["disposition"]["discontinued_ae_source"], "DSRAEFL");
+    let text =
+        std::fs::read_to_string(dir.path().join("out/DISP/2021-04-10/all/abstract.txt")).unwrap();
+    assert!(
+        text.contains("Adverse events led to discontinuation of the study in 0/2 (0.0%) with B and 1/2 (50.0%) with A."),
+        "{text}"
+    );
+}
