@@ -936,6 +936,10 @@ fn duration_of_response_is_described_per_arm_unless_asked_for() {
         "{figures:?}"
     );
     assert!(!report.contains("among responders; not a randomised comparison"));
+    assert!(
+        report.contains("Range, months (+ censored)"),
+        "DoR's range per arm"
+    );
 
     let (results, text, report, _, folder) = run(", compare_dor: true");
     let dor = &results["cohorts"][0]["comparisons"][0]["tte"]["DOR"];

@@ -365,6 +365,7 @@ pub(super) fn time_to_event(c: &CohortResults, f: &Formats) -> Option<Section> {
                 Cell::num(f.estimate(&t.median)),
                 Cell::num(f.estimate(&t.q25)),
                 Cell::num(f.estimate(&t.q75)),
+                Cell::num(f.range(t.range.as_ref())),
             ])
         })
         .collect();
@@ -404,6 +405,7 @@ pub(super) fn time_to_event(c: &CohortResults, f: &Formats) -> Option<Section> {
                     &format!("Median, {} ({}% CI)", f.unit, f.level),
                     &format!("25th percentile ({}% CI)", f.level),
                     &format!("75th percentile ({}% CI)", f.level),
+                    &format!("Range, {} (+ censored)", f.unit),
                 ])],
                 body: medians,
             }),
@@ -462,6 +464,14 @@ pub(super) fn time_to_event_by_arm(c: &CohortResults, f: &Formats) -> Option<Sec
             body.push(row_of(Cell::level(name), &columns, |r| {
                 tte(r).map_or("–".to_string(), |t| f.estimate(&pick(&t)))
             }));
+        }
+        // Duration of response, described per arm: its range too.
+        if crate::config::among_responders(endpoint) {
+            body.push(row_of(
+                Cell::level(format!("Range, {} (+ censored)", f.unit)),
+                &columns,
+                |r| tte(r).map_or("–".to_string(), |t| f.range(t.range.as_ref())),
+            ));
         }
         for (i, l) in pooled.landmarks.iter().enumerate() {
             let name = format!("Rate at {} {} ({}% CI)", fmt_plain(l.time), f.unit, f.level);

@@ -37,6 +37,19 @@ impl Formats {
         fmt_count_pct(n as u64, total as u64, self.pd)
     }
 
+    /// "1.4+–20.3": the shortest and longest time, `+` where only censored there.
+    pub(super) fn range(&self, r: Option<&crate::results::TimeRange>) -> String {
+        r.map_or("–".to_string(), |r| {
+            format!(
+                "{}{}–{}{}",
+                fixed(r.min, self.td),
+                if r.min_censored { "+" } else { "" },
+                fixed(r.max, self.td),
+                if r.max_censored { "+" } else { "" }
+            )
+        })
+    }
+
     /// [`Formats::count_pct`] of a count the data may not give: "–" then, never 0.
     pub(super) fn maybe_count_pct(&self, n: Option<usize>, total: usize) -> String {
         n.map_or("–".to_string(), |n| self.count_pct(n, total))
