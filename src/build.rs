@@ -14,13 +14,14 @@ use crate::documents;
 use crate::documents::render::Renderer;
 use crate::error::{Error, Result};
 use crate::figures;
+use crate::files::OutputFile;
 use crate::load;
 use crate::model::Date;
 use crate::profile::timing;
 use crate::results::{CohortFailure, StudyHeader, StudyResults};
 use crate::study::LoadedStudy;
 use crate::write::outputs::{to_json, DerivedDataset, Manifest, ManifestEntry};
-use crate::write::{self, FolderSink, OutputFile};
+use crate::write::{self, FolderSink};
 
 /// What the command line adds to a config.
 #[derive(Debug, Clone, Default)]
@@ -187,12 +188,7 @@ pub fn build_cutoff(
                             derived.write_csv(&at.data.subjects, &mut |piece| file.write(piece))?;
                             file.finish()
                         })?;
-                        if cfg
-                            .config
-                            .output
-                            .formats
-                            .contains(&crate::config::Format::DatasetJson)
-                        {
+                        if study.formats.needs().derived_dataset_json {
                             timing::stage("  derived dataset-json", || {
                                 let settings = cfg.analysis_for(cohort);
                                 let about = DerivedDataset {
@@ -250,20 +246,12 @@ pub fn build_cutoff(
     let output = &cfg.config.output;
     let (study_figures, notes) = figures::study_km_figures(
         &curves,
-        (
-            output.formats.contains(&crate::config::Format::Png),
-            output.figure_titles,
-        ),
+        (study.formats.needs().png_files, output.figure_titles),
         &cfg.analysis_for_study(),
     )?;
     sink.put(study_figures)?;
     let warnings: Vec<String> = cut.warnings.iter().chain(&notes).cloned().collect();
-    if cfg
-        .config
-        .output
-        .formats
-        .contains(&crate::config::Format::Html)
-    {
+    if study.formats.needs().index {
         sink.put(vec![documents::render_index(
             cfg,
             plan.cutoff,

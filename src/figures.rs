@@ -2,15 +2,15 @@
 //! (`figures/km-<endpoint>.svg`, `waterfall.svg`, `swimmer.svg`, `spider.svg`, `ae-trae.svg`).
 //! A figure without data is skipped with a note, never drawn empty.
 
-use crate::config::{Analysis, Format, OutputConfig};
+use crate::config::{Analysis, OutputConfig};
 use crate::endpoints::CohortAnalysis;
 use crate::error::{Error, Result};
+use crate::files::OutputFile;
 use crate::format::fixed;
 use crate::plots::{self, AeBar, KmPlotOptions, KmPoint, KmSeries, PlotError};
 use crate::results::{CohortResults, Estimate, TteComparison};
 use crate::stats::Ci;
 use crate::stats::KaplanMeier;
-use crate::write::OutputFile;
 use indexmap::IndexMap;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -456,18 +456,27 @@ pub struct ArmData<'a> {
     pub subject_arm: FxHashMap<&'a str, &'a str>,
 }
 
-/// Draws every figure of a cohort; `output` gives the formats (PNG copies, PNGs kept for the
-/// Word report) and whether figures carry titles.
+/// What the output formats want of the figures as PNG.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PngUse {
+    /// PNG copies written beside the SVGs.
+    pub files: bool,
+    /// The PNG bytes kept for documents that embed them (Word, decks).
+    pub kept: bool,
+}
+
+/// Draws every figure of a cohort; `output` says whether figures carry titles, `pngs` what the
+/// formats want of them as PNG.
 pub fn cohort_figures(
     analysis: &CohortAnalysis,
     arms: &ArmData<'_>,
     settings: &Analysis,
     output: &OutputConfig,
+    pngs: PngUse,
 ) -> Result<CohortFigures> {
     let results: &CohortResults = &analysis.results;
     let cohort = results.id.as_str();
-    let formats = output.formats.as_slice();
-    let png = formats.contains(&Format::Png);
+    let png = pngs.files;
     let unit = settings.time_unit.name();
     let unit_title = {
         let mut c = unit.chars();
@@ -774,8 +783,7 @@ pub fn cohort_figures(
         figs.add(cohort, "ae-trae", caption, drawn, png)?;
     }
     // Word files and decks take the figures' PNGs.
-    let keep = formats.contains(&Format::Docx) || formats.contains(&Format::Pptx);
-    figs.rasterise(cohort, keep)?;
+    figs.rasterise(cohort, pngs.kept)?;
     Ok(figs)
 }
 

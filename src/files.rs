@@ -1,10 +1,21 @@
-//! Opening files that may have been tampered with: only regular files, without blocking on
-//! a FIFO or device, and (for the files of a cut-off folder) never through a link. Every file
-//! readout reads goes through here: the config, data, templates and references ([`open`],
-//! [`read`]), and `diff`, `verify` and `write`'s lock file ([`open_regular`]) (docs/BAD-INPUT.md).
+//! Files in and out. In: opening files that may have been tampered with: only regular files,
+//! without blocking on a FIFO or device, and (for the files of a cut-off folder) never through
+//! a link. Every file readout reads goes through here: the config, data, templates and
+//! references ([`open`], [`read`]), and `diff`, `verify` and `write`'s lock file
+//! ([`open_regular`]) (docs/BAD-INPUT.md). Out: [`OutputFile`], what the stages hand `write`.
 
 use std::fs::{File, FileType};
 use std::path::Path;
+
+/// One output file: a path relative to the cut-off folder and its bytes (made by the figures
+/// and documents stages, written by `write`).
+#[derive(Debug, Clone)]
+pub struct OutputFile {
+    /// Relative path with `/` separators, e.g. `cohort-1/abstract.md`.
+    pub path: String,
+    /// The content.
+    pub bytes: Vec<u8>,
+}
 
 /// A file that is neither regular, nor a folder, nor a link, in words.
 pub fn special_kind(t: FileType) -> &'static str {

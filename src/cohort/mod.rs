@@ -17,12 +17,12 @@ use crate::documents::render::Renderer;
 use crate::endpoints::{self, CohortAnalysis, CohortInput, Members};
 use crate::error::{Error, Result};
 use crate::figures;
+use crate::files::OutputFile;
 use crate::model::Date;
 use crate::profile::timing;
 use crate::results::CohortRecord;
 use crate::study::LoadedStudy;
 use crate::write::outputs::DerivedRows;
-use crate::write::OutputFile;
 
 /// Analyses one cohort at one cut-off (data already cut).
 pub fn analyse<'a>(
@@ -377,7 +377,6 @@ pub fn build_cohort<'a>(
     renderer: &Renderer,
 ) -> Result<(CohortBuild, DerivedRows<'a>)> {
     let cfg = &study.config;
-    let formats = &cfg.config.output.formats;
     let mut analysis = timing::stage("  analyse", || analyse(study, at, cohort))?;
     let settings = cfg.analysis_for(cohort);
     let mut arm_km = Vec::new();
@@ -396,7 +395,12 @@ pub fn build_cohort<'a>(
             km: &arm_km,
             subject_arm: subject_arms(&analysis, at, cohort),
         };
-        figures::cohort_figures(&analysis, &arms, &settings, &cfg.config.output)
+        let needs = study.formats.needs();
+        let pngs = figures::PngUse {
+            files: needs.png_files,
+            kept: needs.pngs,
+        };
+        figures::cohort_figures(&analysis, &arms, &settings, &cfg.config.output, pngs)
     })?;
     let curves = analysis
         .km
@@ -424,7 +428,8 @@ pub fn build_cohort<'a>(
         &settings,
         &figs.inline,
         renderer,
-        formats,
+        &study.assets,
+        &study.formats,
     )?;
     files.extend(documents.files);
     results.warnings.extend(documents.warnings);

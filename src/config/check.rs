@@ -385,7 +385,7 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
     if let Some(landmarks) = &a.landmarks {
         // At most 1,000 years (the longest time readout reads), in this block's unit, or in
         // days (the loosest bound) when the unit is set elsewhere.
-        let most = crate::load::MAX_TIME_DAYS / a.time_unit.map_or(1.0, |u| u.days());
+        let most = crate::model::MAX_TIME_DAYS / a.time_unit.map_or(1.0, |u| u.days());
         if let Some(bad) = landmarks
             .iter()
             .find(|t| !t.is_finite() || **t < 0.0 || **t > most)

@@ -7,6 +7,7 @@
 
 mod analysis;
 mod check;
+mod conference;
 mod criteria;
 mod nesting;
 mod read;
@@ -14,6 +15,7 @@ mod schema;
 
 pub use analysis::*;
 pub use check::{cohort_id_problem, study_id_problem, MAX_AE_TOP_N, MAX_ID_CHARS};
+pub use conference::{Conference, ConferenceSpec, CountUnit, CustomLimit, LengthRule};
 pub use criteria::{CriteriaConfig, OwnConfirmation, OwnCriteria};
 pub use nesting::MAX_YAML_DEPTH;
 pub use read::{load, parse, LoadedConfig};

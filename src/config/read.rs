@@ -22,10 +22,6 @@ pub struct LoadedConfig {
     pub bytes: Vec<u8>,
     /// The parsed config.
     pub config: StudyConfig,
-    /// `word/styles.xml` of `output.docx_reference`, once read (the build reads it).
-    pub docx_styles: Option<std::sync::Arc<[u8]>>,
-    /// The slide template of `output.pptx_reference`, once read (the build reads it).
-    pub pptx_template: Option<std::sync::Arc<crate::documents::slides::SlideTemplate>>,
 }
 
 impl LoadedConfig {
@@ -87,8 +83,6 @@ pub fn load(path: &Path) -> Result<LoadedConfig> {
         path: path.to_path_buf(),
         bytes,
         config,
-        docx_styles: None,
-        pptx_template: None,
     })
 }
 

@@ -335,7 +335,7 @@ pub struct OutputConfig {
     /// `{ limit: N, counts: chars | chars_no_spaces | words, title: true | false }`
     /// (docs/CONFERENCES.md). Default: none (no length is measured).
     #[serde(default)]
-    pub conference: Option<crate::documents::conference::ConferenceSpec>,
+    pub conference: Option<super::ConferenceSpec>,
     /// A `.docx` whose styles (fonts, headings, captions, spacing) the Word files take, as
     /// pandoc's `--reference-doc`. Default: none (readout's house style).
     #[serde(default)]

@@ -12,6 +12,7 @@
 
 pub mod conference;
 pub mod docx;
+pub mod formats;
 pub mod lint;
 pub mod numbers;
 pub mod prose;
@@ -22,13 +23,23 @@ pub mod trace;
 
 use serde::Serialize;
 
-use crate::config::{Analysis, CohortConfig, Format, LoadedConfig, Study};
+use crate::config::{Analysis, CohortConfig, LoadedConfig, Study};
 use crate::error::{Error, Result};
 use crate::model::Date;
 
+use crate::files::OutputFile;
 use crate::results::{AbstractLength, CohortRecord, CohortResults};
-use crate::write::OutputFile;
 use render::{CohortTexts, DocumentContext, Renderer};
+
+/// What a company gives the documents: `word/styles.xml` of `output.docx_reference` and the
+/// slide template of `output.pptx_reference`, read once per study.
+#[derive(Debug, Clone, Default)]
+pub struct Assets {
+    /// The Word reference's styles part.
+    pub docx_styles: Option<std::sync::Arc<[u8]>>,
+    /// The PowerPoint reference's masters, layouts and theme.
+    pub pptx_template: Option<std::sync::Arc<slides::SlideTemplate>>,
+}
 
 /// A cohort's documents and the length of its abstract under the conference rule.
 #[derive(Debug)]
@@ -45,6 +56,7 @@ pub struct CohortDocuments {
 }
 
 /// The abstract and the report of one cohort in every requested format.
+#[allow(clippy::too_many_arguments)]
 pub fn render_documents(
     cfg: &LoadedConfig,
     cohort: &CohortConfig,
@@ -52,7 +64,8 @@ pub fn render_documents(
     analysis: &Analysis,
     figures: &[render::Figure],
     renderer: &Renderer,
-    formats: &[Format],
+    assets: &Assets,
+    formats: &formats::Formats,
 ) -> Result<CohortDocuments> {
     let study = &cfg.config.study;
     let text_of = |what: &str, text: &Option<String>| -> Result<String> {
@@ -95,7 +108,7 @@ pub fn render_documents(
         &methods_statistics,
         !figures.is_empty(),
     );
-    let mut ctx = DocumentContext {
+    let ctx = DocumentContext {
         study,
         cohort: results,
         analysis,
@@ -160,71 +173,36 @@ pub fn render_documents(
             ),
         });
     }
-    let mut pending = numbers::PendingNumbers {
-        dir: cohort.id.clone(),
-        rows,
-        html: None,
-    };
-
     let dir = &cohort.id;
     let mut files = vec![OutputFile {
         path: format!("{dir}/abstract.txt"),
         bytes: plain.clone().into_bytes(),
     }];
-    if formats.contains(&Format::Md) {
-        files.push(OutputFile {
-            path: format!("{dir}/abstract.md"),
-            bytes: markdown.clone().into_bytes(),
-        });
-    }
-    if formats.contains(&Format::Html) {
-        ctx.body = render::markdown_to_html(&markdown, false);
-        let html = renderer.finish_html(renderer.render("abstract.html", &ctx)?);
-        pending.html = Some(crate::profile::timing::stage("  html sources", || {
-            traced_html(renderer, &mut ctx, &markdown, &html, &mut warnings)
-        })?);
-        ctx.body = render::markdown_to_html(&markdown, false);
-        files.push(OutputFile {
-            path: format!("{dir}/report.html"),
-            bytes: html_bytes(renderer, renderer.render("report.html", &ctx)?),
-        });
-    }
-    if formats.contains(&Format::Pptx) {
-        ctx.sentences = paragraph_sentences(&plain);
-        let text = renderer.render("slides.txt", &ctx)?;
-        let house;
-        let template = match &cfg.pptx_template {
-            Some(t) => t.as_ref(),
-            None => {
-                house = slides::SlideTemplate::house();
-                &house
-            }
-        };
-        files.push(OutputFile {
-            path: format!("{dir}/slides.pptx"),
-            bytes: slides::deck(&ctx, &text, template, &cohort.id)?,
-        });
-    }
-    if formats.contains(&Format::Docx) {
-        files.push(OutputFile {
-            path: format!("{dir}/abstract.docx"),
-            bytes: docx::abstract_docx(&plain, &cohort.id, cfg.docx_styles.as_deref())?,
-        });
-        files.push(OutputFile {
-            path: format!("{dir}/report.docx"),
-            bytes: docx::report_docx(&ctx, &cohort.id, cfg.docx_styles.as_deref())?,
-        });
-    }
+    let mut docs = formats::CohortDocs {
+        dir,
+        ctx,
+        renderer,
+        assets,
+        markdown,
+        plain,
+        numbers: numbers::PendingNumbers {
+            dir: cohort.id.clone(),
+            rows,
+            html: None,
+        },
+        warnings,
+    };
+    files.extend(formats.cohort_files(&mut docs)?);
     Ok(CohortDocuments {
         files,
         abstract_length,
-        numbers: pending,
-        warnings,
+        numbers: docs.numbers,
+        warnings: docs.warnings,
     })
 }
 
 /// The sentences of each headed paragraph of a plain-text abstract (`Methods: ...`), by heading.
-fn paragraph_sentences(plain: &str) -> std::collections::BTreeMap<String, Vec<String>> {
+pub(crate) fn paragraph_sentences(plain: &str) -> std::collections::BTreeMap<String, Vec<String>> {
     plain
         .split("\n\n")
         .filter_map(|p| {
@@ -263,7 +241,7 @@ fn traced_rows(
 /// `abstract.html` with its numbers marked (the Markdown rendered traced) and the entries the
 /// marks name; `html` (the plain document) without marks, with a warning, when the traced
 /// document is not the plain one.
-fn traced_html(
+pub(crate) fn traced_html(
     renderer: &Renderer,
     ctx: &mut DocumentContext<'_>,
     markdown: &str,

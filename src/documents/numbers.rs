@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::trace::{self, Entry, Span};
 use crate::error::{Error, Result};
-use crate::write::OutputFile;
+use crate::files::OutputFile;
 
 /// One number of the abstract.
 #[derive(Debug, Clone, PartialEq)]

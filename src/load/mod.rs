@@ -76,9 +76,7 @@ fn parts_length(path: &Path, part_bytes: usize) -> Option<u64> {
 /// line ends or an unclosed quote, named by its line rather than parsed on.
 pub const MAX_RECORD_BYTES: usize = 1 << 20;
 
-/// Longest time to event accepted (1,000 years, in days): a longer AVAL is a wrong unit or a
-/// broken export, and would overflow the Kaplan–Meier and figure arithmetic downstream.
-pub const MAX_TIME_DAYS: f64 = 365_250.0;
+pub use crate::model::MAX_TIME_DAYS;
 
 /// Largest dose value accepted (ADSL `CUMDOSE`, `AVGDD`, `RDI`; ADEX `AVAL`), in whatever unit
 /// it is given: above it a value is a broken export, and sums over a million subjects would

@@ -8,6 +8,10 @@ pub mod text;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
+/// Longest time to event accepted (1,000 years, in days): a longer AVAL is a wrong unit or a
+/// broken export, and would overflow the Kaplan–Meier and figure arithmetic downstream.
+pub const MAX_TIME_DAYS: f64 = 365_250.0;
+
 /// A calendar date (ADaM `*DT` variables).
 pub type Date = chrono::NaiveDate;
 

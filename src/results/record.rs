@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::documents::conference::CountUnit;
+use crate::config::CountUnit;
 use crate::model::Date;
 
 use super::CohortResults;

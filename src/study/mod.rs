@@ -19,6 +19,10 @@ pub struct LoadedStudy {
     pub data: StudyData,
     /// How a cut-off treats the tables (from the config, once).
     pub cut_rules: crate::cut::CutRules,
+    /// The output formats of `output.formats`.
+    pub formats: crate::documents::formats::Formats,
+    /// The company's Word and PowerPoint references.
+    pub assets: crate::documents::Assets,
     /// The templates, parsed while the data loaded (`None` when they did not parse: the build
     /// parses them again to report why).
     renderer: Option<Renderer>,
@@ -64,6 +68,7 @@ fn read_reference(
 /// Loads the config's data files, and parses the templates alongside (so that parsing them
 /// does not wait for the data).
 pub fn load_study(mut config: LoadedConfig) -> Result<LoadedStudy> {
+    let mut assets = crate::documents::Assets::default();
     let (data, renderer) = rayon::join(
         || timing::stage("load", || load::load_study(&config)),
         || Renderer::new(template_dir(&config).as_deref()).ok(),
@@ -88,7 +93,7 @@ pub fn load_study(mut config: LoadedConfig) -> Result<LoadedStudy> {
             path: path.display().to_string(),
             sha256: load::sha256_hex(&bytes),
         });
-        config.docx_styles = Some(styles.into());
+        assets.docx_styles = Some(styles.into());
     }
     if let Some(reference) = &config.config.output.pptx_reference {
         let path = config.base_dir().join(reference);
@@ -106,12 +111,15 @@ pub fn load_study(mut config: LoadedConfig) -> Result<LoadedStudy> {
             path: path.display().to_string(),
             sha256: load::sha256_hex(&bytes),
         });
-        config.pptx_template = Some(template.into());
+        assets.pptx_template = Some(template.into());
     }
+    let formats = crate::documents::formats::Formats::of(&config.config.output.formats);
     Ok(LoadedStudy {
         config,
         data,
         cut_rules,
+        formats,
+        assets,
         renderer,
     })
 }

@@ -22,14 +22,7 @@ use crate::error::{Error, Result};
 use crate::load::sha256_hex;
 use crate::write::outputs::ManifestEntry;
 
-/// One output file: a path relative to the cut-off folder and its bytes.
-#[derive(Debug, Clone)]
-pub struct OutputFile {
-    /// Relative path with `/` separators, e.g. `cohort-1/abstract.md`.
-    pub path: String,
-    /// The content.
-    pub bytes: Vec<u8>,
-}
+use crate::files::OutputFile;
 
 /// Checks a relative output path cannot leave the output folder.
 fn safe_relative(path: &str) -> Option<PathBuf> {

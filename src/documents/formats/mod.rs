@@ -1,0 +1,125 @@
+//! The output formats of a build, as one registry (docs/ARCHITECTURE.md, "Output formats"):
+//! each format of `output.formats` is one file here that says what it needs (the figures as
+//! PNG, the cut-off's index) and writes a cohort's files from its rendered documents
+//! ([`CohortDocs`]). [`Formats::of`] is the only place that maps the config's `Format` to
+//! them: a new format is a file implementing [`OutputFormat`] and one line there.
+
+mod dataset_json;
+mod html;
+mod markdown;
+mod png;
+mod slides;
+mod word;
+
+use crate::config::Format;
+use crate::error::Result;
+use crate::files::OutputFile;
+
+use super::numbers::PendingNumbers;
+use super::render::{DocumentContext, Renderer};
+use super::Assets;
+
+/// What a format needs from the stages before it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Needs {
+    /// The figures rasterised, and their PNG bytes kept for the format to embed (Word, decks).
+    pub pngs: bool,
+    /// The figures' PNG copies written beside their SVGs.
+    pub png_files: bool,
+    /// The cut-off folder's `index.html`.
+    pub index: bool,
+    /// Each cohort's derived dataset as Dataset-JSON (`derived/<cohort>.json`).
+    pub derived_dataset_json: bool,
+}
+
+impl Needs {
+    fn or(self, other: Needs) -> Needs {
+        Needs {
+            pngs: self.pngs || other.pngs,
+            png_files: self.png_files || other.png_files,
+            index: self.index || other.index,
+            derived_dataset_json: self.derived_dataset_json || other.derived_dataset_json,
+        }
+    }
+}
+
+/// A cohort's documents as rendered, for the formats to write from.
+pub struct CohortDocs<'a> {
+    /// The cohort's folder (its id).
+    pub dir: &'a str,
+    /// The template context (results, texts, report, figures).
+    pub ctx: DocumentContext<'a>,
+    /// The templates.
+    pub renderer: &'a Renderer,
+    /// The company's Word and PowerPoint references, when given.
+    pub assets: &'a Assets,
+    /// `abstract.md` as written.
+    pub markdown: String,
+    /// `abstract.txt` as written.
+    pub plain: String,
+    /// The numbers sheet and the traced `abstract.html`, finished once the cohort's place in
+    /// results.json is known.
+    pub numbers: PendingNumbers,
+    /// Warnings for the cohort.
+    pub warnings: Vec<String>,
+}
+
+/// One output format.
+pub trait OutputFormat: Send + Sync {
+    /// What it needs (the default: nothing).
+    fn needs(&self) -> Needs {
+        Needs::default()
+    }
+
+    /// Its files for one cohort (the default: none; e.g. PNG copies are the figures').
+    fn cohort_files(&self, docs: &mut CohortDocs<'_>) -> Result<Vec<OutputFile>> {
+        let _ = docs;
+        Ok(Vec::new())
+    }
+}
+
+/// How the registry makes a format.
+type MakeFormat = fn() -> Box<dyn OutputFormat>;
+
+/// The formats of a build, in the order they write.
+pub struct Formats {
+    formats: Vec<Box<dyn OutputFormat>>,
+    needs: Needs,
+}
+
+impl Formats {
+    /// The formats `output.formats` names (each once, in a fixed order).
+    pub fn of(config: &[Format]) -> Formats {
+        let all: [(Format, MakeFormat); 6] = [
+            (Format::Md, || Box::new(markdown::Markdown)),
+            (Format::Html, || Box::new(html::Html)),
+            (Format::Pptx, || Box::new(slides::Slides)),
+            (Format::Docx, || Box::new(word::Word)),
+            (Format::Png, || Box::new(png::Png)),
+            (Format::DatasetJson, || Box::new(dataset_json::DatasetJson)),
+        ];
+        let formats: Vec<Box<dyn OutputFormat>> = all
+            .iter()
+            .filter(|(format, _)| config.contains(format))
+            .map(|(_, make)| make())
+            .collect();
+        let needs = formats
+            .iter()
+            .fold(Needs::default(), |needs, f| needs.or(f.needs()));
+        Formats { formats, needs }
+    }
+
+    /// What the formats need together.
+    pub fn needs(&self) -> Needs {
+        self.needs
+    }
+
+    /// Each format's files for one cohort, in order.
+    pub fn cohort_files(&self, docs: &mut CohortDocs<'_>) -> Result<Vec<OutputFile>> {
+        let mut files = Vec::new();
+        for format in &self.formats {
+            files.extend(format.cohort_files(docs)?);
+        }
+        Ok(files)
+    }
+}
