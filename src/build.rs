@@ -136,7 +136,7 @@ pub struct BuiltFolder {
     /// Cohorts that failed.
     pub failures: Vec<CohortFailure>,
     /// Notes about the folder as a whole (a study figure left out), beside the cohorts'.
-    pub notes: Vec<String>,
+    pub notes: Vec<crate::diagnostic::Diagnostic>,
 }
 
 /// One cut-off folder built (its files went to the build's [`FolderSink`]): the cohorts
@@ -151,7 +151,7 @@ pub struct CutoffBuild {
     /// Cohorts that failed; the others are still built.
     pub failures: Vec<CohortFailure>,
     /// Notes about the folder as a whole (see [`BuiltFolder::notes`]).
-    pub notes: Vec<String>,
+    pub notes: Vec<crate::diagnostic::Diagnostic>,
 }
 
 /// fails is listed in `failures` (and in `results.json`); the others are built.
@@ -250,7 +250,8 @@ pub fn build_cutoff(
         &cfg.analysis_for_study(),
     )?;
     sink.put(study_figures)?;
-    let warnings: Vec<String> = cut.warnings.iter().chain(&notes).cloned().collect();
+    let warnings: Vec<crate::diagnostic::Diagnostic> =
+        cut.warnings.iter().chain(&notes).cloned().collect();
     if study.formats.needs().index {
         sink.put(vec![documents::render_index(
             cfg,

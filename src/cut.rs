@@ -128,7 +128,9 @@ pub fn apply_cutoff<'a>(
         .partition(|a| a.date <= cutoff);
     out.given_bor = given.into_iter().cloned().collect();
     if !later.is_empty() {
-        out.warnings.push(format!(
+        out.warnings.push(crate::diagnostic::Diagnostic::warning(
+            crate::diagnostic::Kind::GivenBorAfterCutoff,
+            format!(
             "{} subject(s) have their best overall response (as given in ADRS) dated after the \
              cut-off {cutoff}; they count as NE: {}",
             later.len(),
@@ -140,6 +142,7 @@ pub fn apply_cutoff<'a>(
                     .collect::<Vec<_>>(),
                 later.len()
             )
+        ),
         ));
     }
     out.lesions = lesions

@@ -3,6 +3,7 @@
 //! A figure without data is skipped with a note, never drawn empty.
 
 use crate::config::{Analysis, OutputConfig};
+use crate::diagnostic::{Diagnostic, Kind};
 use crate::endpoints::CohortAnalysis;
 use crate::error::{Error, Result};
 use crate::files::OutputFile;
@@ -38,7 +39,7 @@ pub struct CohortFigures {
     /// The SVGs for the HTML documents.
     pub inline: Vec<Figure>,
     /// Why a figure was not drawn.
-    pub notes: Vec<String>,
+    pub notes: Vec<crate::diagnostic::Diagnostic>,
     /// Figures (by name, in `inline`) still to rasterise to PNG.
     png_pending: Vec<String>,
 }
@@ -104,8 +105,10 @@ impl CohortFigures {
                 Ok(())
             }
             Err(PlotError::NoData) => {
-                self.notes
-                    .push(format!("figure {name} skipped: no data to draw"));
+                self.notes.push(Diagnostic::note(
+                    Kind::FigureLeftOut,
+                    format!("figure {name} skipped: no data to draw"),
+                ));
                 Ok(())
             }
             Err(source) => Err(Error::Figure {
@@ -370,7 +373,7 @@ pub fn study_km_figures(
     curves: &[(String, crate::config::TimeUnit, KmSeries)],
     (png, titles): (bool, bool),
     study: &Analysis,
-) -> Result<(Vec<OutputFile>, Vec<String>)> {
+) -> Result<(Vec<OutputFile>, Vec<Diagnostic>)> {
     let mut endpoints: Vec<&str> = curves.iter().map(|c| c.0.as_str()).collect();
     endpoints.sort_unstable();
     endpoints.dedup();
@@ -386,10 +389,13 @@ pub fn study_km_figures(
             continue;
         }
         if of_endpoint.len() > MAX_STUDY_KM_COHORTS {
-            notes.push(format!(
-                "figure figures/km-{} skipped: {} cohorts; the all-cohort Kaplan–Meier figure is drawn for at most {MAX_STUDY_KM_COHORTS} (each cohort's own figure is drawn)",
-                endpoint.to_ascii_lowercase(),
-                of_endpoint.len()
+            notes.push(Diagnostic::note(
+                Kind::FigureLeftOut,
+                format!(
+                    "figure figures/km-{} skipped: {} cohorts; the all-cohort Kaplan–Meier figure is drawn for at most {MAX_STUDY_KM_COHORTS} (each cohort's own figure is drawn)",
+                    endpoint.to_ascii_lowercase(),
+                    of_endpoint.len()
+                ),
             ));
             continue;
         }
@@ -708,9 +714,12 @@ pub fn cohort_figures(
     if analysis.derived.is_empty() && analysis.tumour.is_empty() {
         // No ADRS: no timeline to draw.
     } else if analysis.tumour.len() > MAX_SWIMMER_LANES {
-        figs.notes.push(format!(
-            "figure swimmer skipped: {} subjects; a swimmer plot is drawn for at most {MAX_SWIMMER_LANES}",
-            analysis.tumour.len()
+        figs.notes.push(Diagnostic::note(
+            Kind::FigureLeftOut,
+            format!(
+                "figure swimmer skipped: {} subjects; a swimmer plot is drawn for at most {MAX_SWIMMER_LANES}",
+                analysis.tumour.len()
+            ),
         ));
     } else {
         let lanes: Vec<plots::SwimLane> = analysis
@@ -834,7 +843,7 @@ mod tests {
         let (files, notes) = study_km_figures(&curves(1000), (true, true), &study()).unwrap();
         assert!(files.is_empty());
         assert_eq!(
-            notes,
+            notes.iter().map(|n| n.message.clone()).collect::<Vec<_>>(),
             [format!("figure figures/km-os skipped: 1000 cohorts; the all-cohort Kaplan–Meier figure is drawn for at most {MAX_STUDY_KM_COHORTS} (each cohort's own figure is drawn)")]
         );
     }

@@ -19,6 +19,7 @@ pub mod config;
 pub mod criteria;
 pub mod cut;
 pub mod derive;
+pub mod diagnostic;
 pub mod documents;
 pub mod endpoints;
 pub mod error;

@@ -101,7 +101,7 @@ pub(super) fn build_command(
         }
     };
     // Data problems that did not stop the load (an AE without a grade, ...), for the summary.
-    let data_warnings: Vec<String> = loaded
+    let data_warnings: Vec<crate::diagnostic::Diagnostic> = loaded
         .iter()
         .filter_map(|(_, study)| study.as_ref().ok())
         .flat_map(|study| study.data.warnings.iter().cloned())

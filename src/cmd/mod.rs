@@ -183,27 +183,35 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
-/// Warnings, each once in the order first met, with how often it came when more than once;
-/// each line is prefixed with `indent`. Diagnostics go to standard error, apart from the
-/// summary on standard output.
-fn print_warnings(indent: &str, warnings: &[String]) {
+/// Diagnostics, each once in the order first met, with how often it came when more than
+/// once, its hints below it; each line is prefixed with `indent`. Diagnostics go to standard
+/// error, apart from the summary on standard output.
+fn print_warnings(indent: &str, warnings: &[crate::diagnostic::Diagnostic]) {
     for line in warning_lines(indent, warnings) {
         errln!("{line}");
     }
 }
 
-/// The lines [`print_warnings`] prints.
-fn warning_lines(indent: &str, warnings: &[String]) -> Vec<String> {
-    let mut seen: indexmap::IndexMap<&str, usize> = indexmap::IndexMap::new();
+/// The lines [`print_warnings`] prints: `warning: …` or `note: …`, then `= hint: …`.
+fn warning_lines(indent: &str, warnings: &[crate::diagnostic::Diagnostic]) -> Vec<String> {
+    let mut seen: indexmap::IndexMap<&str, (usize, &crate::diagnostic::Diagnostic)> =
+        indexmap::IndexMap::new();
     for w in warnings {
-        *seen.entry(w.as_str()).or_default() += 1;
+        seen.entry(w.message.as_str()).or_insert((0, w)).0 += 1;
     }
-    seen.into_iter()
-        .map(|(w, times)| match times {
-            1 => format!("{indent}warning: {w}"),
-            n => format!("{indent}warning: {w} ({n} times)"),
-        })
-        .collect()
+    let mut lines = Vec::new();
+    for (text, (times, d)) in seen {
+        let what = match d.severity {
+            crate::diagnostic::Severity::Warning => "warning",
+            crate::diagnostic::Severity::Note => "note",
+        };
+        lines.push(match times {
+            1 => format!("{indent}{what}: {text}"),
+            n => format!("{indent}{what}: {text} ({n} times)"),
+        });
+        lines.extend(d.hints.iter().map(|h| format!("{indent}  = hint: {h}")));
+    }
+    lines
 }
 
 /// The warnings of each folder and cohort built, under a line naming them and their count.
@@ -309,9 +317,12 @@ mod tests {
 
     #[test]
     fn warnings_are_listed_once_with_how_often() {
-        let w = |t: &str| t.to_string();
+        use crate::diagnostic::{Diagnostic, Kind};
+        let w = |t: &str| Diagnostic::warning(Kind::NotEstimable, t);
         let lines = warning_lines("  ", &[w("b"), w("a"), w("b"), w("b")]);
         assert_eq!(lines, ["  warning: b (3 times)", "  warning: a"]);
+        let noted = Diagnostic::note(Kind::FigureLeftOut, "c").hint("do d");
+        assert_eq!(warning_lines("", &[noted]), ["note: c", "  = hint: do d"]);
     }
     use super::build::{input_bytes, SMALL_PAGES_FROM_BYTES};
     use super::*;

@@ -3,6 +3,7 @@
 //! and subgroup columns), each arm analysed as a cohort of its own, then each arm handed to
 //! [`compare`] with the reference.
 
+use crate::diagnostic::{Diagnostic, Kind};
 use std::collections::{BTreeMap, BTreeSet};
 
 use indexmap::IndexMap;
@@ -25,7 +26,7 @@ pub struct ArmsOutcome {
     /// Each arm but the reference against it.
     pub comparisons: Vec<Comparison>,
     /// What the reader should know (an estimate left out, subjects without an arm).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<crate::diagnostic::Diagnostic>,
     /// Each arm's Kaplan–Meier fits per endpoint, for the figures by arm.
     pub km: Vec<(String, IndexMap<String, stats::KaplanMeier>)>,
 }
@@ -160,18 +161,21 @@ pub fn analyse_arms<'a>(
     }
     let mut warnings = Vec::new();
     if present.len() == 1 {
-        warnings.push(format!(
-            "the cohort's subjects are all in one arm ({column} = {reference:?}): there is \
+        warnings.push(Diagnostic::warning(
+            Kind::Arms,
+            format!(
+                "the cohort's subjects are all in one arm ({column} = {reference:?}): there is \
              nothing to compare, and the documents are those of a single-arm cohort"
+            ),
         ));
     }
     let without = (0..pooled.members.len())
         .filter(|&i| arm_of(i).is_none())
         .count();
     if without > 0 {
-        warnings.push(format!(
+        warnings.push(Diagnostic::warning(Kind::Arms, format!(
             "{without} subject(s) without a value of {column} are in no arm (they are in the cohort's own numbers)"
-        ));
+        )));
     }
 
     // Each arm analysed as a cohort of its own, the arms side by side.

@@ -220,7 +220,7 @@ pub struct CohortSummary {
     /// The response criteria's name ("RECIST 1.1", "iRECIST"), with response data.
     pub criteria: Option<String>,
     /// The cohort's warnings, as in `results.json`.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<crate::diagnostic::Diagnostic>,
     /// The abstract measured against `output.conference`.
     pub abstract_length: Option<crate::results::AbstractLength>,
     /// A randomised cohort: a line per arm (the cohort's own ORR and median are then left
@@ -387,7 +387,7 @@ pub fn build_cohort<'a>(
         let results = &mut analysis.results;
         results.arms = outcome.arms;
         results.comparisons = outcome.comparisons;
-        results.warnings.extend(outcome.warnings);
+        crate::diagnostic::extend_unique(&mut results.warnings, outcome.warnings);
         arm_km = outcome.km;
     }
     let figs = timing::stage("  figures", || {
@@ -419,7 +419,7 @@ pub fn build_cohort<'a>(
         derived_tte,
         ..
     } = analysis;
-    results.warnings.extend(figs.notes);
+    crate::diagnostic::extend_unique(&mut results.warnings, figs.notes);
     let mut files = figs.files;
     let documents = documents::render_documents(
         cfg,
@@ -432,7 +432,7 @@ pub fn build_cohort<'a>(
         &study.formats,
     )?;
     files.extend(documents.files);
-    results.warnings.extend(documents.warnings);
+    crate::diagnostic::extend_unique(&mut results.warnings, documents.warnings);
     let record = CohortRecord {
         results,
         abstract_length: documents.abstract_length,

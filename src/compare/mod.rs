@@ -6,6 +6,7 @@
 //! cohort stage hands the members down (docs/ARCHITECTURE.md); the numbers go to
 //! `results.json` (docs/OUTPUTS.md).
 
+use crate::diagnostic::Diagnostic;
 use indexmap::IndexMap;
 
 use crate::config::{Analysis, CohortConfig, CoxTies};
@@ -100,7 +101,7 @@ pub fn compare_pair(
     pooled: &CohortAnalysis<'_>,
     cohort: &CohortConfig,
     settings: &Analysis,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Diagnostic>,
 ) -> Result<Comparison> {
     let (arm, reference) = (names.arm, names.reference);
     let label = format!("{arm} vs {reference}");

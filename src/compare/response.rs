@@ -2,6 +2,7 @@
 //! strata; with strata the stratified difference and its stratified Miettinen–Nurminen
 //! interval), the odds ratio, and the p-value of the test `response_test` chooses.
 
+use crate::diagnostic::{Diagnostic, Kind};
 use std::collections::BTreeMap;
 
 use super::{statistics_error, strata_named, Member};
@@ -25,7 +26,7 @@ pub(super) fn compare_response(
     cohort: &CohortConfig,
     settings: &Analysis,
     names: (&str, &[String]),
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Diagnostic>,
 ) -> Result<ResponseComparison> {
     let (label, stratum_names) = names;
     let criteria = &settings.criteria;
@@ -59,10 +60,10 @@ pub(super) fn compare_response(
             .filter(|(m, _)| m.stratum().is_none())
             .count();
         if missing > 0 {
-            notes.push(format!(
+            notes.push(Diagnostic::warning(Kind::Strata, format!(
                 "{label}: ORR and DCR: {missing} efficacy subject(s) without a value of {} left out of the stratified difference and the CMH test",
                 cohort.strata_columns().join(", ")
-            ));
+            )));
         }
     }
     let head = notes.len();
@@ -130,16 +131,16 @@ pub(super) fn compare_response(
                 .map(|(&k, _)| k)
                 .collect();
             if !few.is_empty() {
-                notes.push(format!(
+                notes.push(Diagnostic::warning(Kind::Strata, format!(
                     "{label}: {what}: {} with fewer than {FEW_EVENTS} responders, where the stratified difference and the CMH test rest on few events: {}",
                     counted(few.len(), "stratum", "strata"),
                     named(&few)
-                ));
+                )));
             }
             if compared.is_some() && common.difference.is_none() {
-                notes.push(format!(
+                notes.push(Diagnostic::warning(Kind::Strata, format!(
                     "{label}: {what} stratified difference not estimable (no stratum holds subjects of both arms); no difference is given"
-                ));
+                )));
             }
             over_strata = Some((test.p, common.difference));
         }
@@ -163,9 +164,12 @@ pub(super) fn compare_response(
                 TestUsed::Cmh => "no stratum holds subjects of both arms and of both outcomes",
                 _ => "every subject of both arms has the same outcome",
             };
-            notes.push(format!(
-                "{label}: {what} {} test not estimable ({why}); no p-value is given",
-                test.short_name()
+            notes.push(Diagnostic::warning(
+                Kind::NotEstimable,
+                format!(
+                    "{label}: {what} {} test not estimable ({why}); no p-value is given",
+                    test.short_name()
+                ),
             ));
         }
         // With strata the stratified difference, whatever `diff_ci` says (docs/CONFIG.md).
@@ -216,10 +220,13 @@ pub(super) fn compare_response(
     if !dropped.is_empty() {
         notes.insert(
             head,
-            format!(
-                "{label}: {} with subjects of one arm only left out of the stratified difference and the CMH test of ORR and DCR: {}",
-                counted(dropped.len(), "stratum", "strata"),
-                named(&dropped)
+            Diagnostic::warning(
+                Kind::Strata,
+                format!(
+                    "{label}: {} with subjects of one arm only left out of the stratified difference and the CMH test of ORR and DCR: {}",
+                    counted(dropped.len(), "stratum", "strata"),
+                    named(&dropped)
+                ),
             ),
         );
     }

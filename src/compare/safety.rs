@@ -5,6 +5,7 @@
 //! subjects with the event over the time at risk, to the first event for them and over the
 //! whole treatment for the others.
 
+use crate::diagnostic::{Diagnostic, Kind};
 use rustc_hash::FxHashMap;
 
 use super::{statistics_error, Member};
@@ -43,7 +44,7 @@ pub fn compare_ae(
     columns: crate::load::AdaeColumns,
     cohort: &CohortConfig,
     settings: &Analysis,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Diagnostic>,
 ) -> Result<Option<AeComparison>> {
     // Each safety member once: its exposure in days and its events.
     let safety: Vec<SafetyMember<'_>> = two
@@ -71,19 +72,25 @@ pub fn compare_ae(
         })
         .count();
     if undated > 0 {
-        warnings.push(format!(
-            "adverse events: {undated} safety subject(s) have an event without a start date \
+        warnings.push(Diagnostic::warning(
+            Kind::AeUndated,
+            format!(
+                "adverse events: {undated} safety subject(s) have an event without a start date \
              (ASTDT), or no TRTSDT; in the exposure-adjusted incidence rates, a subject none of \
              whose events of a kind or term is dated counts its whole exposure as time at risk \
              (the rate is then a lower bound)"
+            ),
         ));
     }
     let unexposed = safety.iter().filter(|(_, _, e, _)| e.is_none()).count();
     if unexposed > 0 {
-        warnings.push(format!(
+        warnings.push(Diagnostic::warning(
+            Kind::ExposureUnknown,
+            format!(
             "adverse events: {unexposed} safety subject(s) without a known exposure (treatment \
              dates or duration) left out of the exposure-adjusted incidence rates (they are in \
              the risk differences)"
+        ),
         ));
     }
     let years = |arm: bool| {

@@ -2,6 +2,7 @@
 //! two-arm data set, unstratified and stratified, the hazard ratio per subgroup level, and per
 //! subgroup column the test of its interaction with the arm.
 
+use crate::diagnostic::{Diagnostic, Kind};
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{statistics_error, ties, Member};
@@ -31,11 +32,18 @@ fn cox_results(fit: &stats::CoxFit) -> CoxResults {
 /// The log-rank test of a model's data; without information (no variance: every event
 /// time has one subject at risk, or both arms' subjects die together) the statistic and p
 /// are `null` and a warning says so, as R's `survdiff` refuses such data.
-fn logrank_results(test: stats::Logrank, what: &str, warnings: &mut Vec<String>) -> LogrankResults {
+fn logrank_results(
+    test: stats::Logrank,
+    what: &str,
+    warnings: &mut Vec<Diagnostic>,
+) -> LogrankResults {
     if test.p.is_none() {
-        warnings.push(format!(
-            "{what} log-rank test not estimable (no information: no event time with subjects \
+        warnings.push(Diagnostic::warning(
+            Kind::NotEstimable,
+            format!(
+                "{what} log-rank test not estimable (no information: no event time with subjects \
              of both arms at risk, or no variance); no p-value is given"
+            ),
         ));
     }
     LogrankResults {
@@ -68,7 +76,7 @@ fn strata_notes(
     tally: &std::collections::BTreeMap<u32, [usize; 3]>,
     names: &[String],
     what: &str,
-) -> Vec<String> {
+) -> Vec<Diagnostic> {
     let named = |strata: &[u32]| super::strata_named(strata, names);
     let one_arm: Vec<u32> = tally
         .iter()
@@ -86,20 +94,20 @@ fn strata_notes(
             1 => ("1 stratum".to_string(), "holds"),
             n => (format!("{n} strata"), "hold"),
         };
-        notes.push(format!(
+        notes.push(Diagnostic::warning(Kind::Strata, format!(
             "{what}: {count} {verb} one arm only and add nothing to the stratified Cox model and log-rank test: {}",
             named(&one_arm)
-        ));
+        )));
     }
     if !few.is_empty() {
         let count = match few.len() {
             1 => "1 stratum".to_string(),
             n => format!("{n} strata"),
         };
-        notes.push(format!(
+        notes.push(Diagnostic::warning(Kind::Strata, format!(
             "{what}: {count} with fewer than {FEW_EVENTS} events, where the stratified hazard ratio and log-rank test rest on few events: {}",
             named(&few)
-        ));
+        )));
     }
     notes
 }
@@ -113,7 +121,7 @@ pub(super) fn compare_tte(
     label: &str,
     endpoint: &str,
     strata_names: &[String],
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Diagnostic>,
 ) -> Result<Option<TteComparison>> {
     let level = settings.ci_level;
     let error = |what: &str| statistics_error(cohort, format!("{label}: {endpoint} {what}"));
@@ -152,8 +160,9 @@ pub(super) fn compare_tte(
     );
     let (fit, logrank) = overall.map_err(error("Cox model"))?;
     if let Some(why) = fit.not_estimable {
-        warnings.push(format!(
-            "{label}: {endpoint} hazard ratio not estimable ({why})"
+        warnings.push(Diagnostic::warning(
+            Kind::NotEstimable,
+            format!("{label}: {endpoint} hazard ratio not estimable ({why})"),
         ));
     }
     let logrank = logrank_results(logrank, &format!("{label}: {endpoint}"), warnings);
@@ -161,15 +170,16 @@ pub(super) fn compare_tte(
         None => None,
         Some(fitted) => {
             if missing > 0 {
-                warnings.push(format!(
+                warnings.push(Diagnostic::warning(Kind::Strata, format!(
                     "{label}: {endpoint}: {missing} subject(s) without a value of {} left out of the stratified analysis",
                     cohort.strata_columns().join(", ")
-                ));
+                )));
             }
             let (fit, test) = fitted.map_err(error("stratified Cox model"))?;
             if let Some(why) = fit.not_estimable {
-                warnings.push(format!(
-                    "{label}: {endpoint} stratified hazard ratio not estimable ({why})"
+                warnings.push(Diagnostic::warning(
+                    Kind::Strata,
+                    format!("{label}: {endpoint} stratified hazard ratio not estimable ({why})"),
                 ));
             }
             Some(StratifiedComparison {
@@ -204,9 +214,9 @@ pub(super) fn compare_tte(
                     .cox(ties(settings), level)
                     .map_err(error("subgroup Cox model"))?;
                 if let Some(why) = fit.not_estimable {
-                    warnings.push(format!(
+                    warnings.push(Diagnostic::warning(Kind::NotEstimable, format!(
                         "{label}: {endpoint} hazard ratio in {column} = {level_value} not estimable ({why})"
-                    ));
+                    )));
                 }
                 cox_results(&fit).hr
             } else {
@@ -265,7 +275,7 @@ fn interaction(
     cohort: &CohortConfig,
     settings: &Analysis,
     what: &str,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Diagnostic>,
 ) -> Result<SubgroupInteraction> {
     // Levels numbered in their sorted order (R's factor levels, the first the reference).
     let number: BTreeMap<&str, u32> = levels.iter().copied().zip(0u32..).collect();
@@ -284,14 +294,20 @@ fn interaction(
             format!("{what} interaction test of {column}"),
         ))?;
     if let Some(why) = test.not_estimable {
-        warnings.push(format!(
+        warnings.push(Diagnostic::warning(
+            Kind::NotEstimable,
+            format!(
             "{what} interaction of the arm with {column} not estimable ({why}); no p-value is given"
+        ),
         ));
     } else if test.monotone {
-        warnings.push(format!(
-            "{what} interaction of the arm with {column}: a coefficient is infinite (as when \
+        warnings.push(Diagnostic::warning(
+            Kind::Arms,
+            format!(
+                "{what} interaction of the arm with {column}: a coefficient is infinite (as when \
              a level has events in one arm only); the likelihood-ratio test uses the \
              likelihood's supremum, as R's does"
+            ),
         ));
     }
     Ok(SubgroupInteraction {

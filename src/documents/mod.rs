@@ -24,6 +24,7 @@ pub mod trace;
 use serde::Serialize;
 
 use crate::config::{Analysis, CohortConfig, LoadedConfig, Study};
+use crate::diagnostic::{Diagnostic, Kind};
 use crate::error::{Error, Result};
 use crate::model::Date;
 
@@ -52,7 +53,7 @@ pub struct CohortDocuments {
     /// results.json is known.
     pub numbers: numbers::PendingNumbers,
     /// Warnings of the documents stage (for the cohort's warnings).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// The abstract and the report of one cohort in every requested format.
@@ -227,12 +228,15 @@ fn traced_rows(
     renderer: &Renderer,
     ctx: &DocumentContext<'_>,
     plain: &str,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Diagnostic>,
 ) -> Result<Vec<numbers::Row>> {
     let (marked, entries) = renderer.render_traced("abstract.txt", ctx)?;
     let (text, spans) = trace::split(&tidy_text(&marked));
     if text != plain {
-        warnings.push(format!("abstract-numbers.csv lists no numbers: {UNTRACED}"));
+        warnings.push(Diagnostic::warning(
+            Kind::Untraced,
+            format!("abstract-numbers.csv lists no numbers: {UNTRACED}"),
+        ));
         return Ok(Vec::new());
     }
     Ok(numbers::rows(&text, &spans, &entries))
@@ -246,7 +250,7 @@ pub(crate) fn traced_html(
     ctx: &mut DocumentContext<'_>,
     markdown: &str,
     html: &str,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Diagnostic>,
 ) -> Result<(String, Vec<trace::Entry>)> {
     let (marked, entries) = renderer.render_traced("abstract.md", ctx)?;
     let marked = render::markdown::neutralise(&tidy_text(&marked)).into_owned();
@@ -257,7 +261,10 @@ pub(crate) fn traced_html(
             return Ok((document, entries));
         }
     }
-    warnings.push(format!("abstract.html names no sources: {UNTRACED}"));
+    warnings.push(Diagnostic::warning(
+        Kind::Untraced,
+        format!("abstract.html names no sources: {UNTRACED}"),
+    ));
     Ok((html.to_string(), Vec::new()))
 }
 

@@ -81,7 +81,7 @@ pub(super) fn dispositions(
     subjects: CohortSubjects<'_>,
     data: &StudyData,
     cutoff: Option<Date>,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<crate::diagnostic::Diagnostic>,
 ) -> (Option<Disposition>, Option<Disposition>) {
     let mut levels = data
         .disposition
@@ -98,7 +98,7 @@ fn level_disposition(
     subjects: CohortSubjects<'_>,
     data: &StudyData,
     cutoff: Option<Date>,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<crate::diagnostic::Diagnostic>,
 ) -> Disposition {
     let has_trtsdt = data.adsl_headers.iter().any(|h| h == "TRTSDT");
     let reasons_given = level.reason.as_deref().is_some_and(|c| filled(data, c));
@@ -211,7 +211,7 @@ fn level_disposition(
         .reasons
         .sort_by(|a, b| b.n.cmp(&a.n).then_with(|| a.reason.cmp(&b.reason)));
     for (value, ids) in other {
-        warnings.push(format!(
+        let text = format!(
             "{} status `{value}` (ADSL {}) is not one readout reads (COMPLETED, DISCONTINUED, \
              ONGOING{}); {} subject(s) are counted apart as \"{value}\": {}",
             level.label,
@@ -223,7 +223,14 @@ fn level_disposition(
             },
             ids.len(),
             first_names(&ids[..ids.len().min(NAMES_LISTED)], ids.len())
-        ));
+        );
+        warnings.push(
+            crate::diagnostic::Diagnostic::warning(
+                crate::diagnostic::Kind::StatusUnrecognised,
+                text,
+            )
+            .subjects(ids.iter().take(NAMES_LISTED)),
+        );
         counts.other.push(ReasonCount {
             reason: value,
             n: ids.len(),
@@ -343,7 +350,7 @@ pub(super) fn exposure(
     data: &StudyData,
     cutoff: Option<Date>,
     unit_days: f64,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<crate::diagnostic::Diagnostic>,
 ) -> Option<Exposure> {
     let rule = DurationRule::of(data, cutoff);
     let mut days = Vec::new();
@@ -366,15 +373,21 @@ pub(super) fn exposure(
         }
     }
     if !undated.is_empty() {
-        warnings.push(format!(
-            "{} subject(s) of the safety population have no TRTEDT although their treatment is \
-             recorded as ended ({}); their treatment duration is not counted: {}",
-            undated.len(),
-            rule.treatment
-                .and_then(|l| l.status.as_deref())
-                .unwrap_or("EOTSTT"),
-            first_names(&undated[..undated.len().min(NAMES_LISTED)], undated.len())
-        ));
+        warnings.push(
+            crate::diagnostic::Diagnostic::warning(
+                crate::diagnostic::Kind::TreatmentEndUndated,
+                format!(
+                    "{} subject(s) of the safety population have no TRTEDT although their treatment is \
+                     recorded as ended ({}); their treatment duration is not counted: {}",
+                    undated.len(),
+                    rule.treatment
+                        .and_then(|l| l.status.as_deref())
+                        .unwrap_or("EOTSTT"),
+                    first_names(&undated[..undated.len().min(NAMES_LISTED)], undated.len())
+                ),
+            )
+            .subjects(undated.iter().take(NAMES_LISTED)),
+        );
     }
     if days.is_empty() {
         return None;

@@ -8,6 +8,7 @@ use indexmap::IndexMap;
 
 use crate::config::{Analysis, BaselineItem, BaselineKind, CohortConfig, ProportionCi};
 use crate::derive::{DerivedSubject, TimeToEvent};
+use crate::diagnostic::{Diagnostic, Kind, Location};
 use crate::error::{Error, Result};
 use crate::format::{first_names, NAMES_LISTED};
 use crate::load::StudyData;
@@ -293,21 +294,27 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
     // Oddities the response derivation met in a subject's data (a CR followed by a PR, ...):
     // they do not stop it, and the reader of the results should see them.
     // At most BOR_WARNINGS_LISTED lines, then how many more.
-    let oddities: Vec<String> = input
+    let oddities: Vec<Diagnostic> = input
         .derived
         .iter()
         .flat_map(|d| {
-            d.bor
-                .warnings
-                .iter()
-                .map(move |w| format!("subject `{}`: {w}", d.usubjid))
+            d.bor.warnings.iter().map(move |w| {
+                Diagnostic::warning(
+                    Kind::ResponseOddity,
+                    format!("subject `{}`: {w}", d.usubjid),
+                )
+                .subjects([d.usubjid.as_str()])
+            })
         })
         .collect();
     let more = oddities.len().saturating_sub(BOR_WARNINGS_LISTED);
     warnings.extend(oddities.into_iter().take(BOR_WARNINGS_LISTED));
     if more > 0 {
-        warnings.push(format!(
-            "and {more} more such response-data warnings in this cohort (the first {BOR_WARNINGS_LISTED} are listed)"
+        warnings.push(Diagnostic::warning(
+            Kind::ResponseOddity,
+            format!(
+                "and {more} more such response-data warnings in this cohort (the first {BOR_WARNINGS_LISTED} are listed)"
+            ),
         ));
     }
 
@@ -357,28 +364,46 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
             }
             let name = |i: &usize| subjects.get(*i).map_or("?", |s| &*s.usubjid);
             if !missing.is_empty() {
-                warnings.push(format!(
+                warnings.push(
+                    Diagnostic::warning(
+                        Kind::EndpointSubjects,
+                        format!(
                     "endpoint `{endpoint}`: {} left out: no ADTTE record with PARAMCD `{paramcd}`",
                     subject_list("efficacy subject", &missing, name)
-                ));
+                ),
+                    )
+                    .at(Location::Endpoint(endpoint.clone())),
+                );
             }
             if !not_responders.is_empty() {
-                warnings.push(format!(
-                    "endpoint `{endpoint}`: {} left out: an ADTTE record with PARAMCD \
+                warnings.push(
+                    Diagnostic::warning(
+                        Kind::EndpointSubjects,
+                        format!(
+                            "endpoint `{endpoint}`: {} left out: an ADTTE record with PARAMCD \
                      `{paramcd}` but not {} responders this abstract reports",
-                    subject_list("subject", &not_responders, name),
-                    if a.confirmed {
-                        "among the confirmed"
-                    } else {
-                        "among the"
-                    }
-                ));
+                            subject_list("subject", &not_responders, name),
+                            if a.confirmed {
+                                "among the confirmed"
+                            } else {
+                                "among the"
+                            }
+                        ),
+                    )
+                    .at(Location::Endpoint(endpoint.clone())),
+                );
             }
             if !responders_without.is_empty() {
-                warnings.push(format!(
+                warnings.push(
+                    Diagnostic::warning(
+                        Kind::EndpointSubjects,
+                        format!(
                     "endpoint `{endpoint}`: {} without an ADTTE record with PARAMCD `{paramcd}`",
                     subject_list("responder", &responders_without, name)
-                ));
+                ),
+                    )
+                    .at(Location::Endpoint(endpoint.clone())),
+                );
             }
         } else {
             let mut missed = 0;
@@ -392,23 +417,35 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
             }
             censored_missed.insert(endpoint.clone(), missed);
             if missed > 0 {
-                warnings.push(format!(
+                warnings.push(
+                    Diagnostic::warning(
+                        Kind::MissedVisits,
+                        format!(
                     "endpoint `{endpoint}`: {missed} progression(s) or death(s) came more than \
                      {} days after the last adequate assessment and were censored there by the \
                      missed-visit rule (`analysis.missed_visit_days`; docs/CONFIG.md)",
                     a.missed_visit_days
-                ));
+                ),
+                    )
+                    .at(Location::Endpoint(endpoint.clone())),
+                );
             }
             if !matches!(endpoint.as_str(), "PFS" | "OS" | "DOR") {
-                warnings.push(format!(
+                warnings.push(Diagnostic::warning(Kind::EndpointUnavailable, format!(
                     "endpoint `{endpoint}` can only come from ADTTE (PARAMCD `{paramcd}`), and no ADTTE is given"
-                ));
+                )).at(Location::Endpoint(endpoint.clone())));
             }
         }
         values.push(column);
         if tally.is_empty() {
             if endpoint != "DOR" && (from_adtte || !input.derived.is_empty()) {
-                warnings.push(format!("endpoint `{endpoint}`: no subject has a time"));
+                warnings.push(
+                    Diagnostic::warning(
+                        Kind::EndpointUnavailable,
+                        format!("endpoint `{endpoint}`: no subject has a time"),
+                    )
+                    .at(Location::Endpoint(endpoint.clone())),
+                );
             }
             continue;
         }
@@ -472,10 +509,10 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
             .iter()
             .find(|l| l.level == crate::load::disposition::Level::Study && l.date.is_none())
         {
-            warnings.push(format!(
+            warnings.push(Diagnostic::warning(Kind::StatusNotCut, format!(
                 "{} status is as ADSL records it, not cut at {cut} (ADSL has no EOSDT to cut it by)",
                 level.label.to_lowercase()
-            ));
+            )));
         }
     }
     let exposure = disposition::exposure(subjects, input.data, input.cutoff, unit, &mut warnings);
@@ -705,7 +742,7 @@ fn summarise_tte(
 fn summarise_baseline(
     item: &BaselineItem,
     subjects: CohortSubjects<'_>,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Diagnostic>,
 ) -> BaselineSummary {
     let values: Vec<&str> = subjects
         .iter()
@@ -724,15 +761,21 @@ fn summarise_baseline(
                 }
             }
             if bad > 0 {
-                warnings.push(format!(
-                    "baseline `{}`: {bad} value(s) are not numbers and were left out",
-                    item.column
+                warnings.push(Diagnostic::warning(
+                    Kind::Baseline,
+                    format!(
+                        "baseline `{}`: {bad} value(s) are not numbers and were left out",
+                        item.column
+                    ),
                 ));
             }
             if values.is_empty() && !subjects.is_empty() {
-                warnings.push(format!(
-                    "baseline `{}`: no subject has a value (is the column in ADSL?)",
-                    item.column
+                warnings.push(Diagnostic::warning(
+                    Kind::Baseline,
+                    format!(
+                        "baseline `{}`: no subject has a value (is the column in ADSL?)",
+                        item.column
+                    ),
                 ));
             }
             numbers.sort_by(f64::total_cmp);
@@ -754,9 +797,12 @@ fn summarise_baseline(
                 *counts.entry(v).or_default() += 1;
             }
             if values.is_empty() && !subjects.is_empty() {
-                warnings.push(format!(
-                    "baseline `{}`: no subject has a value (is the column in ADSL?)",
-                    item.column
+                warnings.push(Diagnostic::warning(
+                    Kind::Baseline,
+                    format!(
+                        "baseline `{}`: no subject has a value (is the column in ADSL?)",
+                        item.column
+                    ),
                 ));
             }
             let mut levels: Vec<LevelCount> = counts

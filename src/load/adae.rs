@@ -22,7 +22,7 @@ pub fn read_adae(
     table: &CsvTable,
     known: &KnownSubjects<'_>,
     related_values: &HashSet<String>,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Diagnostic>,
 ) -> Result<(Vec<AdverseEvent>, AdaeColumns)> {
     let c_id = table.require("USUBJID")?;
     let c_term = table.require("AEDECOD")?;
@@ -92,16 +92,28 @@ pub fn read_adae(
     }
     let by_severity = out.iter().filter(|e| e.by_severity).count();
     if c_grade.is_some() && by_severity > 0 {
-        warnings.push(format!(
-            "{}: {by_severity} adverse event(s) have no CTCAE grade; their severity was used (MILD 1, MODERATE 2, SEVERE 3)",
-            table.path.display()
-        ));
+        warnings.push(
+            Diagnostic::note(
+                Kind::AeSeverityAsGrade,
+                format!(
+                    "{}: {by_severity} adverse event(s) have no CTCAE grade; their severity was used (MILD 1, MODERATE 2, SEVERE 3)",
+                    table.path.display()
+                ),
+            )
+            .at(file_location(&table.path)),
+        );
     }
     if ungraded > 0 {
-        warnings.push(format!(
-            "{}: {ungraded} adverse event(s) have no grade or severity; they count for any grade, not for grade ≥3",
-            table.path.display()
-        ));
+        warnings.push(
+            Diagnostic::warning(
+                Kind::AeUngraded,
+                format!(
+                    "{}: {ungraded} adverse event(s) have no grade or severity; they count for any grade, not for grade ≥3",
+                    table.path.display()
+                ),
+            )
+            .at(file_location(&table.path)),
+        );
     }
     Ok((out, filled))
 }

@@ -14,6 +14,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::config::LoadedConfig;
+use crate::diagnostic::{Diagnostic, Kind};
 use crate::error::{Error, Result};
 use crate::model::{
     AdverseEvent, AeAction, Assessment, ColumnValue, Columns, Date, LesionSum, Response, Subject,
@@ -128,7 +129,16 @@ pub struct StudyData {
     /// The files read, with their SHA-256, for the manifest.
     pub inputs: Vec<InputFile>,
     /// Non-fatal data problems.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<crate::diagnostic::Diagnostic>,
+}
+
+/// A diagnostic's location: a whole data file.
+pub(crate) fn file_location(path: &Path) -> crate::diagnostic::Location {
+    crate::diagnostic::Location::File {
+        path: path.display().to_string(),
+        line: None,
+        column: None,
+    }
 }
 
 /// A file read by the build.
@@ -266,12 +276,19 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     if study.efficacy_flag.is_none() {
         let untreated = study.subjects.iter().filter(|s| !s.safety).count();
         if untreated > 0 {
-            study.warnings.push(format!(
-                "{}: no EFFFL, FASFL or ITTFL: every subject is in the efficacy population, \
-                 including {untreated} with SAFFL not Y; name the flag to use in \
-                 `data.efficacy_flag`",
-                adsl_path.display()
-            ));
+            study.warnings.push(
+                Diagnostic::warning(
+                    Kind::EfficacyPopulationUnflagged,
+                    format!(
+                        "{}: no EFFFL, FASFL or ITTFL: every subject is in the efficacy population, \
+                         including {untreated} with SAFFL not Y; name the flag to use in \
+                         `data.efficacy_flag`",
+                        adsl_path.display()
+                    ),
+                )
+                .at(file_location(&adsl_path))
+                .hint("name the efficacy population's flag in `data.efficacy_flag`"),
+            );
         }
     }
     // The other tables find subjects through `known`, which holds the subjects' own ids.
@@ -401,7 +418,7 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
 /// subject's last-alive date is moved to the latest of them (derived OS and follow-up would
 /// otherwise come out short). Returns the warning naming the subjects moved. Subjects who died
 /// or have no `LSTALVDT` are left as they are (the OS derivation has its own rule then).
-fn last_seen_alive(study: &mut StudyData) -> Option<String> {
+fn last_seen_alive(study: &mut StudyData) -> Option<Diagnostic> {
     let mut seen: rustc_hash::FxHashMap<&str, Date> = rustc_hash::FxHashMap::default();
     let dates = study
         .assessments
@@ -437,10 +454,13 @@ fn last_seen_alive(study: &mut StudyData) -> Option<String> {
         }
     }
     (count > 0).then(|| {
-        format!(
-            "{count} subject(s) have an assessment or adverse event after their LSTALVDT; \
-             overall survival is censored at that later date: {}",
-            crate::format::first_names(&moved, count)
+        Diagnostic::warning(
+            Kind::SeenAliveAfterLastAlive,
+            format!(
+                "{count} subject(s) have an assessment or adverse event after their LSTALVDT; \
+                 overall survival is censored at that later date: {}",
+                crate::format::first_names(&moved, count)
+            ),
         )
     })
 }
@@ -469,7 +489,7 @@ pub fn drop_pre_treatment_responses(
     vocabulary: &crate::criteria::Vocabulary,
     subjects: &[Subject],
     assessments: &mut Vec<Assessment>,
-) -> Option<String> {
+) -> Option<Diagnostic> {
     let starts: FxHashMap<&str, Date> = subjects
         .iter()
         .filter_map(|s| Some((&*s.usubjid, s.trt_start?)))
@@ -498,8 +518,14 @@ pub fn drop_pre_treatment_responses(
     if more > 0 {
         list.push_str(&format!(" and {more} more"));
     }
-    Some(format!(
-        "{}: {total} overall response(s) dated before treatment start left out of BOR, PFS, DoR and the figures (RECIST 1.1: assessments before treatment are baseline, not responses): {list}",
-        path.display()
-    ))
+    Some(
+        Diagnostic::warning(
+            Kind::AssessmentBeforeTreatment,
+            format!(
+                "{}: {total} overall response(s) dated before treatment start left out of BOR, PFS, DoR and the figures (RECIST 1.1: assessments before treatment are baseline, not responses): {list}",
+                path.display()
+            ),
+        )
+        .at(file_location(path)),
+    )
 }

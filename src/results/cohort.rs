@@ -55,7 +55,7 @@ pub struct CohortResults {
     pub factor_labels: IndexMap<String, String>,
     /// Non-fatal data problems found for this cohort.
     #[serde(default)]
-    pub warnings: Vec<String>,
+    pub warnings: Vec<crate::diagnostic::Diagnostic>,
 }
 
 /// Population counts.

@@ -25,7 +25,7 @@ pub struct StudyResults<'a> {
     /// One entry per cohort.
     pub cohorts: Vec<&'a CohortRecord>,
     /// Non-fatal data problems found while loading.
-    pub warnings: &'a [String],
+    pub warnings: &'a [crate::diagnostic::Diagnostic],
     /// Cohorts that could not be built at this cut-off.
     pub failures: &'a [CohortFailure],
 }

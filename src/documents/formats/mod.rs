@@ -61,7 +61,7 @@ pub struct CohortDocs<'a> {
     /// results.json is known.
     pub numbers: PendingNumbers,
     /// Warnings for the cohort.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<crate::diagnostic::Diagnostic>,
 }
 
 /// One output format.

@@ -116,7 +116,7 @@ pub fn cohort_report(
             id: "warnings",
             heading: "Warnings".to_string(),
             blocks: vec![Block::List {
-                items: c.warnings.clone(),
+                items: c.warnings.iter().map(|w| w.message.clone()).collect(),
             }],
         });
     }

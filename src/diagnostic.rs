@@ -1,0 +1,243 @@
+//! Warnings as data (docs/ARCHITECTURE.md, "Diagnostics"): what a stage wants the reader to
+//! know, with its kind, severity, where it points (a file and line, a config key, an
+//! endpoint) and the subjects it names, carried beside the results instead of printed. The
+//! front end prints them once; results.json keeps each as its text; two of one kind about the
+//! same subjects are one.
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// What a diagnostic is about: one variant per thing a stage can warn of, so a reader (or a
+/// test) can tell them apart without reading the words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// ADAE events without a CTCAE grade, whose severity was used.
+    AeSeverityAsGrade,
+    /// ADAE events with neither grade nor severity.
+    AeUngraded,
+    /// Adverse events without a start date in exposure-adjusted rates.
+    AeUndated,
+    /// Safety subjects without a known exposure, left out of exposure-adjusted rates.
+    ExposureUnknown,
+    /// Treatment recorded as ended without a TRTEDT: no duration.
+    TreatmentEndUndated,
+    /// No efficacy flag while ADSL holds untreated subjects.
+    EfficacyPopulationUnflagged,
+    /// Response assessments before the first dose, left out.
+    AssessmentBeforeTreatment,
+    /// Data after the last date known alive: OS censored later.
+    SeenAliveAfterLastAlive,
+    /// The sponsor's BOR dated after the cut-off.
+    GivenBorAfterCutoff,
+    /// A disposition status readout does not recognise.
+    StatusUnrecognised,
+    /// A disposition status that could not be cut at the cut-off.
+    StatusNotCut,
+    /// An oddity in a subject's responses (a CR followed by a PR, an iCPD outside its window).
+    ResponseOddity,
+    /// Events censored by the missed-visit rule.
+    MissedVisits,
+    /// Subjects left out of an endpoint, or responders without a record.
+    EndpointSubjects,
+    /// An endpoint without data, or that cannot be derived.
+    EndpointUnavailable,
+    /// An estimate or test that cannot be computed from the data (no events in an arm, no
+    /// information).
+    NotEstimable,
+    /// Strata left out of a stratified analysis, or with few events or responders.
+    Strata,
+    /// Subjects without a value of the arms column, or arms without subjects.
+    Arms,
+    /// A baseline characteristic that could not be summarised as asked.
+    Baseline,
+    /// A figure left out.
+    FigureLeftOut,
+    /// A document whose numbers could not be traced to results.json.
+    Untraced,
+    /// Read back from a results.json (kind not recorded there).
+    Recorded,
+}
+
+/// How much it matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// A number may be other than the reader thinks.
+    Warning,
+    /// Something left out, said for completeness.
+    Note,
+}
+
+/// Where a diagnostic points.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Location {
+    /// Nowhere in particular (the cohort's data as a whole).
+    #[default]
+    None,
+    /// A data file, with its line and column when known.
+    File {
+        /// The file.
+        path: String,
+        /// Line (observation for SAS files).
+        line: Option<u64>,
+        /// Column name.
+        column: Option<String>,
+    },
+    /// A config key (`analysis.missed_visit_days`).
+    Key(String),
+    /// An endpoint of `tte_params`.
+    Endpoint(String),
+}
+
+/// One warning or note.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diagnostic {
+    /// What it is about.
+    pub kind: Kind,
+    /// How much it matters.
+    pub severity: Severity,
+    /// Where it points.
+    pub location: Location,
+    /// The subjects it names (the first few; the message says how many in all).
+    pub subjects: Vec<String>,
+    /// What it says, in words (as results.json keeps it).
+    pub message: String,
+    /// What to do about it, if anything.
+    pub hints: Vec<String>,
+}
+
+impl Diagnostic {
+    /// A warning of `kind`.
+    pub fn warning(kind: Kind, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            kind,
+            severity: Severity::Warning,
+            location: Location::None,
+            subjects: Vec::new(),
+            message: message.into(),
+            hints: Vec::new(),
+        }
+    }
+
+    /// A note of `kind`.
+    pub fn note(kind: Kind, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Note,
+            ..Diagnostic::warning(kind, message)
+        }
+    }
+
+    /// The same, pointing at `location`.
+    pub fn at(mut self, location: Location) -> Diagnostic {
+        self.location = location;
+        self
+    }
+
+    /// The same, naming `subjects`.
+    pub fn subjects<S: AsRef<str>>(mut self, subjects: impl IntoIterator<Item = S>) -> Diagnostic {
+        self.subjects = subjects
+            .into_iter()
+            .map(|s| s.as_ref().to_string())
+            .collect();
+        self
+    }
+
+    /// The same, with a hint.
+    pub fn hint(mut self, hint: impl Into<String>) -> Diagnostic {
+        self.hints.push(hint.into());
+        self
+    }
+
+    /// Whether `other` says the same: of one kind about the same subjects (or, naming none,
+    /// in the same words).
+    fn same_as(&self, other: &Diagnostic) -> bool {
+        self.kind == other.kind
+            && self.location == other.location
+            && if self.subjects.is_empty() && other.subjects.is_empty() {
+                self.message == other.message
+            } else {
+                self.subjects == other.subjects
+            }
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// In results.json a diagnostic is its text (the contract of `warnings`).
+impl Serialize for Diagnostic {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.message)
+    }
+}
+
+/// Read back from results.json (`readout diff`): the text, its kind not recorded.
+impl<'de> Deserialize<'de> for Diagnostic {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(Diagnostic::warning(
+            Kind::Recorded,
+            String::deserialize(deserializer)?,
+        ))
+    }
+}
+
+#[cfg(test)]
+impl schemars::JsonSchema for Diagnostic {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Diagnostic".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        String::json_schema(generator)
+    }
+}
+
+/// Adds `found` to `list` unless one there says the same ([`Diagnostic`]'s kind and subjects).
+pub fn push_unique(list: &mut Vec<Diagnostic>, found: Diagnostic) {
+    if !list.iter().any(|d| d.same_as(&found)) {
+        list.push(found);
+    }
+}
+
+/// [`push_unique`] of each.
+pub fn extend_unique(list: &mut Vec<Diagnostic>, found: impl IntoIterator<Item = Diagnostic>) {
+    for d in found {
+        push_unique(list, d);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_of_a_kind_about_the_same_subjects_is_kept_once() {
+        let mut list = Vec::new();
+        let a = Diagnostic::warning(Kind::ResponseOddity, "S1: CR then PR").subjects(["S1"]);
+        push_unique(&mut list, a.clone());
+        push_unique(
+            &mut list,
+            Diagnostic {
+                message: "S1: CR, then PR".into(),
+                ..a.clone()
+            },
+        );
+        push_unique(&mut list, a.clone().subjects(["S2"]));
+        push_unique(
+            &mut list,
+            Diagnostic::warning(Kind::MissedVisits, "S1: CR then PR"),
+        );
+        assert_eq!(list.len(), 3);
+        assert_eq!(
+            serde_json::to_string(&list[0]).unwrap(),
+            "\"S1: CR then PR\""
+        );
+        let back: Diagnostic = serde_json::from_str("\"text\"").unwrap();
+        assert_eq!((back.kind, back.message.as_str()), (Kind::Recorded, "text"));
+    }
+}
