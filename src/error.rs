@@ -93,12 +93,41 @@ pub enum Error {
         #[source]
         source: crate::plots::PlotError,
     },
+    /// Several problems found together (every config error, not the first only), one per
+    /// line.
+    #[error("{} problems:\n  {}", .0.len(), .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n  "))]
+    Several(Vec<Error>),
+    /// What cannot happen unless readout has a bug: said so, with what to report.
+    #[error("a bug in readout: {0}. {REPORT}")]
+    Internal(String),
     /// Any other failure, already phrased for the user.
     #[error("{0}")]
     Other(String),
 }
 
+/// What to send with a bug report.
+pub const REPORT: &str = "The inputs are not at fault; please report it to the readout project \
+                          with the command line, the config (and, if you can, the data or a \
+                          cut-down copy) and this message";
+
 impl Error {
+    /// `Ok` without errors, the error alone, or [`Error::Several`].
+    pub fn all(errors: Vec<Error>) -> std::result::Result<(), Error> {
+        // One flat list: several from a part are several of the whole.
+        let mut errors: Vec<Error> = errors
+            .into_iter()
+            .flat_map(|e| match e {
+                Error::Several(inner) => inner,
+                e => vec![e],
+            })
+            .collect();
+        match errors.len() {
+            0 => Ok(()),
+            1 => Err(errors.remove(0)),
+            _ => Err(Error::Several(errors)),
+        }
+    }
+
     /// A data error at a CSV cell.
     pub fn cell(
         file: impl Into<PathBuf>,
@@ -128,6 +157,15 @@ impl Error {
     pub fn for_config(&self, config: &std::path::Path) -> String {
         match self {
             Error::Config { .. } | Error::Data { .. } | Error::Io { .. } => self.to_string(),
+            Error::Several(errors) => format!(
+                "{} problems:\n  {}",
+                errors.len(),
+                errors
+                    .iter()
+                    .map(|e| e.for_config(config))
+                    .collect::<Vec<_>>()
+                    .join("\n  ")
+            ),
             other => format!("{}: {other}", config.display()),
         }
     }
@@ -176,6 +214,26 @@ impl Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A bug of readout says so and what to report; several errors are one flat list.
+    #[test]
+    fn internal_errors_say_they_are_a_bug_and_several_are_listed_flat() {
+        let bug = Error::Internal("an output writer thread stopped".to_string()).to_string();
+        assert!(
+            bug.starts_with("a bug in readout: an output writer thread stopped."),
+            "{bug}"
+        );
+        assert!(bug.contains("please report it") && bug.contains("inputs are not at fault"));
+        let derive = crate::derive::DeriveError::Internal("no category").to_string();
+        assert!(derive.contains("a bug in readout") && derive.contains("please report it"));
+        let one = || Error::Other("x".to_string());
+        let Err(Error::Several(all)) = Error::all(vec![one(), Error::Several(vec![one(), one()])])
+        else {
+            panic!("several")
+        };
+        assert_eq!(all.len(), 3);
+        assert!(Error::all(Vec::new()).is_ok());
+    }
 
     /// The config and the cohort are named once each in a failure line, whatever the error.
     #[test]

@@ -1136,3 +1136,33 @@ fn regression_the_error_among_several_broken_files_depended_on_thread_timing() {
         );
     }
 }
+
+/// `check` lists every problem of a config in one run, not the first only (issue 41): a bad
+/// cohort id, a duplicate, a confidence level no label can show and a negative window.
+#[test]
+fn check_lists_every_config_error() {
+    let tmp = tempfile::tempdir().expect("temp");
+    let config = tmp.path().join("study.yaml");
+    std::fs::write(
+        &config,
+        "study: { id: MANY }\ndata: { adsl: adsl.csv }\n\
+         analysis: { ci_level: 0.9999, confirmation_days: -3 }\n\
+         cohorts:\n  - { id: Bad/Id }\n  - { id: a }\n  - { id: a }\n",
+    )
+    .expect("config");
+    let run = readout(&["check", config.to_str().expect("path")], None);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    for said in [
+        "4 problems:",
+        "key `cohorts[0].id`",
+        "key `cohorts[2].id`: duplicate cohort id `a`",
+        "key `analysis.ci_level`",
+        "key `analysis.confirmation_days`: -3 days",
+    ] {
+        assert!(
+            run.stderr.contains(said),
+            "{said} missing from:\n{}",
+            run.stderr
+        );
+    }
+}

@@ -126,6 +126,14 @@ fn parse_date(text: &str) -> std::result::Result<Date, String> {
 
 /// Entry point of the binary.
 pub fn main() -> ExitCode {
+    // A panic is readout's bug, never the user's: say so and what to report (exit 101).
+    std::panic::set_hook(Box::new(|info| {
+        let message = escape_controls(&info.to_string(), false).into_owned();
+        eprintln!(
+            "error: a bug in readout: {message}. {}",
+            crate::error::REPORT
+        );
+    }));
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {

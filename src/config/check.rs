@@ -62,9 +62,16 @@ fn control_character(config: &StudyConfig) -> Option<(String, String, char)> {
 }
 
 /// Checks serde cannot express: ids usable as folder names, unique cohorts, sane levels.
+/// Every problem found is reported, not the first only ([`Error::Several`] for more than one).
 pub(super) fn validate(path: &Path, config: &StudyConfig) -> Result<()> {
+    let mut errors: Vec<Error> = Vec::new();
+    let mut keep = |result: Result<()>| {
+        if let Err(e) = result {
+            errors.push(e);
+        }
+    };
     if let Some((key, text, c)) = control_character(config) {
-        return Err(config_error(
+        keep(Err(config_error(
             path,
             &format!("key `{key}`: "),
             format!(
@@ -73,64 +80,69 @@ pub(super) fn validate(path: &Path, config: &StudyConfig) -> Result<()> {
                 crate::error::escape_controls(&text, false),
                 crate::error::refused_character(c)
             ),
-        ));
+        )));
     }
     let id = &config.study.id;
-    check_id_length(path, "key `study.id`: ", id)?;
+    keep(check_id_length(path, "key `study.id`: ", id));
     if let Some(problem) = study_id_problem(id) {
-        return Err(config_error(path, "key `study.id`: ", problem));
+        keep(Err(config_error(path, "key `study.id`: ", problem)));
     }
     if config.cohorts.is_empty() {
-        return Err(config_error(
+        keep(Err(config_error(
             path,
             "key `cohorts`: ",
             "no cohort given; expected at least one",
-        ));
+        )));
     }
     let mut seen = std::collections::BTreeSet::new();
     for (i, cohort) in config.cohorts.iter().enumerate() {
         let key = format!("key `cohorts[{i}].id`: ");
-        check_id_length(path, &key, &cohort.id)?;
+        keep(check_id_length(path, &key, &cohort.id));
         if let Some(problem) = cohort_id_problem(&cohort.id) {
-            return Err(config_error(path, &key, problem));
+            keep(Err(config_error(path, &key, problem)));
         }
         if !seen.insert(cohort.id.as_str()) {
-            return Err(config_error(
+            keep(Err(config_error(
                 path,
                 &key,
                 format!("duplicate cohort id `{}`; expected unique ids", cohort.id),
-            ));
+            )));
         }
-        check_analysis(path, &format!("cohorts[{i}].analysis"), &cohort.analysis)?;
-        check_arms(path, i, cohort)?;
+        keep(check_analysis(
+            path,
+            &format!("cohorts[{i}].analysis"),
+            &cohort.analysis,
+        ));
+        keep(check_arms(path, i, cohort));
         let test = cohort
             .analysis
             .response_test
             .or(config.analysis.response_test);
         if test == Some(ResponseTest::Cmh) && cohort.strata.is_empty() {
-            return Err(config_error(
+            keep(Err(config_error(
                 path,
                 &format!("key `cohorts[{i}]`: "),
                 "`response_test: cmh` tests over strata, and the cohort has none; add \
                  `strata` or choose `auto`, `chisq` or `fisher`"
                     .to_string(),
-            ));
+            )));
         }
         // ADAE is read once for the study, with the study's related values: a cohort's own
         // would be silently unused.
         if cohort.analysis.related_values.is_some() {
-            return Err(config_error(
+            keep(Err(config_error(
                 path,
                 &format!("key `cohorts[{i}].analysis.related_values`: "),
                 "related values apply to the whole study (ADAE is read once); set \
                  `analysis.related_values` instead"
                     .to_string(),
-            ));
+            )));
         }
     }
-    check_analysis(path, "analysis", &config.analysis)?;
-    check_disposition(path, &config.data)?;
-    check_vocabulary(path, config)
+    keep(check_analysis(path, "analysis", &config.analysis));
+    keep(check_disposition(path, &config.data));
+    keep(check_vocabulary(path, config));
+    Error::all(errors)
 }
 
 /// `data.disposition` or the one level of `disposition_status`/`disposition_reason`, not both;
@@ -309,9 +321,10 @@ fn check_arms(path: &Path, i: usize, cohort: &CohortConfig) -> Result<()> {
 const MAX_WINDOW_DAYS: i64 = 36_525;
 
 fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
+    let mut errors: Vec<Error> = Vec::new();
     if let Some([min, max]) = a.iupd_confirmation_days {
         if min < 0 || max < min || max > MAX_WINDOW_DAYS {
-            return Err(config_error(
+            errors.push(config_error(
                 path,
                 &format!("key `{key}.iupd_confirmation_days`: "),
                 format!(
@@ -322,7 +335,7 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
     }
     if let Some(criteria) = &a.response_criteria {
         if let Err(problem) = criteria.resolve() {
-            return Err(config_error(
+            errors.push(config_error(
                 path,
                 &format!("key `{key}.response_criteria`: "),
                 problem,
@@ -334,7 +347,7 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
         // (0.9999999999999999 read "100% CI") is refused, and so are levels no report uses.
         let thousandths = level * 1000.0;
         if !(0.5..=0.999).contains(&level) || (thousandths - thousandths.round()).abs() > 1e-6 {
-            return Err(config_error(
+            errors.push(config_error(
                 path,
                 &format!("key `{key}.ci_level`: "),
                 format!(
@@ -351,7 +364,7 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
     ] {
         if let Some(v) = value {
             if !(0..=MAX_WINDOW_DAYS).contains(&v) {
-                return Err(config_error(
+                errors.push(config_error(
                     path,
                     &format!("key `{key}.{name}`: "),
                     format!("{v} days; expected 0 to {MAX_WINDOW_DAYS} (100 years)"),
@@ -365,7 +378,7 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
         ("time_decimals", a.time_decimals),
     ] {
         if let Some(d) = value.filter(|d| *d > MAX_DECIMALS) {
-            return Err(config_error(
+            errors.push(config_error(
                 path,
                 &format!("key `{key}.{name}`: "),
                 format!("{d} decimals; expected 0 to {MAX_DECIMALS}"),
@@ -373,7 +386,7 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
         }
     }
     if let Some(n) = a.ae_top_n.filter(|n| *n > MAX_AE_TOP_N) {
-        return Err(config_error(
+        errors.push(config_error(
             path,
             &format!("key `{key}.ae_top_n`: "),
             format!(
@@ -390,7 +403,7 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
             .iter()
             .find(|t| !t.is_finite() || **t < 0.0 || **t > most)
         {
-            return Err(config_error(
+            errors.push(config_error(
                 path,
                 &format!("key `{key}.landmarks`: "),
                 format!(
@@ -410,7 +423,7 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
             {
                 let shown: String = name.chars().take(20).collect();
                 let ellipsis = if shown.len() < name.len() { "…" } else { "" };
-                return Err(config_error(
+                errors.push(config_error(
                     path,
                     &format!("key `{key}.tte_params`: "),
                     format!(
@@ -440,7 +453,7 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
                 _ => None,
             };
             if let Some(message) = bad {
-                return Err(config_error(
+                errors.push(config_error(
                     path,
                     &format!("key `{key}.tte_params.{name}`: "),
                     message,
@@ -451,7 +464,7 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
     if let Some(followup) = &a.followup {
         if let Some(params) = &a.tte_params {
             if !params.contains_key(followup) {
-                return Err(config_error(
+                errors.push(config_error(
                     path,
                     &format!("key `{key}.followup`: "),
                     format!("`{followup}` is not an endpoint of tte_params"),
@@ -459,5 +472,5 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
             }
         }
     }
-    Ok(())
+    Error::all(errors)
 }

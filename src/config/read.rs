@@ -165,8 +165,62 @@ fn strip_yaml_location(message: &str) -> String {
     }
 }
 
+/// The nearest of `known` to `given` when it is near enough to be a slip of the keyboard: at
+/// most a third of its letters (and at least one) changed, added or left out, ignoring case.
+pub(crate) fn nearest<'a>(
+    given: &str,
+    known: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let given = given.to_ascii_lowercase();
+    let limit = (given.chars().count() / 3).max(1);
+    known
+        .into_iter()
+        .map(|k| (edit_distance(&given, &k.to_ascii_lowercase()), k))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance in characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row.first().copied().unwrap_or(0);
+        if let Some(first) = row.first_mut() {
+            *first = i + 1;
+        }
+        for (j, cb) in b.iter().enumerate() {
+            let above = row.get(j + 1).copied().unwrap_or(0);
+            let left = row.get(j).copied().unwrap_or(0);
+            let value = (above + 1)
+                .min(left + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+            if let Some(cell) = row.get_mut(j + 1) {
+                *cell = value;
+            }
+        }
+    }
+    row.last().copied().unwrap_or(0)
+}
+
+/// serde's "unknown field `x`, expected one of `a`, `b`" (or variant) with the nearest named.
+fn did_you_mean(message: &str) -> Option<String> {
+    let rest = message
+        .strip_prefix("unknown field `")
+        .or_else(|| message.strip_prefix("unknown variant `"))?;
+    let (given, rest) = rest.split_once('`')?;
+    let list = rest.split_once("expected one of ")?.1;
+    let known = list.split(", ").map(|k| k.trim_matches('`'));
+    nearest(given, known).map(|k| format!("{message}; did you mean `{k}`?"))
+}
+
 /// Rust type names and serde_yaml's limits in words a config author knows.
 fn plain_yaml_message(message: &str) -> String {
+    if let Some(with) = did_you_mean(message) {
+        return with;
+    }
     if message.starts_with("repetition limit exceeded") {
         return "YAML aliases (`*name`) expand to too many values (repetition limit exceeded); \
                 expected a config that repeats at most a few anchors"
@@ -210,4 +264,36 @@ fn plain_yaml_message(message: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_near_miss_is_named() {
+        assert_eq!(
+            nearest("km_cl", ["km_ci", "ci_level", "time_unit"]),
+            Some("km_ci")
+        );
+        assert_eq!(
+            nearest("Followup", ["followup", "ci_level"]),
+            Some("followup")
+        );
+        assert_eq!(nearest("zzzz", ["followup", "ci_level"]), None);
+        assert_eq!(
+            did_you_mean(
+                "unknown field `confirmation_day`, expected one of `time_unit`, `confirmation_days`"
+            )
+            .as_deref(),
+            Some(
+                "unknown field `confirmation_day`, expected one of `time_unit`, \
+                 `confirmation_days`; did you mean `confirmation_days`?"
+            )
+        );
+        assert_eq!(
+            did_you_mean("unknown field `qqq`, expected one of `a`"),
+            None
+        );
+    }
 }

@@ -37,11 +37,13 @@ pub fn fit_to_data(cfg: &mut LoadedConfig, data: &StudyData) -> Result<()> {
         .as_ref()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| "ADTTE".to_string());
-    let check = |params: &IndexMap<String, TteParam>, key: &str| -> Result<()> {
+    // Every parameter the config names that ADTTE lacks, each with its key.
+    let mut errors = Vec::new();
+    let mut check = |params: &IndexMap<String, TteParam>, key: &str| {
         for (endpoint, param) in params {
             let paramcd = param.paramcd();
             if !present(paramcd) {
-                return Err(Error::Config {
+                errors.push(Error::Config {
                     file: cfg.path.clone(),
                     location: format!("key `{key}.tte_params.{endpoint}`: "),
                     message: format!(
@@ -51,16 +53,16 @@ pub fn fit_to_data(cfg: &mut LoadedConfig, data: &StudyData) -> Result<()> {
                 });
             }
         }
-        Ok(())
     };
     if let Some(params) = &cfg.config.analysis.tte_params {
-        check(params, "analysis")?;
+        check(params, "analysis");
     }
     for (i, cohort) in cfg.config.cohorts.iter().enumerate() {
         if let Some(params) = &cohort.analysis.tte_params {
-            check(params, &format!("cohorts[{i}].analysis"))?;
+            check(params, &format!("cohorts[{i}].analysis"));
         }
     }
+    Error::all(errors)?;
     let study: &mut AnalysisConfig = &mut cfg.config.analysis;
     if study.tte_params.is_none() {
         let kept: IndexMap<String, TteParam> = default_tte_params()

@@ -126,7 +126,7 @@ impl FolderSink {
     fn lock(&self) -> Result<std::sync::MutexGuard<'_, SinkState>> {
         self.state
             .lock()
-            .map_err(|_| Error::Other("an output writer failed".to_string()))
+            .map_err(|_| Error::Internal("an output writer thread stopped".to_string()))
     }
 
     /// Where the files of `paths` go in the staging folder (created with the first file),

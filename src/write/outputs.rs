@@ -43,7 +43,7 @@ pub struct Manifest {
 /// A value as `results.json` and `manifest.json` are written: pretty, ending in a line end.
 pub fn to_json<T: Serialize>(value: &T) -> Result<Vec<u8>> {
     let mut bytes = serde_json::to_vec_pretty(value)
-        .map_err(|e| Error::Other(format!("cannot serialise results: {e}")))?;
+        .map_err(|e| Error::Internal(format!("cannot serialise results: {e}")))?;
     bytes.push(b'\n');
     Ok(bytes)
 }
