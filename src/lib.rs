@@ -37,5 +37,3 @@ pub mod study;
 pub mod write;
 
 pub use error::{Error, Result};
-// The SAS and Dataset-JSON readers live in `load`; the SAS readers' paths from before stay.
-pub use load::{dataset_json, sas7bdat, xpt};

@@ -241,7 +241,7 @@ proptest! {
 
     #[test]
     fn any_bytes_as_xpt_parse_or_fail(bytes in prop::collection::vec(any::<u8>(), 0..1200)) {
-        let _ = readout::xpt::parse(&bytes);
+        let _ = readout::load::xpt::parse(&bytes);
     }
 }
 

@@ -718,14 +718,14 @@ fn short_observations_and_the_blank_padding_of_the_last_record() {
     let rows = vec![vec![Text("A")], vec![Text("")], vec![Text("B")]];
     let bytes = write_xpt("T", &columns, &rows);
     assert_eq!(bytes.len() % 80, 0);
-    let t = readout::xpt::parse(&bytes).unwrap();
+    let t = readout::load::xpt::parse(&bytes).unwrap();
     assert_eq!(
         (0..t.len()).map(|r| t.row(r)).collect::<Vec<_>>(),
         [["A"], [""], ["B"]]
     );
     // Exactly 80 bytes of data: no padding at all.
     let rows: Vec<Vec<Cell>> = (0..10).map(|_| vec![Text("Z")]).collect();
-    let t = readout::xpt::parse(&write_xpt("T", &columns, &rows)).unwrap();
+    let t = readout::load::xpt::parse(&write_xpt("T", &columns, &rows)).unwrap();
     assert_eq!(t.len(), 10);
     // A numeric observation of 3 bytes: 26 observations fill 78 bytes of the first record.
     let columns = [Column {
@@ -733,7 +733,7 @@ fn short_observations_and_the_blank_padding_of_the_last_record() {
         kind: Kind::Num(3, ""),
     }];
     let rows: Vec<Vec<Cell>> = (0..26).map(|_| vec![Missing(b'.')]).collect();
-    let t = readout::xpt::parse(&write_xpt("T", &columns, &rows)).unwrap();
+    let t = readout::load::xpt::parse(&write_xpt("T", &columns, &rows)).unwrap();
     assert_eq!(t.len(), 26);
     assert!((0..t.len()).all(|r| t.row(r)[0].is_empty()));
     // Long observations (200 + 8 bytes) across record boundaries.
@@ -750,14 +750,14 @@ fn short_observations_and_the_blank_padding_of_the_last_record() {
     let rows: Vec<Vec<Cell>> = (0..5)
         .map(|_| vec![Text(long_text()), Text("1.5")])
         .collect();
-    let t = readout::xpt::parse(&write_xpt("T", &columns, &rows)).unwrap();
+    let t = readout::load::xpt::parse(&write_xpt("T", &columns, &rows)).unwrap();
     assert_eq!(t.len(), 5);
     assert_eq!(t.row(4), [long_text(), "1.5"]);
 }
 
 #[test]
 fn variables_carry_name_label_type_length_and_format() {
-    let t = readout::xpt::parse(&write_xpt("ADSL", &adsl_columns(), &adsl_rows())).unwrap();
+    let t = readout::load::xpt::parse(&write_xpt("ADSL", &adsl_columns(), &adsl_rows())).unwrap();
     assert_eq!(t.dataset, "ADSL");
     assert_eq!(t.label, "A test dataset");
     let v = &t.variables[5];
@@ -765,12 +765,15 @@ fn variables_carry_name_label_type_length_and_format() {
     assert_eq!(v.label, "Label of TRTSDT");
     assert_eq!(v.length, 4);
     assert_eq!(v.format, "DATE");
-    assert_eq!(v.meaning, readout::xpt::NumericMeaning::Date);
+    assert_eq!(v.meaning, readout::load::xpt::NumericMeaning::Date);
     assert_eq!(
         t.variables[9].meaning,
-        readout::xpt::NumericMeaning::DateTime
+        readout::load::xpt::NumericMeaning::DateTime
     );
-    assert_eq!(t.variables[2].meaning, readout::xpt::NumericMeaning::Number);
+    assert_eq!(
+        t.variables[2].meaning,
+        readout::load::xpt::NumericMeaning::Number
+    );
 }
 
 /// A path with the temp folder replaced, for snapshots.
@@ -856,7 +859,7 @@ fn short_observations_are_held_as_one_text() {
         // The last observation is not blank: blank ones at the end read as the padding.
         .map(|i| vec![if i % 2 == 1 { Text("A") } else { Text("") }])
         .collect();
-    let t = readout::xpt::parse(&write_xpt("T", &columns, &rows)).unwrap();
+    let t = readout::load::xpt::parse(&write_xpt("T", &columns, &rows)).unwrap();
     assert_eq!(t.len(), n);
     assert_eq!(t.spans.len(), n);
     assert_eq!(t.text.len(), n / 2);
@@ -870,7 +873,7 @@ fn short_observations_are_held_as_one_text() {
 fn every_truncation_is_an_error_never_a_panic_or_fewer_rows() {
     let good = write_xpt("ADAE", &adae_columns(), &adae_rows());
     for len in 0..good.len() {
-        if let Ok(t) = readout::xpt::parse(&good[..len]) {
+        if let Ok(t) = readout::load::xpt::parse(&good[..len]) {
             // Cut right after the observation header, it is an empty dataset (which the loader
             // refuses); a cut in the data is an error, not fewer rows.
             assert!(t.is_empty(), "cut at {len}");
@@ -903,7 +906,7 @@ proptest! {
         let x = (mantissa as f64) * 2f64.powi(exponent - 52) * if negative { -1.0 } else { 1.0 };
         // A short mantissa with the lowest exponents falls below IBM's smallest, 16^-65.
         prop_assume!(x.abs() >= 2f64.powi(-260));
-        prop_assert_eq!(readout::xpt::ibm_to_f64(&ibm(x)), Some(x));
+        prop_assert_eq!(readout::load::xpt::ibm_to_f64(&ibm(x)), Some(x));
     }
 
     #[test]
@@ -913,6 +916,6 @@ proptest! {
             let n = bytes.len();
             bytes[at % n] = value;
         }
-        let _ = readout::xpt::parse(&bytes);
+        let _ = readout::load::xpt::parse(&bytes);
     }
 }

@@ -10,7 +10,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let name = ["fuzz.json", "fuzz.ndjson", "fuzz.dsjc"][usize::from(form % 3)];
-    let Ok(table) = readout::dataset_json::from_bytes(std::path::Path::new(name), bytes) else {
+    let Ok(table) = readout::load::dataset_json::from_bytes(std::path::Path::new(name), bytes) else {
         return;
     };
     for row in 0..table.len() {

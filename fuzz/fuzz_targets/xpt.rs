@@ -5,7 +5,7 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(table) = readout::xpt::parse(data) {
+    if let Ok(table) = readout::load::xpt::parse(data) {
         let headers = table.variables.into_iter().map(|v| v.name).collect();
         let _ = readout::load::CsvTable::from_text_cells(
             std::path::Path::new("fuzz.xpt"),

@@ -1,11 +1,11 @@
 //! SAS datasets (`.sas7bdat`), read with the `sas7bdat` crate (uncompressed, and compressed with
 //! `COMPRESS=CHAR` (RLE) or `COMPRESS=BINARY` (RDC)) into the same table of text cells as
-//! [`crate::xpt`]: dates `YYYY-MM-DD`, datetimes `YYYY-MM-DDTHH:MM:SS`, times `HH:MM:SS`,
+//! [`crate::load::xpt`]: dates `YYYY-MM-DD`, datetimes `YYYY-MM-DDTHH:MM:SS`, times `HH:MM:SS`,
 //! missing numbers empty, other numbers the shortest decimal that reads back the same, text
 //! right-trimmed.
 //!
 //! Which numbers are dates is decided from the format, as for transport files: the crate's own
-//! reading of the format first, then readout's list ([`crate::xpt::numeric_meaning`]), so that a
+//! reading of the format first, then readout's list ([`crate::load::xpt::numeric_meaning`]), so that a
 //! column reads the same from `.xpt` and `.sas7bdat`.
 //!
 //! Not here: reading the file (`load` does), value labels from `.sas7bcat` catalogs.
@@ -14,7 +14,9 @@ use std::panic::AssertUnwindSafe;
 
 use sas7bdat::{Dataset, LogicalType, OwnedCellValue};
 
-use crate::xpt::{decode_text, format_numeric, numeric_meaning, trim_padding, NumericMeaning};
+use crate::load::xpt::{
+    decode_text, format_numeric, numeric_meaning, trim_padding, NumericMeaning,
+};
 
 /// One SAS dataset as text cells.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -200,10 +200,10 @@ fn unique_names(path: &Path, headers: &[String]) -> Result<HashMap<String, usize
 
 impl CsvTable {
     /// Reads and checks a data file, chosen by its extension: `.xpt` is a SAS transport v5
-    /// file ([`crate::xpt`]) and `.sas7bdat` a SAS dataset ([`crate::sas7bdat`]), both read
+    /// file ([`crate::load::xpt`]) and `.sas7bdat` a SAS dataset ([`crate::load::sas7bdat`]), both read
     /// into text cells (dates and datetimes as ISO text, missing numbers as empty cells; the
     /// "line" of an error is the observation number); `.json`, `.ndjson` and `.dsjc` are
-    /// Dataset-JSON ([`crate::dataset_json`], the "line" the row number); anything else is CSV: UTF-8 (a
+    /// Dataset-JSON ([`crate::load::dataset_json`], the "line" the row number); anything else is CSV: UTF-8 (a
     /// BOM is skipped), a header with unique names, at least one data row, the same number of
     /// fields on every row. CRLF is accepted.
     pub fn read(path: &Path) -> Result<CsvTable> {
@@ -220,7 +220,7 @@ impl CsvTable {
             .map(str::to_ascii_lowercase);
         match extension.as_deref() {
             Some("xpt") => {
-                let table = crate::xpt::parse(&bytes).map_err(|e| Error::Data {
+                let table = crate::load::xpt::parse(&bytes).map_err(|e| Error::Data {
                     file: path.to_path_buf(),
                     location: format!("{}: ", e.location()),
                     message: e.message,
@@ -236,7 +236,7 @@ impl CsvTable {
             }
             Some("sas7bdat") => {
                 let sha256 = sha256_hex(&bytes);
-                let table = crate::sas7bdat::parse(bytes).map_err(|message| Error::Data {
+                let table = crate::load::sas7bdat::parse(bytes).map_err(|message| Error::Data {
                     file: path.to_path_buf(),
                     location: String::new(),
                     message,

@@ -221,8 +221,8 @@ impl DerivedRows<'_> {
         &self,
         dataset: &str,
         about: &DerivedDataset<'_>,
-    ) -> Vec<crate::dataset_json::Column> {
-        use crate::dataset_json::{Column, DataType, TargetDataType};
+    ) -> Vec<crate::load::dataset_json::Column> {
+        use crate::load::dataset_json::{Column, DataType, TargetDataType};
         self.fields()
             .iter()
             .map(|field| {
@@ -287,7 +287,7 @@ impl DerivedRows<'_> {
         about: &DerivedDataset<'_>,
         write: &mut dyn FnMut(&[u8]) -> Result<()>,
     ) -> Result<()> {
-        use crate::dataset_json::{Metadata, SourceSystem, VERSION};
+        use crate::load::dataset_json::{Metadata, SourceSystem, VERSION};
         let dataset: String = about
             .cohort_id
             .chars()

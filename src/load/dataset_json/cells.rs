@@ -11,7 +11,7 @@ use std::io::Write as _;
 use serde::de::{self, DeserializeSeed, IgnoredAny, SeqAccess, Visitor};
 
 use super::metadata::{Column, DataType, TargetDataType};
-use crate::xpt::{format_numeric, numeric_meaning, NumericMeaning};
+use crate::load::xpt::{format_numeric, numeric_meaning, NumericMeaning};
 
 /// The high bit of a span that lies in the part's own text rather than in the text read; the
 /// spans are moved to their place when the part's pieces are joined.

@@ -4,7 +4,7 @@
 //! large file are mostly strings and short numbers, and this is four times faster on them.
 
 use super::cells::{iso_date, Iso, Json, Kind, Typer, OWN};
-use crate::xpt::NumericMeaning;
+use crate::load::xpt::NumericMeaning;
 
 /// How [`Typer::quick_row`] ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
