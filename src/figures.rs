@@ -224,7 +224,13 @@ fn comparison_notes(results: &CohortResults, endpoint: &str, settings: &Analysis
                 ),
                 None => format!("{hr_name} not estimable"),
             };
-            let arms = several.then(|| format!("{} vs {}:", c.arm, c.reference));
+            let arms = several.then(|| {
+                format!(
+                    "{} vs {}:",
+                    results.arm_short(&c.arm),
+                    results.arm_short(&c.reference)
+                )
+            });
             let p = format!("{stratified} {}", crate::format::fmt_p(logrank.p));
             Some(arms.into_iter().chain([hr, p]))
         })
@@ -298,7 +304,7 @@ fn ae_arms(results: &CohortResults, terms: &[AeBar]) -> Vec<plots::AeArm> {
                 })
                 .collect();
             Some(plots::AeArm {
-                arm: a.arm.clone(),
+                arm: results.arm_short(&a.arm).to_string(),
                 n_subjects: safety.total,
                 terms: counts,
             })
@@ -509,8 +515,9 @@ pub fn cohort_figures(
                 .find(|a| &a.arm == arm)
                 .and_then(|a| a.results.tte.get(endpoint));
             if let (Some(fit), Some(arm_summary)) = (fits.get(endpoint), arm_summary) {
+                let name = results.arm_short(arm);
                 series
-                    .push(km_series(fit, arm, &arm_summary.median, settings).map_err(statistics)?);
+                    .push(km_series(fit, name, &arm_summary.median, settings).map_err(statistics)?);
             }
         }
         let arms_drawn = !series.is_empty();
@@ -573,8 +580,8 @@ pub fn cohort_figures(
             let caption = format!(
                 "Hazard ratios of {} for {} vs {} by subgroup (Cox model, {}% CI); the first row is all subjects{}. Interaction p: likelihood-ratio test of arm \u{d7} subgroup{}.",
                 title.to_lowercase(),
-                c.arm,
-                c.reference,
+                results.arm_short(&c.arm),
+                results.arm_short(&c.reference),
                 settings.ci_percent(),
                 if stratified { ", stratified" } else { "" },
                 if stratified { ", within strata" } else { "" }
@@ -585,8 +592,8 @@ pub fn cohort_figures(
                 caption,
                 plots::forest(
                     &forest_rows(results, t),
-                    &c.arm,
-                    &c.reference,
+                    results.arm_short(&c.arm),
+                    results.arm_short(&c.reference),
                     &format!("{}", settings.ci_percent()),
                     None,
                 ),
@@ -625,8 +632,8 @@ pub fn cohort_figures(
         };
         let caption = format!(
             "Treatment-emergent adverse events of {} vs {}: the {} most frequent terms, percentage of each arm's safety population with the term, and the risk difference ({}% CI, {}).",
-            c.arm,
-            c.reference,
+            results.arm_short(&c.arm),
+            results.arm_short(&c.reference),
             rows.len(),
             settings.ci_percent(),
             match s.method.as_str() {
@@ -641,8 +648,8 @@ pub fn cohort_figures(
             caption,
             plots::ae_dot(
                 &rows,
-                &c.arm,
-                &c.reference,
+                results.arm_short(&c.arm),
+                results.arm_short(&c.reference),
                 &format!("{}", settings.ci_percent()),
             ),
             png,
@@ -676,7 +683,7 @@ pub fn cohort_figures(
                 .arms
                 .iter()
                 .map(|a| plots::WaterfallArm {
-                    arm: a.arm.clone(),
+                    arm: a.arm_short.clone(),
                     bars: bars
                         .iter()
                         .filter(|b| {

@@ -177,6 +177,11 @@ pub fn fmt_p(p: Option<f64>) -> String {
     if p < 0.001 {
         return "p < 0.001".to_string();
     }
+    // From 0.001 to 0.01, three decimals (JAMA's rule: "p = 0.001", "p = 0.005", never a
+    // trailing "0.0010"); above, two significant digits.
+    if fixed(p, 3).parse::<f64>().is_ok_and(|r| r < 0.01) {
+        return format!("p = {}", fixed(p, 3));
+    }
     // Decimals for two significant digits; one fewer when rounding reaches the next power.
     let magnitude = p.log10().floor() as i32;
     let mut d = (1 - magnitude).max(2) as usize;
@@ -228,8 +233,10 @@ mod tests {
     fn p_values_read_as_journals_print_them() {
         let cases = [
             (0.000_2, "p < 0.001"),
-            (0.001, "p = 0.0010"),
-            (0.004_6, "p = 0.0046"),
+            (0.001, "p = 0.001"),
+            (0.001_04, "p = 0.001"),
+            (0.004_6, "p = 0.005"),
+            (0.009_96, "p = 0.010"),
             (0.036_983_65, "p = 0.037"),
             (0.046_487_93, "p = 0.046"),
             (0.099_6, "p = 0.10"),

@@ -101,6 +101,10 @@ fn init_writes_a_starter_study_that_checks() {
         "diff_ci:",
         "response_test:",
         "#   arms:",
+        "#     labels:",
+        "  adex:",
+        "  disposition:",
+        "    title:",
         "#   strata:",
         "#   subgroups:",
     ] {
@@ -124,6 +128,11 @@ fn init_writes_a_starter_study_that_checks() {
         .expect("the uncommented randomised cohort parses");
     let itt = parsed.cohorts.iter().find(|c| c.id == "itt").expect("itt");
     assert_eq!(itt.strata[0].label.as_deref(), Some("region"));
+    let arms = itt.arms.as_ref().expect("arms");
+    assert_eq!(
+        arms.labels.get("Drug X").map(|l| l.names()),
+        Some(("Drug X plus dexamethasone", "Xd"))
+    );
     // A second init does not overwrite.
     readout_command().arg("init").arg(&study).assert().code(2);
 }

@@ -969,3 +969,127 @@ fn duration_of_response_is_described_per_arm_unless_asked_for() {
         "slides"
     );
 }
+
+/// Reads the text of every slide of a deck.
+fn slide_text(deck: &Path) -> String {
+    let deck = std::fs::read(deck).expect("deck");
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(deck)).expect("zip");
+    let mut words = String::new();
+    for i in 0..archive.len() {
+        let mut part = archive.by_index(i).expect("part");
+        if part.name().starts_with("ppt/slides/slide") {
+            std::io::Read::read_to_string(&mut part, &mut words).expect("xml");
+        }
+    }
+    words
+}
+
+/// `arms.labels` (issue 42): the label names the arm at its first mention in the abstract, and
+/// in the report's prose; the short name after it, in legends, table headers and slides. A
+/// label for a value no subject has is refused at its key.
+#[test]
+fn arm_labels_name_the_arms_long_once_then_short() {
+    let tmp = tempfile::tempdir().expect("temp");
+    let trial = crate::adtte_cutoff::Trial::new(200);
+    let dco = chrono::NaiveDate::from_ymd_opt(2023, 6, 30).expect("date");
+    let dir = tmp.path().join("trial");
+    trial.snapshot(&dir, dco);
+    let write = |labels: &str| {
+        let config = dir.join("study.yaml");
+        std::fs::write(
+            &config,
+            format!(
+                "study: {{ id: LAB }}\ndata: {{ adsl: adsl.csv, adrs: adrs.csv, adtte: adtte.csv }}\n\
+                 analysis: {{ time_unit: months }}\noutput: {{ formats: [md, html, pptx] }}\n\
+                 cohorts:\n  - id: itt\n    arms:\n      column: ARM\n      reference: Placebo\n      labels:\n{labels}"
+            ),
+        )
+        .expect("config");
+        config
+    };
+    let config = write(
+        "        Drug: { label: Velatamab plus dexamethasone, short: Vd }\n        \
+         Placebo: Pomalidomide plus dexamethasone\n",
+    );
+    let out = tmp.path().join("out");
+    readout_command()
+        .args(["build", "--quiet", "--out"])
+        .arg(&out)
+        .arg(&config)
+        .assert()
+        .success();
+    let folder = out.join("LAB/no-cutoff");
+    let results: Value = serde_json::from_str(
+        &std::fs::read_to_string(folder.join("results.json")).expect("results"),
+    )
+    .expect("json");
+    let arms = results["cohorts"][0]["arms"].as_array().expect("arms");
+    let names: Vec<(&str, &str, &str)> = arms
+        .iter()
+        .map(|a| {
+            (
+                a["arm"].as_str().expect("arm"),
+                a["arm_label"].as_str().expect("label"),
+                a["arm_short"].as_str().expect("short"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("Drug", "Velatamab plus dexamethasone", "Vd"),
+            (
+                "Placebo",
+                "Pomalidomide plus dexamethasone",
+                "Pomalidomide plus dexamethasone"
+            )
+        ]
+    );
+    let text = std::fs::read_to_string(folder.join("itt/abstract.txt")).expect("abstract");
+    let (n_drug, n_placebo) = (&arms[0]["n"]["enrolled"], &arms[1]["n"]["enrolled"]);
+    assert!(
+        text.contains(&format!(
+            ": {n_drug} to Velatamab plus dexamethasone (Vd) and {n_placebo} to Pomalidomide plus dexamethasone."
+        )),
+        "{text}"
+    );
+    assert_eq!(text.matches("Velatamab").count(), 1, "{text}");
+    assert!(text.contains(") with Vd vs "), "{text}");
+    assert!(!text.contains("Drug"), "{text}");
+    let km = std::fs::read_to_string(folder.join("itt/figures/km-os.svg")).expect("km");
+    assert!(
+        km.contains("\nVd\n"),
+        "the at-risk row takes the short name: {km}"
+    );
+    assert!(!km.contains("Velatamab") && !km.contains("\nDrug\n"));
+    let report = std::fs::read_to_string(folder.join("itt/report.html")).expect("report");
+    assert!(
+        report.contains("<th class=\"num\">Vd (N = "),
+        "report headers take the short name: {report}"
+    );
+    assert!(
+        report.contains(
+            "<dd>Velatamab plus dexamethasone (Vd); Pomalidomide plus dexamethasone</dd>"
+        ),
+        "the report names the arms in full once"
+    );
+    assert!(!report.contains(">Drug<"), "the value itself is not shown");
+    let words = slide_text(&folder.join("itt/slides.pptx"));
+    assert!(
+        words.contains("Vd vs Pomalidomide plus dexamethasone: "),
+        "slides"
+    );
+    assert!(!words.contains("Drug"), "slides");
+
+    let config = write("        Drgu: { label: Velatamab, short: V }\n");
+    let stderr = readout_command()
+        .arg("check")
+        .arg(&config)
+        .assert()
+        .code(2)
+        .stderr();
+    assert!(
+        stderr.contains("arms.labels") && stderr.contains("\"Drgu\"") && stderr.contains("Drug"),
+        "{stderr}"
+    );
+}

@@ -147,6 +147,15 @@ pub fn analyse_arms<'a>(
             .chain(std::iter::once(reference.clone()))
             .collect(),
     };
+    if let Some(absent) = config.labels.keys().find(|a| !present.contains(a.as_str())) {
+        return Err(refused(
+            "arms.labels",
+            format!(
+                "no subject of the cohort has {column} = {absent:?}; the cohort's {column} values: {}",
+                listing()
+            ),
+        ));
+    }
     for (key, columns) in [("strata", &cohort.strata), ("subgroups", &cohort.subgroups)] {
         for name in columns {
             if !(0..pooled.members.len())
@@ -198,9 +207,16 @@ pub fn analyse_arms<'a>(
     let mut arms = Vec::with_capacity(order.len());
     let mut km = Vec::with_capacity(order.len());
     for (arm, analysis) in analysed {
+        let (label, short) = config
+            .labels
+            .get(&arm)
+            .map_or((arm.as_str(), arm.as_str()), |l| l.names());
+        let (label, short) = (label.to_string(), short.to_string());
         km.push((arm.clone(), analysis.km));
         arms.push(ArmResults {
             arm,
+            arm_label: label,
+            arm_short: short,
             results: analysis.results,
         });
     }

@@ -303,7 +303,7 @@ impl CohortSummary {
                             }
                         });
                     ArmSummary {
-                        arm: a.arm.clone(),
+                        arm: results.arm_short(&a.arm).to_string(),
                         n: a.results.n.enrolled,
                         orr,
                         median_pfs,
@@ -453,6 +453,11 @@ pub fn build_cohort<'a>(
             endpoints: settings.tte_params.clone(),
             arm_column: cohort.arms.as_ref().map(|a| a.column.clone()),
             criteria: settings.criteria.clone(),
+            efficacy_flag: at
+                .data
+                .efficacy_flag
+                .clone()
+                .unwrap_or_else(|| "EFFFL".to_string()),
         },
     ))
 }

@@ -61,7 +61,11 @@ impl CriteriaConfig {
     /// The set, or what is wrong with the definition (the key's path is the caller's).
     pub fn resolve(&self) -> Result<Criteria, String> {
         match self {
-            CriteriaConfig::Name(name) => Criteria::built_in(name.trim()).ok_or_else(|| {
+            // `IMWG`, `Lugano`, `RECIST 1.1` read as the names they spell.
+            CriteriaConfig::Name(name) => Criteria::built_in(
+                &name.trim().to_ascii_lowercase().replace(' ', ""),
+            )
+            .ok_or_else(|| {
                 format!(
                     "`{name}` is not a response criteria set; expected one of {} or a mapping \
                      defining one",
@@ -192,6 +196,15 @@ impl OwnCriteria {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn built_in_names_are_read_whatever_their_case() {
+        for name in ["IMWG", "imwg", "Lugano", "RECIST 1.1", "iRECIST"] {
+            let c = CriteriaConfig::Name(name.to_string()).resolve().unwrap();
+            assert!(!c.categories.is_empty(), "{name}");
+        }
+        assert!(CriteriaConfig::Name("imwg2".to_string()).resolve().is_err());
+    }
 
     #[test]
     fn an_own_set_is_checked_and_fills_its_defaults() {

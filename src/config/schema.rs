@@ -274,6 +274,40 @@ pub struct ArmsConfig {
     /// reference last.
     #[serde(default)]
     pub order: Option<Vec<Scalar>>,
+    /// How documents name each arm (by its value in the column): `{ label, short }` or the
+    /// label alone. Default: the value.
+    #[serde(default)]
+    pub labels: IndexMap<String, ArmLabel>,
+}
+
+/// How documents name an arm: `label` in prose (at first mention) and tables, `short` in
+/// legends, table headers, slides and prose after the first mention.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(
+    untagged,
+    expecting = "the arm's name, or { label: \"words\", short: \"abbreviation\" }"
+)]
+pub enum ArmLabel {
+    /// `Placebo: "placebo plus dexamethasone"`.
+    Label(String),
+    /// `{ label: "velatamab plus dexamethasone", short: Vd }`.
+    Full {
+        /// In prose and tables.
+        label: String,
+        /// In legends, headers, slides and after first mention. Default: the label.
+        #[serde(default)]
+        short: Option<String>,
+    },
+}
+
+impl ArmLabel {
+    /// (label, short).
+    pub fn names(&self) -> (&str, &str) {
+        match self {
+            ArmLabel::Label(l) => (l, l),
+            ArmLabel::Full { label, short } => (label, short.as_deref().unwrap_or(label)),
+        }
+    }
 }
 
 /// One baseline characteristic to summarise.

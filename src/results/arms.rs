@@ -16,6 +16,13 @@ use super::CohortResults;
 pub struct ArmResults {
     /// The arm (its value in the arms column).
     pub arm: String,
+    /// How documents name it in prose and tables (`arms.labels`; default the value).
+    #[serde(default)]
+    pub arm_label: String,
+    /// How legends, table headers, slides and prose after the first mention name it
+    /// (default the label).
+    #[serde(default)]
+    pub arm_short: String,
     /// The arm's numbers, as a cohort's.
     #[serde(flatten)]
     pub results: CohortResults,

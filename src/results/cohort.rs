@@ -58,6 +58,17 @@ pub struct CohortResults {
     pub warnings: Vec<crate::diagnostic::Diagnostic>,
 }
 
+impl CohortResults {
+    /// How legends, headers and slides name the arm of value `arm` (`arms.labels`' short
+    /// name; the value itself when none is given).
+    pub fn arm_short<'a>(&'a self, arm: &'a str) -> &'a str {
+        self.arms
+            .iter()
+            .find(|a| a.arm == arm && !a.arm_short.is_empty())
+            .map_or(arm, |a| a.arm_short.as_str())
+    }
+}
+
 /// Population counts.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]

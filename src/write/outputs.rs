@@ -62,6 +62,9 @@ pub struct DerivedRows<'a> {
     pub arm_column: Option<String>,
     /// The cohort's response criteria, whose codes the BOR column holds.
     pub criteria: std::sync::Arc<crate::criteria::Criteria>,
+    /// The ADSL flag of the efficacy population, the name of its column (`ITTFL`; `EFFFL`
+    /// when ADSL has none and every subject is in it).
+    pub efficacy_flag: String,
 }
 
 impl DerivedRows<'_> {
@@ -166,7 +169,8 @@ enum Field<'a> {
     Cnsr(&'a str),
     BorDate,
     BorReason,
-    Efficacy,
+    /// The efficacy flag, under its ADSL name.
+    Efficacy(&'a str),
     Arm(&'a str),
 }
 
@@ -179,7 +183,7 @@ impl Field<'_> {
             Field::Cnsr(e) => format!("{e}_CNSR"),
             Field::BorDate => "BOR_DATE".to_string(),
             Field::BorReason => "BOR_REASON".to_string(),
-            Field::Efficacy => "EFFFL".to_string(),
+            Field::Efficacy(flag) => flag.to_string(),
             Field::Arm(_) => "ARM".to_string(),
         }
     }
@@ -209,7 +213,11 @@ impl DerivedRows<'_> {
             fields.push(Field::Aval(e));
             fields.push(Field::Cnsr(e));
         }
-        fields.extend([Field::BorDate, Field::BorReason, Field::Efficacy]);
+        fields.extend([
+            Field::BorDate,
+            Field::BorReason,
+            Field::Efficacy(&self.efficacy_flag),
+        ]);
         if let Some(column) = &self.arm_column {
             fields.push(Field::Arm(column));
         }
@@ -254,7 +262,9 @@ impl DerivedRows<'_> {
                         "Why the Best Overall Response".to_string(),
                         DataType::String,
                     ),
-                    Field::Efficacy => ("Efficacy Population Flag".to_string(), DataType::String),
+                    Field::Efficacy(_) => {
+                        ("Efficacy Population Flag".to_string(), DataType::String)
+                    }
                     Field::Arm(column) => (format!("Arm ({column})"), DataType::String),
                 };
                 let date = data_type == DataType::Date;

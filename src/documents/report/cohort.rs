@@ -500,14 +500,20 @@ pub(super) fn time_to_event_by_arm(c: &CohortResults, f: &Formats) -> Option<Sec
             .iter()
             .filter_map(|x| x.tte.get(endpoint))
             .any(|t| t.stratified.is_some());
-        let cell =
-            |col: &Column, value: &dyn Fn(&TteComparison) -> String| match compared(&col.name) {
-                Some(t) => value(t),
-                None if c.comparisons.iter().any(|x| x.reference == col.name) => {
-                    "Reference".to_string()
-                }
-                None => "–".to_string(),
-            };
+        let cell = |col: &Column, value: &dyn Fn(&TteComparison) -> String| match col
+            .arm
+            .and_then(compared)
+        {
+            Some(t) => value(t),
+            None if c
+                .comparisons
+                .iter()
+                .any(|x| Some(x.reference.as_str()) == col.arm) =>
+            {
+                "Reference".to_string()
+            }
+            None => "–".to_string(),
+        };
         let (hr_name, p_name) = if stratified {
             (
                 format!("Stratified HR ({}% CI)", f.level),

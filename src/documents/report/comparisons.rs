@@ -20,7 +20,7 @@ pub(super) fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
     for x in &c.comparisons {
         if several {
             blocks.push(Block::Subheading {
-                text: format!("{} vs {}", x.arm, x.reference),
+                text: format!("{} vs {}", c.arm_short(&x.arm), c.arm_short(&x.reference)),
             });
         }
         let stratified = x.tte.values().any(|t| t.stratified.is_some());
@@ -148,12 +148,13 @@ pub(super) fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
             }
         }
         if let Some(s) = &x.safety {
-            blocks.extend(ae_table(x, s, f, AE_ROWS));
+            let names = (c.arm_short(&x.arm), c.arm_short(&x.reference));
+            blocks.extend(ae_table(names, s, f, AE_ROWS));
         }
         if !subgroups.is_empty() {
             let hr = format!("HR ({}% CI)", f.level);
-            let arm = format!("Events/N, {}", x.arm);
-            let reference = format!("Events/N, {}", x.reference);
+            let arm = format!("Events/N, {}", c.arm_short(&x.arm));
+            let reference = format!("Events/N, {}", c.arm_short(&x.reference));
             let header_row = header(&["Subgroup", &arm, &reference, &hr, "Interaction p"]);
             blocks.push(Block::Subheading {
                 text: "Hazard ratios by subgroup (unstratified)".to_string(),
@@ -196,7 +197,11 @@ pub(super) fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
     }
     blocks.push(Block::Note { text: note });
     let heading = match c.comparisons.as_slice() {
-        [x] => format!("Comparison of arms: {} vs {}", x.arm, x.reference),
+        [x] => format!(
+            "Comparison of arms: {} vs {}",
+            c.arm_short(&x.arm),
+            c.arm_short(&x.reference)
+        ),
         _ => "Comparison of arms".to_string(),
     };
     Some(Section {
@@ -213,7 +218,7 @@ const AE_ROWS: usize = 15;
 /// one table of incidences and risk differences, one of exposure-adjusted incidence rates
 /// (six columns side by side do not fit a Word page).
 fn ae_table(
-    x: &crate::results::Comparison,
+    (arm_name, reference_name): (&str, &str),
     s: &crate::results::AeComparison,
     f: &Formats,
     terms: usize,
@@ -262,17 +267,17 @@ fn ae_table(
             ])
         })
         .collect();
-    let arm = format!("{}, n (%), N = {}", x.arm, s.total);
-    let reference = format!("{}, n (%), N = {}", x.reference, s.total_reference);
+    let arm = format!("{arm_name}, n (%), N = {}", s.total);
+    let reference = format!("{reference_name}, n (%), N = {}", s.total_reference);
     let diff = format!("Risk difference, % ({}% CI)", f.level);
     let eair = format!(
         "{} ({} patient-years)",
-        x.arm,
+        arm_name,
         crate::format::fixed(s.patient_years, 1)
     );
     let eair_ref = format!(
         "{} ({} patient-years)",
-        x.reference,
+        reference_name,
         crate::format::fixed(s.patient_years_reference, 1)
     );
     vec![

@@ -56,6 +56,30 @@ pub fn cohort_report(
             });
         }
     }
+    // The arms by their labels, with the short names the tables use.
+    if !c.arms.is_empty() {
+        let named = c
+            .arms
+            .iter()
+            .map(|a| {
+                let label = if a.arm_label.is_empty() {
+                    &a.arm
+                } else {
+                    &a.arm_label
+                };
+                let short = c.arm_short(&a.arm);
+                if short == label {
+                    label.clone()
+                } else {
+                    format!("{label} ({short})")
+                }
+            })
+            .collect::<Vec<_>>();
+        facts.push(Fact {
+            label: "Arms".to_string(),
+            value: named.join("; "),
+        });
+    }
     let mut sections = vec![populations(c)];
     sections.extend(disposition::disposition(c, &f));
     if !c.baseline.is_empty() {

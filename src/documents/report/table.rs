@@ -68,7 +68,10 @@ impl Formats {
 /// A column of the report's tables: one arm, all arms together ("Total"), or the whole cohort
 /// of a single-arm study.
 pub(super) struct Column<'a> {
+    /// The header (an arm's short name, `Total`, `Subjects`).
     pub(super) name: String,
+    /// The arm's value in the arms column (`None`: the total or a cohort without arms).
+    pub(super) arm: Option<&'a str>,
     pub(super) r: &'a CohortResults,
 }
 
@@ -78,6 +81,7 @@ pub(super) fn columns(c: &CohortResults, total: bool) -> Vec<Column<'_>> {
     if c.arms.is_empty() {
         return vec![Column {
             name: "Subjects".to_string(),
+            arm: None,
             r: c,
         }];
     }
@@ -85,13 +89,15 @@ pub(super) fn columns(c: &CohortResults, total: bool) -> Vec<Column<'_>> {
         .arms
         .iter()
         .map(|a| Column {
-            name: a.arm.clone(),
+            name: c.arm_short(&a.arm).to_string(),
+            arm: Some(a.arm.as_str()),
             r: &a.results,
         })
         .collect();
     if total {
         columns.push(Column {
             name: "Total".to_string(),
+            arm: None,
             r: c,
         });
     }

@@ -318,7 +318,7 @@ fn trae_table(ctx: &DocumentContext<'_>) -> Option<Table> {
     } else {
         c.arms
             .iter()
-            .filter_map(|a| Some((a.arm.clone(), a.results.safety.as_ref()?)))
+            .filter_map(|a| Some((c.arm_short(&a.arm).to_string(), a.results.safety.as_ref()?)))
             .collect()
     };
     let first = groups.first()?.1;
