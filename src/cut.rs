@@ -61,10 +61,12 @@ pub fn apply_cutoff<'a>(
         dose,
         lesions,
         inputs,
+        row_filters,
         warnings,
     } = data;
     let mut out = StudyData {
         inputs: inputs.clone(),
+        row_filters: row_filters.clone(),
         warnings: warnings.clone(),
         has_adrs: *has_adrs,
         after_cutoff: false,

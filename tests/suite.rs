@@ -29,6 +29,7 @@ mod numbers;
 mod plots;
 mod properties;
 mod randomised_example;
+mod row_filters;
 mod safety;
 mod sas7bdat;
 mod slides;

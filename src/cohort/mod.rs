@@ -379,6 +379,7 @@ pub fn build_cohort<'a>(
     let cfg = &study.config;
     let mut analysis = timing::stage("  analyse", || analyse(study, at, cohort))?;
     let settings = cfg.analysis_for(cohort);
+    analysis.results.row_filters = at.data.row_filters.clone();
     let mut arm_km = Vec::new();
     if let Some(arms) = &cohort.arms {
         let outcome = timing::stage("  arms", || {

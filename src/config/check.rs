@@ -141,6 +141,7 @@ pub(super) fn validate(path: &Path, config: &StudyConfig) -> Result<()> {
     }
     keep(check_analysis(path, "analysis", &config.analysis));
     keep(check_disposition(path, &config.data));
+    keep(check_filters(path, &config.data));
     keep(check_vocabulary(path, config));
     Error::all(errors)
 }
@@ -181,6 +182,61 @@ fn check_disposition(path: &Path, data: &DataFiles) -> Result<()> {
                  read from"
                     .to_string(),
             ));
+        }
+    }
+    Ok(())
+}
+
+/// `data.where`: each key a dataset the config reads, each column named, each list of values
+/// not empty.
+fn check_filters(path: &Path, data: &DataFiles) -> Result<()> {
+    for (dataset, columns) in &data.filters {
+        let key = format!("key `data.where.{dataset}`: ");
+        let given = match dataset.as_str() {
+            "adsl" => true,
+            "adrs" => data.adrs.is_some(),
+            "adtte" => data.adtte.is_some(),
+            "adae" => data.adae.is_some(),
+            "adtr" => data.adtr.is_some(),
+            "adex" => data.adex.is_some(),
+            _ => {
+                return Err(config_error(
+                    path,
+                    &key,
+                    format!(
+                        "`{dataset}` is not a dataset readout reads; expected one of {}",
+                        super::schema::FILTERED_DATASETS.join(", ")
+                    ),
+                ))
+            }
+        };
+        if !given {
+            return Err(config_error(
+                path,
+                &key,
+                format!("`data.{dataset}` is not given; a filter needs its dataset"),
+            ));
+        }
+        if columns.is_empty() {
+            return Err(config_error(
+                path,
+                &key,
+                "no column given; expected { COLUMN: value } or { COLUMN: [values] }".to_string(),
+            ));
+        }
+        for (column, values) in columns {
+            let key = format!("key `data.where.{dataset}.{column}`: ");
+            if column.trim().is_empty() {
+                return Err(config_error(path, &key, "an empty column name".to_string()));
+            }
+            let texts = values.texts();
+            if texts.is_empty() || texts.iter().any(|t| t.trim().is_empty()) {
+                return Err(config_error(
+                    path,
+                    &key,
+                    "an empty value or list; expected the value(s) of the rows to keep".to_string(),
+                ));
+            }
         }
     }
     Ok(())

@@ -116,6 +116,11 @@ pub struct DataFiles {
     /// `PARAMCD` of the sum-of-diameters parameter in ADTR. Default: `SDIAM`.
     #[serde(default)]
     pub adtr_paramcd: Option<String>,
+    /// Row filters per dataset, applied as each file is read (before any of its rows is
+    /// interpreted): `{ adrs: { RSEVAL: INVESTIGATOR }, adex: { PARCAT1: [VELATAMAB] } }`; a
+    /// row is kept when every named column holds one of its values. Default: every row.
+    #[serde(default, rename = "where")]
+    pub filters: IndexMap<String, IndexMap<String, FilterValues>>,
     /// ADSL flag column (`Y` = in) of the efficacy population, over which response and
     /// time-to-event endpoints are computed, e.g. `SAFFL` when ADTTE covers the safety
     /// population, as in the CDISC pilot. Default: the first of `EFFFL`, `FASFL`, `ITTFL` that
@@ -123,6 +128,29 @@ pub struct DataFiles {
     #[serde(default)]
     pub efficacy_flag: Option<String>,
 }
+
+/// The values a `data.where` column may hold: one, or a list.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(untagged, expecting = "a value or a list of values")]
+pub enum FilterValues {
+    /// `RSEVAL: INVESTIGATOR`.
+    One(Scalar),
+    /// `PARCAT1: [VELATAMAB, DEXAMETHASONE]`.
+    Many(Vec<Scalar>),
+}
+
+impl FilterValues {
+    /// The values as the texts compared with the data's cells.
+    pub fn texts(&self) -> Vec<String> {
+        match self {
+            FilterValues::One(v) => vec![v.as_text()],
+            FilterValues::Many(vs) => vs.iter().map(Scalar::as_text).collect(),
+        }
+    }
+}
+
+/// The datasets `data.where` may filter, as its keys name them.
+pub const FILTERED_DATASETS: [&str; 6] = ["adsl", "adrs", "adtte", "adae", "adtr", "adex"];
 
 /// The ADRS parameters of the per-visit overall response when the config names none.
 pub const DEFAULT_ADRS_PARAMCDS: [&str; 2] = ["OVR", "OVRLRESP"];

@@ -553,6 +553,7 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
                     labels.entry(column).or_insert(label);
                     labels
                 }),
+            row_filters: Vec::new(),
             warnings,
         },
         members: input.members,

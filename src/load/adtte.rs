@@ -12,11 +12,17 @@ pub fn read_adtte(table: &CsvTable, known: &KnownSubjects<'_>) -> Result<TteTabl
 }
 
 /// [`read_adtte`] of a file read in parts ([`CsvTable::read_parts`]), with the file's SHA-256.
-pub fn read_adtte_file(path: &Path, known: &KnownSubjects<'_>) -> Result<(TteTable, InputFile)> {
+/// `filter` (`data.where.adtte`) keeps the rows read.
+pub fn read_adtte_file(
+    path: &Path,
+    known: &KnownSubjects<'_>,
+    filter: &mut RowFilter,
+) -> Result<(TteTable, InputFile)> {
     let mut reader = TteReader::default();
-    let input = CsvTable::read_parts(path, PART_BYTES, |table, first_row, expected| {
-        reader.part(table, known, first_row, expected)
-    })?;
+    let input =
+        CsvTable::read_parts_where(path, PART_BYTES, filter, |table, first_row, expected| {
+            reader.part(table, known, first_row, expected)
+        })?;
     Ok((reader.finish(path, known)?, input))
 }
 

@@ -30,6 +30,7 @@ mod adtte;
 mod cells;
 pub mod dataset_json;
 pub mod disposition;
+mod filter;
 pub mod sas7bdat;
 mod split;
 mod subjects;
@@ -46,6 +47,7 @@ pub use adsl::*;
 pub use adtr::*;
 pub use adtte::*;
 pub use cells::*;
+pub use filter::RowFilter;
 use split::*;
 pub use subjects::*;
 pub use table::*;
@@ -128,6 +130,8 @@ pub struct StudyData {
     pub lesions: Vec<LesionSum>,
     /// The files read, with their SHA-256, for the manifest.
     pub inputs: Vec<InputFile>,
+    /// The rows `data.where` kept, per filtered dataset.
+    pub row_filters: Vec<crate::results::RowsKept>,
     /// Non-fatal data problems.
     pub warnings: Vec<crate::diagnostic::Diagnostic>,
 }
@@ -167,6 +171,31 @@ pub(crate) fn digest_hex(digest: impl IntoIterator<Item = u8>) -> String {
 /// Loads every table the config names. The files are read and parsed in parallel; errors
 /// are reported in the order of the config (ADSL first), so the message does not depend on
 /// thread timing.
+/// A table read and filtered (`data.where`): the rows kept and what was kept, with warnings.
+type Filtered = (
+    CsvTable,
+    (Option<crate::results::RowsKept>, Vec<Diagnostic>),
+);
+
+/// Reads a data file whole and keeps the rows `data.where.<dataset>` keeps.
+fn read_where(cfg: &LoadedConfig, dataset: &str, path: &Path) -> Result<Filtered> {
+    let mut table = CsvTable::read(path)?;
+    let mut filter = RowFilter::of(cfg, dataset);
+    filter.apply(&mut table)?;
+    let kept = filter.finish(path)?;
+    Ok((table, kept))
+}
+
+/// Records what a row filter kept in `row_filters`, and its warnings.
+fn filtered(
+    row_filters: &mut Vec<crate::results::RowsKept>,
+    warnings: &mut Vec<Diagnostic>,
+    (kept, said): (Option<crate::results::RowsKept>, Vec<Diagnostic>),
+) {
+    row_filters.extend(kept);
+    warnings.extend(said);
+}
+
 pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     use rayon::prelude::*;
     let analysis = cfg.analysis_for_study();
@@ -198,14 +227,14 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
             });
         }
     }
-    let files: Vec<Option<PathBuf>> = [
-        data.adrs.as_ref(),
-        data.adtte.as_ref().filter(|_| !adtte_in_parts),
-        data.adae.as_ref(),
-        data.adtr.as_ref(),
+    let files: Vec<(&str, Option<PathBuf>)> = [
+        ("adrs", data.adrs.as_ref()),
+        ("adtte", data.adtte.as_ref().filter(|_| !adtte_in_parts)),
+        ("adae", data.adae.as_ref()),
+        ("adtr", data.adtr.as_ref()),
     ]
     .into_iter()
-    .map(|f| f.map(|f| cfg.data_path(f)))
+    .map(|(key, f)| (key, f.map(|f| cfg.data_path(f))))
     .collect();
     // Only the columns the config filters on, summarises or compares arms by are kept per
     // subject.
@@ -235,24 +264,37 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     // a thread met first.
     let needs_trtsdt = data.adrs.is_some() || data.adtte.is_none();
     let mut adsl = AdslReader::new(data.efficacy_flag.as_deref(), Some(&keep), needs_trtsdt);
+    let mut adsl_filter = RowFilter::of(cfg, "adsl");
     let (adsl_input, tables) = rayon::join(
         || {
             crate::profile::timing::stage("  typed adsl", || {
-                CsvTable::read_parts(&adsl_path, PART_BYTES, |table, first_row, expected| {
-                    adsl.part(table, first_row, expected)
-                })
+                CsvTable::read_parts_where(
+                    &adsl_path,
+                    PART_BYTES,
+                    &mut adsl_filter,
+                    |table, first_row, expected| adsl.part(table, first_row, expected),
+                )
             })
         },
         || {
             crate::profile::timing::stage("  read files", || {
                 files
                     .par_iter()
-                    .map(|path| path.as_deref().map(CsvTable::read).transpose())
-                    .collect::<Vec<Result<Option<CsvTable>>>>()
+                    .map(|(key, path)| {
+                        path.as_deref()
+                            .map(|path| read_where(cfg, key, path))
+                            .transpose()
+                    })
+                    .collect::<Vec<Result<Option<Filtered>>>>()
             })
         },
     );
     let adsl_input = adsl_input?;
+    filtered(
+        &mut study.row_filters,
+        &mut study.warnings,
+        adsl_filter.finish(&adsl_path)?,
+    );
     study.subjects = std::mem::take(&mut adsl.subjects);
     study.efficacy_flag = adsl.efficacy_column.take();
     study.safety_flag = adsl.has_saffl.then(|| "SAFFL".to_string());
@@ -294,7 +336,14 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     // The other tables find subjects through `known`, which holds the subjects' own ids.
     let known = adsl.check(&adsl_path, &study.subjects)?;
     study.inputs.push(adsl_input);
-    let mut tables = tables.into_iter().collect::<Result<Vec<_>>>()?;
+    let mut read: Vec<Option<CsvTable>> = Vec::with_capacity(files.len());
+    for table in tables {
+        read.push(table?.map(|(table, kept)| {
+            filtered(&mut study.row_filters, &mut study.warnings, kept);
+            table
+        }));
+    }
+    let mut tables = read;
     let mut take = |i: usize| tables.get_mut(i).and_then(Option::take);
     let (adrs, adtte, adae, adtr) = (take(0), take(1), take(2), take(3));
 
@@ -335,9 +384,11 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
                         },
                         || match (&adtte, adtte_path.as_deref()) {
                             (Some(table), _) => read_adtte(table, &known)
-                                .map(|rows| Some((rows, table.input_file()))),
+                                .map(|rows| Some(((rows, table.input_file()), (None, Vec::new())))),
                             (None, Some(path)) if adtte_in_parts => {
-                                read_adtte_file(path, &known).map(Some)
+                                let mut filter = RowFilter::of(cfg, "adtte");
+                                let read = read_adtte_file(path, &known, &mut filter)?;
+                                Ok(Some((read, filter.finish(path)?)))
                             }
                             _ => Ok(None),
                         },
@@ -382,14 +433,16 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
         ));
         study.inputs.push(table.input_file());
     }
-    if let (Some(path), Some((rows, input))) = (adtte_path, tte?) {
+    if let (Some(path), Some(((rows, input), kept))) = (adtte_path, tte?) {
+        filtered(&mut study.row_filters, &mut study.warnings, kept);
         study.tte = rows;
         study.has_adtte = true;
         study.adtte_file = Some(path);
         study.inputs.push(input);
     }
     if let Some(file) = &data.adex {
-        let table = CsvTable::read(&cfg.data_path(file))?;
+        let (table, kept) = read_where(cfg, "adex", &cfg.data_path(file))?;
+        filtered(&mut study.row_filters, &mut study.warnings, kept);
         study.dose = Some(adex::read_adex(&table, &known)?);
         study.inputs.push(table.input_file());
     }

@@ -10,6 +10,7 @@ use super::*;
 /// itself), so a table of millions of rows costs a few allocations, not a few per row. A file
 /// without quotes keeps only where each row starts and ends: its cells are split at the commas
 /// when the row is read (keeping every cell's offsets cost 8 bytes per cell, twice the file).
+#[derive(Clone)]
 pub struct CsvTable {
     pub(super) path: PathBuf,
     pub(super) sha256: String,
@@ -24,6 +25,7 @@ pub struct CsvTable {
 }
 
 /// Where the cells of a table are.
+#[derive(Clone)]
 pub(super) enum Layout {
     /// Start and end of each cell: row `r`, column `c` is entry `r * width + c` (a file with
     /// quotes, whose cells were unquoted into a new buffer; a SAS file).
@@ -63,6 +65,7 @@ impl Lines {
 /// The bytes the cells of a table are in: text when the whole buffer is valid UTF-8 (checked
 /// once rather than cell by cell: docs/PERFORMANCE.md), else bytes checked
 /// cell by cell, so that a bad cell is named by its line and column.
+#[derive(Clone)]
 pub(super) enum Cells {
     Text(String),
     Bytes(Vec<u8>),
@@ -403,19 +406,33 @@ impl CsvTable {
     pub fn read_parts(
         path: &Path,
         part_bytes: usize,
+        each: impl FnMut(&CsvTable, usize, usize) -> Result<bool> + Send,
+    ) -> Result<InputFile> {
+        CsvTable::read_parts_where(path, part_bytes, &mut RowFilter::default(), each)
+    }
+
+    /// [`CsvTable::read_parts`], each part's rows first passed through `filter`
+    /// (`data.where`): `each` sees only the rows kept, numbered among themselves.
+    pub fn read_parts_where(
+        path: &Path,
+        part_bytes: usize,
+        filter: &mut RowFilter,
         mut each: impl FnMut(&CsvTable, usize, usize) -> Result<bool> + Send,
     ) -> Result<InputFile> {
-        let whole = |each: &mut dyn FnMut(&CsvTable, usize, usize) -> Result<bool>| {
-            let table = CsvTable::read(path)?;
+        let whole = |each: &mut dyn FnMut(&CsvTable, usize, usize) -> Result<bool>,
+                     filter: &mut RowFilter| {
+            filter.restart();
+            let mut table = CsvTable::read(path)?;
+            filter.apply(&mut table)?;
             each(&table, 0, table.len())?;
             Ok(table.input_file())
         };
         if dataset_json::Form::of(path).is_some() {
-            return dataset_json::read_parts(path, part_bytes, each);
+            return dataset_json::read_parts_where(path, part_bytes, filter, each);
         }
         let part_bytes = part_bytes.max(1);
         let Some(file_len) = parts_length(path, part_bytes) else {
-            return whole(&mut each);
+            return whole(&mut each, filter);
         };
         let io = |e| Error::io(path, "cannot read data file", e);
         let mut file = crate::files::open(path).map_err(io)?;
@@ -437,7 +454,7 @@ impl CsvTable {
         loop {
             if !part.plain {
                 // Rows may span lines: the whole file (`each` drops any parts it was given).
-                return whole(&mut each);
+                return whole(&mut each, filter);
             }
             read += part.read;
             let first = header.is_none();
@@ -448,7 +465,7 @@ impl CsvTable {
             let parsed = match parse_csv(path, &part.bytes, true, shift, require_rows, !first) {
                 Ok(parsed) => parsed,
                 // The whole file's error (an empty file, say, or one whose header is late).
-                Err(_) if first && !part.at_end => return whole(&mut each),
+                Err(_) if first && !part.at_end => return whole(&mut each, filter),
                 Err(e) => return Err(e),
             };
             let at_end = part.at_end;
@@ -458,7 +475,8 @@ impl CsvTable {
                 line.push(b'\n');
                 line
             });
-            let table = CsvTable::from_parsed(path, String::new(), part.bytes, parsed);
+            let mut table = CsvTable::from_parsed(path, String::new(), part.bytes, parsed);
+            filter.apply(&mut table)?;
             let rows = table.len();
             // The rows of the whole file, estimated from the bytes read so far.
             let expected = if at_end {
@@ -482,7 +500,7 @@ impl CsvTable {
             match next {
                 Some(next) if go_on => part = next.map_err(io)?,
                 Some(_) => break,
-                None if rows_before == 0 => return whole(&mut each), // no data rows
+                None if rows_before == 0 => return whole(&mut each, filter), // no data rows
                 None => break,
             }
         }
@@ -500,6 +518,40 @@ impl CsvTable {
         };
         bytes.clear();
         bytes
+    }
+
+    /// Keeps the rows whose entry in `keep` is true (a row filter, `data.where`); their line
+    /// numbers stay those of the file.
+    pub(super) fn retain_rows(&mut self, keep: &[bool]) {
+        if keep.iter().all(|&k| k) {
+            return;
+        }
+        let kept = |row: usize| keep.get(row).copied().unwrap_or(false);
+        match &mut self.layout {
+            Layout::Cells(spans) => {
+                let width = self.headers.len().max(1);
+                let mut out = Vec::new();
+                for (row, chunk) in spans.chunks_exact(width).enumerate() {
+                    if kept(row) {
+                        out.extend_from_slice(chunk);
+                    }
+                }
+                *spans = out;
+            }
+            Layout::Rows(rows) => {
+                let mut row = 0;
+                rows.retain(|_| {
+                    let k = kept(row);
+                    row += 1;
+                    k
+                });
+            }
+        }
+        let lines = (0..self.lines.len())
+            .filter(|&r| kept(r))
+            .map(|r| self.lines.get(r))
+            .collect();
+        self.lines = Lines::Each(lines);
     }
 
     /// Number of data rows.

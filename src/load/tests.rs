@@ -245,6 +245,58 @@ fn adsl_and_adtte_read_in_parts_agree_with_the_whole_files() {
     }
 }
 
+/// `data.where` keeps the same rows of a file read whole, in parts or with quotes (a table
+/// of cell spans), and the line numbers of errors stay the file's.
+#[test]
+fn row_filters_keep_the_same_rows_whole_and_in_parts() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut adsl = String::from("USUBJID\n");
+    let mut adtte = String::from("USUBJID,PARAMCD,PARCAT1,AVAL,CNSR\n");
+    for i in 0..3000 {
+        adsl += &format!("S{i:05}\n");
+        adtte += &format!("S{i:05},OS,INV,{},{}\n", 10 + i, i % 2);
+        adtte += &format!("S{i:05},OS,IRC,{},{}\n", 20 + i, (i + 1) % 2);
+    }
+    let subjects = read_adsl(
+        &CsvTable::from_bytes(Path::new("adsl.csv"), adsl.as_bytes()).unwrap(),
+        None,
+    )
+    .unwrap();
+    let known = KnownSubjects::of_subjects(&subjects).unwrap();
+    let filter = || RowFilter::new("adtte", [("PARCAT1".to_string(), vec!["IRC".to_string()])]);
+    let quoted = adtte.replacen("USUBJID,", "\"USUBJID\",", 1);
+    for (name, text) in [("plain", &adtte), ("quoted", &quoted)] {
+        let path = dir.path().join(format!("adtte-{name}.csv"));
+        std::fs::write(&path, text).unwrap();
+        let mut table = CsvTable::read(&path).unwrap();
+        let mut whole_filter = filter();
+        whole_filter.apply(&mut table).unwrap();
+        assert_eq!(table.len(), 3000);
+        assert_eq!(table.line(0), 3, "row 0 kept is line 3 of the file");
+        let whole = read_adtte(&table, &known).unwrap();
+        let (kept, warnings) = whole_filter.finish(&path).unwrap();
+        let kept = kept.unwrap();
+        assert_eq!((kept.kept, kept.dropped), (3000, 3000));
+        assert!(warnings.is_empty());
+        let mut parts_filter = filter();
+        let mut reader = TteReader::default();
+        let mut calls = 0;
+        CsvTable::read_parts_where(&path, 4096, &mut parts_filter, |t, first, expected| {
+            calls += 1;
+            reader.part(t, &known, first, expected)
+        })
+        .unwrap();
+        let parts = reader.finish(&path, &known).unwrap();
+        assert_eq!(parts, whole, "{name}");
+        if name == "plain" {
+            assert!(calls > 10, "read in parts: {calls}");
+        }
+        assert_eq!(parts_filter.finish(&path).unwrap().0.unwrap().kept, 3000);
+        let first = whole.records.first().map(|r| (r.days, r.line));
+        assert_eq!(first, Some((20.0, 3)), "the IRC row's AVAL and line");
+    }
+}
+
 /// The whole-number shortcut reads what the full parser reads, and leaves the rest to it.
 #[test]
 fn small_integers_read_as_the_full_parser_reads_them() {

@@ -53,9 +53,26 @@ pub struct CohortResults {
     /// them in Methods, tables and forest plots (absent when none is given).
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub factor_labels: IndexMap<String, String>,
+    /// The rows of each dataset kept by `data.where` (absent without row filters).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub row_filters: Vec<RowsKept>,
     /// Non-fatal data problems found for this cohort.
     #[serde(default)]
     pub warnings: Vec<crate::diagnostic::Diagnostic>,
+}
+
+/// One dataset's rows as `data.where` kept them.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct RowsKept {
+    /// The dataset's key in `data` (`adrs`).
+    pub dataset: String,
+    /// Each column filtered and the values kept.
+    pub columns: IndexMap<String, Vec<String>>,
+    /// Rows kept.
+    pub kept: usize,
+    /// Rows left out.
+    pub dropped: usize,
 }
 
 impl CohortResults {

@@ -16,7 +16,7 @@ pub use arms::{
 pub use cohort::{
     BaselineSummary, CategoryUsed, CohortResults, ContinuousSummary, CriteriaUsed, Enrolment,
     Estimate, FollowUp, LandmarkRate, LevelCount, Populations, Proportion, ResponseResults,
-    TimeRange, TteResults,
+    RowsKept, TimeRange, TteResults,
 };
 pub use record::{
     AbstractLength, CohortFailure, CohortRecord, SentenceLength, StudyHeader, StudyResults,

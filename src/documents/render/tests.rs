@@ -232,6 +232,7 @@ fn dummy_cohort() -> CohortResults {
         arms: Vec::new(),
         comparisons: Vec::new(),
         factor_labels: Default::default(),
+        row_filters: Vec::new(),
         warnings: Vec::new(),
     }
 }

@@ -80,6 +80,26 @@ pub fn cohort_report(
             value: named.join("; "),
         });
     }
+    // The records `data.where` kept, so the tables say which rows they come from.
+    for kept in &c.row_filters {
+        let conditions = kept
+            .columns
+            .iter()
+            .map(|(column, values)| match &values[..] {
+                [one] => format!("{column} = {one}"),
+                many => format!("{column} in {}", many.join(", ")),
+            })
+            .collect::<Vec<_>>()
+            .join(" and ");
+        facts.push(Fact {
+            label: format!("Records of {}", kept.dataset.to_uppercase()),
+            value: format!(
+                "{conditions} ({} of {} rows)",
+                crate::documents::prose::grouped(kept.kept as u64),
+                crate::documents::prose::grouped((kept.kept + kept.dropped) as u64)
+            ),
+        });
+    }
     let mut sections = vec![populations(c)];
     sections.extend(disposition::disposition(c, &f));
     if !c.baseline.is_empty() {

@@ -86,6 +86,31 @@ pub fn read_parts(
     })
 }
 
+/// [`read_parts`], each part's rows first passed through `filter` (`data.where`): `each` sees
+/// only the rows kept, numbered among themselves.
+pub fn read_parts_where(
+    path: &Path,
+    part_bytes: usize,
+    filter: &mut RowFilter,
+    mut each: impl FnMut(&CsvTable, usize, usize) -> Result<bool> + Send,
+) -> Result<InputFile> {
+    if filter.is_empty() {
+        return read_parts(path, part_bytes, each);
+    }
+    let mut given = 0usize;
+    read_parts(path, part_bytes, |table, first, expected| {
+        if first == 0 {
+            given = 0;
+            filter.restart();
+        }
+        let mut table = table.clone();
+        filter.apply(&mut table)?;
+        let go_on = each(&table, given, expected)?;
+        given += table.len();
+        Ok(go_on)
+    })
+}
+
 fn no_rows(path: &Path) -> Error {
     Error::data_file(
         path,

@@ -1,0 +1,208 @@
+//! `data.where`: the rows of a dataset kept by their columns' values, as the file is read and
+//! before any row is interpreted (docs/CONFIG.md, "Row filters"). A filter that keeps no row
+//! is an error; a value no row holds is a warning.
+
+use std::collections::BTreeMap;
+
+use indexmap::IndexMap;
+
+use super::*;
+use crate::results::RowsKept;
+
+/// Most distinct values of a column remembered to name in messages.
+const VALUES_NAMED: usize = 20;
+
+/// One dataset's filter: every condition must hold for a row to be kept.
+#[derive(Debug, Default)]
+pub struct RowFilter {
+    /// The dataset's key in `data` (`adrs`).
+    dataset: String,
+    conditions: Vec<Condition>,
+    kept: usize,
+    dropped: usize,
+}
+
+#[derive(Debug)]
+struct Condition {
+    column: String,
+    values: Vec<String>,
+    /// Rows holding each value.
+    hits: Vec<usize>,
+    /// Some of the column's values, for messages.
+    seen: BTreeMap<String, ()>,
+}
+
+impl RowFilter {
+    /// The filter of `dataset` in the config's `data.where` (empty: every row kept).
+    pub fn of(cfg: &LoadedConfig, dataset: &str) -> RowFilter {
+        let conditions = cfg
+            .config
+            .data
+            .filters
+            .get(dataset)
+            .into_iter()
+            .flatten()
+            .map(|(column, values)| (column.clone(), values.texts()));
+        RowFilter::new(dataset, conditions)
+    }
+
+    /// A filter keeping the rows whose every column holds one of its values.
+    pub(super) fn new(
+        dataset: &str,
+        conditions: impl IntoIterator<Item = (String, Vec<String>)>,
+    ) -> RowFilter {
+        let conditions = conditions
+            .into_iter()
+            .map(|(column, values)| Condition {
+                column,
+                hits: vec![0; values.len()],
+                values,
+                seen: BTreeMap::new(),
+            })
+            .collect();
+        RowFilter {
+            dataset: dataset.to_string(),
+            conditions,
+            kept: 0,
+            dropped: 0,
+        }
+    }
+
+    /// Forgets the rows counted so far (a file read anew from its start).
+    pub(super) fn restart(&mut self) {
+        self.kept = 0;
+        self.dropped = 0;
+        for c in &mut self.conditions {
+            c.hits.iter_mut().for_each(|h| *h = 0);
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.conditions.is_empty()
+    }
+
+    /// Keeps the rows of `table` (a whole file or one part of it) the filter keeps.
+    pub fn apply(&mut self, table: &mut CsvTable) -> Result<()> {
+        if self.is_empty() {
+            return Ok(());
+        }
+        let mut columns = Vec::with_capacity(self.conditions.len());
+        for c in &self.conditions {
+            let Some(i) = table.column(&c.column) else {
+                return Err(Error::data_file(
+                    table.path(),
+                    format!(
+                        "column `{}` named in `data.where.{}` is not in the file; its header has: {}",
+                        c.column,
+                        self.dataset,
+                        table.headers().join(", ")
+                    ),
+                ));
+            };
+            columns.push(i);
+        }
+        let mut keep = Vec::with_capacity(table.len());
+        for row in 0..table.len() {
+            let mut kept = true;
+            for (c, &column) in self.conditions.iter_mut().zip(&columns) {
+                let text = table.cell_text(row, column)?;
+                match c.values.iter().position(|v| v == text) {
+                    Some(at) => {
+                        if let Some(h) = c.hits.get_mut(at) {
+                            *h += 1;
+                        }
+                    }
+                    None => kept = false,
+                }
+                if c.seen.len() < VALUES_NAMED && !c.seen.contains_key(text) {
+                    c.seen.insert(text.to_string(), ());
+                }
+            }
+            keep.push(kept);
+        }
+        let kept = keep.iter().filter(|&&k| k).count();
+        self.kept += kept;
+        self.dropped += keep.len() - kept;
+        table.retain_rows(&keep);
+        Ok(())
+    }
+
+    /// After the whole file: an error when no row was kept, a warning per value no row holds,
+    /// and what was kept for results.json (`None` without a filter).
+    pub fn finish(self, path: &Path) -> Result<(Option<RowsKept>, Vec<Diagnostic>)> {
+        if self.is_empty() {
+            return Ok((None, Vec::new()));
+        }
+        let named = |c: &Condition| {
+            let mut values: Vec<&str> = c.seen.keys().map(String::as_str).collect();
+            if values.len() == VALUES_NAMED {
+                values.push("…");
+            }
+            values
+                .iter()
+                .map(|v| format!("{v:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if self.kept == 0 {
+            let conditions = self
+                .conditions
+                .iter()
+                .map(|c| {
+                    format!(
+                        "{} in [{}] (its values: {})",
+                        c.column,
+                        c.values
+                            .iter()
+                            .map(|v| format!("{v:?}"))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        named(c)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(" and ");
+            return Err(Error::data_file(
+                path,
+                format!(
+                    "`data.where.{}` keeps no row: no row has {conditions}; expected the \
+                     values of the rows to keep",
+                    self.dataset
+                ),
+            ));
+        }
+        let mut warnings = Vec::new();
+        for c in &self.conditions {
+            for (value, _) in c.values.iter().zip(&c.hits).filter(|(_, &h)| h == 0) {
+                warnings.push(
+                    Diagnostic::warning(
+                        Kind::RowFilter,
+                        format!(
+                            "{}: no row has {} = {value:?} (`data.where.{}`); its values: {}",
+                            path.display(),
+                            c.column,
+                            self.dataset,
+                            named(c)
+                        ),
+                    )
+                    .at(file_location(path))
+                    .hint("check the value's spelling and case in the data"),
+                );
+            }
+        }
+        let columns: IndexMap<String, Vec<String>> = self
+            .conditions
+            .into_iter()
+            .map(|c| (c.column, c.values))
+            .collect();
+        Ok((
+            Some(RowsKept {
+                dataset: self.dataset,
+                columns,
+                kept: self.kept,
+                dropped: self.dropped,
+            }),
+            warnings,
+        ))
+    }
+}
