@@ -95,6 +95,11 @@ pub struct Criteria {
     pub rule: Rule,
     /// Rates reported beside ORR.
     pub rates: Vec<ExtraRate>,
+    /// What the response rate is called ("objective response rate" in solid tumours,
+    /// "overall response rate" in haematology); abbreviated ORR either way.
+    pub response_rate: String,
+    /// Whether a disease control rate is reported (not in IMWG or Lugano abstracts).
+    pub reports_dcr: bool,
     /// Stable disease needs `sd_min_days` from treatment start (RECIST, iRECIST, RANO).
     pub stable_window: bool,
     /// iRECIST: the days from an iUPD to the assessment that confirms it (Seymour 2017: 4 to
@@ -208,6 +213,11 @@ fn rate(name: &str, codes: &[&str]) -> ExtraRate {
     }
 }
 
+/// The response rate of solid-tumour criteria.
+pub const OBJECTIVE: &str = "objective response rate";
+/// The response rate of haematological criteria (IMWG, Lugano).
+pub const OVERALL: &str = "overall response rate";
+
 /// The names `analysis.response_criteria` accepts for the built-in sets.
 pub const BUILT_IN: [&str; 6] = ["recist1.1", "irecist", "lugano", "imwg", "rano", "as-given"];
 
@@ -270,18 +280,24 @@ impl Criteria {
                     categories,
                     rule: Rule::AsGiven,
                     rates: vec![],
+                    response_rate: OBJECTIVE.to_string(),
+                    reports_dcr: true,
                     stable_window: false,
                     iupd_window: None,
                 });
             }
             _ => return None,
         };
+        // Haematology's criteria speak of the overall response rate and report no DCR.
+        let haematology = matches!(id, "lugano" | "imwg");
         Some(Criteria {
             id: id.to_string(),
             name: name.to_string(),
             categories: table(rows),
             rule,
             rates,
+            response_rate: if haematology { OVERALL } else { OBJECTIVE }.to_string(),
+            reports_dcr: !haematology,
             stable_window,
             iupd_window: (rule == Rule::Irecist).then_some((28, 56)),
         })
@@ -295,6 +311,8 @@ impl Criteria {
             categories: Vec::new(),
             rule: Rule::Recist,
             rates: Vec::new(),
+            response_rate: OBJECTIVE.to_string(),
+            reports_dcr: true,
             stable_window: true,
             iupd_window: None,
         })

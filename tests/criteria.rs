@@ -367,8 +367,24 @@ fn a_study_of_four_criteria_reports_each_in_its_own_terms() {
         "{imwg_text}"
     );
     assert!(imwg_text.contains("two consecutive assessments"));
-    assert!(imwg_text
-        .contains("including minimal response (MR) in 1 pt and stable disease (SD) in 1 pt"));
+    // Haematology: "overall response rate", no DCR; the other categories still said.
+    assert!(imwg_text.contains(
+        "Best response was minimal response (MR) in 1 pt and stable disease (SD) in 1 pt."
+    ));
+    assert!(imwg_text.contains("The primary endpoint was overall response rate (ORR) per IMWG."));
+    assert!(
+        imwg_text.contains("The overall response rate counted sCR, CR, VGPR and PR."),
+        "{imwg_text}"
+    );
+    assert!(imwg_text.contains("The rate of CR or better was 20.0% (1/5;"));
+    for t in [&imwg_text, &text("lugano", "abstract.txt")] {
+        assert!(!t.contains("DCR") && !t.contains("disease control"), "{t}");
+    }
+    assert!(
+        abstract_text.contains("The DCR was 66.7% (4/6;"),
+        "{abstract_text}"
+    );
+    assert!(abstract_text.contains("objective response rate (ORR) per iRECIST"));
     let lugano_text = text("lugano", "abstract.txt");
     assert!(
         lugano_text.contains("The CMR rate was 50.0% (2/4;"),
@@ -379,7 +395,9 @@ fn a_study_of_four_criteria_reports_each_in_its_own_terms() {
     assert!(report.contains("Best overall response (Lugano 2014)"));
     assert!(lugano_text.contains("2 pts achieved complete metabolic response (CMR)"));
     assert!(report.contains("Complete metabolic response (CMR)"));
-    assert!(report.contains("Objective response rate (CMR + CR + PMR + PR)"));
+    assert!(report.contains("Overall response rate (CMR + CR + PMR + PR)"));
+    assert!(!report.contains("Disease control rate"));
+    assert!(text("irecist", "report.html").contains("Disease control rate"));
 }
 
 #[test]
@@ -451,6 +469,8 @@ fn an_own_set_is_derived_by_its_own_rules() {
         disease_control: None,
         not_evaluable: None,
         confirmation: Some(readout::config::OwnConfirmation::Consecutive),
+        response_rate: None,
+        report_dcr: None,
     })
     .resolve()
     .unwrap();

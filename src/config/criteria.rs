@@ -11,7 +11,7 @@ use crate::criteria::{Category, Confirmation, Criteria, Kind, Rule, BUILT_IN};
     untagged,
     expecting = "one of recist1.1, irecist, lugano, imwg, rano, as-given, or a mapping with \
                  name, categories, responders, progression (and optionally disease_control, \
-                 not_evaluable, confirmation)"
+                 not_evaluable, confirmation, response_rate, report_dcr)"
 )]
 pub enum CriteriaConfig {
     /// A built-in set.
@@ -43,6 +43,12 @@ pub struct OwnCriteria {
     /// `analysis.confirmation_days` after) or `consecutive`. Default: `interval`.
     #[serde(default)]
     pub confirmation: Option<OwnConfirmation>,
+    /// What the response rate is called in documents. Default: "objective response rate".
+    #[serde(default)]
+    pub response_rate: Option<String>,
+    /// Whether documents report a disease control rate. Default: true.
+    #[serde(default)]
+    pub report_dcr: Option<bool>,
 }
 
 /// How a config's own set confirms a response.
@@ -181,12 +187,24 @@ impl OwnCriteria {
             OwnConfirmation::Interval => Confirmation::Interval,
             OwnConfirmation::Consecutive => Confirmation::Consecutive,
         };
+        let response_rate = match self.response_rate.as_deref().map(str::trim) {
+            None => crate::criteria::OBJECTIVE.to_string(),
+            Some(r) if !r.is_empty() && r.chars().count() <= 64 => r.to_lowercase(),
+            Some(_) => {
+                return Err(
+                    "`response_rate` must be 1 to 64 characters: what documents call the rate"
+                        .into(),
+                )
+            }
+        };
         Ok(Criteria {
             id: name.to_string(),
             name: name.to_string(),
             categories,
             rule: Rule::Generic(confirmation),
             rates: vec![],
+            response_rate,
+            reports_dcr: self.report_dcr.unwrap_or(true),
             stable_window: true,
             iupd_window: None,
         })
@@ -204,6 +222,33 @@ mod tests {
             assert!(!c.categories.is_empty(), "{name}");
         }
         assert!(CriteriaConfig::Name("imwg2".to_string()).resolve().is_err());
+    }
+
+    #[test]
+    fn the_response_rate_is_named_by_the_criteria() {
+        let named = |yaml: &str| {
+            let c = serde_yaml::from_str::<CriteriaConfig>(yaml)
+                .unwrap()
+                .resolve()
+                .unwrap();
+            (c.response_rate, c.reports_dcr)
+        };
+        assert_eq!(named("imwg"), ("overall response rate".into(), false));
+        assert_eq!(named("lugano"), ("overall response rate".into(), false));
+        assert_eq!(named("recist1.1"), ("objective response rate".into(), true));
+        assert_eq!(named("rano"), ("objective response rate".into(), true));
+        assert_eq!(
+            named(
+                "{name: iwCLL, categories: [CR, PR, SD, PD], responders: [CR, PR], \
+                 progression: [PD], response_rate: Overall Response Rate, report_dcr: false}"
+            ),
+            ("overall response rate".into(), false)
+        );
+        let empty: CriteriaConfig = serde_yaml::from_str(
+            "{name: X, categories: [CR, PD], responders: [CR], progression: [PD], response_rate: ''}",
+        )
+        .unwrap();
+        assert!(empty.resolve().unwrap_err().contains("`response_rate`"));
     }
 
     #[test]

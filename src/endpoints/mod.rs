@@ -639,6 +639,8 @@ fn response_results<'d>(
         orr: proportion(id, a, orr_n, total)?,
         dcr: proportion(id, a, dcr_n, total)?,
         bor,
+        orr_name: criteria.response_rate.clone(),
+        dcr_reported: criteria.reports_dcr,
     })
 }
 

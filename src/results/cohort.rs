@@ -86,6 +86,14 @@ impl CohortResults {
     }
 }
 
+fn objective() -> String {
+    crate::criteria::OBJECTIVE.to_string()
+}
+
+fn yes() -> bool {
+    true
+}
+
 /// Population counts.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
@@ -282,6 +290,14 @@ pub struct ResponseResults {
     pub orr: Proportion,
     /// CR + PR + SD (+ NON-CR/NON-PD when configured; the criteria's control categories).
     pub dcr: Proportion,
+    /// What documents call the response rate: "objective response rate", or "overall
+    /// response rate" under IMWG and Lugano (the criteria's).
+    #[serde(default = "objective")]
+    pub orr_name: String,
+    /// Whether documents report the DCR (not under IMWG or Lugano); results.json has it
+    /// either way.
+    #[serde(default = "yes")]
+    pub dcr_reported: bool,
 }
 
 /// A median, quantile or other estimate with its interval; `null` = not reached.

@@ -288,7 +288,8 @@ fn criteria_sentence(a: &Analysis) -> String {
     if c.rule == Rule::AsGiven {
         return format!(
             "Best overall response was taken as recorded in ADRS by the sponsor, not re-derived. \
-             The objective response rate counted {}.",
+             The {} counted {}.",
+            c.response_rate,
             codes(&|k| k.responder)
         );
     }
@@ -320,8 +321,9 @@ fn criteria_sentence(a: &Analysis) -> String {
         (Rule::Recist | Rule::AsGiven, _) => String::new(),
     };
     format!(
-        "Response was assessed per {}; {how}. The objective response rate counted {}.",
+        "Response was assessed per {}; {how}. The {} counted {}.",
         c.name,
+        c.response_rate,
         codes(&|k| k.responder)
     )
 }

@@ -210,9 +210,10 @@ impl RateRow {
 }
 
 fn rate_rows(r: &ResponseResults) -> Vec<RateRow> {
+    let name = crate::documents::prose::sentence_case(&r.orr_name);
     let orr_label = match &r.criteria {
         Some(c) => format!(
-            "Objective response rate ({})",
+            "{name} ({})",
             c.categories
                 .iter()
                 .filter(|k| k.responder)
@@ -220,7 +221,7 @@ fn rate_rows(r: &ResponseResults) -> Vec<RateRow> {
                 .collect::<Vec<_>>()
                 .join(" + ")
         ),
-        None => "Objective response rate (CR + PR)".to_string(),
+        None => format!("{name} (CR + PR)"),
     };
     let mut rows = vec![RateRow {
         label: orr_label,
@@ -236,10 +237,12 @@ fn rate_rows(r: &ResponseResults) -> Vec<RateRow> {
             rate: Rate::Extra(name.clone()),
         });
     }
-    rows.push(RateRow {
-        label: "Disease control rate".to_string(),
-        rate: Rate::Dcr,
-    });
+    if r.dcr_reported {
+        rows.push(RateRow {
+            label: "Disease control rate".to_string(),
+            rate: Rate::Dcr,
+        });
+    }
     rows
 }
 

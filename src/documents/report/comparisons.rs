@@ -88,7 +88,11 @@ pub(super) fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
             let or = format!("Odds ratio ({}% CI)", f.level);
             // The test each rate was compared with (`response_test`) and its p-value.
             let labels = ["Rate", diff.as_str(), or.as_str(), "Test", "p"];
+            // The DCR only where the criteria report it (not under IMWG or Lugano).
+            let dcr = c.response.as_ref().is_none_or(|r| r.dcr_reported);
             let body = [("ORR", &r.orr), ("DCR", &r.dcr)]
+                .into_iter()
+                .filter(|(name, _)| dcr || *name != "DCR")
                 .map(|(name, d): (&str, &ProportionDifference)| {
                     Row::of(vec![
                         Cell::text(name),
@@ -105,7 +109,7 @@ pub(super) fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
                         Cell::num(p_only(d.p)),
                     ])
                 })
-                .into();
+                .collect();
             blocks.push(Block::Subheading {
                 text: "Response rates".to_string(),
             });
