@@ -259,13 +259,14 @@ fn abstract_txt_is_plain_text_and_its_length_is_in_results() {
     }
     assert!(text.contains("grade ≥3 TRAEs in 3 (37.5%)"), "{text}");
     assert!(
+        // One decimal rule per sentence: every percentage is whole, so none has decimals.
         text.contains("(median age 59.5 years [range 47–73]; male/female: 50%/50%;"),
         "{text}"
     );
     assert!(text.contains("Drug X is an oral inhibitor. We report the 8 pts"));
     assert!(text.contains("Conclusions: Drug X showed activity with"));
     // Data strings are as in the data, not escaped: this is not HTML.
-    assert!(text.contains("pleura & <other> 2/8 [25.0%]"), "{text}");
+    assert!(text.contains("pleura & <other> 2/8 [25%]"), "{text}");
 
     // The fixture's rule: 400 words, title not counted. Count independently.
     let (_title, body) = text.split_once("\n\n").expect("title paragraph");
@@ -528,7 +529,7 @@ fn a_user_template_uses_the_prose_filters() {
     assert_eq!(
         text,
         "Median age 59.5 years (range 47–73).\n\
-         Male/female: 50%/50%.\n\
+         Male/female: 50.0%/50.0%.\n\
          Primary site: lung 6/8 (75.0%), pleura & <other> 2/8 (25.0%).\n\
          Eight pts, one responder: hypertension in 2; <script>alert(1)</script> in 1.\n"
     );
@@ -942,7 +943,7 @@ fn the_population_of_each_number_is_named() {
     let text = read(&folder, "abstract.txt");
     assert!(
         text.contains(
-            "3 pts were enrolled in 2 centers. Efficacy was evaluated in 2 pts (EFFFL = Y)."
+            "3 pts were enrolled in 2 centers. Efficacy was evaluated in 2 pts (efficacy population)."
         ),
         "{text}"
     );

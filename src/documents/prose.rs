@@ -159,7 +159,7 @@ fn name_and_unit(label: &str) -> (String, Option<&str>) {
 
 /// The levels in their natural order (`natural_order`, else as given), with any level the order
 /// does not name after them.
-fn ordered(b: &BaselineSummary) -> Vec<(usize, &LevelCount)> {
+pub(crate) fn ordered(b: &BaselineSummary) -> Vec<(usize, &LevelCount)> {
     // Looked up by value: an item may have tens of thousands of levels (a free-text column).
     let by_value: std::collections::HashMap<&str, (usize, &LevelCount)> = b
         .levels
@@ -186,8 +186,9 @@ fn ordered(b: &BaselineSummary) -> Vec<(usize, &LevelCount)> {
 /// A baseline characteristic as a phrase of an abstract's sentence, its levels decoded and in
 /// their natural order:
 /// - continuous: "median age 61 years (range 37–75)";
-/// - at most `compact` short levels: "ECOG performance status 0/1: 5%/95%", "male/female:
-///   65%/35%" (percentages without decimals when all of them are whole at `pd` decimals);
+/// - at most `compact` short levels (five when they are numbers): "ECOG performance status
+///   0/1: 5.0%/95.0%", "male/female: 65.0%/35.0%", "ISS stage I/II/III: …" (codes kept as
+///   written; `pd` decimals always, as every percentage of the abstract);
 /// - a Y/N flag: "distant metastases 15/21 (71.4%)";
 /// - more levels: "primary tumor site: salivary gland 15/21 (71.4%), larynx 3/21 (14.3%)".
 ///
@@ -236,9 +237,9 @@ pub fn baseline_phrase_at(
         })
     };
     // A yes/no flag: the share with it ("distant metastases 15/21 (71.4%)").
-    if levels.iter().all(|(_, l)| l.label == "Y" || l.label == "N") {
+    if levels.iter().all(|(_, l)| l.value == "Y" || l.value == "N") {
         let total = levels.first().map_or(0, |(_, l)| l.total);
-        return match levels.iter().find(|(_, l)| l.label == "Y") {
+        return match levels.iter().find(|(_, l)| l.value == "Y") {
             Some((i, l)) => format!("{name}{unit} {}", n_pct(*i, l)),
             None => format!("{name}{unit} {}", fmt_n_pct(0, total as u64, pd)),
         };
@@ -249,10 +250,17 @@ pub fn baseline_phrase_at(
     let names = levels
         .iter()
         .any(|(_, l)| l.label == l.value && title_case(&l.label));
+    // A value whose first word has no lower-case letter is a code or a name ("I", "IIIA",
+    // "HER2"), kept as written.
     let words: Vec<String> = levels
         .iter()
         .map(|(_, l)| {
-            if l.label == l.value && !names {
+            let coded = l
+                .label
+                .split_whitespace()
+                .next()
+                .is_some_and(|w| !w.chars().any(char::is_lowercase));
+            if l.label == l.value && !names && !coded {
                 in_sentence(&l.label)
             } else {
                 l.label.clone()
@@ -262,17 +270,17 @@ pub fn baseline_phrase_at(
     let short = words
         .iter()
         .all(|w| w.chars().count() <= COMPACT_WORD_CHARS);
+    // Numbered levels (prior lines 1/2/3/4) read best side by side, up to five of them.
+    let numbered = words
+        .iter()
+        .all(|w| w.len() <= 3 && w.chars().all(|c| c.is_ascii_digit() || c == '+'));
+    let compact = if numbered { compact.max(5) } else { compact };
     if levels.len() <= compact && short {
-        // "65.0%" is written "65%" when every rate of the phrase is whole at `pd` decimals.
-        let whole = levels.iter().all(|(_, l)| {
-            let x = 100.0 * l.n as f64 / l.total.max(1) as f64;
-            fixed(x, pd).parse::<f64>().ok() == fixed(x, 0).parse::<f64>().ok()
-        });
-        let d = if whole { 0 } else { pd };
+        // Every percentage of the abstract has the same decimals, whole or not.
         let rates: Vec<String> = levels
             .iter()
             .map(|(i, l)| {
-                let text = fmt_pct(Some(l.n as f64 / l.total.max(1) as f64), d);
+                let text = fmt_pct(Some(l.n as f64 / l.total.max(1) as f64), pd);
                 rate(*i, l, text)
             })
             .collect();
@@ -291,6 +299,23 @@ pub fn baseline_phrase_at(
     match unit.trim() {
         "" => format!("{name}: {}", listed.join(", ")),
         u => format!("{name} ({u}): {}", listed.join(", ")),
+    }
+}
+
+/// The decimals of the percentages of one baseline sentence: none when every one of them is
+/// whole at `pd` decimals ("65%/35%"), else `pd` for all ("52.5%/47.5%", "30.0%"), so that one
+/// sentence never mixes the two.
+pub fn baseline_decimals(items: &[BaselineSummary], pd: usize) -> usize {
+    let whole = items.iter().filter(|b| b.stats.is_none()).all(|b| {
+        b.levels.iter().all(|l| {
+            let x = 100.0 * l.n as f64 / l.total.max(1) as f64;
+            fixed(x, pd).parse::<f64>().ok() == fixed(x, 0).parse::<f64>().ok()
+        })
+    });
+    if whole {
+        0
+    } else {
+        pd
     }
 }
 
@@ -416,7 +441,8 @@ mod tests {
 
     #[test]
     fn compact_and_long_forms() {
-        // Most frequent first in the table, natural order in prose; whole percentages.
+        // Most frequent first in the table, natural order in prose; the abstract's decimals
+        // even where whole (one decimal rule per sentence).
         let ecog = categorical(
             "ECOG performance status",
             vec![level("1", "1", 19, 20), level("0", "0", 1, 20)],
@@ -424,7 +450,7 @@ mod tests {
         );
         assert_eq!(
             baseline_phrase(&ecog, 3, 1),
-            "ECOG performance status 0/1: 5%/95%"
+            "ECOG performance status 0/1: 5.0%/95.0%"
         );
         let mut sex = categorical(
             "Sex",
@@ -432,7 +458,42 @@ mod tests {
             &["M", "F"],
         );
         sex.self_describing = true;
-        assert_eq!(baseline_phrase(&sex, 3, 1), "male/female: 65%/35%");
+        assert_eq!(baseline_phrase(&sex, 3, 1), "male/female: 65.0%/35.0%");
+        // Codes keep their capitals ("I", not "i"); numbered levels sit side by side.
+        let iss = categorical(
+            "ISS stage",
+            vec![
+                level("I", "I", 5, 20),
+                level("II", "II", 10, 20),
+                level("III", "III", 5, 20),
+            ],
+            &["I", "II", "III"],
+        );
+        assert_eq!(
+            baseline_phrase(&iss, 3, 1),
+            "ISS stage I/II/III: 25.0%/50.0%/25.0%"
+        );
+        let lines = categorical(
+            "Prior lines of therapy",
+            (1..=4)
+                .map(|k| level(&k.to_string(), &k.to_string(), 5, 20))
+                .collect(),
+            &["1", "2", "3", "4"],
+        );
+        assert_eq!(
+            baseline_phrase(&lines, 3, 1),
+            "prior lines of therapy 1/2/3/4: 25.0%/25.0%/25.0%/25.0%"
+        );
+        // A Y/N flag decoded to words is still the share with it.
+        let flag = categorical(
+            "High-risk cytogenetics",
+            vec![level("N", "No", 14, 20), level("Y", "Yes", 6, 20)],
+            &["Y", "N"],
+        );
+        assert_eq!(
+            baseline_phrase(&flag, 3, 1),
+            "high-risk cytogenetics 6/20 (30.0%)"
+        );
         // Not whole at one decimal: the decimals stay; a unit after the levels.
         let dose = categorical(
             "Anlotinib starting dose, mg",
@@ -469,10 +530,11 @@ mod tests {
             baseline_phrase(&site, 1, 1),
             "primary tumor site: oral cavity 15/38 (39.5%), larynx 10/38 (26.3%)"
         );
-        // More levels than the compact form takes: each with its count.
+        // Numbered levels stay side by side past `compact` (their long form would read
+        // "10 7/21 (33.3%)"), up to five.
         assert_eq!(
             baseline_phrase(&dose, 1, 1),
-            "anlotinib starting dose (mg): 10 7/21 (33.3%), 12 14/21 (66.7%)"
+            "anlotinib starting dose 10/12 mg: 33.3%/66.7%"
         );
         let age = BaselineSummary {
             column: "AGE".into(),

@@ -918,9 +918,17 @@ fn decode(item: &BaselineItem, value: &str) -> String {
     if let Some(label) = item.labels.get(&crate::config::Code(value.to_string())) {
         return label.clone();
     }
-    ct_decodes(&item.column)
-        .and_then(|codes| codes.iter().find(|(code, _)| *code == value))
-        .map_or_else(|| value.to_string(), |(_, words)| (*words).to_string())
+    if let Some((_, words)) =
+        ct_decodes(&item.column).and_then(|codes| codes.iter().find(|(code, _)| *code == value))
+    {
+        return (*words).to_string();
+    }
+    // ADaM's Y/N flags (NY codelist) read as words in tables.
+    match value {
+        "Y" => "Yes".to_string(),
+        "N" => "No".to_string(),
+        _ => value.to_string(),
+    }
 }
 
 /// The levels' values in their own order: the config's `order` first, then the rest in the
@@ -944,7 +952,10 @@ fn natural_order(item: &BaselineItem, levels: &[LevelCount]) -> Vec<String> {
         .filter(|v| !placed.contains(*v))
         .collect();
     let numbers: Option<Vec<f64>> = rest.iter().map(|v| v.trim().parse::<f64>().ok()).collect();
-    if let Some(codes) = ct_decodes(&item.column) {
+    if rest.iter().all(|v| matches!(*v, "Y" | "N")) {
+        // A flag: yes before no.
+        rest.sort_by_key(|v| *v != "Y");
+    } else if let Some(codes) = ct_decodes(&item.column) {
         let rank = |v: &str| {
             codes
                 .iter()

@@ -194,11 +194,29 @@ pub(super) fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
                 .get("compact")
                 .and_then(Value::as_u64)
                 .map_or(COMPACT_LEVELS, |n| n as usize);
+            // `d`: the sentence's decimals (`baseline_decimals`), else the study's.
+            let d = args
+                .get("d")
+                .and_then(Value::as_u64)
+                .map_or(pd, |d| (d as usize).min(pd));
             Ok(Value::String(crate::documents::prose::baseline_phrase_at(
                 &item,
                 compact,
-                pd,
+                d,
                 trace::pointer_of(v).as_deref(),
+            )))
+        },
+    );
+    tera.register_filter(
+        "baseline_decimals",
+        move |v: &Value, _: &HashMap<String, Value>| {
+            let items: Vec<BaselineSummary> = serde_json::from_value(v.clone()).map_err(|e| {
+                tera::Error::msg(format!(
+                    "baseline_decimals: expected the baseline items of results.json ({e})"
+                ))
+            })?;
+            Ok(Value::from(crate::documents::prose::baseline_decimals(
+                &items, pd,
             )))
         },
     );

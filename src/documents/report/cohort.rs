@@ -117,7 +117,9 @@ pub(super) fn baseline_rows(
                     "group",
                     vec![Cell::text(format!("{}, n (%)", b.label)).span(width, 1)],
                 ));
-                for l in &b.levels {
+                // The levels in their natural order (the config's `order`, the terminology's,
+                // ascending numbers), as the prose gives them.
+                for (_, l) in crate::documents::prose::ordered(b) {
                     let mut row = vec![Cell::level(sentence_case(&l.label))];
                     row.extend(columns.iter().zip(&per_column).zip(&by_value).map(
                         |((col, x), by_value)| {
