@@ -1,0 +1,226 @@
+//! The randomised myeloma example (`config/myeloma-example.yaml`, SYNTHETIC data from
+//! `examples/make_myeloma_example.rs`), a sponsor's ADaM read without recoding (issue 42):
+//! investigator and IRC rows under one PARAMCD and a per-drug ADEX chosen by `data.where`, arms
+//! named by `arms.labels`, IMWG's wording and rates, coded baseline values decoded and ordered.
+//! Numbers are checked against the data files read here.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::common::{read_json, readout_command, root, Run};
+
+#[allow(dead_code)]
+#[path = "../examples/make_myeloma_example.rs"]
+mod generator;
+
+/// The committed data are what the generator makes.
+#[test]
+fn the_committed_data_are_the_generators() {
+    for (name, text) in generator::files() {
+        let committed = std::fs::read_to_string(root().join("data/myeloma-example").join(name))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            committed == text,
+            "data/myeloma-example/{name} differs from the generator's"
+        );
+    }
+}
+
+/// Builds the example into a temporary folder; returns it and the cut-off folder.
+fn build() -> (tempfile::TempDir, PathBuf) {
+    let out = tempfile::tempdir().expect("temp dir");
+    readout_command()
+        .args(["build", "--quiet", "config/myeloma-example.yaml", "--out"])
+        .arg(out.path())
+        .current_dir(root())
+        .assert()
+        .success();
+    let folder = out.path().join("MM-EXAMPLE/2024-06-28");
+    (out, folder)
+}
+
+/// The rows of a data file of the example, as header → value maps.
+fn rows(name: &str) -> Vec<std::collections::HashMap<String, String>> {
+    let text =
+        std::fs::read_to_string(root().join("data/myeloma-example").join(name)).expect("data file");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    lines
+        .map(|l| {
+            header
+                .iter()
+                .zip(l.split(','))
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    if n % 2 == 1 {
+        xs[n / 2]
+    } else {
+        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+    }
+}
+
+fn pct(p: &Value) -> String {
+    format!("{:.1}%", 100.0 * p["rate"].as_f64().expect("rate"))
+}
+
+#[test]
+fn a_sponsors_trial_builds_as_configured_without_recoding() {
+    let (_out, folder) = build();
+    let results = read_json(&folder.join("results.json"));
+    let itt = &results["cohorts"][0];
+    let arms = itt["arms"].as_array().expect("arms");
+    let text = std::fs::read_to_string(folder.join("itt/abstract.txt")).expect("abstract");
+
+    // data.where: the investigator's half of ADRS, the study drug's rows of ADEX.
+    let adrs = rows("adrs.csv");
+    let investigator = adrs
+        .iter()
+        .filter(|r| r["RSEVAL"] == "INVESTIGATOR")
+        .count();
+    assert_eq!(
+        itt["row_filters"][0]["kept"].as_u64(),
+        Some(investigator as u64)
+    );
+    assert_eq!(
+        itt["row_filters"][0]["dropped"].as_u64(),
+        Some((adrs.len() - investigator) as u64)
+    );
+    let adex = rows("adex.csv");
+    let adsl = rows("adsl.csv");
+    for (arm, drug) in [(&arms[0], "VELATAMAB"), (&arms[1], "POMALIDOMIDE")] {
+        let doses: Vec<f64> = adex
+            .iter()
+            .filter(|r| r["PARCAT1"] == drug)
+            .map(|r| r["AVAL"].parse().expect("dose"))
+            .collect();
+        let got = arm["exposure"]["dose"]["CUMDOSE"]["median"]
+            .as_f64()
+            .expect("median dose");
+        assert!((got - median(doses)).abs() < 1e-9, "{drug}: {got}");
+    }
+
+    // arms.labels: in full once, then short.
+    assert_eq!(arms[0]["arm_short"], "Vd");
+    let (n_vd, n_pd) = (&arms[0]["n"]["enrolled"], &arms[1]["n"]["enrolled"]);
+    let randomised = |arm: &str| adsl.iter().filter(|r| r["ARM"] == arm).count();
+    assert_eq!(n_vd.as_u64(), Some(randomised("VLT+DEX") as u64));
+    assert!(
+        text.contains(&format!(
+            "{n_vd} to Velatamab plus dexamethasone (Vd) and {n_pd} to Pomalidomide plus dexamethasone (Pd)."
+        )),
+        "{text}"
+    );
+    let results_paragraph = text
+        .split("\n\n")
+        .find(|p| p.starts_with("Results:"))
+        .expect("Results");
+    assert_eq!(
+        results_paragraph
+            .matches("Velatamab plus dexamethasone")
+            .count(),
+        1
+    );
+    assert!(text.contains(") with Vd vs ") && text.contains(") with Pd"));
+    let km = std::fs::read_to_string(folder.join("itt/figures/km-pfs.svg")).expect("km");
+    assert!(
+        km.contains("\nVd\n") && km.contains("\nPd\n"),
+        "at-risk rows"
+    );
+    let report = std::fs::read_to_string(folder.join("itt/report.html")).expect("report");
+    assert!(report.contains(&format!("<th class=\"num\">Vd (N = {n_vd})</th>")));
+
+    // IMWG: overall response rate, its rates per arm, no DCR.
+    assert!(text.contains("The overall response rate counted sCR, CR, VGPR and PR."));
+    for rate in ["VGPR or better", "CR or better"] {
+        let (a, b) = (
+            &arms[0]["response"]["rates"][rate],
+            &arms[1]["response"]["rates"][rate],
+        );
+        let sentence = format!(
+            "The rate of confirmed {rate} was {} ({}/{}) with Vd vs {} ({}/{}) with Pd.",
+            pct(a),
+            a["n"],
+            a["N"],
+            pct(b),
+            b["n"],
+            b["N"]
+        );
+        assert!(text.contains(&sentence), "{sentence} not in {text}");
+    }
+    assert!(!text.contains("DCR") && !report.contains("Disease control rate"));
+    assert!(report.contains("Overall response rate (sCR + CR + VGPR + PR)"));
+
+    // Baseline: coded values kept, in their order, Y/N decoded; one decimal rule.
+    assert!(text.contains("ISS stage I/II/III: "), "{text}");
+    assert!(text.contains("ECOG performance status 0/1/2: "));
+    assert!(text.contains("prior lines of therapy 1/2/3/4: "));
+    let high_risk = adsl.iter().filter(|r| r["HRCYTO"] == "Y").count();
+    assert!(text.contains(&format!("high-risk cytogenetics {high_risk}/240 [")));
+    let ecog = |level: &str| {
+        report
+            .find(&format!("<td class=\"level\">{level}</td>"))
+            .unwrap_or_else(|| panic!("ECOG {level} row"))
+    };
+    assert!(ecog("0") < ecog("1") && ecog("1") < ecog("2"));
+    assert!(report.contains("<td class=\"level\">Yes</td>"));
+    assert!(!report.contains("<td class=\"level\">Y</td>"));
+
+    // Both disposition levels, counted per arm.
+    for arm in arms {
+        assert_eq!(arm["disposition"]["level"], "treatment");
+        assert_eq!(arm["study_disposition"]["level"], "study");
+    }
+}
+
+/// The same trial by the independent review: `data.where` swapped, the IRC's worse readings
+/// give fewer responders.
+#[test]
+fn the_independent_review_is_read_by_swapping_the_filter() {
+    let tmp = tempfile::tempdir().expect("temp");
+    let config = std::fs::read_to_string(root().join("config/myeloma-example.yaml"))
+        .expect("config")
+        .replace(
+            "adrs: { RSEVAL: INVESTIGATOR }",
+            "adrs: { RSEVAL: \"INDEPENDENT ASSESSOR\" }",
+        )
+        .replace(
+            "dir: ../data/myeloma-example",
+            &format!("dir: {}", data_dir().display()),
+        );
+    let path = tmp.path().join("irc.yaml");
+    std::fs::write(&path, config).expect("config");
+    readout_command()
+        .args(["build", "--quiet", "--out"])
+        .arg(tmp.path().join("out"))
+        .arg(&path)
+        .assert()
+        .success();
+    let irc = read_json(&tmp.path().join("out/MM-EXAMPLE/2024-06-28/results.json"));
+    let (_out, folder) = build();
+    let inv = read_json(&folder.join("results.json"));
+    let orr = |r: &Value, arm: usize| r["cohorts"][0]["arms"][arm]["response"]["orr"]["n"].as_u64();
+    for arm in 0..2 {
+        assert!(orr(&irc, arm) <= orr(&inv, arm), "arm {arm}");
+    }
+    let total = |r: &Value| (0..2).filter_map(|a| orr(r, a)).sum::<u64>();
+    assert!(
+        total(&irc) < total(&inv),
+        "the IRC's readings are another set of data"
+    );
+    assert_eq!(
+        irc["cohorts"][0]["row_filters"][0]["columns"]["RSEVAL"][0],
+        "INDEPENDENT ASSESSOR"
+    );
+}
+
+fn data_dir() -> PathBuf {
+    root().join("data/myeloma-example")
+}
