@@ -57,6 +57,26 @@ fn rows(name: &str) -> Vec<std::collections::HashMap<String, String>> {
         .collect()
 }
 
+/// Subjects of `arm` with a treatment-emergent `term`.
+fn adsl_ids_with(
+    adae: &[std::collections::HashMap<String, String>],
+    term: &str,
+    adsl: &[std::collections::HashMap<String, String>],
+    arm: &str,
+) -> usize {
+    let in_arm: std::collections::HashSet<&str> = adsl
+        .iter()
+        .filter(|r| r["ARM"] == arm && r["SAFFL"] == "Y")
+        .map(|r| r["USUBJID"].as_str())
+        .collect();
+    adae.iter()
+        .filter(|r| r["AEDECOD"] == term && r["TRTEMFL"] == "Y")
+        .map(|r| r["USUBJID"].as_str())
+        .filter(|id| in_arm.contains(id))
+        .collect::<std::collections::HashSet<_>>()
+        .len()
+}
+
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
     let n = xs.len();
@@ -172,6 +192,32 @@ fn a_sponsors_trial_builds_as_configured_without_recoding() {
     assert!(ecog("0") < ecog("1") && ecog("1") < ecog("2"));
     assert!(report.contains("<td class=\"level\">Yes</td>"));
     assert!(!report.contains("<td class=\"level\">Y</td>"));
+
+    // safety_view: teae, and events of special interest, per arm.
+    let teae = |arm: &Value, kind: &str| {
+        let s = &arm["safety"];
+        (
+            s["teae"][kind].as_u64().expect("count"),
+            s["N"].as_u64().expect("N"),
+        )
+    };
+    let ((g_vd, n_vd_safety), (g_pd, n_pd_safety)) =
+        (teae(&arms[0], "grade3plus"), teae(&arms[1], "grade3plus"));
+    assert!(
+        text.contains(&format!(
+            "Grade ≥3 TEAEs occurred in {g_vd}/{n_vd_safety} pts ({}) with Vd and {g_pd}/{n_pd_safety} (",
+            format_args!("{:.1}%", 100.0 * g_vd as f64 / n_vd_safety as f64)
+        )),
+        "{text}"
+    );
+    let keratopathy = adsl_ids_with(&rows("adae.csv"), "Keratopathy", &adsl, "VLT+DEX");
+    assert_eq!(
+        arms[0]["safety"]["special_interest"][1]["n"].as_u64(),
+        Some(keratopathy as u64)
+    );
+    assert!(text.contains(&format!(
+        "Keratopathy (any grade) occurred in {keratopathy}/{n_vd_safety} ("
+    )));
 
     // Both disposition levels, counted per arm.
     for arm in arms {

@@ -145,3 +145,95 @@ fn an_undated_event_counts_the_whole_exposure_with_a_warning() {
         "{warnings}"
     );
 }
+
+/// `analysis.safety_view: teae` and `ae_special_interest` (issue 42): grade ≥3, serious and
+/// fatal TEAEs and each group of special interest, counted by subject (worst event), per arm in
+/// a randomised abstract and for the cohort in a single-arm one.
+#[test]
+fn the_teae_view_and_events_of_special_interest_are_counted_by_subject() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("adsl.csv"),
+        "USUBJID,ARM,TRTSDT,TRTEDT,SAFFL\n\
+         S1,A,2021-01-01,2021-03-01,Y\nS2,A,2021-01-01,2021-03-01,Y\n\
+         S3,B,2021-01-01,2021-03-01,Y\nS4,B,2021-01-01,2021-03-01,Y\n",
+    )
+    .unwrap();
+    // S1: grade 3 pneumonia (serious) and grade 1 sepsis; S2: grade 5 sepsis (serious, fatal);
+    // S3: grade 2 rash; S4: no TEAE (its event is not treatment-emergent).
+    std::fs::write(
+        dir.path().join("adae.csv"),
+        "USUBJID,AEDECOD,AEBODSYS,AETOXGR,AESER,AEREL,TRTEMFL\n\
+         S1,PNEUMONIA,Infections and infestations,3,Y,N,Y\n\
+         S1,SEPSIS,Infections and infestations,1,N,N,Y\n\
+         S2,SEPSIS,INFECTIONS AND INFESTATIONS,5,Y,N,Y\n\
+         S3,RASH,Skin and subcutaneous tissue disorders,2,N,Y,Y\n\
+         S4,RASH,Skin and subcutaneous tissue disorders,3,N,Y,N\n",
+    )
+    .unwrap();
+    for arms in [true, false] {
+        let cohort = if arms {
+            "{ id: all, arms: { column: ARM, reference: B } }"
+        } else {
+            "{ id: all }"
+        };
+        std::fs::write(
+            dir.path().join("study.yaml"),
+            format!(
+                "study: {{ id: AE }}\ndata: {{ adsl: adsl.csv, adae: adae.csv }}\n\
+                 analysis:\n  tte_params: {{}}\n  safety_view: teae\n  ae_special_interest:\n    \
+                 - {{ label: infections, body_system: Infections and infestations }}\n    \
+                 - {{ label: rash, terms: [rash] }}\ncohorts: [{cohort}]\n"
+            ),
+        )
+        .unwrap();
+        let out = dir.path().join(format!("out-{arms}"));
+        build_quietly(&out, &dir.path().join("study.yaml")).success();
+        let folder = out.join("AE/no-cutoff");
+        let results = read_json(&folder.join("results.json"));
+        let c = &results["cohorts"][0];
+        let text = std::fs::read_to_string(folder.join("all/abstract.txt")).unwrap();
+        let groups = &c["safety"]["special_interest"];
+        assert_eq!(groups[0]["label"], "infections");
+        assert_eq!(
+            (
+                &groups[0]["n"],
+                &groups[0]["grade3plus"],
+                &groups[0]["serious"]
+            ),
+            (&Value::from(2), &Value::from(2), &Value::from(2)),
+            "{groups}"
+        );
+        assert_eq!(
+            (&groups[1]["n"], &groups[1]["grade3plus"]),
+            (&Value::from(1), &Value::from(0))
+        );
+        assert!(!text.contains("TRAE"), "{text}");
+        if arms {
+            assert!(
+                text.contains(
+                    "Grade ≥3 TEAEs occurred in 2/2 pts (100.0%) with A and 0/2 (0.0%) with B; \
+                     serious TEAEs in 2/2 (100.0%) with A and 0/2 (0.0%) with B; \
+                     fatal TEAEs in 1/2 (50.0%) with A and 0/2 (0.0%) with B."
+                ),
+                "{text}"
+            );
+            assert!(
+                text.contains("Infections (any grade) occurred in 2/2 (100.0%) with A and 0/2 (0.0%) with B. Rash (any grade) occurred in 0/2 (0.0%) with A and 1/2 (50.0%) with B."),
+                "{text}"
+            );
+        } else {
+            assert!(
+                text.contains(
+                    "Treatment-emergent adverse events (TEAEs) occurred in 3 pts (75.0%): \
+                     grade ≥3 in 2 (50.0%), serious in 2 (50.0%) and fatal in 1 (25.0%)."
+                ),
+                "{text}"
+            );
+            assert!(
+                text.contains("Infections (any grade) occurred in 2 pts (50.0%); grade ≥3 in 2 (50.0%). Rash (any grade) occurred in 1 pt (25.0%); grade ≥3 in 0 (0.0%)."),
+                "{text}"
+            );
+        }
+    }
+}

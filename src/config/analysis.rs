@@ -79,6 +79,39 @@ pub struct AnalysisConfig {
     /// iRECIST: `[min, max]` days from an iUPD to the iCPD that confirms it; an iCPD outside
     /// them counts as recorded, with a warning. Default: [28, 56] (4 to 8 weeks).
     pub iupd_confirmation_days: Option<[i64; 2]>,
+    /// Which adverse events the abstract's safety sentences speak of: `trae` (any and grade ≥3
+    /// treatment-related AEs, the grade ≥3 terms, discontinuations and deaths from TRAEs) or
+    /// `teae` (grade ≥3, serious and fatal treatment-emergent AEs and discontinuations, as
+    /// haematology abstracts give them). Default: trae.
+    pub safety_view: Option<SafetyView>,
+    /// Adverse events of special interest, each counted (any grade and grade ≥3 TEAEs) per
+    /// cohort and arm and named in the abstract: `{ label, terms: [AEDECOD...] }` or
+    /// `{ label, body_system: AEBODSYS }`. Default: none.
+    pub ae_special_interest: Option<Vec<SpecialInterest>>,
+}
+
+/// `analysis.safety_view`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SafetyView {
+    /// Treatment-related adverse events.
+    Trae,
+    /// Treatment-emergent adverse events.
+    Teae,
+}
+
+/// One group of adverse events of special interest (`analysis.ae_special_interest`).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpecialInterest {
+    /// How documents name it ("infections", "cytokine release syndrome").
+    pub label: String,
+    /// The preferred terms (`AEDECOD`, compared without case) it holds.
+    #[serde(default)]
+    pub terms: Vec<String>,
+    /// A system organ class (`AEBODSYS`, compared without case) whose every term it holds.
+    #[serde(default)]
+    pub body_system: Option<String>,
 }
 
 /// The test of two response rates (`analysis.response_test`).
@@ -364,6 +397,10 @@ pub struct Analysis {
     pub response_test: ResponseTest,
     /// See [`AnalysisConfig::compare_dor`].
     pub compare_dor: bool,
+    /// See [`AnalysisConfig::safety_view`].
+    pub safety_view: SafetyView,
+    /// See [`AnalysisConfig::ae_special_interest`].
+    pub ae_special_interest: Vec<SpecialInterest>,
     /// See [`AnalysisConfig::response_criteria`]; an invalid set is refused by the config
     /// check before any analysis, and reads as RECIST 1.1 here.
     pub criteria: std::sync::Arc<crate::criteria::Criteria>,
@@ -477,6 +514,15 @@ impl AnalysisConfig {
                 .or(fallback.response_test)
                 .unwrap_or(ResponseTest::Auto),
             compare_dor: self.compare_dor.or(fallback.compare_dor).unwrap_or(false),
+            safety_view: self
+                .safety_view
+                .or(fallback.safety_view)
+                .unwrap_or(SafetyView::Trae),
+            ae_special_interest: self
+                .ae_special_interest
+                .clone()
+                .or_else(|| fallback.ae_special_interest.clone())
+                .unwrap_or_default(),
             criteria: std::sync::Arc::new(
                 self.response_criteria
                     .as_ref()

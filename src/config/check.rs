@@ -378,6 +378,33 @@ const MAX_WINDOW_DAYS: i64 = 36_525;
 
 fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
     let mut errors: Vec<Error> = Vec::new();
+    for (i, group) in a.ae_special_interest.iter().flatten().enumerate() {
+        let at = format!("key `{key}.ae_special_interest[{i}]`: ");
+        let label = group.label.trim();
+        if label.is_empty() || label.chars().count() > 80 {
+            errors.push(config_error(
+                path,
+                &at,
+                "`label` must be 1 to 80 characters: how documents name the events".to_string(),
+            ));
+        }
+        let no_terms = group.terms.iter().all(|t| t.trim().is_empty());
+        if no_terms
+            && group
+                .body_system
+                .as_deref()
+                .is_none_or(|b| b.trim().is_empty())
+        {
+            errors.push(config_error(
+                path,
+                &at,
+                format!(
+                    "`{label}` names no event; expected `terms: [AEDECOD, ...]` or \
+                     `body_system: AEBODSYS`"
+                ),
+            ));
+        }
+    }
     if let Some([min, max]) = a.iupd_confirmation_days {
         if min < 0 || max < min || max > MAX_WINDOW_DAYS {
             errors.push(config_error(

@@ -494,6 +494,7 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
             subjects,
             &input.data.adverse_events,
             input.data.adae_columns,
+            &a.ae_special_interest,
         ))
     };
 

@@ -3,12 +3,13 @@
 
 use super::*;
 use crate::model::AeAction;
-use crate::results::{AeCounts, AeGrading, Safety, TermCounts};
+use crate::results::{AeCounts, AeGrading, Safety, SpecialInterestCounts, TermCounts};
 
 pub(super) fn safety_results(
     subjects: CohortSubjects<'_>,
     events: &[AdverseEvent],
     columns: crate::load::AdaeColumns,
+    special_interest: &[crate::config::SpecialInterest],
 ) -> Safety {
     let total = subjects.iter().filter(|s| s.safety).count();
     // The safety population's ids, only when there are events to look them up for.
@@ -49,6 +50,18 @@ pub(super) fn safety_results(
     let mut term_trae: BTreeMap<(&str, &str), Worst> = BTreeMap::new();
     let mut soc: BTreeMap<&str, &str> = BTreeMap::new();
     let (mut by_grade, mut by_severity) = (false, false);
+    // Per group of special interest, each subject's worst such TEAE.
+    let mut of_interest: Vec<BTreeMap<&str, Worst>> = vec![BTreeMap::new(); special_interest.len()];
+    let holds = |g: &crate::config::SpecialInterest, e: &AdverseEvent| {
+        g.terms
+            .iter()
+            .any(|t| t.trim().eq_ignore_ascii_case(e.term.trim()))
+            || g.body_system.as_deref().is_some_and(|b| {
+                e.soc
+                    .as_deref()
+                    .is_some_and(|s| s.trim().eq_ignore_ascii_case(b.trim()))
+            })
+    };
     for e in events {
         if !e.emergent || !safety.contains(e.usubjid.as_str()) {
             continue;
@@ -60,6 +73,11 @@ pub(super) fn safety_results(
         let key = (e.term.as_str(), e.usubjid.as_str());
         teae.entry(&e.usubjid).or_default().add(e);
         term_teae.entry(key).or_default().add(e);
+        for (g, worst) in special_interest.iter().zip(&mut of_interest) {
+            if holds(g, e) {
+                worst.entry(&e.usubjid).or_default().add(e);
+            }
+        }
         if e.related {
             trae.entry(&e.usubjid).or_default().add(e);
             term_trae.entry(key).or_default().add(e);
@@ -113,7 +131,18 @@ pub(super) fn safety_results(
             .then(y.teae_any.cmp(&x.teae_any))
             .then_with(|| x.term.cmp(&y.term))
     });
+    let special_interest = special_interest
+        .iter()
+        .zip(&of_interest)
+        .map(|(g, m)| SpecialInterestCounts {
+            label: g.label.trim().to_string(),
+            n: m.len(),
+            grade3plus: count(m, columns.grade, |w| w.grade >= 3),
+            serious: count(m, columns.serious, |w| w.serious),
+        })
+        .collect();
     Safety {
+        special_interest,
         total,
         teae: counts(&teae),
         trae: counts(&trae),

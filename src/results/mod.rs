@@ -21,7 +21,10 @@ pub use cohort::{
 pub use record::{
     AbstractLength, CohortFailure, CohortRecord, SentenceLength, StudyHeader, StudyResults,
 };
-pub use safety::{AeCounts, AeGrading, Disposition, Exposure, ReasonCount, Safety, TermCounts};
+pub use safety::{
+    AeCounts, AeGrading, Disposition, Exposure, ReasonCount, Safety, SpecialInterestCounts,
+    TermCounts,
+};
 
 #[allow(clippy::unwrap_used)]
 #[cfg(test)]

@@ -67,6 +67,24 @@ pub struct Safety {
     /// is). Documents word their tables and sentences after it.
     #[serde(default)]
     pub grading: AeGrading,
+    /// Adverse events of special interest (`analysis.ae_special_interest`), TEAEs, in the
+    /// config's order (absent when none is named).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub special_interest: Vec<SpecialInterestCounts>,
+}
+
+/// Subjects with a TEAE of one group of special interest.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct SpecialInterestCounts {
+    /// The config's label ("infections").
+    pub label: String,
+    /// Subjects with any such TEAE.
+    pub n: usize,
+    /// ... at grade ≥3; `null` without grades.
+    pub grade3plus: Option<usize>,
+    /// ... serious; `null` without AESER.
+    pub serious: Option<usize>,
 }
 
 /// How adverse events were graded (see [`Safety::grading`]).
