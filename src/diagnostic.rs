@@ -56,6 +56,8 @@ pub enum Kind {
     FigureLeftOut,
     /// A document whose numbers could not be traced to results.json.
     Untraced,
+    /// The abstract shortened to fit its conference's limit.
+    AbstractLength,
     /// A `data.where` value that no row holds.
     RowFilter,
     /// Read back from a results.json (kind not recorded there).

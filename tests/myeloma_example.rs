@@ -270,3 +270,84 @@ fn the_independent_review_is_read_by_swapping_the_filter() {
 fn data_dir() -> PathBuf {
     root().join("data/myeloma-example")
 }
+
+/// Congress presets (issue 42): each carries only the rule its call can be cited for
+/// (docs/CONFERENCES.md); over the limit, the abstract's Methods give the statistics in one
+/// sentence and the report keeps them in full.
+#[test]
+fn congress_presets_measure_what_their_calls_say() {
+    let tmp = tempfile::tempdir().expect("temp");
+    let base = std::fs::read_to_string(root().join("config/myeloma-example.yaml"))
+        .expect("config")
+        .replace(
+            "dir: ../data/myeloma-example",
+            &format!("dir: {}", data_dir().display()),
+        )
+        .replace(
+            "formats: [md, html, docx, pptx, png]",
+            "formats: [md, html]",
+        );
+    let build = |conference: &str| {
+        let path = tmp.path().join(format!("{conference}.yaml"));
+        std::fs::write(&path, format!("{base}  conference: {conference}\n")).expect("config");
+        let out = tmp.path().join(conference);
+        readout_command()
+            .args(["build", "--quiet", "--out"])
+            .arg(&out)
+            .arg(&path)
+            .assert()
+            .success();
+        let folder = out.join("MM-EXAMPLE/2024-06-28");
+        let results = read_json(&folder.join("results.json"));
+        let text = std::fs::read_to_string(folder.join("itt/abstract.txt")).expect("abstract");
+        let report = std::fs::read_to_string(folder.join("itt/report.html")).expect("report");
+        (results["cohorts"][0].clone(), text, report)
+    };
+    let full =
+        "Hazard ratios (HRs) with 95% CIs were estimated with a Cox proportional hazards model";
+    let short =
+        "stratified Cox HRs and stratified log-rank tests; response rates compared by the CMH test";
+
+    let (asco, text, report) = build("asco");
+    let length = &asco["abstract_length"];
+    assert_eq!(
+        (&length["limit"], &length["unit"]),
+        (&Value::from(2600), &Value::from("chars_no_spaces"))
+    );
+    assert_eq!(length["within_limit"], true, "{length}");
+    let counted = text.chars().filter(|c| !c.is_whitespace()).count();
+    assert_eq!(length["count"].as_u64(), Some(counted as u64));
+    assert!(text.contains(short) && !text.contains(full), "{text}");
+    assert!(report.contains(full), "the report keeps the full Methods");
+    assert!(asco["warnings"]
+        .to_string()
+        .contains("its Methods give the statistics in one sentence"));
+
+    let (eha, text, _) = build("eha");
+    let length = &eha["abstract_length"];
+    assert_eq!(
+        (&length["limit"], &length["unit"], &length["title_counted"]),
+        (
+            &Value::from(3665),
+            &Value::from("chars"),
+            &Value::from(false)
+        )
+    );
+    assert!(
+        text.contains(full),
+        "within EHA's limit the full Methods stay"
+    );
+
+    let (esmo, _, _) = build("esmo");
+    assert_eq!(esmo["abstract_length"]["limit"], 2000);
+
+    let (ash, text, _) = build("ash");
+    assert!(
+        ash["abstract_length"].is_null(),
+        "ASH's limit is not cited: not measured"
+    );
+    assert!(ash["warnings"]
+        .to_string()
+        .contains("`ash` has no length limit readout can cite"));
+    assert!(text.contains(full));
+}

@@ -19,13 +19,19 @@ pub enum Conference {
     Aacr,
     /// IASLC World Conference on Lung Cancer.
     Wclc,
+    /// ASH Annual Meeting.
+    Ash,
+    /// EHA Congress.
+    Eha,
 }
 
 impl Conference {
     /// Every known conference, in the order they are listed in messages.
-    pub const ALL: [Conference; 4] = [
+    pub const ALL: [Conference; 6] = [
         Conference::Asco,
         Conference::Esmo,
+        Conference::Ash,
+        Conference::Eha,
         Conference::Aacr,
         Conference::Wclc,
     ];
@@ -37,6 +43,8 @@ impl Conference {
             Conference::Esmo => "esmo",
             Conference::Aacr => "aacr",
             Conference::Wclc => "wclc",
+            Conference::Ash => "ash",
+            Conference::Eha => "eha",
         }
     }
 
@@ -47,20 +55,22 @@ impl Conference {
             .find(|c| c.name().eq_ignore_ascii_case(name.trim()))
     }
 
-    /// The length rule (see `docs/CONFERENCES.md` for the sources).
-    pub fn rule(self) -> LengthRule {
+    /// The length rule, where one can be cited (`docs/CONFERENCES.md` gives the sources);
+    /// `None` where none could be (ASH, AACR): the config then states the limit.
+    pub fn rule(self) -> Option<LengthRule> {
         let (limit, counts, title) = match self {
             Conference::Asco => (2600, CountUnit::CharsNoSpaces, true),
-            Conference::Esmo => (2300, CountUnit::Chars, false),
-            Conference::Aacr => (2600, CountUnit::Chars, true),
+            Conference::Esmo => (2000, CountUnit::CharsNoSpaces, true),
+            Conference::Eha => (3665, CountUnit::Chars, false),
             Conference::Wclc => (500, CountUnit::Words, false),
+            Conference::Ash | Conference::Aacr => return None,
         };
-        LengthRule {
+        Some(LengthRule {
             name: self.name().to_string(),
             limit,
             counts,
             title,
-        }
+        })
     }
 }
 
@@ -130,7 +140,7 @@ fn yes() -> bool {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum ConferenceSpec {
-    /// `asco`, `esmo`, `aacr`, `wclc`.
+    /// `asco`, `esmo`, `ash`, `eha`, `aacr`, `wclc`.
     Named(Conference),
     /// `{ limit, counts, title }`.
     Custom(CustomLimit),
@@ -143,22 +153,22 @@ impl Default for ConferenceSpec {
 }
 
 impl ConferenceSpec {
-    /// The rule to measure abstracts by.
-    pub fn rule(&self) -> LengthRule {
+    /// The rule to measure abstracts by (`None`: a congress whose limit could not be cited).
+    pub fn rule(&self) -> Option<LengthRule> {
         match self {
             ConferenceSpec::Named(c) => c.rule(),
-            ConferenceSpec::Custom(c) => LengthRule {
+            ConferenceSpec::Custom(c) => Some(LengthRule {
                 name: "custom".to_string(),
                 limit: c.limit,
                 counts: c.counts,
                 title: c.title,
-            },
+            }),
         }
     }
 }
 
 const EXPECTED: &str =
-    "asco, esmo, aacr, wclc, or { limit: N, counts: chars | chars_no_spaces | words, title: true | false }";
+    "asco, esmo, ash, eha, aacr, wclc, or { limit: N, counts: chars | chars_no_spaces | words, title: true | false }";
 
 impl<'de> Deserialize<'de> for ConferenceSpec {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

@@ -181,7 +181,7 @@ mod tests {
 
     #[test]
     fn display_reads_as_count_over_limit() {
-        let m = Conference::Asco.rule().measure("T\n\nab cd");
+        let m = Conference::Asco.rule().unwrap().measure("T\n\nab cd");
         assert_eq!(
             m.to_string(),
             "5/2600 characters excluding spaces (asco, title counted)"

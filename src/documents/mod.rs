@@ -109,7 +109,7 @@ pub fn render_documents(
         &methods_statistics,
         !figures.is_empty(),
     );
-    let ctx = DocumentContext {
+    let mut ctx = DocumentContext {
         study,
         cohort: results,
         analysis,
@@ -132,9 +132,28 @@ pub fn render_documents(
     };
     // Unsafe links and raw HTML from the config's texts (or a user template) made text: the
     // Markdown file is read by other tools, which would make them live.
-    let markdown = render::markdown::neutralise(&tidy_text(&renderer.render("abstract.md", &ctx)?))
-        .into_owned();
-    let plain = tidy_text(&renderer.render("abstract.txt", &ctx)?);
+    let mut markdown =
+        render::markdown::neutralise(&tidy_text(&renderer.render("abstract.md", &ctx)?))
+            .into_owned();
+    let mut plain = tidy_text(&renderer.render("abstract.txt", &ctx)?);
+    let rule = cfg.config.output.conference.as_ref().and_then(|c| c.rule());
+    let mut shortened = None;
+    // Over the limit: the abstract takes the short Methods statistics (the report keeps the
+    // full ones), when that is shorter.
+    if let Some(rule) = &rule {
+        let short = render::methods_statistics_short(analysis, results);
+        if !rule.measure(&plain).within_limit && short.len() < ctx.methods_statistics.len() {
+            let long = std::mem::replace(&mut ctx.methods_statistics, short);
+            let (before, after) = (rule.measure(&plain).count, {
+                plain = tidy_text(&renderer.render("abstract.txt", &ctx)?);
+                rule.measure(&plain).count
+            });
+            markdown =
+                render::markdown::neutralise(&tidy_text(&renderer.render("abstract.md", &ctx)?))
+                    .into_owned();
+            shortened = Some((before, after, long.len()));
+        }
+    }
     // The abstract's counts and percentages read back and checked against each other: a
     // template or config text that prints a wrong pair fails the build; the message lists
     // the first few, each with a bounded excerpt (docs/LINT.md).
@@ -148,13 +167,32 @@ pub fn render_documents(
             ),
         });
     }
-    let abstract_length = cfg
-        .config
-        .output
-        .conference
-        .as_ref()
-        .map(|c| c.rule().measure(&plain));
+    let abstract_length = rule.as_ref().map(|r| r.measure(&plain));
     let mut warnings = Vec::new();
+    if let (Some(crate::config::ConferenceSpec::Named(conference)), None) =
+        (&cfg.config.output.conference, &rule)
+    {
+        warnings.push(Diagnostic::note(
+            Kind::AbstractLength,
+            format!(
+                "`{}` has no length limit readout can cite (docs/CONFERENCES.md): \
+                 the abstract was not measured; state the call's rule as `output.conference: \
+                 {{ limit, counts, title }}`",
+                conference.name()
+            ),
+        ));
+    }
+    if let (Some((before, after, _)), Some(rule)) = (shortened, &rule) {
+        warnings.push(Diagnostic::note(
+            Kind::AbstractLength,
+            format!(
+                "the abstract was over the {} limit ({before} {}): its Methods give the \
+                 statistics in one sentence ({after}); the report has them in full",
+                rule.name,
+                rule.counts.describe()
+            ),
+        ));
+    }
     let rows = crate::profile::timing::stage("  numbers sheet", || {
         traced_rows(renderer, &ctx, &plain, &mut warnings)
     })?;

@@ -389,3 +389,58 @@ pub fn methods_statistics(a: &Analysis, c: &CohortResults) -> String {
     }
     sentences.join(" ")
 }
+
+/// The statistics of [`methods_statistics`] in one sentence, for an abstract over its
+/// conference's limit (the report keeps the full text): the criteria, the survival and
+/// comparison methods and the tests, by name only.
+pub fn methods_statistics_short(a: &Analysis, c: &CohortResults) -> String {
+    let level = a.ci_percent();
+    let mut parts = Vec::new();
+    if c.response.is_some() {
+        let confirmed = if a.confirmed && a.criteria.confirms() {
+            "confirmed "
+        } else {
+            ""
+        };
+        parts.push(format!("{confirmed}response per {}", a.criteria.name));
+    }
+    if !c.tte.is_empty() {
+        parts.push(format!(
+            "Kaplan–Meier medians with {level}% CIs{}",
+            match a.median_ci {
+                MedianCi::Collett => " (Collett)".to_string(),
+                other => format!(
+                    " (Brookmeyer–Crowley, {})",
+                    other.transform().map(|t| t.name()).unwrap_or("log-log")
+                ),
+            }
+        ));
+    }
+    if let Some(first) = c.comparisons.first() {
+        let stratified = first.tte.values().any(|t| t.stratified.is_some());
+        let strat = if stratified { "stratified " } else { "" };
+        if !first.tte.is_empty() {
+            parts.push(format!("{strat}Cox HRs and {strat}log-rank tests"));
+        }
+        if let Some(test) = first.response.as_ref().and_then(|r| r.orr.test) {
+            parts.push(format!(
+                "response rates compared by the {} test",
+                test.short_name()
+            ));
+        }
+        parts.push("two-sided p-values".to_string());
+    }
+    if c.safety.is_some() {
+        parts.push(match c.safety.as_ref().map(|s| s.grading) {
+            Some(crate::results::AeGrading::Severity) => "AEs graded by severity".to_string(),
+            _ => "AEs graded per CTCAE".to_string(),
+        });
+    }
+    if parts.is_empty() {
+        return String::new();
+    }
+    format!(
+        "{}.",
+        crate::documents::prose::sentence_case(&parts.join("; "))
+    )
+}

@@ -27,8 +27,8 @@ pub use convert::*;
 pub use filters::{register_filters, TRACED};
 use filters::{register_filters_with, FilterSettings};
 pub use methods::{
-    arms_compared, category_counts, methods_statistics, top_terms, ArmPair, CategoryCount,
-    TermCount,
+    arms_compared, category_counts, methods_statistics, methods_statistics_short, top_terms,
+    ArmPair, CategoryCount, TermCount,
 };
 
 use crate::config::{Analysis, Study};
