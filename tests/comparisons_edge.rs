@@ -971,7 +971,7 @@ fn duration_of_response_is_described_per_arm_unless_asked_for() {
 }
 
 /// Reads the text of every slide of a deck.
-fn slide_text(deck: &Path) -> String {
+pub(crate) fn slide_text(deck: &Path) -> String {
     let deck = std::fs::read(deck).expect("deck");
     let mut archive = zip::ZipArchive::new(std::io::Cursor::new(deck)).expect("zip");
     let mut words = String::new();

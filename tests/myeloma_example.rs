@@ -219,6 +219,20 @@ fn a_sponsors_trial_builds_as_configured_without_recoding() {
         "Keratopathy (any grade) occurred in {keratopathy}/{n_vd_safety} ("
     )));
 
+    // The deck: disposition and safety-overview slides, the AE slide in the TEAE view.
+    let words = crate::comparisons_edge::slide_text(&folder.join("itt/slides.pptx"));
+    for said in [
+        "Patient disposition",
+        "Safety overview",
+        "Treatment-emergent adverse events",
+        "Any TEAE",
+        "Vd: ORR ",
+        "; VGPR or better ",
+    ] {
+        assert!(words.contains(said), "{said} not on a slide");
+    }
+    assert!(!words.contains("Any TRAE") && !words.contains("DCR"));
+
     // Both disposition levels, counted per arm.
     for arm in arms {
         assert_eq!(arm["disposition"]["level"], "treatment");

@@ -206,7 +206,10 @@ pub fn deck(
             let chunks: Vec<&[Row]> = if table.body.is_empty() {
                 vec![&[]]
             } else {
-                table.body.chunks(per_slide).collect()
+                pages(&table.body, per_slide)
+                    .into_iter()
+                    .filter_map(|r| table.body.get(r))
+                    .collect()
             };
             for (i, body) in chunks.iter().enumerate() {
                 let title = if i == 0 {
@@ -289,13 +292,41 @@ pub fn deck(
     })
 }
 
+/// A table's body rows split over slides of at most `per_slide` rows: as many slides as
+/// needed, the rows shared evenly between them (no slide of one row after a full one), and a
+/// group heading never left at the foot of a slide or with a single row of its group.
+fn pages(body: &[Row], per_slide: usize) -> Vec<std::ops::Range<usize>> {
+    let per_slide = per_slide.max(1);
+    let heading = |i: usize| body.get(i).is_some_and(|r| r.class == Some("group"));
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < body.len() {
+        let left = body.len() - start;
+        if left <= per_slide {
+            out.push(start..body.len());
+            break;
+        }
+        let slides = left.div_ceil(per_slide);
+        let mut end = start + left.div_ceil(slides);
+        // Back off from a heading at the foot, or a heading with one row of its group.
+        while end > start + 2 && (heading(end - 1) || heading(end - 2)) {
+            end -= 1;
+        }
+        out.push(start..end);
+        start = end;
+    }
+    out
+}
+
 /// The table a key adds: the report's first table of a section, or TRAEs by grade.
 fn slide_table(ctx: &DocumentContext<'_>, key: &str) -> Option<Table> {
     let section = match key {
         "patients" => "baseline",
         "efficacy" => "response",
         "comparison" => "comparisons",
-        "safety" => return trae_table(ctx),
+        "disposition" => "disposition",
+        "safety-overview" => "safety",
+        "safety" => return ae_table(ctx),
         _ => return None,
     };
     ctx.report
@@ -309,10 +340,19 @@ fn slide_table(ctx: &DocumentContext<'_>, key: &str) -> Option<Table> {
         })
 }
 
-/// Treatment-related AEs by grade: any TRAE, then the ten most frequent terms; a column pair
-/// (any grade, grade ≥3) per arm, or for the cohort.
-fn trae_table(ctx: &DocumentContext<'_>) -> Option<Table> {
+/// Adverse events by grade in the abstract's view (`analysis.safety_view`): any TRAE (or
+/// TEAE), then the ten most frequent terms; a column pair (any grade, grade ≥3) per arm, or
+/// for the cohort.
+fn ae_table(ctx: &DocumentContext<'_>) -> Option<Table> {
     let c = ctx.cohort;
+    let teae = ctx.analysis.safety_view == crate::config::SafetyView::Teae;
+    type Counts = fn(&crate::results::Safety) -> &crate::results::AeCounts;
+    type Term = fn(&crate::results::TermCounts) -> (usize, Option<usize>);
+    let (kind, counts_of, term_of): (&str, Counts, Term) = if teae {
+        ("TEAE", |s| &s.teae, |t| (t.teae_any, t.teae_grade3plus))
+    } else {
+        ("TRAE", |s| &s.trae, |t| (t.trae_any, t.trae_grade3plus))
+    };
     let groups: Vec<(String, &crate::results::Safety)> = if c.arms.is_empty() {
         vec![(String::new(), c.safety.as_ref()?)]
     } else {
@@ -347,7 +387,15 @@ fn trae_table(ctx: &DocumentContext<'_>) -> Option<Table> {
             cells: top,
         });
     }
-    let mut names = vec![cell("Treatment-related AE".into(), false)];
+    let mut names = vec![cell(
+        if teae {
+            "Treatment-emergent AE"
+        } else {
+            "Treatment-related AE"
+        }
+        .into(),
+        false,
+    )];
     for (_, s) in &groups {
         let n = if groups.len() > 1 {
             String::new()
@@ -377,17 +425,18 @@ fn trae_table(ctx: &DocumentContext<'_>) -> Option<Table> {
     };
     let mut body = vec![Row {
         class: Some("total"),
-        cells: std::iter::once(cell("Any TRAE".into(), false))
-            .chain(counts(&|s| (s.trae.any, s.trae.grade3plus)))
+        cells: std::iter::once(cell(format!("Any {kind}"), false))
+            .chain(counts(&|s| (counts_of(s).any, counts_of(s).grade3plus)))
             .collect(),
     }];
     // The most frequent terms over all groups, ties by name.
     let mut terms: Vec<(usize, String)> = Vec::new();
     for (_, s) in &groups {
         for t in &s.by_term {
+            let any = term_of(t).0;
             match terms.iter_mut().find(|(_, name)| *name == t.term) {
-                Some((n, _)) => *n += t.trae_any,
-                None => terms.push((t.trae_any, t.term.clone())),
+                Some((n, _)) => *n += any,
+                None => terms.push((any, t.term.clone())),
             }
         }
     }
@@ -398,9 +447,7 @@ fn trae_table(ctx: &DocumentContext<'_>) -> Option<Table> {
             s.by_term
                 .iter()
                 .find(|t| t.term == term)
-                .map_or((0, s.trae.grade3plus.map(|_| 0)), |t| {
-                    (t.trae_any, t.trae_grade3plus)
-                })
+                .map_or((0, counts_of(s).grade3plus.map(|_| 0)), term_of)
         });
         let mut name = cell(term, false);
         name.level = true;
@@ -670,6 +717,36 @@ mod tests {
                 (false, "[bad key]".to_string())
             ]
         );
+    }
+
+    #[test]
+    fn table_rows_are_shared_evenly_and_headings_stay_with_their_rows() {
+        let row = |group: bool| Row {
+            class: group.then_some("group"),
+            cells: Vec::new(),
+        };
+        // 13 rows of 12 a slide: 7 and 6, not 12 and 1.
+        let plain: Vec<Row> = (0..13).map(|_| row(false)).collect();
+        assert_eq!(pages(&plain, 12), [0..7, 7..13]);
+        assert_eq!(pages(&plain[..12], 12), vec![0..12]);
+        // A heading that would end a slide, or head one row there, moves to the next.
+        let mut grouped: Vec<Row> = (0..14).map(|_| row(false)).collect();
+        grouped[6] = row(true);
+        assert_eq!(pages(&grouped, 12), [0..6, 6..14]);
+        grouped[6] = row(false);
+        grouped[5] = row(true);
+        assert_eq!(pages(&grouped, 12), [0..5, 5..14]);
+        // Every slide within its room, every row once.
+        for n in 1..60 {
+            let rows: Vec<Row> = (0..n).map(|i| row(i % 5 == 0)).collect();
+            let split = pages(&rows, 8);
+            assert!(
+                split.iter().all(|r| r.len() <= 8 && !r.is_empty()),
+                "{n}: {split:?}"
+            );
+            assert_eq!(split.iter().map(|r| r.len()).sum::<usize>(), n);
+            assert!(split.windows(2).all(|w| w[0].end == w[1].start));
+        }
     }
 
     #[test]
