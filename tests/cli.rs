@@ -151,4 +151,16 @@ fn help_explains_every_option() {
             assert!(text.contains("--cutoff"), "{text}");
         }
     }
+    // diff names every file it writes, the Word redline too.
+    let output = readout_command()
+        .args(["diff", "--help"])
+        .output()
+        .expect("run");
+    let text = String::from_utf8(output.stdout).expect("utf-8");
+    assert!(
+        text.contains(".md and .html")
+            && text.contains(".docx")
+            && text.contains("tracked changes"),
+        "{text}"
+    );
 }

@@ -75,7 +75,9 @@ pub enum Command {
         diff_previous: bool,
     },
     /// Compare two cut-off folders of one study: N, responses (who changed BOR), events,
-    /// medians and CIs, new adverse events. Prints Markdown and writes .md and .html beside them.
+    /// medians and CIs, new adverse events. Prints Markdown and writes .md and .html beside them,
+    /// and per cohort a Word file of the abstract with tracked changes
+    /// (diff-A-to-B-<cohort>.docx: Accept All gives the later abstract).
     Diff {
         /// The earlier cut-off folder.
         #[arg(value_name = "OUT_A")]
