@@ -120,9 +120,9 @@ pub(crate) fn line_height(size_px: f64) -> i32 {
     (size_px * 1.3).round() as i32
 }
 
-/// A response category as drawn: its legend text and colour, in the usual reading order
-/// (best to worst, then not evaluable, then anything unrecognised).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+/// A response category as drawn: its legend text and colour, in the criteria's reading order
+/// (best to worst, then not evaluable, then anything unrecognised; `Ord`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum ResponseKey {
     Known(Response),
     /// A category of other built-in criteria (docs/CRITERIA.md), drawn in the colour of the
@@ -151,6 +151,24 @@ const LIKE: [(&str, Response); 13] = [
 ];
 
 impl ResponseKey {
+    /// Where the category reads in a legend: beside the RECIST category it stands nearest to,
+    /// the deeper ones first (sCR, CR, VGPR, PR, MR, SD, PD; CMR, CR, PMR, PR, ...; iUPD
+    /// before iCPD), then not evaluable, then values outside every vocabulary.
+    fn rank(&self) -> (usize, usize, usize, &str) {
+        match self {
+            ResponseKey::Known(r) => (*r as usize, 1, 0, ""),
+            ResponseKey::Like(r, code) => (
+                *r as usize,
+                0,
+                LIKE.iter()
+                    .position(|(c, _)| c == code)
+                    .unwrap_or(LIKE.len()),
+                "",
+            ),
+            ResponseKey::Other(s) => (usize::MAX, 0, 0, s.as_str()),
+        }
+    }
+
     pub(crate) fn parse(value: &str) -> ResponseKey {
         let v = value.trim();
         if let Some(r) = Response::from_avalc(v) {
@@ -183,8 +201,9 @@ impl ResponseKey {
             ResponseKey::Like(Response::CompleteResponse, code) if code != "iCR" => {
                 RGBColor(0x00, 0x3F, 0x6B)
             }
+            // A dark teal: told apart from CR's blue, PR's sky blue and NON-CR/NON-PD's green.
             ResponseKey::Like(Response::PartialResponse, code) if code == "VGPR" => {
-                RGBColor(0x2B, 0x6C, 0xB0)
+                RGBColor(0x11, 0x7A, 0x65)
             }
             ResponseKey::Like(Response::StableDisease, code) if code == "MR" => {
                 RGBColor(0xF0, 0xE4, 0x42)
@@ -209,9 +228,53 @@ impl ResponseKey {
     }
 }
 
+impl PartialOrd for ResponseKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for ResponseKey {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.rank().cmp(&other.rank())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn legends_read_in_the_criteria_order_with_colours_apart() {
+        let order = |codes: &[&str]| {
+            let mut keys: Vec<ResponseKey> = codes.iter().map(|c| ResponseKey::parse(c)).collect();
+            keys.sort();
+            keys.iter().map(ResponseKey::label).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            order(&["PD", "NE", "SD", "MR", "PR", "VGPR", "CR", "sCR"]),
+            ["sCR", "CR", "VGPR", "PR", "MR", "SD", "PD", "NE"]
+        );
+        assert_eq!(
+            order(&["NE", "PD", "PMD", "SD", "NMR", "PR", "PMR", "CR", "CMR"]),
+            ["CMR", "CR", "PMR", "PR", "NMR", "SD", "PMD", "PD", "NE"]
+        );
+        assert_eq!(order(&["iCPD", "iUPD", "iSD"]), ["iSD", "iUPD", "iCPD"]);
+        // IMWG's blues are told apart: no two of its colours within 60 of each other (sum of
+        // channel differences).
+        let imwg: Vec<RGBColor> = ["sCR", "CR", "VGPR", "PR", "MR", "SD", "PD"]
+            .iter()
+            .map(|c| ResponseKey::parse(c).colour())
+            .collect();
+        for (i, a) in imwg.iter().enumerate() {
+            for b in &imwg[i + 1..] {
+                let d = (a.0 as i32 - b.0 as i32).abs()
+                    + (a.1 as i32 - b.1 as i32).abs()
+                    + (a.2 as i32 - b.2 as i32).abs();
+                assert!(d >= 60, "{a:?} and {b:?} too close");
+            }
+        }
+    }
 
     #[test]
     fn font_registers_and_measures() {
