@@ -742,11 +742,34 @@ pub fn cohort_figures(
                 death: t.death,
             })
             .collect();
+        // A cohort with arms: the arms one under the other, never pooled.
+        let (drawn, by_arm) = if results.arms.is_empty() {
+            (plots::swimmer(&lanes, &unit_title), "")
+        } else {
+            let by_arm: Vec<plots::SwimArm> = results
+                .arms
+                .iter()
+                .map(|a| plots::SwimArm {
+                    arm: a.arm_short.clone(),
+                    lanes: lanes
+                        .iter()
+                        .filter(|l| {
+                            arms.subject_arm.get(l.usubjid.as_str()) == Some(&a.arm.as_str())
+                        })
+                        .cloned()
+                        .collect(),
+                })
+                .collect();
+            (
+                plots::swimmer_by_arm(&by_arm, &unit_title),
+                ", one group per arm",
+            )
+        };
         figs.add(
             cohort,
             "swimmer",
-            "Time on treatment per subject, with first response, progression and death; arrows mark treatment ongoing at the cut-off.".to_string(),
-            plots::swimmer(&lanes, &unit_title),
+            format!("Time on treatment per subject{by_arm}, with first response, progression and death; arrows mark treatment ongoing at the cut-off."),
+            drawn,
             png,
         )?;
     }

@@ -233,6 +233,10 @@ fn a_sponsors_trial_builds_as_configured_without_recoding() {
     }
     assert!(!words.contains("Any TRAE") && !words.contains("DCR"));
 
+    // The swimmer by arm, never pooled.
+    let swimmer = std::fs::read_to_string(folder.join("itt/figures/swimmer.svg")).expect("swimmer");
+    assert!(swimmer.contains("\nVd (n = ") && swimmer.contains("\nPd (n = "));
+
     // Both disposition levels, counted per arm.
     for arm in arms {
         assert_eq!(arm["disposition"]["level"], "treatment");

@@ -8,8 +8,9 @@
 use crate::common::{readout_command, Run};
 use readout::plots::{
     ae_bars, ae_bars_by_arm, forest, glyph_drawn_texts, km_plot, number_at_risk, spider,
-    svg_to_png, swimmer, waterfall, waterfall_by_arm, AeArm, AeBar, ForestRow, KmPlotOptions,
-    KmPoint, KmSeries, PlotError, SpiderLine, SwimLane, WaterfallArm, WaterfallBar,
+    svg_to_png, swimmer, swimmer_by_arm, waterfall, waterfall_by_arm, AeArm, AeBar, ForestRow,
+    KmPlotOptions, KmPoint, KmSeries, PlotError, SpiderLine, SwimArm, SwimLane, WaterfallArm,
+    WaterfallBar,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -1253,6 +1254,58 @@ fn large_studies_scale_without_per_subject_labels() {
     assert!(self::texts(&small)
         .iter()
         .any(|t| t.text == "ALTN-II-01-1003"));
+}
+
+/// A randomised cohort's swimmer (issue 42): each arm under its heading, in the order given,
+/// its own lanes only, longest first; one legend in the criteria's order.
+#[test]
+fn a_swimmer_by_arm_keeps_the_arms_apart() {
+    let lanes = swimmer_small();
+    let arms = [
+        SwimArm {
+            arm: "Vd".into(),
+            lanes: vec![lanes[4].clone(), lanes[0].clone()],
+        },
+        SwimArm {
+            arm: "Pd".into(),
+            lanes: lanes[1..4].to_vec(),
+        },
+        SwimArm {
+            arm: "Empty".into(),
+            lanes: Vec::new(),
+        },
+    ];
+    let svg = swimmer_by_arm(&arms, "Months").unwrap();
+    let texts = texts(&svg);
+    let y = |label: &str| {
+        texts
+            .iter()
+            .find(|t| t.text == label)
+            .unwrap_or_else(|| panic!("{label} not drawn"))
+            .y
+    };
+    // Vd's heading, its lanes (longest first), then Pd's heading and its lanes.
+    assert!(y("Vd (n = 2)") < y("ALTN-II-01-1001"));
+    assert!(y("ALTN-II-01-1001") < y("ALTN-II-01-1005"));
+    assert!(y("ALTN-II-01-1005") < y("Pd (n = 3)"));
+    assert!(y("Pd (n = 3)") < y("ALTN-II-01-1002"));
+    assert!(!texts.iter().any(|t| t.text.starts_with("Empty")));
+    assert!(
+        !texts.iter().any(|t| t.text == "ALTN-II-01-1006"),
+        "only the arms' lanes"
+    );
+    let legend: Vec<&str> = texts
+        .iter()
+        .filter(|t| {
+            t.text.contains("(n = ") && !t.text.starts_with("Vd") && !t.text.starts_with("Pd")
+        })
+        .map(|t| t.text.as_str())
+        .collect();
+    assert_eq!(
+        legend,
+        ["CR (n = 1)", "PR (n = 1)", "SD (n = 2)", "PD (n = 1)"]
+    );
+    assert_eq!(swimmer_by_arm(&arms[2..], "Months"), Err(PlotError::NoData));
 }
 
 #[test]

@@ -347,14 +347,15 @@ pub struct CohortBuild {
     pub curves: Vec<(String, crate::config::TimeUnit, crate::plots::KmSeries)>,
 }
 
-/// Each member's arm by `USUBJID`, for the waterfall by arm: empty for a cohort without arms
-/// or a study without ADTR (no waterfall).
+/// Each member's arm by `USUBJID`, for the waterfall and swimmer by arm: empty for a cohort
+/// without arms, or without ADTR and ADRS (neither figure).
 fn subject_arms<'s>(
     analysis: &CohortAnalysis<'_>,
     at: &'s CutData<'_>,
     cohort: &CohortConfig,
 ) -> FxHashMap<&'s str, &'s str> {
-    let Some(arms) = cohort.arms.as_ref().filter(|_| analysis.has_adtr) else {
+    let drawn = analysis.has_adtr || !analysis.derived.is_empty() || !analysis.tumour.is_empty();
+    let Some(arms) = cohort.arms.as_ref().filter(|_| drawn) else {
         return Default::default();
     };
     analysis

@@ -32,7 +32,7 @@ pub use glyphs::glyph_drawn_texts;
 pub use km::{km_plot, number_at_risk, KmPlotOptions, KmPoint, KmSeries};
 pub use png::{figure_png, svg_to_png, PNG_SCALE};
 pub use spider::{spider, SpiderLine};
-pub use swimmer::{swimmer, SwimLane};
+pub use swimmer::{swimmer, swimmer_by_arm, SwimArm, SwimLane};
 pub use waterfall::{waterfall, waterfall_by_arm, WaterfallArm, WaterfallBar};
 
 /// Why a figure could not be drawn.

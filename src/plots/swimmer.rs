@@ -53,11 +53,39 @@ const DEATH: Marker = Marker::Cross;
 /// Errors: [`PlotError::NoData`] for no lanes; [`PlotError::InvalidInput`] for a non-finite or
 /// negative time.
 pub fn swimmer(lanes: &[SwimLane], time_unit: &str) -> Result<String, PlotError> {
+    swimmer_groups(&[(None, lanes)], time_unit)
+}
+
+/// One arm's lanes, for [`swimmer_by_arm`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct SwimArm {
+    /// The arm's name as legends give it (its short name).
+    pub arm: String,
+    pub lanes: Vec<SwimLane>,
+}
+
+/// A swimmer plot of a randomised cohort: the arms one under the other, in the order given,
+/// each under a heading "Vd (n = 120)" and its lanes longest on top, on one time axis and one
+/// legend, so that the arms are never pooled.
+pub fn swimmer_by_arm(arms: &[SwimArm], time_unit: &str) -> Result<String, PlotError> {
+    let groups: Vec<(Option<&str>, &[SwimLane])> = arms
+        .iter()
+        .filter(|a| !a.lanes.is_empty())
+        .map(|a| (Some(a.arm.as_str()), a.lanes.as_slice()))
+        .collect();
+    swimmer_groups(&groups, time_unit)
+}
+
+fn swimmer_groups(
+    groups: &[(Option<&str>, &[SwimLane])],
+    time_unit: &str,
+) -> Result<String, PlotError> {
+    let lanes: Vec<&SwimLane> = groups.iter().flat_map(|(_, l)| l.iter()).collect();
     if lanes.is_empty() {
         return Err(PlotError::NoData);
     }
     let mut data_max: f64 = 0.0;
-    for l in lanes {
+    for l in &lanes {
         let times = [Some(l.end), l.first_response, l.progression, l.death];
         for t in times.into_iter().flatten() {
             let t = finite(t, || format!("a time of subject '{}'", l.usubjid))?;
@@ -71,12 +99,22 @@ pub fn swimmer(lanes: &[SwimLane], time_unit: &str) -> Result<String, PlotError>
         }
     }
     let data_max = if data_max > 0.0 { data_max } else { 1.0 };
-    let mut sorted: Vec<&SwimLane> = lanes.iter().collect();
-    sorted.sort_by(|a, b| {
-        b.end
-            .total_cmp(&a.end)
-            .then_with(|| a.usubjid.cmp(&b.usubjid))
-    });
+    // Each group's lanes longest first; a group's heading band before its lanes.
+    let mut sorted: Vec<&SwimLane> = Vec::with_capacity(lanes.len());
+    let mut headings: Vec<(usize, String)> = Vec::new();
+    for (name, group) in groups {
+        let mut own: Vec<&SwimLane> = group.iter().collect();
+        own.sort_by(|a, b| {
+            b.end
+                .total_cmp(&a.end)
+                .then_with(|| a.usubjid.cmp(&b.usubjid))
+        });
+        if let Some(name) = name {
+            headings.push((sorted.len(), format!("{name} (n = {})", own.len())));
+        }
+        sorted.extend(own);
+    }
+    let heading_h = line_height(LABEL_PX) + 8;
 
     let n = i32::try_from(sorted.len()).unwrap_or(i32::MAX);
     let labelled = sorted.len() <= MAX_LABELLED;
@@ -147,7 +185,12 @@ pub fn swimmer(lanes: &[SwimLane], time_unit: &str) -> Result<String, PlotError>
     let legend = Legend::flow_groups(vec![responses, items], w - 2 * PAD)?;
     let legend_top = PAD;
     let plot_top = legend_top + legend.height() + 12;
-    let plot_bottom = plot_top + lane_h * n;
+    // The top of lane `i`: the lanes and the heading bands before it.
+    let lane_top = |i: usize| {
+        let bands = headings.iter().filter(|(at, _)| *at <= i).count();
+        plot_top + lane_h * i32::try_from(i).unwrap_or(0) + heading_h * bands as i32
+    };
+    let plot_bottom = lane_top(sorted.len());
     let tick_label_top = plot_bottom + TICK_LEN + 4;
     let x_title_top = tick_label_top + line_height(TICK_PX) + 2;
     let height = x_title_top + line_height(LABEL_PX) + PAD;
@@ -159,8 +202,18 @@ pub fn swimmer(lanes: &[SwimLane], time_unit: &str) -> Result<String, PlotError>
         let c = Canvas::new(&mut svg, w, height)?;
         legend.draw(&c, (PAD, legend_top))?;
 
+        for (at, heading) in &headings {
+            c.text(
+                heading,
+                (left, lane_top(*at) - heading_h / 2),
+                LABEL_PX,
+                BLACK,
+                Anchor::Start,
+                VAnchor::Center,
+            )?;
+        }
         for (i, l) in sorted.iter().enumerate() {
-            let top = plot_top + lane_h * i32::try_from(i).unwrap_or(0);
+            let top = lane_top(i);
             let cy = top + lane_h / 2;
             let x_end = xs.at(l.end);
             let colour = ResponseKey::parse(&l.response).colour();
