@@ -336,6 +336,33 @@ fn diff_reports_changed_hazard_ratios() {
         any["n"], ae["N"], any["n_reference"], ae["N_reference"]
     );
     assert!(line.contains(&counts), "{counts} not in {line}");
+    // Each arm's own numbers (issue 42): N, ORR, events and the median with its CI, both
+    // cut-offs, never pooled only.
+    let earlier = itt(&study, early);
+    for (i, arm) in [DRUG, PLACEBO].iter().enumerate() {
+        let n = |c: &Value| c["arms"][i]["n"]["enrolled"].to_string();
+        let line = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| {arm}: N enrolled |")))
+            .unwrap_or_else(|| panic!("no {arm} N row in\n{md}"));
+        assert!(
+            line.contains(&n(&earlier)) && line.contains(&n(&later)),
+            "{line}"
+        );
+        let orr = |c: &Value| {
+            let o = &c["arms"][i]["response"]["orr"];
+            format!("{}/{}", o["n"], o["N"])
+        };
+        let line = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| {arm}: ORR |")))
+            .unwrap_or_else(|| panic!("no {arm} ORR row in\n{md}"));
+        assert!(
+            line.contains(&orr(&earlier)) && line.contains(&orr(&later)),
+            "{line}"
+        );
+        assert!(md.contains(&format!("| {arm}: PFS median (CI) |")));
+    }
 }
 
 /// "80 (53.3%)", as the report prints a count and its share.

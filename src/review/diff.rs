@@ -177,6 +177,98 @@ fn row(md: &mut String, what: &str, a: String, b: String) {
     let _ = writeln!(md, "| {} | {} | {} | {mark} |", esc(what), esc(&a), esc(&b));
 }
 
+/// The rows of one cohort's or arm's own numbers, earlier (`x`) against later (`y`), each
+/// label after `prefix` (an arm's short name and a colon, or nothing for the cohort).
+fn numbers_rows(md: &mut String, x: &CohortResults, y: &CohortResults, prefix: &str) {
+    row(
+        md,
+        &format!("{prefix}N enrolled"),
+        count(Some(x.n.enrolled)),
+        count(Some(y.n.enrolled)),
+    );
+    if let Some(response) = &y.response {
+        let old = x.response.as_ref();
+        let fraction = |p: Option<&Proportion>| {
+            format!("{}/{}", count(p.map(|p| p.n)), count(p.map(|p| p.total)))
+        };
+        for (key, n) in &response.bor {
+            row(
+                md,
+                &format!("{prefix}BOR {key}"),
+                count(old.and_then(|r| r.bor.get(key).copied())),
+                count(Some(*n)),
+            );
+        }
+        for (name, pick) in [
+            (
+                "ORR",
+                (|r: &ResponseResults| &r.orr) as fn(&ResponseResults) -> &Proportion,
+            ),
+            ("DCR", |r: &ResponseResults| &r.dcr),
+        ] {
+            row(
+                md,
+                &format!("{prefix}{name}"),
+                fraction(old.map(pick)),
+                fraction(Some(pick(response))),
+            );
+        }
+        // The criteria's own rates (CMR; VGPR or better; ...).
+        for (name, p) in &response.rates {
+            row(
+                md,
+                &format!("{prefix}{name}"),
+                fraction(old.and_then(|r| r.rates.get(name))),
+                fraction(Some(p)),
+            );
+        }
+    }
+    if let Some(d) = &y.disposition {
+        let old = x.disposition.as_ref();
+        row(
+            md,
+            &format!("{prefix}Discontinued"),
+            count(old.map(|o| o.discontinued)),
+            count(Some(d.discontinued)),
+        );
+        row(
+            md,
+            &format!("{prefix}Discontinued because of adverse events"),
+            count(old.and_then(|o| o.discontinued_ae)),
+            count(d.discontinued_ae),
+        );
+    }
+    if let Some(e) = &y.exposure {
+        let median = |e: Option<&crate::results::Exposure>| {
+            e.map_or_else(
+                || "—".to_string(),
+                |e| crate::format::fixed(e.duration.median, 1),
+            )
+        };
+        row(
+            md,
+            &format!("{prefix}Median treatment duration"),
+            median(x.exposure.as_ref()),
+            median(Some(e)),
+        );
+    }
+    for (endpoint, t) in &y.tte {
+        let old = x.tte.get(endpoint);
+        row(
+            md,
+            &format!("{prefix}{endpoint} events"),
+            count(old.map(|o| o.events)),
+            count(Some(t.events)),
+        );
+        row(
+            md,
+            &format!("{prefix}{endpoint} median (CI)"),
+            estimate(old.map(|o| of(&o.median))),
+            estimate(Some(of(&t.median))),
+        );
+    }
+}
+
 /// Compares two cut-off folders and writes `diff-<A>-to-<B>.md/.html` in B's parent folder.
 pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
     // Named and placed by the folders themselves (`diff ../A .` from inside a cut-off folder
@@ -249,92 +341,29 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
             esc(&name_a),
             esc(&name_b)
         );
-        row(
-            &mut md,
-            "N enrolled",
-            count(Some(x.n.enrolled)),
-            count(Some(y.n.enrolled)),
-        );
-        if let Some(response) = &y.response {
-            let old = x.response.as_ref();
-            let fraction = |p: Option<&Proportion>| {
-                format!("{}/{}", count(p.map(|p| p.n)), count(p.map(|p| p.total)))
+        numbers_rows(&mut md, x, y, "");
+        // Each arm's own numbers, as the abstract gives them per arm (an arm only in the later
+        // cut-off against nothing).
+        for arm in &y.arms {
+            let name = if arm.arm_short.is_empty() {
+                &arm.arm
+            } else {
+                &arm.arm_short
             };
-            for (key, n) in &response.bor {
-                row(
+            match x.arms.iter().find(|a| a.arm == arm.arm) {
+                Some(before) => numbers_rows(
                     &mut md,
-                    &format!("BOR {key}"),
-                    count(old.and_then(|r| r.bor.get(key).copied())),
-                    count(Some(*n)),
-                );
-            }
-            for (name, pick) in [
-                (
-                    "ORR",
-                    (|r: &ResponseResults| &r.orr) as fn(&ResponseResults) -> &Proportion,
+                    &before.results,
+                    &arm.results,
+                    &format!("{}: ", esc(name)),
                 ),
-                ("DCR", |r: &ResponseResults| &r.dcr),
-            ] {
-                row(
+                None => row(
                     &mut md,
-                    name,
-                    fraction(old.map(pick)),
-                    fraction(Some(pick(response))),
-                );
+                    &format!("{}: N enrolled", esc(name)),
+                    "—".to_string(),
+                    count(Some(arm.results.n.enrolled)),
+                ),
             }
-            // The criteria's own rates (CMR; VGPR or better; ...).
-            for (name, p) in &response.rates {
-                row(
-                    &mut md,
-                    name,
-                    fraction(old.and_then(|r| r.rates.get(name))),
-                    fraction(Some(p)),
-                );
-            }
-        }
-        if let Some(d) = &y.disposition {
-            let old = x.disposition.as_ref();
-            row(
-                &mut md,
-                "Discontinued",
-                count(old.map(|o| o.discontinued)),
-                count(Some(d.discontinued)),
-            );
-            row(
-                &mut md,
-                "Discontinued because of adverse events",
-                count(old.and_then(|o| o.discontinued_ae)),
-                count(d.discontinued_ae),
-            );
-        }
-        if let Some(e) = &y.exposure {
-            let median = |e: Option<&crate::results::Exposure>| {
-                e.map_or_else(
-                    || "—".to_string(),
-                    |e| crate::format::fixed(e.duration.median, 1),
-                )
-            };
-            row(
-                &mut md,
-                "Median treatment duration",
-                median(x.exposure.as_ref()),
-                median(Some(e)),
-            );
-        }
-        for (endpoint, t) in &y.tte {
-            let old = x.tte.get(endpoint);
-            row(
-                &mut md,
-                &format!("{endpoint} events"),
-                count(old.map(|o| o.events)),
-                count(Some(t.events)),
-            );
-            row(
-                &mut md,
-                &format!("{endpoint} median (CI)"),
-                estimate(old.map(|o| of(&o.median))),
-                estimate(Some(of(&t.median))),
-            );
         }
         // Arms compared: each hazard ratio and log-rank p (stratified when the cohort has
         // strata), as the abstract reports them, and the response-rate differences.
@@ -343,7 +372,11 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
                 .comparisons
                 .iter()
                 .find(|c| c.arm == comparison.arm && c.reference == comparison.reference);
-            let what = format!("{} vs {}", comparison.arm, comparison.reference);
+            let what = format!(
+                "{} vs {}",
+                esc(y.arm_short(&comparison.arm)),
+                esc(y.arm_short(&comparison.reference))
+            );
             for (endpoint, t) in &comparison.tte {
                 let old = earlier.and_then(|c| c.tte.get(endpoint));
                 row(
