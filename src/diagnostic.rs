@@ -190,6 +190,11 @@ impl<'de> Deserialize<'de> for Diagnostic {
     }
 }
 
+/// What to send with a bug report.
+pub const REPORT: &str = "The inputs are not at fault; please report it to the readout project \
+                          with the command line, the config (and, if you can, the data or a \
+                          cut-down copy) and this message";
+
 #[cfg(test)]
 impl schemars::JsonSchema for Diagnostic {
     fn schema_name() -> std::borrow::Cow<'static, str> {

@@ -105,10 +105,7 @@ pub enum Error {
     Other(String),
 }
 
-/// What to send with a bug report.
-pub const REPORT: &str = "The inputs are not at fault; please report it to the readout project \
-                          with the command line, the config (and, if you can, the data or a \
-                          cut-down copy) and this message";
+pub use crate::diagnostic::REPORT;
 
 impl Error {
     /// `Ok` without errors, the error alone, or [`Error::Several`].

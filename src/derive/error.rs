@@ -8,7 +8,7 @@ use crate::model::Date;
 pub enum DeriveError {
     /// What cannot happen unless readout has a bug (a category of a built-in set not found in
     /// it): an error rather than a subject counted as not evaluable.
-    #[error("a bug in readout: {0}. {report}", report = crate::error::REPORT)]
+    #[error("a bug in readout: {0}. {report}", report = crate::diagnostic::REPORT)]
     Internal(&'static str),
     /// Two assessments of one subject on one date with different responses.
     #[error(
