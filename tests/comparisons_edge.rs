@@ -955,15 +955,7 @@ fn duration_of_response_is_described_per_arm_unless_asked_for() {
         "{text}"
     );
     assert!(report.contains("Duration of response (among responders; not a randomised comparison)"));
-    let deck = std::fs::read(folder.join("itt/slides.pptx")).expect("deck");
-    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(deck)).expect("zip");
-    let mut words = String::new();
-    for i in 0..archive.len() {
-        let mut part = archive.by_index(i).expect("part");
-        if part.name().starts_with("ppt/slides/slide") {
-            std::io::Read::read_to_string(&mut part, &mut words).expect("xml");
-        }
-    }
+    let words = slide_text(&folder.join("itt/slides.pptx"));
     assert!(
         words.contains("(among responders; not a randomised comparison)"),
         "slides"

@@ -41,29 +41,14 @@ fn build() -> (tempfile::TempDir, PathBuf) {
 }
 
 /// The rows of a data file of the example, as header → value maps.
-fn rows(name: &str) -> Vec<std::collections::HashMap<String, String>> {
-    let text =
-        std::fs::read_to_string(root().join("data/myeloma-example").join(name)).expect("data file");
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
-    lines
-        .map(|l| {
-            header
-                .iter()
-                .zip(l.split(','))
-                .map(|(h, v)| (h.to_string(), v.to_string()))
-                .collect()
-        })
-        .collect()
+fn rows(name: &str) -> Vec<Row> {
+    crate::common::csv_rows(&root().join("data/myeloma-example").join(name))
 }
 
+type Row = std::collections::BTreeMap<String, String>;
+
 /// Subjects of `arm` with a treatment-emergent `term`.
-fn adsl_ids_with(
-    adae: &[std::collections::HashMap<String, String>],
-    term: &str,
-    adsl: &[std::collections::HashMap<String, String>],
-    arm: &str,
-) -> usize {
+fn adsl_ids_with(adae: &[Row], term: &str, adsl: &[Row], arm: &str) -> usize {
     let in_arm: std::collections::HashSet<&str> = adsl
         .iter()
         .filter(|r| r["ARM"] == arm && r["SAFFL"] == "Y")

@@ -43,18 +43,7 @@ fn itt(study: &Path, cutoff: &str) -> Value {
 
 /// A CSV of the example data (no quoted fields) as rows of column → value.
 fn csv(name: &str) -> Vec<BTreeMap<String, String>> {
-    let text = std::fs::read_to_string(root().join("data/rand-example").join(name)).expect("csv");
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
-    lines
-        .map(|l| {
-            header
-                .iter()
-                .zip(l.split(','))
-                .map(|(h, v)| (h.to_string(), v.to_string()))
-                .collect()
-        })
-        .collect()
+    crate::common::csv_rows(&root().join("data/rand-example").join(name))
 }
 
 #[test]
