@@ -218,6 +218,17 @@ fn a_sponsors_trial_builds_as_configured_without_recoding() {
     }
     assert!(!words.contains("Any TRAE") && !words.contains("DCR"));
 
+    // Treatment discontinued because of AEs: over those treated (the safety population).
+    let stopped = arms[0]["disposition"]["discontinued_ae"]
+        .as_u64()
+        .expect("count");
+    assert!(
+        text.contains(&format!(
+            "Adverse events led to discontinuation of treatment in {stopped}/{n_vd_safety} ("
+        )),
+        "{text}"
+    );
+
     // The swimmer by arm, never pooled.
     let swimmer = std::fs::read_to_string(folder.join("itt/figures/swimmer.svg")).expect("swimmer");
     assert!(swimmer.contains("\nVd (n = ") && swimmer.contains("\nPd (n = "));
