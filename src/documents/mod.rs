@@ -132,26 +132,29 @@ pub fn render_documents(
     };
     // Unsafe links and raw HTML from the config's texts (or a user template) made text: the
     // Markdown file is read by other tools, which would make them live.
-    let mut markdown =
-        render::markdown::neutralise(&tidy_text(&renderer.render("abstract.md", &ctx)?))
-            .into_owned();
-    let mut plain = tidy_text(&renderer.render("abstract.txt", &ctx)?);
+    let render_abstract = |ctx: &DocumentContext<'_>| -> Result<(String, String)> {
+        let markdown =
+            render::markdown::neutralise(&tidy_text(&renderer.render("abstract.md", ctx)?))
+                .into_owned();
+        Ok((markdown, tidy_text(&renderer.render("abstract.txt", ctx)?)))
+    };
+    let (mut markdown, mut plain) = render_abstract(&ctx)?;
     let rule = cfg.config.output.conference.as_ref().and_then(|c| c.rule());
-    let mut shortened = None;
+    let mut abstract_length = rule.as_ref().map(|r| r.measure(&plain));
     // Over the limit: the abstract takes the short Methods statistics (the report keeps the
-    // full ones), when that is shorter.
-    if let Some(rule) = &rule {
-        let short = render::methods_statistics_short(analysis, results);
-        if !rule.measure(&plain).within_limit && short.len() < ctx.methods_statistics.len() {
-            let long = std::mem::replace(&mut ctx.methods_statistics, short);
-            let (before, after) = (rule.measure(&plain).count, {
-                plain = tidy_text(&renderer.render("abstract.txt", &ctx)?);
-                rule.measure(&plain).count
-            });
-            markdown =
-                render::markdown::neutralise(&tidy_text(&renderer.render("abstract.md", &ctx)?))
-                    .into_owned();
-            shortened = Some((before, after, long.len()));
+    // full ones), when that is shorter; (count before, count after).
+    let mut shortened = None;
+    if let (Some(rule), Some(long)) = (&rule, &abstract_length) {
+        let short = (!long.within_limit)
+            .then(|| render::methods_statistics_short(analysis, results))
+            .filter(|short| short.len() < ctx.methods_statistics.len());
+        if let Some(short) = short {
+            let before = long.count;
+            ctx.methods_statistics = short;
+            (markdown, plain) = render_abstract(&ctx)?;
+            let length = rule.measure(&plain);
+            shortened = Some((before, length.count));
+            abstract_length = Some(length);
         }
     }
     // The abstract's counts and percentages read back and checked against each other: a
@@ -167,7 +170,6 @@ pub fn render_documents(
             ),
         });
     }
-    let abstract_length = rule.as_ref().map(|r| r.measure(&plain));
     let mut warnings = Vec::new();
     if let (Some(crate::config::ConferenceSpec::Named(conference)), None) =
         (&cfg.config.output.conference, &rule)
@@ -182,7 +184,7 @@ pub fn render_documents(
             ),
         ));
     }
-    if let (Some((before, after, _)), Some(rule)) = (shortened, &rule) {
+    if let (Some((before, after)), Some(rule)) = (shortened, &rule) {
         warnings.push(Diagnostic::note(
             Kind::AbstractLength,
             format!(
