@@ -683,7 +683,7 @@ pub fn cohort_figures(
                 .arms
                 .iter()
                 .map(|a| plots::WaterfallArm {
-                    arm: a.arm_short.clone(),
+                    arm: results.arm_short(&a.arm).to_string(),
                     bars: bars
                         .iter()
                         .filter(|b| {
@@ -750,7 +750,7 @@ pub fn cohort_figures(
                 .arms
                 .iter()
                 .map(|a| plots::SwimArm {
-                    arm: a.arm_short.clone(),
+                    arm: results.arm_short(&a.arm).to_string(),
                     lanes: lanes
                         .iter()
                         .filter(|l| {

@@ -2,7 +2,7 @@
 //! before any row is interpreted (docs/CONFIG.md, "Row filters"). A filter that keeps no row
 //! is an error; a value no row holds is a warning.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 
 use indexmap::IndexMap;
 
@@ -29,7 +29,7 @@ struct Condition {
     /// Rows holding each value.
     hits: Vec<usize>,
     /// Some of the column's values, for messages.
-    seen: BTreeMap<String, ()>,
+    seen: BTreeSet<String>,
 }
 
 impl RowFilter {
@@ -57,7 +57,7 @@ impl RowFilter {
                 column,
                 hits: vec![0; values.len()],
                 values,
-                seen: BTreeMap::new(),
+                seen: BTreeSet::new(),
             })
             .collect();
         RowFilter {
@@ -114,8 +114,8 @@ impl RowFilter {
                     }
                     None => kept = false,
                 }
-                if c.seen.len() < VALUES_NAMED && !c.seen.contains_key(text) {
-                    c.seen.insert(text.to_string(), ());
+                if c.seen.len() < VALUES_NAMED && !c.seen.contains(text) {
+                    c.seen.insert(text.to_string());
                 }
             }
             keep.push(kept);
@@ -133,16 +133,19 @@ impl RowFilter {
         if self.is_empty() {
             return Ok((None, Vec::new()));
         }
-        let named = |c: &Condition| {
-            let mut values: Vec<&str> = c.seen.keys().map(String::as_str).collect();
-            if values.len() == VALUES_NAMED {
-                values.push("…");
-            }
+        let quoted = |values: &mut dyn Iterator<Item = &str>| {
             values
-                .iter()
                 .map(|v| format!("{v:?}"))
                 .collect::<Vec<_>>()
                 .join(", ")
+        };
+        let named = |c: &Condition| {
+            let more = if c.seen.len() == VALUES_NAMED {
+                ", \"…\""
+            } else {
+                ""
+            };
+            format!("{}{more}", quoted(&mut c.seen.iter().map(String::as_str)))
         };
         if self.kept == 0 {
             let conditions = self
@@ -152,11 +155,7 @@ impl RowFilter {
                     format!(
                         "{} in [{}] (its values: {})",
                         c.column,
-                        c.values
-                            .iter()
-                            .map(|v| format!("{v:?}"))
-                            .collect::<Vec<_>>()
-                            .join(", "),
+                        quoted(&mut c.values.iter().map(String::as_str)),
                         named(c)
                     )
                 })

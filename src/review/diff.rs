@@ -345,11 +345,7 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
         // Each arm's own numbers, as the abstract gives them per arm (an arm only in the later
         // cut-off against nothing).
         for arm in &y.arms {
-            let name = if arm.arm_short.is_empty() {
-                &arm.arm
-            } else {
-                &arm.arm_short
-            };
+            let name = y.arm_short(&arm.arm);
             match x.arms.iter().find(|a| a.arm == arm.arm) {
                 Some(before) => numbers_rows(
                     &mut md,
