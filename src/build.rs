@@ -186,6 +186,16 @@ pub fn build_cutoff(
                         timing::stage("  derived csv", || {
                             let mut file = sink.create(&format!("derived/{}.csv", cohort.id))?;
                             derived.write_csv(&at.data.subjects, &mut |piece| file.write(piece))?;
+                            file.finish()?;
+                            let path = format!("derived/records/{}.csv", cohort.id);
+                            let mut file = sink.create(&path)?;
+                            derived.write_records_csv(
+                                &at.data.subjects,
+                                &at.by_subject,
+                                &at.data.vocabulary,
+                                &at.data.adverse_events,
+                                &mut |piece| file.write(piece),
+                            )?;
                             file.finish()
                         })?;
                         if study.formats.needs().derived_dataset_json {

@@ -301,10 +301,10 @@ fn congress_presets_measure_what_their_calls_say() {
             "formats: [md, html, docx, pptx, png]",
             "formats: [md, html]",
         );
-    let build = |conference: &str| {
-        let path = tmp.path().join(format!("{conference}.yaml"));
+    let build_as = |name: &str, conference: &str| {
+        let path = tmp.path().join(format!("{name}.yaml"));
         std::fs::write(&path, format!("{base}  conference: {conference}\n")).expect("config");
-        let out = tmp.path().join(conference);
+        let out = tmp.path().join(name);
         readout_command()
             .args(["build", "--quiet", "--out"])
             .arg(&out)
@@ -317,6 +317,7 @@ fn congress_presets_measure_what_their_calls_say() {
         let report = std::fs::read_to_string(folder.join("itt/report.html")).expect("report");
         (results["cohorts"][0].clone(), text, report)
     };
+    let build = |conference: &str| build_as(conference, conference);
     let full =
         "Hazard ratios (HRs) with 95% CIs were estimated with a Cox proportional hazards model";
     let short =
@@ -364,4 +365,223 @@ fn congress_presets_measure_what_their_calls_say() {
         .to_string()
         .contains("`ash` has no length limit readout can cite"));
     assert!(text.contains(full));
+
+    // A call's own section names, without a limit: the abstract is headed by them and not
+    // measured; a name that is not one is an error at its key.
+    let (own, text, report) = build_as(
+        "own",
+        "{ sections: { methods: Patients and methods, conclusions: Summary } }",
+    );
+    assert!(own["abstract_length"].is_null());
+    assert!(
+        text.contains("\n\nPatients and methods: ")
+            && text.contains("\n\nSummary: In this synthetic"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("\n\nMethods: ") && !text.contains("Conclusions:"),
+        "{text}"
+    );
+    assert!(text.contains("\n\nResults: "), "{text}");
+    assert!(report.contains(full));
+    let path = tmp.path().join("bad.yaml");
+    std::fs::write(
+        &path,
+        format!("{base}  conference: {{ sections: {{ results: \"Results: \" }} }}\n"),
+    )
+    .expect("config");
+    let ran = readout_command().arg("check").arg(&path).assert().code(2);
+    let stderr = ran.stderr();
+    assert!(
+        stderr.contains("output.conference.sections.results")
+            && stderr.contains("expected 1 to 30 letters and spaces"),
+        "{stderr}"
+    );
+}
+
+/// `readout diff` of two cut-offs of the trial whose later snapshot corrected an earlier
+/// response and re-graded an AE, entered one AE late and deleted another (issue 42): the
+/// corrections are listed apart from the new data, the re-grading is not a new AE, new
+/// assessments, AEs and deaths are counted per arm from the data, and rates and medians are
+/// printed to the abstract's decimals.
+#[test]
+fn diff_tells_corrected_records_from_new_data_per_arm() {
+    let tmp = tempfile::tempdir().expect("temp");
+    let data = tmp.path().join("data");
+    std::fs::create_dir(&data).expect("data dir");
+    for (name, text) in generator::files() {
+        std::fs::write(data.join(name), text).expect("write data");
+    }
+    let config = tmp.path().join("mm.yaml");
+    let text = std::fs::read_to_string(root().join("config/myeloma-example.yaml"))
+        .expect("config")
+        .replace("dir: ../data/myeloma-example", "dir: data");
+    std::fs::write(&config, text).expect("config");
+    let out = tmp.path().join("out");
+    let build = |cutoff: &str| {
+        readout_command()
+            .args(["build", "--quiet", "--cutoff", cutoff, "--out"])
+            .arg(&out)
+            .arg(&config)
+            .assert()
+            .success();
+    };
+    build("2023-12-31");
+
+    // The later snapshot: subject 1001's MR of 2023-05-17 corrected to PR, its anaemia
+    // (grade 1, 2023-04-25) re-graded 3, a nausea of 2023-06-01 entered late, and the first
+    // other treatment-emergent AE before the earlier cut-off deleted.
+    let edit = |name: &str, change: &dyn Fn(&mut Vec<Vec<String>>)| {
+        let path = data.join(name);
+        let mut reader = csv::Reader::from_path(&path).expect("read");
+        let header: Vec<String> = reader
+            .headers()
+            .expect("header")
+            .iter()
+            .map(String::from)
+            .collect();
+        let mut rows: Vec<Vec<String>> = reader
+            .records()
+            .map(|r| r.expect("row").iter().map(String::from).collect())
+            .collect();
+        change(&mut rows);
+        let mut writer = csv::Writer::from_path(&path).expect("write");
+        writer.write_record(&header).expect("header");
+        for row in rows {
+            writer.write_record(&row).expect("row");
+        }
+        writer.flush().expect("flush");
+    };
+    let subject = "MM-EXAMPLE-101-1001";
+    edit("adrs.csv", &|rows| {
+        for r in rows.iter_mut() {
+            if r[1] == subject && r[5] == "2023-05-17" && r[7] == "INVESTIGATOR" {
+                assert_eq!(r[6], "MR");
+                r[6] = "PR".into();
+            }
+        }
+    });
+    let deleted = std::cell::RefCell::new(String::new());
+    edit("adae.csv", &|rows| {
+        for r in rows.iter_mut() {
+            if r[1] == subject && r[2] == "Anaemia" {
+                assert_eq!((r[4].as_str(), r[10].as_str()), ("1", "2023-04-25"));
+                r[4] = "3".into();
+            }
+        }
+        let mut late = rows[0].clone();
+        late[1] = subject.into();
+        late[2] = "Nausea".into();
+        late[4] = "1".into();
+        late[5] = "N".into();
+        late[10] = "2023-06-01".into();
+        rows.push(late);
+        let gone = rows
+            .iter()
+            .position(|r| r[1] != subject && r[7] == "Y" && r[10].as_str() <= "2023-12-31")
+            .expect("an earlier AE");
+        *deleted.borrow_mut() = format!("{} {}", rows[gone][1], rows[gone][2]);
+        rows.remove(gone);
+    });
+    build("2024-06-28");
+    let ran = readout_command()
+        .arg("diff")
+        .arg(out.join("MM-EXAMPLE/2023-12-31"))
+        .arg(out.join("MM-EXAMPLE/2024-06-28"))
+        .assert()
+        .success();
+    let md = String::from_utf8_lossy(&ran.get_output().stdout).to_string();
+
+    assert!(
+        md.contains("- MM-EXAMPLE-101-1001: MR → PR (earlier records corrected)"),
+        "{md}"
+    );
+    assert!(
+        md.contains("MM-EXAMPLE-101-1001 (Vd): response on 2023-05-17 MR → PR"),
+        "{md}"
+    );
+    assert!(
+        md.contains("MM-EXAMPLE-101-1001 (Vd): Anaemia (started 2023-04-25) grade 1 → grade 3"),
+        "{md}"
+    );
+    // Subject 1001 and the deleted AE's subject have corrected records.
+    assert!(
+        md.contains("(dated on or before 2023-12-31; 2 subjects)"),
+        "{md}"
+    );
+
+    // Per arm, from the snapshot: assessments and AEs after the earlier cut-off, deaths.
+    let adsl = crate::common::csv_rows(&data.join("adsl.csv"));
+    let adrs = crate::common::csv_rows(&data.join("adrs.csv"));
+    let adae = crate::common::csv_rows(&data.join("adae.csv"));
+    let window = |d: &str| d > "2023-12-31" && d <= "2024-06-28";
+    let arm_of: std::collections::HashMap<&str, &str> = adsl
+        .iter()
+        .map(|r| (r["USUBJID"].as_str(), r["ARM"].as_str()))
+        .collect();
+    for (arm, short) in [("VLT+DEX", "Vd"), ("POM+DEX", "Pd")] {
+        let in_arm = |id: &str| arm_of.get(id) == Some(&arm);
+        let assessed: Vec<&Row> = adrs
+            .iter()
+            .filter(|r| r["RSEVAL"] == "INVESTIGATOR" && window(&r["ADT"]) && in_arm(&r["USUBJID"]))
+            .collect();
+        let subjects: std::collections::HashSet<&str> =
+            assessed.iter().map(|r| r["USUBJID"].as_str()).collect();
+        let new_aes = adae
+            .iter()
+            .filter(|r| r["TRTEMFL"] == "Y" && window(&r["ASTDT"]) && in_arm(&r["USUBJID"]))
+            .count();
+        // The late nausea and the re-grading are subject 1001's, in Vd.
+        let (late, regraded) = if short == "Vd" { (1, 1) } else { (0, 0) };
+        let deleted_subject = deleted.borrow().split(' ').next().unwrap_or("").to_string();
+        let removed = usize::from(arm_of.get(deleted_subject.as_str()) == Some(&arm));
+        let line = format!(
+            "| {short} | {} ({}) | {new_aes} | {late} | {regraded} | 0 | {removed} |",
+            assessed.len(),
+            subjects.len()
+        );
+        assert!(md.contains(&line), "{line} not in\n{md}");
+    }
+    let deaths = adsl.iter().filter(|r| window(&r["DTHDT"])).count();
+    assert!(deaths > 0);
+    assert_eq!(md.matches("- Death: ").count(), deaths, "{md}");
+    // The abstract's decimals: one for rates and medians, two for HRs, from results.json.
+    let results = |date: &str| read_json(&out.join("MM-EXAMPLE").join(date).join("results.json"));
+    let (a, b) = (results("2023-12-31"), results("2024-06-28"));
+    let vd = |r: &Value| r["cohorts"][0]["arms"][0].clone();
+    let orr = |r: &Value| {
+        let o = &vd(r)["response"]["orr"];
+        format!(
+            "{}/{} ({:.1}%)",
+            o["n"],
+            o["N"],
+            o["rate"].as_f64().expect("rate") * 100.0
+        )
+    };
+    let line = format!(
+        "| Vd: Overall response rate | {} | {} | **changed** |",
+        orr(&a),
+        orr(&b)
+    );
+    assert!(md.contains(&line), "{line} not in\n{md}");
+    let median = |r: &Value| {
+        vd(r)["tte"]["PFS"]["median"]["estimate"]
+            .as_f64()
+            .expect("median")
+    };
+    let line = format!("| Vd: PFS median (CI) | {:.1} (", median(&a));
+    assert!(md.contains(&line), "{line} not in\n{md}");
+    let hr = |r: &Value| {
+        r["cohorts"][0]["comparisons"][0]["tte"]["PFS"]["stratified"]["hr"]["estimate"]
+            .as_f64()
+            .expect("hr")
+    };
+    let line = format!("| Vd vs Pd: PFS HR (CI) | {:.2} (", hr(&a));
+    assert!(md.contains(&line), "{line} not in\n{md}");
+    let line = format!(" | {:.2} (", hr(&b));
+    assert!(md.contains(&line), "{line} not in\n{md}");
+    assert!(
+        md.contains("- Vd: Anaemia: subjects with any grade"),
+        "{md}"
+    );
 }

@@ -438,6 +438,10 @@ pub fn build_cohort<'a>(
     let record = CohortRecord {
         results,
         abstract_length: documents.abstract_length,
+        decimals: Some(crate::results::Decimals {
+            percent: settings.percent_decimals,
+            time: settings.time_decimals,
+        }),
     };
     let summary = CohortSummary::of(&record, &settings);
     Ok((

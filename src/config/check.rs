@@ -143,6 +143,22 @@ pub(super) fn validate(path: &Path, config: &StudyConfig) -> Result<()> {
     keep(check_disposition(path, &config.data));
     keep(check_filters(path, &config.data));
     keep(check_vocabulary(path, config));
+    if let Some(crate::config::ConferenceSpec::Custom(rule)) = &config.output.conference {
+        if let Some((key, problem)) = rule.sections.problem() {
+            keep(Err(config_error(
+                path,
+                &format!("key `output.conference.sections.{key}`: "),
+                problem,
+            )));
+        }
+        if rule.limit == Some(0) {
+            keep(Err(config_error(
+                path,
+                "key `output.conference.limit`: ",
+                "0 is not a limit; expected a positive number of characters or words".to_string(),
+            )));
+        }
+    }
     Error::all(errors)
 }
 

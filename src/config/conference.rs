@@ -118,18 +118,85 @@ impl CountUnit {
     }
 }
 
-/// `output.conference: { limit: N, counts: ..., title: ... }`.
+/// The names of the abstract's four sections (`output.conference.sections`): each 1 to 30
+/// letters and spaces from a capital, as a heading of the plain-text abstract is recognised
+/// (and set in bold in Word).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SectionNames {
+    /// Default "Background".
+    pub background: String,
+    /// Default "Methods".
+    pub methods: String,
+    /// Default "Results".
+    pub results: String,
+    /// Default "Conclusions".
+    pub conclusions: String,
+}
+
+impl Default for SectionNames {
+    fn default() -> Self {
+        SectionNames {
+            background: "Background".into(),
+            methods: "Methods".into(),
+            results: "Results".into(),
+            conclusions: "Conclusions".into(),
+        }
+    }
+}
+
+impl SectionNames {
+    /// (key, name) of each section, in the abstract's order.
+    pub fn each(&self) -> [(&'static str, &str); 4] {
+        [
+            ("background", &self.background),
+            ("methods", &self.methods),
+            ("results", &self.results),
+            ("conclusions", &self.conclusions),
+        ]
+    }
+
+    /// What is wrong with the names, if anything: (key, problem).
+    pub fn problem(&self) -> Option<(&'static str, String)> {
+        let mut seen = std::collections::BTreeSet::new();
+        for (key, name) in self.each() {
+            let ok = (1..=30).contains(&name.chars().count())
+                && name.chars().next().is_some_and(char::is_uppercase)
+                && name.chars().all(|c| c.is_alphabetic() || c == ' ');
+            if !ok {
+                return Some((
+                    key,
+                    format!("`{name}` is not a section name; expected 1 to 30 letters and spaces, starting with a capital"),
+                ));
+            }
+            if !seen.insert(name.to_lowercase()) {
+                return Some((
+                    key,
+                    format!("`{name}` names two sections; expected four different names"),
+                ));
+            }
+        }
+        None
+    }
+}
+
+/// `output.conference: { limit: N, counts: ..., title: ..., sections: ... }`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct CustomLimit {
-    /// The most units allowed. Required.
-    pub limit: usize,
+    /// The most units allowed; without it the abstract is not measured (a rule that only
+    /// names the sections).
+    #[serde(default)]
+    pub limit: Option<usize>,
     /// chars | chars_no_spaces | words. Default: chars.
     #[serde(default)]
     pub counts: CountUnit,
     /// Whether the title counts. Default: true.
     #[serde(default = "yes")]
     pub title: bool,
+    /// The sections' names. Default: Background, Methods, Results, Conclusions.
+    #[serde(default)]
+    pub sections: SectionNames,
 }
 
 fn yes() -> bool {
@@ -157,18 +224,26 @@ impl ConferenceSpec {
     pub fn rule(&self) -> Option<LengthRule> {
         match self {
             ConferenceSpec::Named(c) => c.rule(),
-            ConferenceSpec::Custom(c) => Some(LengthRule {
+            ConferenceSpec::Custom(c) => c.limit.map(|limit| LengthRule {
                 name: "custom".to_string(),
-                limit: c.limit,
+                limit,
                 counts: c.counts,
                 title: c.title,
             }),
         }
     }
+
+    /// The names of the abstract's sections: a rule's own, else the defaults, which are the
+    /// headings every preset's call names where one can be cited (docs/CONFERENCES.md).
+    pub fn sections(&self) -> SectionNames {
+        match self {
+            ConferenceSpec::Named(_) => SectionNames::default(),
+            ConferenceSpec::Custom(c) => c.sections.clone(),
+        }
+    }
 }
 
-const EXPECTED: &str =
-    "asco, esmo, ash, eha, aacr, wclc, or { limit: N, counts: chars | chars_no_spaces | words, title: true | false }";
+const EXPECTED: &str = "asco, esmo, ash, eha, aacr, wclc, or { limit: N, counts: chars | chars_no_spaces | words, title: true | false, sections: { background, methods, results, conclusions } }";
 
 impl<'de> Deserialize<'de> for ConferenceSpec {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

@@ -15,7 +15,9 @@ mod schema;
 
 pub use analysis::*;
 pub use check::{cohort_id_problem, study_id_problem, MAX_AE_TOP_N, MAX_ID_CHARS};
-pub use conference::{Conference, ConferenceSpec, CountUnit, CustomLimit, LengthRule};
+pub use conference::{
+    Conference, ConferenceSpec, CountUnit, CustomLimit, LengthRule, SectionNames,
+};
 pub use criteria::{CriteriaConfig, OwnConfirmation, OwnCriteria};
 pub use nesting::MAX_YAML_DEPTH;
 pub use read::{load, parse, LoadedConfig};

@@ -187,4 +187,39 @@ mod tests {
             "5/2600 characters excluding spaces (asco, title counted)"
         );
     }
+
+    #[test]
+    fn renamed_sections_are_keyed_by_their_usual_names() {
+        let headings = crate::config::SectionNames {
+            methods: "Patients and methods".into(),
+            results: "Findings".into(),
+            ..Default::default()
+        };
+        let text = "Title\n\nPatients and methods: One. Two.\n\nFindings: Three.\n\nNotes: Four.";
+        let by = crate::documents::paragraph_sentences(text, &headings);
+        assert_eq!(by["Methods"], ["One.", "Two."]);
+        assert_eq!(by["Results"], ["Three."]);
+        assert_eq!(by["Notes"], ["Four."]);
+        assert!(!by.contains_key("Findings"));
+        // Names a heading cannot be are refused, as are two sections of one name.
+        for bad in [
+            "Results:",
+            "results",
+            "",
+            "Aims 2",
+            "A very long heading with thirty one",
+        ] {
+            let names = crate::config::SectionNames {
+                results: bad.into(),
+                ..Default::default()
+            };
+            assert_eq!(names.problem().map(|p| p.0), Some("results"), "{bad}");
+        }
+        let twice = crate::config::SectionNames {
+            conclusions: "Methods".into(),
+            ..Default::default()
+        };
+        assert_eq!(twice.problem().map(|p| p.0), Some("conclusions"));
+        assert_eq!(crate::config::SectionNames::default().problem(), None);
+    }
 }

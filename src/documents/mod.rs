@@ -129,6 +129,13 @@ pub fn render_documents(
         report,
         arms_compared: render::arms_compared(results),
         sentences: Default::default(),
+        headings: cfg
+            .config
+            .output
+            .conference
+            .as_ref()
+            .map(|c| c.sections())
+            .unwrap_or_default(),
     };
     // Unsafe links and raw HTML from the config's texts (or a user template) made text: the
     // Markdown file is read by other tools, which would make them live.
@@ -242,8 +249,13 @@ pub fn render_documents(
     })
 }
 
-/// The sentences of each headed paragraph of a plain-text abstract (`Methods: ...`), by heading.
-pub(crate) fn paragraph_sentences(plain: &str) -> std::collections::BTreeMap<String, Vec<String>> {
+/// The sentences of each headed paragraph of a plain-text abstract (`Methods: ...`), by heading;
+/// a section `headings` renames is keyed by its usual name (`Methods`), as templates ask for it.
+pub(crate) fn paragraph_sentences(
+    plain: &str,
+    headings: &crate::config::SectionNames,
+) -> std::collections::BTreeMap<String, Vec<String>> {
+    let usual = crate::config::SectionNames::default();
     plain
         .split("\n\n")
         .filter_map(|p| {
@@ -253,7 +265,13 @@ pub(crate) fn paragraph_sentences(plain: &str) -> std::collections::BTreeMap<Str
                 .into_iter()
                 .map(str::to_string)
                 .collect();
-            Some((heading.to_string(), sentences))
+            let key = headings
+                .each()
+                .into_iter()
+                .zip(usual.each())
+                .find(|((_, name), _)| *name == heading)
+                .map_or(heading, |(_, (_, usual))| usual);
+            Some((key.to_string(), sentences))
         })
         .collect()
 }

@@ -19,7 +19,8 @@ pub use cohort::{
     RowsKept, TimeRange, TteResults,
 };
 pub use record::{
-    AbstractLength, CohortFailure, CohortRecord, SentenceLength, StudyHeader, StudyResults,
+    AbstractLength, CohortFailure, CohortRecord, Decimals, SentenceLength, StudyHeader,
+    StudyResults,
 };
 pub use safety::{
     AeCounts, AeGrading, Disposition, Exposure, ReasonCount, Safety, SpecialInterestCounts,

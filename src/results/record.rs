@@ -53,6 +53,20 @@ pub struct CohortRecord {
     /// Length of the abstract (`abstract.txt`) under `output.conference`; `null` without one.
     #[serde(default)]
     pub abstract_length: Option<AbstractLength>,
+    /// The decimals the cohort's documents print (`analysis.percent_decimals`,
+    /// `time_decimals`), so that `readout diff` prints the numbers as the abstract does.
+    #[serde(default)]
+    pub decimals: Option<Decimals>,
+}
+
+/// `results.json` → cohort → `decimals`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Decimals {
+    /// Decimals of percentages.
+    pub percent: usize,
+    /// Decimals of times (medians, follow-up, durations).
+    pub time: usize,
 }
 
 /// A cohort that could not be built, and why.

@@ -17,9 +17,11 @@ use crate::documents::render::{
 use crate::error::{Error, Result};
 use crate::format::{first_names, fixed, fmt_p, NAMES_LISTED};
 use crate::results::{
-    AeGrading, CohortRecord, CohortResults, Estimate, Proportion, ProportionDifference,
-    ResponseResults, TteComparison,
+    AeGrading, CohortRecord, CohortResults, Decimals, Estimate, Proportion, ProportionDifference,
+    TteComparison,
 };
+
+use super::records;
 
 /// The comparison, as text and the files written.
 #[derive(Debug, Clone)]
@@ -101,29 +103,30 @@ fn read_bor(path: &Path) -> Result<BTreeMap<String, String>> {
     Ok(out)
 }
 
-fn cohorts(results: &ResultsFile) -> BTreeMap<&str, &CohortResults> {
+fn cohorts(results: &ResultsFile) -> BTreeMap<&str, &CohortRecord> {
     results
         .cohorts
         .iter()
-        .map(|c| (c.results.id.as_str(), &c.results))
+        .map(|c| (c.results.id.as_str(), c))
         .collect()
 }
 
-/// A number as the diff prints it: whole numbers bare, others to 2 decimals, `NE` for none.
-fn num(v: Option<f64>) -> String {
+/// A number as the diff prints it: whole numbers bare, others to `d` decimals (as the
+/// abstract prints them), `NE` for none.
+fn num(v: Option<f64>, d: usize) -> String {
     match v {
         Some(x) if x.fract() == 0.0 && x.abs() < 1e15 => format!("{x:.0}"),
-        Some(x) => fixed(x, 2),
+        Some(x) => fixed(x, d),
         None => "NE".to_string(),
     }
 }
 
 fn count(n: Option<usize>) -> String {
-    num(n.map(|n| n as f64))
+    num(n.map(|n| n as f64), 0)
 }
 
 /// `8.4 (5.5, NE)`; `NR` for a median not reached; `—` when there is no estimate at all.
-fn estimate(e: Option<(Option<f64>, Option<f64>, Option<f64>)>) -> String {
+fn estimate(e: Option<(Option<f64>, Option<f64>, Option<f64>)>, d: usize) -> String {
     let Some((estimate, lower, upper)) = e else {
         return "—".to_string();
     };
@@ -132,10 +135,10 @@ fn estimate(e: Option<(Option<f64>, Option<f64>, Option<f64>)>) -> String {
         if estimate.is_none() {
             "NR".to_string()
         } else {
-            num(estimate)
+            num(estimate, d)
         },
-        num(lower),
-        num(upper)
+        num(lower, d),
+        num(upper, d)
     )
 }
 
@@ -148,7 +151,7 @@ fn of(e: &Estimate) -> (Option<f64>, Option<f64>, Option<f64>) {
 fn hazard_ratio(t: &TteComparison) -> String {
     let cox = t.stratified.as_ref().map_or(&t.cox, |s| &s.cox);
     match &cox.hr {
-        Some(h) => estimate(Some((Some(h.estimate), Some(h.lower), Some(h.upper)))),
+        Some(h) => estimate(Some((Some(h.estimate), Some(h.lower), Some(h.upper))), 2),
         None => "NE".to_string(),
     }
 }
@@ -159,13 +162,16 @@ fn logrank_p(t: &TteComparison) -> String {
 }
 
 /// A difference of two rates in percentage points with its interval; "NE" when undefined.
-fn difference(p: &ProportionDifference) -> String {
+fn difference(p: &ProportionDifference, digits: Decimals) -> String {
     match &p.difference {
-        Some(d) => estimate(Some((
-            Some(d.estimate * 100.0),
-            Some(d.lower * 100.0),
-            Some(d.upper * 100.0),
-        ))),
+        Some(d) => estimate(
+            Some((
+                Some(d.estimate * 100.0),
+                Some(d.lower * 100.0),
+                Some(d.upper * 100.0),
+            )),
+            digits.percent,
+        ),
         None => "NE".to_string(),
     }
 }
@@ -179,7 +185,7 @@ fn row(md: &mut String, what: &str, a: String, b: String) {
 
 /// The rows of one cohort's or arm's own numbers, earlier (`x`) against later (`y`), each
 /// label after `prefix` (an arm's short name and a colon, or nothing for the cohort).
-fn numbers_rows(md: &mut String, x: &CohortResults, y: &CohortResults, prefix: &str) {
+fn numbers_rows(md: &mut String, x: &CohortResults, y: &CohortResults, prefix: &str, d: Decimals) {
     row(
         md,
         &format!("{prefix}N enrolled"),
@@ -188,8 +194,16 @@ fn numbers_rows(md: &mut String, x: &CohortResults, y: &CohortResults, prefix: &
     );
     if let Some(response) = &y.response {
         let old = x.response.as_ref();
-        let fraction = |p: Option<&Proportion>| {
-            format!("{}/{}", count(p.map(|p| p.n)), count(p.map(|p| p.total)))
+        // "64/120 (53.3%)", the rate to the abstract's decimals.
+        let fraction = |p: Option<&Proportion>| match p {
+            Some(p) => format!(
+                "{}/{} ({}%)",
+                p.n,
+                p.total,
+                p.rate
+                    .map_or("NE".to_string(), |r| fixed(r * 100.0, d.percent))
+            ),
+            None => "—".to_string(),
         };
         for (key, n) in &response.bor {
             row(
@@ -199,18 +213,24 @@ fn numbers_rows(md: &mut String, x: &CohortResults, y: &CohortResults, prefix: &
                 count(Some(*n)),
             );
         }
-        for (name, pick) in [
-            (
-                "ORR",
-                (|r: &ResponseResults| &r.orr) as fn(&ResponseResults) -> &Proportion,
-            ),
-            ("DCR", |r: &ResponseResults| &r.dcr),
-        ] {
+        // "ORR" under RECIST, "Overall response rate" where the criteria call it that.
+        let orr_name = if response.orr_name.starts_with("objective") {
+            "ORR".to_string()
+        } else {
+            crate::documents::prose::sentence_case(&response.orr_name)
+        };
+        row(
+            md,
+            &format!("{prefix}{orr_name}"),
+            fraction(old.map(|r| &r.orr)),
+            fraction(Some(&response.orr)),
+        );
+        if response.dcr_reported {
             row(
                 md,
-                &format!("{prefix}{name}"),
-                fraction(old.map(pick)),
-                fraction(Some(pick(response))),
+                &format!("{prefix}DCR"),
+                fraction(old.map(|r| &r.dcr)),
+                fraction(Some(&response.dcr)),
             );
         }
         // The criteria's own rates (CMR; VGPR or better; ...).
@@ -223,27 +243,24 @@ fn numbers_rows(md: &mut String, x: &CohortResults, y: &CohortResults, prefix: &
             );
         }
     }
-    if let Some(d) = &y.disposition {
+    if let Some(disposition) = &y.disposition {
         let old = x.disposition.as_ref();
         row(
             md,
             &format!("{prefix}Discontinued"),
             count(old.map(|o| o.discontinued)),
-            count(Some(d.discontinued)),
+            count(Some(disposition.discontinued)),
         );
         row(
             md,
             &format!("{prefix}Discontinued because of adverse events"),
             count(old.and_then(|o| o.discontinued_ae)),
-            count(d.discontinued_ae),
+            count(disposition.discontinued_ae),
         );
     }
     if let Some(e) = &y.exposure {
         let median = |e: Option<&crate::results::Exposure>| {
-            e.map_or_else(
-                || "—".to_string(),
-                |e| crate::format::fixed(e.duration.median, 1),
-            )
+            e.map_or_else(|| "—".to_string(), |e| fixed(e.duration.median, d.time))
         };
         row(
             md,
@@ -263,9 +280,216 @@ fn numbers_rows(md: &mut String, x: &CohortResults, y: &CohortResults, prefix: &
         row(
             md,
             &format!("{prefix}{endpoint} median (CI)"),
-            estimate(old.map(|o| of(&o.median))),
-            estimate(Some(of(&t.median))),
+            estimate(old.map(|o| of(&o.median)), d.time),
+            estimate(Some(of(&t.median)), d.time),
         );
+    }
+}
+
+/// The comparisons' rows: each hazard ratio and log-rank p (stratified when the cohort has
+/// strata), as the abstract reports them, the AE risk differences and the response-rate
+/// differences.
+fn comparison_rows(md: &mut String, x: &CohortResults, y: &CohortResults, d: Decimals) {
+    for comparison in &y.comparisons {
+        let earlier = x
+            .comparisons
+            .iter()
+            .find(|c| c.arm == comparison.arm && c.reference == comparison.reference);
+        let what = format!(
+            "{} vs {}",
+            esc(y.arm_short(&comparison.arm)),
+            esc(y.arm_short(&comparison.reference))
+        );
+        for (endpoint, t) in &comparison.tte {
+            let old = earlier.and_then(|c| c.tte.get(endpoint));
+            row(
+                md,
+                &format!("{what}: {endpoint} HR (CI)"),
+                old.map_or_else(|| "—".to_string(), hazard_ratio),
+                hazard_ratio(t),
+            );
+            row(
+                md,
+                &format!("{what}: {endpoint} log-rank"),
+                old.map_or_else(|| "—".to_string(), logrank_p),
+                logrank_p(t),
+            );
+            // Each subgroup column's test of its interaction with the arm.
+            for test in &t.interactions {
+                let before =
+                    old.and_then(|o| o.interactions.iter().find(|i| i.column == test.column));
+                row(
+                    md,
+                    &format!("{what}: {endpoint} interaction with {}", test.column),
+                    before.map_or_else(|| "—".to_string(), |i| fmt_p(i.p)),
+                    fmt_p(test.p),
+                );
+            }
+        }
+        // Adverse events of each kind (not each term): subjects with one in each arm, and
+        // the risk difference in percentage points.
+        if let Some(ae) = &comparison.safety {
+            let old = earlier.and_then(|c| c.safety.as_ref());
+            let text = |r: &crate::results::AeRisk, total: usize, reference: usize| {
+                format!(
+                    "{}/{total} vs {}/{reference}; {}",
+                    r.n,
+                    r.n_reference,
+                    estimate(
+                        Some((
+                            Some(r.difference.estimate * 100.0),
+                            Some(r.difference.lower * 100.0),
+                            Some(r.difference.upper * 100.0),
+                        )),
+                        d.percent
+                    )
+                )
+            };
+            for risk in ae.rows.iter().filter(|r| r.term.is_none()) {
+                let before = old.and_then(|o| {
+                    o.rows
+                        .iter()
+                        .find(|r| r.term.is_none() && r.kind == risk.kind)
+                        .map(|r| (o, r))
+                });
+                row(
+                    md,
+                    &format!("{what}: {} (difference, CI)", risk.kind),
+                    before.map_or_else(
+                        || "—".to_string(),
+                        |(o, b)| text(b, o.total, o.total_reference),
+                    ),
+                    text(risk, ae.total, ae.total_reference),
+                );
+            }
+        }
+        if let Some(r) = &comparison.response {
+            let old = earlier.and_then(|c| c.response.as_ref());
+            row(
+                md,
+                &format!("{what}: ORR difference (CI)"),
+                old.map_or_else(|| "—".to_string(), |o| difference(&o.orr, d)),
+                difference(&r.orr, d),
+            );
+        }
+    }
+}
+
+/// The preferred terms with more subjects (any grade or grade ≥3) than before, one line each,
+/// after `prefix` (an arm's name and a colon, or nothing).
+fn term_lines(x: Option<&CohortResults>, y: &CohortResults, prefix: &str) -> Vec<String> {
+    let terms = |c: &CohortResults| -> BTreeMap<String, (usize, Option<usize>)> {
+        c.safety
+            .iter()
+            .flat_map(|s| &s.by_term)
+            .map(|t| (t.term.clone(), (t.teae_any, t.teae_grade3plus)))
+            .collect()
+    };
+    let (ta, tb) = (x.map(terms).unwrap_or_default(), terms(y));
+    let severity = y.safety.as_ref().map(|s| s.grading) == Some(AeGrading::Severity);
+    let (any_words, severe_words) = if severity {
+        ("any severity", "severe")
+    } else {
+        ("any grade", "grade ≥3")
+    };
+    tb.iter()
+        .filter_map(|(term, &(any, g3))| {
+            let (old_any, old_g3) = ta.get(term).copied().unwrap_or((0, g3.map(|_| 0)));
+            let shown = |n: Option<usize>| n.map_or("–".to_string(), |n| n.to_string());
+            (any > old_any || g3 > old_g3).then(|| {
+                format!(
+                    "- {prefix}{}: subjects with {any_words} {old_any} → {any}, {severe_words} {} → {}",
+                    esc(term),
+                    shown(old_g3),
+                    shown(g3)
+                )
+            })
+        })
+        .collect()
+}
+
+/// Lines of a list, at most [`LINES_LISTED`], then how many more.
+fn list(md: &mut String, lines: &[String]) {
+    for line in lines.iter().take(LINES_LISTED) {
+        let _ = writeln!(md, "- {}", esc(line));
+    }
+    if lines.len() > LINES_LISTED {
+        let _ = writeln!(md, "- and {} more", lines.len() - LINES_LISTED);
+    }
+    md.push('\n');
+}
+
+/// Most lines of one list in the diff report.
+const LINES_LISTED: usize = 50;
+
+/// The records section of a cohort: earlier records corrected, new data per arm, AE changes
+/// per arm and kind, and the deaths, serious and grade 5 AEs since the earlier cut-off.
+fn records_section(md: &mut String, changes: &records::Changes, y: &CohortResults) {
+    let since = changes
+        .boundary
+        .map_or("the earlier cut-off".to_string(), |d| d.to_string());
+    if changes.corrections.is_empty() {
+        let _ = writeln!(md, "No record dated on or before {since} changed.\n");
+    } else {
+        let _ = writeln!(
+            md,
+            "Earlier records changed (dated on or before {since}; {} {}):\n",
+            changes.corrected_subjects.len(),
+            if changes.corrected_subjects.len() == 1 {
+                "subject"
+            } else {
+                "subjects"
+            }
+        );
+        list(md, &changes.corrections);
+    }
+    let arms: std::collections::BTreeSet<&String> = changes
+        .new_assessments
+        .keys()
+        .chain(changes.ae.keys())
+        .collect();
+    if !arms.is_empty() {
+        let _ = writeln!(
+            md,
+            "| Since {since} | response assessments (subjects) | new AEs | AEs entered late | AEs re-graded | AEs now serious or fatal | AEs removed |\n|---|---|---|---|---|---|---|"
+        );
+        for arm in arms {
+            let (assessed, subjects) = changes
+                .new_assessments
+                .get(arm)
+                .map_or((0, 0), |(n, s)| (*n, s.len()));
+            let ae = changes.ae.get(arm);
+            let label = if arm.is_empty() {
+                "All".to_string()
+            } else {
+                esc(y.arm_short(arm))
+            };
+            let _ = writeln!(
+                md,
+                "| {label} | {assessed} ({subjects}) | {} | {} | {} | {} | {} |",
+                ae.map_or(0, |a| a.new),
+                ae.map_or(0, |a| a.late),
+                ae.map_or(0, |a| a.regraded.len()),
+                ae.map_or(0, |a| a.upgraded.len()),
+                ae.map_or(0, |a| a.removed)
+            );
+        }
+        md.push('\n');
+    }
+    let regraded: Vec<String> = changes
+        .ae
+        .values()
+        .flat_map(|a| a.regraded.iter().chain(&a.upgraded).cloned())
+        .collect();
+    if !regraded.is_empty() {
+        let _ = writeln!(md, "AEs re-graded or now serious or fatal:\n");
+        list(md, &regraded);
+    }
+    if changes.listed.is_empty() {
+        let _ = writeln!(md, "No new death, serious or grade 5 AE since {since}.\n");
+    } else {
+        let _ = writeln!(md, "Deaths, serious and grade 5 AEs since {since}:\n");
+        list(md, &changes.listed);
     }
 }
 
@@ -323,7 +547,7 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
     ids.dedup();
     for id in ids {
         let _ = writeln!(md, "## {}\n", esc(id));
-        let (Some(&x), Some(&y)) = (ca.get(id), cb.get(id)) else {
+        let (Some(&x_record), Some(&y_record)) = (ca.get(id), cb.get(id)) else {
             let _ = writeln!(
                 md,
                 "Only in {}.\n",
@@ -335,13 +559,18 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
             );
             continue;
         };
+        let (x, y) = (&x_record.results, &y_record.results);
         let _ = writeln!(
             md,
             "| | {} | {} | |\n|---|---|---|---|",
             esc(&name_a),
             esc(&name_b)
         );
-        numbers_rows(&mut md, x, y, "");
+        let digits = y_record.decimals.unwrap_or(Decimals {
+            percent: 1,
+            time: 1,
+        });
+        numbers_rows(&mut md, x, y, "", digits);
         // Each arm's own numbers, as the abstract gives them per arm (an arm only in the later
         // cut-off against nothing).
         for arm in &y.arms {
@@ -352,6 +581,7 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
                     &before.results,
                     &arm.results,
                     &format!("{}: ", esc(name)),
+                    digits,
                 ),
                 None => row(
                     &mut md,
@@ -361,106 +591,41 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
                 ),
             }
         }
-        // Arms compared: each hazard ratio and log-rank p (stratified when the cohort has
-        // strata), as the abstract reports them, and the response-rate differences.
-        for comparison in &y.comparisons {
-            let earlier = x
-                .comparisons
-                .iter()
-                .find(|c| c.arm == comparison.arm && c.reference == comparison.reference);
-            let what = format!(
-                "{} vs {}",
-                esc(y.arm_short(&comparison.arm)),
-                esc(y.arm_short(&comparison.reference))
-            );
-            for (endpoint, t) in &comparison.tte {
-                let old = earlier.and_then(|c| c.tte.get(endpoint));
-                row(
-                    &mut md,
-                    &format!("{what}: {endpoint} HR (CI)"),
-                    old.map_or_else(|| "—".to_string(), hazard_ratio),
-                    hazard_ratio(t),
-                );
-                row(
-                    &mut md,
-                    &format!("{what}: {endpoint} log-rank"),
-                    old.map_or_else(|| "—".to_string(), logrank_p),
-                    logrank_p(t),
-                );
-                // Each subgroup column's test of its interaction with the arm.
-                for test in &t.interactions {
-                    let before =
-                        old.and_then(|o| o.interactions.iter().find(|i| i.column == test.column));
-                    row(
-                        &mut md,
-                        &format!("{what}: {endpoint} interaction with {}", test.column),
-                        before.map_or_else(|| "—".to_string(), |i| fmt_p(i.p)),
-                        fmt_p(test.p),
-                    );
-                }
-            }
-            // Adverse events of each kind (not each term): subjects with one in each arm, and
-            // the risk difference in percentage points.
-            if let Some(ae) = &comparison.safety {
-                let old = earlier.and_then(|c| c.safety.as_ref());
-                let kinds = ae.rows.iter().filter(|r| r.term.is_none());
-                for risk in kinds {
-                    let before = old.and_then(|o| {
-                        o.rows
-                            .iter()
-                            .find(|r| r.term.is_none() && r.kind == risk.kind)
-                            .map(|r| (o, r))
-                    });
-                    let text = |r: &crate::results::AeRisk, total: usize, reference: usize| {
-                        format!(
-                            "{}/{total} vs {}/{reference}; {}",
-                            r.n,
-                            r.n_reference,
-                            estimate(Some((
-                                Some(r.difference.estimate * 100.0),
-                                Some(r.difference.lower * 100.0),
-                                Some(r.difference.upper * 100.0),
-                            )))
-                        )
-                    };
-                    row(
-                        &mut md,
-                        &format!("{what}: {} (difference, CI)", risk.kind),
-                        before.map_or_else(
-                            || "—".to_string(),
-                            |(o, b)| text(b, o.total, o.total_reference),
-                        ),
-                        text(risk, ae.total, ae.total_reference),
-                    );
-                }
-            }
-            if let Some(r) = &comparison.response {
-                let old = earlier.and_then(|c| c.response.as_ref());
-                row(
-                    &mut md,
-                    &format!("{what}: ORR difference (CI)"),
-                    old.map_or_else(|| "—".to_string(), |o| difference(&o.orr)),
-                    difference(&r.orr),
-                );
-            }
-        }
+        comparison_rows(&mut md, x, y, digits);
         let followup =
             |c: &CohortResults| c.followup.as_ref().map(|f| (f.estimate, f.lower, f.upper));
         row(
             &mut md,
             "Median follow-up (CI)",
-            estimate(followup(x)),
-            estimate(followup(y)),
+            estimate(followup(x), digits.time),
+            estimate(followup(y), digits.time),
         );
         md.push('\n');
 
+        let changes = records::compare(before, after, id, a.cutoff, &|arm| {
+            y.arm_short(arm).to_string()
+        })?;
         let bor_a = read_bor(&before.join("derived").join(format!("{id}.csv")))?;
         let bor_b = read_bor(&after.join("derived").join(format!("{id}.csv")))?;
+        // Each change of best response says whether earlier records were corrected for the
+        // subject (else it came from new assessments).
         let changed: Vec<String> = bor_b
             .iter()
             .filter_map(|(subject, new)| match bor_a.get(subject) {
                 Some(old) if old != new => {
-                    Some(format!("- {}: {} → {}", esc(subject), esc(old), esc(new)))
+                    let why = match &changes {
+                        Some(c) if c.corrected_subjects.contains(subject) => {
+                            " (earlier records corrected)"
+                        }
+                        Some(_) => " (new assessments)",
+                        None => "",
+                    };
+                    Some(format!(
+                        "- {}: {} → {}{why}",
+                        esc(subject),
+                        esc(old),
+                        esc(new)
+                    ))
                 }
                 _ => None,
             })
@@ -500,40 +665,33 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
             }
             md.push('\n');
         }
+        if let Some(changes) = &changes {
+            records_section(&mut md, changes, y);
+        }
 
-        let terms = |c: &CohortResults| -> BTreeMap<String, (usize, Option<usize>)> {
-            c.safety
-                .iter()
-                .flat_map(|s| &s.by_term)
-                .map(|t| (t.term.clone(), (t.teae_any, t.teae_grade3plus)))
-                .collect()
-        };
-        let (ta, tb) = (terms(x), terms(y));
-        let severity = y.safety.as_ref().map(|s| s.grading) == Some(AeGrading::Severity);
-        let (any_words, severe_words) = if severity {
-            ("any severity", "severe")
+        // Terms with more subjects than before: per arm for a cohort with arms.
+        let new_events: Vec<String> = if y.arms.is_empty() {
+            term_lines(Some(x), y, "")
         } else {
-            ("any grade", "grade ≥3")
-        };
-        let new_events: Vec<String> = tb
-            .iter()
-            .filter_map(|(term, &(any, g3))| {
-                let (old_any, old_g3) = ta.get(term).copied().unwrap_or((0, g3.map(|_| 0)));
-                let shown = |n: Option<usize>| n.map_or("–".to_string(), |n| n.to_string());
-                (any > old_any || g3 > old_g3).then(|| {
-                    format!(
-                        "- {}: subjects with {any_words} {old_any} → {any}, {severe_words} {} → {}",
-                        esc(term),
-                        shown(old_g3),
-                        shown(g3)
+            y.arms
+                .iter()
+                .flat_map(|arm| {
+                    let before = x.arms.iter().find(|a| a.arm == arm.arm).map(|a| &a.results);
+                    term_lines(
+                        before,
+                        &arm.results,
+                        &format!("{}: ", esc(y.arm_short(&arm.arm))),
                     )
                 })
-            })
-            .collect();
+                .collect()
+        };
         if new_events.is_empty() {
-            let _ = writeln!(md, "No new adverse events.\n");
+            let _ = writeln!(md, "No adverse event term with more subjects.\n");
         } else {
-            let _ = writeln!(md, "New adverse events (treatment-emergent, subjects):\n");
+            let _ = writeln!(
+                md,
+                "Adverse event terms with more subjects (treatment-emergent):\n"
+            );
             for line in new_events {
                 let _ = writeln!(md, "{line}");
             }

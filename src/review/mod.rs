@@ -3,5 +3,6 @@
 //! have been edited or tampered with (docs/BAD-INPUT.md).
 
 pub mod diff;
+pub mod records;
 pub mod redline;
 pub mod verify;

@@ -156,6 +156,105 @@ impl DerivedRows<'_> {
     }
 }
 
+impl DerivedRows<'_> {
+    /// `derived/records/<cohort>.csv`: the deaths, response assessments and treatment-emergent
+    /// AEs of the cohort's members as the cut-off's numbers read them, one row each, so that
+    /// `readout diff` can tell corrected earlier records from new ones (docs/OUTPUTS.md).
+    pub fn write_records_csv(
+        &self,
+        subjects: &[Subject],
+        assessments: &std::collections::HashMap<&str, Vec<crate::model::Assessment>>,
+        vocabulary: &crate::criteria::Vocabulary,
+        adverse_events: &[crate::model::AdverseEvent],
+        write: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<()> {
+        let mut out = Vec::with_capacity(DERIVED_PIECE + 4096);
+        out.extend_from_slice(b"USUBJID,ARM,DATASET,DATE,ITEM,VALUE,SERIOUS,FATAL\n");
+        let mut arm_of: FxHashMap<&str, &str> = FxHashMap::default();
+        let mut line = String::new();
+        // Without ADRS or ADAE only the deaths are written: no lookups per member.
+        let (with_rs, with_ae) = (!assessments.is_empty(), !adverse_events.is_empty());
+        for &member in self.members.iter() {
+            let Some(subject) = subjects.get(member as usize) else {
+                continue;
+            };
+            if !with_rs && !with_ae && subject.death.is_none() {
+                continue;
+            }
+            let id: &str = &subject.usubjid;
+            let arm = self
+                .arm_column
+                .as_deref()
+                .and_then(|column| subject.columns.get(column))
+                .unwrap_or("");
+            if with_ae {
+                arm_of.insert(id, arm);
+            }
+            if let Some(death) = subject.death {
+                csv_field(&mut out, id);
+                out.push(b',');
+                csv_field(&mut out, arm);
+                line.clear();
+                let _ = writeln!(line, ",ADSL,{death},DTHDT,,,Y");
+                out.extend_from_slice(line.as_bytes());
+            }
+            let listed = if with_rs { assessments.get(id) } else { None };
+            for a in listed.into_iter().flatten() {
+                csv_field(&mut out, id);
+                out.push(b',');
+                csv_field(&mut out, arm);
+                line.clear();
+                let _ = write!(line, ",ADRS,{},", a.date);
+                out.extend_from_slice(line.as_bytes());
+                csv_field(&mut out, a.visit.as_deref().unwrap_or(""));
+                out.push(b',');
+                csv_field(&mut out, vocabulary.text(a.code));
+                out.extend_from_slice(b",,\n");
+                spill(&mut out, write)?;
+            }
+        }
+        for ae in adverse_events.iter().filter(|ae| ae.emergent) {
+            let Some(arm) = arm_of.get(ae.usubjid.as_str()) else {
+                continue;
+            };
+            csv_field(&mut out, &ae.usubjid);
+            out.push(b',');
+            csv_field(&mut out, arm);
+            out.extend_from_slice(b",ADAE,");
+            line.clear();
+            if let Some(start) = ae.start {
+                let _ = write!(line, "{start}");
+            }
+            out.extend_from_slice(line.as_bytes());
+            out.push(b',');
+            csv_field(&mut out, &ae.term);
+            line.clear();
+            if let Some(grade) = ae.grade {
+                let _ = write!(line, "{grade}");
+            }
+            let _ = writeln!(
+                line,
+                ",{},{}",
+                if ae.serious { "Y" } else { "N" },
+                if ae.fatal { "Y" } else { "N" }
+            );
+            out.push(b',');
+            out.extend_from_slice(line.as_bytes());
+            spill(&mut out, write)?;
+        }
+        write(&out)
+    }
+}
+
+/// Gives `out` to `write` once it holds a piece's worth.
+fn spill(out: &mut Vec<u8>, write: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
+    if out.len() >= DERIVED_PIECE {
+        write(out)?;
+        out.clear();
+    }
+    Ok(())
+}
+
 /// Bytes of the derived CSV given to the file at a time.
 const DERIVED_PIECE: usize = 1 << 20;
 

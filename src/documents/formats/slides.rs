@@ -17,7 +17,7 @@ impl OutputFormat for Slides {
     }
 
     fn cohort_files(&self, docs: &mut CohortDocs<'_>) -> Result<Vec<OutputFile>> {
-        docs.ctx.sentences = crate::documents::paragraph_sentences(&docs.plain);
+        docs.ctx.sentences = crate::documents::paragraph_sentences(&docs.plain, &docs.ctx.headings);
         let text = docs.renderer.render("slides.txt", &docs.ctx)?;
         let house;
         let template = match &docs.assets.pptx_template {

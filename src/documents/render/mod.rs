@@ -110,9 +110,11 @@ pub struct DocumentContext<'a> {
     pub report: crate::documents::report::Report,
     /// A cohort with arms: each comparison with the two arms' results beside it.
     pub arms_compared: Vec<ArmPair<'a>>,
-    /// The sentences of the abstract's paragraphs by heading (`Methods`, `Results`), for the
-    /// slides.
+    /// The sentences of the abstract's paragraphs by heading (`Methods`, `Results`, whatever
+    /// `headings` calls them), for the slides.
     pub sentences: BTreeMap<String, Vec<String>>,
+    /// The abstract's section names (`output.conference.sections`).
+    pub headings: crate::config::SectionNames,
 }
 
 /// The cohort's own texts.
