@@ -466,26 +466,27 @@ fn configs_reached_through_symbolic_links_are_compared_where_they_lead() {
 /// The text of a tracked-changes document.xml after Accept All (`accept`) or Reject All:
 /// paragraphs joined by blank lines.
 fn resolved_docx(xml: &str, accept: bool) -> String {
-    let (drop, keep) = if accept {
-        ("w:del", "w:ins")
-    } else {
-        ("w:ins", "w:del")
-    };
-    let mut text = xml.to_string();
-    // Remove the dropped revisions whole.
-    while let Some(start) = text.find(&format!("<{drop} ")) {
-        let end = text[start..].find(&format!("</{drop}>")).expect("closed") + start;
-        text.replace_range(start..end + drop.len() + 3, "");
-    }
-    let _ = keep;
-    let mut out = Vec::new();
-    for para in text.split("</w:p>") {
-        let mut p = String::new();
-        let mut rest = para;
+    let drop = if accept { "w:del" } else { "w:ins" };
+    // Per paragraph: its text once the dropped runs are gone, and whether its mark is dropped
+    // too (a paragraph inserted or deleted whole), which joins it to the next one, as Word does.
+    let mut out: Vec<String> = Vec::new();
+    let mut joined = String::new();
+    let body = xml.split("<w:body>").nth(1).expect("a body");
+    for para in body.split("<w:p>").skip(1) {
+        let para = para.split("</w:p>").next().expect("closed");
+        let (props, mut runs) = match para.split_once("</w:pPr>") {
+            Some((props, runs)) => (props, runs.to_string()),
+            None => ("", para.to_string()),
+        };
+        while let Some(start) = runs.find(&format!("<{drop} ")) {
+            let end = runs[start..].find(&format!("</{drop}>")).expect("closed") + start;
+            runs.replace_range(start..end + drop.len() + 3, "");
+        }
+        let mut rest = runs.as_str();
         while let Some(i) = rest.find("xml:space=\"preserve\">") {
             let after = &rest[i + 21..];
             let j = after.find("</w:").expect("text closed");
-            p.push_str(
+            joined.push_str(
                 &after[..j]
                     .replace("&amp;", "&")
                     .replace("&lt;", "<")
@@ -493,10 +494,18 @@ fn resolved_docx(xml: &str, accept: bool) -> String {
             );
             rest = &after[j..];
         }
-        if !p.is_empty() {
-            out.push(p);
+        if !props.contains(&format!("<{drop} ")) {
+            out.push(std::mem::take(&mut joined));
         }
     }
+    if !joined.is_empty() {
+        out.push(joined);
+    }
+    // No paragraph is left empty by accepting or rejecting.
+    assert!(
+        out.iter().all(|p| !p.is_empty()),
+        "an empty paragraph: {out:?}"
+    );
     out.join("\n\n")
 }
 
@@ -510,6 +519,20 @@ fn diff_writes_each_cohorts_abstract_redlined_in_word_and_html() {
         .assert()
         .success();
     let study = out.path().join("TINY");
+    // The earlier abstract with a paragraph the later one lacks (deleted whole) and without
+    // the later one's Methods (inserted whole).
+    let early_path = study.join("2021-03-01/all/abstract.txt");
+    let text = std::fs::read_to_string(&early_path).unwrap();
+    let kept: Vec<&str> = text
+        .split("\n\n")
+        .filter(|p| !p.starts_with("Methods:"))
+        .collect();
+    let text = format!(
+        "{}\n\nBackground: A paragraph only the earlier abstract has.\n\n{}",
+        kept[0],
+        kept[1..].join("\n\n")
+    );
+    std::fs::write(&early_path, text).unwrap();
     let output = readout()
         .arg("diff")
         .arg(study.join("2021-03-01"))
@@ -540,6 +563,10 @@ fn diff_writes_each_cohorts_abstract_redlined_in_word_and_html() {
     std::io::Read::read_to_string(&mut archive.by_name("word/document.xml").unwrap(), &mut xml)
         .unwrap();
     assert!(xml.contains("w:author=\"readout\" w:date=\"2021-04-30T00:00:00Z\""));
+    // Both whole paragraphs carry their mark's change (else Accept All or Reject All leaves
+    // an empty paragraph, which `resolved_docx` refuses).
+    assert!(xml.contains("<w:pPr><w:rPr><w:del w:id="), "{xml}");
+    assert!(xml.contains("<w:pPr><w:rPr><w:ins w:id="), "{xml}");
     assert_eq!(resolved_docx(&xml, true), late, "Accept All");
     assert_eq!(resolved_docx(&xml, false), early, "Reject All");
     let html =

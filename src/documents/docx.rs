@@ -56,11 +56,16 @@ pub fn redline_docx(
                 ..Span::plain(text)
             })
             .collect();
-        let para = if i == 0 {
+        let mut para = if i == 0 {
             Para::style("Title")
         } else {
             Para::default()
         };
+        // A paragraph inserted or deleted whole: its mark is too.
+        let whole = pieces.first().and_then(|(r, _)| *r);
+        if whole.is_some() && pieces.iter().all(|(r, _)| *r == whole) {
+            para.mark = whole;
+        }
         body.paragraph(para, &spans);
     }
     package(body, cohort, "abstract-redline.docx", None)
@@ -160,6 +165,9 @@ struct Para<'a> {
     style: Option<&'a str>,
     right: bool,
     indent: bool,
+    /// The paragraph mark itself tracked: a paragraph inserted or deleted whole, so that
+    /// accepting (or rejecting) the change leaves no empty paragraph.
+    mark: Option<Revision>,
 }
 
 impl<'a> Para<'a> {
@@ -231,25 +239,20 @@ impl Body {
         if para.right {
             props.push_str("<w:jc w:val=\"right\" />");
         }
+        if let Some(revision) = para.mark {
+            let _ = write!(
+                props,
+                "<w:rPr>{}</w:rPr>",
+                self.revision_tag(revision, true)
+            );
+        }
         if !props.is_empty() {
             let _ = write!(self.xml, "<w:pPr>{props}</w:pPr>");
         }
         for span in spans {
             if let Some(revision) = span.revision {
-                self.revisions += 1;
-                let tag = match revision {
-                    Revision::Inserted => "w:ins",
-                    Revision::Deleted => "w:del",
-                };
-                let _ = write!(
-                    self.xml,
-                    "<{tag} w:id=\"{}\" w:author=\"readout\"",
-                    self.revisions
-                );
-                if let Some(date) = &self.revision_date {
-                    let _ = write!(self.xml, " w:date=\"{date}\"");
-                }
-                self.xml.push('>');
+                let open = self.revision_tag(revision, false);
+                self.xml.push_str(&open);
             }
             self.xml.push_str("<w:r>");
             if span.bold || span.size.is_some() {
@@ -279,6 +282,22 @@ impl Body {
             }
         }
         self.xml.push_str("</w:p>");
+    }
+
+    /// The opening tag of a tracked change (`<w:ins w:id=.. w:author="readout" w:date=..>`),
+    /// each with an id of its own; `empty` closes it at once (a paragraph mark's).
+    fn revision_tag(&mut self, revision: Revision, empty: bool) -> String {
+        self.revisions += 1;
+        let tag = match revision {
+            Revision::Inserted => "w:ins",
+            Revision::Deleted => "w:del",
+        };
+        let mut xml = format!("<{tag} w:id=\"{}\" w:author=\"readout\"", self.revisions);
+        if let Some(date) = &self.revision_date {
+            let _ = write!(xml, " w:date=\"{date}\"");
+        }
+        xml.push_str(if empty { " />" } else { ">" });
+        xml
     }
 
     /// A picture in a paragraph of its own, `size` in EMU; its relationship is `rIdImageN`.
@@ -359,9 +378,9 @@ impl Body {
                 let bottom = head && (r == last_head || r + c.rowspan as usize > last_head);
                 self.cell_start(span, merge, rules && bottom);
                 let para = Para {
-                    style: None,
                     right: c.num,
                     indent: c.level,
+                    ..Para::default()
                 };
                 let unbroken = if c.num && !head && c.text.chars().count() <= UNBROKEN_CHARS {
                     unbreakable(&c.text)
