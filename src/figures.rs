@@ -25,6 +25,9 @@ pub struct Figure {
     pub caption: String,
     /// The SVG document (readout's own output; inserted unescaped).
     pub svg: String,
+    /// The figure drawn in landscape for a slide (Kaplan–Meier: the legend beside a wider
+    /// plot), when a format asks for it; a slide shows it rather than `svg`.
+    pub wide_svg: Option<String>,
     /// The figure rasterised at [`crate::plots::PNG_SCALE`], when the build made its PNG (the
     /// Word report takes it rather than rasterising the figure again).
     #[serde(skip)]
@@ -100,6 +103,7 @@ impl CohortFigures {
                     name: name.to_string(),
                     caption,
                     svg,
+                    wide_svg: None,
                     png: None,
                 });
                 Ok(())
@@ -424,6 +428,7 @@ pub fn study_km_figures(
             tick_step: None,
             x_max: None,
             note: Vec::new(),
+            wide: false,
         };
         let name = format!("km-{}", endpoint.to_ascii_lowercase());
         match plots::km_plot(&series, &opts) {
@@ -475,6 +480,8 @@ pub struct PngUse {
     pub files: bool,
     /// The PNG bytes kept for documents that embed them (Word, decks).
     pub kept: bool,
+    /// Figures drawn also in landscape, for slides ([`Figure::wide_svg`]).
+    pub wide: bool,
 }
 
 /// Draws every figure of a cohort; `output` says whether figures carry titles, `pngs` what the
@@ -540,6 +547,7 @@ pub fn cohort_figures(
             tick_step: None,
             x_max: None,
             note,
+            wide: false,
         };
         let caption = if arms_drawn {
             format!(
@@ -554,13 +562,25 @@ pub fn cohort_figures(
                 settings.km_ci.name()
             )
         };
+        let drawn = plots::km_plot(&series, &opts);
+        let wide = (pngs.wide && drawn.is_ok())
+            .then(|| plots::km_plot(&series, &KmPlotOptions { wide: true, ..opts }))
+            .transpose()
+            .map_err(|source| Error::Figure {
+                cohort: Some(cohort.to_string()),
+                figure: format!("km-{} for slides", endpoint.to_ascii_lowercase()),
+                source,
+            })?;
         figs.add(
             cohort,
             &format!("km-{}", endpoint.to_ascii_lowercase()),
             caption,
-            plots::km_plot(&series, &opts),
+            drawn,
             png,
         )?;
+        if let Some(figure) = figs.inline.last_mut().filter(|_| wide.is_some()) {
+            figure.wide_svg = wide;
+        }
     }
 
     // A cohort with arms and subgroups: a forest plot per comparison and endpoint.

@@ -135,6 +135,7 @@ fn km_opts() -> KmPlotOptions {
         tick_step: None,
         x_max: None,
         note: Vec::new(),
+        wide: false,
     }
 }
 

@@ -401,6 +401,7 @@ pub fn build_cohort<'a>(
         let pngs = figures::PngUse {
             files: needs.png_files,
             kept: needs.pngs,
+            wide: needs.wide_figures,
         };
         figures::cohort_figures(&analysis, &arms, &settings, &cfg.config.output, pngs)
     })?;

@@ -68,6 +68,8 @@ pub struct KmPlotOptions {
     /// Lines written under the legend entries (e.g. the hazard ratio and log-rank p of arms
     /// compared); empty for none.
     pub note: Vec<String>,
+    /// Landscape, for a slide: a wider plot with the legend beside it.
+    pub wide: bool,
 }
 
 impl Default for KmPlotOptions {
@@ -81,6 +83,7 @@ impl Default for KmPlotOptions {
             tick_step: None,
             x_max: None,
             note: Vec::new(),
+            wide: false,
         }
     }
 }
@@ -106,6 +109,8 @@ pub fn number_at_risk(series: &KmSeries, t: f64) -> usize {
 }
 
 const PLOT_H: i32 = 300;
+/// Width of the plot's canvas (before the legend beside it) of a landscape figure.
+const WIDE_CANVAS_WIDTH: i32 = 860;
 /// Width of the risk-table labels (in % of the canvas) that narrows the plot rather than
 /// widening the canvas.
 const RISK_LABEL_BUDGET_PCT: i32 = 32;
@@ -297,6 +302,11 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
         .max()
         .unwrap_or(0);
 
+    let canvas_width = if opts.wide {
+        WIDE_CANVAS_WIDTH
+    } else {
+        CANVAS_WIDTH
+    };
     // Left margin: room for the y-axis title and tick labels, and for the risk-table labels.
     let y_ticks = ticks(0.0, 1.0, 0.2);
     let y_title = wrap_text(&opts.y_label, LABEL_PX, PLOT_H - 10)?;
@@ -310,7 +320,7 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
         risk_labels.push(truncate_to_width(
             &s.label,
             TICK_PX,
-            CANVAS_WIDTH * RISK_LABEL_MAX_PCT / 100,
+            canvas_width * RISK_LABEL_MAX_PCT / 100,
         )?);
     }
     let mut risk_label_w = 0;
@@ -329,12 +339,12 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
         let cut = truncate_to_width(
             &s.label,
             TICK_PX,
-            CANVAS_WIDTH * RISK_LABEL_BUDGET_PCT / 100,
+            canvas_width * RISK_LABEL_BUDGET_PCT / 100,
         )?;
         budget_label_w = budget_label_w.max(text_width(&cut, TICK_PX)?);
     }
     let budget_left = axis_block.max(PAD + budget_label_w + risk_label_end_gap);
-    let w = CANVAS_WIDTH + (left - budget_left).max(0);
+    let w = canvas_width + (left - budget_left).max(0);
 
     // Right margin: half the widest label centred on the last tick. Two passes, because the
     // labels depend on the step and the step on the room.
@@ -398,7 +408,7 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
     // rest (rounded up) where it must, and a legend taller than two thirds of the plot
     // (several arms and their comparisons) goes beside it, in a column of its own, rather
     // than make the figure a tall strip.
-    let beside = 3 * (y + above.height() + 10) > 2 * PLOT_H;
+    let beside = opts.wide || 3 * (y + above.height() + 10) > 2 * PLOT_H;
     let (legend, legend_origin, plot_top, plot_h, canvas_w) = if beside {
         let side = Legend::stacked(
             legend_items(series, &opts.note, any_censored, SIDE_LEGEND_W)?,
@@ -563,6 +573,41 @@ mod tests {
             median: None,
             median_label: String::new(),
         }
+    }
+
+    /// The landscape drawing for slides is wider than 1.6:1 with the legend beside the plot;
+    /// the document's keeps its shape.
+    #[test]
+    fn a_wide_figure_is_landscape_with_the_legend_beside() {
+        let arm = |label: &str, surv: f64| KmSeries {
+            label: label.into(),
+            median_label: "median 8.1 (95% CI 6.0, 10.2)".into(),
+            ..series(vec![pt(2.0, surv, 10, 1, 0), pt(9.0, 0.4, 6, 2, 1)], 10)
+        };
+        let both = [arm("Arm A", 0.9), arm("Arm B", 0.8)];
+        let size = |svg: &str| {
+            let number = |key: &str| -> f64 {
+                let at = svg.find(&format!("{key}=\"")).expect(key) + key.len() + 2;
+                svg[at..]
+                    .split('"')
+                    .next()
+                    .unwrap()
+                    .parse()
+                    .expect("a number")
+            };
+            (number("width"), number("height"))
+        };
+        let opts = KmPlotOptions {
+            note: vec!["HR 0.67 (95% CI 0.46–0.98)".into()],
+            ..KmPlotOptions::default()
+        };
+        let (w, h) = size(&km_plot(&both, &opts).expect("drawn"));
+        let wide = km_plot(&both, &KmPlotOptions { wide: true, ..opts }).expect("drawn");
+        let (ww, wh) = size(&wide);
+        assert!(ww / wh > 1.6, "{ww} x {wh}");
+        assert!(w / h < ww / wh, "{w} x {h} against {ww} x {wh}");
+        // Both arms and the note are in the legend.
+        assert!(wide.contains("Arm A") && wide.contains("HR 0.67"));
     }
 
     #[test]

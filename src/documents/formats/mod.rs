@@ -30,6 +30,8 @@ pub struct Needs {
     pub index: bool,
     /// Each cohort's derived dataset as Dataset-JSON (`derived/<cohort>.json`).
     pub derived_dataset_json: bool,
+    /// Figures drawn also in landscape, for slides.
+    pub wide_figures: bool,
 }
 
 impl Needs {
@@ -39,6 +41,7 @@ impl Needs {
             png_files: self.png_files || other.png_files,
             index: self.index || other.index,
             derived_dataset_json: self.derived_dataset_json || other.derived_dataset_json,
+            wide_figures: self.wide_figures || other.wide_figures,
         }
     }
 }

@@ -12,6 +12,7 @@ impl OutputFormat for Slides {
     fn needs(&self) -> Needs {
         Needs {
             pngs: true,
+            wide_figures: true,
             ..Needs::default()
         }
     }

@@ -63,7 +63,7 @@ pub fn parse_slides(text: &str) -> Vec<SlideText> {
 }
 
 /// Positions on the slide, in EMU, from its size.
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy)]
 struct Frame {
     left: u64,
     top: u64,
@@ -84,14 +84,21 @@ impl Frame {
     }
 }
 
-/// Table text size (hundredths of a point) and row height (EMU) for `columns` columns.
-fn table_font(columns: usize) -> (u32, u64) {
+/// Table text size (hundredths of a point) and row height (EMU) for `columns` columns and
+/// `rows` rows in all: a short table (a comparison, an overview) in large type, so that it
+/// does not sit small at the top of an empty slide.
+fn table_font(columns: usize, rows: usize) -> (u32, u64) {
     if columns > 6 {
         (1000, 210_000)
+    } else if rows <= SHORT_TABLE_ROWS {
+        (1600, 380_000)
     } else {
         (1200, 250_000)
     }
 }
+
+/// The most rows of a table set in large type on a slide.
+const SHORT_TABLE_ROWS: usize = 8;
 
 /// The most slides a deck may have: a congress deck has tens; a `slides.txt` that repeats
 /// slides in a loop, or a table of thousands of rows, is refused rather than written.
@@ -132,15 +139,16 @@ impl Deck {
         Ok(())
     }
 
-    /// The media name of a figure's picture, rasterised the first time it is shown.
+    /// The media name of a figure's picture, rasterised the first time it is shown: its
+    /// landscape drawing when there is one, else the document's.
     fn picture(&mut self, fig: &crate::figures::Figure, cohort: &str) -> Result<String> {
         let name = format!("readout-{}.png", fig.name);
         if self.media.iter().any(|(n, _)| *n == name) {
             return Ok(name);
         }
-        let png: std::sync::Arc<[u8]> = match &fig.png {
-            Some(png) => png.clone(),
-            None => crate::plots::figure_png(&fig.svg)
+        let png: std::sync::Arc<[u8]> = match (&fig.wide_svg, &fig.png) {
+            (None, Some(png)) => png.clone(),
+            (wide, _) => crate::plots::figure_png(wide.as_deref().unwrap_or(&fig.svg))
                 .map_err(|source| Error::Figure {
                     cohort: Some(cohort.to_string()),
                     figure: format!("{} for slides.pptx", fig.name),
@@ -161,6 +169,50 @@ impl Deck {
             .map_or(&[][..], |(_, png)| png)
     }
 }
+
+/// Where a figure and its words go on a slide, as (x, y, width, height) in EMU.
+#[derive(Debug, PartialEq)]
+struct FigurePlace {
+    picture: (u64, u64, u64, u64),
+    words: Option<(u64, u64, u64, u64)>,
+}
+
+/// A figure of `size` pixels with `lines` bullet lines in `frame`: a landscape figure (wider
+/// than 1.6:1) across the slide with the words under it, a taller one on the left with the
+/// words in the width it leaves; alone, as large as the frame allows, centred.
+fn figure_place(frame: &Frame, (w, h): (u32, u32), lines: usize) -> FigurePlace {
+    let (w, h) = (f64::from(w.max(1)), f64::from(h.max(1)));
+    let fit = |box_w: u64, box_h: u64| {
+        let scale = (box_w as f64 / w).min(box_h as f64 / h);
+        ((w * scale) as u64, (h * scale) as u64)
+    };
+    let gap = frame.width / 40;
+    if lines == 0 {
+        let (cx, cy) = fit(frame.width, frame.height);
+        return FigurePlace {
+            picture: (frame.left + (frame.width - cx) / 2, frame.top, cx, cy),
+            words: None,
+        };
+    }
+    if w / h > 1.6 {
+        // About a third of an inch a line at 16 pt, at most two fifths of the frame.
+        let words_h = (LINE_EMU * lines as u64 + gap).min(frame.height * 2 / 5);
+        let (cx, cy) = fit(frame.width, frame.height - words_h - gap);
+        return FigurePlace {
+            picture: (frame.left + (frame.width - cx) / 2, frame.top, cx, cy),
+            words: Some((frame.left, frame.top + cy + gap, frame.width, words_h)),
+        };
+    }
+    let (cx, cy) = fit(frame.width * 62 / 100, frame.height);
+    let x = frame.left + cx + gap;
+    FigurePlace {
+        picture: (frame.left, frame.top, cx, cy),
+        words: Some((x, frame.top, frame.left + frame.width - x, frame.height)),
+    }
+}
+
+/// Height of one bullet line of 16 pt, with its spacing, in EMU.
+const LINE_EMU: u64 = 330_000;
 
 /// A deck over the limits, as an error of the `slides.txt` template that asked for it.
 fn too_large(message: String) -> Error {
@@ -195,7 +247,7 @@ pub fn deck(
         let layout = template.content_layout.clone();
         if let Some(table) = slide_table(ctx, &slide.key) {
             let columns = grid_width(&table);
-            let (_, row_h) = table_font(columns);
+            let (_, row_h) = table_font(columns, table.head.len() + table.body.len());
             let text_h = if slide.lines.is_empty() {
                 0
             } else {
@@ -252,28 +304,20 @@ pub fn deck(
                 // One media file per figure, however many slides show it.
                 let name = deck.picture(fig, cohort)?;
                 let (w, h) = super::docx::png_size(deck.png(&name)).unwrap_or((4, 3));
-                // The picture on the left 62% of the width, fitted; the words beside it.
-                let box_w = frame.width * 62 / 100;
-                let scale = (box_w as f64 / w as f64).min(frame.height as f64 / h as f64);
-                let (cx, cy) = ((w as f64 * scale) as u64, (h as f64 * scale) as u64);
+                let place = figure_place(&frame, (w, h), slide.lines.len());
                 let _ = write!(
                     shapes,
-                    r#"<p:pic><p:nvPicPr><p:cNvPr id="3" name="{}" descr="{}"/><p:cNvPicPr><a:picLocks noChangeAspect="1"/></p:cNvPicPr><p:nvPr/></p:nvPicPr><p:blipFill><a:blip r:embed="rId2"/><a:stretch><a:fillRect/></a:stretch></p:blipFill><p:spPr><a:xfrm><a:off x="{}" y="{}"/><a:ext cx="{cx}" cy="{cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></p:spPr></p:pic>"#,
+                    r#"<p:pic><p:nvPicPr><p:cNvPr id="3" name="{}" descr="{}"/><p:cNvPicPr><a:picLocks noChangeAspect="1"/></p:cNvPicPr><p:nvPr/></p:nvPicPr><p:blipFill><a:blip r:embed="rId2"/><a:stretch><a:fillRect/></a:stretch></p:blipFill><p:spPr><a:xfrm><a:off x="{}" y="{}"/><a:ext cx="{}" cy="{}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></p:spPr></p:pic>"#,
                     escape(&fig.name),
                     escape(&fig.caption),
-                    frame.left,
-                    frame.top
+                    place.picture.0,
+                    place.picture.1,
+                    place.picture.2,
+                    place.picture.3,
                 );
                 pictures.push(name);
-                if !slide.lines.is_empty() {
-                    let gap = frame.width / 40;
-                    let x = frame.left + box_w + gap;
-                    shapes.push_str(&text_box(
-                        4,
-                        (x, frame.top, frame.left + frame.width - x, frame.height),
-                        &slide.lines,
-                        1600,
-                    ));
+                if let Some(words) = place.words.filter(|_| !slide.lines.is_empty()) {
+                    shapes.push_str(&text_box(4, words, &slide.lines, 1600));
                 }
             }
             None => shapes.push_str(&body_placeholder(&slide.lines)),
@@ -591,7 +635,7 @@ fn table_frame(id: u32, head: &[Row], body: &[Row], (x, y, width): (u64, u64, u6
         body: body.to_vec(),
     };
     let columns = grid_width(&whole);
-    let (size, row_h) = table_font(columns);
+    let (size, row_h) = table_font(columns, head.len() + body.len());
     // Widths from the longest text of each column's own (unspanned) cells.
     let mut chars = vec![4usize; columns];
     {
@@ -700,6 +744,52 @@ fn table_frame(id: u32, head: &[Row], body: &[Row], (x, y, width): (u64, u64, u6
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Figures take the slide's width: a landscape one across it with the words below, a tall
+    /// one on the left with the words in the rest, one without words as large as it fits.
+    #[test]
+    fn figures_are_placed_by_their_shape() {
+        let frame = Frame::of((12_192_000, 6_858_000));
+        let inside = |(x, y, w, h): (u64, u64, u64, u64)| {
+            x >= frame.left
+                && y >= frame.top
+                && x + w <= frame.left + frame.width + 1
+                && y + h <= frame.top + frame.height + 1
+        };
+        // The landscape Kaplan–Meier figure (1180 × 470 px) with three lines.
+        let wide = figure_place(&frame, (1180, 470), 3);
+        let words = wide.words.expect("words");
+        assert!(wide.picture.2 * 10 >= frame.width * 7, "{wide:?}");
+        assert!(
+            words.1 >= wide.picture.1 + wide.picture.3,
+            "words below the picture"
+        );
+        assert_eq!(words.2, frame.width);
+        assert!(inside(wide.picture) && inside(words), "{wide:?}");
+        // A tall figure (560 × 840) keeps the left and leaves the words the rest.
+        let tall = figure_place(&frame, (560, 840), 3);
+        let words = tall.words.expect("words");
+        assert_eq!(tall.picture.3, frame.height);
+        assert_eq!(words.0, tall.picture.0 + tall.picture.2 + frame.width / 40);
+        assert!(inside(tall.picture) && inside(words), "{tall:?}");
+        // A forest plot (720 × 416) alone: as large as the frame allows, centred.
+        let alone = figure_place(&frame, (720, 416), 0);
+        assert!(alone.words.is_none());
+        let (x, _, w, h) = alone.picture;
+        assert!(w == frame.width || h == frame.height, "{alone:?}");
+        assert_eq!(x - frame.left, (frame.width - w) / 2);
+        // Many lines under a landscape figure take at most two fifths of the frame.
+        let crowded = figure_place(&frame, (1180, 470), 40);
+        assert!(crowded.words.expect("words").3 <= frame.height * 2 / 5);
+        assert!(inside(crowded.picture));
+    }
+
+    #[test]
+    fn short_tables_are_set_large() {
+        assert_eq!(table_font(5, 3), (1600, 380_000));
+        assert_eq!(table_font(5, SHORT_TABLE_ROWS + 1), (1200, 250_000));
+        assert_eq!(table_font(9, 3), (1000, 210_000));
+    }
 
     #[test]
     fn slides_txt_reads_as_keys_titles_bullets_and_paragraphs() {
