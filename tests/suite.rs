@@ -25,6 +25,7 @@ mod hostile_templates;
 mod html;
 mod interaction_reference;
 mod invalid_inputs;
+mod lymphoma_example;
 mod myeloma_example;
 mod numbers;
 mod plots;
