@@ -262,14 +262,15 @@ pub fn files() -> Vec<(&'static str, String)> {
         };
         let last_alive = plus(trtsdt, on_study_to.round() as i64);
         let agegr = if age < 65 { "<65" } else { ">=65" };
+        let day = |d: f64| plus(trtsdt, d.round() as i64).to_string();
         let _ = writeln!(
             adsl,
             "{STUDY},{id},{},{},ZELTAMIG,ZLT,{age},{agegr},{sex},{ecog},{histology},{prior},\
              {prior_car_t},{enrolled},{trtsdt},{},{eotstt},{dctreas},{eosstt},{dcsreas},{},{last_alive},Y,Y",
             101 + i,
             11 + i % 9,
-            treatment_ended.then(|| plus(trtsdt, end.round() as i64).to_string()).unwrap_or_default(),
-            died.then(|| plus(trtsdt, death.round() as i64).to_string()).unwrap_or_default(),
+            if treatment_ended { day(end) } else { String::new() },
+            if died { day(death) } else { String::new() },
         );
         let treated_to = end.min(until_cutoff).max(1.0) as i64;
         for (term, soc, chance, severe, related, serious, within) in AES {
