@@ -723,3 +723,224 @@ fn pharmaverse_disposition_is_its_eosstt_and_no_aeacn_is_not_zero() {
         c["safety"]["teae"]
     );
 }
+
+/// One row of a transcribed CSR table: class, term (`(any)`, `(SOC total)` or the term), and
+/// per arm (Placebo, low, high) `(subjects, events)`.
+type CsrRow = (String, String, [(u64, u64); 3]);
+
+/// Reads `tests/fixtures/cdiscpilot01/<name>`: "n (pct%) [events]" or "0" per arm.
+fn csr_rows(name: &str) -> Vec<CsrRow> {
+    let text = std::fs::read_to_string(root().join("tests/fixtures/cdiscpilot01").join(name))
+        .expect("table");
+    let cell = |c: &str| -> (u64, u64) {
+        let c = c.trim();
+        if c == "0" {
+            return (0, 0);
+        }
+        let n = c.split(' ').next().expect("n").parse().expect("n");
+        let events = c
+            .rsplit('[')
+            .next()
+            .and_then(|e| e.strip_suffix(']'))
+            .expect("events")
+            .parse()
+            .expect("events");
+        (n, events)
+    };
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split(" | ").collect();
+            (
+                f[0].to_string(),
+                f[1].to_string(),
+                [cell(f[2]), cell(f[3]), cell(f[4])],
+            )
+        })
+        .collect()
+}
+
+/// The rows of every table of a report.html or a report.docx's document.xml, as cell texts.
+fn table_rows(markup: &str, row: &str, cell: &str) -> Vec<Vec<String>> {
+    let text_of = |fragment: &str| {
+        let mut out = String::new();
+        let mut inside = false;
+        for ch in fragment.chars() {
+            match ch {
+                '<' => inside = true,
+                '>' => inside = false,
+                c if !inside => out.push(c),
+                _ => {}
+            }
+        }
+        // Word's cells keep numbers on one line with no-break characters.
+        out.replace("&amp;", "&")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&#x2F;", "/")
+            .replace("&#x27;", "'")
+            .replace("&#39;", "'")
+            .replace("&quot;", "\"")
+            .replace('\u{a0}', " ")
+            .replace('\u{2060}', "")
+            .replace('\u{2011}', "-")
+    };
+    markup
+        .split(&format!("<{row}"))
+        .skip(1)
+        .map(|r| {
+            let r = r.split(&format!("</{row}>")).next().unwrap_or("");
+            r.split(&format!("<{cell}"))
+                .skip(1)
+                .map(|c| text_of(&format!("<{cell}{c}")).trim().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// Tables 14-5.01 and 14-5.02 of the pilot (TEAEs and serious TEAEs by system organ class and
+/// preferred term, subjects and events per arm), reproduced from its ADaM in results.json, in
+/// report.html and in report.docx, every row; the total column is the arms' sum.
+#[test]
+#[ignore = "needs ../shared/reference/adam/cdiscpilot01"]
+fn pilot_adverse_event_tables_are_the_published_ones() {
+    let _dir = pilot_xpt();
+    let tmp = tempfile::tempdir().expect("temp");
+    let config = tmp.path().join("arms.yaml");
+    let text = std::fs::read_to_string(root().join("tests/fixtures/cdiscpilot01/arms.yaml"))
+        .expect("config")
+        .replace(
+            "../../../../shared",
+            &root().join("../shared").display().to_string(),
+        )
+        .replace(
+            "  followup: TTDE\n",
+            "  followup: TTDE\n  ae_events: true\n",
+        )
+        + "output:\n  formats: [html, docx]\n";
+    std::fs::write(&config, text).expect("config");
+    let (out, results) = build(&config);
+    let c = cohort(&results, "all");
+    let arm = |name: &str| {
+        c["arms"]
+            .as_array()
+            .expect("arms")
+            .iter()
+            .find(|a| a["arm"] == name)
+            .unwrap_or_else(|| panic!("{name}"))["safety"]
+            .clone()
+    };
+    let arms = [
+        arm("Placebo"),
+        arm("Xanomeline Low Dose"),
+        arm("Xanomeline High Dose"),
+    ];
+    let folder = std::fs::read_dir(out.path())
+        .expect("out")
+        .next()
+        .expect("study")
+        .expect("entry")
+        .path()
+        .join("no-cutoff/all");
+    let html = std::fs::read_to_string(folder.join("report.html")).expect("report.html");
+    let html_rows = table_rows(&html, "tr", "td");
+    let docx = {
+        let file = std::fs::File::open(folder.join("report.docx")).expect("report.docx");
+        let mut archive = zip::ZipArchive::new(file).expect("zip");
+        let mut xml = String::new();
+        std::io::Read::read_to_string(
+            &mut archive.by_name("word/document.xml").expect("document"),
+            &mut xml,
+        )
+        .expect("xml");
+        xml
+    };
+    let docx_rows = table_rows(&docx, "w:tr", "w:tc");
+    let totals = [86u64, 84, 84];
+    // The report's columns: the arms in the cohort's order, as indexes of `arms`.
+    let names = ["Placebo", "Xanomeline Low Dose", "Xanomeline High Dose"];
+    let order: Vec<usize> = c["arms"]
+        .as_array()
+        .expect("arms")
+        .iter()
+        .map(|a| {
+            names
+                .iter()
+                .position(|n| a["arm"] == *n)
+                .expect("a pilot arm")
+        })
+        .collect();
+    let shown = |(n, e): (u64, u64), total: u64| {
+        let pct = crate::common::percent_text(n, total);
+        if n == 0 {
+            format!("0 ({pct}%)")
+        } else {
+            format!("{n} ({pct}%) [{e}]")
+        }
+    };
+    for (file, table, any) in [
+        ("t-14-5-01.txt", "by_soc", "Any TEAE"),
+        ("t-14-5-02.txt", "serious_by_soc", "Any serious TEAE"),
+    ] {
+        let rows = csr_rows(file);
+        assert!(rows.len() >= 4, "{file}");
+        for (soc, term, expected) in &rows {
+            for (k, safety) in arms.iter().enumerate() {
+                let found = if term == "(any)" {
+                    let key = if table == "by_soc" { "any" } else { "serious" };
+                    let n = &safety["teae"][key];
+                    (
+                        n.as_u64().unwrap_or(0),
+                        safety["events"][key].as_u64().unwrap_or(0),
+                    )
+                } else {
+                    let class = safety[table].as_array().expect("classes").iter().find(|s| {
+                        s["soc"]
+                            .as_str()
+                            .is_some_and(|x| x.eq_ignore_ascii_case(soc))
+                    });
+                    let row = match (class, term.as_str()) {
+                        (None, _) => None,
+                        (Some(s), "(SOC total)") => Some(s.clone()),
+                        (Some(s), t) => s["terms"]
+                            .as_array()
+                            .expect("terms")
+                            .iter()
+                            .find(|x| {
+                                x["term"]
+                                    .as_str()
+                                    .is_some_and(|y| y.eq_ignore_ascii_case(t))
+                            })
+                            .cloned(),
+                    };
+                    row.map_or((0, 0), |r| {
+                        (
+                            r["subjects"].as_u64().unwrap(),
+                            r["events"].as_u64().unwrap(),
+                        )
+                    })
+                };
+                assert_eq!(found, expected[k], "{file} {soc} / {term}, arm {k}");
+            }
+            // The same row in both documents: label, each arm, the total (the arms' sum).
+            let label = match term.as_str() {
+                "(any)" => any.to_string(),
+                "(SOC total)" => soc.clone(),
+                t => t.to_string(),
+            };
+            let sum = expected.iter().fold((0, 0), |a, x| (a.0 + x.0, a.1 + x.1));
+            let mut cells = vec![label.to_uppercase()];
+            // In the cohort's order of arms.
+            cells.extend(order.iter().map(|&k| shown(expected[k], totals[k])));
+            cells.push(shown(sum, totals.iter().sum()));
+            for (what, found) in [("report.html", &html_rows), ("report.docx", &docx_rows)] {
+                let hit = found.iter().any(|r| {
+                    r.len() == cells.len()
+                        && r[0].to_uppercase() == cells[0]
+                        && r[1..] == cells[1..]
+                });
+                assert!(hit, "{what}: no row {cells:?} ({file})");
+            }
+        }
+    }
+}

@@ -187,3 +187,9 @@ pub fn csv_rows(path: &Path) -> Vec<std::collections::BTreeMap<String, String>> 
         })
         .collect()
 }
+
+/// `n` of `total` in percent to one decimal, halves rounded up, as documents print it.
+pub fn percent_text(n: u64, total: u64) -> String {
+    let tenths = (n * 2000 + total) / (2 * total);
+    format!("{}.{}", tenths / 10, tenths % 10)
+}

@@ -237,3 +237,110 @@ fn the_teae_view_and_events_of_special_interest_are_counted_by_subject() {
         }
     }
 }
+
+/// The CSR tables on a hand-made ADAE (issue 43): an arm without any AE gets "0 (0.0%)" in every
+/// row and no class of its own; a subject with two records of one term counts once and twice;
+/// the classes follow `analysis.ae_sort`; serious, discontinuation and fatal tables only with
+/// their columns; the tables are numbered; the common-TEAE table keeps the terms in at least
+/// `ae_common_pct`% of an arm.
+#[test]
+fn tables_by_class_and_term_per_arm_and_in_total() {
+    let dir = tempfile::tempdir().unwrap();
+    let adae = "USUBJID,AEBODSYS,AEDECOD,AEREL,AETOXGR,AESER\n\
+                S1,Skin disorders,RASH,Y,1,N\nS1,SKIN DISORDERS,Rash,Y,3,Y\n\
+                S2,Skin disorders,PRURITUS,N,2,N\nS2,Gastrointestinal disorders,NAUSEA,N,1,N\n\
+                S2,Gastrointestinal disorders,VOMITING,N,1,N\nS1,,ODD TERM,N,1,N\n";
+    // Arms A (S1, S2) and B (S3, S4): B has no AE.
+    let (c, _, report) = build(dir.path(), adae, true);
+    let total = &c["safety"];
+    let socs: Vec<(&str, u64, u64)> = total["by_soc"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["soc"].as_str().unwrap(),
+                s["subjects"].as_u64().unwrap(),
+                s["events"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    // Frequency: Skin (2 subjects) first, then by name.
+    assert_eq!(
+        socs,
+        [
+            ("Skin disorders", 2, 3),
+            ("Gastrointestinal disorders", 1, 2),
+            ("Not coded", 1, 1)
+        ]
+    );
+    // Ties by name: PRURITUS, then RASH (S1's two records, one subject).
+    let rash = &total["by_soc"][0]["terms"][1];
+    assert_eq!(
+        (&rash["term"], &rash["subjects"], &rash["events"]),
+        (&"RASH".into(), &1.into(), &2.into())
+    );
+    assert_eq!(total["events"]["any"], 6);
+    assert_eq!(
+        total["by_soc_grade"][0]["grades"],
+        serde_json::json!([0, 1, 1, 0, 0])
+    );
+    assert_eq!(total["serious_by_soc"][0]["terms"][0]["term"], "RASH");
+    assert!(total["discontinuation_by_soc"].is_null(), "no AEACN");
+    // A CTCAE grade can say fatal (grade 5): known, none.
+    assert_eq!(total["fatal_by_soc"], serde_json::json!([]));
+    let b = c["arms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["arm"] == "B")
+        .unwrap();
+    assert_eq!(b["safety"]["by_soc"], serde_json::json!([]));
+    // The report: numbered tables, B's cells 0, the total column.
+    assert!(report.contains("Table 1. Treatment-emergent adverse events by system organ class"));
+    assert!(report.contains("Table 2. Serious treatment-emergent adverse events"));
+    assert!(!report.contains("leading to treatment discontinuation by system organ class"));
+    let table = &report[report.find("Table 1.").unwrap()..];
+    let row = |label: &str| {
+        let at = table
+            .find(&format!(">{label}</td>"))
+            .unwrap_or_else(|| panic!("{label}"));
+        table[at..].split("</tr>").next().unwrap().to_string()
+    };
+    let skin = row("Skin disorders");
+    assert!(
+        skin.contains(">2 (100.0%)</td>")
+            && skin.contains(">0 (0.0%)</td>")
+            && skin.contains(">2 (50.0%)</td>"),
+        "{skin}"
+    );
+    assert!(report.contains("in at least 10% of subjects in any arm"));
+
+    // Alphabetically, and a threshold no term reaches in any arm.
+    let yaml = std::fs::read_to_string(dir.path().join("study.yaml"))
+        .unwrap()
+        .replace(
+            "tte_params: {} }",
+            "tte_params: {}, ae_sort: alphabetical, ae_common_pct: 60 }",
+        );
+    std::fs::write(dir.path().join("study.yaml"), yaml).unwrap();
+    let out = dir.path().join("alpha");
+    build_quietly(&out, &dir.path().join("study.yaml")).success();
+    let folder = out.join("AE/no-cutoff");
+    let results = read_json(&folder.join("results.json"));
+    let names: Vec<&str> = results["cohorts"][0]["safety"]["by_soc"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["soc"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["Gastrointestinal disorders", "Not coded", "Skin disorders"]
+    );
+    let report = std::fs::read_to_string(folder.join("all/report.html")).unwrap();
+    assert!(
+        !report.contains("in at least 60% of subjects"),
+        "no term in 60% of an arm"
+    );
+}

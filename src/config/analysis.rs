@@ -88,6 +88,26 @@ pub struct AnalysisConfig {
     /// cohort and arm and named in the abstract: `{ label, terms: [AEDECOD...] }` or
     /// `{ label, body_system: AEBODSYS }`. Default: none.
     pub ae_special_interest: Option<Vec<SpecialInterest>>,
+    /// Order of the system organ classes and preferred terms of the AE tables: `frequency`
+    /// (most subjects first, then by name) or `alphabetical`. Default: frequency.
+    pub ae_sort: Option<AeSort>,
+    /// Print each AE table cell's records beside its subjects ("12 (14.0%) [26]"). Default:
+    /// false.
+    pub ae_events: Option<bool>,
+    /// The table of common TEAEs lists the preferred terms in at least this percentage of
+    /// the subjects of any arm, 0 to 100. Default: 10.
+    pub ae_common_pct: Option<f64>,
+}
+
+/// `analysis.ae_sort`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AeSort {
+    /// Most subjects first, then by name.
+    #[default]
+    Frequency,
+    /// By name.
+    Alphabetical,
 }
 
 /// `analysis.safety_view`.
@@ -401,6 +421,12 @@ pub struct Analysis {
     pub safety_view: SafetyView,
     /// See [`AnalysisConfig::ae_special_interest`].
     pub ae_special_interest: Vec<SpecialInterest>,
+    /// See [`AnalysisConfig::ae_sort`].
+    pub ae_sort: AeSort,
+    /// See [`AnalysisConfig::ae_events`].
+    pub ae_events: bool,
+    /// See [`AnalysisConfig::ae_common_pct`].
+    pub ae_common_pct: f64,
     /// See [`AnalysisConfig::response_criteria`]; an invalid set is refused by the config
     /// check before any analysis, and reads as RECIST 1.1 here.
     pub criteria: std::sync::Arc<crate::criteria::Criteria>,
@@ -523,6 +549,12 @@ impl AnalysisConfig {
                 .clone()
                 .or_else(|| fallback.ae_special_interest.clone())
                 .unwrap_or_default(),
+            ae_sort: self.ae_sort.or(fallback.ae_sort).unwrap_or_default(),
+            ae_events: self.ae_events.or(fallback.ae_events).unwrap_or(false),
+            ae_common_pct: self
+                .ae_common_pct
+                .or(fallback.ae_common_pct)
+                .unwrap_or(10.0),
             criteria: std::sync::Arc::new(
                 self.response_criteria
                     .as_ref()

@@ -494,6 +494,13 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
             ),
         ));
     }
+    if let Some(pct) = a.ae_common_pct.filter(|p| !(0.0..=100.0).contains(p)) {
+        errors.push(config_error(
+            path,
+            &format!("key `{key}.ae_common_pct`: "),
+            format!("{pct}; expected a percentage from 0 to 100"),
+        ));
+    }
     if let Some(landmarks) = &a.landmarks {
         // At most 1,000 years (the longest time readout reads), in this block's unit, or in
         // days (the loosest bound) when the unit is set elsewhere.

@@ -117,6 +117,14 @@ pub fn report_docx(
                 Block::Subheading { text } => {
                     body.paragraph(Para::style("Heading2"), &[Span::plain(text)]);
                 }
+                // Kept with the table below it.
+                Block::Caption { text } => body.paragraph(
+                    Para {
+                        keep_next: true,
+                        ..Para::style("Caption")
+                    },
+                    &[Span::bold(text)],
+                ),
                 Block::Paragraph { text } => body.paragraph(Para::default(), &[Span::plain(text)]),
                 Block::Note { text } => {
                     body.paragraph(Para::style("Caption"), &[Span::plain(text)])
@@ -168,6 +176,8 @@ struct Para<'a> {
     /// The paragraph mark itself tracked: a paragraph inserted or deleted whole, so that
     /// accepting (or rejecting) the change leaves no empty paragraph.
     mark: Option<Revision>,
+    /// Kept on the page of the next paragraph or table (a table's caption).
+    keep_next: bool,
 }
 
 impl<'a> Para<'a> {
@@ -232,6 +242,9 @@ impl Body {
         let mut props = String::new();
         if let Some(style) = para.style {
             let _ = write!(props, "<w:pStyle w:val=\"{style}\" />");
+        }
+        if para.keep_next {
+            props.push_str("<w:keepNext />");
         }
         if para.indent {
             props.push_str("<w:ind w:left=\"240\" />");

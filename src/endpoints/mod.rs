@@ -21,6 +21,7 @@ use crate::stats::{self, KaplanMeier};
 
 pub mod disposition;
 mod safety;
+pub mod soc;
 
 use safety::safety_results;
 
@@ -495,6 +496,7 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
             &input.data.adverse_events,
             input.data.adae_columns,
             &a.ae_special_interest,
+            a.ae_sort,
         ))
     };
 

@@ -10,6 +10,7 @@ pub(super) fn safety_results(
     events: &[AdverseEvent],
     columns: crate::load::AdaeColumns,
     special_interest: &[crate::config::SpecialInterest],
+    sort: crate::config::AeSort,
 ) -> Safety {
     let total = subjects.iter().filter(|s| s.safety).count();
     // The safety population's ids, only when there are events to look them up for.
@@ -141,7 +142,43 @@ pub(super) fn safety_results(
             serious: count(m, columns.serious, |w| w.serious),
         })
         .collect();
+    // The CSR tables: TEAEs of the safety population by class and term, of each kind the
+    // data can tell.
+    let emergent = || {
+        events
+            .iter()
+            .filter(|e| e.emergent && safety.contains(e.usubjid.as_str()))
+    };
+    let kind = |known: bool, pick: fn(&AdverseEvent) -> bool| {
+        known.then(|| super::soc::by_soc(emergent().filter(|e| pick(e)), sort))
+    };
+    let records = |known: bool, pick: fn(&AdverseEvent) -> bool| {
+        known.then(|| emergent().filter(|e| pick(e)).count())
+    };
+    let events_of = crate::results::EventCounts {
+        any: emergent().count(),
+        serious: records(columns.serious, |e| e.serious),
+        discontinued: records(columns.action, |e| e.action == AeAction::Withdrawn),
+        fatal: records(columns.fatal, |e| e.fatal),
+    };
+    let by_soc = super::soc::by_soc(emergent(), sort);
+    let spelled = |mut part: Option<Vec<crate::results::SocCount>>| {
+        if let Some(part) = &mut part {
+            super::soc::spell_as(part, &by_soc);
+        }
+        part
+    };
     Safety {
+        events: events_of,
+        serious_by_soc: spelled(kind(columns.serious, |e| e.serious)),
+        discontinuation_by_soc: spelled(kind(columns.action, |e| {
+            e.action == AeAction::Withdrawn
+        })),
+        fatal_by_soc: spelled(kind(columns.fatal, |e| e.fatal)),
+        by_soc,
+        by_soc_grade: columns
+            .grade
+            .then(|| super::soc::by_soc_grade(emergent(), sort)),
         special_interest,
         total,
         teae: counts(&teae),

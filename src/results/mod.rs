@@ -23,8 +23,8 @@ pub use record::{
     StudyResults,
 };
 pub use safety::{
-    AeCounts, AeGrading, Disposition, Exposure, ReasonCount, Safety, SpecialInterestCounts,
-    TermCounts,
+    AeCounts, AeGrading, Disposition, EventCounts, Exposure, ReasonCount, Safety, SocCount,
+    SocGrades, SpecialInterestCounts, TermCounts, TermEvents, TermGrades,
 };
 
 #[allow(clippy::unwrap_used)]

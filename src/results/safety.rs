@@ -71,6 +71,94 @@ pub struct Safety {
     /// config's order (absent when none is named).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub special_interest: Vec<SpecialInterestCounts>,
+    /// Records (events, not subjects) of each kind of TEAE: the "[events]" of the "Any" rows.
+    #[serde(default)]
+    pub events: EventCounts,
+    /// TEAEs by system organ class and preferred term (`analysis.ae_sort` order).
+    #[serde(default)]
+    pub by_soc: Vec<SocCount>,
+    /// Serious TEAEs the same way; `null` when ADAE has no `AESER` value.
+    #[serde(default)]
+    pub serious_by_soc: Option<Vec<SocCount>>,
+    /// TEAEs leading to discontinuation of the study treatment (`AEACN = DRUG WITHDRAWN`) the
+    /// same way; `null` without `AEACN`.
+    #[serde(default)]
+    pub discontinuation_by_soc: Option<Vec<SocCount>>,
+    /// Fatal TEAEs (grade 5, `AESDTH = Y` or `AEOUT = FATAL`) the same way; `null` when ADAE
+    /// has none of these.
+    #[serde(default)]
+    pub fatal_by_soc: Option<Vec<SocCount>>,
+    /// TEAEs by system organ class and preferred term, subjects by their highest grade there;
+    /// `null` without grades.
+    #[serde(default)]
+    pub by_soc_grade: Option<Vec<SocGrades>>,
+}
+
+/// TEAE records of each kind; a kind the data cannot give is `null`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct EventCounts {
+    /// Every TEAE record.
+    pub any: usize,
+    /// Serious ones; `null` without `AESER`.
+    pub serious: Option<usize>,
+    /// Those leading to discontinuation; `null` without `AEACN`.
+    pub discontinued: Option<usize>,
+    /// Fatal ones; `null` as [`AeCounts::fatal`].
+    pub fatal: Option<usize>,
+}
+
+/// A system organ class: subjects with an event in it (each once), its records, and its
+/// preferred terms the same way.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct SocCount {
+    /// `AEBODSYS` as first written (case differences are one class); "Not coded" when empty.
+    pub soc: String,
+    /// Subjects with an event in the class.
+    pub subjects: usize,
+    /// Records in the class.
+    pub events: usize,
+    /// Its preferred terms.
+    pub terms: Vec<TermEvents>,
+}
+
+/// A preferred term within its class.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct TermEvents {
+    /// `AEDECOD` as first written (case differences are one term).
+    pub term: String,
+    /// Subjects with the term.
+    pub subjects: usize,
+    /// Its records.
+    pub events: usize,
+}
+
+/// A system organ class with its subjects by highest grade, and its terms the same way.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct SocGrades {
+    /// As in [`SocCount::soc`].
+    pub soc: String,
+    /// Subjects whose highest grade in the class is 1, 2, 3, 4, 5 (five counts).
+    pub grades: Vec<usize>,
+    /// Subjects with events in the class but no grade on any of them.
+    pub not_graded: usize,
+    /// Its preferred terms.
+    pub terms: Vec<TermGrades>,
+}
+
+/// A preferred term's subjects by their highest grade of it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct TermGrades {
+    /// As in [`TermEvents::term`].
+    pub term: String,
+    /// Subjects whose highest grade of the term is 1, 2, 3, 4, 5.
+    pub grades: Vec<usize>,
+    /// Subjects with the term but no grade on it.
+    pub not_graded: usize,
 }
 
 /// Subjects with a TEAE of one group of special interest.

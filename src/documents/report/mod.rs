@@ -5,6 +5,7 @@
 
 mod cohort;
 mod comparisons;
+mod csr;
 mod disposition;
 mod model;
 mod safety;
@@ -146,7 +147,14 @@ pub fn cohort_report(
             }],
         });
     }
-    sections.extend(safety(c, &f));
+    let csr = csr::CsrOptions {
+        events: analysis.ae_events,
+        common_pct: analysis.ae_common_pct,
+    };
+    sections.extend(safety(c, &f).map(|mut s| {
+        s.blocks.extend(csr::tables(c, &f, &csr));
+        s
+    }));
     sections.extend(comparisons(c, &f));
     sections.push(Section {
         id: "methods",
@@ -175,6 +183,16 @@ pub fn cohort_report(
         Some(registry) => format!("Cohort report · {} ({registry})", study.id),
         None => format!("Cohort report · {}", study.id),
     };
+    // The tables' captions numbered in order.
+    let mut number = 0;
+    for section in &mut sections {
+        for block in &mut section.blocks {
+            if let Block::Caption { text } = block {
+                number += 1;
+                *text = format!("Table {number}. {text}");
+            }
+        }
+    }
     Report {
         kicker,
         facts,

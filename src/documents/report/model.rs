@@ -50,6 +50,13 @@ pub enum Block {
         /// Its text.
         text: String,
     },
+    /// A table's number and title, above it ("Table 3. Treatment-emergent adverse events by
+    /// system organ class and preferred term, safety population"); numbered in order when the
+    /// report is assembled.
+    Caption {
+        /// Its text.
+        text: String,
+    },
     /// A note in small print (abbreviations, how the data were graded).
     Note {
         /// Its text.

@@ -1,0 +1,265 @@
+//! Treatment-emergent adverse events by system organ class and preferred term, as clinical
+//! study reports table them (docs/OUTPUTS.md, "safety"): subjects counted once per class and
+//! per term, events as records, and each subject's highest grade per class and term.
+
+use rustc_hash::FxHashMap;
+
+use crate::config::AeSort;
+use crate::model::AdverseEvent;
+use crate::results::{SocCount, SocGrades, TermEvents, TermGrades};
+
+/// The class of an event with an empty `AEBODSYS`.
+pub const NOT_CODED: &str = "Not coded";
+
+/// A name as first written, its records, and each subject's highest grade (0: none).
+struct Tally<'a> {
+    name: &'a str,
+    events: usize,
+    subjects: FxHashMap<&'a str, u8>,
+}
+
+impl<'a> Tally<'a> {
+    fn new(name: &'a str) -> Tally<'a> {
+        Tally {
+            name,
+            events: 0,
+            subjects: FxHashMap::default(),
+        }
+    }
+
+    fn add(&mut self, e: &'a AdverseEvent) {
+        self.events += 1;
+        let worst = self.subjects.entry(e.usubjid.as_str()).or_insert(0);
+        *worst = (*worst).max(e.grade.unwrap_or(0).min(5));
+    }
+
+    /// Subjects by highest grade 1 to 5, and those with no grade.
+    fn grades(&self) -> (Vec<usize>, usize) {
+        let mut grades = vec![0; 5];
+        let mut none = 0;
+        for &g in self.subjects.values() {
+            match g {
+                0 => none += 1,
+                g => grades[usize::from(g) - 1] += 1,
+            }
+        }
+        (grades, none)
+    }
+}
+
+/// A class: its tally and its terms' (by upper-case name).
+struct Class<'a> {
+    tally: Tally<'a>,
+    terms: FxHashMap<String, Tally<'a>>,
+}
+
+/// The key two spellings of one name share: trimmed, upper case.
+fn key(name: &str) -> String {
+    name.trim().to_uppercase()
+}
+
+/// The classes of `events` (already treatment-emergent and in the safety population).
+fn classes<'a>(events: impl Iterator<Item = &'a AdverseEvent>) -> Vec<Class<'a>> {
+    let mut by_key: FxHashMap<String, usize> = FxHashMap::default();
+    let mut out: Vec<Class<'a>> = Vec::new();
+    for e in events {
+        let soc = e
+            .soc
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .unwrap_or(NOT_CODED);
+        let at = *by_key.entry(key(soc)).or_insert_with(|| {
+            out.push(Class {
+                tally: Tally::new(soc),
+                terms: FxHashMap::default(),
+            });
+            out.len() - 1
+        });
+        let class = &mut out[at];
+        class.tally.add(e);
+        class
+            .terms
+            .entry(key(&e.term))
+            .or_insert_with(|| Tally::new(e.term.trim()))
+            .add(e);
+    }
+    out
+}
+
+/// Sorts `items` by `sort`: most subjects first then by name, or by name; names compare
+/// case-insensitively.
+fn order<T>(
+    items: &mut [T],
+    sort: AeSort,
+    subjects: impl Fn(&T) -> usize,
+    name: impl Fn(&T) -> &str,
+) {
+    items.sort_by(|a, b| {
+        let by_name = || {
+            key(name(a))
+                .cmp(&key(name(b)))
+                .then_with(|| name(a).cmp(name(b)))
+        };
+        match sort {
+            AeSort::Frequency => subjects(b).cmp(&subjects(a)).then_with(by_name),
+            AeSort::Alphabetical => by_name(),
+        }
+    });
+}
+
+/// The classes and terms of `events` with subjects and records, in `sort` order.
+pub fn by_soc<'a>(events: impl Iterator<Item = &'a AdverseEvent>, sort: AeSort) -> Vec<SocCount> {
+    let mut socs: Vec<SocCount> = classes(events)
+        .into_iter()
+        .map(|c| {
+            let mut terms: Vec<TermEvents> = c
+                .terms
+                .values()
+                .map(|t| TermEvents {
+                    term: t.name.to_string(),
+                    subjects: t.subjects.len(),
+                    events: t.events,
+                })
+                .collect();
+            order(&mut terms, sort, |t| t.subjects, |t| &t.term);
+            SocCount {
+                soc: c.tally.name.to_string(),
+                subjects: c.tally.subjects.len(),
+                events: c.tally.events,
+                terms,
+            }
+        })
+        .collect();
+    order(&mut socs, sort, |s| s.subjects, |s| &s.soc);
+    socs
+}
+
+/// Names `part`'s classes and terms as `whole` writes them (a subset, as the serious events,
+/// may first meet a name in another spelling), so every table spells a name one way.
+pub fn spell_as(part: &mut [SocCount], whole: &[SocCount]) {
+    let names: FxHashMap<String, (&str, FxHashMap<String, &str>)> = whole
+        .iter()
+        .map(|s| {
+            let terms = s.terms.iter().map(|t| (key(&t.term), t.term.as_str())).collect();
+            (key(&s.soc), (s.soc.as_str(), terms))
+        })
+        .collect();
+    for soc in part {
+        if let Some((name, terms)) = names.get(&key(&soc.soc)) {
+            soc.soc = name.to_string();
+            for term in &mut soc.terms {
+                if let Some(name) = terms.get(&key(&term.term)) {
+                    term.term = name.to_string();
+                }
+            }
+        }
+    }
+}
+
+/// The classes and terms of `events` with subjects by highest grade, in `sort` order.
+pub fn by_soc_grade<'a>(
+    events: impl Iterator<Item = &'a AdverseEvent>,
+    sort: AeSort,
+) -> Vec<SocGrades> {
+    let mut socs: Vec<(usize, SocGrades)> = classes(events)
+        .into_iter()
+        .map(|c| {
+            let mut terms: Vec<(usize, TermGrades)> = c
+                .terms
+                .values()
+                .map(|t| {
+                    let (grades, not_graded) = t.grades();
+                    (
+                        t.subjects.len(),
+                        TermGrades {
+                            term: t.name.to_string(),
+                            grades,
+                            not_graded,
+                        },
+                    )
+                })
+                .collect();
+            order(&mut terms, sort, |t| t.0, |t| &t.1.term);
+            let (grades, not_graded) = c.tally.grades();
+            (
+                c.tally.subjects.len(),
+                SocGrades {
+                    soc: c.tally.name.to_string(),
+                    grades,
+                    not_graded,
+                    terms: terms.into_iter().map(|t| t.1).collect(),
+                },
+            )
+        })
+        .collect();
+    order(&mut socs, sort, |s| s.0, |s| &s.1.soc);
+    socs.into_iter().map(|s| s.1).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ae(subject: &str, soc: Option<&str>, term: &str, grade: Option<u8>) -> AdverseEvent {
+        AdverseEvent {
+            usubjid: subject.into(),
+            term: term.into(),
+            soc: soc.map(String::from),
+            grade,
+            by_severity: false,
+            related: false,
+            start: None,
+            emergent: true,
+            serious: false,
+            fatal: false,
+            action: crate::model::AeAction::Other,
+        }
+    }
+
+    /// Subjects once per class and term, events as records; case differences one name; the
+    /// highest grade per term and per class; an empty class "Not coded".
+    #[test]
+    fn subjects_once_events_each_and_highest_grades() {
+        let events = [
+            ae("S1", Some("Cardiac disorders"), "Palpitations", Some(1)),
+            ae("S1", Some("CARDIAC DISORDERS"), "palpitations", Some(2)),
+            ae("S1", Some("Cardiac disorders"), "Tachycardia", Some(3)),
+            ae("S2", Some("Cardiac disorders"), "Tachycardia", Some(1)),
+            ae("S2", None, "Odd term", None),
+            ae("S3", Some(" "), "Odd term", Some(2)),
+            ae("S3", Some("Eye disorders"), "Dry eye", Some(1)),
+        ];
+        let socs = by_soc(events.iter(), AeSort::Frequency);
+        let names: Vec<&str> = socs.iter().map(|s| s.soc.as_str()).collect();
+        assert_eq!(names, ["Cardiac disorders", "Not coded", "Eye disorders"]);
+        let cardiac = &socs[0];
+        assert_eq!((cardiac.subjects, cardiac.events), (2, 4));
+        let terms: Vec<(&str, usize, usize)> = cardiac
+            .terms
+            .iter()
+            .map(|t| (t.term.as_str(), t.subjects, t.events))
+            .collect();
+        assert_eq!(terms, [("Tachycardia", 2, 2), ("Palpitations", 1, 2)]);
+        assert_eq!((socs[1].subjects, socs[1].events), (2, 2));
+
+        let graded = by_soc_grade(events.iter(), AeSort::Frequency);
+        assert_eq!(graded[0].grades, [1, 0, 1, 0, 0], "S2 at 1, S1 at 3");
+        assert_eq!(
+            graded[0].terms[1].grades,
+            [0, 1, 0, 0, 0],
+            "S1's palpitations at 2"
+        );
+        assert_eq!(
+            (graded[1].grades.clone(), graded[1].not_graded),
+            (vec![0, 1, 0, 0, 0], 1)
+        );
+
+        // Alphabetically, case-insensitive.
+        let socs = by_soc(events.iter(), AeSort::Alphabetical);
+        let names: Vec<&str> = socs.iter().map(|s| s.soc.as_str()).collect();
+        assert_eq!(names, ["Cardiac disorders", "Eye disorders", "Not coded"]);
+        assert_eq!(socs[0].terms[0].term, "Palpitations");
+        assert!(by_soc(std::iter::empty(), AeSort::Frequency).is_empty());
+    }
+}
