@@ -1162,7 +1162,7 @@ fn word_tables_repeat_their_header_and_keep_numbers_whole() {
 /// report.html of a cohort with four arms (long names) and a Total column fits a 1,200-pixel
 /// window in headless Chromium: the document is no wider than the window and no table needs
 /// scrolling (the populations table was 1,728 pixels wide: its header cells and date ranges
-/// did not wrap). Ignored unless run with `--include-ignored`: it needs Debian's chromium.
+/// did not wrap), the CSR adverse-event tables with their [events] and long MedDRA names too. Ignored unless run with `--include-ignored`: it needs Debian's chromium.
 #[test]
 #[ignore = "needs /usr/bin/chromium (Debian's chromium)"]
 fn a_report_of_four_arms_fits_1200_pixels_in_chromium() {
@@ -1189,11 +1189,35 @@ fn a_report_of_four_arms_fits_1200_pixels_in_chromium() {
     }
     std::fs::write(tmp.path().join("adsl.csv"), adsl).expect("adsl");
     std::fs::write(tmp.path().join("adtte.csv"), adtte).expect("adtte");
+    // Adverse events with MedDRA's longest names, for the CSR tables with their [events].
+    let mut adae = String::from("USUBJID,AEBODSYS,AEDECOD,AETOXGR,AESER,AEREL\n");
+    for i in 0..400 {
+        let (soc, term) = [
+            (
+                "General disorders and administration site conditions",
+                "Application site hypersensitivity",
+            ),
+            (
+                "Neoplasms benign, malignant and unspecified (incl cysts and polyps)",
+                "Tumour associated fever",
+            ),
+            (
+                "Injury, poisoning and procedural complications",
+                "Infusion related hypersensitivity reaction",
+            ),
+        ][i % 3];
+        adae.push_str(&format!(
+            "S{},\"{soc}\",{term},{},N,Y\n",
+            i % 200,
+            1 + i % 4
+        ));
+    }
+    std::fs::write(tmp.path().join("adae.csv"), adae).expect("adae");
     let config = tmp.path().join("study.yaml");
     std::fs::write(
         &config,
-        "study: { id: W4 }\ndata: { adsl: adsl.csv, adtte: adtte.csv }\n\
-         analysis: { tte_params: { OS: OS }, followup: OS }\ncohorts:\n  - id: all\n    \
+        "study: { id: W4 }\ndata: { adsl: adsl.csv, adtte: adtte.csv, adae: adae.csv }\n\
+         analysis: { tte_params: { OS: OS }, followup: OS, ae_events: true }\ncohorts:\n  - id: all\n    \
          arms: { column: ARM, reference: \"Placebo + chemotherapy\" }\n    baseline:\n      \
          - { column: SEX, kind: categorical, label: \"Sex\" }\noutput: { formats: [md, html] }\n",
     )

@@ -442,14 +442,17 @@ const UNBROKEN_CHARS: usize = 24;
 
 /// A number cell's text that Word does not break: "148 (100.0%)" and "0.69 (0.38–1.25)" wrapped
 /// at their spaces and after the dash; spaces become no-break spaces and a word joiner follows
-/// each dash, so a cell too narrow widens its column instead.
+/// each dash, so a cell too narrow widens its column instead. The one place it may break is
+/// before an event count ("12 (14.0%) [26]"), which then goes under its subjects.
 fn unbreakable(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.contains([' ', '–', '-']) {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
         match c {
+            ' ' if chars.peek() == Some(&'[') => out.push(' '),
             ' ' => out.push('\u{a0}'),
             '–' => out.push_str("–\u{2060}"),
             '-' => out.push('\u{2011}'),
@@ -504,7 +507,14 @@ fn grid(t: &report::Table, columns: usize) -> Vec<usize> {
                         *w = (*w).max(word.unwrap_or(0) * PER_CHAR + MARGINS);
                     } else if c.num {
                         *n = true;
-                        *w = (*w).max(chars.min(UNBROKEN_CHARS) * PER_CHAR + MARGINS);
+                        // An event count may go under its subjects: the longer part counts.
+                        let unbroken = c
+                            .text
+                            .split(" [")
+                            .map(|part| part.chars().count() + 1)
+                            .max()
+                            .unwrap_or(chars);
+                        *w = (*w).max(unbroken.min(UNBROKEN_CHARS) * PER_CHAR + MARGINS);
                     } else {
                         *l = (*l).max(chars.min(40));
                     }

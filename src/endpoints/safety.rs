@@ -171,9 +171,7 @@ pub(super) fn safety_results(
     Safety {
         events: events_of,
         serious_by_soc: spelled(kind(columns.serious, |e| e.serious)),
-        discontinuation_by_soc: spelled(kind(columns.action, |e| {
-            e.action == AeAction::Withdrawn
-        })),
+        discontinuation_by_soc: spelled(kind(columns.action, |e| e.action == AeAction::Withdrawn)),
         fatal_by_soc: spelled(kind(columns.fatal, |e| e.fatal)),
         by_soc,
         by_soc_grade: columns

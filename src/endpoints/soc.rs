@@ -141,7 +141,11 @@ pub fn spell_as(part: &mut [SocCount], whole: &[SocCount]) {
     let names: FxHashMap<String, (&str, FxHashMap<String, &str>)> = whole
         .iter()
         .map(|s| {
-            let terms = s.terms.iter().map(|t| (key(&t.term), t.term.as_str())).collect();
+            let terms = s
+                .terms
+                .iter()
+                .map(|t| (key(&t.term), t.term.as_str()))
+                .collect();
             (key(&s.soc), (s.soc.as_str(), terms))
         })
         .collect();

@@ -10,6 +10,9 @@ use crate::results::{CohortResults, Safety, SocCount};
 use super::model::*;
 use super::table::*;
 
+/// A column's classes by upper-case name, each with its terms' (subjects, events).
+type Lookup<'a> = HashMap<String, (&'a SocCount, HashMap<String, (usize, usize)>)>;
+
 /// What the config asks of the tables.
 pub(super) struct CsrOptions {
     /// Print records beside subjects.
@@ -103,7 +106,7 @@ pub(super) fn tables(c: &CohortResults, f: &Formats, o: &CsrOptions) -> Vec<Bloc
         }));
         let mut body = vec![Row::with_class("total", any_row)];
         // Each column's classes and terms by upper-case name, to find a row's counts.
-        let lookups: Vec<HashMap<String, (&SocCount, HashMap<String, (usize, usize)>)>> = columns
+        let lookups: Vec<Lookup> = columns
             .iter()
             .map(|col| {
                 col.safety

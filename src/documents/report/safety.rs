@@ -70,8 +70,14 @@ pub(super) fn safety(c: &CohortResults, f: &Formats) -> Option<Section> {
             .collect();
         vec![Row::of(arms), Row::of(kinds)]
     };
+    // Two columns per arm: more than three arms and the total set small and close.
+    let dense = columns.len() > 3;
     blocks.push(Block::Table(Table {
-        class: (columns.len() > 1).then_some("wide"),
+        class: match (columns.len() > 1, dense) {
+            (_, true) => Some("wide dense"),
+            (true, false) => Some("wide"),
+            _ => None,
+        },
         head,
         body: summary
             .into_iter()
@@ -171,7 +177,11 @@ pub(super) fn safety(c: &CohortResults, f: &Formats) -> Option<Section> {
                     .collect();
                 blocks.push(subheading(what));
                 blocks.push(Block::Table(Table {
-                    class: Some("terms wide"),
+                    class: Some(if arms.len() > 2 {
+                        "terms wide dense"
+                    } else {
+                        "terms wide"
+                    }),
                     head: vec![Row::of(top), Row::of(grades)],
                     body: rows,
                 }));
