@@ -161,7 +161,7 @@ pub(super) fn safety_results(
         discontinued: records(columns.action, |e| e.action == AeAction::Withdrawn),
         fatal: records(columns.fatal, |e| e.fatal),
     };
-    let by_soc = super::soc::by_soc(emergent(), sort);
+    let (by_soc, graded) = super::soc::by_soc_and_grade(emergent(), sort);
     let spelled = |mut part: Option<Vec<crate::results::SocCount>>| {
         if let Some(part) = &mut part {
             super::soc::spell_as(part, &by_soc);
@@ -174,9 +174,7 @@ pub(super) fn safety_results(
         discontinuation_by_soc: spelled(kind(columns.action, |e| e.action == AeAction::Withdrawn)),
         fatal_by_soc: spelled(kind(columns.fatal, |e| e.fatal)),
         by_soc,
-        by_soc_grade: columns
-            .grade
-            .then(|| super::soc::by_soc_grade(emergent(), sort)),
+        by_soc_grade: columns.grade.then_some(graded),
         special_interest,
         total,
         teae: counts(&teae),

@@ -11,11 +11,13 @@ use crate::results::{SocCount, SocGrades, TermEvents, TermGrades};
 /// The class of an event with an empty `AEBODSYS`.
 pub const NOT_CODED: &str = "Not coded";
 
-/// A name as first written, its records, and each subject's highest grade (0: none).
+/// A class or a term: its name as first written, its records, its subjects and how many of
+/// them have each highest grade (index 0: no grade; 1 to 5).
 struct Tally<'a> {
     name: &'a str,
     events: usize,
-    subjects: FxHashMap<&'a str, u8>,
+    subjects: usize,
+    grades: [usize; 6],
 }
 
 impl<'a> Tally<'a> {
@@ -23,34 +25,21 @@ impl<'a> Tally<'a> {
         Tally {
             name,
             events: 0,
-            subjects: FxHashMap::default(),
+            subjects: 0,
+            grades: [0; 6],
         }
-    }
-
-    fn add(&mut self, e: &'a AdverseEvent) {
-        self.events += 1;
-        let worst = self.subjects.entry(e.usubjid.as_str()).or_insert(0);
-        *worst = (*worst).max(e.grade.unwrap_or(0).min(5));
     }
 
     /// Subjects by highest grade 1 to 5, and those with no grade.
     fn grades(&self) -> (Vec<usize>, usize) {
-        let mut grades = vec![0; 5];
-        let mut none = 0;
-        for &g in self.subjects.values() {
-            match g {
-                0 => none += 1,
-                g => grades[usize::from(g) - 1] += 1,
-            }
-        }
-        (grades, none)
+        (self.grades[1..].to_vec(), self.grades[0])
     }
 }
 
-/// A class: its tally and its terms' (by upper-case name).
+/// A class: its tally and its terms'.
 struct Class<'a> {
     tally: Tally<'a>,
-    terms: FxHashMap<String, Tally<'a>>,
+    terms: Vec<Tally<'a>>,
 }
 
 /// The key two spellings of one name share: trimmed, upper case.
@@ -58,32 +47,91 @@ fn key(name: &str) -> String {
     name.trim().to_uppercase()
 }
 
-/// The classes of `events` (already treatment-emergent and in the safety population).
-fn classes<'a>(events: impl Iterator<Item = &'a AdverseEvent>) -> Vec<Class<'a>> {
-    let mut by_key: FxHashMap<String, usize> = FxHashMap::default();
-    let mut out: Vec<Class<'a>> = Vec::new();
-    for e in events {
-        let soc = e
-            .soc
-            .as_deref()
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .unwrap_or(NOT_CODED);
-        let at = *by_key.entry(key(soc)).or_insert_with(|| {
-            out.push(Class {
-                tally: Tally::new(soc),
-                terms: FxHashMap::default(),
-            });
-            out.len() - 1
-        });
-        let class = &mut out[at];
-        class.tally.add(e);
-        class
-            .terms
-            .entry(key(&e.term))
-            .or_insert_with(|| Tally::new(e.term.trim()))
-            .add(e);
+/// Counts subjects once per group: `keys` are (group, subject, grade); `add(group, worst)` is
+/// called once per distinct subject of a group with its highest grade there.
+fn count_subjects(keys: &mut [(u32, u32, u8)], mut add: impl FnMut(u32, u8)) {
+    keys.sort_unstable();
+    let mut i = 0;
+    while i < keys.len() {
+        let (group, subject, _) = keys[i];
+        let mut j = i;
+        let mut worst = 0u8;
+        while j < keys.len() && keys[j].0 == group && keys[j].1 == subject {
+            worst = worst.max(keys[j].2);
+            j += 1;
+        }
+        add(group, worst);
+        i = j;
     }
+}
+
+impl Tally<'_> {
+    fn add_subject(&mut self, worst: u8) {
+        self.subjects += 1;
+        self.grades[usize::from(worst)] += 1;
+    }
+}
+
+/// The classes of `events` (already treatment-emergent and in the safety population). Names
+/// and subjects are interned once per distinct text; subjects are then counted by sorting.
+fn classes<'a>(events: impl Iterator<Item = &'a AdverseEvent>) -> Vec<Class<'a>> {
+    let mut class_of_text: FxHashMap<&'a str, u32> = FxHashMap::default();
+    let mut class_of_key: FxHashMap<String, u32> = FxHashMap::default();
+    let mut term_of_text: FxHashMap<(u32, &'a str), u32> = FxHashMap::default();
+    let mut term_of_key: FxHashMap<(u32, String), u32> = FxHashMap::default();
+    let mut subject_of: FxHashMap<&'a str, u32> = FxHashMap::default();
+    let mut out: Vec<Class<'a>> = Vec::new();
+    // Every term of every class, in one list: (class, index within the class).
+    let mut terms: Vec<(u32, u32)> = Vec::new();
+    let (mut by_class, mut by_term) = (Vec::new(), Vec::new());
+    for e in events {
+        let text = e.soc.as_deref().unwrap_or("");
+        let class = match class_of_text.get(text) {
+            Some(&c) => c,
+            None => {
+                let shown = Some(text.trim())
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or(NOT_CODED);
+                let c = *class_of_key.entry(key(shown)).or_insert_with(|| {
+                    out.push(Class {
+                        tally: Tally::new(shown),
+                        terms: Vec::new(),
+                    });
+                    (out.len() - 1) as u32
+                });
+                class_of_text.insert(text, c);
+                c
+            }
+        };
+        let term = match term_of_text.get(&(class, e.term.as_str())) {
+            Some(&t) => t,
+            None => {
+                let t = *term_of_key.entry((class, key(&e.term))).or_insert_with(|| {
+                    let c = &mut out[class as usize];
+                    c.terms.push(Tally::new(e.term.trim()));
+                    terms.push((class, (c.terms.len() - 1) as u32));
+                    (terms.len() - 1) as u32
+                });
+                term_of_text.insert((class, e.term.as_str()), t);
+                t
+            }
+        };
+        let next = subject_of.len() as u32;
+        let subject = *subject_of.entry(e.usubjid.as_str()).or_insert(next);
+        let grade = e.grade.unwrap_or(0).min(5);
+        out[class as usize].tally.events += 1;
+        let (c, k) = terms[term as usize];
+        out[c as usize].terms[k as usize].events += 1;
+        by_class.push((class, subject, grade));
+        by_term.push((term, subject, grade));
+    }
+    count_subjects(&mut by_class, |c, worst| {
+        out[c as usize].tally.add_subject(worst)
+    });
+    count_subjects(&mut by_term, |t, worst| {
+        let (c, k) = terms[t as usize];
+        out[c as usize].terms[k as usize].add_subject(worst)
+    });
     out
 }
 
@@ -110,22 +158,35 @@ fn order<T>(
 
 /// The classes and terms of `events` with subjects and records, in `sort` order.
 pub fn by_soc<'a>(events: impl Iterator<Item = &'a AdverseEvent>, sort: AeSort) -> Vec<SocCount> {
-    let mut socs: Vec<SocCount> = classes(events)
-        .into_iter()
+    counts(&classes(events), sort)
+}
+
+/// [`by_soc`] and [`by_soc_grade`] of the same events, counted once.
+pub fn by_soc_and_grade<'a>(
+    events: impl Iterator<Item = &'a AdverseEvent>,
+    sort: AeSort,
+) -> (Vec<SocCount>, Vec<SocGrades>) {
+    let classes = classes(events);
+    (counts(&classes, sort), grades(&classes, sort))
+}
+
+fn counts(classes: &[Class<'_>], sort: AeSort) -> Vec<SocCount> {
+    let mut socs: Vec<SocCount> = classes
+        .iter()
         .map(|c| {
             let mut terms: Vec<TermEvents> = c
                 .terms
-                .values()
+                .iter()
                 .map(|t| TermEvents {
                     term: t.name.to_string(),
-                    subjects: t.subjects.len(),
+                    subjects: t.subjects,
                     events: t.events,
                 })
                 .collect();
             order(&mut terms, sort, |t| t.subjects, |t| &t.term);
             SocCount {
                 soc: c.tally.name.to_string(),
-                subjects: c.tally.subjects.len(),
+                subjects: c.tally.subjects,
                 events: c.tally.events,
                 terms,
             }
@@ -166,16 +227,20 @@ pub fn by_soc_grade<'a>(
     events: impl Iterator<Item = &'a AdverseEvent>,
     sort: AeSort,
 ) -> Vec<SocGrades> {
-    let mut socs: Vec<(usize, SocGrades)> = classes(events)
-        .into_iter()
+    grades(&classes(events), sort)
+}
+
+fn grades(classes: &[Class<'_>], sort: AeSort) -> Vec<SocGrades> {
+    let mut socs: Vec<(usize, SocGrades)> = classes
+        .iter()
         .map(|c| {
             let mut terms: Vec<(usize, TermGrades)> = c
                 .terms
-                .values()
+                .iter()
                 .map(|t| {
                     let (grades, not_graded) = t.grades();
                     (
-                        t.subjects.len(),
+                        t.subjects,
                         TermGrades {
                             term: t.name.to_string(),
                             grades,
@@ -187,7 +252,7 @@ pub fn by_soc_grade<'a>(
             order(&mut terms, sort, |t| t.0, |t| &t.1.term);
             let (grades, not_graded) = c.tally.grades();
             (
-                c.tally.subjects.len(),
+                c.tally.subjects,
                 SocGrades {
                     soc: c.tally.name.to_string(),
                     grades,
