@@ -344,3 +344,37 @@ fn tables_by_class_and_term_per_arm_and_in_total() {
         "no term in 60% of an arm"
     );
 }
+
+/// The slide keys `[ae-soc]` and `[ae-common]` show the report's CSR tables (issue 43).
+#[test]
+fn slides_show_the_csr_tables_by_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let adae = "USUBJID,AEBODSYS,AEDECOD,AEREL,AETOXGR\n\
+                S1,Skin disorders,RASH,Y,1\nS2,Skin disorders,PRURITUS,N,2\n";
+    let _ = build(dir.path(), adae, true);
+    std::fs::create_dir(dir.path().join("t")).unwrap();
+    std::fs::write(
+        dir.path().join("t/slides.txt"),
+        "[ae-soc]\nBy class\n[ae-common]\nCommon\n",
+    )
+    .unwrap();
+    let yaml = std::fs::read_to_string(dir.path().join("study.yaml")).unwrap()
+        + "output: { formats: [html, pptx], templates: t }\n";
+    std::fs::write(dir.path().join("study.yaml"), yaml).unwrap();
+    let out = dir.path().join("deck");
+    build_quietly(&out, &dir.path().join("study.yaml")).success();
+    let words = crate::comparisons_edge::slide_text(&out.join("AE/no-cutoff/all/slides.pptx"));
+    for text in [
+        "By class",
+        "Any TEAE",
+        "Skin disorders",
+        "Common",
+        "PRURITUS",
+        "Total (N = 4)",
+    ] {
+        assert!(
+            words.contains(&format!("<a:t>{text}")),
+            "{text} not on a slide"
+        );
+    }
+}

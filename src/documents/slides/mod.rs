@@ -371,6 +371,9 @@ fn slide_table(ctx: &DocumentContext<'_>, key: &str) -> Option<Table> {
         "disposition" => "disposition",
         "safety-overview" => "safety",
         "safety" => return ae_table(ctx),
+        // The report's CSR tables, found by their captions.
+        "ae-soc" => return captioned(ctx, "Treatment-emergent adverse events by system organ"),
+        "ae-common" => return captioned(ctx, "Treatment-emergent adverse events in at least"),
         _ => return None,
     };
     ctx.report
@@ -382,6 +385,21 @@ fn slide_table(ctx: &DocumentContext<'_>, key: &str) -> Option<Table> {
             Block::Table(t) => Some(t.clone()),
             _ => None,
         })
+}
+
+/// The report's table whose caption (after its number) starts with `title`.
+fn captioned(ctx: &DocumentContext<'_>, title: &str) -> Option<Table> {
+    let blocks: Vec<&Block> = ctx.report.sections.iter().flat_map(|s| &s.blocks).collect();
+    blocks.windows(2).find_map(|pair| match pair {
+        [Block::Caption { text }, Block::Table(t)]
+            if text
+                .split_once(". ")
+                .is_some_and(|(_, rest)| rest.starts_with(title)) =>
+        {
+            Some(t.clone())
+        }
+        _ => None,
+    })
 }
 
 /// Adverse events by grade in the abstract's view (`analysis.safety_view`): any TRAE (or
