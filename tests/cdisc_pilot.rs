@@ -621,12 +621,13 @@ fn pilot_end_of_study_table_is_the_published_one() {
              data:\n  dir: {}\n  adsl: adsl.xpt\n  \
              disposition: {{ study: {{ status: COMP24FL, reason: DCREASCD, label: Completion of week 24 }} }}\n\
              analysis: {{ tte_params: {{}} }}\n\
-             cohorts:\n  - {{ id: itt, where: {{ ITTFL: Y }}, arms: {{ column: TRT01P, reference: Placebo }} }}\n",
+             cohorts:\n  - {{ id: itt, where: {{ ITTFL: Y }}, arms: {{ column: TRT01P, reference: Placebo }} }}\n\
+             output: {{ formats: [html, docx] }}\n",
             dir.display()
         ),
     )
     .unwrap();
-    let (_out, results) = build(&config);
+    let (out, results) = build(&config);
     let c = cohort(&results, "itt");
     // (arm, N, completed, early termination, reasons in the table's order)
     let reasons = [
@@ -683,6 +684,56 @@ fn pilot_end_of_study_table_is_the_published_one() {
             assert_eq!(got, expected, "{arm}: {reason}");
         }
         assert_eq!(d["discontinued_ae"], by_reason[0], "{arm}");
+    }
+    // The same counts in report.html and report.docx: each row's arms in the cohort's order,
+    // then the total, as "n (x.x%)".
+    let folder = out.path().join("PILOT-14-1-02/no-cutoff/itt");
+    let html = std::fs::read_to_string(folder.join("report.html")).expect("report.html");
+    let docx = {
+        let file = std::fs::File::open(folder.join("report.docx")).expect("report.docx");
+        let mut archive = zip::ZipArchive::new(file).expect("zip");
+        let mut xml = String::new();
+        std::io::Read::read_to_string(
+            &mut archive.by_name("word/document.xml").expect("document"),
+            &mut xml,
+        )
+        .expect("xml");
+        xml
+    };
+    let order: Vec<usize> = c["arms"]
+        .as_array()
+        .expect("arms")
+        .iter()
+        .map(|a| {
+            published
+                .iter()
+                .position(|p| a["arm"] == p.0)
+                .expect("a published arm")
+        })
+        .chain([3])
+        .collect();
+    let mut rows: Vec<(&str, Vec<u64>)> = vec![
+        ("Completed", published.iter().map(|p| p.2).collect()),
+        ("Discontinued", published.iter().map(|p| p.3).collect()),
+    ];
+    for (k, reason) in reasons.iter().enumerate() {
+        rows.push((reason, published.iter().map(|p| p.4[k]).collect()));
+    }
+    for (what, found) in [
+        ("report.html", table_rows(&html, "tr", "td")),
+        ("report.docx", table_rows(&docx, "w:tr", "w:tc")),
+    ] {
+        for (label, counts) in &rows {
+            let mut cells = vec![label.to_string()];
+            cells.extend(order.iter().map(|&k| {
+                let n = counts[k];
+                format!("{n} ({}%)", crate::common::percent_text(n, published[k].1))
+            }));
+            assert!(
+                found.iter().any(|r| *r == cells),
+                "{what}: no row {cells:?}"
+            );
+        }
     }
 }
 
