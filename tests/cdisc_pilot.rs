@@ -730,7 +730,7 @@ fn pilot_end_of_study_table_is_the_published_one() {
                 format!("{n} ({}%)", crate::common::percent_text(n, published[k].1))
             }));
             assert!(
-                found.iter().any(|r| *r == cells),
+                found.contains(&cells),
                 "{what}: no row {cells:?}"
             );
         }

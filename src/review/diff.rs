@@ -493,6 +493,156 @@ fn records_section(md: &mut String, changes: &records::Changes, y: &CohortResult
     }
 }
 
+/// One cohort's part of the diff report: its numbers and its arms', the comparisons, the
+/// changes of best response, the records section and the AE terms with more subjects.
+fn cohort_section(
+    md: &mut String,
+    (before, after): (&Path, &Path),
+    (x_record, y_record): (&CohortRecord, &CohortRecord),
+    id: &str,
+    cutoff: Option<Date>,
+    (name_a, name_b): (&str, &str),
+) -> Result<()> {
+    let (x, y) = (&x_record.results, &y_record.results);
+    let _ = writeln!(
+        md,
+        "| | {} | {} | |\n|---|---|---|---|",
+        esc(name_a),
+        esc(name_b)
+    );
+    let digits = y_record.decimals.unwrap_or(Decimals {
+        percent: 1,
+        time: 1,
+    });
+    numbers_rows(md, x, y, "", digits);
+    // Each arm's own numbers, as the abstract gives them per arm (an arm only in the later
+    // cut-off against nothing).
+    for arm in &y.arms {
+        let name = y.arm_short(&arm.arm);
+        match x.arms.iter().find(|a| a.arm == arm.arm) {
+            Some(before) => numbers_rows(
+                md,
+                &before.results,
+                &arm.results,
+                &format!("{}: ", esc(name)),
+                digits,
+            ),
+            None => row(
+                md,
+                &format!("{}: N enrolled", esc(name)),
+                "—".to_string(),
+                count(Some(arm.results.n.enrolled)),
+            ),
+        }
+    }
+    comparison_rows(md, x, y, digits);
+    let followup = |c: &CohortResults| c.followup.as_ref().map(|f| (f.estimate, f.lower, f.upper));
+    row(
+        md,
+        "Median follow-up (CI)",
+        estimate(followup(x), digits.time),
+        estimate(followup(y), digits.time),
+    );
+    md.push('\n');
+
+    let changes = records::compare(before, after, id, cutoff, &|arm| {
+        y.arm_short(arm).to_string()
+    })?;
+    let bor_a = read_bor(&before.join("derived").join(format!("{id}.csv")))?;
+    let bor_b = read_bor(&after.join("derived").join(format!("{id}.csv")))?;
+    // Each change of best response says whether earlier records were corrected for the
+    // subject (else it came from new assessments).
+    let changed: Vec<String> = bor_b
+        .iter()
+        .filter_map(|(subject, new)| match bor_a.get(subject) {
+            Some(old) if old != new => {
+                let why = match &changes {
+                    Some(c) if c.corrected_subjects.contains(subject) => {
+                        " (earlier records corrected)"
+                    }
+                    Some(_) => " (new assessments)",
+                    None => "",
+                };
+                Some(format!(
+                    "- {}: {} → {}{why}",
+                    esc(subject),
+                    esc(old),
+                    esc(new)
+                ))
+            }
+            _ => None,
+        })
+        .collect();
+    // New subjects in one line: how many, and the first ten with their BOR.
+    let new_subjects: Vec<String> = bor_b
+        .iter()
+        .filter(|(subject, _)| !bor_a.contains_key(*subject))
+        .map(|(subject, bor)| {
+            if bor.is_empty() {
+                esc(subject)
+            } else {
+                format!("{} ({})", esc(subject), esc(bor))
+            }
+        })
+        .collect();
+    if !new_subjects.is_empty() {
+        let shown = &new_subjects[..new_subjects.len().min(NAMES_LISTED)];
+        let _ = writeln!(
+            md,
+            "{} new {}: {}.\n",
+            new_subjects.len(),
+            if new_subjects.len() == 1 {
+                "subject"
+            } else {
+                "subjects"
+            },
+            first_names(shown, new_subjects.len())
+        );
+    }
+    if changed.is_empty() {
+        let _ = writeln!(md, "No subject changed best overall response.\n");
+    } else {
+        let _ = writeln!(md, "Subjects whose best overall response changed:\n");
+        for line in changed {
+            let _ = writeln!(md, "{line}");
+        }
+        md.push('\n');
+    }
+    if let Some(changes) = &changes {
+        records_section(md, changes, y);
+    }
+
+    // Terms with more subjects than before: per arm for a cohort with arms.
+    let new_events: Vec<String> = if y.arms.is_empty() {
+        term_lines(Some(x), y, "")
+    } else {
+        y.arms
+            .iter()
+            .flat_map(|arm| {
+                let before = x.arms.iter().find(|a| a.arm == arm.arm).map(|a| &a.results);
+                term_lines(
+                    before,
+                    &arm.results,
+                    &format!("{}: ", esc(y.arm_short(&arm.arm))),
+                )
+            })
+            .collect()
+    };
+    if new_events.is_empty() {
+        let _ = writeln!(md, "No adverse event term with more subjects.\n");
+    } else {
+        let _ = writeln!(
+            md,
+            "Adverse event terms with more subjects (treatment-emergent):\n"
+        );
+        for line in new_events {
+            let _ = writeln!(md, "{line}");
+        }
+        md.push('\n');
+    }
+    Ok(())
+}
+
 /// Compares two cut-off folders and writes `diff-<A>-to-<B>.md/.html` in B's parent folder.
 pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
     // Named and placed by the folders themselves (`diff ../A .` from inside a cut-off folder
@@ -559,144 +709,14 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
             );
             continue;
         };
-        let (x, y) = (&x_record.results, &y_record.results);
-        let _ = writeln!(
-            md,
-            "| | {} | {} | |\n|---|---|---|---|",
-            esc(&name_a),
-            esc(&name_b)
-        );
-        let digits = y_record.decimals.unwrap_or(Decimals {
-            percent: 1,
-            time: 1,
-        });
-        numbers_rows(&mut md, x, y, "", digits);
-        // Each arm's own numbers, as the abstract gives them per arm (an arm only in the later
-        // cut-off against nothing).
-        for arm in &y.arms {
-            let name = y.arm_short(&arm.arm);
-            match x.arms.iter().find(|a| a.arm == arm.arm) {
-                Some(before) => numbers_rows(
-                    &mut md,
-                    &before.results,
-                    &arm.results,
-                    &format!("{}: ", esc(name)),
-                    digits,
-                ),
-                None => row(
-                    &mut md,
-                    &format!("{}: N enrolled", esc(name)),
-                    "—".to_string(),
-                    count(Some(arm.results.n.enrolled)),
-                ),
-            }
-        }
-        comparison_rows(&mut md, x, y, digits);
-        let followup =
-            |c: &CohortResults| c.followup.as_ref().map(|f| (f.estimate, f.lower, f.upper));
-        row(
+        cohort_section(
             &mut md,
-            "Median follow-up (CI)",
-            estimate(followup(x), digits.time),
-            estimate(followup(y), digits.time),
-        );
-        md.push('\n');
-
-        let changes = records::compare(before, after, id, a.cutoff, &|arm| {
-            y.arm_short(arm).to_string()
-        })?;
-        let bor_a = read_bor(&before.join("derived").join(format!("{id}.csv")))?;
-        let bor_b = read_bor(&after.join("derived").join(format!("{id}.csv")))?;
-        // Each change of best response says whether earlier records were corrected for the
-        // subject (else it came from new assessments).
-        let changed: Vec<String> = bor_b
-            .iter()
-            .filter_map(|(subject, new)| match bor_a.get(subject) {
-                Some(old) if old != new => {
-                    let why = match &changes {
-                        Some(c) if c.corrected_subjects.contains(subject) => {
-                            " (earlier records corrected)"
-                        }
-                        Some(_) => " (new assessments)",
-                        None => "",
-                    };
-                    Some(format!(
-                        "- {}: {} → {}{why}",
-                        esc(subject),
-                        esc(old),
-                        esc(new)
-                    ))
-                }
-                _ => None,
-            })
-            .collect();
-        // New subjects in one line: how many, and the first ten with their BOR.
-        let new_subjects: Vec<String> = bor_b
-            .iter()
-            .filter(|(subject, _)| !bor_a.contains_key(*subject))
-            .map(|(subject, bor)| {
-                if bor.is_empty() {
-                    esc(subject)
-                } else {
-                    format!("{} ({})", esc(subject), esc(bor))
-                }
-            })
-            .collect();
-        if !new_subjects.is_empty() {
-            let shown = &new_subjects[..new_subjects.len().min(NAMES_LISTED)];
-            let _ = writeln!(
-                md,
-                "{} new {}: {}.\n",
-                new_subjects.len(),
-                if new_subjects.len() == 1 {
-                    "subject"
-                } else {
-                    "subjects"
-                },
-                first_names(shown, new_subjects.len())
-            );
-        }
-        if changed.is_empty() {
-            let _ = writeln!(md, "No subject changed best overall response.\n");
-        } else {
-            let _ = writeln!(md, "Subjects whose best overall response changed:\n");
-            for line in changed {
-                let _ = writeln!(md, "{line}");
-            }
-            md.push('\n');
-        }
-        if let Some(changes) = &changes {
-            records_section(&mut md, changes, y);
-        }
-
-        // Terms with more subjects than before: per arm for a cohort with arms.
-        let new_events: Vec<String> = if y.arms.is_empty() {
-            term_lines(Some(x), y, "")
-        } else {
-            y.arms
-                .iter()
-                .flat_map(|arm| {
-                    let before = x.arms.iter().find(|a| a.arm == arm.arm).map(|a| &a.results);
-                    term_lines(
-                        before,
-                        &arm.results,
-                        &format!("{}: ", esc(y.arm_short(&arm.arm))),
-                    )
-                })
-                .collect()
-        };
-        if new_events.is_empty() {
-            let _ = writeln!(md, "No adverse event term with more subjects.\n");
-        } else {
-            let _ = writeln!(
-                md,
-                "Adverse event terms with more subjects (treatment-emergent):\n"
-            );
-            for line in new_events {
-                let _ = writeln!(md, "{line}");
-            }
-            md.push('\n');
-        }
+            (before, after),
+            (x_record, y_record),
+            id,
+            a.cutoff,
+            (&name_a, &name_b),
+        )?;
     }
     let parent = resolved.1.parent().unwrap_or(Path::new("."));
     let stem = format!("diff-{name_a}-to-{name_b}");

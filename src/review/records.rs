@@ -112,25 +112,54 @@ pub fn compare(
     let (Some(a), Some(b)) = (read(&path(before))?, read(&path(after))?) else {
         return Ok(None);
     };
-    let boundary = cutoff.or_else(|| a.iter().filter_map(|r| r.date).max());
-    let earlier = |d: Option<Date>| match (d, boundary) {
-        (Some(d), Some(b)) => d <= b,
-        // An undated AE cannot be placed: it counts as earlier (a correction, not news).
-        _ => true,
+    let view = View {
+        boundary: cutoff.or_else(|| a.iter().filter_map(|r| r.date).max()),
+        arm_name,
     };
     let mut changes = Changes {
-        boundary,
+        boundary: view.boundary,
         ..Changes::default()
     };
-    let who = |r: &Row| {
+    deaths(&view, &a, &b, &mut changes);
+    assessments(&view, &a, &b, &mut changes);
+    adverse_events(&view, &a, &b, &mut changes);
+    Ok(Some(changes))
+}
+
+/// How two folders' records are read against each other: the earlier cut-off, and how a
+/// subject is named.
+struct View<'a> {
+    boundary: Option<Date>,
+    arm_name: &'a dyn Fn(&str) -> String,
+}
+
+impl View<'_> {
+    /// Dated on or before the earlier cut-off; an undated AE cannot be placed, and counts as
+    /// earlier (a correction, not news).
+    fn earlier(&self, d: Option<Date>) -> bool {
+        match (d, self.boundary) {
+            (Some(d), Some(b)) => d <= b,
+            _ => true,
+        }
+    }
+
+    /// "SUBJ (Vd)", or the subject alone without arms.
+    fn who(&self, r: &Row) -> String {
         if r.arm.is_empty() {
             r.subject.clone()
         } else {
-            format!("{} ({})", r.subject, arm_name(&r.arm))
+            format!("{} ({})", r.subject, (self.arm_name)(&r.arm))
         }
-    };
-    let date = |d: Option<Date>| d.map_or("undated".to_string(), |d| d.to_string());
+    }
+}
 
+/// A date as the lines print it.
+fn shown(d: Option<Date>) -> String {
+    d.map_or("undated".to_string(), |d| d.to_string())
+}
+
+/// Dates of death new, changed or gone.
+fn deaths(view: &View<'_>, a: &[Row], b: &[Row], changes: &mut Changes) {
     // Deaths: a date of death that is new, changed or gone.
     let deaths = |rows: &[Row]| -> BTreeMap<String, Row> {
         rows.iter()
@@ -138,30 +167,30 @@ pub fn compare(
             .map(|r| (r.subject.clone(), r.clone()))
             .collect()
     };
-    let (dead_a, dead_b) = (deaths(&a), deaths(&b));
+    let (dead_a, dead_b) = (deaths(a), deaths(b));
     for (subject, row) in &dead_b {
         match dead_a.get(subject) {
-            None if earlier(row.date) => {
+            None if view.earlier(row.date) => {
                 changes.corrected_subjects.insert(subject.clone());
                 changes.corrections.push(format!(
                     "{}: death on {} entered after the earlier cut-off",
-                    who(row),
-                    date(row.date)
+                    view.who(row),
+                    shown(row.date)
                 ));
                 changes
                     .listed
-                    .push(format!("Death: {} on {}", who(row), date(row.date)));
+                    .push(format!("Death: {} on {}", view.who(row), shown(row.date)));
             }
             None => changes
                 .listed
-                .push(format!("Death: {} on {}", who(row), date(row.date))),
+                .push(format!("Death: {} on {}", view.who(row), shown(row.date))),
             Some(old) if old.date != row.date => {
                 changes.corrected_subjects.insert(subject.clone());
                 changes.corrections.push(format!(
                     "{}: date of death {} → {}",
-                    who(row),
-                    date(old.date),
-                    date(row.date)
+                    view.who(row),
+                    shown(old.date),
+                    shown(row.date)
                 ));
             }
             Some(_) => {}
@@ -170,12 +199,18 @@ pub fn compare(
     for (subject, row) in &dead_a {
         if !dead_b.contains_key(subject) {
             changes.corrected_subjects.insert(subject.clone());
-            changes
-                .corrections
-                .push(format!("{}: death on {} removed", who(row), date(row.date)));
+            changes.corrections.push(format!(
+                "{}: death on {} removed",
+                view.who(row),
+                shown(row.date)
+            ));
         }
     }
+}
 
+/// Response assessments by subject and date: changed, added or removed on or before the
+/// earlier cut-off, new after it.
+fn assessments(view: &View<'_>, a: &[Row], b: &[Row], changes: &mut Changes) {
     // Response assessments by subject and date.
     let assessments = |rows: &[Row]| -> BTreeMap<(String, Option<Date>), Vec<Row>> {
         let mut map: BTreeMap<_, Vec<Row>> = BTreeMap::new();
@@ -186,7 +221,7 @@ pub fn compare(
         }
         map
     };
-    let (rs_a, rs_b) = (assessments(&a), assessments(&b));
+    let (rs_a, rs_b) = (assessments(a), assessments(b));
     let values = |rows: &[Row]| {
         rows.iter()
             .map(|r| r.value.as_str())
@@ -196,13 +231,13 @@ pub fn compare(
     for ((subject, day), rows) in &rs_b {
         let row = &rows[0];
         match rs_a.get(&(subject.clone(), *day)) {
-            None if earlier(*day) => {
+            None if view.earlier(*day) => {
                 changes.corrected_subjects.insert(subject.clone());
                 changes.corrections.push(format!(
                     "{}: response {} on {} added (dated before the earlier cut-off)",
-                    who(row),
+                    view.who(row),
                     values(rows),
-                    date(*day)
+                    shown(*day)
                 ));
             }
             None => {
@@ -214,8 +249,8 @@ pub fn compare(
                 changes.corrected_subjects.insert(subject.clone());
                 changes.corrections.push(format!(
                     "{}: response on {} {} → {}",
-                    who(row),
-                    date(*day),
+                    view.who(row),
+                    shown(*day),
                     values(old),
                     values(rows)
                 ));
@@ -228,13 +263,17 @@ pub fn compare(
             changes.corrected_subjects.insert(subject.clone());
             changes.corrections.push(format!(
                 "{}: response {} on {} removed",
-                who(&rows[0]),
+                view.who(&rows[0]),
                 values(rows),
-                date(*day)
+                shown(*day)
             ));
         }
     }
+}
 
+/// AEs by subject, term and start date: new, entered late, re-graded, now serious or fatal,
+/// removed; new deaths, serious and grade 5 AEs listed.
+fn adverse_events(view: &View<'_>, a: &[Row], b: &[Row], changes: &mut Changes) {
     // AEs by subject, term and start date; several records of one key are paired in order of
     // grade, so one re-graded record is one change.
     let events = |rows: &[Row]| -> BTreeMap<(String, String, Option<Date>), Vec<Row>> {
@@ -249,7 +288,7 @@ pub fn compare(
         }
         map
     };
-    let (ae_a, ae_b) = (events(&a), events(&b));
+    let (ae_a, ae_b) = (events(a), events(b));
     let grade = |r: &Row| {
         if r.value.is_empty() {
             "no grade".to_string()
@@ -272,8 +311,8 @@ pub fn compare(
                     if before.value != row.value {
                         arm.regraded.push(format!(
                             "{}: {term} (started {}) {} → {}",
-                            who(row),
-                            date(*start),
+                            view.who(row),
+                            shown(*start),
                             grade(before),
                             grade(row)
                         ));
@@ -286,14 +325,14 @@ pub fn compare(
                     for what in now.into_iter().flatten() {
                         arm.upgraded.push(format!(
                             "{}: {term} (started {}) now {what}",
-                            who(row),
-                            date(*start)
+                            view.who(row),
+                            shown(*start)
                         ));
                     }
                     false
                 }
                 None => {
-                    if earlier(*start) {
+                    if view.earlier(*start) {
                         arm.late += 1;
                         changes.corrected_subjects.insert(subject.clone());
                     } else {
@@ -312,9 +351,9 @@ pub fn compare(
                 };
                 changes.listed.push(format!(
                     "{kind} AE: {}: {term}, {}, started {}",
-                    who(row),
+                    view.who(row),
                     grade(row),
-                    date(*start)
+                    shown(*start)
                 ));
             }
         }
@@ -324,5 +363,4 @@ pub fn compare(
             changes.corrected_subjects.insert(subject.clone());
         }
     }
-    Ok(Some(changes))
 }
