@@ -729,10 +729,7 @@ fn pilot_end_of_study_table_is_the_published_one() {
                 let n = counts[k];
                 format!("{n} ({}%)", crate::common::percent_text(n, published[k].1))
             }));
-            assert!(
-                found.contains(&cells),
-                "{what}: no row {cells:?}"
-            );
+            assert!(found.contains(&cells), "{what}: no row {cells:?}");
         }
     }
 }

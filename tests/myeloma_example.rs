@@ -585,3 +585,75 @@ fn diff_tells_corrected_records_from_new_data_per_arm() {
         "{md}"
     );
 }
+
+/// Every figure says what it shows (issue 44): each SVG has `role="img"`, a title and a
+/// description; every picture of report.docx and slides.pptx has the description as its alt
+/// text, with the figure's key numbers (the KM figure's medians and hazard ratio from
+/// results.json).
+#[test]
+fn every_picture_has_alt_text_with_its_numbers() {
+    let (_out, folder) = build();
+    let results = read_json(&folder.join("results.json"));
+    let itt = &results["cohorts"][0];
+    let time = |v: &Value| format!("{:.1} months", v.as_f64().expect("a median"));
+    let hr = &itt["comparisons"][0]["tte"]["PFS"]["stratified"]["hr"];
+    let expected = format!(
+        "Kaplan–Meier curves of progression-free survival by arm: median {} with Vd and {} with Pd; stratified HR {:.2} (95% CI {:.2}–{:.2}).",
+        time(&itt["arms"][0]["tte"]["PFS"]["median"]["estimate"]),
+        time(&itt["arms"][1]["tte"]["PFS"]["median"]["estimate"]),
+        hr["estimate"].as_f64().unwrap(),
+        hr["lower"].as_f64().unwrap(),
+        hr["upper"].as_f64().unwrap()
+    );
+    let figures = folder.join("itt/figures");
+    let mut svgs = 0;
+    for entry in std::fs::read_dir(&figures).expect("figures") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|e| e == "svg") {
+            let svg = std::fs::read_to_string(&path).expect("svg");
+            let head = &svg[..svg.find("<rect").unwrap_or(svg.len())];
+            assert!(
+                head.contains(" role=\"img\"><title>") && head.contains("</title><desc>"),
+                "{}",
+                path.display()
+            );
+            assert!(!head.contains("<desc></desc>"), "{}", path.display());
+            svgs += 1;
+        }
+    }
+    assert!(svgs >= 6, "{svgs} figures");
+    let km = std::fs::read_to_string(figures.join("km-pfs.svg")).expect("km");
+    assert!(
+        km.contains(&format!("<desc>{expected}</desc>")),
+        "{expected}"
+    );
+    for (file, part, attribute) in [
+        ("itt/report.docx", "word/document.xml", "<wp:docPr "),
+        (
+            "itt/slides.pptx",
+            "ppt/slides/",
+            "<p:pic><p:nvPicPr><p:cNvPr ",
+        ),
+    ] {
+        let bytes = std::fs::read(folder.join(file)).expect("document");
+        let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).expect("zip");
+        let mut xml = String::new();
+        for i in 0..archive.len() {
+            let mut entry = archive.by_index(i).expect("part");
+            if entry.name().starts_with(part) {
+                std::io::Read::read_to_string(&mut entry, &mut xml).expect("xml");
+            }
+        }
+        let pictures: Vec<&str> = xml.split(attribute).skip(1).collect();
+        assert!(!pictures.is_empty(), "{file}");
+        for p in &pictures {
+            let descr = p
+                .split("descr=\"")
+                .nth(1)
+                .and_then(|d| d.split('"').next())
+                .unwrap_or("");
+            assert!(descr.len() > 20, "{file}: a picture without alt text");
+        }
+        assert!(xml.contains(&format!("descr=\"{expected}\"")), "{file}");
+    }
+}

@@ -160,7 +160,12 @@ fn add_figures(body: &mut Body, ctx: &DocumentContext<'_>, cohort: &str) -> Resu
                 message: format!("figure {}: the rasterised PNG has no size", fig.name),
             });
         };
-        body.picture(png, fit_page(w, h), &fig.name);
+        let alt = if fig.alt.is_empty() {
+            &fig.caption
+        } else {
+            &fig.alt
+        };
+        body.picture(png, fit_page(w, h), &fig.name, alt);
         let caption = format!("Figure {}. {}", i + 1, fig.caption);
         body.paragraph(Para::style("Caption"), &[Span::plain(&caption)]);
     }
@@ -314,15 +319,18 @@ impl Body {
     }
 
     /// A picture in a paragraph of its own, `size` in EMU; its relationship is `rIdImageN`.
-    fn picture(&mut self, png: Vec<u8>, (cx, cy): (u32, u32), name: &str) {
+    /// `alt` is the picture's description for screen readers (`wp:docPr/@descr`).
+    fn picture(&mut self, png: Vec<u8>, (cx, cy): (u32, u32), name: &str, alt: &str) {
         self.pictures.push(png);
         let n = self.pictures.len();
         let mut name_xml = String::new();
         escape_into(&mut name_xml, name);
+        let mut alt_xml = String::new();
+        escape_into(&mut alt_xml, alt);
         let _ = write!(
             self.xml,
             "<w:p><w:r><w:drawing><wp:inline distT=\"0\" distB=\"0\" distL=\"0\" distR=\"0\">\
-             <wp:extent cx=\"{cx}\" cy=\"{cy}\" /><wp:docPr id=\"{n}\" name=\"{name_xml}\" />\
+             <wp:extent cx=\"{cx}\" cy=\"{cy}\" /><wp:docPr id=\"{n}\" name=\"{name_xml}\" descr=\"{alt_xml}\" />\
              <wp:cNvGraphicFramePr><a:graphicFrameLocks noChangeAspect=\"1\" /></wp:cNvGraphicFramePr>\
              <a:graphic><a:graphicData uri=\"http://schemas.openxmlformats.org/drawingml/2006/picture\">\
              <pic:pic><pic:nvPicPr><pic:cNvPr id=\"{n}\" name=\"image{n}.png\" /><pic:cNvPicPr /></pic:nvPicPr>\
@@ -888,7 +896,7 @@ mod tests {
         let mut png = vec![0u8; 24];
         png[16..20].copy_from_slice(&10u32.to_be_bytes());
         png[20..24].copy_from_slice(&10u32.to_be_bytes());
-        body.picture(png.clone(), (95_250, 95_250), "km-os");
+        body.picture(png.clone(), (95_250, 95_250), "km-os", "a test picture");
         let bytes = package(body, "c", "report.docx", None).unwrap();
         let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).unwrap();
         let mut names = Vec::new();

@@ -273,9 +273,11 @@ pub(crate) fn decode_references(value: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// The SVG elements of readout's figures (plotters draws with these) and their relatives.
+/// The SVG elements of readout's figures (plotters draws with these, readout adds the title
+/// and description) and their relatives.
 const SVG_TAGS: &[&str] = &[
-    "svg", "g", "rect", "circle", "ellipse", "line", "polyline", "polygon", "path", "text", "tspan",
+    "svg", "g", "rect", "circle", "ellipse", "line", "polyline", "polygon", "path", "text",
+    "tspan", "title", "desc",
 ];
 
 /// The presentation attributes of [`SVG_TAGS`], as html5ever names them (`viewBox` in its
@@ -332,7 +334,7 @@ const GENERIC_ATTRIBUTES: &[&str] = &["class", "id", "style", "dir", "role", "ar
 /// Elements removed with everything in them (the others not allowed are removed, their text
 /// kept).
 const REMOVED_WITH_CONTENT: &[&str] = &[
-    "script", "noscript", "title", "template", "iframe", "object", "embed", "textarea", "select",
+    "script", "noscript", "template", "iframe", "object", "embed", "textarea", "select",
 ];
 
 /// `<meta name>`s kept in the head.

@@ -309,7 +309,11 @@ pub fn deck(
                     shapes,
                     r#"<p:pic><p:nvPicPr><p:cNvPr id="3" name="{}" descr="{}"/><p:cNvPicPr><a:picLocks noChangeAspect="1"/></p:cNvPicPr><p:nvPr/></p:nvPicPr><p:blipFill><a:blip r:embed="rId2"/><a:stretch><a:fillRect/></a:stretch></p:blipFill><p:spPr><a:xfrm><a:off x="{}" y="{}"/><a:ext cx="{}" cy="{}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></p:spPr></p:pic>"#,
                     escape(&fig.name),
-                    escape(&fig.caption),
+                    escape(if fig.alt.is_empty() {
+                        &fig.caption
+                    } else {
+                        &fig.alt
+                    }),
                     place.picture.0,
                     place.picture.1,
                     place.picture.2,

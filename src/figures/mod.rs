@@ -2,6 +2,8 @@
 //! (`figures/km-<endpoint>.svg`, `waterfall.svg`, `swimmer.svg`, `spider.svg`, `ae-trae.svg`).
 //! A figure without data is skipped with a note, never drawn empty.
 
+pub mod alt;
+
 use crate::config::{Analysis, OutputConfig};
 use crate::diagnostic::{Diagnostic, Kind};
 use crate::endpoints::CohortAnalysis;
@@ -25,6 +27,9 @@ pub struct Figure {
     pub caption: String,
     /// The SVG document (readout's own output; inserted unescaped).
     pub svg: String,
+    /// What the figure shows, in words, with its key numbers: the SVG's `<desc>` and the alt
+    /// text of its pictures in Word and slides.
+    pub alt: String,
     /// The figure drawn in landscape for a slide (Kaplan–Meier: the legend beside a wider
     /// plot), when a format asks for it; a slide shows it rather than `svg`.
     pub wide_svg: Option<String>,
@@ -103,6 +108,7 @@ impl CohortFigures {
                     name: name.to_string(),
                     caption,
                     svg,
+                    alt: String::new(),
                     wide_svg: None,
                     png: None,
                 });
@@ -840,6 +846,18 @@ pub fn cohort_figures(
             )
         };
         figs.add(cohort, "ae-trae", caption, drawn, png)?;
+    }
+    // Each figure described from the results it shows, in its SVG (inline and file) too.
+    for fig in &mut figs.inline {
+        fig.alt = alt::alt_text(&fig.name, results, settings);
+        fig.svg = alt::accessible(&fig.svg, &fig.caption, &fig.alt);
+        if let Some(wide) = &fig.wide_svg {
+            fig.wide_svg = Some(alt::accessible(wide, &fig.caption, &fig.alt));
+        }
+        let path = format!("{cohort}/figures/{}.svg", fig.name);
+        if let Some(file) = figs.files.iter_mut().find(|f| f.path == path) {
+            file.bytes = fig.svg.clone().into_bytes();
+        }
     }
     // Word files and decks take the figures' PNGs.
     figs.rasterise(cohort, pngs.kept)?;

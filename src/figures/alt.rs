@@ -1,0 +1,162 @@
+//! Alternative text of a cohort's figures, written from the results they show ("Kaplan–Meier
+//! curves of progression-free survival by arm: median 16.7 months with Vd and 12.2 months with
+//! Pd; stratified HR 0.67 (95% CI 0.46–0.98)"), for screen readers: the SVG's `<desc>`, the
+//! Word picture's and the slide picture's description (docs/OUTPUTS.md, "Accessibility").
+
+use crate::config::Analysis;
+use crate::format::fixed;
+use crate::results::{CohortResults, Estimate};
+
+/// A time with its unit, or "not reached".
+fn time(e: &Estimate, settings: &Analysis) -> String {
+    match e.estimate {
+        Some(x) => format!(
+            "{} {}",
+            fixed(x, settings.time_decimals),
+            settings.time_unit.name()
+        ),
+        None => "not reached".to_string(),
+    }
+}
+
+/// "0.67 (95% CI 0.46–0.98)".
+fn ratio(hr: &crate::stats::Ci, settings: &Analysis) -> String {
+    format!(
+        "{} ({}% CI {}–{})",
+        fixed(hr.estimate, 2),
+        crate::format::fmt_plain(settings.ci_percent()),
+        fixed(hr.lower, 2),
+        fixed(hr.upper, 2)
+    )
+}
+
+/// The alternative text of the figure named `name` (`km-pfs`, `forest-os-2`, `waterfall`...).
+pub fn alt_text(name: &str, c: &CohortResults, settings: &Analysis) -> String {
+    let pct = |p: &crate::results::Proportion| {
+        p.rate.map_or("not estimable".to_string(), |r| {
+            format!("{}%", fixed(r * 100.0, settings.percent_decimals))
+        })
+    };
+    if let Some(rest) = name.strip_prefix("km-") {
+        let Some((endpoint, t)) = c.tte.iter().find(|(e, _)| e.eq_ignore_ascii_case(rest)) else {
+            return format!("Kaplan–Meier curves of {rest}.");
+        };
+        let label = if t.label.is_empty() {
+            endpoint.as_str()
+        } else {
+            &t.label
+        };
+        if c.arms.is_empty() {
+            return format!(
+                "Kaplan–Meier curve of {label} in {} subjects: {} events, median {}.",
+                t.n,
+                t.events,
+                time(&t.median, settings)
+            );
+        }
+        let medians: Vec<String> = c
+            .arms
+            .iter()
+            .filter_map(|a| {
+                let t = a.results.tte.get(endpoint)?;
+                Some(format!(
+                    "{} with {}",
+                    time(&t.median, settings),
+                    c.arm_short(&a.arm)
+                ))
+            })
+            .collect();
+        let mut text = format!(
+            "Kaplan–Meier curves of {label} by arm: median {}",
+            medians.join(" and ")
+        );
+        if let Some(t) = c.comparisons.first().and_then(|x| x.tte.get(endpoint)) {
+            let (cox, stratified) = match &t.stratified {
+                Some(s) => (&s.cox, "stratified "),
+                None => (&t.cox, ""),
+            };
+            if let Some(hr) = &cox.hr {
+                text.push_str(&format!("; {stratified}HR {}", ratio(hr, settings)));
+            }
+        }
+        text.push('.');
+        return text;
+    }
+    if let Some(rest) = name.strip_prefix("forest-") {
+        let endpoint = rest.split('-').next().unwrap_or(rest);
+        let k: usize = rest
+            .split('-')
+            .nth(1)
+            .and_then(|k| k.parse().ok())
+            .unwrap_or(1);
+        let Some(comparison) = c.comparisons.get(k.saturating_sub(1)) else {
+            return format!("Forest plot of {endpoint} hazard ratios by subgroup.");
+        };
+        let Some((e, t)) = comparison
+            .tte
+            .iter()
+            .find(|(e, _)| e.eq_ignore_ascii_case(endpoint))
+        else {
+            return format!("Forest plot of {endpoint} hazard ratios by subgroup.");
+        };
+        let all = t.cox.hr.as_ref().map_or(String::new(), |hr| {
+            format!(": all subjects HR {}", ratio(hr, settings))
+        });
+        return format!(
+            "Forest plot of {e} hazard ratios of {} against {} in {} subgroups{all}.",
+            c.arm_short(&comparison.arm),
+            c.arm_short(&comparison.reference),
+            t.subgroups.len()
+        );
+    }
+    let response = c.response.as_ref();
+    if name.starts_with("ae-dot") {
+        return "Dot plot of the most frequent adverse events: each arm's incidence and the risk difference with its confidence interval.".to_string();
+    }
+    match name.split('-').next().unwrap_or(name) {
+        "waterfall" => format!(
+            "Waterfall plot of the best change in the sum of target lesion diameters, one bar per subject{}.",
+            response.map_or(String::new(), |r| format!("; ORR {}", pct(&r.orr)))
+        ),
+        "swimmer" => format!(
+            "Swimmer plot of the {} subjects' time on study with their responses, progressions and deaths{}.",
+            c.n.enrolled,
+            response.map_or(String::new(), |r| format!("; ORR {}", pct(&r.orr)))
+        ),
+        "spider" => "Spider plot of each subject's change in the sum of target lesion diameters over time.".to_string(),
+        "ae" => {
+            let top = c
+                .safety
+                .as_ref()
+                .and_then(|s| s.by_term.first().map(|t| (s, t)))
+                .map_or(String::new(), |(s, t)| {
+                    format!(
+                        ": the most frequent, {}, in {} of {} subjects",
+                        t.term, t.trae_any, s.total
+                    )
+                });
+            format!("Bar chart of the most frequent treatment-related adverse events by grade{top}.")
+        }
+        _ => format!("Figure {name} of cohort {}.", c.id),
+    }
+}
+
+/// `svg` with `role="img"`, its title and its description, for screen readers.
+pub fn accessible(svg: &str, title: &str, desc: &str) -> String {
+    let Some(open) = svg.find("<svg") else {
+        return svg.to_string();
+    };
+    let Some(end) = svg[open..].find('>').map(|e| open + e) else {
+        return svg.to_string();
+    };
+    let mut out = String::with_capacity(svg.len() + title.len() + desc.len() + 64);
+    out.push_str(&svg[..end]);
+    out.push_str(" role=\"img\">");
+    out.push_str("<title>");
+    crate::model::text::escape_xml_into(&mut out, title);
+    out.push_str("</title><desc>");
+    crate::model::text::escape_xml_into(&mut out, desc);
+    out.push_str("</desc>");
+    out.push_str(&svg[end + 1..]);
+    out
+}
