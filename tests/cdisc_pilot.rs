@@ -689,17 +689,7 @@ fn pilot_end_of_study_table_is_the_published_one() {
     // then the total, as "n (x.x%)".
     let folder = out.path().join("PILOT-14-1-02/no-cutoff/itt");
     let html = std::fs::read_to_string(folder.join("report.html")).expect("report.html");
-    let docx = {
-        let file = std::fs::File::open(folder.join("report.docx")).expect("report.docx");
-        let mut archive = zip::ZipArchive::new(file).expect("zip");
-        let mut xml = String::new();
-        std::io::Read::read_to_string(
-            &mut archive.by_name("word/document.xml").expect("document"),
-            &mut xml,
-        )
-        .expect("xml");
-        xml
-    };
+    let docx = document_xml(&folder.join("report.docx"));
     let order: Vec<usize> = c["arms"]
         .as_array()
         .expect("arms")
@@ -808,6 +798,19 @@ fn csr_rows(name: &str) -> Vec<CsrRow> {
         .collect()
 }
 
+/// A Word file's `word/document.xml`.
+fn document_xml(path: &Path) -> String {
+    let file = std::fs::File::open(path).expect("a .docx");
+    let mut archive = zip::ZipArchive::new(file).expect("zip");
+    let mut xml = String::new();
+    std::io::Read::read_to_string(
+        &mut archive.by_name("word/document.xml").expect("document"),
+        &mut xml,
+    )
+    .expect("xml");
+    xml
+}
+
 /// The rows of every table of a report.html or a report.docx's document.xml, as cell texts.
 fn table_rows(markup: &str, row: &str, cell: &str) -> Vec<Vec<String>> {
     let text_of = |fragment: &str| {
@@ -892,17 +895,7 @@ fn pilot_adverse_event_tables_are_the_published_ones() {
         .join("no-cutoff/all");
     let html = std::fs::read_to_string(folder.join("report.html")).expect("report.html");
     let html_rows = table_rows(&html, "tr", "td");
-    let docx = {
-        let file = std::fs::File::open(folder.join("report.docx")).expect("report.docx");
-        let mut archive = zip::ZipArchive::new(file).expect("zip");
-        let mut xml = String::new();
-        std::io::Read::read_to_string(
-            &mut archive.by_name("word/document.xml").expect("document"),
-            &mut xml,
-        )
-        .expect("xml");
-        xml
-    };
+    let docx = document_xml(&folder.join("report.docx"));
     let docx_rows = table_rows(&docx, "w:tr", "w:tc");
     let totals = [86u64, 84, 84];
     // The report's columns: the arms in the cohort's order, as indexes of `arms`.
