@@ -657,3 +657,32 @@ fn every_picture_has_alt_text_with_its_numbers() {
         assert!(xml.contains(&format!("descr=\"{expected}\"")), "{file}");
     }
 }
+
+/// report.docx has a running header (study, cut-off, population) and a footer "Page X of Y"
+/// as Word fields, referenced from the section (issue 44); abstract.docx has neither.
+#[test]
+fn the_word_report_has_a_running_header_and_page_numbers() {
+    let (_out, folder) = build();
+    let part = |file: &str, name: &str| -> Option<String> {
+        let bytes = std::fs::read(folder.join(file)).expect("document");
+        let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).expect("zip");
+        let mut xml = String::new();
+        let mut entry = archive.by_name(name).ok()?;
+        std::io::Read::read_to_string(&mut entry, &mut xml).expect("xml");
+        Some(xml)
+    };
+    let header = part("itt/report.docx", "word/header1.xml").expect("a header");
+    assert!(
+        header.contains("MM-EXAMPLE · data cut-off 2024-06-28 · Intention-to-treat population"),
+        "{header}"
+    );
+    let footer = part("itt/report.docx", "word/footer1.xml").expect("a footer");
+    assert!(footer.contains("w:instr=\" PAGE \"") && footer.contains("w:instr=\" NUMPAGES \""));
+    let document = part("itt/report.docx", "word/document.xml").expect("document");
+    assert!(document.contains(
+        "<w:sectPr><w:headerReference w:type=\"default\" r:id=\"rIdHeader1\" /><w:footerReference"
+    ));
+    let types = part("itt/report.docx", "[Content_Types].xml").expect("types");
+    assert!(types.contains("/word/header1.xml") && types.contains("/word/footer1.xml"));
+    assert!(part("itt/abstract.docx", "word/header1.xml").is_none());
+}

@@ -99,7 +99,17 @@ pub fn report_docx(
     // A reference document with a table style `Table` (as pandoc's) styles every table;
     // otherwise the tables carry the house rules themselves.
     let rules = !styles.is_some_and(has_table_style);
-    let mut body = Body::default();
+    let cutoff = ctx
+        .cohort
+        .cutoff
+        .map_or("no cut-off".to_string(), |d| format!("data cut-off {d}"));
+    let mut body = Body {
+        running: Some(format!(
+            "{} · {} · {}",
+            ctx.study.id, cutoff, ctx.cohort.label
+        )),
+        ..Body::default()
+    };
     body.paragraph(Para::default(), &[Span::plain(&report.kicker)]);
     body.paragraph(Para::style("Title"), &[Span::plain(&ctx.text.title)]);
     for fact in &report.facts {
@@ -239,6 +249,9 @@ struct Body {
     /// Tracked changes so far (each `w:ins`/`w:del` has its own id), and their author's date.
     revisions: usize,
     revision_date: Option<String>,
+    /// The running header of every page (study, cut-off, population), with a footer "Page X
+    /// of Y"; none: neither.
+    running: Option<String>,
 }
 
 impl Body {
@@ -628,9 +641,24 @@ const DOCUMENT_START: &str = concat!(
 /// A4 with 1-inch margins: a text column of 9,026 twentieths of a point (6.27 in), which holds
 /// the tables' 9,000 and the figures' 6 in, and a page of text 9.7 in tall (figures up to 8 in).
 const SECTION: &str = concat!(
-    r#"<w:sectPr><w:pgSz w:w="11906" w:h="16838" />"#,
+    r#"<w:pgSz w:w="11906" w:h="16838" />"#,
     r#"<w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="720" w:footer="720" w:gutter="0" />"#,
     r#"</w:sectPr></w:body></w:document>"#
+);
+
+/// The running header and footer's references, first in the section properties.
+const RUNNING_REFERENCES: &str = concat!(
+    r#"<w:headerReference w:type="default" r:id="rIdHeader1" />"#,
+    r#"<w:footerReference w:type="default" r:id="rIdFooter1" />"#
+);
+
+/// The footer: "Page X of Y" as Word fields, centred.
+const FOOTER: &str = concat!(
+    r#"<w:ftr xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">"#,
+    r#"<w:p><w:pPr><w:jc w:val="center" /></w:pPr><w:r><w:t xml:space="preserve">Page </w:t></w:r>"#,
+    r#"<w:fldSimple w:instr=" PAGE "><w:r><w:t>1</w:t></w:r></w:fldSimple>"#,
+    r#"<w:r><w:t xml:space="preserve"> of </w:t></w:r>"#,
+    r#"<w:fldSimple w:instr=" NUMPAGES "><w:r><w:t>1</w:t></w:r></w:fldSimple></w:p></w:ftr>"#
 );
 
 /// The house style of a study report: a sans font at 10 pt for the text, headings with room
@@ -678,18 +706,44 @@ fn package(body: Body, cohort: &str, file: &str, styles: Option<&[u8]>) -> Resul
             r#"<Relationship Id="rIdImage{n}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/image{n}.png" />"#
         );
     }
+    // A running header and a footer with page numbers.
+    let header = body.running.as_ref().map(|text| {
+        let mut xml = String::from(
+            r#"<w:hdr xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:p><w:pPr><w:jc w:val="right" /></w:pPr><w:r><w:rPr><w:sz w:val="16" /></w:rPr><w:t xml:space="preserve">"#,
+        );
+        escape_into(&mut xml, text);
+        xml.push_str("</w:t></w:r></w:p></w:hdr>");
+        xml
+    });
+    let mut types = CONTENT_TYPES.to_string();
+    if header.is_some() {
+        relationships.push_str(concat!(
+            r#"<Relationship Id="rIdHeader1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/header" Target="header1.xml" />"#,
+            r#"<Relationship Id="rIdFooter1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/footer" Target="footer1.xml" />"#,
+        ));
+        types = types.replace(
+            "</Types>",
+            concat!(
+                r#"<Override PartName="/word/header1.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.header+xml" />"#,
+                r#"<Override PartName="/word/footer1.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.footer+xml" />"#,
+                "</Types>"
+            ),
+        );
+    }
     relationships.push_str("</Relationships>");
     let declaration = XML_DECLARATION.as_bytes();
     let styles = match styles {
         Some(reference) => vec![reference],
         None => vec![declaration, HOUSE_STYLES.as_bytes()],
     };
+    let references = if header.is_some() {
+        RUNNING_REFERENCES
+    } else {
+        ""
+    };
     // Each XML part as the pieces it is written from, in the package's order.
-    let parts: [(&str, Vec<&[u8]>); 7] = [
-        (
-            "[Content_Types].xml",
-            vec![declaration, CONTENT_TYPES.as_bytes()],
-        ),
+    let mut parts: Vec<(&str, Vec<&[u8]>)> = vec![
+        ("[Content_Types].xml", vec![declaration, types.as_bytes()]),
         (
             "_rels/.rels",
             vec![declaration, PACKAGE_RELATIONSHIPS.as_bytes()],
@@ -704,6 +758,8 @@ fn package(body: Body, cohort: &str, file: &str, styles: Option<&[u8]>) -> Resul
                 declaration,
                 DOCUMENT_START.as_bytes(),
                 body.xml.as_bytes(),
+                b"<w:sectPr>",
+                references.as_bytes(),
                 SECTION.as_bytes(),
             ],
         ),
@@ -714,6 +770,10 @@ fn package(body: Body, cohort: &str, file: &str, styles: Option<&[u8]>) -> Resul
         (STYLES_PART, styles),
         ("word/settings.xml", vec![declaration, SETTINGS.as_bytes()]),
     ];
+    if let Some(header) = &header {
+        parts.push(("word/header1.xml", vec![declaration, header.as_bytes()]));
+        parts.push(("word/footer1.xml", vec![declaration, FOOTER.as_bytes()]));
+    }
     zip_parts(&parts, &body.pictures).map_err(|e| failed(&e))
 }
 
