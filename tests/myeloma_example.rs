@@ -659,9 +659,10 @@ fn every_picture_has_alt_text_with_its_numbers() {
 }
 
 /// report.docx has a running header (study, cut-off, population) and a footer "Page X of Y"
-/// as Word fields, referenced from the section (issue 44); abstract.docx has neither.
+/// as Word fields, referenced from the section, and every table a `w:tblCaption` (issue 44);
+/// abstract.docx has neither header nor footer.
 #[test]
-fn the_word_report_has_a_running_header_and_page_numbers() {
+fn the_word_report_has_a_running_header_page_numbers_and_table_captions() {
     let (_out, folder) = build();
     let part = |file: &str, name: &str| -> Option<String> {
         let bytes = std::fs::read(folder.join(file)).expect("document");
@@ -681,6 +682,13 @@ fn the_word_report_has_a_running_header_and_page_numbers() {
     let document = part("itt/report.docx", "word/document.xml").expect("document");
     assert!(document.contains(
         "<w:sectPr><w:headerReference w:type=\"default\" r:id=\"rIdHeader1\" /><w:footerReference"
+    ));
+    // Every table named for screen readers: by its caption, else the heading above it.
+    let tables = document.matches("<w:tbl>").count();
+    assert!(tables > 5);
+    assert_eq!(document.matches("<w:tblCaption w:val=\"").count(), tables);
+    assert!(document.contains(
+        "<w:tblCaption w:val=\"Table 1. Treatment-emergent adverse events by system organ class"
     ));
     let types = part("itt/report.docx", "[Content_Types].xml").expect("types");
     assert!(types.contains("/word/header1.xml") && types.contains("/word/footer1.xml"));

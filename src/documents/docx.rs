@@ -121,20 +121,30 @@ pub fn report_docx(
     }
     for section in &report.sections {
         body.paragraph(Para::style("Heading1"), &[Span::plain(&section.heading)]);
+        // What a table is named by for screen readers (`w:tblCaption`): its caption, else the
+        // heading above it.
+        let mut title = section.heading.as_str();
         for block in &section.blocks {
             match block {
-                Block::Table(t) => body.table(t, rules),
+                Block::Table(t) => {
+                    body.table(t, rules, title);
+                    title = section.heading.as_str();
+                }
                 Block::Subheading { text } => {
                     body.paragraph(Para::style("Heading2"), &[Span::plain(text)]);
+                    title = text;
                 }
                 // Kept with the table below it.
-                Block::Caption { text } => body.paragraph(
-                    Para {
-                        keep_next: true,
-                        ..Para::style("Caption")
-                    },
-                    &[Span::bold(text)],
-                ),
+                Block::Caption { text } => {
+                    body.paragraph(
+                        Para {
+                            keep_next: true,
+                            ..Para::style("Caption")
+                        },
+                        &[Span::bold(text)],
+                    );
+                    title = text;
+                }
                 Block::Paragraph { text } => body.paragraph(Para::default(), &[Span::plain(text)]),
                 Block::Note { text } => {
                     body.paragraph(Para::style("Caption"), &[Span::plain(text)])
@@ -358,7 +368,8 @@ impl Body {
     /// them: a rule above the bold header, one below it and one under the last row, no other
     /// lines; without, the reference document's table style alone. Number cells right-aligned,
     /// levels indented; spans as the model gives them; no row split across pages.
-    fn table(&mut self, t: &report::Table, rules: bool) {
+    /// `caption` names the table for screen readers (`w:tblCaption`).
+    fn table(&mut self, t: &report::Table, rules: bool, caption: &str) {
         let columns = t
             .head
             .iter()
@@ -376,7 +387,9 @@ impl Body {
                  <w:bottom w:val=\"single\" w:sz=\"12\" w:space=\"0\" w:color=\"000000\" /></w:tblBorders>",
             );
         }
-        self.xml.push_str("</w:tblPr><w:tblGrid>");
+        self.xml.push_str("<w:tblCaption w:val=\"");
+        escape_into(&mut self.xml, caption);
+        self.xml.push_str("\" /></w:tblPr><w:tblGrid>");
         for width in grid(t, columns) {
             let _ = write!(self.xml, "<w:gridCol w:w=\"{width}\" />");
         }
@@ -952,7 +965,7 @@ mod tests {
         let mut body = Body::default();
         body.paragraph(Para::style("Title"), &[Span::plain("T")]);
         body.paragraph(Para::default(), &labelled("Methods: m."));
-        body.table(&table, true);
+        body.table(&table, true, "A table");
         let mut png = vec![0u8; 24];
         png[16..20].copy_from_slice(&10u32.to_be_bytes());
         png[20..24].copy_from_slice(&10u32.to_be_bytes());
