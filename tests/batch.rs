@@ -74,6 +74,10 @@ fn three_cutoffs_of_the_example_study_in_one_command() {
     for label in ["R/M HNSCC", "R/M non-SCCHN", "SCLC", "Number at risk"] {
         assert!(km.contains(label), "study-level KM lacks {label}");
     }
+    // Described for screen readers: a title, and each cohort with its median.
+    let head = &km[..km.find("<rect").unwrap_or(km.len())];
+    assert!(head.contains(" role=\"img\"><title>Progression-free survival: all cohorts</title><desc>Kaplan–Meier curves of progression-free survival in 3 cohorts: "), "{head}");
+    assert_eq!(head.matches(", median ").count(), 3, "{head}");
     // Cohort 1 enrolled until 2021-11-22: fewer subjects at the earliest cut-off.
     assert!(
         enrolled[0] < 38 && enrolled[1] == 38 && enrolled[2] == 38,

@@ -437,8 +437,20 @@ pub fn study_km_figures(
             wide: false,
         };
         let name = format!("km-{}", endpoint.to_ascii_lowercase());
+        // Described for screen readers: each cohort with its median.
+        let desc = format!(
+            "Kaplan–Meier curves of {} in {} cohorts: {}.",
+            title.to_lowercase(),
+            series.len(),
+            series
+                .iter()
+                .map(|s| format!("{}, {}", s.label, s.median_label))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
         match plots::km_plot(&series, &opts) {
             Ok(svg) => {
+                let svg = alt::accessible(&svg, &format!("{title}: all cohorts"), &desc);
                 if png {
                     let bytes = plots::figure_png(&svg).map_err(|source| Error::Figure {
                         cohort: None,
