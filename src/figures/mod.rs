@@ -444,7 +444,15 @@ pub fn study_km_figures(
             series.len(),
             series
                 .iter()
-                .map(|s| format!("{}, {}", s.label, s.median_label))
+                .map(|s| {
+                    // A label as long as a paragraph is cut, as the legend cuts it.
+                    let label: String = if s.label.chars().count() > 80 {
+                        s.label.chars().take(79).chain(['…']).collect()
+                    } else {
+                        s.label.clone()
+                    };
+                    format!("{label}, {}", s.median_label)
+                })
                 .collect::<Vec<_>>()
                 .join("; ")
         );
