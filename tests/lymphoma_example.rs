@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::common::{read_json, readout_command, root, Run};
+use crate::common::{read_json, root};
 
 #[allow(dead_code)]
 #[path = "../examples/make_lymphoma_example.rs"]
@@ -73,13 +73,7 @@ fn pfs_events(window: i64) -> (usize, usize) {
 }
 
 fn build(config: &std::path::Path, out: &std::path::Path) -> Value {
-    readout_command()
-        .args(["build", "--quiet", "--out"])
-        .arg(out)
-        .arg(config)
-        .current_dir(root())
-        .assert()
-        .success();
+    crate::common::build_quietly(out, config).success();
     read_json(&out.join("LY-EXAMPLE/2024-09-30/results.json"))
 }
 

@@ -499,6 +499,17 @@ pub struct ArmData<'a> {
     pub subject_arm: FxHashMap<&'a str, &'a str>,
 }
 
+impl ArmData<'_> {
+    /// The items of `arm`'s subjects, in order.
+    fn of_arm<T: Clone>(&self, items: &[T], arm: &str, subject: impl Fn(&T) -> &str) -> Vec<T> {
+        items
+            .iter()
+            .filter(|item| self.subject_arm.get(subject(item)) == Some(&arm))
+            .cloned()
+            .collect()
+    }
+}
+
 /// What the output formats want of the figures as PNG.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PngUse {
@@ -730,13 +741,7 @@ pub fn cohort_figures(
                 .iter()
                 .map(|a| plots::WaterfallArm {
                     arm: results.arm_short(&a.arm).to_string(),
-                    bars: bars
-                        .iter()
-                        .filter(|b| {
-                            arms.subject_arm.get(b.usubjid.as_str()) == Some(&a.arm.as_str())
-                        })
-                        .cloned()
-                        .collect(),
+                    bars: arms.of_arm(&bars, &a.arm, |b| &b.usubjid),
                 })
                 .collect();
             (
@@ -797,13 +802,7 @@ pub fn cohort_figures(
                 .iter()
                 .map(|a| plots::SwimArm {
                     arm: results.arm_short(&a.arm).to_string(),
-                    lanes: lanes
-                        .iter()
-                        .filter(|l| {
-                            arms.subject_arm.get(l.usubjid.as_str()) == Some(&a.arm.as_str())
-                        })
-                        .cloned()
-                        .collect(),
+                    lanes: arms.of_arm(&lanes, &a.arm, |l| &l.usubjid),
                 })
                 .collect();
             (
