@@ -969,7 +969,7 @@ pub(crate) fn slide_text(deck: &Path) -> String {
     let mut words = String::new();
     for i in 0..archive.len() {
         let mut part = archive.by_index(i).expect("part");
-        if part.name().starts_with("ppt/slides/slide") {
+        if part.name().expect("name").starts_with("ppt/slides/slide") {
             std::io::Read::read_to_string(&mut part, &mut words).expect("xml");
         }
     }

@@ -103,7 +103,10 @@ fn parse_html5(name: &str, html: &str) -> Html {
 pub(crate) fn docx_parts(path: &Path) -> (String, Vec<String>) {
     let file = std::fs::File::open(path).expect("docx");
     let mut archive = zip::ZipArchive::new(file).expect("a .docx is a zip archive");
-    let names: Vec<String> = archive.file_names().map(str::to_string).collect();
+    let names: Vec<String> = archive
+        .file_names()
+        .map(|n| n.expect("name").to_string())
+        .collect();
     let mut xml = String::new();
     std::io::Read::read_to_string(
         &mut archive.by_name("word/document.xml").expect("document.xml"),
@@ -762,8 +765,8 @@ fn docx_images(path: &Path) -> Vec<Vec<u8>> {
     let mut archive = zip::ZipArchive::new(file).expect("a .docx is a zip archive");
     let names: Vec<String> = archive
         .file_names()
+        .map(|n| n.expect("name").to_string())
         .filter(|n| n.starts_with("word/media/") && n.ends_with(".png"))
-        .map(str::to_string)
         .collect();
     let mut images = Vec::new();
     for name in names {

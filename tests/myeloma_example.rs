@@ -640,7 +640,7 @@ fn every_picture_has_alt_text_with_its_numbers() {
         let mut xml = String::new();
         for i in 0..archive.len() {
             let mut entry = archive.by_index(i).expect("part");
-            if entry.name().starts_with(part) {
+            if entry.name().expect("name").starts_with(part) {
                 std::io::Read::read_to_string(&mut entry, &mut xml).expect("xml");
             }
         }
@@ -687,9 +687,27 @@ fn the_word_report_has_a_running_header_page_numbers_and_table_captions() {
     let tables = document.matches("<w:tbl>").count();
     assert!(tables > 5);
     assert_eq!(document.matches("<w:tblCaption w:val=\"").count(), tables);
-    assert!(document.contains(
-        "<w:tblCaption w:val=\"Table 1. Treatment-emergent adverse events by system organ class"
-    ));
+    // Every table captioned "Table N. ..." in order, the CSR tables among them.
+    let captions: Vec<&str> = document
+        .split("<w:tblCaption w:val=\"")
+        .skip(1)
+        .map(|rest| &rest[..rest.find('"').unwrap_or(0)])
+        .collect();
+    for (i, caption) in captions.iter().enumerate() {
+        assert!(
+            caption.starts_with(&format!("Table {}. ", i + 1)),
+            "{caption}"
+        );
+    }
+    assert!(captions
+        .iter()
+        .any(|c| c.contains(". Treatment-emergent adverse events by system organ class")));
+    // A table of contents field, its entries linked to the headings' bookmarks.
+    assert!(document.contains("TOC \\o \"1-1\" \\h \\z \\u"));
+    assert!(
+        document.contains("<w:hyperlink w:anchor=\"_Toc1\"")
+            && document.contains("w:name=\"_Toc1\"")
+    );
     let types = part("itt/report.docx", "[Content_Types].xml").expect("types");
     assert!(types.contains("/word/header1.xml") && types.contains("/word/footer1.xml"));
     assert!(part("itt/abstract.docx", "word/header1.xml").is_none());

@@ -297,10 +297,22 @@ fn tables_by_class_and_term_per_arm_and_in_total() {
         .unwrap();
     assert_eq!(b["safety"]["by_soc"], serde_json::json!([]));
     // The report: numbered tables, B's cells 0, the total column.
-    assert!(report.contains("Table 1. Treatment-emergent adverse events by system organ class"));
-    assert!(report.contains("Table 2. Serious treatment-emergent adverse events"));
+    // Every table numbered in order; the CSR tables by their titles.
+    let numbers: Vec<usize> = report
+        .match_indices("Table ")
+        .filter_map(|(at, _)| report[at + 6..].split_once(". ")?.0.parse().ok())
+        .collect();
+    assert!(numbers.len() > 3, "{numbers:?}");
+    assert_eq!(numbers, (1..=numbers.len()).collect::<Vec<_>>());
+    let teae = report
+        .find(". Treatment-emergent adverse events by system organ class")
+        .expect("TEAE table");
+    let serious = report
+        .find(". Serious treatment-emergent adverse events")
+        .expect("serious TEAE table");
+    assert!(teae < serious);
     assert!(!report.contains("leading to treatment discontinuation by system organ class"));
-    let table = &report[report.find("Table 1.").unwrap()..];
+    let table = &report[teae..];
     let row = |label: &str| {
         let at = table
             .find(&format!(">{label}</td>"))

@@ -17,7 +17,7 @@ fn parts(bytes: &[u8]) -> BTreeMap<String, Vec<u8>> {
         let mut file = archive.by_index(i).expect("entry");
         let mut data = Vec::new();
         file.read_to_end(&mut data).expect("read");
-        parts.insert(file.name().to_string(), data);
+        parts.insert(file.name().expect("a readable part name").to_string(), data);
     }
     parts
 }

@@ -6,6 +6,7 @@
 mod common;
 
 mod adtte_cutoff;
+mod analysis_results;
 mod batch;
 mod bor_reference;
 mod cdisc_pilot;
@@ -37,4 +38,5 @@ mod sas7bdat;
 mod slides;
 mod stats_props;
 mod stats_reference;
+mod tables_xlsx;
 mod xpt;

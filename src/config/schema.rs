@@ -455,6 +455,10 @@ pub enum Format {
     /// The derived datasets also as CDISC Dataset-JSON v1.1 (`derived/<cohort>.json`).
     #[serde(rename = "dataset-json")]
     DatasetJson,
+    /// The report's tables as an Excel workbook (`<cohort>/tables.xlsx`).
+    Xlsx,
+    /// Analysis results data, one row per statistic (`<cohort>/ard.csv`).
+    Ard,
 }
 
 /// A stratification factor or subgroup: an ADSL column, and how documents name it (`label`;

@@ -119,8 +119,16 @@ pub fn report_docx(
             &[Span::bold(&label), Span::plain(&fact.value)],
         );
     }
-    for section in &report.sections {
-        body.paragraph(Para::style("Heading1"), &[Span::plain(&section.heading)]);
+    let headings: Vec<&str> = report.sections.iter().map(|s| s.heading.as_str()).collect();
+    body.contents(&headings);
+    for (i, section) in report.sections.iter().enumerate() {
+        body.paragraph(
+            Para {
+                bookmark: Some(i + 1),
+                ..Para::style("Heading1")
+            },
+            &[Span::plain(&section.heading)],
+        );
         // What a table is named by for screen readers (`w:tblCaption`): its caption, else the
         // heading above it.
         let mut title = section.heading.as_str();
@@ -203,6 +211,8 @@ struct Para<'a> {
     mark: Option<Revision>,
     /// Kept on the page of the next paragraph or table (a table's caption).
     keep_next: bool,
+    /// The paragraph marked by bookmark `_Toc<n>`, where the table of contents points.
+    bookmark: Option<usize>,
 }
 
 impl<'a> Para<'a> {
@@ -290,6 +300,12 @@ impl Body {
         if !props.is_empty() {
             let _ = write!(self.xml, "<w:pPr>{props}</w:pPr>");
         }
+        if let Some(n) = para.bookmark {
+            let _ = write!(
+                self.xml,
+                "<w:bookmarkStart w:id=\"{n}\" w:name=\"_Toc{n}\" />"
+            );
+        }
         for span in spans {
             if let Some(revision) = span.revision {
                 let open = self.revision_tag(revision, false);
@@ -322,7 +338,47 @@ impl Body {
                 None => {}
             }
         }
+        if let Some(n) = para.bookmark {
+            let _ = write!(self.xml, "<w:bookmarkEnd w:id=\"{n}\" />");
+        }
         self.xml.push_str("</w:p>");
+    }
+
+    /// A table of contents: Word's TOC field over the headings, marked to be updated when the
+    /// document opens (Word then adds the page numbers); its entries are written already, each
+    /// a link to its heading's bookmark, for readers that show a field's last result as it is.
+    fn contents(&mut self, headings: &[&str]) {
+        self.xml.push_str(concat!(
+            r#"<w:sdt><w:sdtPr><w:docPartObj><w:docPartGallery w:val="Table of Contents" />"#,
+            r#"<w:docPartUnique /></w:docPartObj></w:sdtPr><w:sdtContent>"#,
+            r#"<w:p><w:pPr><w:pStyle w:val="TOCHeading" /></w:pPr><w:r><w:t>Contents</w:t></w:r></w:p>"#,
+        ));
+        const FIELD_START: &str = concat!(
+            r#"<w:r><w:fldChar w:fldCharType="begin" w:dirty="true" /></w:r>"#,
+            r#"<w:r><w:instrText xml:space="preserve"> TOC \o "1-1" \h \z \u </w:instrText></w:r>"#,
+            r#"<w:r><w:fldChar w:fldCharType="separate" /></w:r>"#
+        );
+        for (i, heading) in headings.iter().enumerate() {
+            let n = i + 1;
+            self.xml
+                .push_str(r#"<w:p><w:pPr><w:pStyle w:val="TOC1" /></w:pPr>"#);
+            if i == 0 {
+                self.xml.push_str(FIELD_START);
+            }
+            let _ = write!(
+                self.xml,
+                r#"<w:hyperlink w:anchor="_Toc{n}" w:history="1"><w:r><w:t xml:space="preserve">"#
+            );
+            escape_into(&mut self.xml, heading);
+            self.xml.push_str("</w:t></w:r></w:hyperlink></w:p>");
+        }
+        if headings.is_empty() {
+            let _ = write!(self.xml, "<w:p>{FIELD_START}</w:p>");
+        }
+        self.xml.push_str(concat!(
+            r#"<w:p><w:r><w:fldChar w:fldCharType="end" /></w:r></w:p>"#,
+            r#"</w:sdtContent></w:sdt>"#
+        ));
     }
 
     /// The opening tag of a tracked change (`<w:ins w:id=.. w:author="readout" w:date=..>`),
@@ -690,6 +746,10 @@ const HOUSE_STYLES: &str = concat!(
     r#"<w:style w:type="paragraph" w:styleId="Heading2"><w:name w:val="heading 2" /><w:basedOn w:val="Normal" /><w:next w:val="Normal" /><w:qFormat />"#,
     r#"<w:pPr><w:keepNext /><w:spacing w:before="240" w:after="120" /><w:outlineLvl w:val="1" /></w:pPr>"#,
     r#"<w:rPr><w:b /><w:bCs /><w:sz w:val="24" /><w:szCs w:val="24" /></w:rPr></w:style>"#,
+    r#"<w:style w:type="paragraph" w:styleId="TOCHeading"><w:name w:val="TOC Heading" /><w:basedOn w:val="Heading1" /><w:next w:val="Normal" />"#,
+    r#"<w:pPr><w:outlineLvl w:val="9" /></w:pPr></w:style>"#,
+    r#"<w:style w:type="paragraph" w:styleId="TOC1"><w:name w:val="toc 1" /><w:basedOn w:val="Normal" /><w:next w:val="Normal" />"#,
+    r#"<w:pPr><w:spacing w:after="60" /></w:pPr></w:style>"#,
     r#"<w:style w:type="paragraph" w:styleId="Caption"><w:name w:val="caption" /><w:basedOn w:val="Normal" /><w:qFormat />"#,
     r#"<w:rPr><w:i /><w:iCs /><w:sz w:val="18" /><w:szCs w:val="18" /></w:rPr></w:style>"#,
     r#"<w:style w:type="table" w:default="1" w:styleId="TableNormal"><w:name w:val="Normal Table" />"#,
@@ -839,17 +899,30 @@ const WORDPROCESSINGML: [&str; 2] = [
 pub fn reference_styles(docx: &[u8]) -> std::result::Result<Vec<u8>, String> {
     let mut archive = zip::ZipArchive::new(Cursor::new(docx))
         .map_err(|e| format!("not a .docx (a zip archive): {e}"))?;
+    let unsupported = |method: u16| {
+        format!(
+            "its {STYLES_PART} is compressed with {}, which readout does not read; expected \
+             deflate or stored, as Word writes them",
+            compression_name(method)
+        )
+    };
     let part = archive.by_name(STYLES_PART).map_err(|e| match e {
         zip::result::ZipError::FileNotFound => {
             format!("no {STYLES_PART} in it; expected a Word document")
         }
-        zip::result::ZipError::CompressionMethodNotSupported(method) => format!(
-            "its {STYLES_PART} is compressed with {}, which readout does not read; expected \
-             deflate or stored, as Word writes them",
-            compression_name(method)
-        ),
+        zip::result::ZipError::CompressionMethodNotSupported(method) => unsupported(method),
         other => format!("cannot read its {STYLES_PART}: {other}"),
     })?;
+    // Checked before reading: the archive reads a part's method only when it is read.
+    match part.compression() {
+        zip::CompressionMethod::Stored | zip::CompressionMethod::Deflated => {}
+        other => {
+            // The method's number as the archive writes it (zip has no other getter).
+            #[allow(deprecated)]
+            let method = other.to_u16();
+            return Err(unsupported(method));
+        }
+    }
     let mut styles = Vec::new();
     std::io::Read::read_to_end(
         &mut std::io::Read::take(part, MAX_STYLES_BYTES + 1),
@@ -975,7 +1048,7 @@ mod tests {
         let mut names = Vec::new();
         for i in 0..archive.len() {
             let mut part = archive.by_index(i).unwrap();
-            let name = part.name().to_string();
+            let name = part.name().expect("a readable part name").to_string();
             let mut data = Vec::new();
             std::io::Read::read_to_end(&mut part, &mut data).unwrap();
             if name.ends_with(".png") {

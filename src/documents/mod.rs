@@ -10,6 +10,7 @@
 //! | `abstract.docx`, `report.docx` | `docx` | [`docx`] |
 //! | `index.html` (cut-off folder) | `html` | `index.html` |
 
+pub mod ard;
 pub mod conference;
 pub mod docx;
 pub mod formats;
@@ -20,6 +21,7 @@ pub mod render;
 pub mod report;
 pub mod slides;
 pub mod trace;
+pub mod xlsx;
 
 use serde::Serialize;
 

@@ -4,12 +4,14 @@
 //! ([`CohortDocs`]). [`Formats::of`] is the only place that maps the config's `Format` to
 //! them: a new format is a file implementing [`OutputFormat`] and one line there.
 
+mod ard;
 mod dataset_json;
 mod html;
 mod markdown;
 mod png;
 mod slides;
 mod word;
+mod xlsx;
 
 use crate::config::Format;
 use crate::error::Result;
@@ -93,13 +95,15 @@ pub struct Formats {
 impl Formats {
     /// The formats `output.formats` names (each once, in a fixed order).
     pub fn of(config: &[Format]) -> Formats {
-        let all: [(Format, MakeFormat); 6] = [
+        let all: [(Format, MakeFormat); 8] = [
             (Format::Md, || Box::new(markdown::Markdown)),
             (Format::Html, || Box::new(html::Html)),
             (Format::Pptx, || Box::new(slides::Slides)),
             (Format::Docx, || Box::new(word::Word)),
             (Format::Png, || Box::new(png::Png)),
             (Format::DatasetJson, || Box::new(dataset_json::DatasetJson)),
+            (Format::Xlsx, || Box::new(xlsx::Xlsx)),
+            (Format::Ard, || Box::new(ard::Ard)),
         ];
         let formats: Vec<Box<dyn OutputFormat>> = all
             .iter()

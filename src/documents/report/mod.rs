@@ -8,6 +8,7 @@ mod comparisons;
 mod csr;
 mod disposition;
 mod model;
+mod notes;
 mod safety;
 mod table;
 
@@ -183,16 +184,7 @@ pub fn cohort_report(
         Some(registry) => format!("Cohort report · {} ({registry})", study.id),
         None => format!("Cohort report · {}", study.id),
     };
-    // The tables' captions numbered in order.
-    let mut number = 0;
-    for section in &mut sections {
-        for block in &mut section.blocks {
-            if let Block::Caption { text } = block {
-                number += 1;
-                *text = format!("Table {number}. {text}");
-            }
-        }
-    }
+    notes::number_tables(&mut sections, |id| notes::population(id, c));
     Report {
         kicker,
         facts,

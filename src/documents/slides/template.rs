@@ -477,6 +477,8 @@ impl<'a> Package<'a> {
             .map_err(|e| format!("not a .pptx (a zip archive): {e}"))?;
         let mut names: BTreeMap<String, String> = BTreeMap::new();
         for name in archive.file_names() {
+            let name = name.map_err(|e| format!("a part name cannot be read: {e}"))?;
+            let name: &str = &name;
             if let Some(other) = names.insert(name.to_ascii_lowercase(), name.to_string()) {
                 return Err(format!(
                     "its parts {} and {} differ only in case; a package's part names are \
