@@ -54,6 +54,8 @@ pub enum Kind {
     Baseline,
     /// A figure left out.
     FigureLeftOut,
+    /// Blocks of the poster left out: they do not fit its size.
+    PosterOverfull,
     /// A document whose numbers could not be traced to results.json.
     Untraced,
     /// The abstract shortened to fit its conference's limit.

@@ -500,8 +500,8 @@ fn outputs_match_the_recorded_hashes() {
     let config = std::fs::read_to_string(root().join("config/rand-example.yaml"))
         .expect("config")
         .replace(
-            "formats: [md, html, docx, pptx, png, xlsx, ard]",
-            "formats: [md, html, docx, pptx, png, xlsx, ard, dataset-json]",
+            "formats: [md, html, docx, pptx, png, xlsx, ard, poster]",
+            "formats: [md, html, docx, pptx, png, xlsx, ard, poster, dataset-json]",
         );
     assert!(config.contains("dataset-json"), "the formats line moved");
     std::fs::create_dir(out.path().join("config")).expect("config folder");

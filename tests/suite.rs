@@ -30,6 +30,7 @@ mod lymphoma_example;
 mod myeloma_example;
 mod numbers;
 mod plots;
+mod poster;
 mod properties;
 mod randomised_example;
 mod row_filters;

@@ -143,6 +143,18 @@ pub(super) fn validate(path: &Path, config: &StudyConfig) -> Result<()> {
     keep(check_disposition(path, &config.data));
     keep(check_filters(path, &config.data));
     keep(check_vocabulary(path, config));
+    for (key, value) in [
+        ("width", config.output.poster.width),
+        ("height", config.output.poster.height),
+    ] {
+        if let Some(v) = value.filter(|v| !(10.0..=120.0).contains(v)) {
+            keep(Err(config_error(
+                path,
+                &format!("key `output.poster.{key}`: "),
+                format!("{v} is not a poster size; expected 10 to 120 inches"),
+            )));
+        }
+    }
     if let Some(crate::config::ConferenceSpec::Custom(rule)) = &config.output.conference {
         if let Some((key, problem)) = rule.sections.problem() {
             keep(Err(config_error(

@@ -55,6 +55,18 @@ impl Conference {
             .find(|c| c.name().eq_ignore_ascii_case(name.trim()))
     }
 
+    /// The poster size in inches (width, height) the congress asks for, where one can be cited
+    /// (docs/CONFERENCES.md): ASCO's board 95 × 47, ASH's about 6 × 4 feet, EHA's 134 × 90 cm,
+    /// all landscape; none for ESMO, AACR and WCLC.
+    pub fn poster_size(self) -> Option<(f64, f64)> {
+        match self {
+            Conference::Asco => Some((95.0, 47.0)),
+            Conference::Ash => Some((72.0, 48.0)),
+            Conference::Eha => Some((134.0 / 2.54, 90.0 / 2.54)),
+            Conference::Esmo | Conference::Aacr | Conference::Wclc => None,
+        }
+    }
+
     /// The length rule, where one can be cited (`docs/CONFERENCES.md` gives the sources);
     /// `None` where none could be (ASH, AACR): the config then states the limit.
     pub fn rule(self) -> Option<LengthRule> {

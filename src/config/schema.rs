@@ -63,6 +63,12 @@ pub struct Study {
     /// Secondary endpoints in words. Default: none.
     #[serde(default)]
     pub secondary_endpoints: Vec<String>,
+    /// The authors, as the poster's title band names them. Default: none.
+    #[serde(default)]
+    pub authors: Vec<String>,
+    /// Their affiliations, in order, under the authors. Default: none.
+    #[serde(default)]
+    pub affiliations: Vec<String>,
 }
 
 /// `data:`
@@ -410,6 +416,26 @@ pub struct OutputConfig {
     /// want none in the figure). Default: `true`.
     #[serde(default = "default_figure_titles")]
     pub figure_titles: bool,
+    /// The poster's size and references (the `poster` format). Default: the size of
+    /// `output.conference`'s preset, else 48 × 36 inches; no references.
+    #[serde(default)]
+    pub poster: PosterConfig,
+}
+
+/// `output.poster: { width, height, references }`: the printed size in inches and the lines of
+/// the poster's references (docs/OUTPUTS.md, "poster.pptx").
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PosterConfig {
+    /// Width in inches, 10 to 120. Default: the conference preset's, else 48.
+    #[serde(default)]
+    pub width: Option<f64>,
+    /// Height in inches, 10 to 120. Default: the conference preset's, else 36.
+    #[serde(default)]
+    pub height: Option<f64>,
+    /// References (and a link or QR text), one line each. Default: none.
+    #[serde(default)]
+    pub references: Vec<String>,
 }
 
 impl Default for OutputConfig {
@@ -422,6 +448,7 @@ impl Default for OutputConfig {
             docx_reference: None,
             pptx_reference: None,
             figure_titles: default_figure_titles(),
+            poster: PosterConfig::default(),
         }
     }
 }
@@ -459,6 +486,8 @@ pub enum Format {
     Xlsx,
     /// Analysis results data, one row per statistic (`<cohort>/ard.csv`).
     Ard,
+    /// A congress poster, one slide at the poster's size (`<cohort>/poster.pptx`).
+    Poster,
 }
 
 /// A stratification factor or subgroup: an ADSL column, and how documents name it (`label`;

@@ -42,6 +42,8 @@ pub struct Assets {
     pub docx_styles: Option<std::sync::Arc<[u8]>>,
     /// The PowerPoint reference's masters, layouts and theme.
     pub pptx_template: Option<std::sync::Arc<slides::SlideTemplate>>,
+    /// The poster's printed size and references (`output.poster`, else the congress's size).
+    pub poster: slides::poster::PosterSpec,
 }
 
 /// A cohort's documents and the length of its abstract under the conference rule.

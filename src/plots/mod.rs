@@ -29,6 +29,13 @@ pub use ae::{ae_bars, ae_bars_by_arm, ae_bars_labelled, AeArm, AeBar};
 pub use ae_dot::{ae_dot, AeDotRow};
 pub use forest::{forest, ForestRow};
 pub use glyphs::glyph_drawn_texts;
+
+/// The width of `text` in ems of the figures' font (DejaVu Sans): its width at any size is
+/// this times the size. For laying out text outside figures (the poster); 0 if the embedded
+/// font cannot be read.
+pub fn text_em(text: &str) -> f64 {
+    style::text_width(text, 100.0).map_or(0.0, |w| f64::from(w) / 100.0)
+}
 pub use km::{km_plot, number_at_risk, KmPlotOptions, KmPoint, KmSeries};
 pub use png::{figure_png, svg_to_png, PNG_SCALE};
 pub use spider::{spider, SpiderLine};

@@ -68,7 +68,10 @@ fn read_reference(
 /// Loads the config's data files, and parses the templates alongside (so that parsing them
 /// does not wait for the data).
 pub fn load_study(mut config: LoadedConfig) -> Result<LoadedStudy> {
-    let mut assets = crate::documents::Assets::default();
+    let mut assets = crate::documents::Assets {
+        poster: crate::documents::slides::poster::PosterSpec::of(&config.config.output),
+        ..crate::documents::Assets::default()
+    };
     let (data, renderer) = rayon::join(
         || timing::stage("load", || load::load_study(&config)),
         || Renderer::new(template_dir(&config).as_deref()).ok(),

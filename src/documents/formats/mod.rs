@@ -9,6 +9,7 @@ mod dataset_json;
 mod html;
 mod markdown;
 mod png;
+mod poster;
 mod slides;
 mod word;
 mod xlsx;
@@ -95,7 +96,7 @@ pub struct Formats {
 impl Formats {
     /// The formats `output.formats` names (each once, in a fixed order).
     pub fn of(config: &[Format]) -> Formats {
-        let all: [(Format, MakeFormat); 8] = [
+        let all: [(Format, MakeFormat); 9] = [
             (Format::Md, || Box::new(markdown::Markdown)),
             (Format::Html, || Box::new(html::Html)),
             (Format::Pptx, || Box::new(slides::Slides)),
@@ -104,6 +105,7 @@ impl Formats {
             (Format::DatasetJson, || Box::new(dataset_json::DatasetJson)),
             (Format::Xlsx, || Box::new(xlsx::Xlsx)),
             (Format::Ard, || Box::new(ard::Ard)),
+            (Format::Poster, || Box::new(poster::Poster)),
         ];
         let formats: Vec<Box<dyn OutputFormat>> = all
             .iter()

@@ -74,6 +74,7 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
     ),
     ("index.html", include_str!("../../../templates/index.html")),
     ("slides.txt", include_str!("../../../templates/slides.txt")),
+    ("poster.txt", include_str!("../../../templates/poster.txt")),
     ("base.css", include_str!("../../../templates/base.css")),
 ];
 

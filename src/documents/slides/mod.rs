@@ -10,6 +10,7 @@
 
 pub mod house;
 mod package;
+pub mod poster;
 pub mod template;
 
 use std::fmt::Write as _;
@@ -650,14 +651,29 @@ fn place<'a>(row: &'a Row, below: &mut [usize], rows_left: usize) -> Vec<(usize,
 
 /// A PowerPoint table of the header rows and `body` at (x, y) `width` wide: columns as wide as
 /// their longest text, a rule above and below the header and below the last row.
-fn table_frame(id: u32, head: &[Row], body: &[Row], (x, y, width): (u64, u64, u64)) -> String {
+fn table_frame(id: u32, head: &[Row], body: &[Row], at: (u64, u64, u64)) -> String {
+    table_sized(id, head, body, at, None).0
+}
+
+/// [`table_frame`] with its text at `font` (hundredths of a point) when given, each row as
+/// tall as its most wrapped cell (measured with the figures' font); and the table's height.
+fn table_sized(
+    id: u32,
+    head: &[Row],
+    body: &[Row],
+    (x, y, width): (u64, u64, u64),
+    font: Option<u32>,
+) -> (String, u64) {
     let whole = Table {
         class: None,
         head: head.to_vec(),
         body: body.to_vec(),
     };
     let columns = grid_width(&whole);
-    let (size, row_h) = table_font(columns, head.len() + body.len());
+    let (size, row_h) = match font {
+        Some(size) => (size, 0),
+        None => table_font(columns, head.len() + body.len()),
+    };
     // Widths from the longest text of each column's own (unspanned) cells.
     let mut chars = vec![4usize; columns];
     {
@@ -684,6 +700,31 @@ fn table_frame(id: u32, head: &[Row], body: &[Row], (x, y, width): (u64, u64, u6
     for w in &widths {
         let _ = write!(grid, r#"<a:gridCol w="{w}"/>"#);
     }
+    // Each row's height: the slides' fixed one, or its most wrapped cell's lines.
+    let row_heights: Vec<u64> = match font {
+        None => vec![row_h; head.len() + body.len()],
+        Some(size) => {
+            let mut below = vec![0usize; columns];
+            let rows: Vec<&Row> = head.iter().chain(body).collect();
+            rows.iter()
+                .enumerate()
+                .map(|(i, row)| {
+                    let placed = place(row, &mut below, rows.len() - i);
+                    below.iter_mut().for_each(|b| *b = b.saturating_sub(1));
+                    let lines = placed
+                        .iter()
+                        .map(|(col, cell, _)| {
+                            let span = cell.colspan.max(1) as usize;
+                            let w: u64 = widths.iter().skip(*col).take(span).sum();
+                            wrapped_lines(&cell.text, size, w.saturating_sub(2 * 45_720))
+                        })
+                        .max()
+                        .unwrap_or(1) as u64;
+                    lines * line_emu(size) + 2 * 22_860
+                })
+                .collect()
+        }
+    };
     let rule = |side: &str| {
         format!(
             r#"<a:{side} w="12700"><a:solidFill><a:srgbClr val="404040"/></a:solidFill></a:{side}>"#
@@ -699,7 +740,7 @@ fn table_frame(id: u32, head: &[Row], body: &[Row], (x, y, width): (u64, u64, u6
     let mut vmerged = vec![0usize; columns];
     for (i, (is_head, row)) in rows.iter().enumerate() {
         let placed = place(row, &mut below, rows.len() - i);
-        let _ = write!(rows_xml, r#"<a:tr h="{row_h}">"#);
+        let _ = write!(rows_xml, r#"<a:tr h="{}">"#, row_heights[i]);
         let bold = *is_head || matches!(row.class, Some("group") | Some("total"));
         let mut col = 0;
         let mut cells = placed.iter().peekable();
@@ -756,10 +797,49 @@ fn table_frame(id: u32, head: &[Row], body: &[Row], (x, y, width): (u64, u64, u6
         below.iter_mut().for_each(|b| *b = b.saturating_sub(1));
         vmerged.iter_mut().for_each(|v| *v = v.saturating_sub(1));
     }
-    let height = row_h * rows.len() as u64;
-    format!(
+    let height: u64 = row_heights.iter().sum();
+    let xml = format!(
         r#"<p:graphicFrame><p:nvGraphicFramePr><p:cNvPr id="{id}" name="Table {id}"/><p:cNvGraphicFramePr><a:graphicFrameLocks noGrp="1"/></p:cNvGraphicFramePr><p:nvPr/></p:nvGraphicFramePr><p:xfrm><a:off x="{x}" y="{y}"/><a:ext cx="{width}" cy="{height}"/></p:xfrm><a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/table"><a:tbl><a:tblPr firstRow="1"><a:tableStyleId>{{2D5ABB26-0587-4C30-8999-92F81FD0307C}}</a:tableStyleId></a:tblPr><a:tblGrid>{grid}</a:tblGrid>{rows_xml}</a:tbl></a:graphicData></a:graphic></p:graphicFrame>"#
-    )
+    );
+    (xml, height)
+}
+
+/// EMU per point.
+const EMU_PER_PT: u64 = 12_700;
+
+/// The height of a line of text at `size` (hundredths of a point), with its leading.
+fn line_emu(size: u32) -> u64 {
+    u64::from(size) * EMU_PER_PT * 6 / 500
+}
+
+/// The lines `text` takes at `size` (hundredths of a point) in a box `width` EMU wide, words
+/// wrapped where they no longer fit, measured with the figures' font (DejaVu Sans, a little
+/// wider than the fonts PowerPoint sets, so an estimate on the safe side).
+fn wrapped_lines(text: &str, size: u32, width: u64) -> usize {
+    let width_pt = width as f64 / EMU_PER_PT as f64;
+    let size_pt = f64::from(size) / 100.0;
+    let measure = |s: &str| crate::plots::text_em(s) * size_pt;
+    let space = measure(" ");
+    let mut lines = 0;
+    for paragraph in text.split('\n') {
+        lines += 1;
+        let mut used = 0.0;
+        for word in paragraph.split_whitespace() {
+            let w = measure(word);
+            if used > 0.0 && used + space + w > width_pt {
+                lines += 1;
+                used = w;
+            } else {
+                used += if used > 0.0 { space + w } else { w };
+            }
+            // A word longer than the line breaks where it must.
+            while used > width_pt && width_pt > 0.0 {
+                lines += 1;
+                used -= width_pt;
+            }
+        }
+    }
+    lines.max(1)
 }
 
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]

@@ -1,0 +1,43 @@
+//! `poster`: a congress poster per cohort, `<cohort>/poster.pptx` (`documents::slides::poster`),
+//! from `poster.txt`, at the poster size of `output.poster` or the congress, on the company
+//! template of `output.pptx_reference` or readout's own.
+
+use super::{CohortDocs, Needs, OutputFormat};
+use crate::documents::slides::{poster, SlideTemplate};
+use crate::error::Result;
+use crate::files::OutputFile;
+
+pub(super) struct Poster;
+
+impl OutputFormat for Poster {
+    fn needs(&self) -> Needs {
+        Needs {
+            pngs: true,
+            ..Needs::default()
+        }
+    }
+
+    fn cohort_files(&self, docs: &mut CohortDocs<'_>) -> Result<Vec<OutputFile>> {
+        docs.ctx.sentences = crate::documents::paragraph_sentences(&docs.plain, &docs.ctx.headings);
+        let text = docs.renderer.render("poster.txt", &docs.ctx)?;
+        let house;
+        let template = match &docs.assets.pptx_template {
+            Some(t) => t.as_ref(),
+            None => {
+                house = SlideTemplate::house();
+                &house
+            }
+        };
+        Ok(vec![OutputFile {
+            path: format!("{}/poster.pptx", docs.dir),
+            bytes: poster::poster(
+                &docs.ctx,
+                &text,
+                template,
+                &docs.assets.poster,
+                docs.dir,
+                &mut docs.warnings,
+            )?,
+        }])
+    }
+}

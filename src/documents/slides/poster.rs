@@ -1,0 +1,569 @@
+//! `poster.pptx`: a congress poster per cohort (docs/OUTPUTS.md, "poster.pptx"), one slide at
+//! the poster's printed size, laid out from `poster.txt` with the slides' machinery: a title
+//! band (title, authors, affiliations, study and cut-off), then the blocks of the template in
+//! columns (text, the report's tables as PowerPoint tables, figures as pictures with their
+//! alt text). PowerPoint's slides are at most 56 inches a side, so a larger poster is drawn at
+//! 1/k of its size (k = 2 for ASCO's 95 × 47 inches) to be printed at k × 100%: every size
+//! below is the printed one, divided by k in the file, and no text is under 22 pt printed.
+//! Text is measured with the figures' font and wrapped; when the blocks do not fit, the text
+//! and then the figures are made smaller, and what still does not fit is left out, with a
+//! warning.
+
+use std::fmt::Write as _;
+
+use super::{line_emu, EMU_PER_PT};
+use super::{package, parse_slides, run, slide_table, table_sized, wrapped_lines, SlideTemplate};
+use crate::config::{ConferenceSpec, OutputConfig};
+use crate::diagnostic::{self, Diagnostic};
+use crate::documents::render::DocumentContext;
+use crate::documents::slides::template::escape;
+use crate::error::{Error, Result};
+
+/// The poster's printed size and its references.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PosterSpec {
+    /// Width in inches, as printed.
+    pub width: f64,
+    /// Height in inches, as printed.
+    pub height: f64,
+    /// Lines of the references block.
+    pub references: Vec<String>,
+}
+
+impl Default for PosterSpec {
+    fn default() -> Self {
+        PosterSpec {
+            width: DEFAULT_SIZE.0,
+            height: DEFAULT_SIZE.1,
+            references: Vec::new(),
+        }
+    }
+}
+
+/// The size of a poster when neither `output.poster` nor the congress gives one: 48 × 36
+/// inches, landscape, the common North American board.
+const DEFAULT_SIZE: (f64, f64) = (48.0, 36.0);
+
+impl PosterSpec {
+    /// `output.poster`, each size missing from it taken from the congress, else the default.
+    pub fn of(output: &OutputConfig) -> PosterSpec {
+        let preset = match &output.conference {
+            Some(ConferenceSpec::Named(c)) => c.poster_size(),
+            _ => None,
+        }
+        .unwrap_or(DEFAULT_SIZE);
+        PosterSpec {
+            width: output.poster.width.unwrap_or(preset.0),
+            height: output.poster.height.unwrap_or(preset.1),
+            references: output.poster.references.clone(),
+        }
+    }
+
+    /// The divisor k of the drawing: the smallest whole number that brings both sides within
+    /// PowerPoint's 56 inches.
+    pub fn scale(&self) -> u64 {
+        (self.width.max(self.height) / MAX_SLIDE_INCHES)
+            .ceil()
+            .max(1.0) as u64
+    }
+}
+
+/// PowerPoint's largest slide side, in inches.
+const MAX_SLIDE_INCHES: f64 = 56.0;
+
+const EMU_PER_INCH: f64 = 914_400.0;
+
+/// Printed text sizes, in points: none under [`MIN_PT`].
+const TITLE_PT: f64 = 88.0;
+const AUTHORS_PT: f64 = 44.0;
+const AFFILIATIONS_PT: f64 = 32.0;
+const HEADING_PT: f64 = 48.0;
+const BODY_PT: f64 = 32.0;
+const TABLE_PT: f64 = 26.0;
+/// The smallest text a poster prints.
+pub const MIN_PT: f64 = 22.0;
+
+/// One block of the poster in a column: its shapes drawn at a place, its height.
+struct Block {
+    heading: String,
+    kind: Kind,
+}
+
+enum Kind {
+    Text(Vec<(bool, String)>),
+    Table(crate::documents::report::Table),
+    Figure {
+        name: String,
+        alt: String,
+        png: std::sync::Arc<[u8]>,
+        size: (u32, u32),
+        lines: Vec<(bool, String)>,
+    },
+}
+
+/// Sizes of the drawing, in EMU and hundredths of a point of the file.
+struct Scale {
+    k: f64,
+    /// How much the blocks' text is set smaller to fit (1: not at all), never under 22 pt.
+    tight: f64,
+}
+
+impl Scale {
+    /// A block's text of `printed_pt`, set `tight`er, never under [`MIN_PT`].
+    fn text(&self, printed_pt: f64) -> u32 {
+        self.font((printed_pt * self.tight).max(MIN_PT))
+    }
+
+    /// A printed size in points as the file's hundredths of a point.
+    fn font(&self, printed_pt: f64) -> u32 {
+        (printed_pt / self.k * 100.0).round() as u32
+    }
+
+    /// A printed length in inches as the file's EMU.
+    fn emu(&self, printed_in: f64) -> u64 {
+        (printed_in / self.k * EMU_PER_INCH).round() as u64
+    }
+}
+
+/// The poster of one cohort: `text` is the rendered `poster.txt`.
+pub fn poster(
+    ctx: &DocumentContext<'_>,
+    text: &str,
+    template: &SlideTemplate,
+    spec: &PosterSpec,
+    cohort: &str,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<Vec<u8>> {
+    let scale = Scale {
+        k: spec.scale() as f64,
+        tight: 1.0,
+    };
+    let size = (scale.emu(spec.width), scale.emu(spec.height));
+    let margin = scale.emu(1.0);
+    let gap = scale.emu(0.75);
+    let columns = ((spec.width / 16.0).round() as u64).clamp(2, 6);
+    let column_w = (size.0 - 2 * margin - (columns - 1) * gap) / columns;
+
+    let slides = parse_slides(text);
+    let mut shapes = String::new();
+    let mut id = 2u32;
+    // The title band: the `[title]` block's title and lines (authors, affiliations, study).
+    // Its type set smaller (never under 22 pt) until it takes at most a quarter of the height.
+    let band_h = match slides.iter().find(|s| s.key == "title") {
+        Some(title) => {
+            let mut band = (String::new(), 0);
+            for factor in [1.0, 0.85, 0.7, 0.55, 0.4, 0.3] {
+                let mut xml = String::new();
+                let h = title_band(&mut xml, id, title, &scale, factor, size.0, margin);
+                band = (xml, h);
+                if h <= size.1 / 4 {
+                    break;
+                }
+            }
+            shapes.push_str(&band.0);
+            id += 1;
+            band.1
+        }
+        None => 0,
+    };
+    let mut blocks = Vec::new();
+    for slide in slides.iter().filter(|s| s.key != "title") {
+        let kind = if let Some(table) = slide_table(ctx, &slide.key) {
+            Kind::Table(table)
+        } else if let Some(fig) = ctx
+            .figures
+            .iter()
+            .find(|f| f.name.eq_ignore_ascii_case(&slide.key))
+        {
+            let png: std::sync::Arc<[u8]> = match &fig.png {
+                Some(png) => png.clone(),
+                None => crate::plots::figure_png(&fig.svg)
+                    .map_err(|source| Error::Figure {
+                        cohort: Some(cohort.to_string()),
+                        figure: format!("{} for poster.pptx", fig.name),
+                        source,
+                    })?
+                    .into(),
+            };
+            let size = crate::documents::docx::png_size(&png).unwrap_or((4, 3));
+            Kind::Figure {
+                name: fig.name.clone(),
+                alt: if fig.alt.is_empty() {
+                    fig.caption.clone()
+                } else {
+                    fig.alt.clone()
+                },
+                png,
+                size,
+                lines: slide.lines.clone(),
+            }
+        } else {
+            if slide.lines.is_empty() {
+                continue;
+            }
+            Kind::Text(slide.lines.clone())
+        };
+        blocks.push(Block {
+            heading: slide.title.clone(),
+            kind,
+        });
+    }
+    // The config's references, numbered, last.
+    if !spec.references.is_empty() {
+        blocks.push(Block {
+            heading: "References".to_string(),
+            kind: Kind::Text(
+                spec.references
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| (false, format!("{}. {r}", i + 1)))
+                    .collect(),
+            ),
+        });
+    }
+    let top = margin + band_h + gap;
+    let room = size.1.saturating_sub(top + margin);
+    // The text set smaller (to 70%, never under 22 pt), then the figures (to 40% of the
+    // column), until the blocks fit the columns.
+    let attempts = [1.0, 0.85, 0.7]
+        .into_iter()
+        .flat_map(|tight| (0..7).map(move |i| (tight, 1.0 - 0.1 * f64::from(i))));
+    let mut fitted = None;
+    for (tight, share) in attempts {
+        let scale = Scale { tight, ..scale };
+        let placed = flow(&blocks, &scale, column_w, room, gap, columns, share);
+        let all = placed.iter().all(Option::is_some);
+        fitted = Some((scale, share, placed));
+        if all {
+            break;
+        }
+    }
+    // The last attempt when none fits everything: what does not fit is left out, and said.
+    let Some((scale, figure_share, placed)) = fitted else {
+        return Ok(Vec::new());
+    };
+    let left_out: Vec<&str> = blocks
+        .iter()
+        .zip(&placed)
+        .filter(|(_, p)| p.is_none())
+        .map(|(b, _)| b.heading.as_str())
+        .collect();
+    if !left_out.is_empty() {
+        warnings.push(
+            Diagnostic::warning(
+                diagnostic::Kind::PosterOverfull,
+                format!(
+                    "poster.pptx leaves out {} ({}): they do not fit a {} × {} inch poster even \
+                 with the text at 70% (at least {MIN_PT} pt) and the figures at 40% of the \
+                 column width",
+                    if left_out.len() == 1 {
+                        "a block"
+                    } else {
+                        "blocks"
+                    },
+                    left_out.join("; "),
+                    spec.width,
+                    spec.height
+                ),
+            )
+            .hint(
+                "give output.poster a larger width and height, or leave blocks out of poster.txt",
+            ),
+        );
+    }
+    let mut pictures = Vec::new();
+    let mut media = Vec::new();
+    for (block, (column, y)) in blocks.iter().zip(placed).filter_map(|(b, p)| Some((b, p?))) {
+        let x = margin + column * (column_w + gap);
+        draw(
+            &mut shapes,
+            &mut id,
+            block,
+            &scale,
+            (x, top + y, column_w),
+            figure_share,
+            &mut pictures,
+            &mut media,
+        );
+    }
+    let mut template = template.clone();
+    template.size = size;
+    let slide = package::SlidePart {
+        xml: super::slide_xml(&shapes),
+        layout: template.content_layout.clone(),
+        pictures,
+    };
+    package::package(&[slide], &media, &template, &ctx.text.title).map_err(|e| Error::Analysis {
+        cohort: cohort.to_string(),
+        message: format!("cannot write poster.pptx: {e}"),
+    })
+}
+
+/// The title band across the top, filled with the theme's first accent colour: the title in
+/// large bold type, then each line of the `[title]` block, at `factor` of their sizes (never
+/// under 22 pt); its height.
+#[allow(clippy::too_many_arguments)]
+fn title_band(
+    shapes: &mut String,
+    id: u32,
+    title: &super::SlideText,
+    scale: &Scale,
+    factor: f64,
+    width: u64,
+    margin: u64,
+) -> u64 {
+    let inner = width - 2 * margin;
+    let inset = scale.emu(0.4);
+    let text_w = inner - 2 * inset;
+    let mut paragraphs = String::new();
+    let mut height = 2 * inset;
+    let mut add = |text: &str, pt: f64, bold: bool| {
+        let size = scale.font((pt * factor).max(MIN_PT));
+        height += wrapped_lines(text, size, text_w) as u64 * line_emu(size);
+        let _ = write!(
+            paragraphs,
+            r#"<a:p><a:pPr algn="ctr"/>{}</a:p>"#,
+            run(text, Some(size), bold).replace(
+                r#" dirty="0"/>"#,
+                r#" dirty="0"><a:solidFill><a:schemeClr val="bg1"/></a:solidFill></a:rPr>"#
+            )
+        );
+    };
+    add(&title.title, TITLE_PT, true);
+    for (i, (_, line)) in title.lines.iter().enumerate() {
+        let pt = if i == 0 { AUTHORS_PT } else { AFFILIATIONS_PT };
+        add(line, pt, false);
+    }
+    let _ = write!(
+        shapes,
+        r#"<p:sp><p:nvSpPr><p:cNvPr id="{id}" name="Title band"/><p:cNvSpPr txBox="1"/><p:nvPr/></p:nvSpPr><p:spPr><a:xfrm><a:off x="{margin}" y="{margin}"/><a:ext cx="{inner}" cy="{height}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom><a:solidFill><a:schemeClr val="accent1"/></a:solidFill></p:spPr><p:txBody><a:bodyPr wrap="square" lIns="{inset}" tIns="{inset}" rIns="{inset}" bIns="{inset}" anchor="ctr"/><a:lstStyle/>{paragraphs}</p:txBody></p:sp>"#
+    );
+    height
+}
+
+/// The height of a block's heading.
+fn heading_height(block: &Block, scale: &Scale, width: u64) -> u64 {
+    if block.heading.is_empty() {
+        return 0;
+    }
+    let size = scale.text(HEADING_PT);
+    wrapped_lines(&block.heading, size, width) as u64 * line_emu(size) + scale.emu(0.15)
+}
+
+/// The height of lines of body text in a box `width` wide (its insets taken off).
+fn text_height(lines: &[(bool, String)], scale: &Scale, width: u64) -> u64 {
+    let size = scale.text(BODY_PT);
+    let inner = width.saturating_sub(2 * 91_440 + 228_600);
+    let spacing = u64::from(size) * EMU_PER_PT / 100 / 2;
+    lines
+        .iter()
+        .map(|(_, l)| wrapped_lines(l, size, inner) as u64 * line_emu(size) + spacing)
+        .sum::<u64>()
+        + 2 * 45_720
+}
+
+/// A figure's drawn size in a column `width` wide at `share` of it.
+fn figure_size((w, h): (u32, u32), width: u64, share: f64) -> (u64, u64) {
+    let cx = (width as f64 * share) as u64;
+    let cy = (cx as f64 * f64::from(h.max(1)) / f64::from(w.max(1))) as u64;
+    (cx, cy)
+}
+
+/// Each block's height in a column `width` wide.
+fn block_height(block: &Block, scale: &Scale, width: u64, share: f64) -> u64 {
+    let body = match &block.kind {
+        Kind::Text(lines) => text_height(lines, scale, width),
+        Kind::Table(t) => {
+            table_sized(
+                0,
+                &t.head,
+                &t.body,
+                (0, 0, width),
+                Some(scale.text(TABLE_PT)),
+            )
+            .1
+        }
+        Kind::Figure { size, lines, .. } => {
+            let words = if lines.is_empty() {
+                0
+            } else {
+                text_height(lines, scale, width)
+            };
+            figure_size(*size, width, share).1 + words
+        }
+    };
+    heading_height(block, scale, width) + body
+}
+
+/// Each block's column and top (from the top of the columns), filled in order, a block moved
+/// to the next column when it does not fit below the last; a block that fits nowhere (the
+/// last column full, or taller than a column) is left out: `None`.
+fn flow(
+    blocks: &[Block],
+    scale: &Scale,
+    width: u64,
+    room: u64,
+    gap: u64,
+    columns: u64,
+    share: f64,
+) -> Vec<Option<(u64, u64)>> {
+    let mut placed = Vec::with_capacity(blocks.len());
+    let (mut column, mut y) = (0u64, 0u64);
+    for block in blocks {
+        let h = block_height(block, scale, width, share);
+        if y > 0 && y + h > room && column + 1 < columns {
+            column += 1;
+            y = 0;
+        }
+        if y + h > room {
+            placed.push(None);
+            continue;
+        }
+        placed.push(Some((column, y)));
+        y += h + gap;
+    }
+    placed
+}
+
+/// A block's shapes at (x, y) in a column `width` wide.
+#[allow(clippy::too_many_arguments)]
+fn draw(
+    shapes: &mut String,
+    id: &mut u32,
+    block: &Block,
+    scale: &Scale,
+    (x, y, width): (u64, u64, u64),
+    share: f64,
+    pictures: &mut Vec<String>,
+    media: &mut Vec<(String, std::sync::Arc<[u8]>)>,
+) {
+    let mut y = y;
+    if !block.heading.is_empty() {
+        let h = heading_height(block, scale, width);
+        let size = scale.text(HEADING_PT);
+        let _ = write!(
+            shapes,
+            r#"<p:sp><p:nvSpPr><p:cNvPr id="{id}" name="Heading {id}"/><p:cNvSpPr txBox="1"/><p:nvPr/></p:nvSpPr><p:spPr><a:xfrm><a:off x="{x}" y="{y}"/><a:ext cx="{width}" cy="{h}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom><a:noFill/></p:spPr><p:txBody><a:bodyPr wrap="square" lIns="0" rIns="0" tIns="0" bIns="0"/><a:lstStyle/><a:p>{}</a:p></p:txBody></p:sp>"#,
+            run(&block.heading, Some(size), true).replace(
+                r#" dirty="0"/>"#,
+                r#" dirty="0"><a:solidFill><a:schemeClr val="accent1"/></a:solidFill></a:rPr>"#
+            ),
+        );
+        *id += 1;
+        y += h;
+    }
+    let words = |shapes: &mut String, id: &mut u32, lines: &[(bool, String)], y: u64| {
+        let h = text_height(lines, scale, width);
+        shapes.push_str(&super::text_box(
+            *id,
+            (x, y, width, h),
+            lines,
+            scale.text(BODY_PT),
+        ));
+        *id += 1;
+    };
+    match &block.kind {
+        Kind::Text(lines) => words(shapes, id, lines, y),
+        Kind::Table(t) => {
+            let (xml, _) = table_sized(
+                *id,
+                &t.head,
+                &t.body,
+                (x, y, width),
+                Some(scale.text(TABLE_PT)),
+            );
+            shapes.push_str(&xml);
+            *id += 1;
+        }
+        Kind::Figure {
+            name,
+            alt,
+            png,
+            size,
+            lines,
+        } => {
+            let file = format!("readout-{name}.png");
+            if !media.iter().any(|(n, _)| *n == file) {
+                media.push((file.clone(), png.clone()));
+            }
+            pictures.push(file);
+            let rid = pictures.len() + 1;
+            let (cx, cy) = figure_size(*size, width, share);
+            let px = x + (width - cx) / 2;
+            let _ = write!(
+                shapes,
+                r#"<p:pic><p:nvPicPr><p:cNvPr id="{id}" name="{}" descr="{}"/><p:cNvPicPr><a:picLocks noChangeAspect="1"/></p:cNvPicPr><p:nvPr/></p:nvPicPr><p:blipFill><a:blip r:embed="rId{rid}"/><a:stretch><a:fillRect/></a:stretch></p:blipFill><p:spPr><a:xfrm><a:off x="{px}" y="{y}"/><a:ext cx="{cx}" cy="{cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></p:spPr></p:pic>"#,
+                escape(name),
+                escape(alt),
+            );
+            *id += 1;
+            if !lines.is_empty() {
+                words(shapes, id, lines, y + cy);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_come_from_the_config_then_the_congress_then_the_default() {
+        let mut output = OutputConfig::default();
+        assert_eq!(PosterSpec::of(&output), PosterSpec::default());
+        output.conference = Some(ConferenceSpec::Named(crate::config::Conference::Asco));
+        let asco = PosterSpec::of(&output);
+        assert_eq!((asco.width, asco.height), (95.0, 47.0));
+        // Drawn at half size: 47.5 × 23.5 inches, within PowerPoint's 56.
+        assert_eq!(asco.scale(), 2);
+        output.poster.height = Some(40.0);
+        let own = PosterSpec::of(&output);
+        assert_eq!((own.width, own.height), (95.0, 40.0));
+        assert_eq!(PosterSpec::default().scale(), 1);
+    }
+
+    #[test]
+    fn printed_sizes_are_divided_by_the_scale_and_none_is_under_22_pt() {
+        let half = Scale { k: 2.0, tight: 1.0 };
+        assert_eq!(half.font(44.0), 2200);
+        assert_eq!(half.emu(2.0), 914_400);
+        // Set tighter, text stops at 22 pt printed.
+        let tight = Scale { k: 2.0, tight: 0.5 };
+        assert_eq!(tight.text(BODY_PT), 1100);
+        for pt in [
+            TITLE_PT,
+            AUTHORS_PT,
+            AFFILIATIONS_PT,
+            HEADING_PT,
+            BODY_PT,
+            TABLE_PT,
+        ] {
+            assert!(pt >= MIN_PT);
+        }
+    }
+
+    #[test]
+    fn blocks_flow_down_the_columns_and_refuse_what_does_not_fit() {
+        let scale = Scale { k: 1.0, tight: 1.0 };
+        let text = |n: usize| Block {
+            heading: "Heading".into(),
+            kind: Kind::Text(vec![(true, "word ".repeat(n))]),
+        };
+        let width = scale.emu(10.0);
+        let one = block_height(&text(10), &scale, width, 1.0);
+        // Longer text wraps onto more lines: a taller block.
+        assert!(block_height(&text(200), &scale, width, 1.0) > one);
+        let blocks = [text(10), text(10), text(10)];
+        // Room for two blocks a column: the third starts the second column at the top.
+        let room = 2 * one + scale.emu(0.5);
+        let placed = flow(&blocks, &scale, width, room, scale.emu(0.25), 2, 1.0);
+        assert_eq!(placed[0], Some((0, 0)));
+        assert_eq!(placed[1].map(|p| p.0), Some(0));
+        assert_eq!(placed[2], Some((1, 0)));
+        // One column of that room holds two; the third is left out.
+        let one_column = flow(&blocks, &scale, width, room, scale.emu(0.25), 1, 1.0);
+        assert_eq!(one_column.iter().filter(|p| p.is_some()).count(), 2);
+        assert_eq!(one_column[2], None);
+    }
+}
