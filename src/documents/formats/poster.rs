@@ -3,7 +3,7 @@
 //! template of `output.pptx_reference` or readout's own.
 
 use super::{CohortDocs, Needs, OutputFormat};
-use crate::documents::slides::{poster, SlideTemplate};
+use crate::documents::slides::poster;
 use crate::error::Result;
 use crate::files::OutputFile;
 
@@ -18,26 +18,18 @@ impl OutputFormat for Poster {
     }
 
     fn cohort_files(&self, docs: &mut CohortDocs<'_>) -> Result<Vec<OutputFile>> {
-        docs.ctx.sentences = crate::documents::paragraph_sentences(&docs.plain, &docs.ctx.headings);
-        let text = docs.renderer.render("poster.txt", &docs.ctx)?;
-        let house;
-        let template = match &docs.assets.pptx_template {
-            Some(t) => t.as_ref(),
-            None => {
-                house = SlideTemplate::house();
-                &house
-            }
-        };
+        let (text, template) = super::slides::words_and_template(docs, "poster.txt")?;
+        let bytes = poster::poster(
+            &docs.ctx,
+            &text,
+            &template,
+            &docs.assets.poster,
+            docs.dir,
+            &mut docs.warnings,
+        )?;
         Ok(vec![OutputFile {
             path: format!("{}/poster.pptx", docs.dir),
-            bytes: poster::poster(
-                &docs.ctx,
-                &text,
-                template,
-                &docs.assets.poster,
-                docs.dir,
-                &mut docs.warnings,
-            )?,
+            bytes,
         }])
     }
 }

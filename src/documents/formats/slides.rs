@@ -18,19 +18,25 @@ impl OutputFormat for Slides {
     }
 
     fn cohort_files(&self, docs: &mut CohortDocs<'_>) -> Result<Vec<OutputFile>> {
-        docs.ctx.sentences = crate::documents::paragraph_sentences(&docs.plain, &docs.ctx.headings);
-        let text = docs.renderer.render("slides.txt", &docs.ctx)?;
-        let house;
-        let template = match &docs.assets.pptx_template {
-            Some(t) => t.as_ref(),
-            None => {
-                house = SlideTemplate::house();
-                &house
-            }
-        };
+        let (text, template) = words_and_template(docs, "slides.txt")?;
         Ok(vec![OutputFile {
             path: format!("{}/slides.pptx", docs.dir),
-            bytes: deck::deck(&docs.ctx, &text, template, docs.dir)?,
+            bytes: deck::deck(&docs.ctx, &text, &template, docs.dir)?,
         }])
     }
+}
+
+/// A PowerPoint file's words (`name` rendered, with the abstract's sentences by section) and
+/// its template: the company's, else readout's own.
+pub(super) fn words_and_template(
+    docs: &mut CohortDocs<'_>,
+    name: &str,
+) -> Result<(String, std::sync::Arc<SlideTemplate>)> {
+    docs.ctx.sentences = crate::documents::paragraph_sentences(&docs.plain, &docs.ctx.headings);
+    let text = docs.renderer.render(name, &docs.ctx)?;
+    let template = match &docs.assets.pptx_template {
+        Some(t) => t.clone(),
+        None => std::sync::Arc::new(SlideTemplate::house()),
+    };
+    Ok((text, template))
 }
