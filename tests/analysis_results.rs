@@ -136,3 +136,46 @@ fn every_ard_row_resolves_to_results_json_and_every_number_is_a_row() {
     assert_eq!(landmark["population"], "efficacy");
     assert_eq!(landmark["stat_label"], "Survival probability");
 }
+
+#[test]
+fn with_dataset_json_the_ard_is_also_a_dataset_json_file_readout_reads_back_as_the_csv() {
+    let out = tempfile::tempdir().expect("tmp");
+    let config = std::fs::read_to_string(root().join("config/rand-example.yaml"))
+        .expect("config")
+        .replace(
+            "formats: [md, html, docx, pptx, png, xlsx, ard, poster]",
+            "formats: [md, ard, dataset-json]",
+        )
+        .replace(
+            "dir: ../data/rand-example",
+            &format!("dir: {}", root().join("data/rand-example").display()),
+        );
+    assert!(config.contains("dataset-json"));
+    let path = out.path().join("study.yaml");
+    std::fs::write(&path, config).expect("config");
+    build_quietly(&out.path().join("built"), &path).success();
+    let cohort = out.path().join("built/RAND-EXAMPLE/2023-09-29/itt");
+    let csv: Vec<csv::StringRecord> = csv::Reader::from_path(cohort.join("ard.csv"))
+        .expect("ard.csv")
+        .records()
+        .map(|r| r.expect("row"))
+        .collect();
+    // readout's own Dataset-JSON reader takes the file: the same columns, rows and values.
+    let table = readout::load::dataset_json::read(&cohort.join("ard.json")).expect("ard.json");
+    assert_eq!(table.headers()[0], "cohort");
+    assert_eq!(table.headers().len(), 16);
+    assert_eq!(table.len(), csv.len());
+    for (i, row) in csv.iter().enumerate() {
+        for (j, cell) in row.iter().enumerate() {
+            assert_eq!(
+                table.cell_text(i, j).expect("cell"),
+                cell,
+                "row {i} column {j}"
+            );
+        }
+    }
+    let json = read_json(&cohort.join("ard.json"));
+    assert_eq!(json["datasetJSONCreationDateTime"], "2023-09-29T00:00:00");
+    assert_eq!(json["columns"][12]["name"], "stat");
+    assert_eq!(json["columns"][12]["dataType"], "decimal");
+}

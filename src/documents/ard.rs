@@ -47,47 +47,137 @@ struct Stat {
     pointer: String,
 }
 
-/// The rows of `ard.csv` for one cohort's entry of results.json.
-pub fn ard_csv(cohort: &Value) -> Result<Vec<u8>, String> {
+/// The rows of the ARD for one cohort's entry of results.json, each as [`COLUMNS`].
+pub fn ard_rows(cohort: &Value) -> Vec<[String; 16]> {
     let id = cohort.get("id").and_then(Value::as_str).unwrap_or_default();
     let mut stats = Vec::new();
     walk_cohort(cohort, "", &At::default(), &mut stats);
+    stats
+        .into_iter()
+        .map(|s| {
+            let group = |i: usize| s.at.groups.get(i).cloned().unwrap_or_default();
+            let (g1, g2, g3) = (group(0), group(1), group(2));
+            let (level_name, level) = s.at.level.clone().unwrap_or_default();
+            let variable =
+                s.at.variable
+                    .clone()
+                    .unwrap_or_else(|| s.at.context.clone());
+            let stat_name = stat_name(&s.at.path, &s.key);
+            let label = stat_label(&stat_name, &level_name);
+            let population = population(&s.at.context).to_string();
+            [
+                id.to_string(),
+                g1.0,
+                g1.1,
+                g2.0,
+                g2.1,
+                g3.0,
+                g3.1,
+                s.at.context,
+                variable,
+                level,
+                stat_name,
+                label,
+                s.value,
+                s.at.method,
+                population,
+                s.pointer,
+            ]
+        })
+        .collect()
+}
+
+/// `ard.csv`: [`COLUMNS`], then the rows.
+pub fn ard_csv(rows: &[[String; 16]]) -> Result<Vec<u8>, String> {
     let mut out = csv::WriterBuilder::new()
         .terminator(csv::Terminator::CRLF)
         .from_writer(Vec::new());
     let e = |e: csv::Error| e.to_string();
     out.write_record(COLUMNS).map_err(e)?;
-    for s in &stats {
-        let group = |i: usize| s.at.groups.get(i).cloned().unwrap_or_default();
-        let (g1, g2, g3) = (group(0), group(1), group(2));
-        let (level_name, level) = s.at.level.clone().unwrap_or_default();
-        let variable =
-            s.at.variable
-                .clone()
-                .unwrap_or_else(|| s.at.context.clone());
-        let stat_name = stat_name(&s.at.path, &s.key);
-        let label = stat_label(&stat_name, &level_name);
-        out.write_record([
-            id,
-            &g1.0,
-            &g1.1,
-            &g2.0,
-            &g2.1,
-            &g3.0,
-            &g3.1,
-            &s.at.context,
-            &variable,
-            &level,
-            &stat_name,
-            &label,
-            &s.value,
-            &s.at.method,
-            population(&s.at.context),
-            &s.pointer,
-        ])
-        .map_err(e)?;
+    for row in rows {
+        out.write_record(row).map_err(e)?;
     }
     out.into_inner().map_err(|e| e.to_string())
+}
+
+/// `ard.json`: the same rows as CDISC Dataset-JSON v1.1, `stat` a decimal (its exact digits
+/// as text, `null` where results.json has `null`), the other columns strings; dated at the
+/// cut-off (`as_of`, midnight) so the same results give the same bytes.
+pub fn ard_dataset_json(
+    rows: &[[String; 16]],
+    study: &str,
+    as_of: &str,
+) -> Result<Vec<u8>, String> {
+    use crate::load::dataset_json::{
+        Column, DataType, Metadata, SourceSystem, TargetDataType, VERSION,
+    };
+    fn label(c: &str) -> &str {
+        match c {
+            "stat" => "Statistic value (unrounded)",
+            "source" => "JSON Pointer into the cohort's results.json entry",
+            _ => c,
+        }
+    }
+    let columns = COLUMNS
+        .iter()
+        .map(|c| Column {
+            item_oid: format!("IT.ARD.{}", c.to_uppercase()),
+            key_sequence: None,
+            name: c.to_string(),
+            label: label(c).to_string(),
+            data_type: if *c == "stat" {
+                DataType::Decimal
+            } else {
+                DataType::String
+            },
+            target_data_type: (*c == "stat").then_some(TargetDataType::Decimal),
+            length: None,
+            display_format: None,
+        })
+        .collect();
+    let metadata = Metadata {
+        creation_date_time: Some(format!("{as_of}T00:00:00")),
+        version: VERSION.to_string(),
+        file_oid: None,
+        db_last_modified_date_time: None,
+        originator: None,
+        source_system: Some(SourceSystem {
+            name: "readout".to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+        }),
+        study_oid: Some(study.to_string()),
+        metadata_version_oid: None,
+        metadata_ref: None,
+        item_group_oid: Some("IG.ARD".to_string()),
+        records: rows.len() as u64,
+        name: Some("ARD".to_string()),
+        label: Some("Analysis results data".to_string()),
+        columns,
+    };
+    let mut value = serde_json::to_value(&metadata).map_err(|e| e.to_string())?;
+    let data: Vec<Value> = rows
+        .iter()
+        .map(|row| {
+            Value::Array(
+                row.iter()
+                    .zip(COLUMNS)
+                    .map(|(cell, column)| {
+                        if column == "stat" && cell.is_empty() {
+                            Value::Null
+                        } else {
+                            Value::String(cell.clone())
+                        }
+                    })
+                    .collect(),
+            )
+        })
+        .collect();
+    if let Value::Object(map) = &mut value {
+        map.insert("rows".to_string(), Value::Array(data));
+    }
+    let mut out = serde_json::to_vec(&value).map_err(|e| e.to_string())?;
+    out.push(b'\n');
+    Ok(out)
 }
 
 /// A cohort, an arm or a comparison: its parts, each a context.
@@ -293,7 +383,7 @@ mod tests {
     use super::*;
 
     fn rows(cohort: Value) -> Vec<std::collections::BTreeMap<String, String>> {
-        let bytes = ard_csv(&cohort).expect("ard");
+        let bytes = ard_csv(&ard_rows(&cohort)).expect("ard");
         let mut reader = csv::Reader::from_reader(&bytes[..]);
         reader.deserialize().map(|r| r.expect("row")).collect()
     }

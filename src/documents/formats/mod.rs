@@ -84,8 +84,8 @@ pub trait OutputFormat: Send + Sync {
     }
 }
 
-/// How the registry makes a format.
-type MakeFormat = fn() -> Box<dyn OutputFormat>;
+/// How the registry makes a format, from all the formats asked for.
+type MakeFormat = fn(&[Format]) -> Box<dyn OutputFormat>;
 
 /// The formats of a build, in the order they write.
 pub struct Formats {
@@ -97,20 +97,24 @@ impl Formats {
     /// The formats `output.formats` names (each once, in a fixed order).
     pub fn of(config: &[Format]) -> Formats {
         let all: [(Format, MakeFormat); 9] = [
-            (Format::Md, || Box::new(markdown::Markdown)),
-            (Format::Html, || Box::new(html::Html)),
-            (Format::Pptx, || Box::new(slides::Slides)),
-            (Format::Docx, || Box::new(word::Word)),
-            (Format::Png, || Box::new(png::Png)),
-            (Format::DatasetJson, || Box::new(dataset_json::DatasetJson)),
-            (Format::Xlsx, || Box::new(xlsx::Xlsx)),
-            (Format::Ard, || Box::new(ard::Ard)),
-            (Format::Poster, || Box::new(poster::Poster)),
+            (Format::Md, |_| Box::new(markdown::Markdown)),
+            (Format::Html, |_| Box::new(html::Html)),
+            (Format::Pptx, |_| Box::new(slides::Slides)),
+            (Format::Docx, |_| Box::new(word::Word)),
+            (Format::Png, |_| Box::new(png::Png)),
+            (Format::DatasetJson, |_| Box::new(dataset_json::DatasetJson)),
+            (Format::Xlsx, |_| Box::new(xlsx::Xlsx)),
+            (Format::Ard, |all| {
+                Box::new(ard::Ard {
+                    dataset_json: all.contains(&Format::DatasetJson),
+                })
+            }),
+            (Format::Poster, |_| Box::new(poster::Poster)),
         ];
         let formats: Vec<Box<dyn OutputFormat>> = all
             .iter()
             .filter(|(format, _)| config.contains(format))
-            .map(|(_, make)| make())
+            .map(|(_, make)| make(config))
             .collect();
         let needs = formats
             .iter()
