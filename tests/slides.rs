@@ -276,6 +276,38 @@ fn a_user_template_replaces_the_slides_words() {
     assert!(slides[1].contains("<a:t>3 pts</a:t>") && slides[1].contains("<a:tbl>"));
 }
 
+/// Words longer than a slide holds are continued on slides of their own, each bullet once and
+/// in order, rather than shrunk until they cannot be read.
+#[test]
+fn long_words_continue_on_further_slides() {
+    let tmp = tempfile::tempdir().expect("temp");
+    std::fs::create_dir(tmp.path().join("t")).expect("templates");
+    std::fs::write(
+        tmp.path().join("t/slides.txt"),
+        "[notes]\nNotes\n{% for i in range(end=30) %}- Point {{ i }}: a sentence long enough to \
+         take most of the width of a slide at the house's twenty points\n{% endfor %}",
+    )
+    .expect("template");
+    let config = tiny(tmp.path(), "  templates: t\n");
+    build_quietly(&tmp.path().join("out"), &config).success();
+    let bytes = std::fs::read(&decks(tmp.path())[0]).expect("deck");
+    let slides = check_package(&bytes);
+    assert!(slides.len() >= 3, "{}", slides.len());
+    assert!(slides[0].contains("<a:t>Notes</a:t>"));
+    for slide in &slides[1..] {
+        assert!(slide.contains("<a:t>Notes (continued)</a:t>"), "{slide}");
+    }
+    let all: String = slides.concat();
+    let mut at = 0;
+    for i in 0..30 {
+        let point = format!("<a:t>Point {i}: ");
+        assert_eq!(all.matches(&point).count(), 1, "{point}");
+        let found = all.find(&point).expect("point");
+        assert!(found > at, "Point {i} out of order");
+        at = found;
+    }
+}
+
 /// A `slides.txt` that repeats a figure slide in a loop stores the picture once (it was
 /// rasterised and stored for each slide: 1,000 slides took 10 s and 404 MB, 10,000 aborted);
 /// a deck of more than `MAX_SLIDES` slides (30,000 `[safety]` slides aborted) is refused,

@@ -215,6 +215,37 @@ fn figure_place(frame: &Frame, (w, h): (u32, u32), lines: usize) -> FigurePlace 
 /// Height of one bullet line of 16 pt, with its spacing, in EMU.
 const LINE_EMU: u64 = 330_000;
 
+/// The sizes words beside a figure or above a table are set in, largest first (hundredths of
+/// a point): 16 pt, else 14, else 12.
+const WORD_SIZES: [u32; 3] = [1600, 1400, 1200];
+
+/// The largest of `sizes` at which `lines` fit a text box of `(width, height)` EMU (its insets,
+/// a bullet's indent and the spacing before each paragraph counted), with the number of lines
+/// that fit at it: all of them, else at the smallest size as many as fit, at least one.
+fn fit_words(lines: &[(bool, String)], (width, height): (u64, u64), sizes: &[u32]) -> (u32, usize) {
+    let inner_w = width.saturating_sub(2 * 91_440 + 228_600);
+    let inner_h = height.saturating_sub(2 * 45_720);
+    let fitting = |size: u32| {
+        let mut used = 0;
+        lines
+            .iter()
+            .take_while(|(_, line)| {
+                used += wrapped_lines(line, size, inner_w) as u64 * line_emu(size) + 76_200;
+                used <= inner_h
+            })
+            .count()
+    };
+    let mut last = (sizes.last().copied().unwrap_or(1600), 0);
+    for &size in sizes {
+        let fit = fitting(size);
+        last = (size, fit);
+        if fit == lines.len() {
+            return last;
+        }
+    }
+    (last.0, last.1.max(1).min(lines.len()))
+}
+
 /// A deck over the limits, as an error of the `slides.txt` template that asked for it.
 fn too_large(message: String) -> Error {
     Error::Template {
@@ -236,7 +267,17 @@ pub fn deck(
         media: Vec::new(),
         bytes: 0,
     };
-    for slide in parse_slides(text) {
+    let mut queue: std::collections::VecDeque<SlideText> = parse_slides(text).into();
+    // Words that do not fit their box, set as small as 12 pt, go on to a slide of their own.
+    let continued = |slide: &SlideText, rest: &[(bool, String)]| SlideText {
+        key: "continued".to_string(),
+        title: format!(
+            "{} (continued)",
+            slide.title.trim_end_matches(" (continued)")
+        ),
+        lines: rest.to_vec(),
+    };
+    while let Some(slide) = queue.pop_front() {
         if slide.key == "title" {
             deck.push(package::SlidePart {
                 xml: title_slide(&slide, template.title_placeholder),
@@ -246,6 +287,7 @@ pub fn deck(
             continue;
         }
         let layout = template.content_layout.clone();
+        let mut overflow = None;
         if let Some(table) = slide_table(ctx, &slide.key) {
             let columns = grid_width(&table);
             let (_, row_h) = table_font(columns, table.head.len() + table.body.len());
@@ -273,12 +315,16 @@ pub fn deck(
                 let mut shapes = title_shape(&title);
                 let lines = if i == 0 { &slide.lines[..] } else { &[] };
                 if !lines.is_empty() {
+                    let (size, fit) = fit_words(lines, (frame.width, text_h), &WORD_SIZES);
                     shapes.push_str(&text_box(
                         3,
                         (frame.left, frame.top, frame.width, text_h),
-                        lines,
-                        1600,
+                        &lines[..fit],
+                        size,
                     ));
+                    if fit < lines.len() {
+                        overflow = Some(continued(&slide, &lines[fit..]));
+                    }
                 }
                 let at = (
                     frame.left,
@@ -291,6 +337,9 @@ pub fn deck(
                     layout: layout.clone(),
                     pictures: Vec::new(),
                 })?;
+            }
+            if let Some(next) = overflow {
+                queue.push_front(next);
             }
             continue;
         }
@@ -322,16 +371,31 @@ pub fn deck(
                 );
                 pictures.push(name);
                 if let Some(words) = place.words.filter(|_| !slide.lines.is_empty()) {
-                    shapes.push_str(&text_box(4, words, &slide.lines, 1600));
+                    let (size, fit) = fit_words(&slide.lines, (words.2, words.3), &WORD_SIZES);
+                    shapes.push_str(&text_box(4, words, &slide.lines[..fit], size));
+                    if fit < slide.lines.len() {
+                        overflow = Some(continued(&slide, &slide.lines[fit..]));
+                    }
                 }
             }
-            None => shapes.push_str(&body_placeholder(&slide.lines)),
+            None => {
+                // The layout's body: measured at the house's 20 pt in the frame.
+                let (_, fit) = fit_words(&slide.lines, (frame.width, frame.height), &[2000]);
+                let fit = if slide.lines.is_empty() { 0 } else { fit };
+                shapes.push_str(&body_placeholder(&slide.lines[..fit]));
+                if fit < slide.lines.len() {
+                    overflow = Some(continued(&slide, &slide.lines[fit..]));
+                }
+            }
         }
         deck.push(package::SlidePart {
             xml: slide_xml(&shapes),
             layout,
             pictures,
         })?;
+        if let Some(next) = overflow {
+            queue.push_front(next);
+        }
     }
     package::package(&deck.parts, &deck.media, template, &ctx.text.title).map_err(|e| {
         Error::Analysis {
@@ -807,18 +871,24 @@ fn table_sized(
 /// EMU per point.
 const EMU_PER_PT: u64 = 12_700;
 
+/// The width of text in Arial over its width in DejaVu Sans: the deck's sentences set in
+/// Liberation Sans (Arial's metrics) take 87-90% of DejaVu's width; the upper end, to err on
+/// the wide side.
+const ARIAL_PER_DEJAVU: f64 = 0.9;
+
 /// The height of a line of text at `size` (hundredths of a point), with its leading.
 fn line_emu(size: u32) -> u64 {
     u64::from(size) * EMU_PER_PT * 6 / 500
 }
 
 /// The lines `text` takes at `size` (hundredths of a point) in a box `width` EMU wide, words
-/// wrapped where they no longer fit, measured with the figures' font (DejaVu Sans, a little
-/// wider than the fonts PowerPoint sets, so an estimate on the safe side).
+/// wrapped where they no longer fit, measured with the figures' font: DejaVu Sans, whose
+/// letters run about a tenth wider than Arial's (the house font), so its widths are taken at
+/// nine tenths (`ARIAL_PER_DEJAVU`).
 fn wrapped_lines(text: &str, size: u32, width: u64) -> usize {
     let width_pt = width as f64 / EMU_PER_PT as f64;
     let size_pt = f64::from(size) / 100.0;
-    let measure = |s: &str| crate::plots::text_em(s) * size_pt;
+    let measure = |s: &str| crate::plots::text_em(s) * size_pt * ARIAL_PER_DEJAVU;
     let space = measure(" ");
     let mut lines = 0;
     for paragraph in text.split('\n') {
@@ -846,6 +916,34 @@ fn wrapped_lines(text: &str, size: u32, width: u64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Words are set at 16 pt when they fit their box, smaller (to 12 pt) when not, and
+    /// what still does not fit is counted out for a continuation slide.
+    #[test]
+    fn words_are_set_smaller_then_continued_when_long() {
+        let inch = 914_400;
+        let short = vec![(true, "Median 8.3 months".to_string()); 3];
+        assert_eq!(
+            fit_words(&short, (6 * inch, 3 * inch), &WORD_SIZES),
+            (1600, 3)
+        );
+        let sentence =
+            "Confirmed response per RECIST 1.1 was assessed by investigators every six weeks";
+        let long = vec![(true, sentence.to_string()); 8];
+        // Eight two-line bullets do not fit 3 inches at 16 pt, but at a smaller size they do.
+        let (size, fit) = fit_words(&long, (6 * inch, 4 * inch), &WORD_SIZES);
+        assert!(size < 1600 && fit == 8, "{size} {fit}");
+        // Forty do not fit at 12 pt: as many as fit, the rest continued.
+        let many = vec![(true, sentence.to_string()); 40];
+        let (size, fit) = fit_words(&many, (6 * inch, 4 * inch), &WORD_SIZES);
+        assert_eq!(size, 1200);
+        assert!((1..40).contains(&fit), "{fit}");
+        // Each line counted: fewer fit in half the height.
+        let (_, half) = fit_words(&many, (6 * inch, 2 * inch), &WORD_SIZES);
+        assert!(half < fit);
+        // A box too small for one line still takes one, so the deck moves on.
+        assert_eq!(fit_words(&many, (inch, inch / 10), &WORD_SIZES), (1200, 1));
+    }
 
     /// Figures take the slide's width: a landscape one across it with the words below, a tall
     /// one on the left with the words in the rest, one without words as large as it fits.
