@@ -1096,6 +1096,104 @@ fn word_files_take_the_styles_of_a_reference_document() {
     );
 }
 
+/// A reference with its own default header and footer (its company line, its page field)
+/// gives report.docx those parts; one whose header has a picture of its own (a relationship)
+/// leaves readout's header; a header that is not XML is an error at the key.
+#[test]
+fn the_report_takes_a_reference_documents_own_header_and_footer() {
+    use std::io::Write;
+    let write = |path: &Path, header: &str, header_rels: Option<&str>| {
+        let mut zip = zip::ZipWriter::new(std::fs::File::create(path).expect("create"));
+        let options = zip::write::SimpleFileOptions::default();
+        let w = r#"xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main""#;
+        let mut part = |name: &str, text: &str| {
+            zip.start_file(name, options).expect("part");
+            zip.write_all(text.as_bytes()).expect("write");
+        };
+        part("word/styles.xml", &format!("<w:styles {w}></w:styles>"));
+        part(
+            "word/document.xml",
+            &format!(
+                r#"<w:document {w} xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><w:body><w:p /><w:sectPr><w:headerReference w:type="default" r:id="rId8" /><w:footerReference w:type="default" r:id="rId9" /></w:sectPr></w:body></w:document>"#
+            ),
+        );
+        part(
+            "word/_rels/document.xml.rels",
+            r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId8" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/header" Target="header2.xml"/><Relationship Id="rId9" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/footer" Target="footer3.xml"/></Relationships>"#,
+        );
+        part("word/header2.xml", &header.replace("{w}", w));
+        part(
+            "word/footer3.xml",
+            &format!(
+                r#"<w:ftr {w}><w:p><w:r><w:t>ACME page </w:t></w:r><w:fldSimple w:instr=" PAGE "><w:r><w:t>1</w:t></w:r></w:fldSimple></w:p></w:ftr>"#
+            ),
+        );
+        if let Some(rels) = header_rels {
+            part("word/_rels/header2.xml.rels", rels);
+        }
+        zip.finish().expect("zip");
+    };
+    let header =
+        r#"<w:hdr {w}><w:p><w:r><w:t>ACME Oncology · Confidential</w:t></w:r></w:p></w:hdr>"#;
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let reference = tmp.path().join("house.docx");
+    write(&reference, header, None);
+    let config = variant(tmp.path(), "  docx_reference: house.docx\n");
+    let part = |out: &Path, name: &str| {
+        let docx = out.join("DOC-FIXTURE/2021-12-31/cohort-a/report.docx");
+        let mut archive =
+            zip::ZipArchive::new(std::fs::File::open(docx).expect("docx")).expect("zip");
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut archive.by_name(name).expect("part"), &mut text)
+            .expect("utf-8");
+        text
+    };
+    let out = tmp.path().join("out");
+    let (code, _, err) = build(&config, &out, &["--quiet"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(part(&out, "word/header1.xml").contains("ACME Oncology · Confidential"));
+    let footer = part(&out, "word/footer1.xml");
+    assert!(
+        footer.contains("ACME page") && footer.contains(r#"w:instr=" PAGE ""#),
+        "{footer}"
+    );
+    // abstract.docx has no running header, whatever the reference.
+    let abstract_docx = out.join("DOC-FIXTURE/2021-12-31/cohort-a/abstract.docx");
+    let archive =
+        zip::ZipArchive::new(std::fs::File::open(abstract_docx).expect("docx")).expect("zip");
+    assert!(!archive
+        .file_names()
+        .any(|n| n.is_ok_and(|n| n.contains("header"))));
+
+    // A header with a picture of its own: readout's header, the reference's footer.
+    write(
+        &reference,
+        header,
+        Some(
+            r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/logo.png"/></Relationships>"#,
+        ),
+    );
+    let out = tmp.path().join("out-logo");
+    let (code, _, err) = build(&config, &out, &["--quiet"]);
+    assert_eq!(code, Some(0), "{err}");
+    let own = part(&out, "word/header1.xml");
+    assert!(
+        !own.contains("ACME") && own.contains("DOC-FIXTURE"),
+        "{own}"
+    );
+    assert!(part(&out, "word/footer1.xml").contains("ACME page"));
+
+    // A header that is not XML: an error at the key, naming the part.
+    write(&reference, "<w:hdr {w}><w:p>", None);
+    let (code, _, err) = build(&config, &tmp.path().join("out-bad"), &["--quiet"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("key `output.docx_reference`: ")
+            && err.contains("word/header2.xml is not well-formed XML"),
+        "{err}"
+    );
+}
+
 /// Word tables set as a report needs them on paper: each header row repeats atop every page
 /// the table spans (`w:tblHeader`), no row splits across pages (`w:cantSplit`), a number cell
 /// ("148 (100.0%)", "0.59 (0.45–0.76)") never breaks (no-break spaces, a word joiner after

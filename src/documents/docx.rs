@@ -94,6 +94,7 @@ pub fn report_docx(
     ctx: &DocumentContext<'_>,
     cohort: &str,
     styles: Option<&[u8]>,
+    (own_header, own_footer): (Option<&[u8]>, Option<&[u8]>),
 ) -> Result<Vec<u8>> {
     let report = &ctx.report;
     // A reference document with a table style `Table` (as pandoc's) styles every table;
@@ -108,6 +109,10 @@ pub fn report_docx(
             "{} · {} · {}",
             ctx.study.id, cutoff, ctx.cohort.label
         )),
+        own_running: (
+            own_header.map(<[u8]>::to_vec),
+            own_footer.map(<[u8]>::to_vec),
+        ),
         ..Body::default()
     };
     body.paragraph(Para::default(), &[Span::plain(&report.kicker)]);
@@ -272,6 +277,9 @@ struct Body {
     /// The running header of every page (study, cut-off, population), with a footer "Page X
     /// of Y"; none: neither.
     running: Option<String>,
+    /// The reference document's own header and footer parts, used instead of readout's
+    /// ([`reference_running`]).
+    own_running: (Option<Vec<u8>>, Option<Vec<u8>>),
 }
 
 impl Body {
@@ -844,8 +852,22 @@ fn package(body: Body, cohort: &str, file: &str, styles: Option<&[u8]>) -> Resul
         ("word/settings.xml", vec![declaration, SETTINGS.as_bytes()]),
     ];
     if let Some(header) = &header {
-        parts.push(("word/header1.xml", vec![declaration, header.as_bytes()]));
-        parts.push(("word/footer1.xml", vec![declaration, FOOTER.as_bytes()]));
+        // The reference's own parts as they are (their XML declaration with them), else ours.
+        let (own_header, own_footer) = &body.own_running;
+        parts.push((
+            "word/header1.xml",
+            match own_header {
+                Some(own) => vec![own.as_slice()],
+                None => vec![declaration, header.as_bytes()],
+            },
+        ));
+        parts.push((
+            "word/footer1.xml",
+            match own_footer {
+                Some(own) => vec![own.as_slice()],
+                None => vec![declaration, FOOTER.as_bytes()],
+            },
+        ));
     }
     zip_parts(&parts, &body.pictures).map_err(|e| failed(&e))
 }
@@ -942,9 +964,15 @@ pub fn reference_styles(docx: &[u8]) -> std::result::Result<Vec<u8>, String> {
 
 /// Why `styles` is not a styles part readout copies into Word files, if it is not one.
 fn check_styles(styles: &[u8]) -> std::result::Result<(), String> {
-    let text = std::str::from_utf8(styles).map_err(|e| {
+    check_part(styles, STYLES_PART, "styles")
+}
+
+/// Why `bytes` (the part `name` of a reference) is not a WordprocessingML part with the root
+/// element `root` that readout copies into Word files: not UTF-8, a DTD, not well-formed.
+fn check_part(bytes: &[u8], name: &str, root_name: &str) -> std::result::Result<(), String> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
         format!(
-            "its {STYLES_PART} is not UTF-8 text (byte {}); expected the XML Word writes",
+            "its {name} is not UTF-8 text (byte {}); expected the XML Word writes",
             e.valid_up_to()
         )
     })?;
@@ -960,19 +988,108 @@ fn check_styles(styles: &[u8]) -> std::result::Result<(), String> {
             }
             other => format!("is not well-formed XML: {other}"),
         };
-        format!("its {STYLES_PART} {why}; expected the XML Word writes, without a DTD")
+        format!("its {name} {why}; expected the XML Word writes, without a DTD")
     })?;
     let root = document.root_element();
     let namespace = root.tag_name().namespace().unwrap_or("");
-    if root.tag_name().name() != "styles" || !WORDPROCESSINGML.contains(&namespace) {
+    if root.tag_name().name() != root_name || !WORDPROCESSINGML.contains(&namespace) {
         return Err(format!(
-            "the root element of its {STYLES_PART} is <{}> in namespace `{namespace}`; \
-             expected <w:styles> of WordprocessingML ({})",
+            "the root element of its {name} is <{}> in namespace `{namespace}`; \
+             expected <w:{root_name}> of WordprocessingML ({})",
             root.tag_name().name(),
             WORDPROCESSINGML[0]
         ));
     }
     Ok(())
+}
+
+/// A reference's own header and footer parts, each when it has one that stands alone.
+pub type RunningParts = (Option<Vec<u8>>, Option<Vec<u8>>);
+
+/// A reference document's own running header and footer (`output.docx_reference`): the parts
+/// its last section names as its default header and footer, each taken when it stands alone
+/// (no relationships of its own: a logo or a link would need parts readout does not copy),
+/// checked as the styles part is. `None` for one it lacks or that does not stand alone:
+/// report.docx then has readout's own. Its fields (PAGE, NUMPAGES, a STYLEREF) are Word's.
+pub fn reference_running(docx: &[u8]) -> std::result::Result<RunningParts, String> {
+    let mut archive = zip::ZipArchive::new(Cursor::new(docx))
+        .map_err(|e| format!("not a .docx (a zip archive): {e}"))?;
+    let mut read = |name: &str| -> Option<Vec<u8>> {
+        let part = archive.by_name(name).ok()?;
+        if !matches!(
+            part.compression(),
+            zip::CompressionMethod::Stored | zip::CompressionMethod::Deflated
+        ) {
+            return None;
+        }
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(part, MAX_STYLES_BYTES + 1),
+            &mut bytes,
+        )
+        .ok()?;
+        (bytes.len() as u64 <= MAX_STYLES_BYTES).then_some(bytes)
+    };
+    let (Some(document), Some(rels)) = (
+        read("word/document.xml"),
+        read("word/_rels/document.xml.rels"),
+    ) else {
+        return Ok((None, None));
+    };
+    let (Ok(document), Ok(rels)) = (String::from_utf8(document), String::from_utf8(rels)) else {
+        return Ok((None, None));
+    };
+    let options = roxmltree::ParsingOptions {
+        allow_dtd: false,
+        ..roxmltree::ParsingOptions::default()
+    };
+    let (Ok(document), Ok(rels)) = (
+        roxmltree::Document::parse_with_options(&document, options),
+        roxmltree::Document::parse_with_options(&rels, options),
+    ) else {
+        return Ok((None, None));
+    };
+    // The last section's default header and footer, by relationship id.
+    let section = document
+        .descendants()
+        .rfind(|n| n.tag_name().name() == "sectPr");
+    let target = |kind: &str| -> Option<String> {
+        let reference = section?.children().find(|n| {
+            n.tag_name().name() == format!("{kind}Reference")
+                && n.attributes()
+                    .any(|a| a.name() == "type" && a.value() == "default")
+        })?;
+        let id = reference.attributes().find(|a| a.name() == "id")?.value();
+        let relationship = rels.descendants().find(|n| {
+            n.tag_name().name() == "Relationship"
+                && n.attribute("Id") == Some(id)
+                && n.attribute("TargetMode").is_none()
+        })?;
+        let target = relationship.attribute("Target")?;
+        // A plain part name beside document.xml: no folders, no way out of word/.
+        (target.ends_with(".xml")
+            && target
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-'))
+        .then(|| target.to_string())
+    };
+    let mut take = |kind: &str, root: &str| -> std::result::Result<Option<Vec<u8>>, String> {
+        let Some(target) = target(kind) else {
+            return Ok(None);
+        };
+        // A part with relationships of its own (a logo, a link) does not stand alone.
+        if let Some(own) = read(&format!("word/_rels/{target}.rels")) {
+            if String::from_utf8_lossy(&own).contains("<Relationship ") {
+                return Ok(None);
+            }
+        }
+        let Some(bytes) = read(&format!("word/{target}")) else {
+            return Ok(None);
+        };
+        check_part(&bytes, &format!("word/{target}"), root)?;
+        Ok(Some(bytes))
+    };
+    Ok((take("header", "hdr")?, take("footer", "ftr")?))
 }
 
 /// A zip compression method by name (APPNOTE 4.4.5).

@@ -40,6 +40,8 @@ use render::{CohortTexts, DocumentContext, Renderer};
 pub struct Assets {
     /// The Word reference's styles part.
     pub docx_styles: Option<std::sync::Arc<[u8]>>,
+    /// The Word reference's own header and footer parts, when they stand alone.
+    pub docx_running: [Option<std::sync::Arc<[u8]>>; 2],
     /// The PowerPoint reference's masters, layouts and theme.
     pub pptx_template: Option<std::sync::Arc<slides::SlideTemplate>>,
     /// The poster's printed size and references (`output.poster`, else the congress's size).

@@ -90,7 +90,10 @@ pub fn load_study(mut config: LoadedConfig) -> Result<LoadedStudy> {
             "Word document",
             crate::documents::docx::MAX_REFERENCE_BYTES,
         )?;
-        let styles = crate::documents::docx::reference_styles(&bytes).map_err(refused)?;
+        let styles = crate::documents::docx::reference_styles(&bytes).map_err(&refused)?;
+        let (header, footer) =
+            crate::documents::docx::reference_running(&bytes).map_err(&refused)?;
+        assets.docx_running = [header.map(Into::into), footer.map(Into::into)];
         // The reference shapes the Word files: its hash is in the manifest with the data's.
         data.inputs.push(load::InputFile {
             path: path.display().to_string(),

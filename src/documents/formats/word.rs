@@ -25,7 +25,15 @@ impl OutputFormat for Word {
             },
             OutputFile {
                 path: format!("{}/report.docx", docs.dir),
-                bytes: docx::report_docx(&docs.ctx, docs.dir, styles)?,
+                bytes: docx::report_docx(
+                    &docs.ctx,
+                    docs.dir,
+                    styles,
+                    (
+                        docs.assets.docx_running[0].as_deref(),
+                        docs.assets.docx_running[1].as_deref(),
+                    ),
+                )?,
             },
         ])
     }
