@@ -108,9 +108,10 @@ fn footnote(table: &Table, population: Option<&str>, explained: &str) -> Option<
     let mut used: Vec<(&str, &str)> = Vec::new();
     // Spelled out in the table itself: "Stable disease (SD)".
     let mut spelled: Vec<&str> = Vec::new();
-    for row in table.head.iter().chain(&table.body) {
+    let rows = table.head.iter().map(|r| (false, r));
+    for (body, row) in rows.chain(table.body.iter().map(|r| (true, r))) {
         for cell in &row.cells {
-            let number = cell.num && row_is_body(table, row);
+            let number = cell.num && body;
             if !number {
                 spelled.extend(spelled_out(&cell.text));
             }
@@ -153,10 +154,6 @@ fn footnote(table: &Table, population: Option<&str>, explained: &str) -> Option<
         text.push_str(&format!("Abbreviations: {list}."));
     }
     (!text.is_empty()).then_some(text)
-}
-
-fn row_is_body(table: &Table, row: &Row) -> bool {
-    table.body.iter().any(|r| std::ptr::eq(r, row))
 }
 
 /// The words of a cell: runs of letters (so "CIs" and "TEAEs" read as their singular).

@@ -603,12 +603,20 @@ fn slide_xml(shapes: &str) -> String {
 }
 
 fn run(text: &str, size: Option<u32>, bold: bool) -> String {
+    coloured_run(text, size, bold, None)
+}
+
+/// A run of text, in a colour of the theme (`accent1`, `bg1`) when given, else the style's.
+fn coloured_run(text: &str, size: Option<u32>, bold: bool, colour: Option<&str>) -> String {
     let size = size.map(|s| format!(r#" sz="{s}""#)).unwrap_or_default();
     let bold = if bold { r#" b="1""# } else { "" };
-    format!(
-        r#"<a:r><a:rPr lang="en-GB"{size}{bold} dirty="0"/><a:t>{}</a:t></a:r>"#,
-        escape(text)
-    )
+    let properties = match colour {
+        Some(c) => format!(
+            r#"<a:rPr lang="en-GB"{size}{bold} dirty="0"><a:solidFill><a:schemeClr val="{c}"/></a:solidFill></a:rPr>"#
+        ),
+        None => format!(r#"<a:rPr lang="en-GB"{size}{bold} dirty="0"/>"#),
+    };
+    format!("<a:r>{properties}<a:t>{}</a:t></a:r>", escape(text))
 }
 
 fn title_shape(title: &str) -> String {

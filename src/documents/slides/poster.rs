@@ -11,8 +11,10 @@
 
 use std::fmt::Write as _;
 
+use super::{
+    coloured_run, package, parse_slides, slide_table, table_sized, wrapped_lines, SlideTemplate,
+};
 use super::{line_emu, EMU_PER_PT};
-use super::{package, parse_slides, run, slide_table, table_sized, wrapped_lines, SlideTemplate};
 use crate::config::{ConferenceSpec, OutputConfig};
 use crate::diagnostic::{self, Diagnostic};
 use crate::documents::render::DocumentContext;
@@ -323,10 +325,7 @@ fn title_band(
         let _ = write!(
             paragraphs,
             r#"<a:p><a:pPr algn="ctr"/>{}</a:p>"#,
-            run(text, Some(size), bold).replace(
-                r#" dirty="0"/>"#,
-                r#" dirty="0"><a:solidFill><a:schemeClr val="bg1"/></a:solidFill></a:rPr>"#
-            )
+            coloured_run(text, Some(size), bold, Some("bg1"))
         );
     };
     add(&title.title, TITLE_PT, true);
@@ -444,10 +443,7 @@ fn draw(
         let _ = write!(
             shapes,
             r#"<p:sp><p:nvSpPr><p:cNvPr id="{id}" name="Heading {id}"/><p:cNvSpPr txBox="1"/><p:nvPr/></p:nvSpPr><p:spPr><a:xfrm><a:off x="{x}" y="{y}"/><a:ext cx="{width}" cy="{h}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom><a:noFill/></p:spPr><p:txBody><a:bodyPr wrap="square" lIns="0" rIns="0" tIns="0" bIns="0"/><a:lstStyle/><a:p>{}</a:p></p:txBody></p:sp>"#,
-            run(&block.heading, Some(size), true).replace(
-                r#" dirty="0"/>"#,
-                r#" dirty="0"><a:solidFill><a:schemeClr val="accent1"/></a:solidFill></a:rPr>"#
-            ),
+            coloured_run(&block.heading, Some(size), true, Some("accent1")),
         );
         *id += 1;
         y += h;
