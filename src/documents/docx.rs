@@ -94,7 +94,7 @@ pub fn report_docx(
     ctx: &DocumentContext<'_>,
     cohort: &str,
     styles: Option<&[u8]>,
-    (own_header, own_footer): (Option<&[u8]>, Option<&[u8]>),
+    own_running: &[Option<std::sync::Arc<[u8]>>; 2],
 ) -> Result<Vec<u8>> {
     let report = &ctx.report;
     // A reference document with a table style `Table` (as pandoc's) styles every table;
@@ -109,10 +109,7 @@ pub fn report_docx(
             "{} · {} · {}",
             ctx.study.id, cutoff, ctx.cohort.label
         )),
-        own_running: (
-            own_header.map(<[u8]>::to_vec),
-            own_footer.map(<[u8]>::to_vec),
-        ),
+        own_running: own_running.clone(),
         ..Body::default()
     };
     body.paragraph(Para::default(), &[Span::plain(&report.kicker)]);
@@ -279,7 +276,7 @@ struct Body {
     running: Option<String>,
     /// The reference document's own header and footer parts, used instead of readout's
     /// ([`reference_running`]).
-    own_running: (Option<Vec<u8>>, Option<Vec<u8>>),
+    own_running: [Option<std::sync::Arc<[u8]>>; 2],
 }
 
 impl Body {
@@ -853,18 +850,18 @@ fn package(body: Body, cohort: &str, file: &str, styles: Option<&[u8]>) -> Resul
     ];
     if let Some(header) = &header {
         // The reference's own parts as they are (their XML declaration with them), else ours.
-        let (own_header, own_footer) = &body.own_running;
+        let [own_header, own_footer] = &body.own_running;
         parts.push((
             "word/header1.xml",
             match own_header {
-                Some(own) => vec![own.as_slice()],
+                Some(own) => vec![own.as_ref()],
                 None => vec![declaration, header.as_bytes()],
             },
         ));
         parts.push((
             "word/footer1.xml",
             match own_footer {
-                Some(own) => vec![own.as_slice()],
+                Some(own) => vec![own.as_ref()],
                 None => vec![declaration, FOOTER.as_bytes()],
             },
         ));
@@ -935,31 +932,61 @@ pub fn reference_styles(docx: &[u8]) -> std::result::Result<Vec<u8>, String> {
         zip::result::ZipError::CompressionMethodNotSupported(method) => unsupported(method),
         other => format!("cannot read its {STYLES_PART}: {other}"),
     })?;
-    // Checked before reading: the archive reads a part's method only when it is read.
+    let styles = part_bytes(part).map_err(|problem| match problem {
+        PartProblem::Method(method) => unsupported(method),
+        PartProblem::Read(e) => format!("cannot read its {STYLES_PART}: {e}"),
+        PartProblem::TooLarge => format!(
+            "its {STYLES_PART} decompresses to more than {} MiB; expected a styles part of at \
+             most that (Word's are under 1 MiB)",
+            MAX_STYLES_BYTES >> 20
+        ),
+    })?;
+    check_styles(&styles)?;
+    Ok(styles)
+}
+
+/// Why a reference's part could not be read.
+enum PartProblem {
+    /// Compressed with a method readout does not read (its number).
+    Method(u16),
+    /// Larger than [`MAX_STYLES_BYTES`] decompressed.
+    TooLarge,
+    /// The archive could not be read.
+    Read(std::io::Error),
+}
+
+/// A reference's part, stored or deflated (checked before reading: the archive reads a part's
+/// method only when it is read), read through a cap of [`MAX_STYLES_BYTES`] whatever size the
+/// archive declares.
+fn part_bytes(part: zip::read::ZipFile<'_, Cursor<&[u8]>>) -> Result<Vec<u8>, PartProblem> {
     match part.compression() {
         zip::CompressionMethod::Stored | zip::CompressionMethod::Deflated => {}
         other => {
             // The method's number as the archive writes it (zip has no other getter).
             #[allow(deprecated)]
             let method = other.to_u16();
-            return Err(unsupported(method));
+            return Err(PartProblem::Method(method));
         }
     }
-    let mut styles = Vec::new();
+    let mut bytes = Vec::new();
     std::io::Read::read_to_end(
         &mut std::io::Read::take(part, MAX_STYLES_BYTES + 1),
-        &mut styles,
+        &mut bytes,
     )
-    .map_err(|e| format!("cannot read its {STYLES_PART}: {e}"))?;
-    if styles.len() as u64 > MAX_STYLES_BYTES {
-        return Err(format!(
-            "its {STYLES_PART} decompresses to more than {} MiB; expected a styles part of at \
-             most that (Word's are under 1 MiB)",
-            MAX_STYLES_BYTES >> 20
-        ));
+    .map_err(PartProblem::Read)?;
+    if bytes.len() as u64 > MAX_STYLES_BYTES {
+        return Err(PartProblem::TooLarge);
     }
-    check_styles(&styles)?;
-    Ok(styles)
+    Ok(bytes)
+}
+
+/// XML parsing without a DTD: one could declare entities to expand or fetch, and Word never
+/// writes one.
+fn without_dtd() -> roxmltree::ParsingOptions {
+    roxmltree::ParsingOptions {
+        allow_dtd: false,
+        ..roxmltree::ParsingOptions::default()
+    }
 }
 
 /// Why `styles` is not a styles part readout copies into Word files, if it is not one.
@@ -976,12 +1003,7 @@ fn check_part(bytes: &[u8], name: &str, root_name: &str) -> std::result::Result<
             e.valid_up_to()
         )
     })?;
-    let options = roxmltree::ParsingOptions {
-        // A DTD could declare entities to expand or fetch: refused, as Word never writes one.
-        allow_dtd: false,
-        ..roxmltree::ParsingOptions::default()
-    };
-    let document = roxmltree::Document::parse_with_options(text, options).map_err(|e| {
+    let document = roxmltree::Document::parse_with_options(text, without_dtd()).map_err(|e| {
         let why = match e {
             roxmltree::Error::DtdDetected => {
                 "holds a DTD (<!DOCTYPE>), which could declare entities".to_string()
@@ -1014,22 +1036,7 @@ pub type RunningParts = (Option<Vec<u8>>, Option<Vec<u8>>);
 pub fn reference_running(docx: &[u8]) -> std::result::Result<RunningParts, String> {
     let mut archive = zip::ZipArchive::new(Cursor::new(docx))
         .map_err(|e| format!("not a .docx (a zip archive): {e}"))?;
-    let mut read = |name: &str| -> Option<Vec<u8>> {
-        let part = archive.by_name(name).ok()?;
-        if !matches!(
-            part.compression(),
-            zip::CompressionMethod::Stored | zip::CompressionMethod::Deflated
-        ) {
-            return None;
-        }
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(
-            &mut std::io::Read::take(part, MAX_STYLES_BYTES + 1),
-            &mut bytes,
-        )
-        .ok()?;
-        (bytes.len() as u64 <= MAX_STYLES_BYTES).then_some(bytes)
-    };
+    let mut read = |name: &str| part_bytes(archive.by_name(name).ok()?).ok();
     let (Some(document), Some(rels)) = (
         read("word/document.xml"),
         read("word/_rels/document.xml.rels"),
@@ -1039,13 +1046,9 @@ pub fn reference_running(docx: &[u8]) -> std::result::Result<RunningParts, Strin
     let (Ok(document), Ok(rels)) = (String::from_utf8(document), String::from_utf8(rels)) else {
         return Ok((None, None));
     };
-    let options = roxmltree::ParsingOptions {
-        allow_dtd: false,
-        ..roxmltree::ParsingOptions::default()
-    };
     let (Ok(document), Ok(rels)) = (
-        roxmltree::Document::parse_with_options(&document, options),
-        roxmltree::Document::parse_with_options(&rels, options),
+        roxmltree::Document::parse_with_options(&document, without_dtd()),
+        roxmltree::Document::parse_with_options(&rels, without_dtd()),
     ) else {
         return Ok((None, None));
     };

@@ -25,15 +25,7 @@ impl OutputFormat for Word {
             },
             OutputFile {
                 path: format!("{}/report.docx", docs.dir),
-                bytes: docx::report_docx(
-                    &docs.ctx,
-                    docs.dir,
-                    styles,
-                    (
-                        docs.assets.docx_running[0].as_deref(),
-                        docs.assets.docx_running[1].as_deref(),
-                    ),
-                )?,
+                bytes: docx::report_docx(&docs.ctx, docs.dir, styles, &docs.assets.docx_running)?,
             },
         ])
     }
