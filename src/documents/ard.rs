@@ -108,9 +108,7 @@ pub fn ard_dataset_json(
     study: &str,
     as_of: &str,
 ) -> Result<Vec<u8>, String> {
-    use crate::load::dataset_json::{
-        Column, DataType, Metadata, SourceSystem, TargetDataType, VERSION,
-    };
+    use crate::load::dataset_json::{Column, DataType, Metadata, TargetDataType};
     fn label(c: &str) -> &str {
         match c {
             "stat" => "Statistic value (unrounded)",
@@ -135,25 +133,14 @@ pub fn ard_dataset_json(
             display_format: None,
         })
         .collect();
-    let metadata = Metadata {
-        creation_date_time: Some(format!("{as_of}T00:00:00")),
-        version: VERSION.to_string(),
-        file_oid: None,
-        db_last_modified_date_time: None,
-        originator: None,
-        source_system: Some(SourceSystem {
-            name: "readout".to_string(),
-            version: env!("CARGO_PKG_VERSION").to_string(),
-        }),
-        study_oid: Some(study.to_string()),
-        metadata_version_oid: None,
-        metadata_ref: None,
-        item_group_oid: Some("IG.ARD".to_string()),
-        records: rows.len() as u64,
-        name: Some("ARD".to_string()),
-        label: Some("Analysis results data".to_string()),
+    let metadata = Metadata::written_by_readout(
+        study,
+        as_of,
+        "ARD",
+        "Analysis results data".to_string(),
+        rows.len() as u64,
         columns,
-    };
+    );
     let mut value = serde_json::to_value(&metadata).map_err(|e| e.to_string())?;
     let data: Vec<Value> = rows
         .iter()

@@ -396,7 +396,7 @@ impl DerivedRows<'_> {
         about: &DerivedDataset<'_>,
         write: &mut dyn FnMut(&[u8]) -> Result<()>,
     ) -> Result<()> {
-        use crate::load::dataset_json::{Metadata, SourceSystem, VERSION};
+        use crate::load::dataset_json::Metadata;
         let dataset: String = about
             .cohort_id
             .chars()
@@ -409,31 +409,14 @@ impl DerivedRows<'_> {
             })
             .collect();
         let as_of = about.cutoff.or_else(|| self.latest_date(subjects));
-        let metadata = Metadata {
-            creation_date_time: Some(format!(
-                "{}T00:00:00",
-                as_of.map_or_else(|| "1960-01-01".to_string(), |d| d.to_string())
-            )),
-            version: VERSION.to_string(),
-            file_oid: None,
-            db_last_modified_date_time: None,
-            originator: None,
-            source_system: Some(SourceSystem {
-                name: "readout".to_string(),
-                version: env!("CARGO_PKG_VERSION").to_string(),
-            }),
-            study_oid: Some(about.study_id.to_string()),
-            metadata_version_oid: None,
-            metadata_ref: None,
-            item_group_oid: Some(format!("IG.{dataset}")),
-            records: self.members.len() as u64,
-            name: Some(dataset.clone()),
-            label: Some(format!(
-                "Derived per-subject values: {}",
-                about.cohort_label
-            )),
-            columns: self.dataset_json_columns(&dataset, about),
-        };
+        let metadata = Metadata::written_by_readout(
+            about.study_id,
+            &as_of.map_or_else(|| "1960-01-01".to_string(), |d| d.to_string()),
+            &dataset,
+            format!("Derived per-subject values: {}", about.cohort_label),
+            self.members.len() as u64,
+            self.dataset_json_columns(&dataset, about),
+        );
         let json_error = |e: serde_json::Error| {
             Error::Other(format!(
                 "cannot write the Dataset-JSON of the derived data: {e}"

@@ -80,6 +80,40 @@ pub struct Metadata {
     pub columns: Vec<Column>,
 }
 
+impl Metadata {
+    /// The metadata of a dataset readout writes (derived data, analysis results data):
+    /// readout as the source system, made at midnight of `as_of` (a date, so that the same
+    /// inputs give the same bytes), for `study`, named `name` (its item group `IG.<name>`).
+    pub fn written_by_readout(
+        study: &str,
+        as_of: &str,
+        name: &str,
+        label: String,
+        records: u64,
+        columns: Vec<Column>,
+    ) -> Metadata {
+        Metadata {
+            creation_date_time: Some(format!("{as_of}T00:00:00")),
+            version: VERSION.to_string(),
+            file_oid: None,
+            db_last_modified_date_time: None,
+            originator: None,
+            source_system: Some(SourceSystem {
+                name: "readout".to_string(),
+                version: env!("CARGO_PKG_VERSION").to_string(),
+            }),
+            study_oid: Some(study.to_string()),
+            metadata_version_oid: None,
+            metadata_ref: None,
+            item_group_oid: Some(format!("IG.{name}")),
+            records,
+            name: Some(name.to_string()),
+            label: Some(label),
+            columns,
+        }
+    }
+}
+
 /// `sourceSystem`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceSystem {
