@@ -225,6 +225,46 @@ pub fn first_names<S: AsRef<str>>(shown: &[S], total: usize) -> String {
     text
 }
 
+/// 1–2–5 steps (and 2.5) across the decades that could matter, ascending.
+pub fn nice_steps() -> Vec<f64> {
+    let mut out = Vec::new();
+    for e in -3..=7 {
+        let p = 10f64.powi(e);
+        for m in [1.0, 2.0, 2.5, 5.0] {
+            out.push(m * p);
+        }
+    }
+    out
+}
+
+/// Candidate tick steps for a time unit, ascending: the conventional ones first (every
+/// 3, 6, 12 months; 4 weeks; 7, 28, 30 days, then round hundreds), then plain 1–2–5 steps
+/// for long axes.
+pub fn time_steps(time_unit: &str) -> Vec<f64> {
+    let unit = time_unit.trim().to_lowercase();
+    let mut steps: Vec<f64> = if unit.starts_with("month") {
+        vec![
+            0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 6.0, 12.0, 24.0, 36.0, 48.0, 60.0, 120.0,
+        ]
+    } else if unit.starts_with("week") {
+        vec![
+            0.5, 1.0, 2.0, 4.0, 8.0, 12.0, 16.0, 24.0, 52.0, 104.0, 156.0, 260.0,
+        ]
+    } else if unit.starts_with("day") {
+        // Round numbers of days past a month: 250, 500, 1000 (365-day steps ticked at 1825,
+        // 3650, 5475).
+        vec![
+            1.0, 2.0, 5.0, 7.0, 14.0, 28.0, 30.0, 60.0, 90.0, 180.0, 250.0, 500.0, 1000.0, 2000.0,
+            5000.0,
+        ]
+    } else {
+        Vec::new()
+    };
+    let last = steps.last().copied().unwrap_or(0.0);
+    steps.extend(nice_steps().into_iter().filter(|s| *s > last));
+    steps
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

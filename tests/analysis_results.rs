@@ -67,11 +67,13 @@ fn every_ard_row_resolves_to_results_json_and_every_number_is_a_row() {
     let mut all = Vec::new();
     leaves(&results["cohorts"][0], String::new(), &mut all);
     assert_eq!(sources.len(), rows.len(), "a statistic twice");
-    // A landmark's time is the level of its rows (variable_level), not a statistic.
+    // A landmark's or risk table's time is the level of its rows (variable_level), not a
+    // statistic.
     let missing: Vec<&String> = all
         .iter()
         .filter(|p| {
-            let landmark_time = p.contains("/landmarks/") && p.ends_with("/time");
+            let landmark_time =
+                (p.contains("/landmarks/") || p.contains("/risk_table/")) && p.ends_with("/time");
             !sources.contains(*p) && !landmark_time
         })
         .collect();

@@ -85,6 +85,7 @@ fn km_series(label: &str, data: &[(f64, bool)]) -> KmSeries {
         n,
         median,
         median_label,
+        table: Vec::new(),
     }
 }
 
@@ -136,6 +137,7 @@ fn km_opts() -> KmPlotOptions {
         x_max: None,
         note: Vec::new(),
         wide: false,
+        kmunicate: false,
     }
 }
 

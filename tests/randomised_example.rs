@@ -196,6 +196,39 @@ fn arms_and_comparisons_match_r() {
                 );
             }
         }
+        // Each arm's RMST up to the shorter arm's last time, and its risk table at every six
+        // months, as R gives them; the difference from the two.
+        for (k, code) in [(0, "1"), (1, "0")] {
+            let arm = &c["arms"][k]["tte"][endpoint];
+            for key in ["tau", "estimate", "se"] {
+                close(
+                    &format!("{endpoint} arm {code} RMST {key}"),
+                    &arm["rmst"][key],
+                    &e["rmst"][code][key],
+                );
+            }
+            let rows = arm["risk_table"].as_array().expect("risk table");
+            for key in ["at_risk", "events", "censored"] {
+                let want: Vec<&Value> = e["risk_table"][code][key]
+                    .as_array()
+                    .expect("R table")
+                    .iter()
+                    .collect();
+                // R's times are 0 to 30 months; readout's go on to the last time's step.
+                let got: Vec<&Value> = rows.iter().take(want.len()).map(|r| &r[key]).collect();
+                assert_eq!(rows[want.len() - 1]["time"], 30.0, "{endpoint}");
+                assert_eq!(got, want, "{endpoint} arm {code} risk table {key}");
+            }
+        }
+        let diff = t["rmst"]["difference"]["estimate"]
+            .as_f64()
+            .expect("RMST difference");
+        let want = e["rmst"]["1"]["estimate"].as_f64().unwrap()
+            - e["rmst"]["0"]["estimate"].as_f64().unwrap();
+        assert!(
+            (diff - want).abs() <= 1e-9 * want.abs(),
+            "{endpoint} RMST difference"
+        );
     }
     // The design's effect is there: Drug X lowers the hazard of progression.
     assert!(comparison["tte"]["PFS"]["stratified"]["hr"]["upper"].as_f64() < Some(1.0));

@@ -39,5 +39,6 @@ mod sas7bdat;
 mod slides;
 mod stats_props;
 mod stats_reference;
+mod survival_beyond;
 mod tables_xlsx;
 mod xpt;

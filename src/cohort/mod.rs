@@ -392,6 +392,20 @@ pub fn build_cohort<'a>(
         crate::diagnostic::extend_unique(&mut results.warnings, outcome.warnings);
         arm_km = outcome.km;
     }
+    let tau_key = crate::endpoints::beyond::TauKey {
+        file: &cfg.path,
+        key: match cohort.analysis.rmst_tau {
+            Some(_) => format!("cohorts[{}].analysis.rmst_tau", cohort_index(study, cohort)),
+            None => "analysis.rmst_tau".to_string(),
+        },
+    };
+    crate::endpoints::beyond::add_beyond_median(
+        &mut analysis.results,
+        &analysis.km,
+        &arm_km,
+        &settings,
+        &tau_key,
+    )?;
     let figs = timing::stage("  figures", || {
         let arms = figures::ArmData {
             km: &arm_km,

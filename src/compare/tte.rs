@@ -260,6 +260,7 @@ pub(super) fn compare_tte(
         subgroups,
         interactions,
         among_responders: crate::config::among_responders(endpoint),
+        rmst: None,
     }))
 }
 

@@ -97,6 +97,47 @@ pub struct AnalysisConfig {
     /// The table of common TEAEs lists the preferred terms in at least this percentage of
     /// the subjects of any arm, 0 to 100. Default: 10.
     pub ae_common_pct: Option<f64>,
+    /// Horizon of the restricted mean survival time, in `time_unit`: one number for every
+    /// endpoint, or `{ ENDPOINT: number }`. Default: per endpoint, the smallest of the arms'
+    /// (or the cohort's) longest follow-up times.
+    pub rmst_tau: Option<RmstTau>,
+    /// The table under a Kaplan–Meier plot: `at-risk` (subjects at risk) or `kmunicate` (at
+    /// risk, events and censored so far). Default: at-risk.
+    pub km_table: Option<KmTable>,
+    /// Times of the risk table (and of the KM plot's ticks), in `time_unit`. Default: the
+    /// plot's ticks, a conventional step of the time unit with at most 8 intervals.
+    pub km_table_times: Option<Vec<f64>>,
+}
+
+/// `analysis.rmst_tau`: one horizon, or one per endpoint.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(untagged, expecting = "a number, or { ENDPOINT: number }")]
+pub enum RmstTau {
+    /// Every endpoint.
+    All(f64),
+    /// By endpoint name; endpoints not named take the default.
+    ByEndpoint(IndexMap<String, f64>),
+}
+
+impl RmstTau {
+    /// The horizon of `endpoint`, if one is given.
+    pub fn of(&self, endpoint: &str) -> Option<f64> {
+        match self {
+            RmstTau::All(t) => Some(*t),
+            RmstTau::ByEndpoint(m) => m.get(endpoint).copied(),
+        }
+    }
+}
+
+/// `analysis.km_table`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KmTable {
+    /// Subjects at risk.
+    #[default]
+    AtRisk,
+    /// At risk, cumulative events and cumulative censored (Morris et al. 2019).
+    Kmunicate,
 }
 
 /// `analysis.ae_sort`.
@@ -427,6 +468,12 @@ pub struct Analysis {
     pub ae_events: bool,
     /// See [`AnalysisConfig::ae_common_pct`].
     pub ae_common_pct: f64,
+    /// See [`AnalysisConfig::rmst_tau`].
+    pub rmst_tau: Option<RmstTau>,
+    /// See [`AnalysisConfig::km_table`].
+    pub km_table: KmTable,
+    /// See [`AnalysisConfig::km_table_times`].
+    pub km_table_times: Option<Vec<f64>>,
     /// See [`AnalysisConfig::response_criteria`]; an invalid set is refused by the config
     /// check before any analysis, and reads as RECIST 1.1 here.
     pub criteria: std::sync::Arc<crate::criteria::Criteria>,
@@ -555,6 +602,12 @@ impl AnalysisConfig {
                 .ae_common_pct
                 .or(fallback.ae_common_pct)
                 .unwrap_or(10.0),
+            rmst_tau: self.rmst_tau.clone().or_else(|| fallback.rmst_tau.clone()),
+            km_table: self.km_table.or(fallback.km_table).unwrap_or_default(),
+            km_table_times: self
+                .km_table_times
+                .clone()
+                .or_else(|| fallback.km_table_times.clone()),
             criteria: std::sync::Arc::new(
                 self.response_criteria
                     .as_ref()

@@ -15,6 +15,8 @@ const MAX_DECIMALS: usize = 10;
 /// Most adverse-event terms the figure shows: a row is about 50 pixels, and 250 rows made a
 /// figure too tall to rasterise (26,000 pixels at the PNG scale), failing the cohort.
 pub const MAX_AE_TOP_N: usize = 100;
+/// Most times of a risk table (`analysis.km_table_times`): one row of numbers under a plot.
+pub const MAX_TABLE_TIMES: usize = 40;
 
 pub(super) fn config_error(path: &Path, location: &str, message: impl Into<String>) -> Error {
     Error::Config {
@@ -528,6 +530,58 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
                     "{} is not a time; expected numbers from 0 to {most} in the time unit \
                      (1,000 years)",
                     crate::format::short_number(*bad)
+                ),
+            ));
+        }
+    }
+    // Horizons are positive times; the table times, times from 0 in increasing order.
+    let most = crate::model::MAX_TIME_DAYS / a.time_unit.map_or(1.0, |u| u.days());
+    let taus: Vec<(String, f64)> = match &a.rmst_tau {
+        Some(super::analysis::RmstTau::All(t)) => vec![("rmst_tau".to_string(), *t)],
+        Some(super::analysis::RmstTau::ByEndpoint(m)) => m
+            .iter()
+            .map(|(e, t)| (format!("rmst_tau.{e}"), *t))
+            .collect(),
+        None => Vec::new(),
+    };
+    for (name, t) in taus {
+        if !(t.is_finite() && t > 0.0 && t <= most) {
+            errors.push(config_error(
+                path,
+                &format!("key `{key}.{name}`: "),
+                format!(
+                    "{}; expected a time above 0 and at most {most} in the time unit",
+                    crate::format::short_number(t)
+                ),
+            ));
+        }
+    }
+    if let Some(times) = &a.km_table_times {
+        let bad = times
+            .iter()
+            .find(|t| !t.is_finite() || **t < 0.0 || **t > most);
+        let unordered = times.windows(2).any(|w| w[1] <= w[0]);
+        if let Some(bad) = bad {
+            errors.push(config_error(
+                path,
+                &format!("key `{key}.km_table_times`: "),
+                format!(
+                    "{} is not a time; expected numbers from 0 to {most} in the time unit",
+                    crate::format::short_number(*bad)
+                ),
+            ));
+        } else if unordered || times.is_empty() || times.len() > MAX_TABLE_TIMES {
+            errors.push(config_error(
+                path,
+                &format!("key `{key}.km_table_times`: "),
+                format!(
+                    "{} times{}; expected 1 to {MAX_TABLE_TIMES} times in increasing order",
+                    times.len(),
+                    if unordered {
+                        " not in increasing order"
+                    } else {
+                        ""
+                    }
                 ),
             ));
         }

@@ -277,7 +277,7 @@ fn leaf(x: &Value, key: &str, pointer: &str, at: &At, out: &mut Vec<Stat>) {
 }
 
 /// The field that names an element of a list: a term, a class, a subgroup column or level, a
-/// row kind, a landmark's time.
+/// row kind, a landmark's or a risk table's time.
 const IDENTITIES: [&str; 6] = ["term", "soc", "column", "level", "kind", "time"];
 
 fn identity(x: &Value) -> Option<(String, String)> {
@@ -324,7 +324,8 @@ fn stat_name(path: &[String], key: &str) -> String {
         "lower" => "conf.low",
         "upper" => "conf.high",
         "std_err" => "std.error",
-        "n_risk" => "n.risk",
+        "n_risk" | "at_risk" => "n.risk",
+        "censored" => "n.censor",
         other => other,
     };
     match (path, key) {

@@ -19,6 +19,7 @@ use crate::results::{
 };
 use crate::stats::{self, KaplanMeier};
 
+pub mod beyond;
 pub mod disposition;
 mod safety;
 pub mod soc;
@@ -742,6 +743,8 @@ fn summarise_tte(
             }),
             _ => None,
         },
+        rmst: None,
+        risk_table: Vec::new(),
     })
 }
 

@@ -178,6 +178,29 @@ pub fn median_label(median: &Estimate, level: f64, decimals: usize) -> String {
     }
 }
 
+/// What the table under a KM plot gives, for its caption.
+fn table_words(settings: &Analysis) -> &'static str {
+    match settings.km_table {
+        crate::config::KmTable::AtRisk => "number at risk",
+        crate::config::KmTable::Kmunicate => {
+            "numbers at risk, censored and with an event so far (KMunicate)"
+        }
+    }
+}
+
+/// An endpoint's risk table as the KM plot prints it.
+fn table_of(tte: &crate::results::TteResults) -> Vec<plots::KmTableRow> {
+    tte.risk_table
+        .iter()
+        .map(|r| plots::KmTableRow {
+            time: r.time,
+            at_risk: r.at_risk,
+            events: r.events,
+            censored: r.censored,
+        })
+        .collect()
+}
+
 /// One KM curve in the analysis time unit, with its pointwise band.
 pub fn km_series(
     fit: &KaplanMeier,
@@ -207,6 +230,7 @@ pub fn km_series(
         n: fit.n(),
         median: median.estimate,
         median_label: median_label(median, settings.ci_level, settings.time_decimals),
+        table: Vec::new(),
     })
 }
 
@@ -435,6 +459,7 @@ pub fn study_km_figures(
             x_max: None,
             note: Vec::new(),
             wide: false,
+            kmunicate: false,
         };
         let name = format!("km-{}", endpoint.to_ascii_lowercase());
         // Described for screen readers: each cohort with its median.
@@ -560,15 +585,18 @@ pub fn cohort_figures(
                 .and_then(|a| a.results.tte.get(endpoint));
             if let (Some(fit), Some(arm_summary)) = (fits.get(endpoint), arm_summary) {
                 let name = results.arm_short(arm);
-                series
-                    .push(km_series(fit, name, &arm_summary.median, settings).map_err(statistics)?);
+                series.push(KmSeries {
+                    table: table_of(arm_summary),
+                    ..km_series(fit, name, &arm_summary.median, settings).map_err(statistics)?
+                });
             }
         }
         let arms_drawn = !series.is_empty();
         if !arms_drawn {
-            series.push(
-                km_series(fit, &results.label, &summary.median, settings).map_err(statistics)?,
-            );
+            series.push(KmSeries {
+                table: table_of(summary),
+                ..km_series(fit, &results.label, &summary.median, settings).map_err(statistics)?
+            });
         }
         let note = if arms_drawn {
             comparison_notes(results, endpoint, settings)
@@ -585,18 +613,21 @@ pub fn cohort_figures(
             x_max: None,
             note,
             wide: false,
+            kmunicate: settings.km_table == crate::config::KmTable::Kmunicate,
         };
         let caption = if arms_drawn {
             format!(
-                "Kaplan–Meier estimates of {} by arm; hazard ratio from a Cox model, log-rank p; number at risk below the axis.",
-                title.to_lowercase()
+                "Kaplan–Meier estimates of {} by arm; hazard ratio from a Cox model, log-rank p; {} below the axis.",
+                title.to_lowercase(),
+                table_words(settings)
             )
         } else {
             format!(
-                "Kaplan–Meier estimate of {} with pointwise {}% CI ({}); number at risk below the axis.",
+                "Kaplan–Meier estimate of {} with pointwise {}% CI ({}); {} below the axis.",
                 title.to_lowercase(),
                 settings.ci_percent(),
-                settings.km_ci.name()
+                settings.km_ci.name(),
+                table_words(settings)
             )
         };
         let drawn = plots::km_plot(&series, &opts);
@@ -917,6 +948,7 @@ mod tests {
                         n: 100,
                         median: None,
                         median_label: String::new(),
+                        table: Vec::new(),
                     };
                     ("OS".to_string(), crate::config::TimeUnit::Months, series)
                 })
@@ -947,6 +979,7 @@ mod tests {
             n: 10_000,
             median: None,
             median_label: String::new(),
+            table: Vec::new(),
         };
         let full = series(points.clone());
         let thin = series(thin_steps(points));

@@ -1,42 +1,15 @@
 //! Axis ranges and tick steps: time axes with conventional steps (every 3, 6, 12 months...)
 //! spaced so their labels never touch, and value axes for percentages.
 
-use super::canvas::{decimals_for, format_tick, nice_step, nice_steps, ticks};
+use super::canvas::{decimals_for, format_tick, nice_step, ticks};
 use super::style::{text_width, TICK_PX};
 use super::PlotError;
+use crate::format::time_steps;
 
 /// At most this many intervals on a time axis.
 const MAX_INTERVALS: f64 = 10.0;
 /// Room kept between neighbouring tick labels (or numbers written under the ticks).
 pub(crate) const LABEL_GAP: i32 = 8;
-
-/// Candidate tick steps for a time unit, ascending: the conventional ones first (every
-/// 3, 6, 12 months; 4 weeks; 7, 28, 30 days, then round hundreds), then plain 1–2–5 steps
-/// for long axes.
-fn time_steps(time_unit: &str) -> Vec<f64> {
-    let unit = time_unit.trim().to_lowercase();
-    let mut steps: Vec<f64> = if unit.starts_with("month") {
-        vec![
-            0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 6.0, 12.0, 24.0, 36.0, 48.0, 60.0, 120.0,
-        ]
-    } else if unit.starts_with("week") {
-        vec![
-            0.5, 1.0, 2.0, 4.0, 8.0, 12.0, 16.0, 24.0, 52.0, 104.0, 156.0, 260.0,
-        ]
-    } else if unit.starts_with("day") {
-        // Round numbers of days past a month: 250, 500, 1000 (365-day steps ticked at 1825,
-        // 3650, 5475).
-        vec![
-            1.0, 2.0, 5.0, 7.0, 14.0, 28.0, 30.0, 60.0, 90.0, 180.0, 250.0, 500.0, 1000.0, 2000.0,
-            5000.0,
-        ]
-    } else {
-        Vec::new()
-    };
-    let last = steps.last().copied().unwrap_or(0.0);
-    steps.extend(nice_steps().into_iter().filter(|s| *s > last));
-    steps
-}
 
 /// A time axis from 0: its end, tick step and ticks.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,6 +30,27 @@ impl TimeAxis {
             max,
             step,
             ticks: ticks(0.0, max, step),
+            decimals: decimals_for(step),
+        }
+    }
+
+    /// The axis at the given ticks (ascending, from 0: a risk table's times), to the last
+    /// tick or `data_max`, whichever is further.
+    pub(crate) fn given(ticks: &[f64], data_max: f64) -> TimeAxis {
+        let last = ticks.last().copied().unwrap_or(0.0);
+        let step = ticks
+            .windows(2)
+            .map(|w| w[1] - w[0])
+            .fold(f64::INFINITY, f64::min);
+        let step = if step.is_finite() && step > 0.0 {
+            step
+        } else {
+            data_max.max(1.0)
+        };
+        TimeAxis {
+            max: last.max(data_max).max(f64::MIN_POSITIVE),
+            step,
+            ticks: ticks.to_vec(),
             decimals: decimals_for(step),
         }
     }

@@ -333,18 +333,6 @@ pub(crate) fn ticks(lo: f64, hi: f64, step: f64) -> Vec<f64> {
     (first..=last).map(|k| k as f64 * step).collect()
 }
 
-/// 1–2–5 steps (and 2.5) across the decades that could matter, ascending.
-pub(crate) fn nice_steps() -> Vec<f64> {
-    let mut out = Vec::new();
-    for e in -3..=7 {
-        let p = 10f64.powi(e);
-        for m in [1.0, 2.0, 2.5, 5.0] {
-            out.push(m * p);
-        }
-    }
-    out
-}
-
 /// The smallest nice step giving at most `max_intervals` intervals over `span`.
 pub(crate) fn nice_step(span: f64, max_intervals: f64) -> f64 {
     let span = if span > 0.0 && span.is_finite() {
@@ -352,7 +340,7 @@ pub(crate) fn nice_step(span: f64, max_intervals: f64) -> f64 {
     } else {
         1.0
     };
-    nice_steps()
+    crate::format::nice_steps()
         .into_iter()
         .find(|s| span / s <= max_intervals)
         .unwrap_or(span)

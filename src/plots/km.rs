@@ -47,6 +47,23 @@ pub struct KmSeries {
     pub median: Option<f64>,
     /// Legend text after the label, e.g. "median 8.4 (95% CI 5.5, 13.1)"; may be empty.
     pub median_label: String,
+    /// The risk table as results.json gives it; when every series has one at the same
+    /// times, those times are the ticks and its numbers are printed. Empty: at risk counted
+    /// from `points` at ticks the plot chooses.
+    pub table: Vec<KmTableRow>,
+}
+
+/// One time of a series' risk table.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KmTableRow {
+    /// Time, in the unit of the plot's time axis.
+    pub time: f64,
+    /// At risk (time ≥ `time`).
+    pub at_risk: usize,
+    /// Events so far.
+    pub events: usize,
+    /// Censored so far.
+    pub censored: usize,
 }
 
 /// How to draw a Kaplan–Meier figure.
@@ -70,6 +87,9 @@ pub struct KmPlotOptions {
     pub note: Vec<String>,
     /// Landscape, for a slide: a wider plot with the legend beside it.
     pub wide: bool,
+    /// KMunicate's table (Morris et al. 2019): per series at risk, censored and events so
+    /// far, instead of the number at risk alone.
+    pub kmunicate: bool,
 }
 
 impl Default for KmPlotOptions {
@@ -84,6 +104,7 @@ impl Default for KmPlotOptions {
             x_max: None,
             note: Vec::new(),
             wide: false,
+            kmunicate: false,
         }
     }
 }
@@ -106,6 +127,37 @@ pub fn number_at_risk(series: &KmSeries, t: f64) -> usize {
         None if series.points.is_empty() && t <= 0.0 => series.n,
         None => 0,
     }
+}
+
+/// The rows of a KMunicate table under each series' name, and what each counts.
+type Pick = fn(&KmTableRow) -> usize;
+const KMUNICATE_ROWS: [(&str, Pick); 3] = [
+    ("At risk", |r| r.at_risk),
+    ("Censored", |r| r.censored),
+    ("Events", |r| r.events),
+];
+/// How far a KMunicate row's name is set in from its series' name.
+const KMUNICATE_INDENT: i32 = 12;
+
+/// The times of the series' risk tables when every series has one at the same times.
+fn table_times(series: &[KmSeries]) -> Option<Vec<f64>> {
+    let first: Vec<f64> = series.first()?.table.iter().map(|r| r.time).collect();
+    let same = |s: &KmSeries| {
+        s.table.len() == first.len()
+            && s.table
+                .iter()
+                .zip(&first)
+                .all(|(r, t)| (r.time - t).abs() <= 1e-9 * t.abs().max(1.0))
+    };
+    (!first.is_empty() && series.iter().all(same)).then_some(first)
+}
+
+/// The series' table row at tick `t`.
+fn table_row(s: &KmSeries, t: f64) -> Option<KmTableRow> {
+    s.table
+        .iter()
+        .find(|r| (r.time - t).abs() <= 1e-9 * t.abs().max(1.0))
+        .copied()
 }
 
 const PLOT_H: i32 = 300;
@@ -327,6 +379,11 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
     for l in &risk_labels {
         risk_label_w = risk_label_w.max(text_width(l, TICK_PX)?);
     }
+    if opts.kmunicate {
+        for (name, _) in KMUNICATE_ROWS {
+            risk_label_w = risk_label_w.max(text_width(name, TICK_PX)? + KMUNICATE_INDENT);
+        }
+    }
     // The first risk-table number is centred on the y axis, so labels end half a number
     // further left.
     let n_w = text_width(&max_n.to_string(), TICK_PX)?;
@@ -357,6 +414,11 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
             plot_w,
             n_w,
         )
+    };
+    let given = table_times(series);
+    let choose = |plot_w| match &given {
+        Some(times) => Ok(TimeAxis::given(times, opts.x_max.unwrap_or(data_max))),
+        None => choose(plot_w),
     };
     let mut right_margin = PAD + 20;
     let mut axis = choose(w - right_margin - left)?;
@@ -393,7 +455,12 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
     )?;
     // Below the plot: tick labels, the axis title, the number-at-risk heading and rows.
     let row_h = line_height(TICK_PX) + 4;
-    let n_rows = i32::try_from(series.len()).unwrap_or(0);
+    let rows_per_series = if opts.kmunicate {
+        1 + KMUNICATE_ROWS.len()
+    } else {
+        1
+    };
+    let n_rows = i32::try_from(series.len() * rows_per_series).unwrap_or(0);
     let below = TICK_LEN
         + 4
         + line_height(TICK_PX)
@@ -408,17 +475,21 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
     // rest (rounded up) where it must, and a legend taller than two thirds of the plot
     // (several arms and their comparisons) goes beside it, in a column of its own, rather
     // than make the figure a tall strip.
+    // KMunicate's extra rows are a table of their own: the curves need not grow with them.
+    let below_grown = below - row_h * (n_rows - i32::try_from(series.len()).unwrap_or(0));
     let beside = opts.wide || 3 * (y + above.height() + 10) > 2 * PLOT_H;
     let (legend, legend_origin, plot_top, plot_h, canvas_w) = if beside {
         let side = Legend::stacked(
             legend_items(series, &opts.note, any_censored, SIDE_LEGEND_W)?,
             SIDE_LEGEND_W,
         )?;
-        let plot_h = PLOT_H.max(side.height()).max(((y + below) * 3 + 1) / 2);
+        let plot_h = PLOT_H
+            .max(side.height())
+            .max(((y + below_grown) * 3 + 1) / 2);
         (side, (w, y), y, plot_h, w + SIDE_LEGEND_W + PAD)
     } else {
         let plot_top = y + above.height() + 10;
-        let plot_h = PLOT_H.max(((plot_top + below) * 3 + 1) / 2);
+        let plot_h = PLOT_H.max(((plot_top + below_grown) * 3 + 1) / 2);
         (above, (legend_left, y), plot_top, plot_h, w)
     };
     let plot_bottom = plot_top + plot_h;
@@ -509,31 +580,76 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
             x_title_top,
         )?;
 
-        // Number at risk, one row per series, each number centred under its tick.
+        // Number at risk, one row per series, each number centred under its tick; KMunicate:
+        // the series' name, then its rows at risk, censored and events.
         c.text(
-            "Number at risk",
+            if opts.kmunicate {
+                "Number of patients"
+            } else {
+                "Number at risk"
+            },
             (PAD, risk_heading_top),
             LABEL_PX,
             DARK_GREY,
             Anchor::Start,
             VAnchor::Top,
         )?;
+        let label_end = left - risk_label_end_gap;
+        let mut row = 0;
         for (i, s) in series.iter().enumerate() {
-            let cy = rows_top + row_h * i32::try_from(i).unwrap_or(0) + row_h / 2;
+            let mut cy = || {
+                let y = rows_top + row_h * row + row_h / 2;
+                row += 1;
+                y
+            };
             let label = risk_labels.get(i).map_or("", String::as_str);
-            let label_end = left - risk_label_end_gap;
+            if opts.kmunicate {
+                c.text(
+                    label,
+                    (PAD, cy()),
+                    TICK_PX,
+                    series_colour(i),
+                    Anchor::Start,
+                    VAnchor::Center,
+                )?;
+                for (name, pick) in KMUNICATE_ROWS {
+                    let y = cy();
+                    c.text(
+                        name,
+                        (label_end, y),
+                        TICK_PX,
+                        series_colour(i),
+                        Anchor::End,
+                        VAnchor::Center,
+                    )?;
+                    for t in &axis.ticks {
+                        let n = table_row(s, *t).map_or(0, |r| pick(&r));
+                        c.text(
+                            &n.to_string(),
+                            (xs.at(*t), y),
+                            TICK_PX,
+                            series_colour(i),
+                            Anchor::Middle,
+                            VAnchor::Center,
+                        )?;
+                    }
+                }
+                continue;
+            }
+            let y = cy();
             c.text(
                 label,
-                (label_end, cy),
+                (label_end, y),
                 TICK_PX,
                 series_colour(i),
                 Anchor::End,
                 VAnchor::Center,
             )?;
             for t in &axis.ticks {
+                let n = table_row(s, *t).map_or_else(|| number_at_risk(s, *t), |r| r.at_risk);
                 c.text(
-                    &number_at_risk(s, *t).to_string(),
-                    (xs.at(*t), cy),
+                    &n.to_string(),
+                    (xs.at(*t), y),
                     TICK_PX,
                     series_colour(i),
                     Anchor::Middle,
@@ -572,6 +688,7 @@ mod tests {
             n,
             median: None,
             median_label: String::new(),
+            table: Vec::new(),
         }
     }
 

@@ -36,7 +36,7 @@ pub use glyphs::glyph_drawn_texts;
 pub fn text_em(text: &str) -> f64 {
     style::text_width(text, 100.0).map_or(0.0, |w| f64::from(w) / 100.0)
 }
-pub use km::{km_plot, number_at_risk, KmPlotOptions, KmPoint, KmSeries};
+pub use km::{km_plot, number_at_risk, KmPlotOptions, KmPoint, KmSeries, KmTableRow};
 pub use png::{figure_png, svg_to_png, PNG_SCALE};
 pub use spider::{spider, SpiderLine};
 pub use swimmer::{swimmer, swimmer_by_arm, SwimArm, SwimLane};

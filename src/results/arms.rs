@@ -147,6 +147,35 @@ pub struct TteComparison {
     /// `analysis.compare_dor`): not a randomised comparison.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub among_responders: bool,
+    /// The two arms' restricted mean survival times compared at one τ.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rmst: Option<RmstComparison>,
+}
+
+/// Two arms' RMST compared (as survRM2 `rmst2`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct RmstComparison {
+    /// The horizon τ, in the analysis unit.
+    pub tau: f64,
+    /// Arm minus reference, z-interval and Wald p.
+    pub difference: Contrast,
+    /// Arm over reference, interval on the log scale; `null` when an RMST is 0.
+    pub ratio: Option<Contrast>,
+}
+
+/// An estimate with its interval and two-sided p (`null` without variance).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Contrast {
+    /// Point estimate.
+    pub estimate: f64,
+    /// Lower limit.
+    pub lower: f64,
+    /// Upper limit.
+    pub upper: f64,
+    /// Two-sided p-value.
+    pub p: Option<f64>,
 }
 
 /// A stratified Cox model and log-rank test.

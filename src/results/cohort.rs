@@ -368,6 +368,42 @@ pub struct TteResults {
     /// "1.4+"): the range a descriptive summary (duration of response) gives.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub range: Option<TimeRange>,
+    /// Restricted mean survival time up to τ (docs/OUTPUTS.md, "Survival beyond the median").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rmst: Option<RmstResult>,
+    /// At risk, events and censored so far at the times of the plot's table.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub risk_table: Vec<RiskTableRow>,
+}
+
+/// The restricted mean survival time of an endpoint up to `tau`, in the analysis unit.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct RmstResult {
+    /// The horizon τ.
+    pub tau: f64,
+    /// Area under the Kaplan–Meier curve from 0 to τ.
+    pub estimate: f64,
+    /// Its standard error (`survfit`'s `se(rmean)`).
+    pub se: f64,
+    /// Lower limit, estimate − z·SE.
+    pub lower: f64,
+    /// Upper limit, estimate + z·SE.
+    pub upper: f64,
+}
+
+/// One time of a risk table.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct RiskTableRow {
+    /// Time in the analysis unit.
+    pub time: f64,
+    /// Subjects whose time is at or after `time`.
+    pub at_risk: usize,
+    /// Events at or before `time`.
+    pub events: usize,
+    /// Censored at or before `time`.
+    pub censored: usize,
 }
 
 /// The range of observed times of an endpoint.

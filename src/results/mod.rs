@@ -9,14 +9,14 @@ mod record;
 mod safety;
 
 pub use arms::{
-    AeComparison, AeRisk, ArmResults, Comparison, CoxResults, Difference, DifferenceMethod,
-    LogrankResults, ProportionDifference, ResponseComparison, StratifiedComparison, SubgroupHr,
-    SubgroupInteraction, TestUsed, TteComparison,
+    AeComparison, AeRisk, ArmResults, Comparison, Contrast, CoxResults, Difference,
+    DifferenceMethod, LogrankResults, ProportionDifference, ResponseComparison, RmstComparison,
+    StratifiedComparison, SubgroupHr, SubgroupInteraction, TestUsed, TteComparison,
 };
 pub use cohort::{
     BaselineSummary, CategoryUsed, CohortResults, ContinuousSummary, CriteriaUsed, Enrolment,
     Estimate, FollowUp, LandmarkRate, LevelCount, Populations, Proportion, ResponseResults,
-    RowsKept, TimeRange, TteResults,
+    RiskTableRow, RmstResult, RowsKept, TimeRange, TteResults,
 };
 pub use record::{
     AbstractLength, CohortFailure, CohortRecord, Decimals, SentenceLength, StudyHeader,

@@ -18,6 +18,8 @@
 //! - [`interaction`]: the likelihood-ratio test of the arm's interaction with a factor (two
 //!   Cox models of 0/1 covariates, `arm + factor` and with `arm:factor`), as `anova`.
 //! - [`logrank`]: the log-rank test of the arm, stratified or not, as `survdiff`.
+//! - [`rmst`]: restricted mean survival time (as `survfit`'s `rmean`), two arms' RMST
+//!   compared (as survRM2 `rmst2`), and risk tables (at risk, events, censored).
 //! - [`chisq`]: the chi-square upper tail every test uses.
 //! - [`interval`]: the interval types ([`Interval`], [`Ci`]).
 //! - [`timefix`]: near-equal times made one, as R's `aeqSurv` (`timefix = TRUE`).
@@ -37,6 +39,7 @@ pub mod logrank;
 pub mod normal;
 pub mod poisson;
 pub mod quantile;
+pub mod rmst;
 pub mod timefix;
 pub mod transform;
 pub mod two_by_two;
@@ -52,6 +55,7 @@ pub use km::{kaplan_meier, kaplan_meier_split, Band, KaplanMeier, KmStep, Landma
 pub use logrank::Logrank;
 pub use normal::{normal_quantile, z_for_level};
 pub use quantile::{reverse_km_followup, Quantile, COLLETT_EPSILON, QUANTILE_TOLERANCE};
+pub use rmst::{rmst_contrast, Contrast, RiskRow, Rmst, RmstContrast};
 pub use timefix::TIME_TOLERANCE;
 pub use transform::{CiTransform, UnknownTransform};
 pub use two_by_two::{

@@ -2,7 +2,7 @@
 //! response, time to event (by arm for a randomised cohort).
 
 use crate::documents::prose::sentence_case;
-use crate::format::{fmt_limits, fmt_pct, fmt_plain, long_date};
+use crate::format::{fixed, fmt_limits, fmt_pct, fmt_plain, long_date};
 use crate::results::{
     BaselineSummary, CohortResults, Estimate, LevelCount, Proportion, ResponseResults,
     TteComparison, TteResults,
@@ -400,7 +400,7 @@ pub(super) fn time_to_event(c: &CohortResults, f: &Formats) -> Option<Section> {
     Some(Section {
         id: "time-to-event",
         heading: "Time-to-event endpoints".to_string(),
-        blocks: vec![
+        blocks: [
             Block::Table(Table {
                 class: Some("wide"),
                 head: vec![header(&[
@@ -428,11 +428,51 @@ pub(super) fn time_to_event(c: &CohortResults, f: &Formats) -> Option<Section> {
                 ])],
                 body: landmarks,
             }),
-            Block::Note {
-                text: format!("NR: not reached; NE: not estimable. Times in {}.", f.unit),
-            },
-        ],
+        ]
+        .into_iter()
+        .chain(rmst_table(c, f))
+        .chain([Block::Note {
+            text: format!(
+                "NR: not reached; NE: not estimable; RMST: restricted mean survival time (the area \
+                 under the Kaplan–Meier curve up to the horizon). Times in {}.",
+                f.unit
+            ),
+        }])
+        .collect(),
     })
+}
+
+/// Each endpoint's restricted mean survival time, under its own subheading.
+fn rmst_table(c: &CohortResults, f: &Formats) -> Vec<Block> {
+    let body: Vec<Row> = c
+        .tte
+        .iter()
+        .filter_map(|(name, t)| {
+            let r = t.rmst.as_ref()?;
+            Some(Row::of(vec![
+                Cell::text(name.clone()),
+                Cell::num(format!("{} {}", fixed(r.tau, f.td), f.unit)),
+                Cell::num(f.rmst(r)),
+            ]))
+        })
+        .collect();
+    if body.is_empty() {
+        return Vec::new();
+    }
+    vec![
+        Block::Subheading {
+            text: "Restricted mean survival time".to_string(),
+        },
+        Block::Table(Table {
+            class: None,
+            head: vec![header(&[
+                "Endpoint",
+                "Horizon",
+                &format!("RMST, {} ({}% CI)", f.unit, f.level),
+            ])],
+            body,
+        }),
+    ]
 }
 
 /// A cohort with arms: each endpoint's events, quartiles and landmark rates, one column per arm,
@@ -492,6 +532,13 @@ pub(super) fn time_to_event_by_arm(c: &CohortResults, f: &Formats) -> Option<Sec
                 }
             }));
         }
+        if let Some(r) = pooled.rmst.as_ref() {
+            body.push(row_of(Cell::level(f.rmst_name(r.tau)), &columns, |r| {
+                tte(r)
+                    .and_then(|t| t.rmst)
+                    .map_or("–".to_string(), |x| f.rmst(&x))
+            }));
+        }
         // Each arm's comparison with the reference: in the arm's column; the reference's
         // column says it is the reference.
         let compared = |arm: &str| {
@@ -541,6 +588,33 @@ pub(super) fn time_to_event_by_arm(c: &CohortResults, f: &Formats) -> Option<Sec
             }))
         }));
         body.push(Row::of(p_row));
+        if c.comparisons
+            .iter()
+            .any(|x| x.tte.get(endpoint).is_some_and(|t| t.rmst.is_some()))
+        {
+            let mut rmst_row = vec![Cell::level(format!(
+                "RMST difference, {} ({}% CI); p",
+                f.unit, f.level
+            ))];
+            rmst_row.extend(columns.iter().map(|col| {
+                Cell::num(cell(col, &|t| {
+                    t.rmst.map_or("–".to_string(), |r| {
+                        format!(
+                            "{} ({}); {}",
+                            fixed(r.difference.estimate, f.td),
+                            fmt_limits(
+                                Some(r.difference.lower),
+                                Some(r.difference.upper),
+                                f.td,
+                                false
+                            ),
+                            p_only(r.difference.p)
+                        )
+                    })
+                }))
+            }));
+            body.push(Row::of(rmst_row));
+        }
     }
     Some(Section {
         id: "time-to-event",
@@ -561,8 +635,13 @@ pub(super) fn time_to_event_by_arm(c: &CohortResults, f: &Formats) -> Option<Sec
             }),
             Block::Note {
                 text: format!(
-                    "NR: not reached; NE: not estimable. Times in {}. HR: hazard ratio of the arm to the reference (Cox model).",
-                    f.unit
+                    "NR: not reached; NE: not estimable. Times in {}. HR: hazard ratio of the arm to the reference (Cox model).{}",
+                    f.unit,
+                    if c.tte.values().any(|t| t.rmst.is_some()) {
+                        " RMST: restricted mean survival time, the area under the Kaplan–Meier curve up to the horizon (the same for every arm); its difference with a z-interval and Wald p."
+                    } else {
+                        ""
+                    }
                 ),
             },
         ],

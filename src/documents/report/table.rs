@@ -63,6 +63,25 @@ impl Formats {
         };
         format!("{point} ({})", fmt_limits(e.lower, e.upper, self.td, false))
     }
+
+    /// "9.66 (8.45, 10.87)": an RMST with its interval.
+    pub(super) fn rmst(&self, r: &crate::results::RmstResult) -> String {
+        format!(
+            "{} ({})",
+            fixed(r.estimate, self.td),
+            fmt_limits(Some(r.lower), Some(r.upper), self.td, false)
+        )
+    }
+
+    /// "RMST to 22.2 months (95% CI)".
+    pub(super) fn rmst_name(&self, tau: f64) -> String {
+        format!(
+            "RMST to {} {} ({}% CI)",
+            fixed(tau, self.td),
+            self.unit,
+            self.level
+        )
+    }
 }
 
 /// A column of the report's tables: one arm, all arms together ("Total"), or the whole cohort

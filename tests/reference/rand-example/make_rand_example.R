@@ -2,6 +2,8 @@
 # endpoint's Cox model of the arm (Efron ties; unstratified, and stratified by ECOG x REGION),
 # the log-rank tests, and the hazard ratio per level of SEX and AGEGR1. Drug X + chemo
 # against Placebo + chemo, every ITT subject, ADTTE as written (the data's own cut-off).
+# Per arm too: the restricted mean survival time up to the shorter arm's last time (print
+# survfit rmean, in months of 30.4375 days) and the risk table at every 6 months to 30.
 # R 4.2.2, survival 3.5-3, jsonlite. Run from this folder: Rscript make_rand_example.R
 library(survival)
 library(jsonlite)
@@ -44,6 +46,19 @@ for (endpoint in c("PFS", "OS")) {
       e$subgroups[[length(e$subgroups) + 1]] <- list(
         column = column, level = level, hr = cox(Surv(AVAL, event) ~ arm, w)$hr)
     }
+  }
+  months <- 30.4375
+  tau <- min(tapply(d$AVAL, d$arm, max))
+  e$rmst <- list(); e$risk_table <- list()
+  for (a in c("1", "0")) {
+    w <- d[d$arm == as.integer(a), ]
+    f <- survfit(Surv(AVAL, event) ~ 1, data = w)
+    t <- summary(f, rmean = tau)$table
+    s <- summary(f, times = seq(0, 30, 6) * months, extend = TRUE)
+    e$rmst[[a]] <- list(tau = tau / months, estimate = unname(t["rmean"]) / months,
+                        se = unname(t["se(rmean)"]) / months)
+    e$risk_table[[a]] <- list(at_risk = s$n.risk, events = cumsum(s$n.event),
+                              censored = cumsum(s$n.censor))
   }
   out[[endpoint]] <- e
 }

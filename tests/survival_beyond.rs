@@ -1,0 +1,297 @@
+//! Survival beyond the median against R (`tests/reference/survival-beyond/`, made by its
+//! `make.R`: R 4.2.2, survival 3.5-3, cmprsk 2.2-11): restricted mean survival times with
+//! their SE and interval per group, the two arms' difference and ratio (survRM2's formulas),
+//! and risk tables (at risk, cumulative events and censored), on real data of the survival
+//! package and synthetic sets with ties, plateaus and an arm without events.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use readout::stats::{kaplan_meier, rmst_contrast, KaplanMeier, Rmst};
+use serde_json::Value;
+
+/// R and readout agree to about 1e-13 here; 1e-9 leaves room for summation order only.
+const REL_TOL: f64 = 1e-9;
+
+pub(crate) fn reference() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/survival-beyond")
+}
+
+/// A data set's rows by group: (time, status), status 0 censored, 1 event, 2 competing.
+pub(crate) fn read_set(name: &str) -> BTreeMap<String, Vec<(f64, u8)>> {
+    let own = reference().join("datasets").join(format!("{name}.csv"));
+    let path = if own.exists() {
+        own
+    } else {
+        reference()
+            .join("../survival/datasets")
+            .join(format!("{name}.csv"))
+    };
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |n: &[&str]| header.iter().position(|h| n.contains(h)).unwrap();
+    let (g, t, s) = (col(&["group"]), col(&["time"]), col(&["status", "event"]));
+    let mut groups: BTreeMap<String, Vec<(f64, u8)>> = BTreeMap::new();
+    for line in lines.filter(|l| !l.is_empty()) {
+        let cells: Vec<&str> = line.split(',').collect();
+        groups
+            .entry(cells[g].to_string())
+            .or_default()
+            .push((cells[t].parse().unwrap(), cells[s].parse().unwrap()));
+    }
+    groups
+}
+
+pub(crate) fn close(what: &str, expected: &Value, actual: f64, errors: &mut Vec<String>) {
+    let e = expected.as_f64().unwrap_or(f64::NAN);
+    let ok = if e == 0.0 {
+        actual.abs() < 1e-12
+    } else {
+        ((actual - e) / e).abs() <= REL_TOL
+    };
+    if !ok {
+        errors.push(format!("{what}: R {expected}, readout {actual}"));
+    }
+}
+
+fn fit(rows: &[(f64, u8)]) -> KaplanMeier {
+    let time: Vec<f64> = rows.iter().map(|r| r.0).collect();
+    let event: Vec<bool> = rows.iter().map(|r| r.1 == 1).collect();
+    kaplan_meier(&time, &event).unwrap()
+}
+
+const SURVIVAL_SETS: [&str; 8] = [
+    "lung",
+    "veteran",
+    "ovarian",
+    "aml",
+    "colon_os",
+    "synthetic_ties",
+    "synthetic_plateau",
+    "synthetic_no_events",
+];
+
+#[test]
+fn rmst_and_risk_tables_equal_r() {
+    let mut errors = Vec::new();
+    let mut compared = 0;
+    for name in SURVIVAL_SETS {
+        let expected: Value = serde_json::from_str(
+            &std::fs::read_to_string(reference().join(format!("expected/{name}.json"))).unwrap(),
+        )
+        .unwrap();
+        let mut groups = read_set(name);
+        groups.insert("all".into(), groups.values().flatten().copied().collect());
+        let ticks: Vec<f64> = expected["ticks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_f64().unwrap())
+            .collect();
+        let mut by_group: BTreeMap<(String, &str), Rmst> = BTreeMap::new();
+        for (group, rows) in &groups {
+            let km = fit(rows);
+            let want = &expected["groups"][group.as_str()];
+            assert!(want.is_object(), "{name}: group {group} not in R's values");
+            for horizon in ["default", "short"] {
+                let tau = expected[format!("tau_{horizon}")].as_f64().unwrap();
+                let r = km.rmst(tau).unwrap();
+                let (lower, upper) = r.interval(0.95).unwrap();
+                let w = &want["rmst"][horizon];
+                let at = format!("{name} {group} rmst({tau})");
+                close(
+                    &format!("{at} estimate"),
+                    &w["estimate"],
+                    r.estimate,
+                    &mut errors,
+                );
+                close(&format!("{at} se"), &w["se"], r.se, &mut errors);
+                close(&format!("{at} lower"), &w["lower"], lower, &mut errors);
+                close(&format!("{at} upper"), &w["upper"], upper, &mut errors);
+                compared += 4;
+                by_group.insert((group.clone(), horizon), r);
+            }
+            let rows = km.risk_table(&ticks);
+            let want_rows = want["risk_table"].as_array().unwrap();
+            assert_eq!(rows.len(), want_rows.len());
+            for (row, w) in rows.iter().zip(want_rows) {
+                let got = [row.at_risk, row.events, row.censored];
+                let r = ["at_risk", "events", "censored"].map(|k| w[k].as_u64().unwrap() as usize);
+                if got != r {
+                    errors.push(format!(
+                        "{name} {group} risk table at {}: R {r:?}, readout {got:?}",
+                        row.time
+                    ));
+                }
+                compared += 3;
+            }
+        }
+        let (arm, reference) = (
+            expected["arm"].as_str().unwrap(),
+            expected["reference"].as_str().unwrap(),
+        );
+        for horizon in ["default", "short"] {
+            let c = rmst_contrast(
+                &by_group[&(arm.to_string(), horizon)],
+                &by_group[&(reference.to_string(), horizon)],
+                0.95,
+            )
+            .unwrap();
+            let w = &expected["comparison"][horizon];
+            let at = format!("{name} {arm} vs {reference} ({horizon})");
+            for (part, got) in [("difference", Some(c.difference)), ("ratio", c.ratio)] {
+                let got = got.unwrap();
+                for (k, v) in [
+                    ("estimate", got.estimate),
+                    ("lower", got.lower),
+                    ("upper", got.upper),
+                ] {
+                    close(&format!("{at} {part} {k}"), &w[part][k], v, &mut errors);
+                }
+                close(
+                    &format!("{at} {part} p"),
+                    &w[part]["p"],
+                    got.p.unwrap(),
+                    &mut errors,
+                );
+                compared += 4;
+            }
+        }
+    }
+    assert!(
+        errors.is_empty(),
+        "{} of {compared}:\n{}",
+        errors.len(),
+        errors.join("\n")
+    );
+    assert!(compared > 500, "only {compared} values compared");
+}
+
+/// The randomised example's config with `extra` keys under `analysis:`, its data by absolute
+/// path, in a folder of its own.
+fn randomised_with(extra: &str) -> (tempfile::TempDir, PathBuf) {
+    let root = crate::common::root();
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(root.join("config/rand-example.yaml"))
+        .unwrap()
+        .replace(
+            "dir: ../data/rand-example",
+            &format!("dir: {}", root.join("data/rand-example").display()),
+        )
+        .replace("analysis:\n", &format!("analysis:\n{extra}"));
+    let config = dir.path().join("study.yaml");
+    std::fs::write(&config, text).unwrap();
+    (dir, config)
+}
+
+/// A horizon past an arm's last time is refused at its key, naming the arm and the longest
+/// horizon allowed; a per-endpoint horizon leaves the other endpoints at their default.
+#[test]
+fn rmst_horizon_beyond_follow_up_is_refused_at_its_key() {
+    let (dir, config) = randomised_with("  rmst_tau: 25\n");
+    let out = dir.path().join("out");
+    let ran = crate::common::readout_command()
+        .args(["build", "--quiet", "--out"])
+        .arg(&out)
+        .arg(&config)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&ran.stderr);
+    assert!(!ran.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("key `analysis.rmst_tau`")
+            && stderr.contains(
+                "25 months is beyond the follow-up of `Placebo + chemo` for endpoint `PFS`"
+            )
+            && stderr.contains("expected at most 22.2"),
+        "{stderr}"
+    );
+
+    let (dir, config) = randomised_with("  rmst_tau: { PFS: 12 }\n  km_table: kmunicate\n");
+    let out = dir.path().join("out");
+    crate::common::build_quietly(&out, &config);
+    let study = out.join("RAND-EXAMPLE/2023-09-29");
+    let results = crate::common::read_json(&study.join("results.json"));
+    let itt = &results["cohorts"][0];
+    assert_eq!(itt["tte"]["PFS"]["rmst"]["tau"], 12.0);
+    let os_tau = itt["tte"]["OS"]["rmst"]["tau"].as_f64().unwrap();
+    let last = |k: usize| {
+        itt["arms"][k]["tte"]["OS"]["risk_table"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["time"].as_f64().unwrap())
+            .fold(0.0, f64::max)
+    };
+    assert!(os_tau > 20.0 && os_tau < last(0).min(last(1)), "{os_tau}");
+    assert_eq!(
+        itt["comparisons"][0]["tte"]["PFS"]["rmst"]["tau"], 12.0,
+        "the comparison's horizon"
+    );
+
+    // The KMunicate table under the plot prints results.json's numbers, each arm's rows at
+    // risk, censored and events at every time.
+    let svg = std::fs::read_to_string(study.join("itt/figures/km-pfs.svg")).unwrap();
+    assert!(
+        svg.contains(">\nNumber of patients\n<") && svg.contains(">\nCensored\n<"),
+        "no KMunicate table"
+    );
+    for arm in itt["arms"].as_array().unwrap() {
+        let rows = arm["tte"]["PFS"]["risk_table"].as_array().unwrap();
+        for key in ["at_risk", "censored", "events"] {
+            let printed: Vec<String> = rows.iter().map(|r| r[key].to_string()).collect();
+            // Each row's numbers are drawn one after another at the table's y.
+            let joined: Vec<String> = printed.iter().map(|n| format!(">\n{n}\n<")).collect();
+            let mut at = 0;
+            for n in &joined {
+                at = svg[at..]
+                    .find(n.as_str())
+                    .map(|i| at + i + n.len())
+                    .unwrap_or_else(|| panic!("{}: {key} {n} not drawn in order", arm["arm"]));
+            }
+        }
+    }
+}
+
+/// Table times and horizons that are not times are config errors at their keys.
+#[test]
+fn bad_table_times_and_horizons_are_config_errors() {
+    for (extra, key, says) in [
+        (
+            "  km_table_times: [0, 12, 6]\n",
+            "analysis.km_table_times",
+            "not in increasing order",
+        ),
+        (
+            "  km_table_times: [0, -6]\n",
+            "analysis.km_table_times",
+            "-6 is not a time",
+        ),
+        (
+            "  rmst_tau: 0\n",
+            "analysis.rmst_tau",
+            "expected a time above 0",
+        ),
+        (
+            "  rmst_tau: { OS: -1 }\n",
+            "analysis.rmst_tau.OS",
+            "expected a time above 0",
+        ),
+        ("  km_table: kmunicat\n", "analysis.km_table", "kmunicate"),
+    ] {
+        let (dir, config) = randomised_with(extra);
+        let ran = crate::common::readout_command()
+            .args(["check"])
+            .arg(&config)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&ran.stderr);
+        assert!(!ran.status.success(), "{extra}: {stderr}");
+        assert!(
+            stderr.contains(&format!("key `{key}`")) && stderr.contains(says),
+            "{extra}: {stderr}"
+        );
+    }
+}
