@@ -295,3 +295,149 @@ fn bad_table_times_and_horizons_are_config_errors() {
         );
     }
 }
+
+const COMPETING_SETS: [&str; 6] = [
+    "mgus2",
+    "pbc_cr",
+    "colon_cr",
+    "transplant_cr",
+    "synthetic_cr_ties",
+    "synthetic_cr_competing_only",
+];
+
+/// Aalen–Johansen incidences with their infinitesimal-jackknife SE and log interval at the
+/// landmarks and at every step, Gray's test and the Fine–Gray model equal R's.
+#[test]
+fn competing_risks_equal_r() {
+    use readout::stats::{aalen_johansen, fine_gray, gray_test};
+    let mut errors = Vec::new();
+    let mut compared = 0;
+    for name in COMPETING_SETS {
+        let expected: Value = serde_json::from_str(
+            &std::fs::read_to_string(reference().join(format!("expected/{name}.json"))).unwrap(),
+        )
+        .unwrap();
+        let mut groups = read_set(name);
+        let (arm, reference) = (
+            expected["arm"].as_str().unwrap(),
+            expected["reference"].as_str().unwrap(),
+        );
+        let two: Vec<(f64, u8, bool)> = [reference, arm]
+            .iter()
+            .flat_map(|g| groups[*g].iter().map(move |r| (r.0, r.1, *g == arm)))
+            .collect();
+        groups.insert("all".into(), groups.values().flatten().copied().collect());
+        for (group, rows) in &groups {
+            let time: Vec<f64> = rows.iter().map(|r| r.0).collect();
+            let status: Vec<u8> = rows.iter().map(|r| r.1).collect();
+            let fit = aalen_johansen(&time, &status).unwrap();
+            let want = &expected["groups"][group.as_str()];
+            for w in want["landmarks"].as_array().unwrap() {
+                let t = w["time"].as_f64().unwrap();
+                let got = fit.at(t, 0.95).unwrap();
+                let at = format!("{name} {group} CIF({t})");
+                close(
+                    &format!("{at} estimate"),
+                    &w["estimate"],
+                    got.estimate,
+                    &mut errors,
+                );
+                close(
+                    &format!("{at} std_err"),
+                    &w["std_err"],
+                    got.std_err,
+                    &mut errors,
+                );
+                for (key, v) in [("lower", got.lower), ("upper", got.upper)] {
+                    match v {
+                        Some(v) => close(&format!("{at} {key}"), &w[key], v, &mut errors),
+                        None if w[key].is_null() => {}
+                        None => errors.push(format!("{at} {key}: R {}, readout none", w[key])),
+                    }
+                }
+                if w["n_risk"].as_u64() != Some(got.n_risk as u64) {
+                    errors.push(format!(
+                        "{at} n_risk: R {}, readout {}",
+                        w["n_risk"], got.n_risk
+                    ));
+                }
+                compared += 5;
+            }
+            let steps = &want["steps"];
+            let times = steps["time"].as_array().unwrap();
+            assert_eq!(times.len(), fit.steps().len(), "{name} {group} steps");
+            for (k, s) in fit.steps().iter().enumerate() {
+                let at = format!("{name} {group} step {}", s.time);
+                close(
+                    &format!("{at} estimate"),
+                    &steps["estimate"][k],
+                    s.estimate,
+                    &mut errors,
+                );
+                close(
+                    &format!("{at} std_err"),
+                    &steps["std_err"][k],
+                    fit.std_err_at(k),
+                    &mut errors,
+                );
+                compared += 2;
+            }
+        }
+        let time: Vec<f64> = two.iter().map(|r| r.0).collect();
+        let status: Vec<u8> = two.iter().map(|r| r.1).collect();
+        let arms: Vec<bool> = two.iter().map(|r| r.2).collect();
+        let gray = gray_test(&time, &status, &arms).unwrap().unwrap();
+        close(
+            &format!("{name} Gray chisq"),
+            &expected["gray"]["chisq"],
+            gray.chisq,
+            &mut errors,
+        );
+        // p-values to 1e-6 (SPEC §5): R's chi-square tail and readout's differ by 1e-8 at p ~1e-9.
+        let p = expected["gray"]["p"].as_f64().unwrap();
+        if ((gray.p - p) / p).abs() > 1e-6 {
+            errors.push(format!("{name} Gray p: R {p}, readout {}", gray.p));
+        }
+        compared += 2;
+        let fg = fine_gray(&time, &status, &arms, 0.95).unwrap();
+        match (fg, name) {
+            (None, "synthetic_cr_competing_only") => {}
+            (Some(fg), _) => {
+                let w = &expected["fine_gray"];
+                for (key, v) in [("coef", fg.coef), ("se", fg.se)] {
+                    close(&format!("{name} Fine–Gray {key}"), &w[key], v, &mut errors);
+                }
+                for (key, v) in [
+                    ("estimate", fg.hr.estimate),
+                    ("lower", fg.hr.lower),
+                    ("upper", fg.hr.upper),
+                ] {
+                    close(
+                        &format!("{name} Fine–Gray HR {key}"),
+                        &w["hr"][key],
+                        v,
+                        &mut errors,
+                    );
+                }
+                let p = w["p"].as_f64().unwrap();
+                if ((fg.p - p) / p).abs() > 1e-6 {
+                    errors.push(format!("{name} Fine–Gray p: R {p}, readout {}", fg.p));
+                }
+                compared += 6;
+            }
+            (None, _) => errors.push(format!("{name}: no Fine–Gray model")),
+        }
+    }
+    assert!(
+        errors.is_empty(),
+        "{} of {compared}:\n{}",
+        errors.len(),
+        errors
+            .iter()
+            .take(40)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert!(compared > 2000, "only {compared} values compared");
+}

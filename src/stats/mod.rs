@@ -14,6 +14,8 @@
 //! - [`normal`]: standard normal quantiles.
 //! - [`arms`]: two arms' times sorted once, and the models (all subjects, stratified, a
 //!   subgroup's) that the Cox fit and the log-rank test pass over.
+//! - [`competing`]: competing risks: Aalen–Johansen cumulative incidence (IJ SE, as
+//!   `survfit`), Gray's test (`cmprsk::cuminc`), the Fine–Gray model (`cmprsk::crr`).
 //! - [`cox`]: the Cox model of the arm (Efron/Breslow ties, strata), as `coxph`.
 //! - [`interaction`]: the likelihood-ratio test of the arm's interaction with a factor (two
 //!   Cox models of 0/1 covariates, `arm + factor` and with `arm:factor`), as `anova`.
@@ -30,6 +32,7 @@
 pub mod arms;
 pub mod binomial;
 pub mod chisq;
+pub mod competing;
 pub mod cox;
 pub mod error;
 pub mod interaction;
@@ -47,6 +50,9 @@ pub mod two_by_two;
 pub use arms::{ArmCounts, ArmModel, ArmSubject, ArmTimes};
 pub use binomial::{clopper_pearson, wilson};
 pub use chisq::chisq_upper;
+pub use competing::{
+    aalen_johansen, fine_gray, gray_test, CifAt, CifStep, CumulativeIncidence, FineGray, GrayTest,
+};
 pub use cox::{cox_fit, CoxFit, Ties};
 pub use error::StatsError;
 pub use interaction::{Interaction, MAX_LEVELS};
