@@ -1,6 +1,7 @@
 //! `poster.pptx`: one slide at the poster's size (the config's, the congress's or 48 × 36
-//! inches), its text never under 22 pt printed, its shapes inside the poster and apart, every
-//! picture described; blocks that cannot fit are left out with a warning naming them.
+//! inches), its text never under 22 pt printed (the figures' text too), its shapes inside the
+//! poster and apart, every picture described; blocks that cannot fit are left out with a
+//! warning naming them.
 
 use std::io::Read;
 use std::path::Path;
@@ -125,6 +126,35 @@ fn check_poster(path: &Path, inches: (f64, f64), k: u64) {
     for descr in &pictures {
         assert!(descr.chars().any(|c| c.is_ascii_digit()), "{descr}");
     }
+    // Every picture wide enough that its figure's smallest text prints at 22 pt or more.
+    let figures = path.parent().expect("cohort folder").join("figures");
+    for pic in doc.descendants().filter(|n| n.has_tag_name("pic")) {
+        let name = pic
+            .descendants()
+            .find(|d| d.has_tag_name("cNvPr"))
+            .and_then(|c| c.attribute("name"))
+            .expect("name");
+        let cx: f64 = pic
+            .descendants()
+            .find(|d| d.has_tag_name("ext"))
+            .and_then(|e| e.attribute("cx"))
+            .expect("cx")
+            .parse()
+            .expect("EMU");
+        let svg = std::fs::read_to_string(figures.join(format!("{name}.svg"))).expect("svg");
+        let number = |text: &str| -> f64 { text.split('"').next().unwrap().parse().unwrap() };
+        let width = number(&svg[svg.find("width=\"").unwrap() + 7..]);
+        let smallest = svg
+            .split("font-size=\"")
+            .skip(1)
+            .map(number)
+            .fold(f64::INFINITY, f64::min);
+        let printed_pt = smallest / width * (cx * k as f64 / 914_400.0) * 72.0;
+        assert!(
+            printed_pt >= 21.99,
+            "{name}: smallest text {printed_pt:.1} pt printed"
+        );
+    }
     // The title band names the authors and their affiliations.
     assert!(slide.contains("A. Fictional, B. Example, C. Synthetic"));
     assert!(slide.contains(
@@ -136,13 +166,13 @@ fn check_poster(path: &Path, inches: (f64, f64), k: u64) {
 }
 
 #[test]
-fn the_example_poster_is_one_slide_of_48_by_36_inches_with_nothing_under_22_pt() {
+fn the_example_poster_is_72_by_48_inches_drawn_at_half_with_nothing_under_22_pt() {
     let out = tempfile::tempdir().expect("tmp");
     build_quietly(out.path(), &root().join("config/rand-example.yaml")).success();
     check_poster(
         &out.path().join("RAND-EXAMPLE/2023-09-29/itt/poster.pptx"),
-        (48.0, 36.0),
-        1,
+        (72.0, 48.0),
+        2,
     );
 }
 

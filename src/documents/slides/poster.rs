@@ -100,7 +100,25 @@ enum Kind {
         png: std::sync::Arc<[u8]>,
         size: (u32, u32),
         lines: Vec<(bool, String)>,
+        /// The share of the column the picture needs for its smallest text to print at
+        /// [`MIN_PT`]; above 1 it cannot be set in a column.
+        min_share: f64,
     },
+}
+
+/// The width of an SVG and the size of its smallest text, in its pixels.
+fn smallest_text(svg: &str) -> Option<(f64, f64)> {
+    let number_after = |text: &str, key: &str| -> Option<f64> {
+        let at = text.find(key)? + key.len();
+        text.get(at..)?.split('"').next()?.parse().ok()
+    };
+    let width = number_after(svg, "width=\"")?;
+    let smallest = svg
+        .match_indices("font-size=\"")
+        .filter_map(|(at, key)| number_after(svg.get(at..)?, key))
+        .filter(|px| *px > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    (width > 0.0 && smallest.is_finite()).then_some((width, smallest))
 }
 
 /// Sizes of the drawing, in EMU and hundredths of a point of the file.
@@ -143,10 +161,26 @@ pub fn poster(
     let size = (scale.emu(spec.width), scale.emu(spec.height));
     let margin = scale.emu(1.0);
     let gap = scale.emu(0.75);
-    let columns = ((spec.width / 16.0).round() as u64).clamp(2, 6);
+    let slides = parse_slides(text);
+    // About 16 inches a column, fewer when a figure needs more to print its text at MIN_PT
+    // (never fewer than 2).
+    let widest_figure = slides
+        .iter()
+        .filter_map(|slide| {
+            let fig = ctx
+                .figures
+                .iter()
+                .find(|f| f.name.eq_ignore_ascii_case(&slide.key))?;
+            let (width, font) = smallest_text(&fig.svg)?;
+            Some(MIN_PT / font * width / 72.0)
+        })
+        .fold(0.0, f64::max);
+    let readable = ((spec.width - 2.0 + 0.75) / (widest_figure + 0.75)).floor() as u64;
+    let columns = ((spec.width / 16.0).round() as u64)
+        .clamp(2, 6)
+        .min(readable.max(2));
     let column_w = (size.0 - 2 * margin - (columns - 1) * gap) / columns;
 
-    let slides = parse_slides(text);
     let mut shapes = String::new();
     let mut id = 2u32;
     // The title band: the `[title]` block's title and lines (authors, affiliations, study).
@@ -188,7 +222,13 @@ pub fn poster(
                     .into(),
             };
             let size = crate::documents::docx::png_size(&png).unwrap_or((4, 3));
+            // Printed width (inches) at which the figure's smallest text is MIN_PT: its pixels
+            // are points at 72 per inch.
+            let min_share = smallest_text(&fig.svg).map_or(0.0, |(width, font)| {
+                scale.emu(MIN_PT / font * width / 72.0) as f64 / column_w as f64
+            });
             Kind::Figure {
+                min_share,
                 name: fig.name.clone(),
                 alt: if fig.alt.is_empty() {
                     fig.caption.clone()
@@ -226,7 +266,7 @@ pub fn poster(
     let top = margin + band_h + gap;
     let room = size.1.saturating_sub(top + margin);
     // The text set smaller (to 70%, never under 22 pt), then the figures (to 40% of the
-    // column), until the blocks fit the columns.
+    // column, never so small that their text prints under 22 pt), until the blocks fit.
     let attempts = [1.0, 0.85, 0.7]
         .into_iter()
         .flat_map(|tight| (0..7).map(move |i| (tight, 1.0 - 0.1 * f64::from(i))));
@@ -250,14 +290,44 @@ pub fn poster(
         .filter(|(_, p)| p.is_none())
         .map(|(b, _)| b.heading.as_str())
         .collect();
+    // Figures whose text would print under MIN_PT even across a whole column, said apart.
+    let unreadable: Vec<&str> = blocks
+        .iter()
+        .filter(|b| matches!(b.kind, Kind::Figure { min_share, .. } if min_share > 1.0))
+        .map(|b| b.heading.as_str())
+        .collect();
+    if !unreadable.is_empty() {
+        warnings.push(
+            Diagnostic::warning(
+                diagnostic::Kind::PosterOverfull,
+                format!(
+                    "poster.pptx leaves out {} ({}): the smallest text would print under \
+                     {MIN_PT} pt even across a whole column of a {} × {} inch poster",
+                    if unreadable.len() == 1 {
+                        "a figure"
+                    } else {
+                        "figures"
+                    },
+                    unreadable.join("; "),
+                    spec.width,
+                    spec.height
+                ),
+            )
+            .hint("give output.poster a larger width, or leave the figure out of poster.txt"),
+        );
+    }
+    let left_out: Vec<&str> = left_out
+        .into_iter()
+        .filter(|h| !unreadable.contains(h))
+        .collect();
     if !left_out.is_empty() {
         warnings.push(
             Diagnostic::warning(
                 diagnostic::Kind::PosterOverfull,
                 format!(
                     "poster.pptx leaves out {} ({}): they do not fit a {} × {} inch poster even \
-                 with the text at 70% (at least {MIN_PT} pt) and the figures at 40% of the \
-                 column width",
+                 with the text at 70% (at least {MIN_PT} pt) and the figures as small as their \
+                 text allows (at least {MIN_PT} pt)",
                     if left_out.len() == 1 {
                         "a block"
                     } else {
@@ -382,13 +452,22 @@ fn block_height(block: &Block, scale: &Scale, width: u64, share: f64) -> u64 {
             )
             .1
         }
-        Kind::Figure { size, lines, .. } => {
+        Kind::Figure {
+            size,
+            lines,
+            min_share,
+            ..
+        } => {
+            if *min_share > 1.0 {
+                // Too small to read in any column: never placed.
+                return u64::MAX / 4;
+            }
             let words = if lines.is_empty() {
                 0
             } else {
                 text_height(lines, scale, width)
             };
-            figure_size(*size, width, share).1 + words
+            figure_size(*size, width, share.max(*min_share)).1 + words
         }
     };
     heading_height(block, scale, width) + body
@@ -477,6 +556,7 @@ fn draw(
             png,
             size,
             lines,
+            min_share,
         } => {
             let file = format!("readout-{name}.png");
             if !media.iter().any(|(n, _)| *n == file) {
@@ -484,7 +564,7 @@ fn draw(
             }
             pictures.push(file);
             let rid = pictures.len() + 1;
-            let (cx, cy) = figure_size(*size, width, share);
+            let (cx, cy) = figure_size(*size, width, share.max(*min_share));
             let px = x + (width - cx) / 2;
             let _ = write!(
                 shapes,
