@@ -270,8 +270,8 @@ fn censor(data: &StudyData, r: &mut TteRecord, cutoff: Date, at: Date) -> Result
             ));
         }
     }
-    // Censored (a CNSR of 0 would make it an event).
-    r.cnsr = r.cnsr.max(1);
+    // Censored (a CNSR of 0 would make it an event, a competing event's mark one still).
+    r.cnsr = if r.is_competing() { 1 } else { r.cnsr.max(1) };
     r.date = Some(at.min(cutoff).max(start.min(cutoff)));
     Ok(())
 }

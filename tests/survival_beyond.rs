@@ -441,3 +441,137 @@ fn competing_risks_equal_r() {
     );
     assert!(compared > 2000, "only {compared} values compared");
 }
+
+/// An endpoint with competing events end to end: time to progression from the randomised
+/// example's PFS records, deaths (EVNTDESC DEATH) competing. Each arm's cumulative incidence
+/// at the landmarks, Gray's test and the Fine–Gray model equal R's
+/// (tests/reference/rand-example/make_rand_example.R); PFS itself, the same PARAMCD, still
+/// counts deaths as events.
+#[test]
+fn a_competing_endpoint_equals_r_end_to_end() {
+    let (dir, config) = randomised_with("");
+    let text = std::fs::read_to_string(&config).unwrap().replace(
+        "tte_params: { PFS: PFS, OS: OS }",
+        "tte_params: { PFS: PFS, OS: OS, TTP: { paramcd: PFS, label: \"time to progression\", \
+         competing: { column: EVNTDESC, values: [death] } } }",
+    );
+    assert!(text.contains("competing"), "the config's tte_params moved");
+    std::fs::write(&config, text).unwrap();
+    let out = dir.path().join("out");
+    crate::common::build_quietly(&out, &config);
+    let results = crate::common::read_json(&out.join("RAND-EXAMPLE/2023-09-29/results.json"));
+    let itt = &results["cohorts"][0];
+    let r = crate::common::read_json(
+        &crate::common::root().join("tests/reference/rand-example/expected.json"),
+    );
+    let mut errors = Vec::new();
+    for (k, code) in [(0, "1"), (1, "0")] {
+        let ttp = &itt["arms"][k]["tte"]["TTP"];
+        let want = &r["TTP"]["cif"][code];
+        assert_eq!(ttp["events"], want["events"], "events of interest");
+        assert_eq!(ttp["cif"]["competing"], want["competing"]);
+        for (i, l) in ttp["cif"]["landmarks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+        {
+            for key in ["estimate", "std_err", "lower", "upper"] {
+                let got = l[key].as_f64().unwrap();
+                close(
+                    &format!("arm {code} CIF {i} {key}"),
+                    &want[key][i],
+                    got,
+                    &mut errors,
+                );
+            }
+        }
+        // PFS keeps deaths as events: its events are TTP's events and competing events.
+        let pfs = &itt["arms"][k]["tte"]["PFS"]["events"];
+        assert_eq!(
+            pfs.as_u64(),
+            Some(want["events"].as_u64().unwrap() + want["competing"].as_u64().unwrap())
+        );
+    }
+    let c = &itt["comparisons"][0]["tte"]["TTP"];
+    close(
+        "Gray chisq",
+        &r["TTP"]["gray"]["chisq"],
+        c["gray"]["chisq"].as_f64().unwrap(),
+        &mut errors,
+    );
+    close(
+        "Fine–Gray coef",
+        &r["TTP"]["fine_gray"]["coef"],
+        c["fine_gray"]["coef"].as_f64().unwrap(),
+        &mut errors,
+    );
+    close(
+        "Fine–Gray se",
+        &r["TTP"]["fine_gray"]["se"],
+        c["fine_gray"]["se"].as_f64().unwrap(),
+        &mut errors,
+    );
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+    assert!(
+        itt["tte"]["PFS"]["cif"].is_null() && itt["comparisons"][0]["tte"]["PFS"]["gray"].is_null()
+    );
+}
+
+/// Cut at a data cut-off, an endpoint with competing events follows the cut-off rule: a
+/// death after the cut-off is no competing event (its record is censored), and the counts
+/// are those of the records dated on or before it, among the cohort's subjects then.
+#[test]
+fn a_competing_endpoint_cut_at_a_cutoff_counts_what_was_known_then() {
+    let (dir, config) = randomised_with("");
+    let text = std::fs::read_to_string(&config).unwrap().replace(
+        "tte_params: { PFS: PFS, OS: OS }",
+        "tte_params: { PFS: PFS, OS: OS, TTP: { paramcd: PFS, competing: { column: EVNTDESC, values: [DEATH] } } }",
+    );
+    std::fs::write(&config, text).unwrap();
+    let out = dir.path().join("out");
+    let cutoff = "2022-09-30";
+    let ran = crate::common::readout_command()
+        .args(["build", "--quiet", "--cutoff", cutoff, "--out"])
+        .arg(&out)
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let folder = out.join("RAND-EXAMPLE").join(cutoff);
+    let results = crate::common::read_json(&folder.join("results.json"));
+    let ttp = &results["cohorts"][0]["tte"]["TTP"];
+    let members: std::collections::BTreeSet<String> =
+        crate::common::csv_rows(&folder.join("derived/itt.csv"))
+            .into_iter()
+            .map(|r| r["USUBJID"].clone())
+            .collect();
+    let adtte = crate::common::csv_rows(&crate::common::root().join("data/rand-example/adtte.csv"));
+    let (mut events, mut competing) = (0, 0);
+    for r in adtte
+        .iter()
+        .filter(|r| r["PARAMCD"] == "PFS" && members.contains(&r["USUBJID"]))
+    {
+        if r["CNSR"] == "0" && r["ADT"].as_str() <= cutoff {
+            if r["EVNTDESC"] == "DEATH" {
+                competing += 1;
+            } else {
+                events += 1;
+            }
+        }
+    }
+    assert!(
+        competing > 0 && competing < 37,
+        "{competing} deaths before the cut-off"
+    );
+    assert_eq!(ttp["events"], events);
+    assert_eq!(ttp["cif"]["competing"], competing);
+    assert_eq!(
+        results["cohorts"][0]["tte"]["PFS"]["events"],
+        events + competing
+    );
+}

@@ -29,6 +29,8 @@ pub struct ArmsOutcome {
     pub warnings: Vec<crate::diagnostic::Diagnostic>,
     /// Each arm's Kaplan–Meier fits per endpoint, for the figures by arm.
     pub km: Vec<(String, IndexMap<String, stats::KaplanMeier>)>,
+    /// Each arm's times and statuses of the endpoints with competing events.
+    pub competing: Vec<(String, IndexMap<String, crate::endpoints::CompetingData>)>,
 }
 
 /// Analyses each arm and compares each with the reference, from the cohort's analysis.
@@ -206,7 +208,9 @@ pub fn analyse_arms<'a>(
     };
     let mut arms = Vec::with_capacity(order.len());
     let mut km = Vec::with_capacity(order.len());
+    let mut competing = Vec::with_capacity(order.len());
     for (arm, analysis) in analysed {
+        competing.push((arm.clone(), analysis.competing));
         let (label, short) = config
             .labels
             .get(&arm)
@@ -294,6 +298,7 @@ pub fn analyse_arms<'a>(
         comparisons,
         warnings,
         km,
+        competing,
     })
 }
 

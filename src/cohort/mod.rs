@@ -382,6 +382,7 @@ pub fn build_cohort<'a>(
     let settings = cfg.analysis_for(cohort);
     analysis.results.row_filters = at.data.row_filters.clone();
     let mut arm_km = Vec::new();
+    let mut arm_competing = Vec::new();
     if let Some(arms) = &cohort.arms {
         let outcome = timing::stage("  arms", || {
             analyse_arms(study, at, cohort, arms, &analysis, &settings)
@@ -391,6 +392,7 @@ pub fn build_cohort<'a>(
         results.comparisons = outcome.comparisons;
         crate::diagnostic::extend_unique(&mut results.warnings, outcome.warnings);
         arm_km = outcome.km;
+        arm_competing = outcome.competing;
     }
     let tau_key = crate::endpoints::beyond::TauKey {
         file: &cfg.path,
@@ -402,7 +404,7 @@ pub fn build_cohort<'a>(
     crate::endpoints::beyond::add_beyond_median(
         &mut analysis.results,
         &analysis.km,
-        &arm_km,
+        (&arm_km, &arm_competing),
         &settings,
         &tau_key,
     )?;

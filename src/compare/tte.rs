@@ -261,6 +261,8 @@ pub(super) fn compare_tte(
         interactions,
         among_responders: crate::config::among_responders(endpoint),
         rmst: None,
+        gray: None,
+        fine_gray: None,
     }))
 }
 

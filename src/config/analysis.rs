@@ -223,7 +223,7 @@ pub fn default_tte_params() -> IndexMap<String, TteParam> {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(
     untagged,
-    expecting = "a PARAMCD, or { paramcd: PARAMCD, label: \"words\", censor: assessment | cutoff }"
+    expecting = "a PARAMCD, or { paramcd: PARAMCD, label: \"words\", censor: assessment | cutoff, competing: { column: COLUMN, values: [...] } }"
 )]
 pub enum TteParam {
     /// `PFS: PFS`.
@@ -239,7 +239,21 @@ pub enum TteParam {
         /// for PFS, DOR, TTP and EFS, `cutoff` for the others.
         #[serde(default)]
         censor: Option<CensorAt>,
+        /// The ADTTE column and values that mark a competing event among the records with
+        /// CNSR 0: the endpoint is then analysed with competing risks.
+        #[serde(default)]
+        competing: Option<Competing>,
     },
+}
+
+/// `tte_params.<E>.competing`: which events (CNSR 0) are competing ones.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Competing {
+    /// The ADTTE column (`EVNTDESC`, `CNSDTDSC`, a sponsor's own).
+    pub column: String,
+    /// Its values (compared without case) that mark a competing event.
+    pub values: Vec<String>,
 }
 
 /// Where an ADTTE record dated after a data cut-off is censored (docs/CONFIG.md, "Data
@@ -440,6 +454,8 @@ pub struct Analysis {
     pub tte_labels: IndexMap<String, String>,
     /// Endpoint → how its ADTTE records are censored at a cut-off.
     pub tte_censor: IndexMap<String, CensorAt>,
+    /// Endpoint → its competing events, for the endpoints analysed with competing risks.
+    pub tte_competing: IndexMap<String, Competing>,
     /// See [`AnalysisConfig::related_values`].
     pub related_values: Vec<String>,
     /// See [`AnalysisConfig::percent_decimals`].
@@ -553,6 +569,15 @@ impl AnalysisConfig {
             tte_censor: params
                 .iter()
                 .map(|(name, p)| (name.clone(), censor_at(name, p)))
+                .collect(),
+            tte_competing: params
+                .iter()
+                .filter_map(|(name, p)| match p {
+                    TteParam::Labelled {
+                        competing: Some(c), ..
+                    } => Some((name.clone(), c.clone())),
+                    _ => None,
+                })
                 .collect(),
             related_values: self
                 .related_values

@@ -8,7 +8,8 @@ use indexmap::IndexMap;
 use crate::config::Analysis;
 use crate::error::{Error, Result};
 use crate::results::{
-    CohortResults, Contrast, RiskTableRow, RmstComparison, RmstResult, TteResults,
+    CohortResults, Contrast, FineGrayResults, GrayResults, RiskTableRow, RmstComparison,
+    RmstResult, TteResults,
 };
 use crate::stats::{self, KaplanMeier};
 
@@ -24,14 +25,20 @@ pub struct TauKey<'a> {
     pub key: String,
 }
 
+/// Each arm's times and statuses of the endpoints with competing events.
+pub type ArmCompeting = [(String, IndexMap<String, super::CompetingData>)];
+/// Each arm's Kaplan–Meier fits by endpoint.
+pub type ArmKm = [(String, IndexMap<String, KaplanMeier>)];
+
 /// Adds `rmst` and `risk_table` to every endpoint of `results` and of its arms, and `rmst`
 /// to the comparisons. `cohort_km`: the cohort's curves by endpoint (days); `arm_km`: each
 /// arm's. τ is `analysis.rmst_tau`, else the shortest of the arms' (or the cohort's) longest
-/// times; a τ past an arm's last time is refused, naming the key.
+/// times; a τ past an arm's last time is refused, naming the key. With competing events
+/// (`arm_competing`), each comparison's Gray test and Fine–Gray model.
 pub fn add_beyond_median(
     results: &mut CohortResults,
     cohort_km: &IndexMap<String, KaplanMeier>,
-    arm_km: &[(String, IndexMap<String, KaplanMeier>)],
+    (arm_km, arm_competing): (&ArmKm, &ArmCompeting),
     a: &Analysis,
     tau_key: &TauKey<'_>,
 ) -> Result<()> {
@@ -160,6 +167,39 @@ pub fn add_beyond_median(
             .and_then(|c| c.tte.get_mut(&endpoint))
         {
             t.rmst = Some(rmst);
+        }
+    }
+    // Endpoints with competing events: Gray's test and the Fine–Gray model of each pair.
+    let data_of = |arm: &str, endpoint: &str| {
+        arm_competing
+            .iter()
+            .find(|(name, _)| name == arm)
+            .and_then(|(_, by)| by.get(endpoint))
+    };
+    for c in &mut results.comparisons {
+        for (endpoint, t) in &mut c.tte {
+            let (Some(x), Some(y)) = (data_of(&c.arm, endpoint), data_of(&c.reference, endpoint))
+            else {
+                continue;
+            };
+            let days: Vec<f64> = x.days.iter().chain(&y.days).copied().collect();
+            let status: Vec<u8> = x.status.iter().chain(&y.status).copied().collect();
+            let arm: Vec<bool> = (0..days.len()).map(|i| i < x.days.len()).collect();
+            let what = format!("Gray's test and Fine–Gray model of {endpoint}");
+            t.gray = stats::gray_test(&days, &status, &arm)
+                .map_err(|e| stats_err(&what, e))?
+                .map(|g| GrayResults {
+                    chisq: g.chisq,
+                    p: g.p,
+                });
+            let fg = stats::fine_gray(&days, &status, &arm, a.ci_level)
+                .map_err(|e| stats_err(&what, e))?;
+            t.fine_gray = Some(FineGrayResults {
+                hr: fg.map(|f| f.hr),
+                coef: fg.map(|f| f.coef),
+                se: fg.map(|f| f.se),
+                p: fg.map(|f| f.p),
+            });
         }
     }
     Ok(())

@@ -41,11 +41,30 @@ pub struct CohortAnalysis<'a> {
     pub derived_tte: Vec<Vec<TteValue>>,
     /// Kaplan–Meier fits per endpoint, in days (for figures).
     pub km: IndexMap<String, KaplanMeier>,
+    /// Per endpoint with competing events: each efficacy member's time (days) and status
+    /// (0 censored, 1 event, 2 competing), for the arms' tests and the incidence figure.
+    pub competing: IndexMap<String, CompetingData>,
     /// Per-subject tumour data for waterfall/spider/swimmer figures.
     pub tumour: Vec<SubjectTumour>,
     /// Whether the study has ADTR (tumour measurements): without it no waterfall or spider
     /// plot is attempted.
     pub has_adtr: bool,
+}
+
+/// Times (days) and statuses of an endpoint with competing events ([`stats::competing`]).
+#[derive(Debug, Clone, Default)]
+pub struct CompetingData {
+    /// Each subject's time, in days.
+    pub days: Vec<f64>,
+    /// 0 censored, 1 the event, 2 a competing event.
+    pub status: Vec<u8>,
+}
+
+impl CompetingData {
+    /// The Aalen–Johansen fit.
+    pub fn fit(&self) -> std::result::Result<stats::CumulativeIncidence, stats::StatsError> {
+        stats::aalen_johansen(&self.days, &self.status)
+    }
 }
 
 /// A cohort's subjects as positions in the study's subjects, in ADSL order: `u32` (a data file
@@ -326,7 +345,12 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
     let mut km_fits = IndexMap::new();
     let mut values: Vec<Vec<TteValue>> = Vec::with_capacity(a.tte_params.len());
     let mut censored_missed: HashMap<String, usize> = HashMap::new();
+    let mut competing = IndexMap::new();
     for (endpoint, paramcd) in &a.tte_params {
+        let mut cr = a
+            .tte_competing
+            .contains_key(endpoint)
+            .then(CompetingData::default);
         let mut column = vec![TteValue::NONE; subjects.len()];
         // Counted per distinct time for the Kaplan–Meier fit (no vector of times to sort).
         let mut tally = stats::TimeTally::new();
@@ -360,8 +384,27 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
                     missing.push(i);
                 }
                 if let Some(r) = record {
-                    add(r.days, r.status());
-                    column[i] = TteValue::new(r.days / unit, r.cnsr != 0);
+                    // A competing event is censored for this endpoint's Kaplan–Meier values
+                    // (cause-specific) when the endpoint has competing events, an event when
+                    // another endpoint of the same PARAMCD marks them.
+                    let event = r.cnsr == 0 || (r.is_competing() && cr.is_none());
+                    add(
+                        r.days,
+                        if event {
+                            Status::Event
+                        } else {
+                            Status::Censored
+                        },
+                    );
+                    column[i] = TteValue::new(r.days / unit, !event);
+                    if let Some(cr) = cr.as_mut() {
+                        cr.days.push(r.days);
+                        cr.status.push(match (r.cnsr, r.is_competing()) {
+                            (0, _) => stats::competing::EVENT,
+                            (_, true) => stats::competing::COMPETING,
+                            _ => stats::competing::CENSORED,
+                        });
+                    }
                 }
             }
             let name = |i: &usize| subjects.get(*i).map_or("?", |s| &*s.usubjid);
@@ -454,6 +497,16 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
         let fit = tally
             .fit()
             .map_err(|e| ci_err(id, &format!("Kaplan–Meier for {endpoint}"), e))?;
+        let cif = match &cr {
+            Some(data) => Some(
+                cif_results(data, a)
+                    .map_err(|e| ci_err(id, &format!("cumulative incidence of {endpoint}"), e))?,
+            ),
+            None => None,
+        };
+        if let Some(data) = cr {
+            competing.insert(endpoint.clone(), data);
+        }
         tte.insert(
             endpoint.clone(),
             TteResults {
@@ -463,6 +516,7 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
                     .cloned()
                     .unwrap_or_else(|| endpoint.clone()),
                 censored_missed_visits: censored_missed.get(endpoint).copied(),
+                cif,
                 ..summarise_tte(&fit, a, from_adtte, paramcd)
                     .map_err(|e| ci_err(id, endpoint, e))?
             },
@@ -564,6 +618,7 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
         derived: input.derived,
         derived_tte: values,
         km: km_fits,
+        competing,
         tumour,
         has_adtr: input.data.has_adtr,
     })
@@ -685,6 +740,47 @@ fn median(fit: &KaplanMeier, a: &Analysis) -> std::result::Result<Estimate, stat
     })
 }
 
+/// The cumulative incidence at the landmarks and the first time it reaches 0.5.
+fn cif_results(
+    data: &CompetingData,
+    a: &Analysis,
+) -> std::result::Result<crate::results::CifResults, stats::StatsError> {
+    let unit = a.time_unit.days();
+    let fit = data.fit()?;
+    let landmarks = a
+        .landmarks
+        .iter()
+        .map(|&t| {
+            let at = fit.at(t * unit, a.ci_level)?;
+            Ok(crate::results::CifLandmark {
+                time: t,
+                n_risk: at.n_risk,
+                estimate: at.estimate,
+                std_err: at.std_err,
+                lower: at.lower,
+                upper: at.upper,
+            })
+        })
+        .collect::<std::result::Result<Vec<_>, stats::StatsError>>()?;
+    Ok(crate::results::CifResults {
+        competing: data
+            .status
+            .iter()
+            .filter(|s| **s == stats::competing::COMPETING)
+            .count(),
+        landmarks,
+        median: Estimate {
+            estimate: fit
+                .steps()
+                .iter()
+                .find(|s| s.estimate >= 0.5)
+                .map(|s| s.time / unit),
+            lower: None,
+            upper: None,
+        },
+    })
+}
+
 fn summarise_tte(
     fit: &KaplanMeier,
     a: &Analysis,
@@ -745,6 +841,7 @@ fn summarise_tte(
         },
         rmst: None,
         risk_table: Vec::new(),
+        cif: None,
     })
 }
 

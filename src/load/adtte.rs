@@ -6,7 +6,31 @@ use super::*;
 /// record names its subject by position in ADSL (`known`). Rows are converted in parallel
 /// chunks; the error reported is the first in file order.
 pub fn read_adtte(table: &CsvTable, known: &KnownSubjects<'_>) -> Result<TteTable> {
-    let mut reader = TteReader::default();
+    read_adtte_with(table, known, &[])
+}
+
+/// Which ADTTE records with CNSR 0 are competing events: those of parameter `paramcd` whose
+/// `column` holds one of `values` (compared without case). From `tte_params.<E>.competing`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompetingRule {
+    /// The PARAMCD.
+    pub paramcd: String,
+    /// The ADTTE column.
+    pub column: String,
+    /// Its values, upper case.
+    pub values: Vec<String>,
+}
+
+/// [`read_adtte`], marking competing events by `rules` ([`TteRecord::COMPETING`]).
+pub fn read_adtte_with(
+    table: &CsvTable,
+    known: &KnownSubjects<'_>,
+    rules: &[CompetingRule],
+) -> Result<TteTable> {
+    let mut reader = TteReader {
+        rules: rules.to_vec(),
+        ..TteReader::default()
+    };
     reader.part(table, known, 0, table.len())?;
     reader.finish(table.path(), known)
 }
@@ -17,8 +41,12 @@ pub fn read_adtte_file(
     path: &Path,
     known: &KnownSubjects<'_>,
     filter: &mut RowFilter,
+    rules: &[CompetingRule],
 ) -> Result<(TteTable, InputFile)> {
-    let mut reader = TteReader::default();
+    let mut reader = TteReader {
+        rules: rules.to_vec(),
+        ..TteReader::default()
+    };
     let input =
         CsvTable::read_parts_where(path, PART_BYTES, filter, |table, first_row, expected| {
             reader.part(table, known, first_row, expected)
@@ -46,6 +74,8 @@ pub(super) struct TteReader {
     pub(super) out: Vec<TteRecord>,
     pub(super) params: ParamCodes,
     pub(super) row_error: Option<(usize, Error)>,
+    /// Which records are competing events.
+    pub(super) rules: Vec<CompetingRule>,
 }
 
 /// The `PARAMCD`s of an ADTTE file, numbered as the parallel jobs first meet them (each job
@@ -102,6 +132,17 @@ impl TteReader {
             unit: table.column("AVALU"),
             start: table.column("STARTDT"),
             adt: table.column("ADT"),
+            competing: self
+                .rules
+                .iter()
+                .map(|r| {
+                    Ok((
+                        r.paramcd.clone(),
+                        table.require(&r.column)?,
+                        r.values.clone(),
+                    ))
+                })
+                .collect::<Result<_>>()?,
         };
         let codes = &self.params;
         let row_error = convert_rows(
@@ -200,6 +241,8 @@ pub(super) struct AdtteColumns {
     pub(super) unit: Option<usize>,
     pub(super) start: Option<usize>,
     pub(super) adt: Option<usize>,
+    /// Per competing rule: PARAMCD, the column's position, its values (upper case).
+    pub(super) competing: Vec<(String, usize, Vec<String>)>,
 }
 
 impl AdtteColumns {
@@ -271,6 +314,15 @@ impl AdtteColumns {
                 format!("`{cnsr_text}` is not a censoring code; expected 0 (event) or a positive integer (censored)"),
             )
         })?;
+        let mut cnsr = cnsr;
+        if cnsr == 0 {
+            if let Some((_, column, values)) = self.competing.iter().find(|c| c.0 == paramcd) {
+                let value = row.text(Some(*column))?.trim();
+                if values.iter().any(|v| v.eq_ignore_ascii_case(value)) {
+                    cnsr = TteRecord::COMPETING;
+                }
+            }
+        }
         Ok(TteRecord {
             subject,
             param,
@@ -284,14 +336,18 @@ impl AdtteColumns {
 }
 
 /// `CNSR` is a non-negative integer; SAS exports write it as `1` or `1.0`.
+/// Codes from 2^31 up are refused: readout marks competing events with 2^31.
 pub(super) fn parse_cnsr(text: &str) -> Option<u32> {
-    if let Ok(v) = text.parse::<u32>() {
-        return Some(v);
-    }
-    let x: f64 = text.parse().ok()?;
-    if x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x <= f64::from(u32::MAX) {
-        Some(x as u32)
-    } else {
-        None
-    }
+    let v = match text.parse::<u32>() {
+        Ok(v) => v,
+        Err(_) => {
+            let x: f64 = text.parse().ok()?;
+            if x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x <= f64::from(u32::MAX) {
+                x as u32
+            } else {
+                return None;
+            }
+        }
+    };
+    (v < TteRecord::COMPETING).then_some(v)
 }

@@ -372,6 +372,40 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
                 message,
             }
         })?;
+    // Competing events, by PARAMCD, from every cohort's endpoints.
+    let mut competing: Vec<CompetingRule> = Vec::new();
+    for a in std::iter::once(cfg.config.analysis.resolve(&Default::default()))
+        .chain(cfg.config.cohorts.iter().map(|c| cfg.analysis_for(c)))
+    {
+        for (endpoint, rule) in &a.tte_competing {
+            let Some(paramcd) = a.tte_params.get(endpoint) else {
+                continue;
+            };
+            let rule = CompetingRule {
+                paramcd: paramcd.clone(),
+                column: rule.column.clone(),
+                values: rule
+                    .values
+                    .iter()
+                    .map(|v| v.trim().to_uppercase())
+                    .collect(),
+            };
+            match competing.iter().find(|r| r.paramcd == rule.paramcd) {
+                Some(known) if *known != rule => {
+                    return Err(Error::Config {
+                        file: cfg.path.clone(),
+                        location: format!("key `tte_params.{endpoint}.competing`: "),
+                        message: format!(
+                            "PARAMCD `{paramcd}` is given two sets of competing events; \
+                             expected one per PARAMCD in every cohort"
+                        ),
+                    })
+                }
+                Some(_) => {}
+                None => competing.push(rule),
+            }
+        }
+    }
     let ((assessments, tte), (adverse_events, lesions)) =
         crate::profile::timing::stage("  typed others", || {
             rayon::join(
@@ -383,11 +417,11 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
                                 .transpose()
                         },
                         || match (&adtte, adtte_path.as_deref()) {
-                            (Some(table), _) => read_adtte(table, &known)
+                            (Some(table), _) => read_adtte_with(table, &known, &competing)
                                 .map(|rows| Some(((rows, table.input_file()), (None, Vec::new())))),
                             (None, Some(path)) if adtte_in_parts => {
                                 let mut filter = RowFilter::of(cfg, "adtte");
-                                let read = read_adtte_file(path, &known, &mut filter)?;
+                                let read = read_adtte_file(path, &known, &mut filter, &competing)?;
                                 Ok(Some((read, filter.finish(path)?)))
                             }
                             _ => Ok(None),

@@ -440,6 +440,16 @@ impl TteRecord {
         self.subject as usize
     }
 
+    /// `cnsr` of an event the endpoint's `tte_params` entry marks as competing (docs/CONFIG.md,
+    /// `competing`): CNSR 0 in the file, a value readout reads as censored for the
+    /// Kaplan–Meier fit (cause-specific) and as a competing event for the cumulative incidence.
+    pub const COMPETING: u32 = 1 << 31;
+
+    /// Whether the record is a competing event.
+    pub fn is_competing(&self) -> bool {
+        self.cnsr == TteRecord::COMPETING
+    }
+
     /// Event (`CNSR = 0`) or censored (any other code).
     pub fn status(&self) -> Status {
         if self.cnsr == 0 {

@@ -150,6 +150,37 @@ pub struct TteComparison {
     /// The two arms' restricted mean survival times compared at one τ.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rmst: Option<RmstComparison>,
+    /// With competing events: Gray's test of the two cumulative incidences (`null` without
+    /// information).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gray: Option<GrayResults>,
+    /// With competing events: the Fine–Gray subdistribution hazard ratio.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fine_gray: Option<FineGrayResults>,
+}
+
+/// Gray's test.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct GrayResults {
+    /// Chi-square statistic, 1 df.
+    pub chisq: f64,
+    /// Its p-value.
+    pub p: f64,
+}
+
+/// The Fine–Gray model of the arm.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct FineGrayResults {
+    /// Subdistribution hazard ratio with its Wald interval; `null` when an arm has no event.
+    pub hr: Option<Ci>,
+    /// log HR.
+    pub coef: Option<f64>,
+    /// Its sandwich SE.
+    pub se: Option<f64>,
+    /// Wald p.
+    pub p: Option<f64>,
 }
 
 /// Two arms' RMST compared (as survRM2 `rmst2`).

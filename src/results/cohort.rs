@@ -374,6 +374,42 @@ pub struct TteResults {
     /// At risk, events and censored so far at the times of the plot's table.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub risk_table: Vec<RiskTableRow>,
+    /// With competing events (`tte_params.<E>.competing`): the cumulative incidence of the
+    /// event (Aalen–Johansen). `events` above counts the events of interest; competing
+    /// events are among `censored` for the Kaplan–Meier values (cause-specific).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cif: Option<CifResults>,
+}
+
+/// The cumulative incidence of an endpoint with competing events.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct CifResults {
+    /// Competing events.
+    pub competing: usize,
+    /// The incidence at the landmark times.
+    pub landmarks: Vec<CifLandmark>,
+    /// The first time the incidence reaches 0.5 (`null`: it does not); its interval is not
+    /// given (`null`).
+    pub median: Estimate,
+}
+
+/// The cumulative incidence at a time.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct CifLandmark {
+    /// Time in the analysis unit.
+    pub time: f64,
+    /// Subjects at risk.
+    pub n_risk: usize,
+    /// The cumulative incidence.
+    pub estimate: f64,
+    /// Its infinitesimal-jackknife standard error.
+    pub std_err: f64,
+    /// Lower limit (log scale); `null` where the incidence is 0.
+    pub lower: Option<f64>,
+    /// Upper limit (log scale, at most 1); `null` where the incidence is 0.
+    pub upper: Option<f64>,
 }
 
 /// The restricted mean survival time of an endpoint up to `tau`, in the analysis unit.

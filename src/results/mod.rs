@@ -10,13 +10,14 @@ mod safety;
 
 pub use arms::{
     AeComparison, AeRisk, ArmResults, Comparison, Contrast, CoxResults, Difference,
-    DifferenceMethod, LogrankResults, ProportionDifference, ResponseComparison, RmstComparison,
-    StratifiedComparison, SubgroupHr, SubgroupInteraction, TestUsed, TteComparison,
+    DifferenceMethod, FineGrayResults, GrayResults, LogrankResults, ProportionDifference,
+    ResponseComparison, RmstComparison, StratifiedComparison, SubgroupHr, SubgroupInteraction,
+    TestUsed, TteComparison,
 };
 pub use cohort::{
-    BaselineSummary, CategoryUsed, CohortResults, ContinuousSummary, CriteriaUsed, Enrolment,
-    Estimate, FollowUp, LandmarkRate, LevelCount, Populations, Proportion, ResponseResults,
-    RiskTableRow, RmstResult, RowsKept, TimeRange, TteResults,
+    BaselineSummary, CategoryUsed, CifLandmark, CifResults, CohortResults, ContinuousSummary,
+    CriteriaUsed, Enrolment, Estimate, FollowUp, LandmarkRate, LevelCount, Populations, Proportion,
+    ResponseResults, RiskTableRow, RmstResult, RowsKept, TimeRange, TteResults,
 };
 pub use record::{
     AbstractLength, CohortFailure, CohortRecord, Decimals, SentenceLength, StudyHeader,

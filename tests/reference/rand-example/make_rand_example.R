@@ -4,7 +4,7 @@
 # against Placebo + chemo, every ITT subject, ADTTE as written (the data's own cut-off).
 # Per arm too: the restricted mean survival time up to the shorter arm's last time (print
 # survfit rmean, in months of 30.4375 days) and the risk table at every 6 months to 30.
-# R 4.2.2, survival 3.5-3, jsonlite. Run from this folder: Rscript make_rand_example.R
+# R 4.2.2, survival 3.5-3, cmprsk 2.2-11, jsonlite. Run from this folder: Rscript make_rand_example.R
 library(survival)
 library(jsonlite)
 dir <- "../../../data/rand-example"
@@ -62,4 +62,25 @@ for (endpoint in c("PFS", "OS")) {
   }
   out[[endpoint]] <- e
 }
+# Time to progression with death as a competing risk (PFS records, EVNTDESC DEATH competing):
+# each arm's Aalen-Johansen incidence at 6, 12 and 24 months (survfit multi-state), Gray's
+# test (cmprsk::cuminc) and the Fine-Gray model (cmprsk::crr, gtol 1e-12).
+library(cmprsk)
+d <- merge(adsl, adtte[adtte$PARAMCD == "PFS", ], by = "USUBJID")
+d$status <- ifelse(d$CNSR != 0, 0, ifelse(d$EVNTDESC == "DEATH", 2, 1))
+ttp <- list(cif = list())
+for (a in c("1", "0")) {
+  w <- d[d$arm == as.integer(a), ]
+  f <- survfit(Surv(AVAL, factor(status, 0:2)) ~ 1, data = w)
+  s <- summary(f, times = c(6, 12, 24) * 30.4375, extend = TRUE)
+  k <- which(f$states == "1")
+  ttp$cif[[a]] <- list(estimate = s$pstate[, k], std_err = s$std.err[, k],
+                       lower = s$lower[, k], upper = s$upper[, k],
+                       competing = sum(w$status == 2), events = sum(w$status == 1))
+}
+g <- cuminc(d$AVAL, d$status, d$arm, cencode = 0)$Tests["1", ]
+ttp$gray <- list(chisq = g[["stat"]], p = g[["pv"]])
+fg <- crr(d$AVAL, d$status, cov1 = d$arm, failcode = 1, cencode = 0, gtol = 1e-12, maxiter = 200)
+ttp$fine_gray <- list(coef = unname(fg$coef), se = sqrt(fg$var[1, 1]))
+out$TTP <- ttp
 write(toJSON(out, auto_unbox = TRUE, digits = NA, pretty = TRUE), "expected.json")
