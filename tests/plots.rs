@@ -138,6 +138,7 @@ fn km_opts() -> KmPlotOptions {
         note: Vec::new(),
         wide: false,
         kmunicate: false,
+        incidence: false,
     }
 }
 

@@ -180,6 +180,12 @@ fn randomised_with(extra: &str) -> (tempfile::TempDir, PathBuf) {
             &format!("dir: {}", root.join("data/rand-example").display()),
         )
         .replace("analysis:\n", &format!("analysis:\n{extra}"));
+    // Endpoints given in `extra` replace the config's own.
+    let text = if extra.contains("tte_params:") {
+        text.replace("  tte_params: { PFS: PFS, OS: OS }\n", "")
+    } else {
+        text
+    };
     let config = dir.path().join("study.yaml");
     std::fs::write(&config, text).unwrap();
     (dir, config)
@@ -279,6 +285,11 @@ fn bad_table_times_and_horizons_are_config_errors() {
             "expected a time above 0",
         ),
         ("  km_table: kmunicat\n", "analysis.km_table", "kmunicate"),
+        (
+            "  tte_params: { TTP: { paramcd: PFS, competing: { column: EVNTDESC, values: [] } } }\n",
+            "analysis.tte_params.TTP",
+            "at least one value that marks a competing event",
+        ),
     ] {
         let (dir, config) = randomised_with(extra);
         let ran = crate::common::readout_command()
@@ -516,6 +527,37 @@ fn a_competing_endpoint_equals_r_end_to_end() {
     assert!(
         itt["tte"]["PFS"]["cif"].is_null() && itt["comparisons"][0]["tte"]["PFS"]["gray"].is_null()
     );
+    // No RMST of 1 − KM for it; its figure is the incidence by arm, described with its
+    // numbers; the report gives the incidences, Fine–Gray HR and Gray's p, and Methods say so.
+    assert!(itt["tte"]["TTP"]["rmst"].is_null() && c["rmst"].is_null());
+    let cohort = out.join("RAND-EXAMPLE/2023-09-29/itt");
+    assert!(!cohort.join("figures/km-ttp.svg").exists());
+    let svg = std::fs::read_to_string(cohort.join("figures/cif-ttp.svg")).unwrap();
+    let hr = &c["fine_gray"]["hr"];
+    let printed = format!(
+        "{:.2} ({:.2}–{:.2})",
+        hr["estimate"].as_f64().unwrap(),
+        hr["lower"].as_f64().unwrap(),
+        hr["upper"].as_f64().unwrap()
+    );
+    assert!(
+        svg.contains(&format!(
+            "Fine–Gray HR {}",
+            printed.replacen(" (", " (95% CI ", 1)
+        )),
+        "{printed} not in the figure's description"
+    );
+    assert!(svg.contains("Cumulative incidence"));
+    let report = std::fs::read_to_string(cohort.join("report.html")).unwrap();
+    for text in [
+        "Competing events, n (%)",
+        "Cumulative incidence at 12 months (95% CI)",
+        &format!("<td class=\"num\">{printed}</td>"),
+        "Gray&#x27;s test p",
+        "cumulative incidence was estimated by the Aalen–Johansen method",
+    ] {
+        assert!(report.contains(text), "report lacks {text}");
+    }
 }
 
 /// Cut at a data cut-off, an endpoint with competing events follows the cut-off rule: a

@@ -411,6 +411,7 @@ pub fn build_cohort<'a>(
     let figs = timing::stage("  figures", || {
         let arms = figures::ArmData {
             km: &arm_km,
+            competing: &arm_competing,
             subject_arm: subject_arms(&analysis, at, cohort),
         };
         let needs = study.formats.needs();

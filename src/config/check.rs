@@ -614,6 +614,19 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
                 {
                     Some("an empty PARAMCD; expected the ADTTE PARAMCD".to_string())
                 }
+                TteParam::Labelled {
+                    competing: Some(c), ..
+                } if c.column.trim().is_empty()
+                    || c.values.is_empty()
+                    || c.values.iter().any(|v| v.trim().is_empty()) =>
+                {
+                    Some(format!(
+                        "competing: column `{}` and {} value(s); expected an ADTTE column and at \
+                         least one value that marks a competing event",
+                        c.column,
+                        c.values.len()
+                    ))
+                }
                 TteParam::Labelled { label: Some(l), .. }
                     if l.trim().is_empty() || l.chars().count() > MAX_LABEL_CHARS =>
                 {

@@ -63,6 +63,9 @@ pub fn add_beyond_median(
             .iter()
             .filter_map(|(name, f)| Some((*name, f.max_time()?)))
             .min_by(|x, y| x.1.total_cmp(&y.1));
+        // With competing events the area under 1 − KM is not a mean time to the event.
+        let competing = results.tte.get(endpoint).is_some_and(|t| t.cif.is_some());
+        let shortest = shortest.filter(|_| !competing);
         let tau = match (a.rmst_tau.as_ref().and_then(|t| t.of(endpoint)), shortest) {
             (Some(tau), Some((name, last))) => {
                 // A τ equal to the last time, up to the unit's rounding, is within it.

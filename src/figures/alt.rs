@@ -37,6 +37,66 @@ pub fn alt_text(name: &str, c: &CohortResults, settings: &Analysis) -> String {
             format!("{}%", fixed(r * 100.0, settings.percent_decimals))
         })
     };
+    if let Some(rest) = name.strip_prefix("cif-") {
+        let Some((endpoint, t)) = c.tte.iter().find(|(e, _)| e.eq_ignore_ascii_case(rest)) else {
+            return format!("Cumulative incidence of {rest}.");
+        };
+        let label = if t.label.is_empty() {
+            endpoint.as_str()
+        } else {
+            &t.label
+        };
+        let at_last = |t: &crate::results::TteResults| {
+            let l = t.cif.as_ref()?.landmarks.last()?;
+            Some((
+                l.time,
+                format!("{}%", fixed(l.estimate * 100.0, settings.percent_decimals)),
+            ))
+        };
+        let groups: Vec<(String, crate::results::TteResults)> = if c.arms.is_empty() {
+            vec![(c.label.clone(), t.clone())]
+        } else {
+            c.arms
+                .iter()
+                .filter_map(|a| {
+                    Some((
+                        c.arm_short(&a.arm).to_string(),
+                        a.results.tte.get(endpoint)?.clone(),
+                    ))
+                })
+                .collect()
+        };
+        let mut text = format!(
+            "Cumulative incidence of {label}{} with competing events ({} in all)",
+            if c.arms.is_empty() { "" } else { " by arm" },
+            t.cif.as_ref().map_or(0, |x| x.competing)
+        );
+        let values: Vec<String> = groups
+            .iter()
+            .filter_map(|(name, t)| {
+                let (time, v) = at_last(t)?;
+                Some(format!(
+                    "{v} with {name} at {} {}",
+                    crate::format::fmt_plain(time),
+                    settings.time_unit.name()
+                ))
+            })
+            .collect();
+        if !values.is_empty() {
+            text.push_str(": ");
+            text.push_str(&values.join(", "));
+        }
+        if let Some(hr) = c
+            .comparisons
+            .first()
+            .and_then(|x| x.tte.get(endpoint))
+            .and_then(|t| t.fine_gray.as_ref()?.hr.as_ref())
+        {
+            text.push_str(&format!("; Fine–Gray HR {}", ratio(hr, settings)));
+        }
+        text.push('.');
+        return text;
+    }
     if let Some(rest) = name.strip_prefix("km-") {
         let Some((endpoint, t)) = c.tte.iter().find(|(e, _)| e.eq_ignore_ascii_case(rest)) else {
             return format!("Kaplan–Meier curves of {rest}.");

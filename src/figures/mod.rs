@@ -178,6 +178,116 @@ pub fn median_label(median: &Estimate, level: f64, decimals: usize) -> String {
     }
 }
 
+/// The cumulative incidence of an endpoint with competing events (Aalen–Johansen), by arm
+/// when the cohort has arms, with the Fine–Gray HR and Gray's p under the legend:
+/// `cif-<endpoint>`, in place of its Kaplan–Meier figure.
+fn incidence_figure(
+    analysis: &CohortAnalysis,
+    arms: &ArmData<'_>,
+    endpoint: &str,
+    settings: &Analysis,
+    (output, unit_title): (&crate::config::OutputConfig, &str),
+    (figs, png): (&mut CohortFigures, bool),
+) -> Result<()> {
+    let results = &analysis.results;
+    let cohort = results.id.as_str();
+    let unit = settings.time_unit.days();
+    let statistics = |source| Error::Statistics {
+        cohort: cohort.to_string(),
+        what: format!("cumulative incidence figure for {endpoint}"),
+        source,
+    };
+    let series_of = |data: &crate::endpoints::CompetingData, label: &str| {
+        let fit = data.fit().map_err(statistics)?;
+        let points = fit
+            .steps()
+            .iter()
+            .map(|s| KmPoint {
+                time: s.time / unit,
+                surv: s.estimate,
+                lower: None,
+                upper: None,
+                n_risk: s.n_risk,
+                n_event: s.events,
+                n_censor: s.censored,
+            })
+            .collect();
+        Ok::<_, Error>(KmSeries {
+            label: label.to_string(),
+            points: thin_steps(points),
+            n: fit.n(),
+            median: None,
+            median_label: String::new(),
+            table: Vec::new(),
+        })
+    };
+    let mut series = Vec::new();
+    for (arm, by) in arms.competing {
+        if let Some(data) = by.get(endpoint) {
+            series.push(series_of(data, results.arm_short(arm))?);
+        }
+    }
+    let arms_drawn = !series.is_empty();
+    if !arms_drawn {
+        if let Some(data) = analysis.competing.get(endpoint) {
+            series.push(series_of(data, &results.label)?);
+        }
+    }
+    let note: Vec<String> = results
+        .comparisons
+        .iter()
+        .filter_map(|c| {
+            let t = c.tte.get(endpoint)?;
+            let mut lines = Vec::new();
+            if let Some(hr) = t.fine_gray.as_ref().and_then(|f| f.hr.as_ref()) {
+                lines.push(format!(
+                    "Fine–Gray HR {} ({}% CI {}–{})",
+                    fixed(hr.estimate, 2),
+                    settings.ci_percent(),
+                    fixed(hr.lower, 2),
+                    fixed(hr.upper, 2)
+                ));
+            }
+            if let Some(g) = &t.gray {
+                lines.push(format!("Gray's test {}", crate::format::fmt_p(Some(g.p))));
+            }
+            Some(lines)
+        })
+        .flatten()
+        .collect();
+    let title = endpoint_title(endpoint, settings);
+    let opts = KmPlotOptions {
+        title: figure_title(output, format!("{title}: {}", results.label)),
+        y_label: "Cumulative incidence".to_string(),
+        time_unit: unit_title.to_string(),
+        show_ci: false,
+        tick_step: None,
+        x_max: None,
+        note,
+        wide: false,
+        kmunicate: false,
+        incidence: true,
+    };
+    let caption = format!(
+        "Cumulative incidence of {}{} (Aalen–Johansen), other events competing{}; number at risk below the axis.",
+        title.to_lowercase(),
+        if arms_drawn { " by arm" } else { "" },
+        if arms_drawn {
+            "; subdistribution hazard ratio from a Fine–Gray model, Gray's test p"
+        } else {
+            ""
+        }
+    );
+    let drawn = plots::km_plot(&series, &opts);
+    figs.add(
+        cohort,
+        &format!("cif-{}", endpoint.to_ascii_lowercase()),
+        caption,
+        drawn,
+        png,
+    )
+}
+
 /// What the table under a KM plot gives, for its caption.
 fn table_words(settings: &Analysis) -> &'static str {
     match settings.km_table {
@@ -460,6 +570,7 @@ pub fn study_km_figures(
             note: Vec::new(),
             wide: false,
             kmunicate: false,
+            incidence: false,
         };
         let name = format!("km-{}", endpoint.to_ascii_lowercase());
         // Described for screen readers: each cohort with its median.
@@ -519,6 +630,8 @@ pub fn study_km_figures(
 pub struct ArmData<'a> {
     /// Each arm's Kaplan–Meier fits per endpoint, in the arms' order.
     pub km: &'a [(String, IndexMap<String, KaplanMeier>)],
+    /// Each arm's times and statuses of the endpoints with competing events.
+    pub competing: &'a crate::endpoints::beyond::ArmCompeting,
     /// Each subject's arm, by `USUBJID` (a subject without a value of the arms column is in
     /// no arm).
     pub subject_arm: FxHashMap<&'a str, &'a str>,
@@ -570,6 +683,17 @@ pub fn cohort_figures(
         let Some(summary) = results.tte.get(endpoint) else {
             continue;
         };
+        if summary.cif.is_some() {
+            incidence_figure(
+                analysis,
+                arms,
+                endpoint,
+                settings,
+                (output, &unit_title),
+                (&mut figs, png),
+            )?;
+            continue;
+        }
         let statistics = |source| Error::Statistics {
             cohort: cohort.to_string(),
             what: format!("KM figure for {endpoint}"),
@@ -614,6 +738,7 @@ pub fn cohort_figures(
             note,
             wide: false,
             kmunicate: settings.km_table == crate::config::KmTable::Kmunicate,
+            incidence: false,
         };
         let caption = if arms_drawn {
             format!(

@@ -90,6 +90,8 @@ pub struct KmPlotOptions {
     /// KMunicate's table (Morris et al. 2019): per series at risk, censored and events so
     /// far, instead of the number at risk alone.
     pub kmunicate: bool,
+    /// The curves are cumulative incidences (from 0 up), not survival (from 1 down).
+    pub incidence: bool,
 }
 
 impl Default for KmPlotOptions {
@@ -105,6 +107,7 @@ impl Default for KmPlotOptions {
             note: Vec::new(),
             wide: false,
             kmunicate: false,
+            incidence: false,
         }
     }
 }
@@ -288,9 +291,9 @@ fn sorted_points(s: &KmSeries) -> Vec<&KmPoint> {
 }
 
 /// The step function from (0, 1) to the last time, cut at `x_max`, in data coordinates.
-fn step_path(points: &[&KmPoint], x_max: f64) -> Vec<(f64, f64)> {
-    let mut out = vec![(0.0, 1.0)];
-    let mut s = 1.0;
+fn step_path(points: &[&KmPoint], x_max: f64, start: f64) -> Vec<(f64, f64)> {
+    let mut out = vec![(0.0, start)];
+    let mut s = start;
     for p in points {
         if p.time > x_max {
             out.push((x_max, s));
@@ -543,7 +546,10 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
         }
 
         for (i, pts) in sorted.iter().enumerate() {
-            let path: Vec<_> = step_path(pts, axis.max).into_iter().map(to_px).collect();
+            let path: Vec<_> = step_path(pts, axis.max, if opts.incidence { 0.0 } else { 1.0 })
+                .into_iter()
+                .map(to_px)
+                .collect();
             c.polyline(&path, series_colour(i), 2)?;
             // Marks at least CENSOR_GAP pixels apart along the curve: closer ones overlap into
             // a solid band (thousands of censorings), which shows no single censoring.
@@ -756,11 +762,11 @@ mod tests {
         let pts = [pt(2.0, 0.5, 2, 1, 0), pt(6.0, 0.0, 1, 1, 0)];
         let refs: Vec<&KmPoint> = pts.iter().collect();
         assert_eq!(
-            step_path(&refs, 10.0),
+            step_path(&refs, 10.0, 1.0),
             vec![(0.0, 1.0), (2.0, 1.0), (2.0, 0.5), (6.0, 0.5), (6.0, 0.0)]
         );
         assert_eq!(
-            step_path(&refs, 4.0),
+            step_path(&refs, 4.0, 1.0),
             vec![(0.0, 1.0), (2.0, 1.0), (2.0, 0.5), (4.0, 0.5)]
         );
     }

@@ -367,6 +367,23 @@ pub fn methods_statistics(a: &Analysis, c: &CohortResults) -> String {
         sentences.push(format!(
             "Time-to-event endpoints were estimated by the Kaplan–Meier method, with {median}{followup}."
         ));
+        let competing: Vec<&str> = c
+            .tte
+            .values()
+            .filter(|t| t.cif.is_some())
+            .map(|t| t.label.as_str())
+            .collect();
+        if !competing.is_empty() {
+            sentences.push(format!(
+                "For {}, with competing events, the cumulative incidence was estimated by the Aalen–Johansen method ({level}% CIs from the infinitesimal-jackknife standard error on the log scale){}.",
+                crate::format::first_names(&competing, competing.len()),
+                if c.comparisons.is_empty() {
+                    ""
+                } else {
+                    ", compared between arms by Gray's test, with the subdistribution hazard ratio of a Fine–Gray model"
+                }
+            ));
+        }
     }
     if c.response.is_some() {
         let proportion = match a.proportion_ci {

@@ -494,6 +494,20 @@ pub(super) fn time_to_event_by_arm(c: &CohortResults, f: &Formats) -> Option<Sec
         body.push(row_of(Cell::level("Events, n (%)"), &columns, |r| {
             tte(r).map_or("–".to_string(), |t| f.count_pct(t.events, t.n))
         }));
+        // With competing events the Kaplan–Meier median and rates (1 − KM overstates the
+        // incidence) give way to the cumulative incidence.
+        let competing = pooled.cif.is_some();
+        if competing {
+            body.push(row_of(
+                Cell::level("Competing events, n (%)"),
+                &columns,
+                |r| {
+                    tte(r)
+                        .and_then(|t| Some(f.count_pct(t.cif?.competing, t.n)))
+                        .unwrap_or_else(|| "–".to_string())
+                },
+            ));
+        }
         for (name, pick) in [
             (
                 format!("Median, {} ({}% CI)", f.unit, f.level),
@@ -506,6 +520,9 @@ pub(super) fn time_to_event_by_arm(c: &CohortResults, f: &Formats) -> Option<Sec
                 t.q75.clone()
             }),
         ] {
+            if competing {
+                break;
+            }
             body.push(row_of(Cell::level(name), &columns, |r| {
                 tte(r).map_or("–".to_string(), |t| f.estimate(&pick(&t)))
             }));
@@ -518,7 +535,7 @@ pub(super) fn time_to_event_by_arm(c: &CohortResults, f: &Formats) -> Option<Sec
                 |r| tte(r).map_or("–".to_string(), |t| f.range(t.range.as_ref())),
             ));
         }
-        for (i, l) in pooled.landmarks.iter().enumerate() {
+        for (i, l) in pooled.landmarks.iter().enumerate().filter(|_| !competing) {
             let name = format!("Rate at {} {} ({}% CI)", fmt_plain(l.time), f.unit, f.level);
             body.push(row_of(Cell::level(name), &columns, |r| {
                 match tte(r).and_then(|t| t.landmarks.get(i).cloned()) {
@@ -531,6 +548,27 @@ pub(super) fn time_to_event_by_arm(c: &CohortResults, f: &Formats) -> Option<Sec
                     None => "–".to_string(),
                 }
             }));
+        }
+        // With competing events: the cumulative incidence at each landmark.
+        if let Some(cif) = pooled.cif.as_ref() {
+            for (i, l) in cif.landmarks.iter().enumerate() {
+                let name = format!(
+                    "Cumulative incidence at {} {} ({}% CI)",
+                    fmt_plain(l.time),
+                    f.unit,
+                    f.level
+                );
+                body.push(row_of(Cell::level(name), &columns, |r| {
+                    match tte(r).and_then(|t| t.cif?.landmarks.get(i).copied()) {
+                        Some(l) => format!(
+                            "{} ({})",
+                            fmt_pct(Some(l.estimate), f.pd),
+                            fmt_limits(l.lower, l.upper, f.pd, true)
+                        ),
+                        None => "–".to_string(),
+                    }
+                }));
+            }
         }
         if let Some(r) = pooled.rmst.as_ref() {
             body.push(row_of(Cell::level(f.rmst_name(r.tau)), &columns, |r| {
@@ -590,6 +628,28 @@ pub(super) fn time_to_event_by_arm(c: &CohortResults, f: &Formats) -> Option<Sec
         body.push(Row::of(p_row));
         if c.comparisons
             .iter()
+            .any(|x| x.tte.get(endpoint).is_some_and(|t| t.fine_gray.is_some()))
+        {
+            let mut fg_row = vec![Cell::level(format!(
+                "Fine–Gray subdistribution HR ({}% CI)",
+                f.level
+            ))];
+            fg_row.extend(columns.iter().map(|col| {
+                Cell::num(cell(col, &|t| {
+                    ratio(t.fine_gray.as_ref().and_then(|g| g.hr.as_ref()))
+                }))
+            }));
+            body.push(Row::of(fg_row));
+            let mut gray_row = vec![Cell::level("Gray's test p")];
+            gray_row.extend(
+                columns
+                    .iter()
+                    .map(|col| Cell::num(cell(col, &|t| p_only(t.gray.map(|g| g.p))))),
+            );
+            body.push(Row::of(gray_row));
+        }
+        if c.comparisons
+            .iter()
             .any(|x| x.tte.get(endpoint).is_some_and(|t| t.rmst.is_some()))
         {
             let mut rmst_row = vec![Cell::level(format!(
@@ -637,11 +697,20 @@ pub(super) fn time_to_event_by_arm(c: &CohortResults, f: &Formats) -> Option<Sec
                 text: format!(
                     "NR: not reached; NE: not estimable. Times in {}. HR: hazard ratio of the arm to the reference (Cox model).{}",
                     f.unit,
-                    if c.tte.values().any(|t| t.rmst.is_some()) {
-                        " RMST: restricted mean survival time, the area under the Kaplan–Meier curve up to the horizon (the same for every arm); its difference with a z-interval and Wald p."
-                    } else {
-                        ""
-                    }
+                    [
+                        (
+                            c.tte.values().any(|t| t.rmst.is_some()),
+                            " RMST: restricted mean survival time, the area under the Kaplan–Meier curve up to the horizon (the same for every arm); its difference with a z-interval and Wald p.",
+                        ),
+                        (
+                            c.tte.values().any(|t| t.cif.is_some()),
+                            " With competing events: cumulative incidence by Aalen–Johansen; the HR is cause-specific (competing events censored); Fine–Gray: the subdistribution hazard ratio; Gray's test compares the incidences.",
+                        ),
+                    ]
+                    .iter()
+                    .filter(|(on, _)| *on)
+                    .map(|(_, text)| *text)
+                    .collect::<String>()
                 ),
             },
         ],
