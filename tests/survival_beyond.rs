@@ -617,3 +617,78 @@ fn a_competing_endpoint_cut_at_a_cutoff_counts_what_was_known_then() {
         events + competing
     );
 }
+
+/// Time to response among responders: from treatment start (day 1) to the first CR or PR,
+/// median and range, recomputed from ADSL and ADRS for the responders the derived CSV names.
+#[test]
+fn time_to_response_is_the_responders_first_response() {
+    let (dir, config) = randomised_with("");
+    let out = dir.path().join("out");
+    crate::common::build_quietly(&out, &config);
+    let folder = out.join("RAND-EXAMPLE/2023-09-29");
+    let results = crate::common::read_json(&folder.join("results.json"));
+    let data = crate::common::root().join("data/rand-example");
+    let adsl = crate::common::csv_rows(&data.join("adsl.csv"));
+    let start: BTreeMap<String, String> = adsl
+        .iter()
+        .map(|r| (r["USUBJID"].clone(), r["TRTSDT"].clone()))
+        .collect();
+    let arm_of: BTreeMap<String, String> = adsl
+        .iter()
+        .map(|r| (r["USUBJID"].clone(), r["ARM"].clone()))
+        .collect();
+    let mut first: BTreeMap<String, String> = BTreeMap::new();
+    for r in crate::common::csv_rows(&data.join("adrs.csv")) {
+        if r["PARAMCD"] == "OVR" && (r["AVALC"] == "CR" || r["AVALC"] == "PR") {
+            let d = first
+                .entry(r["USUBJID"].clone())
+                .or_insert(r["ADT"].clone());
+            if r["ADT"] < *d {
+                *d = r["ADT"].clone();
+            }
+        }
+    }
+    let day = |s: &str| {
+        let p: Vec<i64> = s.split('-').map(|x| x.parse().unwrap()).collect();
+        // Days from a fixed origin (civil calendar), enough for differences.
+        let (y, m, d) = if p[1] <= 2 {
+            (p[0] - 1, p[1] + 9, p[2])
+        } else {
+            (p[0], p[1] - 3, p[2])
+        };
+        365 * y + y / 4 - y / 100 + y / 400 + (153 * m + 2) / 5 + d
+    };
+    let derived = crate::common::csv_rows(&folder.join("derived/itt.csv"));
+    let check = |arm: Option<&str>, got: &Value| {
+        let mut times: Vec<f64> = derived
+            .iter()
+            .filter(|r| {
+                (r["BOR"] == "CR" || r["BOR"] == "PR")
+                    && arm.is_none_or(|a| arm_of[&r["USUBJID"]] == a)
+            })
+            .map(|r| {
+                let u = &r["USUBJID"];
+                (day(&first[u]) - day(&start[u]) + 1) as f64 / 30.4375
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
+        let n = times.len();
+        let median = if n % 2 == 1 {
+            times[n / 2]
+        } else {
+            (times[n / 2 - 1] + times[n / 2]) / 2.0
+        };
+        assert_eq!(got["n"].as_u64(), Some(n as u64), "{arm:?}");
+        for (key, want) in [("median", median), ("min", times[0]), ("max", times[n - 1])] {
+            let g = got[key].as_f64().unwrap();
+            assert!((g - want).abs() < 1e-12, "{arm:?} {key}: {g} vs {want}");
+        }
+    };
+    let itt = &results["cohorts"][0];
+    check(None, &itt["response"]["time_to_response"]);
+    for a in itt["arms"].as_array().unwrap() {
+        check(a["arm"].as_str(), &a["response"]["time_to_response"]);
+    }
+    let report = std::fs::read_to_string(folder.join("itt/report.html")).unwrap();
+    assert!(report.contains("Time to response, median (range), months"));
+}

@@ -310,7 +310,8 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
     let response = if input.derived.is_empty() {
         None
     } else {
-        Some(response_results(id, a, &efficacy, &derivation)?)
+        let start = |i: usize| subjects.get(i).and_then(|s| s.trt_start);
+        Some(response_results(id, a, &efficacy, &derivation, &start)?)
     };
     // Oddities the response derivation met in a subject's data (a CR followed by a PR, ...):
     // they do not stop it, and the reader of the results should see them.
@@ -650,6 +651,7 @@ fn response_results<'d>(
     a: &Analysis,
     efficacy: &[u32],
     derivation: &impl Fn(usize) -> Result<&'d DerivedSubject>,
+    start: &dyn Fn(usize) -> Option<crate::model::Date>,
 ) -> Result<ResponseResults> {
     let criteria = &a.criteria;
     let ne = u8::try_from(criteria.not_evaluable()).unwrap_or(u8::MAX);
@@ -657,8 +659,19 @@ fn response_results<'d>(
         criteria.reported().map(|c| (c.code.clone(), 0)).collect();
     let (mut orr_n, mut dcr_n) = (0, 0);
     let mut per_category = vec![0usize; criteria.categories.len()];
+    let mut to_response = Vec::new();
     for &i in efficacy {
-        let cat = derivation(i as usize)?.category;
+        let d = derivation(i as usize)?;
+        let cat = d.category;
+        if let (true, Some(first), Some(start)) = (
+            criteria.is_responder(cat),
+            d.bor.first_response_date,
+            start(i as usize),
+        ) {
+            // Days as ADaM counts them (start day 1), in the analysis unit.
+            let days = (first - start).num_days() + 1;
+            to_response.push(days as f64 / a.time_unit.days());
+        }
         if let Some(count) = bor.get_mut(criteria.code_of(cat)) {
             *count += 1;
         }
@@ -700,6 +713,25 @@ fn response_results<'d>(
         bor,
         orr_name: criteria.response_rate.clone(),
         dcr_reported: criteria.reports_dcr,
+        time_to_response: time_to_response(to_response),
+    })
+}
+
+/// Median and range of the responders' times to response.
+fn time_to_response(mut times: Vec<f64>) -> Option<crate::results::TimeToResponse> {
+    times.sort_by(f64::total_cmp);
+    let n = times.len();
+    let (&min, &max) = (times.first()?, times.last()?);
+    let median = if n % 2 == 1 {
+        times[n / 2]
+    } else {
+        (times[n / 2 - 1] + times[n / 2]) / 2.0
+    };
+    Some(crate::results::TimeToResponse {
+        n,
+        median,
+        min,
+        max,
     })
 }
 

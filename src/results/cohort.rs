@@ -298,6 +298,25 @@ pub struct ResponseResults {
     /// either way.
     #[serde(default = "yes")]
     pub dcr_reported: bool,
+    /// Time from treatment start to the first response counted (confirmed when the BOR is),
+    /// among responders with a treatment start; absent when none has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_to_response: Option<TimeToResponse>,
+}
+
+/// Time to response among responders, in the analysis unit (descriptive: every responder
+/// has an event).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct TimeToResponse {
+    /// Responders with a time.
+    pub n: usize,
+    /// Median (the mean of the two middle times when n is even).
+    pub median: f64,
+    /// Shortest.
+    pub min: f64,
+    /// Longest.
+    pub max: f64,
 }
 
 /// A median, quantile or other estimate with its interval; `null` = not reached.

@@ -17,7 +17,7 @@ pub use arms::{
 pub use cohort::{
     BaselineSummary, CategoryUsed, CifLandmark, CifResults, CohortResults, ContinuousSummary,
     CriteriaUsed, Enrolment, Estimate, FollowUp, LandmarkRate, LevelCount, Populations, Proportion,
-    ResponseResults, RiskTableRow, RmstResult, RowsKept, TimeRange, TteResults,
+    ResponseResults, RiskTableRow, RmstResult, RowsKept, TimeRange, TimeToResponse, TteResults,
 };
 pub use record::{
     AbstractLength, CohortFailure, CohortRecord, Decimals, SentenceLength, StudyHeader,

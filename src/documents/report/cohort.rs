@@ -292,6 +292,13 @@ pub(super) fn response(c: &CohortResults, f: &Formats) -> Option<Section> {
                 ],
             ));
         }
+        if let Some(t) = &r.time_to_response {
+            body.push(Row::of(vec![
+                Cell::text(format!("Time to response, median (range), {}", f.unit)),
+                Cell::num(f.time_to_response(t)),
+                Cell::text(""),
+            ]));
+        }
         return Some(Section {
             id: "response",
             heading,
@@ -338,6 +345,18 @@ pub(super) fn response(c: &CohortResults, f: &Formats) -> Option<Section> {
                     .map_or("–".to_string(), |p| {
                         fmt_limits(p.lower, p.upper, f.pd, true)
                     })
+            },
+        ));
+    }
+    if r.time_to_response.is_some() {
+        body.push(row_of(
+            Cell::text(format!("Time to response, median (range), {}", f.unit)),
+            &columns,
+            |x| {
+                x.response
+                    .as_ref()
+                    .and_then(|x| x.time_to_response.as_ref())
+                    .map_or("–".to_string(), |t| f.time_to_response(t))
             },
         ));
     }
