@@ -690,5 +690,5 @@ fn time_to_response_is_the_responders_first_response() {
         check(a["arm"].as_str(), &a["response"]["time_to_response"]);
     }
     let report = std::fs::read_to_string(folder.join("itt/report.html")).unwrap();
-    assert!(report.contains("Time to response, median (range), months"));
+    assert!(report.contains("Time to response in responders, median (range), months"));
 }

@@ -294,7 +294,10 @@ pub(super) fn response(c: &CohortResults, f: &Formats) -> Option<Section> {
         }
         if let Some(t) = &r.time_to_response {
             body.push(Row::of(vec![
-                Cell::text(format!("Time to response, median (range), {}", f.unit)),
+                Cell::text(format!(
+                    "Time to response in responders, median (range), {}",
+                    f.unit
+                )),
                 Cell::num(f.time_to_response(t)),
                 Cell::text(""),
             ]));
@@ -350,7 +353,10 @@ pub(super) fn response(c: &CohortResults, f: &Formats) -> Option<Section> {
     }
     if r.time_to_response.is_some() {
         body.push(row_of(
-            Cell::text(format!("Time to response, median (range), {}", f.unit)),
+            Cell::text(format!(
+                "Time to response in responders, median (range), {}",
+                f.unit
+            )),
             &columns,
             |x| {
                 x.response

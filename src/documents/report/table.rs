@@ -73,14 +73,13 @@ impl Formats {
         )
     }
 
-    /// "2.8 (1.2–11.0), n = 59": a time to response's median and range among responders.
+    /// "2.8 (1.2–11.0)": a time to response's median and range among responders.
     pub(super) fn time_to_response(&self, t: &crate::results::TimeToResponse) -> String {
         format!(
-            "{} ({}–{}), n = {}",
+            "{} ({}–{})",
             fixed(t.median, self.td),
             fixed(t.min, self.td),
             fixed(t.max, self.td),
-            t.n
         )
     }
 
