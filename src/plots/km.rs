@@ -601,6 +601,28 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
             VAnchor::Top,
         )?;
         let label_end = left - risk_label_end_gap;
+        // One row: its name ending before the first number, then a number under each tick.
+        let draw_row = |y: i32, name: &str, colour, value: &dyn Fn(f64) -> usize| {
+            c.text(
+                name,
+                (label_end, y),
+                TICK_PX,
+                colour,
+                Anchor::End,
+                VAnchor::Center,
+            )?;
+            for t in &axis.ticks {
+                c.text(
+                    &value(*t).to_string(),
+                    (xs.at(*t), y),
+                    TICK_PX,
+                    colour,
+                    Anchor::Middle,
+                    VAnchor::Center,
+                )?;
+            }
+            Ok::<_, PlotError>(())
+        };
         let mut row = 0;
         for (i, s) in series.iter().enumerate() {
             let mut cy = || {
@@ -619,48 +641,14 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
                     VAnchor::Center,
                 )?;
                 for (name, pick) in KMUNICATE_ROWS {
-                    let y = cy();
-                    c.text(
-                        name,
-                        (label_end, y),
-                        TICK_PX,
-                        series_colour(i),
-                        Anchor::End,
-                        VAnchor::Center,
-                    )?;
-                    for t in &axis.ticks {
-                        let n = table_row(s, *t).map_or(0, |r| pick(&r));
-                        c.text(
-                            &n.to_string(),
-                            (xs.at(*t), y),
-                            TICK_PX,
-                            series_colour(i),
-                            Anchor::Middle,
-                            VAnchor::Center,
-                        )?;
-                    }
+                    draw_row(cy(), name, series_colour(i), &|t| {
+                        table_row(s, t).map_or(0, |r| pick(&r))
+                    })?;
                 }
-                continue;
-            }
-            let y = cy();
-            c.text(
-                label,
-                (label_end, y),
-                TICK_PX,
-                series_colour(i),
-                Anchor::End,
-                VAnchor::Center,
-            )?;
-            for t in &axis.ticks {
-                let n = table_row(s, *t).map_or_else(|| number_at_risk(s, *t), |r| r.at_risk);
-                c.text(
-                    &n.to_string(),
-                    (xs.at(*t), y),
-                    TICK_PX,
-                    series_colour(i),
-                    Anchor::Middle,
-                    VAnchor::Center,
-                )?;
+            } else {
+                draw_row(cy(), label, series_colour(i), &|t| {
+                    table_row(s, t).map_or_else(|| number_at_risk(s, t), |r| r.at_risk)
+                })?;
             }
         }
         c.finish()?;

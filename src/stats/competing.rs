@@ -285,20 +285,7 @@ pub fn gray_test(
     status: &[u8],
     arm: &[bool],
 ) -> Result<Option<GrayTest>, StatsError> {
-    check(time, status)?;
-    if arm.len() != time.len() {
-        return Err(StatsError::LengthMismatch {
-            times: time.len(),
-            events: arm.len(),
-        });
-    }
-    let mut order: Vec<(f64, u8, usize)> = time
-        .iter()
-        .zip(status)
-        .zip(arm)
-        .map(|((t, s), a)| (t + 0.0, *s, usize::from(*a)))
-        .collect();
-    order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+    let order = two_arms(time, status, arm)?;
     // Per group: at risk, event-free survival and incidence just before the time.
     let mut rs = [0usize; 2];
     for o in &order {
@@ -421,6 +408,29 @@ pub fn gray_test(
     }))
 }
 
+/// (time, status, arm 0 or 1) of each subject, checked and sorted by time.
+fn two_arms(
+    time: &[f64],
+    status: &[u8],
+    arm: &[bool],
+) -> Result<Vec<(f64, u8, usize)>, StatsError> {
+    check(time, status)?;
+    if arm.len() != time.len() {
+        return Err(StatsError::LengthMismatch {
+            times: time.len(),
+            events: arm.len(),
+        });
+    }
+    let mut order: Vec<(f64, u8, usize)> = time
+        .iter()
+        .zip(status)
+        .zip(arm)
+        .map(|((t, s), a)| (t + 0.0, *s, usize::from(*a)))
+        .collect();
+    order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+    Ok(order)
+}
+
 fn nd1_total(status: &[u8]) -> usize {
     status.iter().filter(|s| **s == EVENT).count()
 }
@@ -457,13 +467,7 @@ pub fn fine_gray(
     arm: &[bool],
     level: f64,
 ) -> Result<Option<FineGray>, StatsError> {
-    check(time, status)?;
-    if arm.len() != time.len() {
-        return Err(StatsError::LengthMismatch {
-            times: time.len(),
-            events: arm.len(),
-        });
-    }
+    let order = two_arms(time, status, arm)?;
     let z = z_for_level(level)?;
     let mut events = [0usize; 2];
     for (s, a) in status.iter().zip(arm) {
@@ -472,13 +476,6 @@ pub fn fine_gray(
     if events[0] == 0 || events[1] == 0 {
         return Ok(None);
     }
-    let mut order: Vec<(f64, u8, usize)> = time
-        .iter()
-        .zip(status)
-        .zip(arm)
-        .map(|((t, s), a)| (t + 0.0, *s, usize::from(*a)))
-        .collect();
-    order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
     let mut tally: Vec<Tally> = Vec::new();
     for &(t, s, a) in &order {
         if tally.last().is_none_or(|l| l.time != t) {
