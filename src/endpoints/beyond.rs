@@ -6,6 +6,7 @@
 use indexmap::IndexMap;
 
 use crate::config::Analysis;
+use crate::diagnostic::{Diagnostic, Kind, Location};
 use crate::error::{Error, Result};
 use crate::results::{
     CohortResults, Contrast, FineGrayResults, GrayResults, RiskTableRow, RmstComparison,
@@ -125,6 +126,18 @@ pub fn add_beyond_median(
             }
         }
     }
+    compare_rmst(results, a)?;
+    compare_competing(results, arm_competing, a)
+}
+
+/// Each comparison's RMST difference and ratio, from the two arms' RMST at one τ.
+fn compare_rmst(results: &mut CohortResults, a: &Analysis) -> Result<()> {
+    let id = results.id.clone();
+    let stats_err = |what: &str, e| Error::Statistics {
+        cohort: id.clone(),
+        what: what.to_string(),
+        source: e,
+    };
     let rmst_of = |arm: &str, endpoint: &str| {
         results
             .arms
@@ -172,7 +185,23 @@ pub fn add_beyond_median(
             t.rmst = Some(rmst);
         }
     }
-    // Endpoints with competing events: Gray's test and the Fine–Gray model of each pair.
+    Ok(())
+}
+
+/// Endpoints with competing events: Gray's test and the Fine–Gray model of each pair of arms;
+/// a model without an estimate (an arm without an event) is said in a warning.
+fn compare_competing(
+    results: &mut CohortResults,
+    arm_competing: &ArmCompeting,
+    a: &Analysis,
+) -> Result<()> {
+    let id = results.id.clone();
+    let stats_err = |what: &str, e| Error::Statistics {
+        cohort: id.clone(),
+        what: what.to_string(),
+        source: e,
+    };
+    let mut notes = Vec::new();
     let data_of = |arm: &str, endpoint: &str| {
         arm_competing
             .iter()
@@ -197,6 +226,19 @@ pub fn add_beyond_median(
                 });
             let fg = stats::fine_gray(&days, &status, &arm, a.ci_level)
                 .map_err(|e| stats_err(&what, e))?;
+            if fg.is_none() {
+                notes.push(
+                    Diagnostic::warning(
+                        Kind::NotEstimable,
+                        format!(
+                            "endpoint `{endpoint}`: {} vs {}: no Fine–Gray hazard ratio (an arm \
+                             has no event of interest: the likelihood has no maximum)",
+                            c.arm, c.reference
+                        ),
+                    )
+                    .at(Location::Endpoint(endpoint.clone())),
+                );
+            }
             t.fine_gray = Some(FineGrayResults {
                 hr: fg.map(|f| f.hr),
                 coef: fg.map(|f| f.coef),
@@ -205,6 +247,7 @@ pub fn add_beyond_median(
             });
         }
     }
+    crate::diagnostic::extend_unique(&mut results.warnings, notes);
     Ok(())
 }
 
