@@ -692,3 +692,42 @@ fn time_to_response_is_the_responders_first_response() {
     let report = std::fs::read_to_string(folder.join("itt/report.html")).unwrap();
     assert!(report.contains("Time to response in responders, median (range), months"));
 }
+
+/// Without arms, an endpoint with competing events is reported by its cumulative incidence
+/// (its own table), not by a Kaplan–Meier median of 1 − KM.
+#[test]
+fn a_single_arm_competing_endpoint_is_reported_by_its_incidence() {
+    let (dir, config) = randomised_with("");
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace(
+            "tte_params: { PFS: PFS, OS: OS }",
+            "tte_params: { PFS: PFS, OS: OS, TTP: { paramcd: PFS, competing: { column: EVNTDESC, values: [DEATH] } } }",
+        )
+        .replace(
+            "    arms:\n      column: ARM\n      reference: \"Placebo + chemo\"\n      order: [\"Drug X + chemo\", \"Placebo + chemo\"]\n    strata: [ECOG, REGION]\n    subgroups: [SEX, AGEGR1]\n",
+            "",
+        );
+    assert!(!text.contains("    arms:"), "the arms block moved");
+    std::fs::write(&config, text).unwrap();
+    let out = dir.path().join("out");
+    crate::common::build_quietly(&out, &config);
+    let folder = out.join("RAND-EXAMPLE/2023-09-29");
+    let results = crate::common::read_json(&folder.join("results.json"));
+    let ttp = &results["cohorts"][0]["tte"]["TTP"];
+    let twelve = &ttp["cif"]["landmarks"][1];
+    assert_eq!(twelve["time"], 12.0);
+    let report = std::fs::read_to_string(folder.join("itt/report.html")).unwrap();
+    let pct = |x: &Value| format!("{:.1}%", x.as_f64().unwrap() * 100.0);
+    assert!(report.contains("Cumulative incidence with competing events (Aalen–Johansen)"));
+    assert!(
+        report.contains(&format!(
+            "<td class=\"num\">{}</td>",
+            pct(&twelve["estimate"])
+        )),
+        "the 12-month incidence is not in the report"
+    );
+    // No median row for it in the Kaplan–Meier table.
+    assert!(!report.contains("<tr><td>TTP</td><td class=\"num\">300</td>"));
+    assert!(folder.join("itt/figures/cif-ttp.svg").exists());
+}

@@ -384,9 +384,11 @@ pub(super) fn time_to_event(c: &CohortResults, f: &Formats) -> Option<Section> {
     if c.tte.is_empty() {
         return None;
     }
+    // An endpoint with competing events has its cumulative incidence below, not 1 − KM.
     let medians = c
         .tte
         .iter()
+        .filter(|(_, t)| t.cif.is_none())
         .map(|(name, t)| {
             Row::of(vec![
                 Cell::text(name.clone()),
@@ -402,6 +404,7 @@ pub(super) fn time_to_event(c: &CohortResults, f: &Formats) -> Option<Section> {
     let landmarks = c
         .tte
         .iter()
+        .filter(|(_, t)| t.cif.is_none())
         .flat_map(|(name, t)| {
             t.landmarks.iter().map(move |l| {
                 let (rate, ci) = if l.beyond_last_followup {
@@ -456,6 +459,7 @@ pub(super) fn time_to_event(c: &CohortResults, f: &Formats) -> Option<Section> {
         ]
         .into_iter()
         .chain(rmst_table(c, f))
+        .chain(incidence_table(c, f))
         .chain([Block::Note {
             text: format!(
                 "NR: not reached; NE: not estimable; RMST: restricted mean survival time (the area \
@@ -465,6 +469,48 @@ pub(super) fn time_to_event(c: &CohortResults, f: &Formats) -> Option<Section> {
         }])
         .collect(),
     })
+}
+
+/// Each endpoint with competing events: its events, competing events and cumulative
+/// incidence at the landmarks, under its own subheading.
+fn incidence_table(c: &CohortResults, f: &Formats) -> Vec<Block> {
+    let body: Vec<Row> = c
+        .tte
+        .iter()
+        .filter_map(|(name, t)| Some((name, t, t.cif.as_ref()?)))
+        .flat_map(|(name, t, cif)| {
+            cif.landmarks.iter().map(move |l| {
+                Row::of(vec![
+                    Cell::text(name.clone()),
+                    Cell::num(f.count_pct(t.events, t.n)),
+                    Cell::num(f.count_pct(cif.competing, t.n)),
+                    Cell::num(format!("{} {}", fmt_plain(l.time), f.unit)),
+                    Cell::num(fmt_pct(Some(l.estimate), f.pd)),
+                    Cell::num(fmt_limits(l.lower, l.upper, f.pd, true)),
+                ])
+            })
+        })
+        .collect();
+    if body.is_empty() {
+        return Vec::new();
+    }
+    vec![
+        Block::Subheading {
+            text: "Cumulative incidence with competing events (Aalen–Johansen)".to_string(),
+        },
+        Block::Table(Table {
+            class: None,
+            head: vec![header(&[
+                "Endpoint",
+                "Events, n (%)",
+                "Competing events, n (%)",
+                "Time",
+                "Cumulative incidence",
+                &format!("{}% CI", f.level),
+            ])],
+            body,
+        }),
+    ]
 }
 
 /// Each endpoint's restricted mean survival time, under its own subheading.
