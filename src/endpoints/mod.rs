@@ -51,19 +51,26 @@ pub struct CohortAnalysis<'a> {
     pub has_adtr: bool,
 }
 
-/// Times (days) and statuses of an endpoint with competing events ([`stats::competing`]).
-#[derive(Debug, Clone, Default)]
+/// Times (days) and statuses of an endpoint with competing events ([`stats::competing`]),
+/// and their Aalen–Johansen fit.
+#[derive(Debug, Clone)]
 pub struct CompetingData {
     /// Each subject's time, in days.
     pub days: Vec<f64>,
     /// 0 censored, 1 the event, 2 a competing event.
     pub status: Vec<u8>,
+    /// The cumulative incidence of the event.
+    pub fit: stats::CumulativeIncidence,
 }
 
 impl CompetingData {
-    /// The Aalen–Johansen fit.
-    pub fn fit(&self) -> std::result::Result<stats::CumulativeIncidence, stats::StatsError> {
-        stats::aalen_johansen(&self.days, &self.status)
+    /// The subjects' times and statuses, fitted.
+    pub fn new(
+        days: Vec<f64>,
+        status: Vec<u8>,
+    ) -> std::result::Result<CompetingData, stats::StatsError> {
+        let fit = stats::aalen_johansen(&days, &status)?;
+        Ok(CompetingData { days, status, fit })
     }
 }
 
@@ -351,7 +358,7 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
         let mut cr = a
             .tte_competing
             .contains_key(endpoint)
-            .then(CompetingData::default);
+            .then(|| (Vec::new(), Vec::new()));
         let mut column = vec![TteValue::NONE; subjects.len()];
         // Counted per distinct time for the Kaplan–Meier fit (no vector of times to sort).
         let mut tally = stats::TimeTally::new();
@@ -398,9 +405,9 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
                         },
                     );
                     column[i] = TteValue::new(r.days / unit, !event);
-                    if let Some(cr) = cr.as_mut() {
-                        cr.days.push(r.days);
-                        cr.status.push(match (r.cnsr, r.is_competing()) {
+                    if let Some((days, status)) = cr.as_mut() {
+                        days.push(r.days);
+                        status.push(match (r.cnsr, r.is_competing()) {
                             (0, _) => stats::competing::EVENT,
                             (_, true) => stats::competing::COMPETING,
                             _ => stats::competing::CENSORED,
@@ -498,16 +505,17 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
         let fit = tally
             .fit()
             .map_err(|e| ci_err(id, &format!("Kaplan–Meier for {endpoint}"), e))?;
-        let cif = match &cr {
-            Some(data) => Some(
-                cif_results(data, a)
-                    .map_err(|e| ci_err(id, &format!("cumulative incidence of {endpoint}"), e))?,
-            ),
+        let cif = match cr {
+            Some((days, status)) => {
+                let data = CompetingData::new(days, status)
+                    .map_err(|e| ci_err(id, &format!("cumulative incidence of {endpoint}"), e))?;
+                let cif = cif_results(&data, a)
+                    .map_err(|e| ci_err(id, &format!("cumulative incidence of {endpoint}"), e))?;
+                competing.insert(endpoint.clone(), data);
+                Some(cif)
+            }
             None => None,
         };
-        if let Some(data) = cr {
-            competing.insert(endpoint.clone(), data);
-        }
         tte.insert(
             endpoint.clone(),
             TteResults {
@@ -720,18 +728,12 @@ fn response_results<'d>(
 /// Median and range of the responders' times to response.
 fn time_to_response(mut times: Vec<f64>) -> Option<crate::results::TimeToResponse> {
     times.sort_by(f64::total_cmp);
-    let n = times.len();
-    let (&min, &max) = (times.first()?, times.last()?);
-    let median = if n % 2 == 1 {
-        times[n / 2]
-    } else {
-        (times[n / 2 - 1] + times[n / 2]) / 2.0
-    };
+    let summary = continuous_summary(&times)?;
     Some(crate::results::TimeToResponse {
-        n,
-        median,
-        min,
-        max,
+        n: times.len(),
+        median: summary.median,
+        min: summary.min,
+        max: summary.max,
     })
 }
 
@@ -778,7 +780,7 @@ fn cif_results(
     a: &Analysis,
 ) -> std::result::Result<crate::results::CifResults, stats::StatsError> {
     let unit = a.time_unit.days();
-    let fit = data.fit()?;
+    let fit = &data.fit;
     let landmarks = a
         .landmarks
         .iter()

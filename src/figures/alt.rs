@@ -19,8 +19,8 @@ fn time(e: &Estimate, settings: &Analysis) -> String {
     }
 }
 
-/// "0.67 (95% CI 0.46–0.98)".
-fn ratio(hr: &crate::stats::Ci, settings: &Analysis) -> String {
+/// "0.67 (95% CI 0.46–0.98)": a ratio as figures print it (legends and descriptions).
+pub(super) fn ratio(hr: &crate::stats::Ci, settings: &Analysis) -> String {
     format!(
         "{} ({}% CI {}–{})",
         fixed(hr.estimate, 2),

@@ -192,13 +192,8 @@ fn incidence_figure(
     let results = &analysis.results;
     let cohort = results.id.as_str();
     let unit = settings.time_unit.days();
-    let statistics = |source| Error::Statistics {
-        cohort: cohort.to_string(),
-        what: format!("cumulative incidence figure for {endpoint}"),
-        source,
-    };
     let series_of = |data: &crate::endpoints::CompetingData, label: &str| {
-        let fit = data.fit().map_err(statistics)?;
+        let fit = &data.fit;
         let points = fit
             .steps()
             .iter()
@@ -212,25 +207,25 @@ fn incidence_figure(
                 n_censor: s.censored,
             })
             .collect();
-        Ok::<_, Error>(KmSeries {
+        KmSeries {
             label: label.to_string(),
             points: thin_steps(points),
             n: fit.n(),
             median: None,
             median_label: String::new(),
             table: Vec::new(),
-        })
+        }
     };
     let mut series = Vec::new();
     for (arm, by) in arms.competing {
         if let Some(data) = by.get(endpoint) {
-            series.push(series_of(data, results.arm_short(arm))?);
+            series.push(series_of(data, results.arm_short(arm)));
         }
     }
     let arms_drawn = !series.is_empty();
     if !arms_drawn {
         if let Some(data) = analysis.competing.get(endpoint) {
-            series.push(series_of(data, &results.label)?);
+            series.push(series_of(data, &results.label));
         }
     }
     let note: Vec<String> = results
@@ -240,13 +235,7 @@ fn incidence_figure(
             let t = c.tte.get(endpoint)?;
             let mut lines = Vec::new();
             if let Some(hr) = t.fine_gray.as_ref().and_then(|f| f.hr.as_ref()) {
-                lines.push(format!(
-                    "Fine–Gray HR {} ({}% CI {}–{})",
-                    fixed(hr.estimate, 2),
-                    settings.ci_percent(),
-                    fixed(hr.lower, 2),
-                    fixed(hr.upper, 2)
-                ));
+                lines.push(format!("Fine–Gray HR {}", alt::ratio(hr, settings)));
             }
             if let Some(g) = &t.gray {
                 lines.push(format!("Gray's test {}", crate::format::fmt_p(Some(g.p))));
@@ -359,13 +348,7 @@ fn comparison_notes(results: &CohortResults, endpoint: &str, settings: &Analysis
                 None => (&t.cox, &t.logrank, "Log-rank", "HR"),
             };
             let hr = match &cox.hr {
-                Some(h) => format!(
-                    "{hr_name} {} ({}% CI {}–{})",
-                    fixed(h.estimate, 2),
-                    settings.ci_percent(),
-                    fixed(h.lower, 2),
-                    fixed(h.upper, 2)
-                ),
+                Some(h) => format!("{hr_name} {}", alt::ratio(h, settings)),
                 None => format!("{hr_name} not estimable"),
             };
             let arms = several.then(|| {

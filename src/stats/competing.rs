@@ -45,6 +45,8 @@ pub struct CumulativeIncidence {
     steps: Vec<CifStep>,
     /// Event-free survival just before each step, S(t−).
     before: Vec<f64>,
+    /// The running sums the standard error is made of, per step ([`Self::std_err_at`]).
+    sums: Vec<[f64; 3]>,
 }
 
 /// The cumulative incidence at a time with its interval.
@@ -133,12 +135,24 @@ pub fn aalen_johansen(time: &[f64], status: &[u8]) -> Result<CumulativeIncidence
     let mut at_risk = order.len();
     let (mut surv, mut cif) = (1.0, 0.0);
     let mut before = Vec::with_capacity(steps.len());
+    // Per step: λ the hazard of any event, λ1 of the event of interest; G, H, K the running
+    // sums the derivative of the incidence by a subject's weight is made of.
+    let mut sums = Vec::with_capacity(steps.len());
+    let (mut g, mut h, mut k) = (0.0, 0.0, 0.0);
     for step in &mut steps {
         step.n_risk = at_risk;
         let n = at_risk as f64;
+        let lam = (step.events + step.competing) as f64 / n;
+        let lam1 = step.events as f64 / n;
         before.push(surv);
+        k += lam1 * surv * g;
+        if lam < 1.0 {
+            g += lam / (n * (1.0 - lam));
+        }
+        h += surv * lam1 / n;
+        sums.push([g, h, k]);
         cif += surv * step.events as f64 / n;
-        surv *= 1.0 - (step.events + step.competing) as f64 / n;
+        surv *= 1.0 - lam;
         step.estimate = cif;
         at_risk -= step.events + step.competing + step.censored;
     }
@@ -146,6 +160,7 @@ pub fn aalen_johansen(time: &[f64], status: &[u8]) -> Result<CumulativeIncidence
         n: order.len(),
         steps,
         before,
+        sums,
     })
 }
 
@@ -164,33 +179,15 @@ impl CumulativeIncidence {
     /// subjects of the squared derivative of the incidence by the subject's weight. Subjects
     /// with the same time and status have the same derivative, so the sum is over steps.
     pub fn std_err_at(&self, at: usize) -> f64 {
-        let k = self.steps.len();
-        if at >= k {
+        if at >= self.steps.len() {
             return 0.0;
         }
-        // Per step l: λ the hazard of any event, λ1 of the event of interest; G, H, K the
-        // running sums the derivative is made of, F the incidence.
-        let mut g = vec![0.0; k];
-        let mut h = vec![0.0; k];
-        let mut kk = vec![0.0; k];
-        let (mut gs, mut hs, mut ks) = (0.0, 0.0, 0.0);
-        for (l, s) in self.steps.iter().enumerate() {
-            let n = s.n_risk as f64;
-            let lam = (s.events + s.competing) as f64 / n;
-            let lam1 = s.events as f64 / n;
-            let before = self.before[l];
-            ks += lam1 * before * gs;
-            if lam < 1.0 {
-                gs += lam / (n * (1.0 - lam));
-            }
-            hs += before * lam1 / n;
-            g[l] = gs;
-            h[l] = hs;
-            kk[l] = ks;
-        }
+        let g = |l: usize| self.sums[l][0];
+        let h = |l: usize| self.sums[l][1];
+        let kk = |l: usize| self.sums[l][2];
         let f = |l: usize| self.steps[l].estimate;
         let fj = f(at);
-        let beyond = kk[at] - h[at];
+        let beyond = kk(at) - h(at);
         let mut sum = 0.0;
         for (m, s) in self.steps.iter().enumerate().take(at + 1) {
             let n = s.n_risk as f64;
@@ -213,10 +210,10 @@ impl CumulativeIncidence {
                         0.0
                     };
                     -leave * (fj - f(m))
-                        + kk[m + 1]
-                        + g[m] * (fj - f(m + 1))
+                        + kk(m + 1)
+                        + g(m) * (fj - f(m + 1))
                         + interest * self.before[m] / n
-                        - h[m]
+                        - h(m)
                 };
                 sum += count as f64 * u * u;
             }
