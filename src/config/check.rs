@@ -515,27 +515,29 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
             format!("{pct}; expected a percentage from 0 to 100"),
         ));
     }
-    if let Some(landmarks) = &a.landmarks {
-        // At most 1,000 years (the longest time readout reads), in this block's unit, or in
-        // days (the loosest bound) when the unit is set elsewhere.
-        let most = crate::model::MAX_TIME_DAYS / a.time_unit.map_or(1.0, |u| u.days());
-        if let Some(bad) = landmarks
-            .iter()
-            .find(|t| !t.is_finite() || **t < 0.0 || **t > most)
-        {
-            errors.push(config_error(
-                path,
-                &format!("key `{key}.landmarks`: "),
-                format!(
-                    "{} is not a time; expected numbers from 0 to {most} in the time unit \
-                     (1,000 years)",
-                    crate::format::short_number(*bad)
-                ),
-            ));
-        }
-    }
-    // Horizons are positive times; the table times, times from 0 in increasing order.
+    // At most 1,000 years (the longest time readout reads), in this block's unit, or in days
+    // (the loosest bound) when the unit is set elsewhere.
     let most = crate::model::MAX_TIME_DAYS / a.time_unit.map_or(1.0, |u| u.days());
+    // Times from 0 (landmarks, the risk table's); the horizons, times above 0.
+    let not_a_time = |name: &str, times: &[f64]| {
+        let bad = times
+            .iter()
+            .find(|t| !t.is_finite() || **t < 0.0 || **t > most)?;
+        Some(config_error(
+            path,
+            &format!("key `{key}.{name}`: "),
+            format!(
+                "{} is not a time; expected numbers from 0 to {most} in the time unit \
+                 (1,000 years)",
+                crate::format::short_number(*bad)
+            ),
+        ))
+    };
+    errors.extend(
+        a.landmarks
+            .as_deref()
+            .and_then(|times| not_a_time("landmarks", times)),
+    );
     let taus: Vec<(String, f64)> = match &a.rmst_tau {
         Some(super::analysis::RmstTau::All(t)) => vec![("rmst_tau".to_string(), *t)],
         Some(super::analysis::RmstTau::ByEndpoint(m)) => m
@@ -557,19 +559,9 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
         }
     }
     if let Some(times) = &a.km_table_times {
-        let bad = times
-            .iter()
-            .find(|t| !t.is_finite() || **t < 0.0 || **t > most);
         let unordered = times.windows(2).any(|w| w[1] <= w[0]);
-        if let Some(bad) = bad {
-            errors.push(config_error(
-                path,
-                &format!("key `{key}.km_table_times`: "),
-                format!(
-                    "{} is not a time; expected numbers from 0 to {most} in the time unit",
-                    crate::format::short_number(*bad)
-                ),
-            ));
+        if let Some(bad) = not_a_time("km_table_times", times) {
+            errors.push(bad);
         } else if unordered || times.is_empty() || times.len() > MAX_TABLE_TIMES {
             errors.push(config_error(
                 path,

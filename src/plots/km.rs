@@ -142,6 +142,11 @@ const KMUNICATE_ROWS: [(&str, Pick); 3] = [
 /// How far a KMunicate row's name is set in from its series' name.
 const KMUNICATE_INDENT: i32 = 12;
 
+/// Two times that are one up to floating point (a tick computed as `k * step`).
+fn same_time(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+}
+
 /// The times of the series' risk tables when every series has one at the same times.
 fn table_times(series: &[KmSeries]) -> Option<Vec<f64>> {
     let first: Vec<f64> = series.first()?.table.iter().map(|r| r.time).collect();
@@ -150,17 +155,14 @@ fn table_times(series: &[KmSeries]) -> Option<Vec<f64>> {
             && s.table
                 .iter()
                 .zip(&first)
-                .all(|(r, t)| (r.time - t).abs() <= 1e-9 * t.abs().max(1.0))
+                .all(|(r, t)| same_time(r.time, *t))
     };
     (!first.is_empty() && series.iter().all(same)).then_some(first)
 }
 
 /// The series' table row at tick `t`.
 fn table_row(s: &KmSeries, t: f64) -> Option<KmTableRow> {
-    s.table
-        .iter()
-        .find(|r| (r.time - t).abs() <= 1e-9 * t.abs().max(1.0))
-        .copied()
+    s.table.iter().find(|r| same_time(r.time, t)).copied()
 }
 
 const PLOT_H: i32 = 300;

@@ -590,10 +590,10 @@ pub(super) fn time_to_event_by_arm(c: &CohortResults, f: &Formats) -> Option<Sec
             (format!("75th percentile ({}% CI)", f.level), |t| {
                 t.q75.clone()
             }),
-        ] {
-            if competing {
-                break;
-            }
+        ]
+        .into_iter()
+        .filter(|_| !competing)
+        {
             body.push(row_of(Cell::level(name), &columns, |r| {
                 tte(r).map_or("–".to_string(), |t| f.estimate(&pick(&t)))
             }));
@@ -683,52 +683,36 @@ pub(super) fn time_to_event_by_arm(c: &CohortResults, f: &Formats) -> Option<Sec
         } else {
             (format!("HR ({}% CI)", f.level), "Log-rank p")
         };
-        let mut hr_row = vec![Cell::level(hr_name)];
-        hr_row.extend(columns.iter().map(|col| {
-            Cell::num(cell(col, &|t| {
-                ratio(t.stratified.as_ref().map_or(&t.cox, |s| &s.cox).hr.as_ref())
-            }))
+        // A row of the comparisons: its name, then each column's value.
+        let compared_row = |name: Cell, value: &dyn Fn(&TteComparison) -> String| {
+            let mut row = vec![name];
+            row.extend(columns.iter().map(|col| Cell::num(cell(col, value))));
+            Row::of(row)
+        };
+        body.push(compared_row(Cell::level(hr_name), &|t| {
+            ratio(t.stratified.as_ref().map_or(&t.cox, |s| &s.cox).hr.as_ref())
         }));
-        body.push(Row::of(hr_row));
-        let mut p_row = vec![Cell::level(p_name)];
-        p_row.extend(columns.iter().map(|col| {
-            Cell::num(cell(col, &|t| {
-                p_only(t.stratified.as_ref().map_or(&t.logrank, |s| &s.logrank).p)
-            }))
+        body.push(compared_row(Cell::level(p_name), &|t| {
+            p_only(t.stratified.as_ref().map_or(&t.logrank, |s| &s.logrank).p)
         }));
-        body.push(Row::of(p_row));
-        if c.comparisons
-            .iter()
-            .any(|x| x.tte.get(endpoint).is_some_and(|t| t.fine_gray.is_some()))
-        {
-            let mut fg_row = vec![Cell::level(format!(
-                "Fine–Gray subdistribution HR ({}% CI)",
-                f.level
-            ))];
-            fg_row.extend(columns.iter().map(|col| {
-                Cell::num(cell(col, &|t| {
-                    ratio(t.fine_gray.as_ref().and_then(|g| g.hr.as_ref()))
-                }))
+        let any = |has: fn(&TteComparison) -> bool| {
+            c.comparisons
+                .iter()
+                .any(|x| x.tte.get(endpoint).is_some_and(has))
+        };
+        if any(|t| t.fine_gray.is_some()) {
+            body.push(compared_row(
+                Cell::level(format!("Fine–Gray subdistribution HR ({}% CI)", f.level)),
+                &|t| ratio(t.fine_gray.as_ref().and_then(|g| g.hr.as_ref())),
+            ));
+            body.push(compared_row(Cell::level("Gray's test p"), &|t| {
+                p_only(t.gray.map(|g| g.p))
             }));
-            body.push(Row::of(fg_row));
-            let mut gray_row = vec![Cell::level("Gray's test p")];
-            gray_row.extend(
-                columns
-                    .iter()
-                    .map(|col| Cell::num(cell(col, &|t| p_only(t.gray.map(|g| g.p))))),
-            );
-            body.push(Row::of(gray_row));
         }
-        if c.comparisons
-            .iter()
-            .any(|x| x.tte.get(endpoint).is_some_and(|t| t.rmst.is_some()))
-        {
-            let mut rmst_row = vec![Cell::level(format!(
-                "RMST difference, {} ({}% CI); p",
-                f.unit, f.level
-            ))];
-            rmst_row.extend(columns.iter().map(|col| {
-                Cell::num(cell(col, &|t| {
+        if any(|t| t.rmst.is_some()) {
+            body.push(compared_row(
+                Cell::level(format!("RMST difference, {} ({}% CI); p", f.unit, f.level)),
+                &|t| {
                     t.rmst.map_or("–".to_string(), |r| {
                         format!(
                             "{} ({}); {}",
@@ -742,9 +726,8 @@ pub(super) fn time_to_event_by_arm(c: &CohortResults, f: &Formats) -> Option<Sec
                             p_only(r.difference.p)
                         )
                     })
-                }))
-            }));
-            body.push(Row::of(rmst_row));
+                },
+            ));
         }
     }
     Some(Section {
