@@ -641,7 +641,7 @@ fn placeholder_tte(origin: NaiveDate) -> TimeToEvent {
         date: origin,
         reason: String::new(),
         cnsr: 1,
-        missed_visits: false,
+        rule: readout::derive::TteRule::LastAdequateAssessment,
     }
 }
 

@@ -39,6 +39,9 @@ pub enum Kind {
     ResponseOddity,
     /// Events censored by the missed-visit rule.
     MissedVisits,
+    /// A rule the config asks for that does not apply to the data (censoring at new
+    /// anticancer therapy when the times come from ADTTE).
+    RuleNotApplied,
     /// Subjects left out of an endpoint, or responders without a record.
     EndpointSubjects,
     /// An endpoint without data, or that cannot be derived.

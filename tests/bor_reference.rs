@@ -531,6 +531,7 @@ fn pharmaverse_pfs_matches_adtte_except_death_after_missed_assessments() {
     let off = DeriveOptions {
         pfs: PfsOptions {
             missed_visit_days: None,
+            ..PfsOptions::default()
         },
         ..DeriveOptions::default()
     };

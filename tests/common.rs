@@ -172,16 +172,18 @@ fn manifest_without_locations(bytes: &[u8]) -> Vec<u8> {
     serde_json::to_vec_pretty(&manifest).expect("JSON")
 }
 
-/// A CSV file without quoted fields (the example data) as rows of column → value.
+/// A CSV file (quoted fields too) as rows of column → value.
 pub fn csv_rows(path: &Path) -> Vec<std::collections::BTreeMap<String, String>> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
-    lines
-        .map(|l| {
+    let mut reader =
+        csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let header = reader.headers().expect("header").clone();
+    reader
+        .records()
+        .map(|row| {
+            let row = row.unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             header
                 .iter()
-                .zip(l.split(','))
+                .zip(row.iter())
                 .map(|(h, v)| (h.to_string(), v.to_string()))
                 .collect()
         })

@@ -652,6 +652,7 @@ fn missed_visit_rule_can_be_turned_off() {
     };
     let off = PfsOptions {
         missed_visit_days: None,
+        ..PfsOptions::default()
     };
     let t = progression_free_survival(&s, &[at(42, "SD")], &off)
         .unwrap()

@@ -731,3 +731,248 @@ fn a_single_arm_competing_endpoint_is_reported_by_its_incidence() {
     assert!(!report.contains("<tr><td>TTP</td><td class=\"num\">300</td>"));
     assert!(folder.join("itt/figures/cif-ttp.svg").exists());
 }
+
+/// Days of an ISO date from a fixed origin (civil calendar), for differences.
+fn civil_day(s: &str) -> i64 {
+    let p: Vec<i64> = s.split('-').map(|x| x.parse().unwrap()).collect();
+    let (y, m, d) = if p[1] <= 2 {
+        (p[0] - 1, p[1] + 9, p[2])
+    } else {
+        (p[0], p[1] - 3, p[2])
+    };
+    365 * y + y / 4 - y / 100 + y / 400 + (153 * m + 2) / 5 + d
+}
+
+/// The ISO date `days` (positive or negative) after `s`, found among the dates of the years
+/// around it by [`civil_day`].
+fn plus_days(s: &str, days: i64) -> String {
+    let target = civil_day(s) + days;
+    let year: i64 = s[..4].parse().unwrap();
+    (year - 2..=year + 2)
+        .flat_map(|y| (1..=12).flat_map(move |m| (1..=31).map(move |d| (y, m, d))))
+        .map(|(y, m, d)| format!("{y:04}-{m:02}-{d:02}"))
+        .find(|text| civil_day(text) == target && chrono_free_valid(text))
+        .unwrap_or_else(|| panic!("{s} + {days}"))
+}
+
+/// Whether `YYYY-MM-DD` names a day of its month.
+fn chrono_free_valid(text: &str) -> bool {
+    let p: Vec<i64> = text.split('-').map(|x| x.parse().unwrap()).collect();
+    let leap = p[0] % 4 == 0 && (p[0] % 100 != 0 || p[0] % 400 == 0);
+    let month_days = [
+        31,
+        28 + i64::from(leap),
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    p[2] <= month_days[(p[1] - 1) as usize]
+}
+
+/// The single-arm example's config and data in a folder of their own, ADSL with a `NACTDT`
+/// column (`nactdt`: USUBJID → date), `extra` keys under `analysis:`.
+fn altn_with_new_therapy(
+    nactdt: &BTreeMap<String, String>,
+    extra: &str,
+) -> (tempfile::TempDir, PathBuf) {
+    let root = crate::common::root();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    for f in ["adrs.csv", "adae.csv", "adtr.csv"] {
+        std::fs::copy(root.join("data/altn-ak105-ii-01").join(f), data.join(f)).unwrap();
+    }
+    let mut reader = csv::Reader::from_path(root.join("data/altn-ak105-ii-01/adsl.csv")).unwrap();
+    let mut writer = csv::Writer::from_path(data.join("adsl.csv")).unwrap();
+    let mut header = reader.headers().unwrap().clone();
+    header.push_field("NACTDT");
+    writer.write_record(&header).unwrap();
+    for row in reader.records() {
+        let mut row = row.unwrap();
+        let date = nactdt.get(&row[1]).map_or("", String::as_str);
+        row.push_field(date);
+        writer.write_record(&row).unwrap();
+    }
+    writer.flush().unwrap();
+    let text = std::fs::read_to_string(root.join("config/altn-ak105-ii-01.yaml"))
+        .unwrap()
+        .replace(
+            "dir: ../data/altn-ak105-ii-01",
+            &format!("dir: {}", data.display()),
+        )
+        .replacen("\nanalysis:\n", &format!("\nanalysis:\n{extra}"), 1);
+    let config = dir.path().join("study.yaml");
+    std::fs::write(&config, text).unwrap();
+    (dir, config)
+}
+
+/// `analysis.censor_at_new_therapy`: PFS derived from ADRS is censored at the last adequate
+/// assessment on or before the start of new therapy, whatever came after; subjects without
+/// new therapy keep their times; the derived CSV names the rule, results.json counts it and
+/// the Methods say it. Bad columns and dates are errors at their key or cell.
+#[test]
+fn pfs_is_censored_at_new_anticancer_therapy() {
+    let root = crate::common::root();
+    let adsl = crate::common::csv_rows(&root.join("data/altn-ak105-ii-01/adsl.csv"));
+    let mut record: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    for r in crate::common::csv_rows(&root.join("data/altn-ak105-ii-01/adrs.csv")) {
+        if r["PARAMCD"] == "OVR" {
+            record
+                .entry(r["USUBJID"].clone())
+                .or_default()
+                .push((r["ADT"].clone(), r["AVALC"].clone()));
+        }
+    }
+    // Every second cohort-1 subject whose first assessment is adequate and who is alive 10
+    // days later starts new therapy then.
+    let mut nactdt = BTreeMap::new();
+    let mut expected = BTreeMap::new();
+    let mut candidates = 0;
+    for s in adsl.iter().filter(|s| s["COHORT"] == "1") {
+        let id = &s["USUBJID"];
+        let mut own: Vec<&(String, String)> = record
+            .get(id)
+            .into_iter()
+            .flatten()
+            .filter(|(d, _)| *d >= s["TRTSDT"])
+            .collect();
+        own.sort();
+        let Some((first, response)) = own.first() else {
+            continue;
+        };
+        let started = plus_days(first, 10);
+        let adequate = ["CR", "PR", "SD", "NON-CR/NON-PD"].contains(&response.as_str());
+        if !adequate || own.len() < 2 || (!s["DTHDT"].is_empty() && s["DTHDT"] <= started) {
+            continue;
+        }
+        candidates += 1;
+        if candidates % 2 == 1 {
+            let days = civil_day(first) - civil_day(&s["TRTSDT"]) + 1;
+            expected.insert(id.clone(), (days as f64 / 30.4375, s["EFFFL"] == "Y"));
+            nactdt.insert(id.clone(), started);
+        }
+    }
+    assert!(expected.len() >= 5, "{} subjects", expected.len());
+
+    let (dir, config) =
+        altn_with_new_therapy(&nactdt, "  censor_at_new_therapy: { column: NACTDT }\n");
+    let out = dir.path().join("out");
+    crate::common::build_quietly(&out, &config).success();
+    let (_plain_dir, plain_config) = altn_with_new_therapy(&nactdt, "");
+    let plain_out = dir.path().join("plain");
+    crate::common::build_quietly(&plain_out, &plain_config).success();
+    let folder = out.join("ALTN-AK105-II-01/2022-01-06");
+    let rows = crate::common::csv_rows(&folder.join("derived/cohort-1.csv"));
+    let plain = crate::common::csv_rows(
+        &plain_out.join("ALTN-AK105-II-01/2022-01-06/derived/cohort-1.csv"),
+    );
+    assert_eq!(rows.len(), plain.len());
+    let mut were_events = 0;
+    for (row, before) in rows.iter().zip(&plain) {
+        assert_eq!(row["USUBJID"], before["USUBJID"]);
+        for key in ["OS_AVAL", "OS_CNSR", "BOR"] {
+            assert_eq!(row[key], before[key], "{} {key}", row["USUBJID"]);
+        }
+        match expected.get(&row["USUBJID"]) {
+            Some((months, _)) => {
+                let got: f64 = row["PFS_AVAL"].parse().unwrap();
+                assert!(
+                    (got - months).abs() < 1e-12,
+                    "{}: {got} vs {months}",
+                    row["USUBJID"]
+                );
+                assert_eq!(row["PFS_CNSR"], "1");
+                assert_eq!(row["PFS_EVNTDESC"], "censored: new anticancer therapy");
+                were_events += usize::from(before["PFS_CNSR"] == "0");
+            }
+            None => {
+                for key in [
+                    "PFS_AVAL",
+                    "PFS_CNSR",
+                    "PFS_EVNTDESC",
+                    "DOR_AVAL",
+                    "DOR_CNSR",
+                ] {
+                    assert_eq!(row[key], before[key], "{} {key}", row["USUBJID"]);
+                }
+                assert_ne!(row["PFS_EVNTDESC"], "censored: new anticancer therapy");
+            }
+        }
+    }
+    assert!(
+        were_events >= 2,
+        "only {were_events} events became censorings"
+    );
+    let results = crate::common::read_json(&folder.join("results.json"));
+    let pfs = &results["cohorts"][0]["tte"]["PFS"];
+    let efficacy = expected.values().filter(|(_, e)| *e).count();
+    assert_eq!(pfs["censored_new_therapy"].as_u64(), Some(efficacy as u64));
+    assert!(results["cohorts"][0]["tte"]["OS"]
+        .get("censored_new_therapy")
+        .is_none());
+    let report = std::fs::read_to_string(folder.join("cohort-1/report.html")).unwrap();
+    assert!(
+        report.contains("who started new anticancer therapy before progression or death were censored at their last adequate assessment on or before its start"),
+        "no Methods sentence"
+    );
+
+    // A date that is not one, and one before the first dose, are errors at their cell; a
+    // column ADSL lacks is an error at its key.
+    let id = nactdt.keys().next().unwrap().clone();
+    let line = adsl.iter().position(|s| s["USUBJID"] == id).unwrap() + 2;
+    let trtsdt = adsl[line - 2]["TRTSDT"].clone();
+    for (value, says) in [
+        ("2021-13-01".to_string(), "is not a date".to_string()),
+        (
+            plus_days(&trtsdt, -1),
+            format!("is before the first dose (TRTSDT {trtsdt})"),
+        ),
+    ] {
+        let bad = BTreeMap::from([(id.clone(), value)]);
+        let (dir, config) =
+            altn_with_new_therapy(&bad, "  censor_at_new_therapy: { column: NACTDT }\n");
+        let ran = crate::common::readout_command()
+            .args(["build", "--quiet", "--out"])
+            .arg(dir.path().join("out"))
+            .arg(&config)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&ran.stderr);
+        assert!(!ran.status.success());
+        assert!(
+            stderr.contains(&format!("adsl.csv: line {line}, column `NACTDT`"))
+                && stderr.contains(&says),
+            "{stderr}"
+        );
+    }
+    let (dir, config) =
+        altn_with_new_therapy(&nactdt, "  censor_at_new_therapy: { column: NACT }\n");
+    let ran = crate::common::readout_command()
+        .args(["build", "--quiet", "--out"])
+        .arg(dir.path().join("out"))
+        .arg(&config)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&ran.stderr);
+    assert!(
+        !ran.status.success()
+            && stderr.contains("key `analysis.censor_at_new_therapy.column`")
+            && stderr.contains("column `NACT` is not in ADSL"),
+        "{stderr}"
+    );
+
+    // With ADTTE the times are ADTTE's: the key changes nothing, and says so.
+    let (dir, config) = randomised_with("  censor_at_new_therapy: { column: TRTEDT }\n");
+    let out = dir.path().join("out");
+    crate::common::build_quietly(&out, &config).success();
+    let results = crate::common::read_json(&out.join("RAND-EXAMPLE/2023-09-29/results.json"));
+    let warnings = results["cohorts"][0]["warnings"].to_string();
+    assert!(warnings.contains("changes nothing"), "{warnings}");
+}

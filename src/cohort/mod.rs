@@ -189,6 +189,7 @@ pub fn derive_options(a: &crate::config::Analysis) -> DeriveOptions {
         },
         pfs: derive::PfsOptions {
             missed_visit_days: (a.missed_visit_days > 0).then_some(a.missed_visit_days),
+            new_therapy: a.new_therapy.clone(),
         },
     }
 }
@@ -462,6 +463,7 @@ pub fn build_cohort<'a>(
         }),
     };
     let summary = CohortSummary::of(&record, &settings);
+    let derived_times = !at.data.has_adtte && !derived.is_empty();
     Ok((
         CohortBuild {
             record,
@@ -475,6 +477,7 @@ pub fn build_cohort<'a>(
             derived,
             derived_tte,
             endpoints: settings.tte_params.clone(),
+            derived_times,
             arm_column: cohort.arms.as_ref().map(|a| a.column.clone()),
             criteria: settings.criteria.clone(),
             efficacy_flag: at

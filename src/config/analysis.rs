@@ -107,6 +107,18 @@ pub struct AnalysisConfig {
     /// Times of the risk table (and of the KM plot's ticks), in `time_unit`. Default: the
     /// plot's ticks, a conventional step of the time unit with at most 8 intervals.
     pub km_table_times: Option<Vec<f64>>,
+    /// PFS and DoR derived from ADRS censored at the last adequate assessment on or before
+    /// the start of new anticancer therapy, `{ column: NACTDT }` (an ADSL date column).
+    /// Default: none (the rule is off).
+    pub censor_at_new_therapy: Option<NewTherapy>,
+}
+
+/// `analysis.censor_at_new_therapy`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewTherapy {
+    /// The ADSL column of the date new anticancer therapy started (`NACTDT`).
+    pub column: String,
 }
 
 /// `analysis.rmst_tau`: one horizon, or one per endpoint.
@@ -490,6 +502,8 @@ pub struct Analysis {
     pub km_table: KmTable,
     /// See [`AnalysisConfig::km_table_times`].
     pub km_table_times: Option<Vec<f64>>,
+    /// The ADSL column of [`AnalysisConfig::censor_at_new_therapy`], if the rule is on.
+    pub new_therapy: Option<String>,
     /// See [`AnalysisConfig::response_criteria`]; an invalid set is refused by the config
     /// check before any analysis, and reads as RECIST 1.1 here.
     pub criteria: std::sync::Arc<crate::criteria::Criteria>,
@@ -633,6 +647,11 @@ impl AnalysisConfig {
                 .km_table_times
                 .clone()
                 .or_else(|| fallback.km_table_times.clone()),
+            new_therapy: self
+                .censor_at_new_therapy
+                .as_ref()
+                .or(fallback.censor_at_new_therapy.as_ref())
+                .map(|n| n.column.clone()),
             criteria: std::sync::Arc::new(
                 self.response_criteria
                     .as_ref()

@@ -54,6 +54,29 @@ impl LoadedConfig {
     pub fn analysis_for(&self, cohort: &CohortConfig) -> Analysis {
         cohort.analysis.resolve(&self.config.analysis)
     }
+
+    /// The ADSL columns of `analysis.censor_at_new_therapy` (study level, then each cohort's),
+    /// each with the key that names it.
+    pub fn new_therapy_columns(&self) -> Vec<(String, String)> {
+        let at = |key: String, a: &AnalysisConfig| {
+            a.censor_at_new_therapy.as_ref().map(|n| {
+                (
+                    format!("{key}.censor_at_new_therapy.column"),
+                    n.column.clone(),
+                )
+            })
+        };
+        at("analysis".to_string(), &self.config.analysis)
+            .into_iter()
+            .chain(
+                self.config
+                    .cohorts
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, c)| at(format!("cohorts[{i}].analysis"), &c.analysis)),
+            )
+            .collect()
+    }
 }
 
 /// Reads, parses and checks one config file.

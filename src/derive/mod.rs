@@ -26,6 +26,7 @@ pub use bor::{
 pub use error::DeriveError;
 pub use tte::{
     duration_of_response, overall_survival, progression_free_survival, PfsOptions, TimeToEvent,
+    TteRule,
 };
 
 use crate::model::{Assessment, Response, Subject};
@@ -56,6 +57,22 @@ pub struct DerivedSubject {
     pub os: Option<TimeToEvent>,
     /// DoR from the first counted response; `None` for non-responders.
     pub dor: Option<TimeToEvent>,
+}
+
+/// The endpoints derived from ADSL and ADRS when there is no ADTTE, by their names in
+/// `tte_params`.
+pub const DERIVED_ENDPOINTS: [&str; 3] = ["PFS", "OS", "DOR"];
+
+impl DerivedSubject {
+    /// The subject's time of a [`DERIVED_ENDPOINTS`] endpoint, if it has one.
+    pub fn endpoint(&self, name: &str) -> Option<&TimeToEvent> {
+        match name {
+            "PFS" => self.pfs.as_ref(),
+            "OS" => self.os.as_ref(),
+            "DOR" => self.dor.as_ref(),
+            _ => None,
+        }
+    }
 }
 
 /// Derives BOR, PFS, OS and DoR for one subject from its own assessments (any order).

@@ -32,8 +32,11 @@
 //!   window; set it to twice the protocol's interval plus its window, or `None` to count every
 //!   PD/death as an event (what pharmaverse's ADTTE does).
 //! - Assessments dated before the origin are ignored.
-//! - Not handled (the data model has no such dates): censoring at the start of new anticancer
-//!   therapy.
+//! - **New anticancer therapy** (only when [`PfsOptions::new_therapy`] names an ADSL date
+//!   column, e.g. `NACTDT`): a subject who started new therapy before any PD or death (or who
+//!   has neither) is censored at the last adequate assessment on or before that date (an
+//!   assessment on the day therapy starts came before it), or at the origin when there is none.
+//!   A PD or death on the day new therapy starts stays an event.
 //!
 //! DoR exists only for responders; its origin is the first counted response and the same rules
 //! apply from there (a PD after the response; the response itself is an adequate assessment).
@@ -63,12 +66,17 @@ pub struct PfsOptions {
     /// came after two or more missed assessments and is censored at that assessment.
     /// Default `Some(91)`: 2 × 42-day interval + 7-day window. `None` turns the rule off.
     pub missed_visit_days: Option<i64>,
+    /// The ADSL date column of the start of new anticancer therapy (`NACTDT`): a subject who
+    /// started it before progressing or dying is censored at the last adequate assessment on
+    /// or before it. `None` (the default) turns the rule off.
+    pub new_therapy: Option<String>,
 }
 
 impl Default for PfsOptions {
     fn default() -> Self {
         PfsOptions {
             missed_visit_days: Some(91),
+            new_therapy: None,
         }
     }
 }
@@ -99,14 +107,57 @@ pub struct TimeToEvent {
     pub reason: String,
     /// ADaM `CNSR`: 0 event, 1 censored.
     pub cnsr: u32,
-    /// Censored by the missed-visit rule: the progression or death came more than
-    /// `missed_visit_days` after the last adequate assessment.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub missed_visits: bool,
+    /// The rule that made the event or the censoring.
+    pub rule: TteRule,
+}
+
+/// Which rule made a derived time an event or a censoring: the derived CSV's `<E>_EVNTDESC`
+/// (docs/OUTPUTS.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TteRule {
+    /// Event: the first PD.
+    Progression,
+    /// Event: death (before any PD).
+    Death,
+    /// Event: a PD and a death on the same day.
+    ProgressionAndDeath,
+    /// Censored at the last adequate assessment (no PD or death).
+    LastAdequateAssessment,
+    /// Censored at the origin: no adequate assessment on or after it.
+    NoAdequateAssessment,
+    /// Censored at the last adequate assessment: the PD or death came after two or more
+    /// missed assessments (`missed_visit_days`).
+    MissedAssessments,
+    /// Censored at the last adequate assessment on or before the start of new anticancer
+    /// therapy, which came before any PD or death.
+    NewTherapy,
+    /// OS censored at the last date known alive.
+    LastKnownAlive,
+}
+
+impl TteRule {
+    /// The rule in words, as the derived CSV writes it.
+    pub fn text(self) -> &'static str {
+        match self {
+            TteRule::Progression => "progression",
+            TteRule::Death => "death",
+            TteRule::ProgressionAndDeath => "progression and death",
+            TteRule::LastAdequateAssessment => "censored: last adequate assessment",
+            TteRule::NoAdequateAssessment => "censored: no adequate assessment",
+            TteRule::MissedAssessments => "censored: event after missed assessments",
+            TteRule::NewTherapy => "censored: new anticancer therapy",
+            TteRule::LastKnownAlive => "censored: last known alive",
+        }
+    }
 }
 
 impl TimeToEvent {
-    fn new(origin: Date, date: Date, status: Status, reason: String) -> TimeToEvent {
+    fn new(origin: Date, date: Date, rule: TteRule, reason: String) -> TimeToEvent {
+        let status = match rule {
+            TteRule::Progression | TteRule::Death | TteRule::ProgressionAndDeath => Status::Event,
+            _ => Status::Censored,
+        };
         TimeToEvent {
             days: (days_between(origin, date) + 1) as f64,
             status,
@@ -116,7 +167,7 @@ impl TimeToEvent {
                 Status::Event => 0,
                 Status::Censored => 1,
             },
-            missed_visits: false,
+            rule,
         }
     }
 }
@@ -184,7 +235,7 @@ pub fn overall_survival(
         return Ok(Some(TimeToEvent::new(
             origin,
             death,
-            Status::Event,
+            TteRule::Death,
             format!("death on {death}"),
         )));
     }
@@ -223,7 +274,7 @@ pub fn overall_survival(
     Ok(Some(TimeToEvent::new(
         origin,
         date,
-        Status::Censored,
+        TteRule::LastKnownAlive,
         reason,
     )))
 }
@@ -262,17 +313,26 @@ fn progression_or_death(
         .find(|a| a.response == Response::ProgressiveDisease)
         .map(|a| a.date);
     let event = match (pd, subject.death) {
-        (Some(p), Some(d)) if d < p => Some((d, "death")),
-        (Some(p), Some(d)) if d == p => Some((p, "PD and death")),
-        (Some(p), _) => Some((p, "PD")),
-        (None, Some(d)) => Some((d, "death")),
+        (Some(p), Some(d)) if d < p => Some((d, TteRule::Death)),
+        (Some(p), Some(d)) if d == p => Some((p, TteRule::ProgressionAndDeath)),
+        (Some(p), _) => Some((p, TteRule::Progression)),
+        (None, Some(d)) => Some((d, TteRule::Death)),
         (None, None) => None,
     };
+    let what = |rule: TteRule| match rule {
+        TteRule::Death => "death",
+        TteRule::ProgressionAndDeath => "PD and death",
+        _ => "PD",
+    };
+    // New therapy started before the PD or death (or with neither): the record ends there.
+    let new_therapy =
+        new_therapy_start(subject, opts).filter(|&started| event.is_none_or(|(e, _)| started < e));
     let last_adequate = post.iter().rev().find(|a| {
         adequate(a.response)
-            && match event {
-                Some((e, _)) => a.date <= e,
-                None => true,
+            && match (new_therapy, event) {
+                (Some(started), _) => a.date <= started,
+                (None, Some((e, _))) => a.date <= e,
+                (None, None) => true,
             }
     });
     let anchor = last_adequate.map_or(start, |a| a.date);
@@ -287,15 +347,42 @@ fn progression_or_death(
             origin.label, origin.label
         ),
     };
+    let plain_censoring = if last_adequate.is_some() {
+        TteRule::LastAdequateAssessment
+    } else {
+        TteRule::NoAdequateAssessment
+    };
 
-    let Some((event_date, what)) = event else {
+    if let Some(started) = new_therapy {
+        let column = opts.new_therapy.as_deref().unwrap_or("new therapy");
+        let before = match event {
+            Some((e, rule)) => format!("before {} on {e}", what(rule)),
+            None => "with no PD or death".to_string(),
+        };
+        let on_or_before = if last_adequate.is_some() {
+            format!("; {censored_at} on or before it")
+        } else {
+            format!(
+                "; no adequate assessment from {} {start} to it: censored at {}",
+                origin.label, origin.label
+            )
+        };
         return Ok(TimeToEvent::new(
             start,
             anchor,
-            Status::Censored,
+            TteRule::NewTherapy,
+            format!("new anticancer therapy on {started} ({column}) {before}{on_or_before}"),
+        ));
+    }
+    let Some((event_date, rule)) = event else {
+        return Ok(TimeToEvent::new(
+            start,
+            anchor,
+            plain_censoring,
             censored_at,
         ));
     };
+    let what = what(rule);
     let gap = days_between(anchor, event_date);
     match opts.missed_visit_days {
         Some(limit) if gap > limit => {
@@ -313,26 +400,30 @@ fn progression_or_death(
                     format!("censored at {} {start}", origin.label),
                 ),
             };
-            Ok(TimeToEvent {
-                missed_visits: true,
-                ..TimeToEvent::new(
-                    start,
-                    anchor,
-                    Status::Censored,
-                    format!(
-                        "{what} on {event_date} came {gap} days after {since}, more than {limit}: \
-                         two or more missed assessments; {censored}"
-                    ),
-                )
-            })
+            Ok(TimeToEvent::new(
+                start,
+                anchor,
+                TteRule::MissedAssessments,
+                format!(
+                    "{what} on {event_date} came {gap} days after {since}, more than {limit}: \
+                     two or more missed assessments; {censored}"
+                ),
+            ))
         }
         _ => Ok(TimeToEvent::new(
             start,
             event_date,
-            Status::Event,
+            rule,
             format!("{what} on {event_date}"),
         )),
     }
+}
+
+/// The subject's start of new anticancer therapy, from the ADSL column the options name
+/// (checked to be a date when ADSL was read).
+fn new_therapy_start(subject: &Subject, opts: &PfsOptions) -> Option<Date> {
+    let column = opts.new_therapy.as_deref()?;
+    crate::load::parse_iso_date(subject.columns.get(column)?)
 }
 
 /// The subject's assessments in date order, checked to be the subject's own.
@@ -427,5 +518,112 @@ mod tests {
         other.usubjid = "S2".into();
         let err = overall_survival(&subject(), &[other]).unwrap_err();
         assert!(err.to_string().contains("S2"), "{err}");
+    }
+
+    /// A subject who started new therapy on `started`, with the rule on.
+    fn treated_again(started: &str) -> (Subject, PfsOptions) {
+        let s = Subject {
+            columns: [("NACTDT", started)].into_iter().collect(),
+            ..subject()
+        };
+        let opts = PfsOptions {
+            new_therapy: Some("NACTDT".to_string()),
+            ..PfsOptions::default()
+        };
+        (s, opts)
+    }
+
+    #[test]
+    fn new_therapy_before_progression_censors_at_the_last_assessment_before_it() {
+        let (s, opts) = treated_again("2021-03-01");
+        let record = [
+            a("2021-02-12", "SD"),
+            a("2021-03-26", "SD"),
+            a("2021-05-07", "PD"),
+        ];
+        let pfs = progression_free_survival(&s, &record, &opts)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (pfs.rule, pfs.status),
+            (TteRule::NewTherapy, Status::Censored)
+        );
+        assert_eq!((pfs.date, pfs.days), (d("2021-02-12"), 43.0));
+        assert!(
+            pfs.reason
+                .contains("2021-03-01 (NACTDT) before PD on 2021-05-07"),
+            "{}",
+            pfs.reason
+        );
+        // Without the rule the PD is the event.
+        let plain = progression_free_survival(&s, &record, &PfsOptions::default())
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (plain.rule, plain.date),
+            (TteRule::Progression, d("2021-05-07"))
+        );
+        // A death after new therapy is censored too; OS keeps it.
+        let died = Subject {
+            death: Some(d("2021-04-01")),
+            ..s.clone()
+        };
+        let pfs = progression_free_survival(&died, &record[..2], &opts)
+            .unwrap()
+            .unwrap();
+        assert_eq!((pfs.rule, pfs.date), (TteRule::NewTherapy, d("2021-02-12")));
+        let os = overall_survival(&died, &record).unwrap().unwrap();
+        assert_eq!((os.rule, os.date), (TteRule::Death, d("2021-04-01")));
+    }
+
+    #[test]
+    fn new_therapy_rule_edges() {
+        let record = [a("2021-02-12", "SD"), a("2021-03-26", "PD")];
+        // A PD on the day new therapy starts is an event.
+        let (s, opts) = treated_again("2021-03-26");
+        let pfs = progression_free_survival(&s, &record, &opts)
+            .unwrap()
+            .unwrap();
+        assert_eq!((pfs.rule, pfs.days), (TteRule::Progression, 85.0));
+        // An assessment on the day therapy starts came before it.
+        let (s, opts) = treated_again("2021-02-12");
+        let pfs = progression_free_survival(&s, &record, &opts)
+            .unwrap()
+            .unwrap();
+        assert_eq!((pfs.rule, pfs.date), (TteRule::NewTherapy, d("2021-02-12")));
+        // No assessment before it: censored at the origin, day 1.
+        let (s, opts) = treated_again("2021-01-20");
+        let pfs = progression_free_survival(&s, &record, &opts)
+            .unwrap()
+            .unwrap();
+        assert_eq!((pfs.rule, pfs.days), (TteRule::NewTherapy, 1.0));
+        assert!(pfs.reason.contains("censored at TRTSDT"), "{}", pfs.reason);
+        // Without progression: still the last assessment before new therapy.
+        let (s, opts) = treated_again("2021-03-01");
+        let pfs =
+            progression_free_survival(&s, &[a("2021-02-12", "PR"), a("2021-04-09", "PR")], &opts)
+                .unwrap()
+                .unwrap();
+        assert_eq!((pfs.rule, pfs.date), (TteRule::NewTherapy, d("2021-02-12")));
+        // A subject with the column empty follows the other rules.
+        let opts = PfsOptions {
+            new_therapy: Some("NACTDT".to_string()),
+            ..PfsOptions::default()
+        };
+        let pfs = progression_free_survival(&subject(), &record, &opts)
+            .unwrap()
+            .unwrap();
+        assert_eq!(pfs.rule, TteRule::Progression);
+        // DoR from a response after new therapy started: censored at its origin.
+        let (s, opts) = treated_again("2021-02-01");
+        let dor = duration_of_response(
+            &s,
+            &[a("2021-02-12", "PR"), a("2021-03-26", "PD")],
+            Some(d("2021-02-12")),
+            &opts,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!((dor.rule, dor.days), (TteRule::NewTherapy, 1.0));
     }
 }

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use indexmap::IndexMap;
 
 use crate::config::{Analysis, BaselineItem, BaselineKind, CohortConfig, ProportionCi};
-use crate::derive::{DerivedSubject, TimeToEvent};
+use crate::derive::{DerivedSubject, TteRule};
 use crate::diagnostic::{Diagnostic, Kind, Location};
 use crate::error::{Error, Result};
 use crate::format::{first_names, NAMES_LISTED};
@@ -353,7 +353,20 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
     let mut km_fits = IndexMap::new();
     let mut values: Vec<Vec<TteValue>> = Vec::with_capacity(a.tte_params.len());
     let mut censored_missed: HashMap<String, usize> = HashMap::new();
+    let mut censored_new_therapy: HashMap<String, usize> = HashMap::new();
     let mut competing = IndexMap::new();
+    if let (Some(column), true) = (&a.new_therapy, input.data.has_adtte) {
+        warnings.push(
+            Diagnostic::warning(
+                Kind::RuleNotApplied,
+                format!(
+                    "`analysis.censor_at_new_therapy` ({column}) changes nothing: the times come \
+                     from ADTTE, whose censoring holds"
+                ),
+            )
+            .hint("derive the ADTTE with the rule, or leave the key out"),
+        );
+    }
     for (endpoint, paramcd) in &a.tte_params {
         let mut cr = a
             .tte_competing
@@ -459,16 +472,20 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
                 );
             }
         } else {
-            let mut missed = 0;
+            let (mut missed, mut new_therapy) = (0, 0);
             for &i in &efficacy {
                 let i = i as usize;
-                if let Some(t) = derived_of(i).and_then(|d| derived_endpoint(d, endpoint)) {
+                if let Some(t) = derived_of(i).and_then(|d| d.endpoint(endpoint)) {
                     add(t.days, t.status);
                     column[i] = TteValue::new(t.days / unit, t.cnsr != 0);
-                    missed += usize::from(t.missed_visits);
+                    missed += usize::from(t.rule == TteRule::MissedAssessments);
+                    new_therapy += usize::from(t.rule == TteRule::NewTherapy);
                 }
             }
             censored_missed.insert(endpoint.clone(), missed);
+            if a.new_therapy.is_some() && endpoint != "OS" {
+                censored_new_therapy.insert(endpoint.clone(), new_therapy);
+            }
             if missed > 0 {
                 warnings.push(
                     Diagnostic::warning(
@@ -483,7 +500,7 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
                     .at(Location::Endpoint(endpoint.clone())),
                 );
             }
-            if !matches!(endpoint.as_str(), "PFS" | "OS" | "DOR") {
+            if !crate::derive::DERIVED_ENDPOINTS.contains(&endpoint.as_str()) {
                 warnings.push(Diagnostic::warning(Kind::EndpointUnavailable, format!(
                     "endpoint `{endpoint}` can only come from ADTTE (PARAMCD `{paramcd}`), and no ADTTE is given"
                 )).at(Location::Endpoint(endpoint.clone())));
@@ -525,6 +542,7 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
                     .cloned()
                     .unwrap_or_else(|| endpoint.clone()),
                 censored_missed_visits: censored_missed.get(endpoint).copied(),
+                censored_new_therapy: censored_new_therapy.get(endpoint).copied(),
                 cif,
                 ..summarise_tte(&fit, a, from_adtte, paramcd)
                     .map_err(|e| ci_err(id, endpoint, e))?
@@ -631,15 +649,6 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
         tumour,
         has_adtr: input.data.has_adtr,
     })
-}
-
-fn derived_endpoint<'a>(d: &'a DerivedSubject, endpoint: &str) -> Option<&'a TimeToEvent> {
-    match endpoint {
-        "PFS" => d.pfs.as_ref(),
-        "OS" => d.os.as_ref(),
-        "DOR" => d.dor.as_ref(),
-        _ => None,
-    }
 }
 
 /// How many subjects and who: `2 efficacy subjects (S-001, S-003)`, the first
@@ -864,6 +873,7 @@ fn summarise_tte(
         landmarks,
         max_time: fit.steps().last().map(|s| s.time / unit),
         censored_missed_visits: None,
+        censored_new_therapy: None,
         range: match (fit.steps().first(), fit.steps().last()) {
             (Some(first), Some(last)) => Some(crate::results::TimeRange {
                 min: first.time / unit,

@@ -18,7 +18,7 @@ pub fn read_adsl_columns(
     efficacy_flag: Option<&str>,
     keep: Option<&FxHashSet<String>>,
 ) -> Result<Vec<Subject>> {
-    let mut reader = AdslReader::new(efficacy_flag, keep, false);
+    let mut reader = AdslReader::new(efficacy_flag, keep, false, &[]);
     reader.part(table, 0, table.len())?;
     let subjects = std::mem::take(&mut reader.subjects);
     reader.check(table.path(), &subjects)?;
@@ -32,6 +32,9 @@ pub(super) struct AdslReader<'c> {
     /// Whether ADSL must have `TRTSDT` (responses and derived times start from it).
     pub(super) needs_trtsdt: bool,
     pub(super) keep: Option<&'c FxHashSet<String>>,
+    /// Columns of the start of new anticancer therapy (`analysis.censor_at_new_therapy`):
+    /// dates on or after TRTSDT, checked as read (and kept: name them in `keep`).
+    pub(super) new_therapy: &'c [String],
     pub(super) subjects: Vec<Subject>,
     /// The ADSL column the efficacy population was read from (`None`: every subject).
     pub(super) efficacy_column: Option<String>,
@@ -50,11 +53,13 @@ impl<'c> AdslReader<'c> {
         efficacy_flag: Option<&'c str>,
         keep: Option<&'c FxHashSet<String>>,
         needs_trtsdt: bool,
+        new_therapy: &'c [String],
     ) -> Self {
         AdslReader {
             efficacy_flag,
             needs_trtsdt,
             keep,
+            new_therapy,
             subjects: Vec::new(),
             efficacy_column: None,
             has_saffl: false,
@@ -87,8 +92,13 @@ impl<'c> AdslReader<'c> {
                 ),
             });
         }
-        let (c_id, row_error) =
-            convert_adsl(table, self.efficacy_flag, self.keep, &mut self.subjects)?;
+        let (c_id, row_error) = convert_adsl(
+            table,
+            self.efficacy_flag,
+            self.keep,
+            self.new_therapy,
+            &mut self.subjects,
+        )?;
         self.efficacy_column = match self.efficacy_flag {
             Some(name) => Some(name.to_string()),
             None => table.first_column(&EFFICACY_FLAGS).map(|(_, name)| name),
@@ -159,6 +169,7 @@ pub(super) fn convert_adsl(
     table: &CsvTable,
     efficacy_flag: Option<&str>,
     keep: Option<&FxHashSet<String>>,
+    new_therapy: &[String],
     out: &mut Vec<Subject>,
 ) -> Result<(usize, Option<(usize, Error)>)> {
     let kept: Vec<usize> = table
@@ -185,6 +196,7 @@ pub(super) fn convert_adsl(
             .iter()
             .filter_map(|c| table.column(c))
             .collect(),
+        new_therapy: new_therapy.iter().filter_map(|c| table.column(c)).collect(),
         eff: match efficacy_flag {
             Some(name) => Some(table.column(name).ok_or_else(|| Error::Data {
                 file: table.path.clone(),
@@ -222,6 +234,8 @@ pub(super) struct AdslColumns {
     pub(super) durations: Vec<usize>,
     /// Doses (`CUMDOSE`, `AVGDD`, `RDI`), checked when read.
     pub(super) doses: Vec<usize>,
+    /// Starts of new anticancer therapy, checked when read: dates on or after TRTSDT.
+    pub(super) new_therapy: Vec<usize>,
     /// The columns kept in [`Subject::columns`].
     pub(super) kept: Vec<usize>,
 }
@@ -269,6 +283,16 @@ impl AdslColumns {
                     c_end,
                     format!("subject `{usubjid}`: treatment end on {end} is before the first dose (TRTSDT {first_dose}); expected TRTEDT on or after TRTSDT"),
                 ));
+            }
+        }
+        for &c in &self.new_therapy {
+            if let (Some(started), Some(first_dose)) = (row.date(Some(c))?, trt_start) {
+                if started < first_dose {
+                    return Err(row.error(
+                        c,
+                        format!("subject `{usubjid}`: new anticancer therapy on {started} is before the first dose (TRTSDT {first_dose}); expected a date on or after TRTSDT"),
+                    ));
+                }
             }
         }
         for (columns, most, what) in [

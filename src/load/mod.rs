@@ -236,6 +236,8 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     .into_iter()
     .map(|(key, f)| (key, f.map(|f| cfg.data_path(f))))
     .collect();
+    let new_therapy = cfg.new_therapy_columns();
+    let new_therapy_names: Vec<String> = new_therapy.iter().map(|(_, c)| c.clone()).collect();
     // Only the columns the config filters on, summarises or compares arms by are kept per
     // subject.
     let keep: FxHashSet<String> = cfg
@@ -257,13 +259,19 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
                 .into_iter()
                 .map(|(_, column)| column),
         )
+        .chain(new_therapy.iter().map(|(_, column)| column.clone()))
         .collect();
     // ADSL is typed as it is read (part by part when large: it is never held whole), while
     // the other tables are read whole (but a large ADTTE). Their errors are collected whole,
     // then the first in config order: rayon's collect into a `Result` returns whichever error
     // a thread met first.
     let needs_trtsdt = data.adrs.is_some() || data.adtte.is_none();
-    let mut adsl = AdslReader::new(data.efficacy_flag.as_deref(), Some(&keep), needs_trtsdt);
+    let mut adsl = AdslReader::new(
+        data.efficacy_flag.as_deref(),
+        Some(&keep),
+        needs_trtsdt,
+        &new_therapy_names,
+    );
     let mut adsl_filter = RowFilter::of(cfg, "adsl");
     let (adsl_input, tables) = rayon::join(
         || {
@@ -299,7 +307,10 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     study.efficacy_flag = adsl.efficacy_column.take();
     study.safety_flag = adsl.has_saffl.then(|| "SAFFL".to_string());
     study.adsl_headers = std::mem::take(&mut adsl.headers);
-    for (key, column) in disposition::named_columns(data) {
+    for (key, column) in disposition::named_columns(data)
+        .into_iter()
+        .chain(new_therapy)
+    {
         if !study.adsl_headers.contains(&column) {
             return Err(Error::Config {
                 file: cfg.path.clone(),

@@ -186,7 +186,7 @@ fn adsl_and_adtte_read_in_parts_agree_with_the_whole_files() {
         ("ragged", with_row(2900, "S02900,1\n")),
     ];
     let read_parts = |path: &Path| -> std::result::Result<Vec<Subject>, String> {
-        let mut reader = AdslReader::new(None, None, false);
+        let mut reader = AdslReader::new(None, None, false, &[]);
         CsvTable::read_parts(path, 4096, |t, first, expected| {
             reader.part(t, first, expected)
         })

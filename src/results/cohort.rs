@@ -383,6 +383,11 @@ pub struct TteResults {
     /// ADTTE.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub censored_missed_visits: Option<usize>,
+    /// Derived from ADRS with `analysis.censor_at_new_therapy`: subjects censored at the last
+    /// adequate assessment on or before the start of new anticancer therapy, which came before
+    /// any progression or death; absent without the rule and for ADTTE.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub censored_new_therapy: Option<usize>,
     /// Shortest and longest time observed, each marked when only censored there (printed
     /// "1.4+"): the range a descriptive summary (duration of response) gives.
     #[serde(default, skip_serializing_if = "Option::is_none")]

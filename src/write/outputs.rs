@@ -58,6 +58,9 @@ pub struct DerivedRows<'a> {
     pub derived_tte: Vec<Vec<TteValue>>,
     /// The cohort's `tte_params` (PARAMCD → label), in order: two columns each.
     pub endpoints: indexmap::IndexMap<String, String>,
+    /// The times were derived from ADRS (no ADTTE): a third column per derived endpoint says
+    /// which rule made each one (`<E>_EVNTDESC`).
+    pub derived_times: bool,
     /// A cohort with arms: the ADSL column of the arms, written last as `ARM`.
     pub arm_column: Option<String>,
     /// The cohort's response criteria, whose codes the BOR column holds.
@@ -110,8 +113,7 @@ impl DerivedRows<'_> {
                     .unwrap_or_default(),
             );
             for (k, _) in endpoints.keys().enumerate() {
-                let value = self.tte_value(k, i);
-                match value {
+                match self.tte_value(k, i) {
                     Some((aval, censored)) => {
                         // Times are whole days over a unit: a cohort has a few thousand distinct
                         // values, each formatted once (formatting is the CSV's largest cost).
@@ -124,6 +126,12 @@ impl DerivedRows<'_> {
                         out.push(if censored { b'1' } else { b'0' });
                     }
                     None => out.extend_from_slice(b",,"),
+                }
+            }
+            for (k, endpoint) in endpoints.keys().enumerate() {
+                if let Some(rule) = self.rule(k, endpoint, derived, i) {
+                    out.push(b',');
+                    out.extend_from_slice(rule.as_bytes());
                 }
             }
             out.push(b',');
@@ -266,6 +274,8 @@ enum Field<'a> {
     Aval(&'a str),
     /// The endpoint's censoring flag.
     Cnsr(&'a str),
+    /// The rule that made the endpoint's derived time an event or a censoring.
+    EvntDesc(&'a str),
     BorDate,
     BorReason,
     /// The efficacy flag, under its ADSL name.
@@ -280,6 +290,7 @@ impl Field<'_> {
             Field::Bor => "BOR".to_string(),
             Field::Aval(e) => format!("{e}_AVAL"),
             Field::Cnsr(e) => format!("{e}_CNSR"),
+            Field::EvntDesc(e) => format!("{e}_EVNTDESC"),
             Field::BorDate => "BOR_DATE".to_string(),
             Field::BorReason => "BOR_REASON".to_string(),
             Field::Efficacy(flag) => flag.to_string(),
@@ -305,12 +316,38 @@ pub struct DerivedDataset<'a> {
 }
 
 impl DerivedRows<'_> {
+    /// Whether the endpoint's times were derived here, each with its rule.
+    fn has_rules(&self, endpoint: &str) -> bool {
+        self.derived_times && crate::derive::DERIVED_ENDPOINTS.contains(&endpoint)
+    }
+
+    /// The `<E>_EVNTDESC` cell of member `i` (derivation `derived`) for the `k`-th endpoint:
+    /// `None` when the endpoint has no such column, empty without a time.
+    fn rule(
+        &self,
+        k: usize,
+        endpoint: &str,
+        derived: Option<&DerivedSubject>,
+        i: usize,
+    ) -> Option<&'static str> {
+        self.has_rules(endpoint).then(|| {
+            derived
+                .and_then(|d| d.endpoint(endpoint))
+                .filter(|_| self.tte_value(k, i).is_some())
+                .map_or("", |t| t.rule.text())
+        })
+    }
+
     /// The derived datasets' columns, in order (one definition for the CSV and Dataset-JSON).
     fn fields(&self) -> Vec<Field<'_>> {
         let mut fields = vec![Field::Usubjid, Field::Bor];
         for e in self.endpoints.keys() {
             fields.push(Field::Aval(e));
             fields.push(Field::Cnsr(e));
+        }
+        // After the pairs, so that the columns before them keep their places.
+        for e in self.endpoints.keys().filter(|e| self.has_rules(e)) {
+            fields.push(Field::EvntDesc(e));
         }
         fields.extend([
             Field::BorDate,
@@ -355,6 +392,10 @@ impl DerivedRows<'_> {
                     Field::Cnsr(e) => (
                         format!("{}: censored (1) or event (0)", words(e)),
                         DataType::Integer,
+                    ),
+                    Field::EvntDesc(e) => (
+                        format!("{}: event or censoring rule", words(e)),
+                        DataType::String,
                     ),
                     Field::BorDate => ("Date of Best Overall Response".to_string(), DataType::Date),
                     Field::BorReason => (
@@ -444,14 +485,19 @@ impl DerivedRows<'_> {
             out.push(b',');
             string(&mut out, derived.map(|d| self.criteria.code_of(d.category)))?;
             for (k, _) in endpoints.keys().enumerate() {
-                let value = self.tte_value(k, i);
-                match value {
+                match self.tte_value(k, i) {
                     Some((aval, censored)) => {
                         number.clear();
                         let _ = write!(number, ",{aval},{}", u8::from(censored));
                         out.extend_from_slice(number.as_bytes());
                     }
                     None => out.extend_from_slice(b",null,null"),
+                }
+            }
+            for (k, endpoint) in endpoints.keys().enumerate() {
+                if let Some(rule) = self.rule(k, endpoint, derived, i) {
+                    out.push(b',');
+                    string(&mut out, Some(rule).filter(|r| !r.is_empty()))?;
                 }
             }
             out.push(b',');

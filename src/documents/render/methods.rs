@@ -367,6 +367,18 @@ pub fn methods_statistics(a: &Analysis, c: &CohortResults) -> String {
         sentences.push(format!(
             "Time-to-event endpoints were estimated by the Kaplan–Meier method, with {median}{followup}."
         ));
+        let new_therapy: Vec<String> = c
+            .tte
+            .values()
+            .filter(|t| t.censored_new_therapy.is_some())
+            .map(|t| t.label.clone())
+            .collect();
+        if !new_therapy.is_empty() {
+            sentences.push(format!(
+                "For {}, patients who started new anticancer therapy before progression or death were censored at their last adequate assessment on or before its start.",
+                crate::documents::prose::and_list(&new_therapy)
+            ));
+        }
         let competing: Vec<&str> = c
             .tte
             .values()
