@@ -523,10 +523,32 @@ fn a_competing_endpoint_equals_r_end_to_end() {
         c["fine_gray"]["se"].as_f64().unwrap(),
         &mut errors,
     );
+    // Within each subgroup level, the Fine–Gray model of that level's subjects.
+    let levels = r["TTP"]["subgroups"].as_array().unwrap();
+    assert_eq!(c["subgroups"].as_array().unwrap().len(), levels.len());
+    for want in levels {
+        let got = c["subgroups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["column"] == want["column"] && s["level"] == want["level"])
+            .unwrap_or_else(|| panic!("no subgroup {want}"));
+        for key in ["coef", "se"] {
+            close(
+                &format!("Fine–Gray {} = {} {key}", want["column"], want["level"]),
+                &want[key],
+                got["fine_gray"][key].as_f64().unwrap(),
+                &mut errors,
+            );
+        }
+    }
     assert!(errors.is_empty(), "{}", errors.join("\n"));
     assert!(
         itt["tte"]["PFS"]["cif"].is_null() && itt["comparisons"][0]["tte"]["PFS"]["gray"].is_null()
     );
+    assert!(itt["comparisons"][0]["tte"]["PFS"]["subgroups"][0]
+        .get("fine_gray")
+        .is_none());
     // No RMST of 1 − KM for it; its figure is the incidence by arm, described with its
     // numbers; the report gives the incidences, Fine–Gray HR and Gray's p, and Methods say so.
     assert!(itt["tte"]["TTP"]["rmst"].is_null() && c["rmst"].is_null());
@@ -548,6 +570,24 @@ fn a_competing_endpoint_equals_r_end_to_end() {
         "{printed} not in the figure's description"
     );
     assert!(svg.contains("Cumulative incidence"));
+    // The forest of the endpoint draws each level's subdistribution HR, and says so.
+    let forest = std::fs::read_to_string(cohort.join("figures/forest-ttp.svg")).unwrap();
+    assert!(forest.contains(">\nSHR (95% CI)\n<"), "no SHR heading");
+    assert!(forest.contains("Subdistribution hazard ratio (95% CI)"));
+    for s in c["subgroups"].as_array().unwrap() {
+        let hr = &s["fine_gray"]["hr"];
+        let drawn = format!(
+            ">\n{:.2} ({:.2}–{:.2})\n<",
+            hr["estimate"].as_f64().unwrap(),
+            hr["lower"].as_f64().unwrap(),
+            hr["upper"].as_f64().unwrap()
+        );
+        assert!(
+            forest.contains(&drawn),
+            "{drawn} not drawn for {}",
+            s["level"]
+        );
+    }
     let report = std::fs::read_to_string(cohort.join("report.html")).unwrap();
     for text in [
         "Competing events, n (%)",
@@ -555,6 +595,8 @@ fn a_competing_endpoint_equals_r_end_to_end() {
         &format!("<td class=\"num\">{printed}</td>"),
         "Gray&#x27;s test p",
         "cumulative incidence was estimated by the Aalen–Johansen method",
+        "Time to progression: SHR (Fine–Gray)",
+        "SHR: subdistribution hazard ratio (Fine–Gray model",
     ] {
         assert!(report.contains(text), "report lacks {text}");
     }

@@ -405,7 +405,7 @@ pub fn build_cohort<'a>(
     crate::endpoints::beyond::add_beyond_median(
         &mut analysis.results,
         &analysis.km,
-        (&arm_km, &arm_competing),
+        &arm_km,
         &settings,
         &tau_key,
     )?;

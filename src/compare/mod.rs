@@ -124,6 +124,7 @@ pub fn compare_pair(
                 &label,
                 endpoint,
                 names.strata,
+                pooled.competing.get(endpoint),
                 warnings,
             )
         })? {

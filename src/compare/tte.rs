@@ -7,10 +7,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::{statistics_error, ties, Member};
 use crate::config::{Analysis, CohortConfig};
+use crate::endpoints::CompetingData;
 use crate::error::Result;
 use crate::results::{
-    CoxResults, LogrankResults, StratifiedComparison, SubgroupHr, SubgroupInteraction,
-    TteComparison,
+    CoxResults, FineGrayResults, GrayResults, LogrankResults, StratifiedComparison, SubgroupHr,
+    SubgroupInteraction, TteComparison,
 };
 use crate::stats::{self, Ci};
 
@@ -121,9 +122,16 @@ pub(super) fn compare_tte(
     label: &str,
     endpoint: &str,
     strata_names: &[String],
+    competing: Option<&CompetingData>,
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<Option<TteComparison>> {
     let level = settings.ci_level;
+    // With competing events, each member's time (days) and status for Gray's test and the
+    // Fine–Gray models, overall and per subgroup level.
+    let competing = competing.map(|data| Competing {
+        data,
+        slots: data.slots(),
+    });
     let error = |what: &str| statistics_error(cohort, format!("{label}: {endpoint} {what}"));
     // The two arms sorted once, straight from the members (a subject's position is its
     // member's in `two`); every model below (stratified, per subgroup) is a view of it.
@@ -193,6 +201,22 @@ pub(super) fn compare_tte(
             })
         }
     };
+    let (gray, fine_gray) = match &competing {
+        Some(c) => {
+            let (days, status, arm) = c.input(two, |_| true);
+            let what = format!("{label}: Gray's test of {endpoint}");
+            let gray = stats::gray_test(&days, &status, &arm)
+                .map_err(error_at(cohort, &what))?
+                .map(|g| GrayResults {
+                    chisq: g.chisq,
+                    p: g.p,
+                });
+            let what = format!("{label}: {endpoint}");
+            let fg = fine_gray_model(&days, &status, &arm, settings, cohort, &what, warnings)?;
+            (gray, Some(fg))
+        }
+        None => (None, None),
+    };
     let mut subgroups = Vec::new();
     let mut interactions = Vec::new();
     for column in &cohort.subgroups {
@@ -222,6 +246,17 @@ pub(super) fn compare_tte(
             } else {
                 None
             };
+            let fine_gray = match &competing {
+                Some(c) => {
+                    let (days, status, arm) =
+                        c.input(two, |k| level_of.get(k) == Some(&Some(level_value)));
+                    let what = format!("{label}: {endpoint} in {column} = {level_value}");
+                    Some(fine_gray_model(
+                        &days, &status, &arm, settings, cohort, &what, warnings,
+                    )?)
+                }
+                None => None,
+            };
             subgroups.push(SubgroupHr {
                 column: column.column.clone(),
                 level: level_value.to_string(),
@@ -231,6 +266,7 @@ pub(super) fn compare_tte(
                 events,
                 events_reference,
                 hr,
+                fine_gray,
             });
         }
         interactions.push(crate::profile::timing::stage(
@@ -261,9 +297,78 @@ pub(super) fn compare_tte(
         interactions,
         among_responders: crate::config::among_responders(endpoint),
         rmst: None,
-        gray: None,
-        fine_gray: None,
+        gray,
+        fine_gray,
     }))
+}
+
+/// An endpoint's competing-risk data, and each member's place in them.
+struct Competing<'d> {
+    data: &'d CompetingData,
+    slots: Vec<u32>,
+}
+
+impl Competing<'_> {
+    /// The days, statuses and arms of the members of `two` at the positions `keep` holds.
+    fn input(&self, two: &super::TwoArms<'_>, keep: impl Fn(usize) -> bool) -> CompetingInput {
+        let mut input = (Vec::new(), Vec::new(), Vec::new());
+        for (k, m) in two.members.iter().enumerate() {
+            let Some(&slot) = self.slots.get(m.index as usize) else {
+                continue;
+            };
+            let slot = slot as usize;
+            if let (Some(&d), Some(&s), true) = (
+                self.data.days.get(slot),
+                self.data.status.get(slot),
+                keep(k),
+            ) {
+                input.0.push(d);
+                input.1.push(s);
+                input.2.push(m.in_arm());
+            }
+        }
+        input
+    }
+}
+
+/// Days, statuses and arms (true: the arm compared) of a two-arm competing-risk model.
+type CompetingInput = (Vec<f64>, Vec<u8>, Vec<bool>);
+
+/// The Fine–Gray model of two arms as results.json gives it (`what`: the comparison, for
+/// errors and the warning when it is not estimable).
+fn fine_gray_model(
+    days: &[f64],
+    status: &[u8],
+    arm: &[bool],
+    settings: &Analysis,
+    cohort: &CohortConfig,
+    what: &str,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<FineGrayResults> {
+    let fg = stats::fine_gray(days, status, arm, settings.ci_level)
+        .map_err(error_at(cohort, &format!("{what}: Fine–Gray model")))?;
+    if fg.is_none() {
+        warnings.push(Diagnostic::warning(
+            Kind::NotEstimable,
+            format!(
+                "{what}: no Fine–Gray hazard ratio (an arm has no event of interest: the \
+                 likelihood has no maximum)"
+            ),
+        ));
+    }
+    Ok(FineGrayResults {
+        hr: fg.map(|f| f.hr),
+        coef: fg.map(|f| f.coef),
+        se: fg.map(|f| f.se),
+        p: fg.map(|f| f.p),
+    })
+}
+
+fn error_at<'c>(
+    cohort: &'c CohortConfig,
+    what: &str,
+) -> impl Fn(stats::StatsError) -> crate::error::Error + 'c {
+    statistics_error(cohort, what.to_string())
 }
 
 /// The test of the arm's interaction with `column` (each subject's level in `level_of`, by

@@ -6,11 +6,9 @@
 use indexmap::IndexMap;
 
 use crate::config::Analysis;
-use crate::diagnostic::{Diagnostic, Kind, Location};
 use crate::error::{Error, Result};
 use crate::results::{
-    CohortResults, Contrast, FineGrayResults, GrayResults, RiskTableRow, RmstComparison,
-    RmstResult, TteResults,
+    CohortResults, Contrast, RiskTableRow, RmstComparison, RmstResult, TteResults,
 };
 use crate::stats::{self, KaplanMeier};
 
@@ -34,12 +32,11 @@ pub type ArmKm = [(String, IndexMap<String, KaplanMeier>)];
 /// Adds `rmst` and `risk_table` to every endpoint of `results` and of its arms, and `rmst`
 /// to the comparisons. `cohort_km`: the cohort's curves by endpoint (days); `arm_km`: each
 /// arm's. τ is `analysis.rmst_tau`, else the shortest of the arms' (or the cohort's) longest
-/// times; a τ past an arm's last time is refused, naming the key. With competing events
-/// (`arm_competing`), each comparison's Gray test and Fine–Gray model.
+/// times; a τ past an arm's last time is refused, naming the key.
 pub fn add_beyond_median(
     results: &mut CohortResults,
     cohort_km: &IndexMap<String, KaplanMeier>,
-    (arm_km, arm_competing): (&ArmKm, &ArmCompeting),
+    arm_km: &ArmKm,
     a: &Analysis,
     tau_key: &TauKey<'_>,
 ) -> Result<()> {
@@ -126,8 +123,7 @@ pub fn add_beyond_median(
             }
         }
     }
-    compare_rmst(results, a)?;
-    compare_competing(results, arm_competing, a)
+    compare_rmst(results, a)
 }
 
 /// Each comparison's RMST difference and ratio, from the two arms' RMST at one τ.
@@ -185,69 +181,6 @@ fn compare_rmst(results: &mut CohortResults, a: &Analysis) -> Result<()> {
             t.rmst = Some(rmst);
         }
     }
-    Ok(())
-}
-
-/// Endpoints with competing events: Gray's test and the Fine–Gray model of each pair of arms;
-/// a model without an estimate (an arm without an event) is said in a warning.
-fn compare_competing(
-    results: &mut CohortResults,
-    arm_competing: &ArmCompeting,
-    a: &Analysis,
-) -> Result<()> {
-    let id = results.id.clone();
-    let stats_err = |what: &str, e| Error::Statistics {
-        cohort: id.clone(),
-        what: what.to_string(),
-        source: e,
-    };
-    let mut notes = Vec::new();
-    let data_of = |arm: &str, endpoint: &str| {
-        arm_competing
-            .iter()
-            .find(|(name, _)| name == arm)
-            .and_then(|(_, by)| by.get(endpoint))
-    };
-    for c in &mut results.comparisons {
-        for (endpoint, t) in &mut c.tte {
-            let (Some(x), Some(y)) = (data_of(&c.arm, endpoint), data_of(&c.reference, endpoint))
-            else {
-                continue;
-            };
-            let days: Vec<f64> = x.days.iter().chain(&y.days).copied().collect();
-            let status: Vec<u8> = x.status.iter().chain(&y.status).copied().collect();
-            let arm: Vec<bool> = (0..days.len()).map(|i| i < x.days.len()).collect();
-            let what = format!("Gray's test and Fine–Gray model of {endpoint}");
-            t.gray = stats::gray_test(&days, &status, &arm)
-                .map_err(|e| stats_err(&what, e))?
-                .map(|g| GrayResults {
-                    chisq: g.chisq,
-                    p: g.p,
-                });
-            let fg = stats::fine_gray(&days, &status, &arm, a.ci_level)
-                .map_err(|e| stats_err(&what, e))?;
-            if fg.is_none() {
-                notes.push(
-                    Diagnostic::warning(
-                        Kind::NotEstimable,
-                        format!(
-                            "endpoint `{endpoint}`: {} vs {}: no Fine–Gray hazard ratio (an arm \
-                             has no event of interest: the likelihood has no maximum)",
-                            c.arm, c.reference
-                        ),
-                    )
-                    .at(Location::Endpoint(endpoint.clone())),
-                );
-            }
-            t.fine_gray = Some(FineGrayResults {
-                hr: fg.map(|f| f.hr),
-                coef: fg.map(|f| f.coef),
-                se: fg.map(|f| f.se),
-                p: fg.map(|f| f.p),
-            });
-        }
-    }
-    crate::diagnostic::extend_unique(&mut results.warnings, notes);
     Ok(())
 }
 

@@ -59,18 +59,38 @@ pub struct CompetingData {
     pub days: Vec<f64>,
     /// 0 censored, 1 the event, 2 a competing event.
     pub status: Vec<u8>,
+    /// Each subject's position among the cohort's (or arm's) members.
+    pub members: Vec<u32>,
     /// The cumulative incidence of the event.
     pub fit: stats::CumulativeIncidence,
 }
 
 impl CompetingData {
-    /// The subjects' times and statuses, fitted.
+    /// The subjects' times and statuses (the subjects at `members`), fitted.
     pub fn new(
         days: Vec<f64>,
         status: Vec<u8>,
+        members: Vec<u32>,
     ) -> std::result::Result<CompetingData, stats::StatsError> {
         let fit = stats::aalen_johansen(&days, &status)?;
-        Ok(CompetingData { days, status, fit })
+        Ok(CompetingData {
+            days,
+            status,
+            members,
+            fit,
+        })
+    }
+
+    /// Each member's place in `days` and `status` (`u32::MAX`: none), by member position.
+    pub fn slots(&self) -> Vec<u32> {
+        let n = self.members.iter().max().map_or(0, |&m| m as usize + 1);
+        let mut slots = vec![u32::MAX; n];
+        for (k, &m) in (0u32..).zip(&self.members) {
+            if let Some(slot) = slots.get_mut(m as usize) {
+                *slot = k;
+            }
+        }
+        slots
     }
 }
 
@@ -371,7 +391,7 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
         let mut cr = a
             .tte_competing
             .contains_key(endpoint)
-            .then(|| (Vec::new(), Vec::new()));
+            .then(|| (Vec::new(), Vec::new(), Vec::new()));
         let mut column = vec![TteValue::NONE; subjects.len()];
         // Counted per distinct time for the Kaplan–Meier fit (no vector of times to sort).
         let mut tally = stats::TimeTally::new();
@@ -418,8 +438,9 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
                         },
                     );
                     column[i] = TteValue::new(r.days / unit, !event);
-                    if let Some((days, status)) = cr.as_mut() {
+                    if let Some((days, status, members)) = cr.as_mut() {
                         days.push(r.days);
+                        members.push(i as u32);
                         status.push(match (r.cnsr, r.is_competing()) {
                             (0, _) => stats::competing::EVENT,
                             (_, true) => stats::competing::COMPETING,
@@ -523,8 +544,8 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
             .fit()
             .map_err(|e| ci_err(id, &format!("Kaplan–Meier for {endpoint}"), e))?;
         let cif = match cr {
-            Some((days, status)) => {
-                let data = CompetingData::new(days, status)
+            Some((days, status, members)) => {
+                let data = CompetingData::new(days, status, members)
                     .map_err(|e| ci_err(id, &format!("cumulative incidence of {endpoint}"), e))?;
                 let cif = cif_results(&data, a)
                     .map_err(|e| ci_err(id, &format!("cumulative incidence of {endpoint}"), e))?;

@@ -159,11 +159,20 @@ pub fn alt_text(name: &str, c: &CohortResults, settings: &Analysis) -> String {
         else {
             return format!("Forest plot of {endpoint} hazard ratios by subgroup.");
         };
-        let all = t.cox.hr.as_ref().map_or(String::new(), |hr| {
+        // The first row's ratio, as the plot draws it: the Fine–Gray model's with competing
+        // events, else the stratified Cox model's when there are strata.
+        let (kind, overall) = match &t.fine_gray {
+            Some(fg) => ("subdistribution hazard ratios (Fine–Gray)", fg.hr.as_ref()),
+            None => (
+                "hazard ratios",
+                t.stratified.as_ref().map_or(&t.cox, |s| &s.cox).hr.as_ref(),
+            ),
+        };
+        let all = overall.map_or(String::new(), |hr| {
             format!(": all subjects HR {}", ratio(hr, settings))
         });
         return format!(
-            "Forest plot of {e} hazard ratios of {} against {} in {} subgroups{all}.",
+            "Forest plot of {e} {kind} of {} against {} in {} subgroups{all}.",
             c.arm_short(&comparison.arm),
             c.arm_short(&comparison.reference),
             t.subgroups.len()

@@ -368,9 +368,15 @@ fn comparison_notes(results: &CohortResults, endpoint: &str, settings: &Analysis
 /// A forest plot's rows: all subjects first (with the HR the abstract reports: stratified
 /// when the cohort has strata), then each subgroup level under its column's label, the first
 /// level carrying the column's interaction p for its heading.
+///
+/// With competing events (`t.fine_gray`), the subdistribution HRs of the Fine–Gray models
+/// (unstratified) and no interaction p: the test is of the cause-specific Cox models.
 fn forest_rows(results: &CohortResults, t: &TteComparison) -> Vec<plots::ForestRow> {
-    let ratio = |r: &Option<Ci>| r.as_ref().map(|h| (h.estimate, h.lower, h.upper));
-    let overall = t.stratified.as_ref().map_or(&t.cox, |s| &s.cox);
+    let ratio = |r: Option<&Ci>| r.map(|h| (h.estimate, h.lower, h.upper));
+    let overall = match &t.fine_gray {
+        Some(fg) => fg.hr.as_ref(),
+        None => t.stratified.as_ref().map_or(&t.cox, |s| &s.cox).hr.as_ref(),
+    };
     let mut rows = vec![plots::ForestRow {
         label: "All subjects".to_string(),
         group: None,
@@ -378,20 +384,21 @@ fn forest_rows(results: &CohortResults, t: &TteComparison) -> Vec<plots::ForestR
         n_reference: t.n_reference,
         events: t.events,
         events_reference: t.events_reference,
-        hr: ratio(&overall.hr),
+        hr: ratio(overall),
         group_note: None,
     }];
     let mut previous: Option<&str> = None;
     for s in &t.subgroups {
         let group = results.column_label(&s.column);
-        let group_note = (previous != Some(s.column.as_str())).then(|| {
-            let p = t
-                .interactions
-                .iter()
-                .find(|i| i.column == s.column)
-                .and_then(|i| i.p);
-            format!("Interaction {}", crate::format::fmt_p(p))
-        });
+        let group_note =
+            (t.fine_gray.is_none() && previous != Some(s.column.as_str())).then(|| {
+                let p = t
+                    .interactions
+                    .iter()
+                    .find(|i| i.column == s.column)
+                    .and_then(|i| i.p);
+                format!("Interaction {}", crate::format::fmt_p(p))
+            });
         previous = Some(&s.column);
         rows.push(plots::ForestRow {
             label: s.shown_level(),
@@ -400,7 +407,10 @@ fn forest_rows(results: &CohortResults, t: &TteComparison) -> Vec<plots::ForestR
             n_reference: s.n_reference,
             events: s.events,
             events_reference: s.events_reference,
-            hr: ratio(&s.hr),
+            hr: match &s.fine_gray {
+                Some(fg) => ratio(fg.hr.as_ref()),
+                None => ratio(s.hr.as_ref()),
+            },
             group_note,
         });
     }
@@ -773,20 +783,35 @@ pub fn cohort_figures(
                 format!("forest-{}", endpoint.to_ascii_lowercase())
             };
             let stratified = t.stratified.is_some();
-            let caption = format!(
-                "Hazard ratios of {} for {} vs {} by subgroup (Cox model, {}% CI); the first row is all subjects{}. Interaction p: likelihood-ratio test of arm \u{d7} subgroup{}.",
-                title.to_lowercase(),
-                results.arm_short(&c.arm),
-                results.arm_short(&c.reference),
-                settings.ci_percent(),
-                if stratified { ", stratified" } else { "" },
-                if stratified { ", within strata" } else { "" }
-            );
+            let caption = if t.fine_gray.is_some() {
+                format!(
+                    "Subdistribution hazard ratios of {} for {} vs {} by subgroup (Fine–Gray model, other events competing, {}% CI); the first row is all subjects. Events are events of interest; interaction is not tested for subdistribution hazards.",
+                    title.to_lowercase(),
+                    results.arm_short(&c.arm),
+                    results.arm_short(&c.reference),
+                    settings.ci_percent(),
+                )
+            } else {
+                format!(
+                    "Hazard ratios of {} for {} vs {} by subgroup (Cox model, {}% CI); the first row is all subjects{}. Interaction p: likelihood-ratio test of arm \u{d7} subgroup{}.",
+                    title.to_lowercase(),
+                    results.arm_short(&c.arm),
+                    results.arm_short(&c.reference),
+                    settings.ci_percent(),
+                    if stratified { ", stratified" } else { "" },
+                    if stratified { ", within strata" } else { "" }
+                )
+            };
             figs.add(
                 cohort,
                 &name,
                 caption,
-                plots::forest(
+                plots::forest_of(
+                    if t.fine_gray.is_some() {
+                        plots::Ratio::Subdistribution
+                    } else {
+                        plots::Ratio::Hazard
+                    },
                     &forest_rows(results, t),
                     results.arm_short(&c.arm),
                     results.arm_short(&c.reference),

@@ -27,7 +27,7 @@ mod waterfall;
 
 pub use ae::{ae_bars, ae_bars_by_arm, ae_bars_labelled, AeArm, AeBar};
 pub use ae_dot::{ae_dot, AeDotRow};
-pub use forest::{forest, ForestRow};
+pub use forest::{forest, forest_of, ForestRow, Ratio};
 pub use glyphs::glyph_drawn_texts;
 
 /// The width of `text` in ems of the figures' font (DejaVu Sans): its width at any size is

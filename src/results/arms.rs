@@ -245,6 +245,10 @@ pub struct SubgroupHr {
     pub events_reference: usize,
     /// Unstratified hazard ratio; `null` when not estimable (no events in an arm).
     pub hr: Option<Ci>,
+    /// An endpoint with competing events: the level's Fine–Gray model (its `hr` `null` when
+    /// an arm has no event of interest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fine_gray: Option<FineGrayResults>,
 }
 
 /// The likelihood-ratio test of the arm × subgroup column interaction: the Cox model with

@@ -121,9 +121,17 @@ pub(super) fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
         }
         let mut subgroups: Vec<Row> = Vec::new();
         for (endpoint, t) in x.tte.iter().filter(|(_, t)| !t.subgroups.is_empty()) {
+            // With competing events the forest's subdistribution HRs (Fine–Gray), untested
+            // for interaction.
+            let competing = t.fine_gray.is_some();
+            let heading = if competing {
+                format!("{}: SHR (Fine–Gray)", label(endpoint))
+            } else {
+                label(endpoint)
+            };
             subgroups.push(Row::with_class(
                 "group",
-                vec![Cell::text(label(endpoint)).span(5, 1)],
+                vec![Cell::text(heading).span(5, 1)],
             ));
             for (k, s) in t.subgroups.iter().enumerate() {
                 let group = c.column_label(&s.column);
@@ -131,7 +139,10 @@ pub(super) fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
                     Cell::level(format!("{group}: {}", s.shown_level())),
                     Cell::num(format!("{}/{}", s.events, s.n)),
                     Cell::num(format!("{}/{}", s.events_reference, s.n_reference)),
-                    Cell::num(ratio(s.hr.as_ref())),
+                    Cell::num(ratio(match &s.fine_gray {
+                        Some(fg) => fg.hr.as_ref(),
+                        None => s.hr.as_ref(),
+                    })),
                 ];
                 // The column's interaction p, once beside all its levels.
                 let first = k == 0 || t.subgroups[k - 1].column != s.column;
@@ -146,7 +157,12 @@ pub(super) fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
                         .find(|i| i.column == s.column)
                         .and_then(|i| i.p);
                     let rows = u32::try_from(levels).unwrap_or(1);
-                    cells.push(Cell::num(p_only(p)).span(1, rows));
+                    let shown = if competing {
+                        "not tested".to_string()
+                    } else {
+                        p_only(p)
+                    };
+                    cells.push(Cell::num(shown).span(1, rows));
                 }
                 subgroups.push(Row::of(cells));
             }
@@ -171,6 +187,13 @@ pub(super) fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
         }
     }
     let mut note = "HR: hazard ratio of the arm to the reference (Cox model); NE: not estimable (an arm without events). Differences are arm minus reference; all p-values two-sided.".to_string();
+    if c.comparisons.iter().any(|x| {
+        x.tte
+            .values()
+            .any(|t| t.fine_gray.is_some() && !t.subgroups.is_empty())
+    }) {
+        note.push_str(" SHR: subdistribution hazard ratio (Fine–Gray model, other events competing; events are events of interest); the interaction of the arm with a subgroup is tested for hazard ratios only.");
+    }
     if let Some(x) = c.comparisons.iter().find(|x| x.safety.is_some()) {
         if let Some(s) = &x.safety {
             note.push_str(&format!(

@@ -366,6 +366,43 @@ pub fn forest(
     ci_percent: &str,
     title: Option<&str>,
 ) -> Result<String, PlotError> {
+    forest_of(Ratio::Hazard, rows, arm, reference, ci_percent, title)
+}
+
+/// Which ratio a forest plot draws: its column heading and axis title say it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ratio {
+    /// Cox hazard ratios.
+    Hazard,
+    /// Fine–Gray subdistribution hazard ratios (competing events).
+    Subdistribution,
+}
+
+impl Ratio {
+    fn abbreviation(self) -> &'static str {
+        match self {
+            Ratio::Hazard => "HR",
+            Ratio::Subdistribution => "SHR",
+        }
+    }
+
+    fn words(self) -> &'static str {
+        match self {
+            Ratio::Hazard => "Hazard ratio",
+            Ratio::Subdistribution => "Subdistribution hazard ratio",
+        }
+    }
+}
+
+/// [`forest`] of the ratios `ratio` names.
+pub fn forest_of(
+    ratio: Ratio,
+    rows: &[ForestRow],
+    arm: &str,
+    reference: &str,
+    ci_percent: &str,
+    title: Option<&str>,
+) -> Result<String, PlotError> {
     if rows.is_empty() {
         return Err(PlotError::NoData);
     }
@@ -382,7 +419,11 @@ pub fn forest(
     // shortened to what is left of the canvas (within bounds).
     let arm_heading = count_heading(arm)?;
     let ref_heading = count_heading(reference)?;
-    let hr_heading = truncate_to_width(&format!("HR ({ci_label})"), TABLE_PX, HR_HEADER_MAX_W)?;
+    let hr_heading = truncate_to_width(
+        &format!("{} ({ci_label})", ratio.abbreviation()),
+        TABLE_PX,
+        HR_HEADER_MAX_W,
+    )?;
     let mut arm_w = widest(&arm_heading, TABLE_PX)?;
     let mut ref_w = widest(&ref_heading, TABLE_PX)?;
     let mut hr_w = text_width(&hr_heading, TABLE_PX)?;
@@ -439,7 +480,7 @@ pub fn forest(
 
     // Below the axis: the axis title, then "Favours …" either side of 1 under arrows pointing
     // away from it.
-    let x_title = format!("Hazard ratio ({ci_label})");
+    let x_title = format!("{} ({ci_label})", ratio.words());
     let centre = (plot_left + plot_right) / 2;
     let x_title = truncate_to_width(&x_title, TICK_PX, 2 * (centre - PAD).min(w - PAD - centre))?;
     let favours_arm = wrap_at_most(

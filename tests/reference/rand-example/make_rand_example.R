@@ -64,8 +64,22 @@ for (endpoint in c("PFS", "OS")) {
 }
 # Time to progression with death as a competing risk (PFS records, EVNTDESC DEATH competing):
 # each arm's Aalen-Johansen incidence at 6, 12 and 24 months (survfit multi-state), Gray's
-# test (cmprsk::cuminc) and the Fine-Gray model (cmprsk::crr, gtol 1e-12).
+# test (cmprsk::cuminc) and the Fine-Gray model (cmprsk::crr, gtol 1e-12), overall and within
+# each level of SEX and AGEGR1.
 library(cmprsk)
+# crr's step halving can stall short of the maximum (on AGEGR1 <65 it stops with score
+# -6e-7, converged FALSE, whatever gtol): Newton steps from its estimate, each evaluated by
+# crr itself (maxiter 0), finish it, to a score below 1e-10.
+crr_fit <- function(w) {
+  fg <- crr(w$AVAL, w$status, cov1 = w$arm, failcode = 1, cencode = 0, gtol = 1e-12, maxiter = 200)
+  for (k in 1:10) {
+    if (max(abs(fg$score)) < 1e-10) break
+    b <- fg$coef + drop(fg$invinf %*% fg$score)
+    fg <- crr(w$AVAL, w$status, cov1 = w$arm, failcode = 1, cencode = 0, maxiter = 0, init = b)
+  }
+  stopifnot(max(abs(fg$score)) < 1e-10)
+  list(coef = unname(fg$coef), se = sqrt(fg$var[1, 1]))
+}
 d <- merge(adsl, adtte[adtte$PARAMCD == "PFS", ], by = "USUBJID")
 d$status <- ifelse(d$CNSR != 0, 0, ifelse(d$EVNTDESC == "DEATH", 2, 1))
 ttp <- list(cif = list())
@@ -80,7 +94,15 @@ for (a in c("1", "0")) {
 }
 g <- cuminc(d$AVAL, d$status, d$arm, cencode = 0)$Tests["1", ]
 ttp$gray <- list(chisq = g[["stat"]], p = g[["pv"]])
-fg <- crr(d$AVAL, d$status, cov1 = d$arm, failcode = 1, cencode = 0, gtol = 1e-12, maxiter = 200)
-ttp$fine_gray <- list(coef = unname(fg$coef), se = sqrt(fg$var[1, 1]))
+ttp$fine_gray <- crr_fit(d)
+# The Fine-Gray model within each level of SEX and AGEGR1 (the forest of subdistribution HRs).
+ttp$subgroups <- list()
+for (column in c("SEX", "AGEGR1")) {
+  for (level in sort(unique(d[[column]]))) {
+    w <- d[d[[column]] == level, ]
+    ttp$subgroups[[length(ttp$subgroups) + 1]] <- c(list(column = column, level = level),
+                                                    crr_fit(w))
+  }
+}
 out$TTP <- ttp
 write(toJSON(out, auto_unbox = TRUE, digits = NA, pretty = TRUE), "expected.json")
