@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use crate::common::{build_quietly, files_under, read_json, readout_command, Run};
 
 /// Every part of a `.pptx`, by name.
-fn parts(bytes: &[u8]) -> BTreeMap<String, Vec<u8>> {
+pub(crate) fn parts(bytes: &[u8]) -> BTreeMap<String, Vec<u8>> {
     let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).expect("zip");
     let mut parts = BTreeMap::new();
     for i in 0..archive.len() {

@@ -588,6 +588,55 @@ fn a_competing_endpoint_equals_r_end_to_end() {
             s["level"]
         );
     }
+    // The abstract: each arm's 12-month incidence, the competing events, the SHR and Gray's
+    // p; no median of 1 − KM.
+    let abstract_md = std::fs::read_to_string(cohort.join("abstract.md")).unwrap();
+    let pct = |x: &Value| format!("{:.1}%", x.as_f64().unwrap() * 100.0);
+    let arm = |k: usize| &itt["arms"][k]["tte"]["TTP"];
+    let incidence = format!(
+        "The 12-month cumulative incidence of time to progression was {} (95% CI: {}, {}) with Drug X + chemo vs {} (95% CI: {}, {}) with Placebo + chemo, with {} vs {} events and {} vs {} competing events (subdistribution HR {:.2}, 95% CI: {:.2}, {:.2}; Gray's test p",
+        pct(&arm(0)["cif"]["landmarks"][1]["estimate"]),
+        pct(&arm(0)["cif"]["landmarks"][1]["lower"]),
+        pct(&arm(0)["cif"]["landmarks"][1]["upper"]),
+        pct(&arm(1)["cif"]["landmarks"][1]["estimate"]),
+        pct(&arm(1)["cif"]["landmarks"][1]["lower"]),
+        pct(&arm(1)["cif"]["landmarks"][1]["upper"]),
+        arm(0)["events"],
+        arm(1)["events"],
+        arm(0)["cif"]["competing"],
+        arm(1)["cif"]["competing"],
+        hr["estimate"].as_f64().unwrap(),
+        hr["lower"].as_f64().unwrap(),
+        hr["upper"].as_f64().unwrap(),
+    );
+    assert!(
+        abstract_md.contains(&incidence),
+        "{incidence}\n{abstract_md}"
+    );
+    assert!(!abstract_md.contains("Median time to progression"));
+    // The slides and the poster show the incidence figure, the slide its numbers.
+    for deck in ["slides.pptx", "poster.pptx"] {
+        let parts = crate::slides::parts(&std::fs::read(cohort.join(deck)).unwrap());
+        assert!(
+            parts.contains_key("ppt/media/readout-cif-ttp.png"),
+            "{deck}: no incidence figure"
+        );
+        assert!(!parts.contains_key("ppt/media/readout-km-ttp.png"));
+    }
+    let slides = crate::slides::parts(&std::fs::read(cohort.join("slides.pptx")).unwrap());
+    let shr = format!(
+        "SHR {:.2} (95% CI: {:.2}, {:.2})",
+        hr["estimate"].as_f64().unwrap(),
+        hr["lower"].as_f64().unwrap(),
+        hr["upper"].as_f64().unwrap()
+    );
+    assert!(
+        slides
+            .iter()
+            .any(|(name, xml)| name.starts_with("ppt/slides/slide")
+                && String::from_utf8_lossy(xml).contains(&shr)),
+        "no slide says {shr}"
+    );
     let report = std::fs::read_to_string(cohort.join("report.html")).unwrap();
     for text in [
         "Competing events, n (%)",
@@ -771,6 +820,24 @@ fn a_single_arm_competing_endpoint_is_reported_by_its_incidence() {
     );
     // No median row for it in the Kaplan–Meier table.
     assert!(!report.contains("<tr><td>TTP</td><td class=\"num\">300</td>"));
+    // The abstract gives its incidence at the latest landmark still followed, no median.
+    let landmarks = ttp["cif"]["landmarks"].as_array().unwrap();
+    let at = landmarks
+        .iter()
+        .rposition(|l| l["n_risk"].as_u64() > Some(0))
+        .unwrap();
+    let l = &landmarks[at];
+    let sentence = format!(
+        "For TTP, {} events and {} competing events occurred; the {}-month cumulative incidence was {} (95% CI: {}, {}).",
+        ttp["events"],
+        ttp["cif"]["competing"],
+        l["time"].as_f64().unwrap(),
+        pct(&l["estimate"]),
+        pct(&l["lower"]),
+        pct(&l["upper"])
+    );
+    let abstract_md = std::fs::read_to_string(folder.join("itt/abstract.md")).unwrap();
+    assert!(abstract_md.contains(&sentence), "{sentence}\n{abstract_md}");
     assert!(folder.join("itt/figures/cif-ttp.svg").exists());
 }
 
