@@ -1085,3 +1085,60 @@ fn pfs_is_censored_at_new_anticancer_therapy() {
     let warnings = results["cohorts"][0]["warnings"].to_string();
     assert!(warnings.contains("changes nothing"), "{warnings}");
 }
+
+/// `analysis.rmst_in_abstract`: the abstract gives each arm's restricted mean time and the
+/// difference with its CI and p (with arms), or the cohort's with its CI (without); not
+/// without the key.
+#[test]
+fn the_abstract_gives_the_rmst_when_asked() {
+    let one = |x: &Value| format!("{:.1}", x.as_f64().unwrap());
+    let (dir, config) = randomised_with("  rmst_in_abstract: true\n");
+    let out = dir.path().join("out");
+    crate::common::build_quietly(&out, &config).success();
+    let folder = out.join("RAND-EXAMPLE/2023-09-29");
+    let itt = &crate::common::read_json(&folder.join("results.json"))["cohorts"][0];
+    let r = &itt["comparisons"][0]["tte"]["PFS"]["rmst"];
+    let arm = |k: usize| &itt["arms"][k]["tte"]["PFS"]["rmst"]["estimate"];
+    let sentence = format!(
+        "The restricted mean progression-free survival time up to {} months was {} months with Drug X + chemo vs {} months with Placebo + chemo (difference {} months, 95% CI: {}, {};",
+        one(&r["tau"]),
+        one(arm(0)),
+        one(arm(1)),
+        one(&r["difference"]["estimate"]),
+        one(&r["difference"]["lower"]),
+        one(&r["difference"]["upper"]),
+    );
+    let abstract_md = std::fs::read_to_string(folder.join("itt/abstract.md")).unwrap();
+    assert!(abstract_md.contains(&sentence), "{sentence}\n{abstract_md}");
+    let numbers = std::fs::read_to_string(folder.join("itt/abstract-numbers.csv")).unwrap();
+    assert!(numbers.contains("/cohorts/0/comparisons/0/tte/PFS/rmst/difference/estimate"));
+
+    let (dir, config) = altn_with_new_therapy(&BTreeMap::new(), "  rmst_in_abstract: true\n");
+    let out = dir.path().join("out");
+    crate::common::build_quietly(&out, &config).success();
+    let folder = out.join("ALTN-AK105-II-01/2022-01-06");
+    let cohort = &crate::common::read_json(&folder.join("results.json"))["cohorts"][0];
+    let (pfs, d) = (
+        &cohort["tte"]["PFS"],
+        cohort["decimals"]["time"].as_u64().unwrap(),
+    );
+    let one = |x: &Value| format!("{:.*}", d as usize, x.as_f64().unwrap());
+    let rmst = &pfs["rmst"];
+    let sentence = format!(
+        "The restricted mean {} time up to {} months was {} months (95% CI: {}, {}).",
+        pfs["label"].as_str().unwrap(),
+        one(&rmst["tau"]),
+        one(&rmst["estimate"]),
+        one(&rmst["lower"]),
+        one(&rmst["upper"]),
+    );
+    let abstract_md = std::fs::read_to_string(folder.join("cohort-1/abstract.md")).unwrap();
+    assert!(abstract_md.contains(&sentence), "{sentence}\n{abstract_md}");
+
+    let (dir, config) = randomised_with("");
+    let out = dir.path().join("out");
+    crate::common::build_quietly(&out, &config).success();
+    let abstract_md =
+        std::fs::read_to_string(out.join("RAND-EXAMPLE/2023-09-29/itt/abstract.md")).unwrap();
+    assert!(!abstract_md.contains("restricted mean"));
+}

@@ -101,6 +101,9 @@ pub struct AnalysisConfig {
     /// endpoint, or `{ ENDPOINT: number }`. Default: per endpoint, the smallest of the arms'
     /// (or the cohort's) longest follow-up times.
     pub rmst_tau: Option<RmstTau>,
+    /// Whether the abstract gives each endpoint's restricted mean survival time (with arms,
+    /// their difference with its CI and p) beside the medians. Default: false.
+    pub rmst_in_abstract: Option<bool>,
     /// The table under a Kaplan–Meier plot: `at-risk` (subjects at risk) or `kmunicate` (at
     /// risk, events and censored so far). Default: at-risk.
     pub km_table: Option<KmTable>,
@@ -498,6 +501,8 @@ pub struct Analysis {
     pub ae_common_pct: f64,
     /// See [`AnalysisConfig::rmst_tau`].
     pub rmst_tau: Option<RmstTau>,
+    /// See [`AnalysisConfig::rmst_in_abstract`].
+    pub rmst_in_abstract: bool,
     /// See [`AnalysisConfig::km_table`].
     pub km_table: KmTable,
     /// See [`AnalysisConfig::km_table_times`].
@@ -642,6 +647,10 @@ impl AnalysisConfig {
                 .or(fallback.ae_common_pct)
                 .unwrap_or(10.0),
             rmst_tau: self.rmst_tau.clone().or_else(|| fallback.rmst_tau.clone()),
+            rmst_in_abstract: self
+                .rmst_in_abstract
+                .or(fallback.rmst_in_abstract)
+                .unwrap_or(false),
             km_table: self.km_table.or(fallback.km_table).unwrap_or_default(),
             km_table_times: self
                 .km_table_times
