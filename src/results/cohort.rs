@@ -413,8 +413,8 @@ pub struct CifResults {
     pub competing: usize,
     /// The incidence at the landmark times.
     pub landmarks: Vec<CifLandmark>,
-    /// The first time the incidence reaches 0.5 (`null`: it does not); its interval is not
-    /// given (`null`).
+    /// The first time the incidence reaches 0.5 (`null`: it does not); its interval is `null`
+    /// (R defines no quantile interval of a multi-state curve: docs/OUTPUTS.md).
     pub median: Estimate,
 }
 
