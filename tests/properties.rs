@@ -217,7 +217,7 @@ proptest! {
 
     #[test]
     fn any_text_as_a_date_parses_or_is_none(text in "\\PC{0,24}") {
-        let _ = load::parse_iso_date(&text);
+        let _ = readout::model::parse_iso_date(&text);
     }
 
     /// The parser (with its cache of recent dates) agrees with chrono's `%Y-%m-%d` on dates
@@ -233,8 +233,8 @@ proptest! {
                 let expected = chrono::NaiveDate::parse_from_str(&date, "%Y-%m-%d").ok();
                 // The third round asks for datetimes and a date with a wrong separator after it.
                 let text = if round < 2 { date.clone() } else { format!("{date}T08:30") };
-                prop_assert_eq!(load::parse_iso_date(&format!("{date}x")), None);
-                prop_assert_eq!(load::parse_iso_date(&text), expected, "{} (round {})", text, round);
+                prop_assert_eq!(readout::model::parse_iso_date(&format!("{date}x")), None);
+                prop_assert_eq!(readout::model::parse_iso_date(&text), expected, "{} (round {})", text, round);
             }
         }
     }
@@ -248,14 +248,14 @@ proptest! {
 /// A value that parses as a date is a real calendar date in `YYYY-MM-DD` (or a datetime's date).
 #[test]
 fn dates_that_parse_are_real_dates() {
-    assert!(load::parse_iso_date("2021-02-29").is_none());
-    assert!(load::parse_iso_date("2024-02-29").is_some());
-    assert!(load::parse_iso_date("2021-01-04T10:00").is_some());
-    assert!(load::parse_iso_date("2021-01-04x").is_none());
-    assert!(load::parse_iso_date("2021-1-4").is_none());
-    assert!(load::parse_iso_date("２０２１-01-04").is_none());
+    assert!(readout::model::parse_iso_date("2021-02-29").is_none());
+    assert!(readout::model::parse_iso_date("2024-02-29").is_some());
+    assert!(readout::model::parse_iso_date("2021-01-04T10:00").is_some());
+    assert!(readout::model::parse_iso_date("2021-01-04x").is_none());
+    assert!(readout::model::parse_iso_date("2021-1-4").is_none());
+    assert!(readout::model::parse_iso_date("２０２１-01-04").is_none());
     // A day past the month's end, after the month's last day was parsed (and cached).
-    assert!(load::parse_iso_date("2020-01-31").is_some());
-    assert!(load::parse_iso_date("2020-01-45").is_none());
-    assert!(load::parse_iso_date("2020-13-31").is_none());
+    assert!(readout::model::parse_iso_date("2020-01-31").is_some());
+    assert!(readout::model::parse_iso_date("2020-01-45").is_none());
+    assert!(readout::model::parse_iso_date("2020-13-31").is_none());
 }

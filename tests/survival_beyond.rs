@@ -556,12 +556,7 @@ fn a_competing_endpoint_equals_r_end_to_end() {
     assert!(!cohort.join("figures/km-ttp.svg").exists());
     let svg = std::fs::read_to_string(cohort.join("figures/cif-ttp.svg")).unwrap();
     let hr = &c["fine_gray"]["hr"];
-    let printed = format!(
-        "{:.2} ({:.2}–{:.2})",
-        hr["estimate"].as_f64().unwrap(),
-        hr["lower"].as_f64().unwrap(),
-        hr["upper"].as_f64().unwrap()
-    );
+    let printed = ratio_text(hr);
     assert!(
         svg.contains(&format!(
             "Fine–Gray HR {}",
@@ -575,13 +570,7 @@ fn a_competing_endpoint_equals_r_end_to_end() {
     assert!(forest.contains(">\nSHR (95% CI)\n<"), "no SHR heading");
     assert!(forest.contains("Subdistribution hazard ratio (95% CI)"));
     for s in c["subgroups"].as_array().unwrap() {
-        let hr = &s["fine_gray"]["hr"];
-        let drawn = format!(
-            ">\n{:.2} ({:.2}–{:.2})\n<",
-            hr["estimate"].as_f64().unwrap(),
-            hr["lower"].as_f64().unwrap(),
-            hr["upper"].as_f64().unwrap()
-        );
+        let drawn = format!(">\n{}\n<", ratio_text(&s["fine_gray"]["hr"]));
         assert!(
             forest.contains(&drawn),
             "{drawn} not drawn for {}",
@@ -739,16 +728,7 @@ fn time_to_response_is_the_responders_first_response() {
             }
         }
     }
-    let day = |s: &str| {
-        let p: Vec<i64> = s.split('-').map(|x| x.parse().unwrap()).collect();
-        // Days from a fixed origin (civil calendar), enough for differences.
-        let (y, m, d) = if p[1] <= 2 {
-            (p[0] - 1, p[1] + 9, p[2])
-        } else {
-            (p[0], p[1] - 3, p[2])
-        };
-        365 * y + y / 4 - y / 100 + y / 400 + (153 * m + 2) / 5 + d
-    };
+    let day = civil_day;
     let derived = crate::common::csv_rows(&folder.join("derived/itt.csv"));
     let check = |arm: Option<&str>, got: &Value| {
         let mut times: Vec<f64> = derived
@@ -839,6 +819,12 @@ fn a_single_arm_competing_endpoint_is_reported_by_its_incidence() {
     let abstract_md = std::fs::read_to_string(folder.join("itt/abstract.md")).unwrap();
     assert!(abstract_md.contains(&sentence), "{sentence}\n{abstract_md}");
     assert!(folder.join("itt/figures/cif-ttp.svg").exists());
+}
+
+/// A ratio with its interval as figures and tables print it: `0.60 (0.46–0.79)`.
+fn ratio_text(hr: &Value) -> String {
+    let x = |key: &str| hr[key].as_f64().unwrap();
+    format!("{:.2} ({:.2}–{:.2})", x("estimate"), x("lower"), x("upper"))
 }
 
 /// Days of an ISO date from a fixed origin (civil calendar), for differences.
@@ -1047,14 +1033,9 @@ fn pfs_is_censored_at_new_anticancer_therapy() {
         let bad = BTreeMap::from([(id.clone(), value)]);
         let (dir, config) =
             altn_with_new_therapy(&bad, "  censor_at_new_therapy: { column: NACTDT }\n");
-        let ran = crate::common::readout_command()
-            .args(["build", "--quiet", "--out"])
-            .arg(dir.path().join("out"))
-            .arg(&config)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&ran.stderr);
-        assert!(!ran.status.success());
+        let stderr = crate::common::build_quietly(&dir.path().join("out"), &config)
+            .code(2)
+            .stderr();
         assert!(
             stderr.contains(&format!("adsl.csv: line {line}, column `NACTDT`"))
                 && stderr.contains(&says),
@@ -1063,16 +1044,11 @@ fn pfs_is_censored_at_new_anticancer_therapy() {
     }
     let (dir, config) =
         altn_with_new_therapy(&nactdt, "  censor_at_new_therapy: { column: NACT }\n");
-    let ran = crate::common::readout_command()
-        .args(["build", "--quiet", "--out"])
-        .arg(dir.path().join("out"))
-        .arg(&config)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&ran.stderr);
+    let stderr = crate::common::build_quietly(&dir.path().join("out"), &config)
+        .code(2)
+        .stderr();
     assert!(
-        !ran.status.success()
-            && stderr.contains("key `analysis.censor_at_new_therapy.column`")
+        stderr.contains("key `analysis.censor_at_new_therapy.column`")
             && stderr.contains("column `NACT` is not in ADSL"),
         "{stderr}"
     );

@@ -423,7 +423,7 @@ fn progression_or_death(
 /// (checked to be a date when ADSL was read).
 fn new_therapy_start(subject: &Subject, opts: &PfsOptions) -> Option<Date> {
     let column = opts.new_therapy.as_deref()?;
-    crate::load::parse_iso_date(subject.columns.get(column)?)
+    crate::model::parse_iso_date(subject.columns.get(column)?)
 }
 
 /// The subject's assessments in date order, checked to be the subject's own.

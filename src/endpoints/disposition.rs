@@ -155,7 +155,7 @@ fn level_disposition(
             (Some(cut), Some(column), Level::Study) => s
                 .columns
                 .get(column)
-                .and_then(|d| crate::load::parse_iso_date(d.trim()))
+                .and_then(|d| crate::model::parse_iso_date(d.trim()))
                 .is_some_and(|d| d > cut),
             _ => false,
         };

@@ -783,21 +783,20 @@ pub fn cohort_figures(
                 format!("forest-{}", endpoint.to_ascii_lowercase())
             };
             let stratified = t.stratified.is_some();
+            let what = format!(
+                "{} for {} vs {} by subgroup",
+                title.to_lowercase(),
+                results.arm_short(&c.arm),
+                results.arm_short(&c.reference)
+            );
+            let level = settings.ci_percent();
             let caption = if t.fine_gray.is_some() {
                 format!(
-                    "Subdistribution hazard ratios of {} for {} vs {} by subgroup (Fine–Gray model, other events competing, {}% CI); the first row is all subjects. Events are events of interest; interaction is not tested for subdistribution hazards.",
-                    title.to_lowercase(),
-                    results.arm_short(&c.arm),
-                    results.arm_short(&c.reference),
-                    settings.ci_percent(),
+                    "Subdistribution hazard ratios of {what} (Fine–Gray model, other events competing, {level}% CI); the first row is all subjects. Events are events of interest; interaction is not tested for subdistribution hazards."
                 )
             } else {
                 format!(
-                    "Hazard ratios of {} for {} vs {} by subgroup (Cox model, {}% CI); the first row is all subjects{}. Interaction p: likelihood-ratio test of arm \u{d7} subgroup{}.",
-                    title.to_lowercase(),
-                    results.arm_short(&c.arm),
-                    results.arm_short(&c.reference),
-                    settings.ci_percent(),
+                    "Hazard ratios of {what} (Cox model, {level}% CI); the first row is all subjects{}. Interaction p: likelihood-ratio test of arm \u{d7} subgroup{}.",
                     if stratified { ", stratified" } else { "" },
                     if stratified { ", within strata" } else { "" }
                 )

@@ -123,7 +123,7 @@ fn dates_and_datetimes() {
         "2021-01-04T09:30-0500",
         "2021-01-04T09:30:00+02",
     ] {
-        assert_eq!(parse_iso_date(text), d(2021, 1, 4), "{text}");
+        assert_eq!(crate::model::parse_iso_date(text), d(2021, 1, 4), "{text}");
     }
     for text in [
         "2021-01-04T",
@@ -136,7 +136,7 @@ fn dates_and_datetimes() {
         "2021-01-04x",
         "2021-02-30",
     ] {
-        assert_eq!(parse_iso_date(text), None, "{text}");
+        assert_eq!(crate::model::parse_iso_date(text), None, "{text}");
     }
     assert!(!is_plausible_date(d(1899, 12, 31).unwrap()));
     assert!(is_plausible_date(d(1900, 1, 1).unwrap()));

@@ -3,7 +3,10 @@
 
 use std::sync::Arc;
 
+mod date;
 pub mod text;
+
+pub use date::parse_iso_date;
 
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};

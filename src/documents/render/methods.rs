@@ -367,28 +367,24 @@ pub fn methods_statistics(a: &Analysis, c: &CohortResults) -> String {
         sentences.push(format!(
             "Time-to-event endpoints were estimated by the Kaplan–Meier method, with {median}{followup}."
         ));
-        let new_therapy: Vec<String> = c
-            .tte
-            .values()
-            .filter(|t| t.censored_new_therapy.is_some())
-            .map(|t| t.label.clone())
-            .collect();
-        if !new_therapy.is_empty() {
+        // The endpoints (in words, "A, B and C") a convention applies to.
+        let labels = |applies: fn(&crate::results::TteResults) -> bool| {
+            let named: Vec<String> = c
+                .tte
+                .values()
+                .filter(|t| applies(t))
+                .map(|t| t.label.clone())
+                .collect();
+            (!named.is_empty()).then(|| crate::documents::prose::and_list(&named))
+        };
+        if let Some(named) = labels(|t| t.censored_new_therapy.is_some()) {
             sentences.push(format!(
-                "For {}, patients who started new anticancer therapy before progression or death were censored at their last adequate assessment on or before its start.",
-                crate::documents::prose::and_list(&new_therapy)
+                "For {named}, patients who started new anticancer therapy before progression or death were censored at their last adequate assessment on or before its start."
             ));
         }
-        let competing: Vec<&str> = c
-            .tte
-            .values()
-            .filter(|t| t.cif.is_some())
-            .map(|t| t.label.as_str())
-            .collect();
-        if !competing.is_empty() {
+        if let Some(named) = labels(|t| t.cif.is_some()) {
             sentences.push(format!(
-                "For {}, with competing events, the cumulative incidence was estimated by the Aalen–Johansen method ({level}% CIs from the infinitesimal-jackknife standard error on the log scale){}.",
-                crate::format::first_names(&competing, competing.len()),
+                "For {named}, with competing events, the cumulative incidence was estimated by the Aalen–Johansen method ({level}% CIs from the infinitesimal-jackknife standard error on the log scale){}.",
                 if c.comparisons.is_empty() {
                     ""
                 } else {
