@@ -261,6 +261,380 @@ fn ci_err(cohort: &str, what: &str, source: crate::stats::StatsError) -> Error {
 /// How many per-subject response-data warnings a cohort lists before it only counts them.
 const BOR_WARNINGS_LISTED: usize = 20;
 
+/// What a cohort's time-to-event endpoints give: per endpoint its results, its Kaplan–Meier
+/// fit (days), each member's value, and with competing events its data.
+struct TimeToEventPart {
+    tte: IndexMap<String, TteResults>,
+    km: IndexMap<String, KaplanMeier>,
+    values: Vec<Vec<TteValue>>,
+    competing: IndexMap<String, CompetingData>,
+}
+
+/// The time-to-event endpoints of a cohort whose efficacy members are `efficacy` (positions
+/// in its members): ADTTE as given, or the derivations.
+fn time_to_event(
+    input: &CohortInput<'_, '_>,
+    subjects: CohortSubjects<'_>,
+    efficacy: &[u32],
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<TimeToEventPart> {
+    let a = input.analysis;
+    let id = input.cohort.id.as_str();
+    // Time-to-event: ADTTE as given, or the derivations. `values[e][i]` is subject i's
+    // (time in the analysis unit, CNSR) for endpoint e.
+    let mut tte = IndexMap::new();
+    let mut km_fits = IndexMap::new();
+    let mut values: Vec<Vec<TteValue>> = Vec::with_capacity(a.tte_params.len());
+    let mut censored_missed: HashMap<String, usize> = HashMap::new();
+    let mut censored_new_therapy: HashMap<String, usize> = HashMap::new();
+    let mut competing = IndexMap::new();
+    if let (Some(column), true) = (&a.new_therapy, input.data.has_adtte) {
+        warnings.push(
+            Diagnostic::warning(
+                Kind::RuleNotApplied,
+                format!(
+                    "`analysis.censor_at_new_therapy` ({column}) changes nothing: the times come \
+                     from ADTTE, whose censoring holds"
+                ),
+            )
+            .hint("derive the ADTTE with the rule, or leave the key out"),
+        );
+    }
+    for (endpoint, paramcd) in &a.tte_params {
+        let cr = a
+            .tte_competing
+            .contains_key(endpoint)
+            .then(|| (Vec::new(), Vec::new(), Vec::new()));
+        // Counted per distinct time for the Kaplan–Meier fit (no vector of times to sort).
+        let mut into = EndpointValues {
+            tally: stats::TimeTally::new(),
+            column: vec![TteValue::NONE; subjects.len()],
+            competing: cr,
+        };
+        let from_adtte = input.data.has_adtte;
+        match (from_adtte, input.tte_index) {
+            (true, Some(index)) => adtte_endpoint(
+                input,
+                subjects,
+                efficacy,
+                (endpoint, paramcd, index.param(paramcd)),
+                &mut into,
+                warnings,
+            )?,
+            _ => {
+                let (missed, new_therapy) =
+                    derived_endpoint(input, efficacy, (endpoint, paramcd), &mut into, warnings);
+                censored_missed.insert(endpoint.clone(), missed);
+                if a.new_therapy.is_some() && endpoint != "OS" {
+                    censored_new_therapy.insert(endpoint.clone(), new_therapy);
+                }
+            }
+        }
+        let EndpointValues {
+            tally,
+            column,
+            competing: cr,
+        } = into;
+        values.push(column);
+        if tally.is_empty() {
+            if endpoint != "DOR" && (from_adtte || !input.derived.is_empty()) {
+                warnings.push(
+                    Diagnostic::warning(
+                        Kind::EndpointUnavailable,
+                        format!("endpoint `{endpoint}`: no subject has a time"),
+                    )
+                    .at(Location::Endpoint(endpoint.clone())),
+                );
+            }
+            continue;
+        }
+        let fit = tally
+            .fit()
+            .map_err(|e| ci_err(id, &format!("Kaplan–Meier for {endpoint}"), e))?;
+        let cif = match cr {
+            Some((days, status, members)) => {
+                let data = CompetingData::new(days, status, members)
+                    .map_err(|e| ci_err(id, &format!("cumulative incidence of {endpoint}"), e))?;
+                let cif = cif_results(&data, a)
+                    .map_err(|e| ci_err(id, &format!("cumulative incidence of {endpoint}"), e))?;
+                competing.insert(endpoint.clone(), data);
+                Some(cif)
+            }
+            None => None,
+        };
+        tte.insert(
+            endpoint.clone(),
+            TteResults {
+                label: a
+                    .tte_labels
+                    .get(endpoint)
+                    .cloned()
+                    .unwrap_or_else(|| endpoint.clone()),
+                censored_missed_visits: censored_missed.get(endpoint).copied(),
+                censored_new_therapy: censored_new_therapy.get(endpoint).copied(),
+                cif,
+                ..summarise_tte(&fit, a, from_adtte, paramcd)
+                    .map_err(|e| ci_err(id, endpoint, e))?
+            },
+        );
+        km_fits.insert(endpoint.clone(), fit);
+    }
+
+    Ok(TimeToEventPart {
+        tte,
+        km: km_fits,
+        values,
+        competing,
+    })
+}
+
+/// One endpoint's values as they are gathered: the Kaplan–Meier tally, each member's value,
+/// and with competing events each subject's time (days), status and member position.
+struct EndpointValues {
+    tally: stats::TimeTally,
+    column: Vec<TteValue>,
+    competing: Option<(Vec<f64>, Vec<u8>, Vec<u32>)>,
+}
+
+/// One endpoint's values from ADTTE (`by_subject`: its records by subject position): each
+/// efficacy member's record into `into`; members without one, and DoR records of subjects
+/// who are not responders, said in `warnings`.
+fn adtte_endpoint(
+    input: &CohortInput<'_, '_>,
+    subjects: CohortSubjects<'_>,
+    efficacy: &[u32],
+    (endpoint, paramcd, by_subject): (&str, &str, Option<TteColumn<'_>>),
+    into: &mut EndpointValues,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<()> {
+    let a = input.analysis;
+    let unit = a.time_unit.days();
+    let derivation = |i: usize| {
+        input.derived.get(i).ok_or_else(|| Error::Analysis {
+            cohort: input.cohort.id.clone(),
+            message: format!("member {i} has no derivation (a bug in readout)"),
+        })
+    };
+    // DoR is summarised over the responders the abstract reports (the confirmed ones
+    // unless `confirmed: false`) when ADRS is given: ADTTE's DoR may have been
+    // derived with other rules.
+    let responder = |i: usize| derivation(i).map(|d| a.criteria.is_responder(d.category));
+    let is_dor = endpoint == "DOR" && !input.derived.is_empty();
+    let (mut missing, mut not_responders, mut responders_without) =
+        (Vec::new(), Vec::new(), Vec::new());
+    for &i in efficacy {
+        let i = i as usize;
+        let record = input
+            .members
+            .get(i)
+            .and_then(|&global| by_subject.and_then(|c| c.get(global as usize)));
+        if is_dor {
+            match (record.is_some(), responder(i)?) {
+                (true, false) => {
+                    not_responders.push(i);
+                    continue;
+                }
+                (false, true) => responders_without.push(i),
+                _ => {}
+            }
+        } else if record.is_none() && endpoint != "DOR" {
+            missing.push(i);
+        }
+        if let Some(r) = record {
+            // A competing event is censored for this endpoint's Kaplan–Meier values
+            // (cause-specific) when the endpoint has competing events, an event when
+            // another endpoint of the same PARAMCD marks them.
+            let event = r.cnsr == 0 || (r.is_competing() && into.competing.is_none());
+            into.tally.add(r.days, event);
+            into.column[i] = TteValue::new(r.days / unit, !event);
+            if let Some((days, status, members)) = into.competing.as_mut() {
+                days.push(r.days);
+                members.push(i as u32);
+                status.push(match (r.cnsr, r.is_competing()) {
+                    (0, _) => stats::competing::EVENT,
+                    (_, true) => stats::competing::COMPETING,
+                    _ => stats::competing::CENSORED,
+                });
+            }
+        }
+    }
+    let name = |i: &usize| subjects.get(*i).map_or("?", |s| &*s.usubjid);
+    if !missing.is_empty() {
+        warnings.push(
+            Diagnostic::warning(
+                Kind::EndpointSubjects,
+                format!(
+                    "endpoint `{endpoint}`: {} left out: no ADTTE record with PARAMCD `{paramcd}`",
+                    subject_list("efficacy subject", &missing, name)
+                ),
+            )
+            .at(Location::Endpoint(endpoint.to_string())),
+        );
+    }
+    if !not_responders.is_empty() {
+        warnings.push(
+            Diagnostic::warning(
+                Kind::EndpointSubjects,
+                format!(
+                    "endpoint `{endpoint}`: {} left out: an ADTTE record with PARAMCD \
+                 `{paramcd}` but not {} responders this abstract reports",
+                    subject_list("subject", &not_responders, name),
+                    if a.confirmed {
+                        "among the confirmed"
+                    } else {
+                        "among the"
+                    }
+                ),
+            )
+            .at(Location::Endpoint(endpoint.to_string())),
+        );
+    }
+    if !responders_without.is_empty() {
+        warnings.push(
+            Diagnostic::warning(
+                Kind::EndpointSubjects,
+                format!(
+                    "endpoint `{endpoint}`: {} without an ADTTE record with PARAMCD `{paramcd}`",
+                    subject_list("responder", &responders_without, name)
+                ),
+            )
+            .at(Location::Endpoint(endpoint.to_string())),
+        );
+    }
+    Ok(())
+}
+
+/// One endpoint's values from the derivations: each efficacy member's time into `into`;
+/// how many the missed-visit rule and the new-therapy rule censored.
+fn derived_endpoint(
+    input: &CohortInput<'_, '_>,
+    efficacy: &[u32],
+    (endpoint, paramcd): (&str, &str),
+    into: &mut EndpointValues,
+    warnings: &mut Vec<Diagnostic>,
+) -> (usize, usize) {
+    let a = input.analysis;
+    let unit = a.time_unit.days();
+    let (mut missed, mut new_therapy) = (0, 0);
+    for &i in efficacy {
+        let i = i as usize;
+        if let Some(t) = input.derived.get(i).and_then(|d| d.endpoint(endpoint)) {
+            into.tally.add(t.days, t.status == Status::Event);
+            into.column[i] = TteValue::new(t.days / unit, t.cnsr != 0);
+            missed += usize::from(t.rule == TteRule::MissedAssessments);
+            new_therapy += usize::from(t.rule == TteRule::NewTherapy);
+        }
+    }
+    if missed > 0 {
+        warnings.push(
+            Diagnostic::warning(
+                Kind::MissedVisits,
+                format!(
+                    "endpoint `{endpoint}`: {missed} progression(s) or death(s) came more than \
+                 {} days after the last adequate assessment and were censored there by the \
+                 missed-visit rule (`analysis.missed_visit_days`; docs/CONFIG.md)",
+                    a.missed_visit_days
+                ),
+            )
+            .at(Location::Endpoint(endpoint.to_string())),
+        );
+    }
+    if !crate::derive::DERIVED_ENDPOINTS.contains(&endpoint) {
+        warnings.push(Diagnostic::warning(Kind::EndpointUnavailable, format!(
+                "endpoint `{endpoint}` can only come from ADTTE (PARAMCD `{paramcd}`), and no ADTTE is given"
+            )).at(Location::Endpoint(endpoint.to_string())));
+    }
+    (missed, new_therapy)
+}
+
+/// Oddities the response derivation met in the subjects' data (a CR followed by a PR, ...):
+/// they do not stop it, and the reader of the results should see them: at most
+/// [`BOR_WARNINGS_LISTED`], then how many more.
+fn response_oddities(derived: &[DerivedSubject]) -> Vec<Diagnostic> {
+    let oddities: Vec<Diagnostic> = derived
+        .iter()
+        .flat_map(|d| {
+            d.bor.warnings.iter().map(move |w| {
+                Diagnostic::warning(
+                    Kind::ResponseOddity,
+                    format!("subject `{}`: {w}", d.usubjid),
+                )
+                .subjects([d.usubjid.as_str()])
+            })
+        })
+        .collect();
+    let more = oddities.len().saturating_sub(BOR_WARNINGS_LISTED);
+    let mut warnings: Vec<Diagnostic> = oddities.into_iter().take(BOR_WARNINGS_LISTED).collect();
+    if more > 0 {
+        warnings.push(Diagnostic::warning(
+            Kind::ResponseOddity,
+            format!(
+                "and {more} more such response-data warnings in this cohort (the first {BOR_WARNINGS_LISTED} are listed)"
+            ),
+        ));
+    }
+    warnings
+}
+
+/// The median follow-up: the reverse Kaplan–Meier median of `analysis.followup`'s endpoint
+/// (`None` without it).
+fn follow_up(
+    km_fits: &IndexMap<String, KaplanMeier>,
+    a: &Analysis,
+) -> std::result::Result<Option<FollowUp>, stats::StatsError> {
+    let unit = a.time_unit.days();
+    Ok(match km_fits.get(&a.followup) {
+        Some(fit) => {
+            let reverse = fit.reversed();
+            let m = median(&reverse, a)?;
+            Some(FollowUp {
+                param: a.followup.clone(),
+                label: match a.followup.as_str() {
+                    "PFS" | "OS" => a.followup.clone(),
+                    "DOR" => "DoR".to_string(),
+                    other => a.tte_labels.get(other).cloned().unwrap_or_default(),
+                },
+                estimate: m.estimate.map(|x| x / unit),
+                lower: m.lower.map(|x| x / unit),
+                upper: m.upper.map(|x| x / unit),
+            })
+        }
+        None => None,
+    })
+}
+
+/// The strata's and subgroups' labels by column: a column both a stratum and a subgroup takes
+/// the first label given.
+fn factor_labels(cohort: &CohortConfig) -> IndexMap<String, String> {
+    cohort
+        .strata
+        .iter()
+        .chain(&cohort.subgroups)
+        .filter_map(|f| Some((f.column.clone(), f.label.clone()?)))
+        .fold(IndexMap::new(), |mut labels, (column, label)| {
+            labels.entry(column).or_insert(label);
+            labels
+        })
+}
+
+/// At a cut-off, a study-level status without its date cannot be cut: it is the sponsor's at
+/// their cut (the treatment level is cut by TRTEDT); say so.
+fn status_not_cut(input: &CohortInput<'_, '_>) -> Option<Diagnostic> {
+    let cut = input.cutoff.filter(|_| input.data.after_cutoff)?;
+    let level = input
+        .data
+        .disposition
+        .iter()
+        .find(|l| l.level == crate::load::disposition::Level::Study && l.date.is_none())?;
+    Some(Diagnostic::warning(
+        Kind::StatusNotCut,
+        format!(
+            "{} status is as ADSL records it, not cut at {cut} (ADSL has no EOSDT to cut it by)",
+            level.label.to_lowercase()
+        ),
+    ))
+}
+
 /// Computes every endpoint of one cohort.
 pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'m>> {
     let a = input.analysis;
@@ -340,256 +714,16 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
         let start = |i: usize| subjects.get(i).and_then(|s| s.trt_start);
         Some(response_results(id, a, &efficacy, &derivation, &start)?)
     };
-    // Oddities the response derivation met in a subject's data (a CR followed by a PR, ...):
-    // they do not stop it, and the reader of the results should see them.
-    // At most BOR_WARNINGS_LISTED lines, then how many more.
-    let oddities: Vec<Diagnostic> = input
-        .derived
-        .iter()
-        .flat_map(|d| {
-            d.bor.warnings.iter().map(move |w| {
-                Diagnostic::warning(
-                    Kind::ResponseOddity,
-                    format!("subject `{}`: {w}", d.usubjid),
-                )
-                .subjects([d.usubjid.as_str()])
-            })
-        })
-        .collect();
-    let more = oddities.len().saturating_sub(BOR_WARNINGS_LISTED);
-    warnings.extend(oddities.into_iter().take(BOR_WARNINGS_LISTED));
-    if more > 0 {
-        warnings.push(Diagnostic::warning(
-            Kind::ResponseOddity,
-            format!(
-                "and {more} more such response-data warnings in this cohort (the first {BOR_WARNINGS_LISTED} are listed)"
-            ),
-        ));
-    }
+    warnings.extend(response_oddities(&input.derived));
 
-    // Time-to-event: ADTTE as given, or the derivations. `values[e][i]` is subject i's
-    // (time in the analysis unit, CNSR) for endpoint e.
-    let mut tte = IndexMap::new();
-    let mut km_fits = IndexMap::new();
-    let mut values: Vec<Vec<TteValue>> = Vec::with_capacity(a.tte_params.len());
-    let mut censored_missed: HashMap<String, usize> = HashMap::new();
-    let mut censored_new_therapy: HashMap<String, usize> = HashMap::new();
-    let mut competing = IndexMap::new();
-    if let (Some(column), true) = (&a.new_therapy, input.data.has_adtte) {
-        warnings.push(
-            Diagnostic::warning(
-                Kind::RuleNotApplied,
-                format!(
-                    "`analysis.censor_at_new_therapy` ({column}) changes nothing: the times come \
-                     from ADTTE, whose censoring holds"
-                ),
-            )
-            .hint("derive the ADTTE with the rule, or leave the key out"),
-        );
-    }
-    for (endpoint, paramcd) in &a.tte_params {
-        let mut cr = a
-            .tte_competing
-            .contains_key(endpoint)
-            .then(|| (Vec::new(), Vec::new(), Vec::new()));
-        let mut column = vec![TteValue::NONE; subjects.len()];
-        // Counted per distinct time for the Kaplan–Meier fit (no vector of times to sort).
-        let mut tally = stats::TimeTally::new();
-        let mut add = |days: f64, status: Status| tally.add(days, status == Status::Event);
-        let from_adtte = input.data.has_adtte;
-        if let (true, Some(index)) = (from_adtte, input.tte_index) {
-            let by_subject = index.param(paramcd);
-            // DoR is summarised over the responders the abstract reports (the confirmed ones
-            // unless `confirmed: false`) when ADRS is given: ADTTE's DoR may have been
-            // derived with other rules.
-            let responder = |i: usize| derivation(i).map(|d| a.criteria.is_responder(d.category));
-            let is_dor = endpoint == "DOR" && !input.derived.is_empty();
-            let (mut missing, mut not_responders, mut responders_without) =
-                (Vec::new(), Vec::new(), Vec::new());
-            for &i in &efficacy {
-                let i = i as usize;
-                let record = input
-                    .members
-                    .get(i)
-                    .and_then(|&global| by_subject.and_then(|c| c.get(global as usize)));
-                if is_dor {
-                    match (record.is_some(), responder(i)?) {
-                        (true, false) => {
-                            not_responders.push(i);
-                            continue;
-                        }
-                        (false, true) => responders_without.push(i),
-                        _ => {}
-                    }
-                } else if record.is_none() && endpoint != "DOR" {
-                    missing.push(i);
-                }
-                if let Some(r) = record {
-                    // A competing event is censored for this endpoint's Kaplan–Meier values
-                    // (cause-specific) when the endpoint has competing events, an event when
-                    // another endpoint of the same PARAMCD marks them.
-                    let event = r.cnsr == 0 || (r.is_competing() && cr.is_none());
-                    add(
-                        r.days,
-                        if event {
-                            Status::Event
-                        } else {
-                            Status::Censored
-                        },
-                    );
-                    column[i] = TteValue::new(r.days / unit, !event);
-                    if let Some((days, status, members)) = cr.as_mut() {
-                        days.push(r.days);
-                        members.push(i as u32);
-                        status.push(match (r.cnsr, r.is_competing()) {
-                            (0, _) => stats::competing::EVENT,
-                            (_, true) => stats::competing::COMPETING,
-                            _ => stats::competing::CENSORED,
-                        });
-                    }
-                }
-            }
-            let name = |i: &usize| subjects.get(*i).map_or("?", |s| &*s.usubjid);
-            if !missing.is_empty() {
-                warnings.push(
-                    Diagnostic::warning(
-                        Kind::EndpointSubjects,
-                        format!(
-                    "endpoint `{endpoint}`: {} left out: no ADTTE record with PARAMCD `{paramcd}`",
-                    subject_list("efficacy subject", &missing, name)
-                ),
-                    )
-                    .at(Location::Endpoint(endpoint.clone())),
-                );
-            }
-            if !not_responders.is_empty() {
-                warnings.push(
-                    Diagnostic::warning(
-                        Kind::EndpointSubjects,
-                        format!(
-                            "endpoint `{endpoint}`: {} left out: an ADTTE record with PARAMCD \
-                     `{paramcd}` but not {} responders this abstract reports",
-                            subject_list("subject", &not_responders, name),
-                            if a.confirmed {
-                                "among the confirmed"
-                            } else {
-                                "among the"
-                            }
-                        ),
-                    )
-                    .at(Location::Endpoint(endpoint.clone())),
-                );
-            }
-            if !responders_without.is_empty() {
-                warnings.push(
-                    Diagnostic::warning(
-                        Kind::EndpointSubjects,
-                        format!(
-                    "endpoint `{endpoint}`: {} without an ADTTE record with PARAMCD `{paramcd}`",
-                    subject_list("responder", &responders_without, name)
-                ),
-                    )
-                    .at(Location::Endpoint(endpoint.clone())),
-                );
-            }
-        } else {
-            let (mut missed, mut new_therapy) = (0, 0);
-            for &i in &efficacy {
-                let i = i as usize;
-                if let Some(t) = derived_of(i).and_then(|d| d.endpoint(endpoint)) {
-                    add(t.days, t.status);
-                    column[i] = TteValue::new(t.days / unit, t.cnsr != 0);
-                    missed += usize::from(t.rule == TteRule::MissedAssessments);
-                    new_therapy += usize::from(t.rule == TteRule::NewTherapy);
-                }
-            }
-            censored_missed.insert(endpoint.clone(), missed);
-            if a.new_therapy.is_some() && endpoint != "OS" {
-                censored_new_therapy.insert(endpoint.clone(), new_therapy);
-            }
-            if missed > 0 {
-                warnings.push(
-                    Diagnostic::warning(
-                        Kind::MissedVisits,
-                        format!(
-                    "endpoint `{endpoint}`: {missed} progression(s) or death(s) came more than \
-                     {} days after the last adequate assessment and were censored there by the \
-                     missed-visit rule (`analysis.missed_visit_days`; docs/CONFIG.md)",
-                    a.missed_visit_days
-                ),
-                    )
-                    .at(Location::Endpoint(endpoint.clone())),
-                );
-            }
-            if !crate::derive::DERIVED_ENDPOINTS.contains(&endpoint.as_str()) {
-                warnings.push(Diagnostic::warning(Kind::EndpointUnavailable, format!(
-                    "endpoint `{endpoint}` can only come from ADTTE (PARAMCD `{paramcd}`), and no ADTTE is given"
-                )).at(Location::Endpoint(endpoint.clone())));
-            }
-        }
-        values.push(column);
-        if tally.is_empty() {
-            if endpoint != "DOR" && (from_adtte || !input.derived.is_empty()) {
-                warnings.push(
-                    Diagnostic::warning(
-                        Kind::EndpointUnavailable,
-                        format!("endpoint `{endpoint}`: no subject has a time"),
-                    )
-                    .at(Location::Endpoint(endpoint.clone())),
-                );
-            }
-            continue;
-        }
-        let fit = tally
-            .fit()
-            .map_err(|e| ci_err(id, &format!("Kaplan–Meier for {endpoint}"), e))?;
-        let cif = match cr {
-            Some((days, status, members)) => {
-                let data = CompetingData::new(days, status, members)
-                    .map_err(|e| ci_err(id, &format!("cumulative incidence of {endpoint}"), e))?;
-                let cif = cif_results(&data, a)
-                    .map_err(|e| ci_err(id, &format!("cumulative incidence of {endpoint}"), e))?;
-                competing.insert(endpoint.clone(), data);
-                Some(cif)
-            }
-            None => None,
-        };
-        tte.insert(
-            endpoint.clone(),
-            TteResults {
-                label: a
-                    .tte_labels
-                    .get(endpoint)
-                    .cloned()
-                    .unwrap_or_else(|| endpoint.clone()),
-                censored_missed_visits: censored_missed.get(endpoint).copied(),
-                censored_new_therapy: censored_new_therapy.get(endpoint).copied(),
-                cif,
-                ..summarise_tte(&fit, a, from_adtte, paramcd)
-                    .map_err(|e| ci_err(id, endpoint, e))?
-            },
-        );
-        km_fits.insert(endpoint.clone(), fit);
-    }
+    let TimeToEventPart {
+        tte,
+        km: km_fits,
+        values,
+        competing,
+    } = time_to_event(&input, subjects, &efficacy, &mut warnings)?;
 
-    let followup = match km_fits.get(&a.followup) {
-        Some(fit) => {
-            let reverse = fit.reversed();
-            let m = median(&reverse, a).map_err(|e| ci_err(id, "median follow-up", e))?;
-            Some(FollowUp {
-                param: a.followup.clone(),
-                label: match a.followup.as_str() {
-                    "PFS" | "OS" => a.followup.clone(),
-                    "DOR" => "DoR".to_string(),
-                    other => a.tte_labels.get(other).cloned().unwrap_or_default(),
-                },
-                estimate: m.estimate.map(|x| x / unit),
-                lower: m.lower.map(|x| x / unit),
-                upper: m.upper.map(|x| x / unit),
-            })
-        }
-        None => None,
-    };
+    let followup = follow_up(&km_fits, a).map_err(|e| ci_err(id, "median follow-up", e))?;
 
     let safety = if input.data.adverse_events.is_empty() && subjects.is_empty() {
         None
@@ -606,21 +740,7 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
     let tumour = tumour_data(&input, subjects);
     let (disposition, study_disposition) =
         disposition::dispositions(subjects, input.data, input.cutoff, &mut warnings);
-    if let (Some(cut), true) = (input.cutoff, input.data.after_cutoff) {
-        // A study-level status without its date cannot be cut: it is the sponsor's at their
-        // cut (the treatment level is cut by TRTEDT).
-        if let Some(level) = input
-            .data
-            .disposition
-            .iter()
-            .find(|l| l.level == crate::load::disposition::Level::Study && l.date.is_none())
-        {
-            warnings.push(Diagnostic::warning(Kind::StatusNotCut, format!(
-                "{} status is as ADSL records it, not cut at {cut} (ADSL has no EOSDT to cut it by)",
-                level.label.to_lowercase()
-            )));
-        }
-    }
+    warnings.extend(status_not_cut(&input));
     let exposure = disposition::exposure(subjects, input.data, input.cutoff, unit, &mut warnings);
 
     Ok(CohortAnalysis {
@@ -648,17 +768,7 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
             exposure,
             arms: Vec::new(),
             comparisons: Vec::new(),
-            // A column both a stratum and a subgroup takes the first label given.
-            factor_labels: input
-                .cohort
-                .strata
-                .iter()
-                .chain(&input.cohort.subgroups)
-                .filter_map(|f| Some((f.column.clone(), f.label.clone()?)))
-                .fold(IndexMap::new(), |mut labels, (column, label)| {
-                    labels.entry(column).or_insert(label);
-                    labels
-                }),
+            factor_labels: factor_labels(input.cohort),
             row_filters: Vec::new(),
             warnings,
         },
