@@ -672,6 +672,50 @@ pub fn cohort_figures(
             .unwrap_or_default()
     };
     let mut figs = CohortFigures::default();
+    km_figures(
+        analysis,
+        arms,
+        settings,
+        output,
+        pngs,
+        &unit_title,
+        &mut figs,
+    )?;
+    forest_figures(results, settings, &mut figs, png)?;
+    ae_dot_figures(results, settings, &mut figs, png)?;
+    tumour_figures(analysis, arms, &unit_title, &mut figs, png)?;
+    ae_bar_figure(results, settings, output, &mut figs, png)?;
+    // Each figure described from the results it shows, in its SVG (inline and file) too.
+    for fig in &mut figs.inline {
+        fig.alt = alt::alt_text(&fig.name, results, settings);
+        fig.svg = alt::accessible(&fig.svg, &fig.caption, &fig.alt);
+        if let Some(wide) = &fig.wide_svg {
+            fig.wide_svg = Some(alt::accessible(wide, &fig.caption, &fig.alt));
+        }
+        let path = format!("{cohort}/figures/{}.svg", fig.name);
+        if let Some(file) = figs.files.iter_mut().find(|f| f.path == path) {
+            file.bytes = fig.svg.clone().into_bytes();
+        }
+    }
+    // Word files and decks take the figures' PNGs.
+    figs.rasterise(cohort, pngs.kept)?;
+    Ok(figs)
+}
+
+/// The Kaplan–Meier figure of each endpoint (by arm with arms; in landscape too when a format
+/// asks), or its cumulative-incidence figure when it has competing events.
+fn km_figures(
+    analysis: &CohortAnalysis,
+    arms: &ArmData<'_>,
+    settings: &Analysis,
+    output: &OutputConfig,
+    pngs: PngUse,
+    unit_title: &str,
+    figs: &mut CohortFigures,
+) -> Result<()> {
+    let results: &CohortResults = &analysis.results;
+    let cohort = results.id.as_str();
+    let png = pngs.files;
     for (endpoint, fit) in &analysis.km {
         let Some(summary) = results.tte.get(endpoint) else {
             continue;
@@ -682,8 +726,8 @@ pub fn cohort_figures(
                 arms,
                 endpoint,
                 settings,
-                (output, &unit_title),
-                (&mut figs, png),
+                (output, unit_title),
+                (figs, png),
             )?;
             continue;
         }
@@ -724,7 +768,7 @@ pub fn cohort_figures(
         let opts = KmPlotOptions {
             title: figure_title(output, format!("{title}: {}", results.label)),
             y_label: km_y_label(endpoint),
-            time_unit: unit_title.clone(),
+            time_unit: unit_title.to_string(),
             show_ci: !arms_drawn,
             tick_step: None,
             x_max: None,
@@ -769,7 +813,17 @@ pub fn cohort_figures(
         }
     }
 
-    // A cohort with arms and subgroups: a forest plot per comparison and endpoint.
+    Ok(())
+}
+
+/// A cohort with arms and subgroups: a forest plot per comparison and endpoint.
+fn forest_figures(
+    results: &CohortResults,
+    settings: &Analysis,
+    figs: &mut CohortFigures,
+    png: bool,
+) -> Result<()> {
+    let cohort = results.id.as_str();
     let several = results.comparisons.len() > 1;
     for (i, c) in results.comparisons.iter().enumerate() {
         for (endpoint, t) in &c.tte {
@@ -822,8 +876,19 @@ pub fn cohort_figures(
         }
     }
 
-    // A cohort with arms and ADAE: the adverse-event dot plot per comparison (the most
-    // frequent terms, `ae_top_n`).
+    Ok(())
+}
+
+/// A cohort with arms and ADAE: the adverse-event dot plot per comparison (the most frequent
+/// terms, `ae_top_n`).
+fn ae_dot_figures(
+    results: &CohortResults,
+    settings: &Analysis,
+    figs: &mut CohortFigures,
+    png: bool,
+) -> Result<()> {
+    let cohort = results.id.as_str();
+    let several = results.comparisons.len() > 1;
     for (i, c) in results.comparisons.iter().enumerate() {
         let Some(s) = &c.safety else { continue };
         let rows: Vec<plots::AeDotRow> = s
@@ -876,8 +941,21 @@ pub fn cohort_figures(
         )?;
     }
 
-    // Figures of data the study does not have (no ADTR, no ADRS) are not attempted, and need
-    // no note; a note says when the data exist but hold nothing to draw.
+    Ok(())
+}
+
+/// The waterfall and spider plots (with ADTR) and the swimmer plot (with ADRS), by arm with
+/// arms. Figures of data the study does not have are not attempted, and need no note; a note
+/// says when the data exist but hold nothing to draw.
+fn tumour_figures(
+    analysis: &CohortAnalysis,
+    arms: &ArmData<'_>,
+    unit_title: &str,
+    figs: &mut CohortFigures,
+    png: bool,
+) -> Result<()> {
+    let results: &CohortResults = &analysis.results;
+    let cohort = results.id.as_str();
     if analysis.has_adtr {
         let bars: Vec<plots::WaterfallBar> = analysis
             .tumour
@@ -928,7 +1006,7 @@ pub fn cohort_figures(
             "spider",
             "Percentage change from baseline in the sum of target-lesion diameters over time."
                 .to_string(),
-            plots::spider(&lines, &unit_title),
+            plots::spider(&lines, unit_title),
             png,
         )?;
     }
@@ -958,7 +1036,7 @@ pub fn cohort_figures(
             .collect();
         // A cohort with arms: the arms one under the other, never pooled.
         let (drawn, by_arm) = if results.arms.is_empty() {
-            (plots::swimmer(&lanes, &unit_title), "")
+            (plots::swimmer(&lanes, unit_title), "")
         } else {
             let by_arm: Vec<plots::SwimArm> = results
                 .arms
@@ -969,7 +1047,7 @@ pub fn cohort_figures(
                 })
                 .collect();
             (
-                plots::swimmer_by_arm(&by_arm, &unit_title),
+                plots::swimmer_by_arm(&by_arm, unit_title),
                 ", one group per arm",
             )
         };
@@ -981,6 +1059,18 @@ pub fn cohort_figures(
             png,
         )?;
     }
+    Ok(())
+}
+
+/// The bars of the most frequent treatment-related adverse events (by arm with arms).
+fn ae_bar_figure(
+    results: &CohortResults,
+    settings: &Analysis,
+    output: &OutputConfig,
+    figs: &mut CohortFigures,
+    png: bool,
+) -> Result<()> {
+    let cohort = results.id.as_str();
     if let Some(safety) = &results.safety {
         let terms: Vec<AeBar> = safety
             .by_term
@@ -1029,21 +1119,7 @@ pub fn cohort_figures(
         };
         figs.add(cohort, "ae-trae", caption, drawn, png)?;
     }
-    // Each figure described from the results it shows, in its SVG (inline and file) too.
-    for fig in &mut figs.inline {
-        fig.alt = alt::alt_text(&fig.name, results, settings);
-        fig.svg = alt::accessible(&fig.svg, &fig.caption, &fig.alt);
-        if let Some(wide) = &fig.wide_svg {
-            fig.wide_svg = Some(alt::accessible(wide, &fig.caption, &fig.alt));
-        }
-        let path = format!("{cohort}/figures/{}.svg", fig.name);
-        if let Some(file) = figs.files.iter_mut().find(|f| f.path == path) {
-            file.bytes = fig.svg.clone().into_bytes();
-        }
-    }
-    // Word files and decks take the figures' PNGs.
-    figs.rasterise(cohort, pngs.kept)?;
-    Ok(figs)
+    Ok(())
 }
 
 #[cfg(test)]
