@@ -125,7 +125,6 @@ pub(super) fn compare_tte(
     competing: Option<&CompetingData>,
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<Option<TteComparison>> {
-    let level = settings.ci_level;
     // With competing events, each member's time (days) and status for Gray's test and the
     // Fine–Gray models, overall and per subgroup level.
     let competing = competing.map(|data| Competing {
@@ -203,20 +202,51 @@ pub(super) fn compare_tte(
     };
     let (gray, fine_gray) = match &competing {
         Some(c) => {
-            let (days, status, arm) = c.input(two, |_| true);
-            let what = format!("{label}: Gray's test of {endpoint}");
-            let gray = stats::gray_test(&days, &status, &arm)
-                .map_err(error_at(cohort, &what))?
-                .map(|g| GrayResults {
-                    chisq: g.chisq,
-                    p: g.p,
-                });
-            let what = format!("{label}: {endpoint}");
-            let fg = fine_gray_model(&days, &status, &arm, settings, cohort, &what, warnings)?;
+            let (gray, fg) = c.tests(two, settings, cohort, (label, endpoint), warnings)?;
             (gray, Some(fg))
         }
         None => (None, None),
     };
+    let (subgroups, interactions) = subgroup_comparisons(
+        two,
+        &data,
+        cohort,
+        settings,
+        (label, endpoint),
+        competing.as_ref(),
+        warnings,
+    )?;
+    Ok(Some(TteComparison {
+        n,
+        n_reference,
+        events,
+        events_reference,
+        cox: cox_results(&fit),
+        logrank,
+        stratified,
+        subgroups,
+        interactions,
+        among_responders: crate::config::among_responders(endpoint),
+        rmst: None,
+        gray,
+        fine_gray,
+    }))
+}
+
+/// Per subgroup column, the hazard ratio in each level (in the levels' natural order) and the
+/// test of the column's interaction with the arm; with competing events, each level's
+/// Fine–Gray model too.
+fn subgroup_comparisons(
+    two: &super::TwoArms<'_>,
+    data: &stats::ArmTimes,
+    cohort: &CohortConfig,
+    settings: &Analysis,
+    (label, endpoint): (&str, &str),
+    competing: Option<&Competing<'_>>,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<(Vec<SubgroupHr>, Vec<SubgroupInteraction>)> {
+    let level = settings.ci_level;
+    let error = |what: &str| statistics_error(cohort, format!("{label}: {endpoint} {what}"));
     let mut subgroups = Vec::new();
     let mut interactions = Vec::new();
     for column in &cohort.subgroups {
@@ -246,7 +276,7 @@ pub(super) fn compare_tte(
             } else {
                 None
             };
-            let fine_gray = match &competing {
+            let fine_gray = match competing {
                 Some(c) => {
                     let (days, status, arm) =
                         c.input(two, |k| level_of.get(k) == Some(&Some(level_value)));
@@ -273,7 +303,7 @@ pub(super) fn compare_tte(
             "      interaction test",
             || {
                 interaction(
-                    &data,
+                    data,
                     &level_of,
                     &levels,
                     column,
@@ -285,21 +315,7 @@ pub(super) fn compare_tte(
             },
         )?);
     }
-    Ok(Some(TteComparison {
-        n,
-        n_reference,
-        events,
-        events_reference,
-        cox: cox_results(&fit),
-        logrank,
-        stratified,
-        subgroups,
-        interactions,
-        among_responders: crate::config::among_responders(endpoint),
-        rmst: None,
-        gray,
-        fine_gray,
-    }))
+    Ok((subgroups, interactions))
 }
 
 /// An endpoint's competing-risk data, and each member's place in them.
@@ -309,6 +325,31 @@ struct Competing<'d> {
 }
 
 impl Competing<'_> {
+    /// Gray's test and the Fine–Gray model of the two arms (`what`: the comparison and the
+    /// endpoint, for errors and warnings).
+    fn tests(
+        &self,
+        two: &super::TwoArms<'_>,
+        settings: &Analysis,
+        cohort: &CohortConfig,
+        (label, endpoint): (&str, &str),
+        warnings: &mut Vec<Diagnostic>,
+    ) -> Result<(Option<GrayResults>, FineGrayResults)> {
+        let (days, status, arm) = self.input(two, |_| true);
+        let gray = stats::gray_test(&days, &status, &arm)
+            .map_err(error_at(
+                cohort,
+                &format!("{label}: Gray's test of {endpoint}"),
+            ))?
+            .map(|g| GrayResults {
+                chisq: g.chisq,
+                p: g.p,
+            });
+        let what = format!("{label}: {endpoint}");
+        let fg = fine_gray_model(&days, &status, &arm, settings, cohort, &what, warnings)?;
+        Ok((gray, fg))
+    }
+
     /// The days, statuses and arms of the members of `two` at the positions `keep` holds.
     fn input(&self, two: &super::TwoArms<'_>, keep: impl Fn(usize) -> bool) -> CompetingInput {
         let mut input = (Vec::new(), Vec::new(), Vec::new());
