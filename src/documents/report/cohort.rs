@@ -557,178 +557,12 @@ pub(super) fn time_to_event_by_arm(c: &CohortResults, f: &Formats) -> Option<Sec
     let width = u32::try_from(columns.len()).unwrap_or(1) + 1;
     let mut body = Vec::new();
     for (endpoint, pooled) in &c.tte {
-        let tte = |r: &CohortResults| r.tte.get(endpoint).cloned();
         body.push(Row::with_class(
             "group",
             vec![Cell::text(sentence_case(&pooled.label)).span(width, 1)],
         ));
-        body.push(row_of(Cell::level("Events, n (%)"), &columns, |r| {
-            tte(r).map_or("–".to_string(), |t| f.count_pct(t.events, t.n))
-        }));
-        // With competing events the Kaplan–Meier median and rates (1 − KM overstates the
-        // incidence) give way to the cumulative incidence.
-        let competing = pooled.cif.is_some();
-        if competing {
-            body.push(row_of(
-                Cell::level("Competing events, n (%)"),
-                &columns,
-                |r| {
-                    tte(r)
-                        .and_then(|t| Some(f.count_pct(t.cif?.competing, t.n)))
-                        .unwrap_or_else(|| "–".to_string())
-                },
-            ));
-        }
-        for (name, pick) in [
-            (
-                format!("Median, {} ({}% CI)", f.unit, f.level),
-                (|t: &TteResults| t.median.clone()) as fn(&TteResults) -> Estimate,
-            ),
-            (format!("25th percentile ({}% CI)", f.level), |t| {
-                t.q25.clone()
-            }),
-            (format!("75th percentile ({}% CI)", f.level), |t| {
-                t.q75.clone()
-            }),
-        ]
-        .into_iter()
-        .filter(|_| !competing)
-        {
-            body.push(row_of(Cell::level(name), &columns, |r| {
-                tte(r).map_or("–".to_string(), |t| f.estimate(&pick(&t)))
-            }));
-        }
-        // Duration of response, described per arm: its range too.
-        if crate::config::among_responders(endpoint) {
-            body.push(row_of(
-                Cell::level(format!("Range, {} (+ censored)", f.unit)),
-                &columns,
-                |r| tte(r).map_or("–".to_string(), |t| f.range(t.range.as_ref())),
-            ));
-        }
-        for (i, l) in pooled.landmarks.iter().enumerate().filter(|_| !competing) {
-            let name = format!("Rate at {} {} ({}% CI)", fmt_plain(l.time), f.unit, f.level);
-            body.push(row_of(Cell::level(name), &columns, |r| {
-                match tte(r).and_then(|t| t.landmarks.get(i).cloned()) {
-                    Some(l) if l.beyond_last_followup => "NE (beyond follow-up)".to_string(),
-                    Some(l) => format!(
-                        "{} ({})",
-                        fmt_pct(Some(l.surv), f.pd),
-                        fmt_limits(l.lower, l.upper, f.pd, true)
-                    ),
-                    None => "–".to_string(),
-                }
-            }));
-        }
-        // With competing events: the cumulative incidence at each landmark.
-        if let Some(cif) = pooled.cif.as_ref() {
-            for (i, l) in cif.landmarks.iter().enumerate() {
-                let name = format!(
-                    "Cumulative incidence at {} {} ({}% CI)",
-                    fmt_plain(l.time),
-                    f.unit,
-                    f.level
-                );
-                body.push(row_of(Cell::level(name), &columns, |r| {
-                    match tte(r).and_then(|t| t.cif?.landmarks.get(i).copied()) {
-                        Some(l) => format!(
-                            "{} ({})",
-                            fmt_pct(Some(l.estimate), f.pd),
-                            fmt_limits(l.lower, l.upper, f.pd, true)
-                        ),
-                        None => "–".to_string(),
-                    }
-                }));
-            }
-        }
-        if let Some(r) = pooled.rmst.as_ref() {
-            body.push(row_of(Cell::level(f.rmst_name(r.tau)), &columns, |r| {
-                tte(r)
-                    .and_then(|t| t.rmst)
-                    .map_or("–".to_string(), |x| f.rmst(&x))
-            }));
-        }
-        // Each arm's comparison with the reference: in the arm's column; the reference's
-        // column says it is the reference.
-        let compared = |arm: &str| {
-            c.comparisons
-                .iter()
-                .find(|x| x.arm == arm)
-                .and_then(|x| x.tte.get(endpoint))
-        };
-        let stratified = c
-            .comparisons
-            .iter()
-            .filter_map(|x| x.tte.get(endpoint))
-            .any(|t| t.stratified.is_some());
-        let cell = |col: &Column, value: &dyn Fn(&TteComparison) -> String| match col
-            .arm
-            .and_then(compared)
-        {
-            Some(t) => value(t),
-            None if c
-                .comparisons
-                .iter()
-                .any(|x| Some(x.reference.as_str()) == col.arm) =>
-            {
-                "Reference".to_string()
-            }
-            None => "–".to_string(),
-        };
-        let (hr_name, p_name) = if stratified {
-            (
-                format!("Stratified HR ({}% CI)", f.level),
-                "Stratified log-rank p",
-            )
-        } else {
-            (format!("HR ({}% CI)", f.level), "Log-rank p")
-        };
-        // A row of the comparisons: its name, then each column's value.
-        let compared_row = |name: Cell, value: &dyn Fn(&TteComparison) -> String| {
-            let mut row = vec![name];
-            row.extend(columns.iter().map(|col| Cell::num(cell(col, value))));
-            Row::of(row)
-        };
-        body.push(compared_row(Cell::level(hr_name), &|t| {
-            ratio(t.stratified.as_ref().map_or(&t.cox, |s| &s.cox).hr.as_ref())
-        }));
-        body.push(compared_row(Cell::level(p_name), &|t| {
-            p_only(t.stratified.as_ref().map_or(&t.logrank, |s| &s.logrank).p)
-        }));
-        let any = |has: fn(&TteComparison) -> bool| {
-            c.comparisons
-                .iter()
-                .any(|x| x.tte.get(endpoint).is_some_and(has))
-        };
-        if any(|t| t.fine_gray.is_some()) {
-            body.push(compared_row(
-                Cell::level(format!("Fine–Gray subdistribution HR ({}% CI)", f.level)),
-                &|t| ratio(t.fine_gray.as_ref().and_then(|g| g.hr.as_ref())),
-            ));
-            body.push(compared_row(Cell::level("Gray's test p"), &|t| {
-                p_only(t.gray.map(|g| g.p))
-            }));
-        }
-        if any(|t| t.rmst.is_some()) {
-            body.push(compared_row(
-                Cell::level(format!("RMST difference, {} ({}% CI); p", f.unit, f.level)),
-                &|t| {
-                    t.rmst.map_or("–".to_string(), |r| {
-                        format!(
-                            "{} ({}); {}",
-                            fixed(r.difference.estimate, f.td),
-                            fmt_limits(
-                                Some(r.difference.lower),
-                                Some(r.difference.upper),
-                                f.td,
-                                false
-                            ),
-                            p_only(r.difference.p)
-                        )
-                    })
-                },
-            ));
-        }
+        body.extend(described_rows(endpoint, pooled, &columns, f));
+        body.extend(compared_rows(c, endpoint, &columns, f));
     }
     Some(Section {
         id: "time-to-event",
@@ -769,4 +603,196 @@ pub(super) fn time_to_event_by_arm(c: &CohortResults, f: &Formats) -> Option<Sec
             },
         ],
     })
+}
+
+/// An endpoint's rows describing each column (arm, or the cohort): events, and the
+/// Kaplan–Meier median, quartiles and rates, or with competing events the competing events and
+/// the cumulative incidences; DoR's range; the RMST.
+fn described_rows(
+    endpoint: &str,
+    pooled: &TteResults,
+    columns: &[Column<'_>],
+    f: &Formats,
+) -> Vec<Row> {
+    let tte = |r: &CohortResults| r.tte.get(endpoint).cloned();
+    let mut rows = Vec::new();
+    rows.push(row_of(Cell::level("Events, n (%)"), columns, |r| {
+        tte(r).map_or("–".to_string(), |t| f.count_pct(t.events, t.n))
+    }));
+    // With competing events the Kaplan–Meier median and rates (1 − KM overstates the
+    // incidence) give way to the cumulative incidence.
+    let competing = pooled.cif.is_some();
+    if competing {
+        rows.push(row_of(
+            Cell::level("Competing events, n (%)"),
+            columns,
+            |r| {
+                tte(r)
+                    .and_then(|t| Some(f.count_pct(t.cif?.competing, t.n)))
+                    .unwrap_or_else(|| "–".to_string())
+            },
+        ));
+    }
+    for (name, pick) in [
+        (
+            format!("Median, {} ({}% CI)", f.unit, f.level),
+            (|t: &TteResults| t.median.clone()) as fn(&TteResults) -> Estimate,
+        ),
+        (format!("25th percentile ({}% CI)", f.level), |t| {
+            t.q25.clone()
+        }),
+        (format!("75th percentile ({}% CI)", f.level), |t| {
+            t.q75.clone()
+        }),
+    ]
+    .into_iter()
+    .filter(|_| !competing)
+    {
+        rows.push(row_of(Cell::level(name), columns, |r| {
+            tte(r).map_or("–".to_string(), |t| f.estimate(&pick(&t)))
+        }));
+    }
+    // Duration of response, described per arm: its range too.
+    if crate::config::among_responders(endpoint) {
+        rows.push(row_of(
+            Cell::level(format!("Range, {} (+ censored)", f.unit)),
+            columns,
+            |r| tte(r).map_or("–".to_string(), |t| f.range(t.range.as_ref())),
+        ));
+    }
+    for (i, l) in pooled.landmarks.iter().enumerate().filter(|_| !competing) {
+        let name = format!("Rate at {} {} ({}% CI)", fmt_plain(l.time), f.unit, f.level);
+        rows.push(row_of(Cell::level(name), columns, |r| {
+            match tte(r).and_then(|t| t.landmarks.get(i).cloned()) {
+                Some(l) if l.beyond_last_followup => "NE (beyond follow-up)".to_string(),
+                Some(l) => format!(
+                    "{} ({})",
+                    fmt_pct(Some(l.surv), f.pd),
+                    fmt_limits(l.lower, l.upper, f.pd, true)
+                ),
+                None => "–".to_string(),
+            }
+        }));
+    }
+    // With competing events: the cumulative incidence at each landmark.
+    if let Some(cif) = pooled.cif.as_ref() {
+        for (i, l) in cif.landmarks.iter().enumerate() {
+            let name = format!(
+                "Cumulative incidence at {} {} ({}% CI)",
+                fmt_plain(l.time),
+                f.unit,
+                f.level
+            );
+            rows.push(row_of(Cell::level(name), columns, |r| {
+                match tte(r).and_then(|t| t.cif?.landmarks.get(i).copied()) {
+                    Some(l) => format!(
+                        "{} ({})",
+                        fmt_pct(Some(l.estimate), f.pd),
+                        fmt_limits(l.lower, l.upper, f.pd, true)
+                    ),
+                    None => "–".to_string(),
+                }
+            }));
+        }
+    }
+    if let Some(r) = pooled.rmst.as_ref() {
+        rows.push(row_of(Cell::level(f.rmst_name(r.tau)), columns, |r| {
+            tte(r)
+                .and_then(|t| t.rmst)
+                .map_or("–".to_string(), |x| f.rmst(&x))
+        }));
+    }
+    rows
+}
+
+/// An endpoint's rows comparing each arm with the reference (in the arm's column; the
+/// reference's says it is the reference): HR and log-rank p (stratified with strata), with
+/// competing events the Fine–Gray HR and Gray's p, the RMST difference.
+fn compared_rows(
+    c: &CohortResults,
+    endpoint: &str,
+    columns: &[Column<'_>],
+    f: &Formats,
+) -> Vec<Row> {
+    let mut rows = Vec::new();
+    // Each arm's comparison with the reference: in the arm's column; the reference's
+    // column says it is the reference.
+    let compared = |arm: &str| {
+        c.comparisons
+            .iter()
+            .find(|x| x.arm == arm)
+            .and_then(|x| x.tte.get(endpoint))
+    };
+    let stratified = c
+        .comparisons
+        .iter()
+        .filter_map(|x| x.tte.get(endpoint))
+        .any(|t| t.stratified.is_some());
+    let cell =
+        |col: &Column, value: &dyn Fn(&TteComparison) -> String| match col.arm.and_then(compared) {
+            Some(t) => value(t),
+            None if c
+                .comparisons
+                .iter()
+                .any(|x| Some(x.reference.as_str()) == col.arm) =>
+            {
+                "Reference".to_string()
+            }
+            None => "–".to_string(),
+        };
+    let (hr_name, p_name) = if stratified {
+        (
+            format!("Stratified HR ({}% CI)", f.level),
+            "Stratified log-rank p",
+        )
+    } else {
+        (format!("HR ({}% CI)", f.level), "Log-rank p")
+    };
+    // A row of the comparisons: its name, then each column's value.
+    let compared_row = |name: Cell, value: &dyn Fn(&TteComparison) -> String| {
+        let mut row = vec![name];
+        row.extend(columns.iter().map(|col| Cell::num(cell(col, value))));
+        Row::of(row)
+    };
+    rows.push(compared_row(Cell::level(hr_name), &|t| {
+        ratio(t.stratified.as_ref().map_or(&t.cox, |s| &s.cox).hr.as_ref())
+    }));
+    rows.push(compared_row(Cell::level(p_name), &|t| {
+        p_only(t.stratified.as_ref().map_or(&t.logrank, |s| &s.logrank).p)
+    }));
+    let any = |has: fn(&TteComparison) -> bool| {
+        c.comparisons
+            .iter()
+            .any(|x| x.tte.get(endpoint).is_some_and(has))
+    };
+    if any(|t| t.fine_gray.is_some()) {
+        rows.push(compared_row(
+            Cell::level(format!("Fine–Gray subdistribution HR ({}% CI)", f.level)),
+            &|t| ratio(t.fine_gray.as_ref().and_then(|g| g.hr.as_ref())),
+        ));
+        rows.push(compared_row(Cell::level("Gray's test p"), &|t| {
+            p_only(t.gray.map(|g| g.p))
+        }));
+    }
+    if any(|t| t.rmst.is_some()) {
+        rows.push(compared_row(
+            Cell::level(format!("RMST difference, {} ({}% CI); p", f.unit, f.level)),
+            &|t| {
+                t.rmst.map_or("–".to_string(), |r| {
+                    format!(
+                        "{} ({}); {}",
+                        fixed(r.difference.estimate, f.td),
+                        fmt_limits(
+                            Some(r.difference.lower),
+                            Some(r.difference.upper),
+                            f.td,
+                            false
+                        ),
+                        p_only(r.difference.p)
+                    )
+                })
+            },
+        ));
+    }
+    rows
 }
