@@ -337,9 +337,9 @@ impl Competing<'_> {
     ) -> Result<(Option<GrayResults>, FineGrayResults)> {
         let (days, status, arm) = self.input(two, |_| true);
         let gray = stats::gray_test(&days, &status, &arm)
-            .map_err(error_at(
+            .map_err(statistics_error(
                 cohort,
-                &format!("{label}: Gray's test of {endpoint}"),
+                format!("{label}: Gray's test of {endpoint}"),
             ))?
             .map(|g| GrayResults {
                 chisq: g.chisq,
@@ -387,7 +387,7 @@ fn fine_gray_model(
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<FineGrayResults> {
     let fg = stats::fine_gray(days, status, arm, settings.ci_level)
-        .map_err(error_at(cohort, &format!("{what}: Fine–Gray model")))?;
+        .map_err(statistics_error(cohort, format!("{what}: Fine–Gray model")))?;
     if fg.is_none() {
         warnings.push(Diagnostic::warning(
             Kind::NotEstimable,
@@ -403,13 +403,6 @@ fn fine_gray_model(
         se: fg.map(|f| f.se),
         p: fg.map(|f| f.p),
     })
-}
-
-fn error_at<'c>(
-    cohort: &'c CohortConfig,
-    what: &str,
-) -> impl Fn(stats::StatsError) -> crate::error::Error + 'c {
-    statistics_error(cohort, what.to_string())
 }
 
 /// The test of the arm's interaction with `column` (each subject's level in `level_of`, by

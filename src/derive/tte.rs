@@ -327,14 +327,12 @@ fn progression_or_death(
     // New therapy started before the PD or death (or with neither): the record ends there.
     let new_therapy =
         new_therapy_start(subject, opts).filter(|&started| event.is_none_or(|(e, _)| started < e));
-    let last_adequate = post.iter().rev().find(|a| {
-        adequate(a.response)
-            && match (new_therapy, event) {
-                (Some(started), _) => a.date <= started,
-                (None, Some((e, _))) => a.date <= e,
-                (None, None) => true,
-            }
-    });
+    // The record's last day: new therapy's start, else the event's day.
+    let end = new_therapy.or(event.map(|(e, _)| e));
+    let last_adequate = post
+        .iter()
+        .rev()
+        .find(|a| adequate(a.response) && end.is_none_or(|e| a.date <= e));
     let anchor = last_adequate.map_or(start, |a| a.date);
     let censored_at = match last_adequate {
         Some(a) => format!(
