@@ -51,48 +51,156 @@ fn results_of(sheet: &Path) -> Value {
 
 /// A printed number (documents print the minus sign, U+2212).
 fn number(text: &str) -> f64 {
-    text.replace('\u{2212}', "-")
-        .parse()
-        .unwrap_or_else(|_| panic!("not a number: {text}"))
+    parse_number(text).unwrap_or_else(|| panic!("not a number: {text}"))
 }
 
-/// Every row's source (and denominator) resolves in results.json to the value the row gives,
-/// and the printed text rounds from it.
-fn check_sheet(sheet: &Path) -> usize {
-    let results = results_of(sheet);
-    let rows = rows(sheet);
-    assert!(!rows.is_empty(), "{} is empty", sheet.display());
-    for row in &rows {
-        let at = |key: &str| {
-            results
-                .pointer(&row[key])
-                .unwrap_or_else(|| panic!("{}: {} does not resolve", sheet.display(), row[key]))
+fn parse_number(text: &str) -> Option<f64> {
+    text.replace('\u{2212}', "-").parse().ok()
+}
+
+/// Half a unit of the last printed decimal of `digits` (0.005 for "8.41").
+fn half_unit(digits: &str) -> f64 {
+    let decimals = digits.split_once('.').map_or(0, |(_, f)| f.len());
+    0.5 * 10f64.powi(-(decimals as i32)) + 1e-12
+}
+
+/// The numbers spelled out as the documents spell counts ("Nine", "Twenty-nine").
+const UNITS: [&str; 20] = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+];
+const TENS: [&str; 8] = [
+    "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+];
+
+/// The value of a spelled-out number below 100, or `None` if `text` is not one.
+fn spelled_value(text: &str) -> Option<f64> {
+    let lower = text.to_lowercase();
+    if let Some(i) = UNITS.iter().position(|u| *u == lower) {
+        return Some(i as f64);
+    }
+    let (tens, unit) = lower.split_once('-').unwrap_or((&lower, ""));
+    let t = TENS.iter().position(|w| *w == tens)?;
+    let u = match unit {
+        "" => 0,
+        u => UNITS[1..10].iter().position(|w| *w == u)? + 1,
+    };
+    Some((20 + 10 * t + u) as f64)
+}
+
+/// The ISO date of a printed date ("June 1, 2020" → "2020-06-01").
+fn iso_date(text: &str) -> Option<String> {
+    const MONTHS: [&str; 12] = [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ];
+    let (month_day, year) = text.split_once(", ")?;
+    let (month, day) = month_day.split_once(' ')?;
+    let m = MONTHS.iter().position(|name| *name == month)? + 1;
+    let d: u32 = day.parse().ok()?;
+    let y: u32 = year.parse().ok()?;
+    Some(format!("{y:04}-{m:02}-{d:02}"))
+}
+
+/// What is wrong with a row whose pointers resolved to `source` (and the ratio to its
+/// denominator, `ratio`), if anything: its value is the results' value, and its printed text
+/// says that value (rounds from it, spells it, dates it or calls it not estimable).
+fn row_problem(row: &Row, source: &Value, ratio: Option<f64>) -> Option<String> {
+    let value = &row["value"];
+    let agrees = match (ratio, source) {
+        (Some(ratio), _) => parse_number(value) == Some(ratio),
+        (None, Value::Null) => value.is_empty(),
+        (None, Value::String(s)) => value == s,
+        (None, Value::Number(n)) => parse_number(value) == n.as_f64(),
+        (None, other) => return Some(format!("points at {other}")),
+    };
+    if !agrees {
+        return Some(format!("value {value:?} is not the results' {source}"));
+    }
+    let text = row["text"].as_str();
+    let says = if value.is_empty() {
+        ["NE", "not reached", "NR"].contains(&text)
+    } else if let Some(iso) = iso_date(text) {
+        &iso == value
+    } else if let Some(n) = spelled_value(text) {
+        Some(n) == parse_number(value)
+    } else if let Some(bound) = text.strip_prefix("p < ") {
+        parse_number(value)
+            .zip(parse_number(bound))
+            .is_some_and(|(v, b)| v < b)
+    } else {
+        let digits = text.strip_prefix("p = ").unwrap_or(text);
+        let (digits, scale) = match digits.strip_suffix('%') {
+            Some(pct) => (pct, 100.0),
+            None => (digits, 1.0),
         };
-        let source = at("source");
-        let value = &row["value"];
-        if row["denominator"].is_empty() {
-            match source {
-                Value::Null => assert_eq!(value, "", "{row:?}"),
-                Value::String(s) => assert_eq!(value, s, "{row:?}"),
-                Value::Number(n) => assert_eq!(number(value), n.as_f64().expect("f64"), "{row:?}"),
-                other => panic!("{row:?} points at {other}"),
-            }
-        } else {
-            let ratio = source.as_f64().expect("count") / at("denominator").as_f64().expect("N");
-            assert_eq!(number(value), ratio, "{row:?}");
-        }
-        let text = &row["text"];
-        if let Some(pct) = text.strip_suffix('%') {
-            let decimals = pct.split_once('.').map_or(0, |(_, f)| f.len());
-            let half = 0.5 * 10f64.powi(-(decimals as i32)) + 1e-9;
-            assert!(
-                (number(pct) - 100.0 * number(value)).abs() <= half,
-                "{row:?}: the text does not round from the value"
-            );
-        } else if row["format"] == "count" {
-            assert_eq!(number(text), number(value), "{row:?}");
+        parse_number(digits)
+            .zip(parse_number(value))
+            .is_some_and(|(printed, v)| (printed - scale * v).abs() <= half_unit(digits))
+    };
+    (!says).then(|| format!("the text {text:?} does not say the value {value}"))
+}
+
+/// What is wrong with each row of a sheet: every source (and denominator) resolves in
+/// results.json to the value the row gives, and the printed text says it.
+fn sheet_problems(rows: &[Row], results: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    for row in rows {
+        let at = |key: &str| results.pointer(&row[key]);
+        let Some(source) = at("source") else {
+            problems.push(format!("{row:?}: the source does not resolve"));
+            continue;
+        };
+        let ratio = match row["denominator"].as_str() {
+            "" => None,
+            _ => match (source.as_f64(), at("denominator").and_then(Value::as_f64)) {
+                (Some(n), Some(total)) => Some(n / total),
+                _ => {
+                    problems.push(format!("{row:?}: no count and denominator"));
+                    continue;
+                }
+            },
+        };
+        if let Some(problem) = row_problem(row, source, ratio) {
+            problems.push(format!("{row:?}: {problem}"));
         }
     }
+    problems
+}
+
+fn check_sheet(sheet: &Path) -> usize {
+    let rows = rows(sheet);
+    assert!(!rows.is_empty(), "{} is empty", sheet.display());
+    let problems = sheet_problems(&rows, &results_of(sheet));
+    assert!(problems.is_empty(), "{}: {problems:#?}", sheet.display());
     rows.len()
 }
 
@@ -118,18 +226,25 @@ fn results_paragraph(text: &str) -> &str {
         .expect("Results paragraph")
 }
 
-/// The first `printed` in `text` from `from` that stands as a number of its own (not the
-/// "3" of "≥3" or of "13").
+/// The first `printed` in `text` from `from` that stands as a number of its own: not the "3"
+/// of "≥3" or of "13", the "0" of "10.0" or "0.5", the "5" of "5%".
 fn find_token(text: &str, printed: &str, from: usize) -> Option<usize> {
-    let joins = |c: Option<char>| c.is_some_and(|c| c.is_ascii_digit() || "≥≤<>.".contains(c));
+    let joins_before =
+        |c: Option<char>| c.is_some_and(|c| c.is_ascii_digit() || "≥≤<>.".contains(c));
+    let joins_after = |rest: &str| {
+        let mut chars = rest.chars();
+        match chars.next() {
+            Some(c) if c.is_ascii_digit() || c == '%' => true,
+            Some('.') => chars.next().is_some_and(|c| c.is_ascii_digit()),
+            _ => false,
+        }
+    };
     let mut at = from;
     while let Some(i) = text.get(at..)?.find(printed) {
         let start = at + i;
         let end = start + printed.len();
         let before = text[..start].chars().next_back();
-        let after = text[end..].chars().next();
-        let after_digit = after.is_some_and(|c| c.is_ascii_digit());
-        if !joins(before) && !after_digit {
+        if !joins_before(before) && !joins_after(&text[end..]) {
             return Some(start);
         }
         at = start + printed.len().max(1);
@@ -137,17 +252,23 @@ fn find_token(text: &str, printed: &str, from: usize) -> Option<usize> {
     None
 }
 
-/// Digits of the Results paragraph that no row of the sheet accounts for, after the words that
-/// are not results (the CI level, the grade thresholds) and the data's own labels (baseline
-/// levels such as ECOG "0/1", arm names, the criteria's name, the config's country text).
-fn unaccounted(text: &str, rows: &[&Row], cohort: &Value, country: &str) -> String {
+/// `text` with `printed` at byte `at` blanked out.
+fn blank(text: &mut String, at: usize, printed: &str) {
+    text.replace_range(at..at + printed.len(), &"_".repeat(printed.len()));
+}
+
+/// The numbers of the Results paragraph that no row of the sheet accounts for, in digits or
+/// spelled out, after the words that are not results (the CI level, the grade thresholds) and
+/// the data's own labels (baseline levels such as ECOG "0"/"1", arm names, the criteria's name,
+/// the config's country text), each blanked only where it stands as a token of its own.
+fn unaccounted(text: &str, rows: &[&Row], cohort: &Value, country: &str) -> Vec<String> {
     let mut rest = text.to_string();
     let mut from = 0;
     for row in rows {
         let printed = &row["text"];
         let at = find_token(&rest, printed, from)
             .unwrap_or_else(|| panic!("{printed:?} not found in order in {text}"));
-        rest.replace_range(at..at + printed.len(), &"_".repeat(printed.len()));
+        blank(&mut rest, at, printed);
         from = at + printed.len();
     }
     let mut labels: Vec<String> = vec![
@@ -158,27 +279,34 @@ fn unaccounted(text: &str, rows: &[&Row], cohort: &Value, country: &str) -> Stri
     ];
     for item in cohort["baseline"].as_array().into_iter().flatten() {
         for level in item["levels"].as_array().into_iter().flatten() {
-            labels.push(level["label"].as_str().unwrap_or("").to_lowercase());
+            labels.push(level["label"].as_str().unwrap_or("").to_string());
         }
-        labels.push(item["label"].as_str().unwrap_or("").to_lowercase());
+        labels.push(item["label"].as_str().unwrap_or("").to_string());
     }
     if let Some(name) = cohort["response"]["criteria"]["name"].as_str() {
-        labels.push(name.to_lowercase());
+        labels.push(name.to_string());
     }
     for arm in cohort["arms"].as_array().into_iter().flatten() {
-        labels.push(arm["arm"].as_str().unwrap_or("").to_lowercase());
+        labels.push(arm["arm"].as_str().unwrap_or("").to_string());
     }
+    let mut labels: Vec<String> = labels.iter().map(|l| l.to_lowercase()).collect();
     labels.retain(|l| l.chars().any(|c| c.is_ascii_digit()));
     labels.sort_by_key(|l| std::cmp::Reverse(l.len()));
     let mut rest = rest.to_lowercase();
-    for label in labels.iter().filter(|l| !l.is_empty()) {
-        rest = rest.replace(&label.to_lowercase(), " ");
+    for label in &labels {
+        while let Some(at) = find_token(&rest, label, 0) {
+            blank(&mut rest, at, label);
+        }
     }
-    if rest.chars().any(|c| c.is_ascii_digit()) {
-        rest
-    } else {
-        String::new()
+    let mut left = Vec::new();
+    for word in rest.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '.')) {
+        let word = word.trim_matches(|c| c == '.' || c == '-');
+        let spelled = spelled_value(word).is_some() || ["hundred", "thousand"].contains(&word);
+        if spelled || word.chars().any(|c| c.is_ascii_digit()) {
+            left.push(word.to_string());
+        }
     }
+    left
 }
 
 #[test]
@@ -209,7 +337,7 @@ fn every_number_of_the_results_paragraph_has_a_row() {
             let left = unaccounted(results_paragraph(&text), &results_rows, cohort, country);
             assert!(
                 left.is_empty(),
-                "{}: digits without a row: {left}",
+                "{}: numbers without a row: {left:?}",
                 sheet.display()
             );
             spelled_seen += spelled(&results_rows);
@@ -226,6 +354,62 @@ fn every_number_of_the_results_paragraph_has_a_row() {
         spelled_seen >= 5,
         "spelled-out counts (\"Nine PFS events\") have rows"
     );
+}
+
+/// The checks above fail on what they are there to catch (a mutation check): untraced numbers
+/// made only of the digits of the baseline labels "0" and "1", an untraced spelled-out number,
+/// and rows whose text or value does not say the results' value.
+#[test]
+fn the_checks_fail_on_untraced_or_misprinted_numbers() {
+    let out = build("config/altn-ak105-ii-01.yaml");
+    let sheet = sheets(out.path())
+        .into_iter()
+        .find(|s| s.parent().is_some_and(|f| f.ends_with("cohort-4")))
+        .expect("cohort 4's sheet");
+    let results = results_of(&sheet);
+    let cohort = &results["cohorts"][0];
+    let labels: Vec<&str> = cohort["baseline"]
+        .as_array()
+        .expect("baseline")
+        .iter()
+        .flat_map(|item| item["levels"].as_array().into_iter().flatten())
+        .filter_map(|level| level["label"].as_str())
+        .collect();
+    assert!(labels.contains(&"0") && labels.contains(&"1"), "{labels:?}");
+    let text = std::fs::read_to_string(sheet.with_file_name("abstract.txt")).expect("abstract");
+    let paragraph = results_paragraph(&text);
+    let all = rows(&sheet);
+    let results_rows: Vec<&Row> = all.iter().filter(|r| r["section"] == "Results").collect();
+    let left = |paragraph: &str| unaccounted(paragraph, &results_rows, cohort, "China");
+    assert_eq!(left(paragraph), Vec::<String>::new());
+
+    let added = format!("{paragraph} Of these, 110 pts (10.0%) were excluded after 11.1 months.");
+    assert_eq!(left(&added), ["110", "10.0", "11.1"]);
+    let spelled = format!("{paragraph} Twelve pts withdrew and twenty-one were lost.");
+    assert_eq!(left(&spelled), ["twelve", "twenty-one"]);
+
+    assert_eq!(sheet_problems(&all, &results), Vec::<String>::new());
+    let mutated = |column: &str, from: &str, to: &str| {
+        let mut rows = all.clone();
+        let row = rows
+            .iter_mut()
+            .find(|r| r[column] == from)
+            .unwrap_or_else(|| panic!("no row with {column} {from}"));
+        row.insert(column.to_string(), to.to_string());
+        sheet_problems(&rows, &results).len()
+    };
+    // The follow-up, a time, printed one digit off; a spelled count one off; a date a day off;
+    // a p-value's bound and a value that is not the results'.
+    let follow_up = cohort["followup"]["estimate"].as_f64().expect("follow-up");
+    let printed = format!("{follow_up:.1}");
+    assert_eq!(
+        mutated("text", &printed, &format!("{:.1}", follow_up + 0.1)),
+        1
+    );
+    assert_eq!(mutated("text", "Nine", "Eight"), 1);
+    assert_eq!(mutated("text", "January 25, 2021", "January 26, 2021"), 1);
+    assert_eq!(mutated("text", "NE", "4.2"), 1);
+    assert_eq!(mutated("value", "20", "21"), 1);
 }
 
 /// The `data-source` of each span of a document, with its text, in order.

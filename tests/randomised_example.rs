@@ -80,7 +80,7 @@ fn data_are_what_the_generator_makes() {
 /// The pipeline's per-arm counts, and for PFS and OS its Cox models (unstratified, and
 /// stratified by ECOG × REGION), log-rank tests and subgroup hazard ratios, against R's
 /// (tests/reference/rand-example, made by its make_rand_example.R from the same data) to a
-/// relative error of 1e-6: every ITT subject, the data's own cut-off (ADTTE as it is).
+/// relative error of 1e-9: every ITT subject, the data's own cut-off (ADTTE as it is).
 #[test]
 fn arms_and_comparisons_match_r() {
     let (_out, study, stderr) = build(&[]);
@@ -114,7 +114,7 @@ fn arms_and_comparisons_match_r() {
         let (g, w) = (got.as_f64(), want.as_f64().expect(what));
         let g = g.unwrap_or_else(|| panic!("{what}: readout has none, R {w}"));
         assert!(
-            (g - w).abs() <= 1e-6 * w.abs(),
+            (g - w).abs() <= 1e-9 * w.abs(),
             "{what}: readout {g}, R {w}"
         );
     };

@@ -1,5 +1,5 @@
 //! Every value in `tests/reference/survival/expected/` (R 4.2.2, survival 3.5-3, `binom.test`)
-//! recomputed with `readout::stats` and compared with a relative tolerance of 1e-6 (`null` must
+//! recomputed with `readout::stats` and compared with a relative tolerance of 1e-9 (`null` must
 //! be `None`). All mismatches are collected and reported together, each named by data set,
 //! group, method/transform and quantity.
 //!
@@ -16,7 +16,7 @@ use readout::stats::{
 };
 use serde_json::Value;
 
-const REL_TOL: f64 = 1e-6;
+const REL_TOL: f64 = 1e-9;
 const LEVEL: f64 = 0.95;
 
 fn reference_dir() -> PathBuf {

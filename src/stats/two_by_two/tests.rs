@@ -1,9 +1,9 @@
 use super::*;
 
-/// Asserts |actual − expected| ≤ 1e-6·|expected|.
+/// Asserts |actual − expected| ≤ 1e-9·|expected|.
 fn close(what: &str, actual: f64, expected: f64) {
     assert!(
-        (actual - expected).abs() <= 1e-6 * expected.abs(),
+        (actual - expected).abs() <= 1e-9 * expected.abs(),
         "{what}: expected {expected}, got {actual} (relative error {:e})",
         ((actual - expected) / expected).abs()
     );
@@ -238,10 +238,10 @@ fn cmh_edges() {
     assert!(cmh(&[(counts(3, 2), counts(0, 1))]).is_err());
 }
 
-/// |actual − expected| ≤ 1e-6·|expected| + 1e-12 (a limit or estimate may be 0).
+/// |actual − expected| ≤ 1e-9·|expected| + 1e-12 (a limit or estimate may be 0).
 fn near(what: &str, actual: f64, expected: f64) {
     assert!(
-        (actual - expected).abs() <= 1e-6 * expected.abs() + 1e-12,
+        (actual - expected).abs() <= 1e-9 * expected.abs() + 1e-12,
         "{what}: expected {expected}, got {actual}"
     );
 }
@@ -271,7 +271,7 @@ fn strata_of(case: &serde_json::Value) -> Vec<(Counts, Counts)> {
 }
 
 /// Every interval of tests/reference/mn/expected.json (its make_mn.R: restricted estimates
-/// from the likelihood's score equation by uniroot, not from the cubic), to 1e-6.
+/// from the likelihood's score equation by uniroot, not from the cubic), to 1e-9.
 #[test]
 fn mn_matches_r_reference() {
     let expected: serde_json::Value =
