@@ -1,19 +1,9 @@
 //! ADTTE is used as given; at a cut-off, a record dated after it becomes censored at the
 //! cut-off with AVAL recomputed from STARTDT (SPEC §4), in the file's own day-count convention.
 
-use crate::common::{readout_command, root};
+use std::path::Path;
 
-/// `readout build CONFIG --out OUT ARGS...`, run from the repository root.
-fn build(config: &str, out: &std::path::Path, args: &[&str]) -> std::process::Output {
-    readout_command()
-        .args(["build", config])
-        .args(args)
-        .arg("--out")
-        .arg(out)
-        .current_dir(root())
-        .output()
-        .expect("run")
-}
+use crate::common::build;
 
 fn derived(out: &std::path::Path, cutoff: &str) -> Vec<String> {
     std::fs::read_to_string(out.join("ADTTE-CUT").join(cutoff).join("derived/all.csv"))
@@ -28,11 +18,11 @@ fn derived(out: &std::path::Path, cutoff: &str) -> Vec<String> {
 fn records_after_the_cutoff_are_censored_at_it() {
     let out = tempfile::tempdir().expect("temp");
     let run = build(
-        "tests/fixtures/adtte-cut/study.yaml",
+        Path::new("tests/fixtures/adtte-cut/study.yaml"),
         out.path(),
         &["--quiet", "--cutoff", "2021-06-30"],
     );
-    assert!(run.status.success(), "{run:?}");
+    assert!(run.code == Some(0), "{}", run.stderr);
     // A1: event on day 100, before the cut-off: kept. A2 (event 2021-10-27) and A3 (censored
     // 2021-07-19) are after it: censored at 2021-06-30, day 180 + 1 = 181 as the file counts
     // (AVAL = ADT − STARTDT + 1).
@@ -42,11 +32,11 @@ fn records_after_the_cutoff_are_censored_at_it() {
     );
 
     let run = build(
-        "tests/fixtures/adtte-cut/study.yaml",
+        Path::new("tests/fixtures/adtte-cut/study.yaml"),
         out.path(),
         &["--quiet"],
     );
-    assert!(run.status.success(), "{run:?}");
+    assert!(run.code == Some(0), "{}", run.stderr);
     assert_eq!(
         derived(out.path(), "no-cutoff"),
         ["A1,,100,0", "A2,,300,0", "A3,,200,1"]
@@ -57,12 +47,12 @@ fn records_after_the_cutoff_are_censored_at_it() {
 fn a_cutoff_without_adtte_dates_is_an_error() {
     let out = tempfile::tempdir().expect("temp");
     let output = build(
-        "tests/fixtures/adtte-cut/no-dates.yaml",
+        Path::new("tests/fixtures/adtte-cut/no-dates.yaml"),
         out.path(),
         &["--cutoff", "2021-06-30"],
     );
-    assert_eq!(output.status.code(), Some(2));
-    let err = String::from_utf8(output.stderr).expect("utf-8");
+    assert_eq!(output.code, Some(2));
+    let err = output.stderr;
     assert!(err.contains("STARTDT") && err.contains("A1"), "{err}");
     assert!(
         !out.path().join("ADTTE-NODATES").exists(),
@@ -101,8 +91,8 @@ fn a_large_derived_csv_is_written_whole_in_pieces() {
         if strict {
             args.push("--strict");
         }
-        let run = build(config.to_str().expect("utf-8"), &out, &args);
-        assert!(run.status.success(), "{run:?}");
+        let run = build(Path::new(config.to_str().expect("utf-8")), &out, &args);
+        assert!(run.code == Some(0), "{}", run.stderr);
         let folder = out.join("LARGE/no-cutoff");
         let bytes = std::fs::read(folder.join("derived/all.csv")).expect("derived");
         assert!(bytes.len() > 2 << 20, "several pieces: {}", bytes.len());
@@ -324,11 +314,11 @@ fn a_later_snapshot_cut_at_an_earlier_date_is_the_earlier_snapshot() {
         let out = tmp.path().join(format!("out-{snapshot}"));
         let config = tmp.path().join(snapshot).join("study.yaml");
         let ran = build(
-            config.to_str().expect("utf-8"),
+            Path::new(config.to_str().expect("utf-8")),
             &out,
             &["--quiet", "--cutoff", cutoff],
         );
-        assert!(ran.status.success(), "{ran:?}");
+        assert!(ran.code == Some(0), "{}", ran.stderr);
         let folder = out.join("SNAP").join(cutoff);
         let results: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(folder.join("results.json")).expect("results"),
@@ -357,12 +347,12 @@ fn a_later_snapshot_cut_at_an_earlier_date_is_the_earlier_snapshot() {
     )
     .expect("config");
     let ran = build(
-        config.to_str().expect("utf-8"),
+        Path::new(config.to_str().expect("utf-8")),
         &tmp.path().join("out-x"),
         &["--cutoff", "2022-03-31"],
     );
-    assert_eq!(ran.status.code(), Some(2));
-    let said = String::from_utf8_lossy(&ran.stderr);
+    assert_eq!(ran.code, Some(2));
+    let said = &ran.stderr;
     assert!(
         said.contains("key `analysis.tte_params.PFS`")
             && said.contains("censor: cutoff")
@@ -378,9 +368,9 @@ fn a_later_snapshot_cut_at_an_earlier_date_is_the_earlier_snapshot() {
     )
     .expect("config");
     let ran = build(
-        config.to_str().expect("utf-8"),
+        Path::new(config.to_str().expect("utf-8")),
         &tmp.path().join("out-y"),
         &["--quiet", "--cutoff", "2022-03-31"],
     );
-    assert!(ran.status.success(), "{ran:?}");
+    assert!(ran.code == Some(0), "{}", ran.stderr);
 }

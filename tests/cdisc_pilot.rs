@@ -51,7 +51,7 @@ fn pilot_xpt() -> PathBuf {
     dir
 }
 
-fn build(config: &Path) -> (tempfile::TempDir, Value) {
+fn pilot_results(config: &Path) -> (tempfile::TempDir, Value) {
     let out = tempfile::tempdir().expect("temp dir");
     build_quietly(out.path(), config).success();
     let study = std::fs::read_dir(out.path())
@@ -136,7 +136,7 @@ fn close(a: f64, b: f64) -> bool {
 #[ignore = "needs ../shared/reference/adam/cdiscpilot01"]
 fn pilot_builds_from_xpt_with_teae_counts_and_km_by_arm() {
     let dir = pilot_xpt();
-    let (out, results) = build(Path::new("tests/fixtures/cdiscpilot01/study.yaml"));
+    let (out, results) = pilot_results(Path::new("tests/fixtures/cdiscpilot01/study.yaml"));
     assert_eq!(results["time_unit"], "days");
 
     let adsl = read_csv(&dir.join("adsl.csv"));
@@ -338,7 +338,7 @@ fn pharmaverse_loads_with_the_default_config() {
         ),
     )
     .unwrap();
-    let (_out, results) = build(&config);
+    let (_out, results) = pilot_results(&config);
     let c = cohort(&results, "all");
 
     let adsl = read_csv(&dir.join("adsl.csv"));
@@ -386,7 +386,7 @@ fn pharmaverse_loads_with_the_default_config() {
 #[ignore = "needs ../shared/reference/adam/cdiscpilot01"]
 fn pilot_documents_follow_its_data() {
     let _ = pilot_xpt();
-    let (out, _) = build(Path::new("tests/fixtures/cdiscpilot01/study.yaml"));
+    let (out, _) = pilot_results(Path::new("tests/fixtures/cdiscpilot01/study.yaml"));
     let folder = out.path().join("CDISCPILOT01/no-cutoff/placebo");
     let text = std::fs::read_to_string(folder.join("abstract.txt")).expect("abstract");
     for present in [
@@ -447,7 +447,7 @@ fn pilot_documents_follow_its_data() {
 #[ignore = "needs ../shared/reference/adam/cdiscpilot01"]
 fn pilot_disposition_and_exposure_are_the_published_ones() {
     let _dir = pilot_xpt();
-    let (_out, results) = build(Path::new("tests/fixtures/cdiscpilot01/study.yaml"));
+    let (_out, results) = pilot_results(Path::new("tests/fixtures/cdiscpilot01/study.yaml"));
     let published = [
         ("placebo", 86, 58, 8, 182.0, 149.1),
         ("xanomeline-low", 84, 25, 44, 82.5, 99.0),
@@ -498,7 +498,7 @@ fn pilot_disposition_and_exposure_are_the_published_ones() {
 #[allow(clippy::excessive_precision)] // R's digits, as printed
 fn pilot_adverse_events_compared_equal_r() {
     let _dir = pilot_xpt();
-    let (_out, results) = build(Path::new("tests/fixtures/cdiscpilot01/arms.yaml"));
+    let (_out, results) = pilot_results(Path::new("tests/fixtures/cdiscpilot01/arms.yaml"));
     let c = cohort(&results, "all");
     let high = c["comparisons"]
         .as_array()
@@ -627,7 +627,7 @@ fn pilot_end_of_study_table_is_the_published_one() {
         ),
     )
     .unwrap();
-    let (out, results) = build(&config);
+    let (out, results) = pilot_results(&config);
     let c = cohort(&results, "itt");
     // (arm, N, completed, early termination, reasons in the table's order)
     let reasons = [
@@ -744,7 +744,7 @@ fn pharmaverse_disposition_is_its_eosstt_and_no_aeacn_is_not_zero() {
         ),
     )
     .unwrap();
-    let (_out, results) = build(&config);
+    let (_out, results) = pilot_results(&config);
     let c = cohort(&results, "all");
     let adsl = read_csv(&dir.join("adsl.csv"));
     let count = |status: &str| adsl.iter().filter(|r| r["EOSSTT"] == status).count();
@@ -870,7 +870,7 @@ fn pilot_adverse_event_tables_are_the_published_ones() {
         )
         + "output:\n  formats: [html, docx]\n";
     std::fs::write(&config, text).expect("config");
-    let (out, results) = build(&config);
+    let (out, results) = pilot_results(&config);
     let c = cohort(&results, "all");
     let arm = |name: &str| {
         c["arms"]

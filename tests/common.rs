@@ -53,6 +53,64 @@ pub fn build_quietly(out: &Path, config: &Path) -> Ran {
         .assert()
 }
 
+/// What one run of the binary did: its exit code and what it printed (UTF-8, or the test fails).
+pub struct Outcome {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Outcome {
+    /// Fails the test if the binary panicked (a panic message or the backtrace hint).
+    pub fn assert_no_panic(&self) {
+        assert!(
+            !self.stderr.contains("panicked") && !self.stderr.contains("RUST_BACKTRACE"),
+            "panic: {}",
+            self.stderr
+        );
+    }
+
+    /// The same outcome with `folder`'s path written `[OUT]`, so snapshots do not depend on
+    /// the machine's temporary folder.
+    pub fn hiding(self, folder: &Path) -> Outcome {
+        let path = folder.display().to_string();
+        Outcome {
+            code: self.code,
+            stdout: self.stdout.replace(&path, "[OUT]"),
+            stderr: self.stderr.replace(&path, "[OUT]"),
+        }
+    }
+}
+
+/// `readout ARGS` at the repository root, without colour, with `env` set.
+pub fn readout_with<S: AsRef<std::ffi::OsStr>>(args: &[S], env: &[(&str, &str)]) -> Outcome {
+    let mut command = readout_command();
+    command.args(args).current_dir(root()).env("NO_COLOR", "1");
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let output = command.output().expect("run readout");
+    let text = |bytes: Vec<u8>| String::from_utf8(bytes).expect("utf-8 output");
+    Outcome {
+        code: output.status.code(),
+        stdout: text(output.stdout),
+        stderr: text(output.stderr),
+    }
+}
+
+/// `readout ARGS` at the repository root, without colour.
+pub fn readout<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Outcome {
+    readout_with(args, &[])
+}
+
+/// `readout build CONFIG --out OUT [extra]` at the repository root: the tests' one build.
+pub fn build(config: &Path, out: &Path, extra: &[&str]) -> Outcome {
+    let mut args: Vec<&std::ffi::OsStr> = vec!["build".as_ref(), config.as_ref()];
+    args.extend(["--out".as_ref(), out.as_os_str()]);
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
+    readout(&args)
+}
+
 /// A JSON file's value (results.json, manifest.json).
 pub fn read_json(path: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

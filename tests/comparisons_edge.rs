@@ -48,7 +48,7 @@ fn write_study(dir: &Path, subjects: &[Subject], extra: &str) -> std::path::Path
 }
 
 /// Builds the study; returns its cohort from results.json and its abstract.txt.
-fn build(dir: &Path, config: &Path) -> (Value, String) {
+fn edge_results(dir: &Path, config: &Path) -> (Value, String) {
     let out = dir.join("out");
     readout_command()
         .args(["build", "--quiet", "--out"])
@@ -100,7 +100,7 @@ fn strata_of_one_subject_each_give_no_test_and_say_so() {
         &twenty(|i, _| format!("K{i}")),
         "    strata: [STRAT]\n",
     );
-    let (cohort, text) = build(tmp.path(), &config);
+    let (cohort, text) = edge_results(tmp.path(), &config);
     let os = &cohort["comparisons"][0]["tte"]["OS"];
     assert!(os["logrank"]["p"].as_f64().is_some(), "unstratified: {os}");
     let stratified = &os["stratified"]["logrank"];
@@ -156,7 +156,7 @@ fn strata_that_are_the_arms_give_no_cmh_p() {
         &twenty(|_, arm| arm.to_string()),
         "    strata: [ARM]\n",
     );
-    let (cohort, text) = build(tmp.path(), &config);
+    let (cohort, text) = edge_results(tmp.path(), &config);
     let orr = &cohort["comparisons"][0]["response"]["orr"];
     assert_eq!(orr["test"], "cmh");
     assert_eq!(orr["p"], Value::Null);
@@ -191,7 +191,7 @@ fn strata_with_few_events_are_named() {
         })
         .collect();
     let config = write_study(tmp.path(), &subjects, "    strata: [STRAT]\n");
-    let (cohort, _) = build(tmp.path(), &config);
+    let (cohort, _) = edge_results(tmp.path(), &config);
     let w = warnings(&cohort);
     assert!(
         w.iter()
@@ -242,7 +242,7 @@ fn the_response_test_is_chosen_and_named() {
     ] {
         let tmp = tempfile::tempdir().expect("temp dir");
         let config = write_study(tmp.path(), &subjects, setting);
-        let (cohort, text) = build(tmp.path(), &config);
+        let (cohort, text) = edge_results(tmp.path(), &config);
         let orr = &cohort["comparisons"][0]["response"]["orr"];
         assert_eq!((orr["n"].clone(), orr["N"].clone()), (4.into(), 11.into()));
         assert_eq!(orr["test"], test, "{setting}");
@@ -296,7 +296,7 @@ fn a_log_rank_test_without_variance_is_null_with_a_warning() {
         },
     ];
     let config = write_study(tmp.path(), &subjects, "");
-    let (cohort, text) = build(tmp.path(), &config);
+    let (cohort, text) = edge_results(tmp.path(), &config);
     let logrank = &cohort["comparisons"][0]["tte"]["OS"]["logrank"];
     assert_eq!(logrank["p"], Value::Null, "{logrank}");
     assert_eq!(logrank["chisq"], Value::Null, "{logrank}");
@@ -324,7 +324,7 @@ fn a_cohort_whose_data_hold_one_arm_gets_the_single_arm_abstract() {
         })
         .collect();
     let config = write_study(tmp.path(), &subjects, "");
-    let (cohort, text) = build(tmp.path(), &config);
+    let (cohort, text) = edge_results(tmp.path(), &config);
     assert!(cohort["comparisons"].as_array().is_none_or(Vec::is_empty));
     assert!(
         warnings(&cohort)
@@ -356,7 +356,7 @@ fn a_median_not_reached_takes_no_unit() {
         })
         .collect();
     let config = write_study(tmp.path(), &subjects, "");
-    let (_, text) = build(tmp.path(), &config);
+    let (_, text) = edge_results(tmp.path(), &config);
     assert!(
         text.contains(
             "Median overall survival was 100.0 days (95% CI: 10.0, 150.0) with Drug vs not reached (95% CI: NE, NE) with Placebo (10 vs 0 events"
@@ -497,7 +497,7 @@ fn three_arms_read_as_one_sentence_of_medians_then_the_hazard_ratios() {
         })
         .collect();
     let config = write_study(tmp.path(), &subjects, "");
-    let (cohort, text) = build(tmp.path(), &config);
+    let (cohort, text) = edge_results(tmp.path(), &config);
     assert_eq!(cohort["comparisons"].as_array().map(Vec::len), Some(2));
     let sentence = text
         .split(". ")
@@ -585,7 +585,7 @@ fn with_strata_the_difference_is_the_stratified_one() {
         &by_stratum(&UNBALANCED),
         "    strata: [STRAT]\n    analysis: { diff_ci: wald }\n",
     );
-    let (cohort, text) = build(tmp.path(), &config);
+    let (cohort, text) = edge_results(tmp.path(), &config);
     let orr = &cohort["comparisons"][0]["response"]["orr"];
     assert_eq!((orr["n"].clone(), orr["N"].clone()), (31.into(), 44.into()));
     let difference = &orr["difference"];
@@ -639,7 +639,7 @@ fn strata_left_out_or_with_few_responders_are_named() {
         ("", "Placebo", 1, 1),
     ]);
     let config = write_study(tmp.path(), &by_stratum(&cells), "    strata: [STRAT]\n");
-    let (cohort, _) = build(tmp.path(), &config);
+    let (cohort, _) = edge_results(tmp.path(), &config);
     let difference = &cohort["comparisons"][0]["response"]["orr"]["difference"];
     let expected = mn_case("edge with C and D");
     assert_eq!(expected["dropped"], 1);
@@ -688,7 +688,7 @@ fn without_strata_diff_ci_chooses_the_interval() {
             format!("    analysis: {{ diff_ci: {setting} }}\n")
         };
         let config = write_study(tmp.path(), &by_stratum(&UNBALANCED), &extra);
-        let (cohort, text) = build(tmp.path(), &config);
+        let (cohort, text) = edge_results(tmp.path(), &config);
         let difference = &cohort["comparisons"][0]["response"]["orr"]["difference"];
         assert_eq!(difference["method"], method);
         near(
@@ -735,7 +735,7 @@ fn interaction_tests_are_given_or_said_to_be_missing() {
     }
     let tmp = tempfile::tempdir().expect("temp dir");
     let config = write_study(tmp.path(), &subjects, "    subgroups: [STRAT]\n");
-    let (cohort, _) = build(tmp.path(), &config);
+    let (cohort, _) = edge_results(tmp.path(), &config);
     let test = &cohort["comparisons"][0]["tte"]["OS"]["interactions"][0];
     assert_eq!(test["column"], "STRAT");
     assert_eq!(test["df"], 2, "{test}");
@@ -756,7 +756,7 @@ fn interaction_tests_are_given_or_said_to_be_missing() {
         &twenty(|_, _| "A".into()),
         "    subgroups: [STRAT]\n",
     );
-    let (cohort, _) = build(tmp.path(), &config);
+    let (cohort, _) = edge_results(tmp.path(), &config);
     let test = &cohort["comparisons"][0]["tte"]["OS"]["interactions"][0];
     assert_eq!((&test["p"], &test["chisq"]), (&Value::Null, &Value::Null));
     assert!(
@@ -784,7 +784,7 @@ fn strata_and_subgroups_are_named_by_their_labels() {
         "    strata: [{ column: STRAT, label: \"Region of enrolment\" }]\n    \
          subgroups: [{ column: STRAT, label: \"Another label\" }]\n",
     );
-    let (cohort, text) = build(tmp.path(), &config);
+    let (cohort, text) = edge_results(tmp.path(), &config);
     assert!(
         text.contains("Cox proportional hazards model stratified by region of enrolment"),
         "{text}"
@@ -830,7 +830,7 @@ fn subjects_without_exposure_are_left_out_of_the_rates_and_said_to_be() {
         text.replace("adrs: adrs.csv }", "adrs: adrs.csv, adae: adae.csv }"),
     )
     .expect("config");
-    let (cohort, _) = build(tmp.path(), &config);
+    let (cohort, _) = edge_results(tmp.path(), &config);
     let said = warnings(&cohort).join("\n");
     assert!(
         said.contains("2 safety subject(s) without a known exposure"),

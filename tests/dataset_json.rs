@@ -257,7 +257,7 @@ fn config_for(config: &str, old_dir: &str, data_dir: &Path, from: &str, extensio
 }
 
 /// Builds `config` into a temporary folder; every `results.json` by its path in the folder.
-fn build(config: &Path) -> (tempfile::TempDir, Vec<(PathBuf, Vec<u8>)>) {
+fn results_files(config: &Path) -> (tempfile::TempDir, Vec<(PathBuf, Vec<u8>)>) {
     let out = tempfile::tempdir().expect("temp dir");
     build_quietly(out.path(), config).success();
     let mut results: Vec<(PathBuf, Vec<u8>)> = files_under(out.path())
@@ -282,13 +282,13 @@ fn same_results(config: &str, old_dir: &str, csv_dir: &Path, from: &str, tables:
         config_for(config, old_dir, csv_dir, from, "csv"),
     )
     .unwrap();
-    let (_csv_out, expected) = build(&csv_config);
+    let (_csv_out, expected) = results_files(&csv_config);
     assert!(!expected.is_empty());
     for (folder, extension, _) in FORMS {
         let yaml = tmp.path().join(format!("{folder}.yaml"));
         let dir = tmp.path().join(folder);
         std::fs::write(&yaml, config_for(config, old_dir, &dir, from, extension)).unwrap();
-        let (_out, actual) = build(&yaml);
+        let (_out, actual) = results_files(&yaml);
         assert_eq!(actual.len(), expected.len(), "{folder}");
         for ((path, a), (_, e)) in actual.iter().zip(&expected) {
             assert!(

@@ -18,7 +18,7 @@ S5,B,2021-01-01,2021-01-01,DISCONTINUED,adverse event,Y
 S6,B,,,DISCONTINUED,,N
 ";
 
-fn build(dir: &Path, adsl: &str, extra: &str) -> Ran {
+fn disposition_of(dir: &Path, adsl: &str, extra: &str) -> Ran {
     std::fs::write(dir.join("adsl.csv"), adsl).unwrap();
     let config = format!(
         "study: {{ id: DISP }}\n\
@@ -43,7 +43,7 @@ fn results(dir: &Path) -> Value {
 #[test]
 fn disposition_and_exposure_per_arm_and_in_total() {
     let dir = tempfile::tempdir().unwrap();
-    build(dir.path(), ADSL, "").success();
+    disposition_of(dir.path(), ADSL, "").success();
     let r = results(dir.path());
     let c = &r["cohorts"][0];
     let d = &c["disposition"];
@@ -113,7 +113,7 @@ fn without_the_columns_nothing_is_made_up() {
     let dir = tempfile::tempdir().unwrap();
     // No status, no reason, no treatment dates: neither disposition nor exposure.
     let adsl = "USUBJID,ARM,TRTSDT\nS1,A,\nS2,B,\n";
-    build(dir.path(), adsl, "").success();
+    disposition_of(dir.path(), adsl, "").success();
     let c = &results(dir.path())["cohorts"][0];
     assert!(
         c.get("disposition").is_none() && c.get("exposure").is_none(),
@@ -122,7 +122,7 @@ fn without_the_columns_nothing_is_made_up() {
 
     // A status only: no reasons, and discontinuation because of adverse events not available.
     let adsl = "USUBJID,ARM,TRTSDT,EOSSTT\nS1,A,,COMPLETED\nS2,B,,DISCONTINUED\n";
-    build(dir.path(), adsl, "").success();
+    disposition_of(dir.path(), adsl, "").success();
     let d = &results(dir.path())["cohorts"][0]["disposition"];
     assert_eq!(d["discontinued"], 1);
     assert!(
@@ -134,7 +134,7 @@ fn without_the_columns_nothing_is_made_up() {
     assert!(report.contains("not available"));
 
     // A column named in the config that ADSL lacks is an error naming the key.
-    let stderr = build(dir.path(), adsl, ", disposition_reason: DCDECOD")
+    let stderr = disposition_of(dir.path(), adsl, ", disposition_reason: DCDECOD")
         .code(2)
         .stderr();
     assert!(
@@ -234,7 +234,7 @@ fn adex_gives_the_dose_and_two_rows_of_a_subject_are_refused() {
          S1,DOSE,50\n",
     )
     .unwrap();
-    build(d, ADSL, ", adex: adex.csv").success();
+    disposition_of(d, ADSL, ", adex: adex.csv").success();
     let c = &results(d)["cohorts"][0];
     let dose = &c["exposure"]["dose"];
     // Over the safety subjects with a value (S1, S2, S4); no average daily dose in ADEX.
@@ -249,7 +249,7 @@ fn adex_gives_the_dose_and_two_rows_of_a_subject_are_refused() {
         "USUBJID,PARAMCD,AVAL\nS1,TDOSE,1\nS1,TDOSE,2\n",
     )
     .unwrap();
-    let stderr = build(d, ADSL, ", adex: adex.csv").code(2).stderr();
+    let stderr = disposition_of(d, ADSL, ", adex: adex.csv").code(2).stderr();
     assert!(
         stderr.contains("adex.csv: line 3") && stderr.contains("subject `S1` has two TDOSE rows"),
         "{stderr}"
@@ -295,7 +295,7 @@ fn at_an_earlier_cut_off_durations_stop_there_and_disposition_is_flagged() {
     let adsl = "USUBJID,ARM,TRTSDT,TRTEDT,TRTDUR,EOSSTT\n\
                 S1,A,2021-01-01,2021-07-19,200,COMPLETED\n\
                 S2,B,2021-01-01,2021-01-20,20,DISCONTINUED\n";
-    build(dir.path(), adsl, "").success();
+    disposition_of(dir.path(), adsl, "").success();
     let c = &results(dir.path())["cohorts"][0];
     assert_eq!(c["exposure"]["duration"]["max"], 100.0);
     assert_eq!(c["exposure"]["duration"]["min"], 20.0);
@@ -326,7 +326,7 @@ T6,B,2021-01-01,,DISCONTINUED,ADVERSE EVENT,ONGOING,,,Y
 T7,B,2021-01-01,2021-01-30,EARLY TERMINATION,LOST TO FOLLOW-UP,DISCONTINUATION,2021-02-15,LOST TO FOLLOW-UP,Y
 T8,B,2021-01-01,2021-02-10,COMPLETD,,COMPLETED,2021-06-01,,Y
 ";
-    build(dir.path(), adsl, "").success();
+    disposition_of(dir.path(), adsl, "").success();
     let c = &results(dir.path())["cohorts"][0];
     let t = &c["disposition"];
     assert_eq!(t["level"], "treatment");
@@ -445,7 +445,7 @@ F2,A,2021-01-01,N,Adverse Event
 F3,B,2021-01-01,N,Withdrew Consent
 F4,B,2021-01-01,Y,Adverse Event
 ";
-    build(
+    disposition_of(
         dir.path(),
         adsl,
         ", disposition: { study: { status: COMP24FL, reason: DCREASCD, label: Completion of week 24 } }",
@@ -463,7 +463,7 @@ F4,B,2021-01-01,Y,Adverse Event
         serde_json::json!([{"reason": "Adverse Event", "n": 1}, {"reason": "Withdrew Consent", "n": 1}])
     );
     assert_eq!(d["discontinued_ae"], 1);
-    let stderr = build(
+    let stderr = disposition_of(
         dir.path(),
         adsl,
         ", disposition: { study: COMP24FL }, disposition_reason: DCREASCD",
@@ -474,7 +474,7 @@ F4,B,2021-01-01,Y,Adverse Event
         stderr.contains("key `data.disposition`: give the levels here"),
         "{stderr}"
     );
-    let stderr = build(dir.path(), adsl, ", disposition: { treatment: EOTSTT }")
+    let stderr = disposition_of(dir.path(), adsl, ", disposition: { treatment: EOTSTT }")
         .code(2)
         .stderr();
     assert!(
@@ -491,7 +491,7 @@ fn dsraefl_empty_is_not_available_and_given_is_said_per_arm() {
     let adsl = "USUBJID,ARM,TRTSDT,EOSSTT,DSRAEFL\n\
                 S1,A,2021-01-01,DISCONTINUED,\nS2,A,2021-01-01,COMPLETED,\n\
                 S3,B,2021-01-01,DISCONTINUED,\nS4,B,2021-01-01,COMPLETED,\n";
-    build(dir.path(), adsl, "").success();
+    disposition_of(dir.path(), adsl, "").success();
     let c = &results(dir.path())["cohorts"][0];
     assert!(
         c["disposition"]["discontinued_ae"].is_null(),
@@ -511,7 +511,7 @@ fn dsraefl_empty_is_not_available_and_given_is_said_per_arm() {
             "S3,B,2021-01-01,DISCONTINUED,",
             "S3,B,2021-01-01,DISCONTINUED,N",
         );
-    build(dir.path(), &adsl, "").success();
+    disposition_of(dir.path(), &adsl, "").success();
     let c = &results(dir.path())["cohorts"][0];
     assert_eq!(c["disposition"]["discontinued_ae"], 1);
     assert_eq!(c["disposition"]["discontinued_ae_source"], "DSRAEFL");

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{readout_command, root};
+use crate::common::{build, readout_command, root, Outcome};
 use crate::html::{attr, select_in, text, Html};
 
 fn fixture() -> PathBuf {
@@ -32,28 +32,12 @@ fn variant(tmp: &Path, output_extra: &str) -> PathBuf {
     path
 }
 
-/// Runs `readout build CONFIG --out OUT [args]` and returns (exit code, stdout, stderr).
-fn build(config: &Path, out: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let output = readout_command()
-        .arg("build")
-        .arg(config)
-        .arg("--out")
-        .arg(out)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run");
-    (
-        output.status.code(),
-        String::from_utf8(output.stdout).expect("utf-8"),
-        String::from_utf8(output.stderr).expect("utf-8"),
-    )
-}
-
 /// Builds the fixture as it is; returns the temp folder and the cut-off folder.
 fn build_fixture() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().expect("temp dir");
-    let (code, _, err) = build(
+    let Outcome {
+        code, stderr: err, ..
+    } = build(
         &fixture().join("study.yaml"),
         &tmp.path().join("out"),
         &["--quiet"],
@@ -493,7 +477,9 @@ fn a_user_template_overrides_one_template_and_the_rest_stay_built_in() {
         tmp.path(),
         &format!("  templates: {}\n", templates.display()),
     );
-    let (code, _, err) = build(&config, &tmp.path().join("out"), &["--quiet"]);
+    let Outcome {
+        code, stderr: err, ..
+    } = build(&config, &tmp.path().join("out"), &["--quiet"]);
     assert_eq!(code, Some(0), "{err}");
     let folder = tmp.path().join("out/DOC-FIXTURE/2021-12-31");
     let md = read(&folder, "cohort-a/abstract.md");
@@ -526,7 +512,9 @@ fn a_user_template_uses_the_prose_filters() {
         tmp.path(),
         &format!("  templates: {}\n", templates.display()),
     );
-    let (code, _, err) = build(&config, &tmp.path().join("out"), &["--quiet"]);
+    let Outcome {
+        code, stderr: err, ..
+    } = build(&config, &tmp.path().join("out"), &["--quiet"]);
     assert_eq!(code, Some(0), "{err}");
     let text = read(
         &tmp.path().join("out/DOC-FIXTURE/2021-12-31"),
@@ -550,7 +538,11 @@ fn template_error(folder: &str) -> String {
         &format!("  templates: {}\n", templates.display()),
     );
     let out = tmp.path().join("out");
-    let (code, stdout, err) = build(&config, &out, &["--quiet"]);
+    let Outcome {
+        code,
+        stdout,
+        stderr: err,
+    } = build(&config, &out, &["--quiet"]);
     assert_eq!(code, Some(2), "{folder}: exit code; stdout {stdout}");
     assert!(
         !out.join("DOC-FIXTURE").exists(),
@@ -595,7 +587,11 @@ fn strict_makes_an_overrun_an_error_and_writes_nothing() {
     std::fs::write(&config, text).expect("write");
     let out = tmp.path().join("out");
 
-    let (code, stdout, err) = build(&config, &out, &["--strict"]);
+    let Outcome {
+        code,
+        stdout,
+        stderr: err,
+    } = build(&config, &out, &["--strict"]);
     assert_eq!(code, Some(2), "{stdout}{err}");
     assert!(!out.exists(), "--strict wrote something");
     assert!(err.contains("--strict"), "{err}");
@@ -606,7 +602,11 @@ fn strict_makes_an_overrun_an_error_and_writes_nothing() {
     );
 
     // Without --strict the build succeeds and says by how much the abstract is over.
-    let (code, stdout, err) = build(&config, &out, &[]);
+    let Outcome {
+        code,
+        stdout,
+        stderr: err,
+    } = build(&config, &out, &[]);
     assert_eq!(code, Some(0), "{err}");
     let line = stdout
         .lines()
@@ -714,7 +714,9 @@ fn cohorts_with_different_decimals_in_one_build_each_use_their_own() {
     let text = std::fs::read_to_string(&config).expect("config");
     let second = "  - id: cohort-b\n    where: { COHORT: A }\n    analysis: { percent_decimals: 2, time_decimals: 3, ci_level: 0.9 }\noutput:\n";
     std::fs::write(&config, text.replacen("output:\n", second, 1)).expect("write config");
-    let (code, _, err) = build(&config, &tmp.path().join("out"), &["--quiet"]);
+    let Outcome {
+        code, stderr: err, ..
+    } = build(&config, &tmp.path().join("out"), &["--quiet"]);
     assert_eq!(code, Some(0), "{err}");
     let folder = tmp.path().join("out/DOC-FIXTURE/2021-12-31");
     let a = read(&folder, "cohort-a/abstract.txt");
@@ -741,9 +743,13 @@ fn strict_within_the_limit_writes_what_a_plain_build_writes() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let config = variant(tmp.path(), "");
     let (strict, plain) = (tmp.path().join("strict"), tmp.path().join("plain"));
-    let (code, _, err) = build(&config, &strict, &["--strict", "--quiet"]);
+    let Outcome {
+        code, stderr: err, ..
+    } = build(&config, &strict, &["--strict", "--quiet"]);
     assert_eq!(code, Some(0), "{err}");
-    let (code, _, err) = build(&config, &plain, &["--quiet"]);
+    let Outcome {
+        code, stderr: err, ..
+    } = build(&config, &plain, &["--quiet"]);
     assert_eq!(code, Some(0), "{err}");
     let folder = "DOC-FIXTURE/2021-12-31";
     for file in [
@@ -796,9 +802,13 @@ fn word_report_takes_the_figures_png_files_when_both_are_asked_for() {
         ),
     )
     .expect("write");
-    let (code, _, err) = build(&with_png, &tmp.path().join("a"), &["--quiet"]);
+    let Outcome {
+        code, stderr: err, ..
+    } = build(&with_png, &tmp.path().join("a"), &["--quiet"]);
     assert_eq!(code, Some(0), "{err}");
-    let (code, _, err) = build(&config, &tmp.path().join("b"), &["--quiet"]);
+    let Outcome {
+        code, stderr: err, ..
+    } = build(&config, &tmp.path().join("b"), &["--quiet"]);
     assert_eq!(code, Some(0), "{err}");
     let folder = tmp.path().join("a/DOC-FIXTURE/2021-12-31/cohort-a");
     let mut files: Vec<Vec<u8>> = std::fs::read_dir(folder.join("figures"))
@@ -854,7 +864,9 @@ fn truthful_study_with(
          output: { formats: [md, html, docx] }\ncohorts: [{ id: all }]\n",
     )
     .expect("config");
-    let (code, _, err) = build(&dir.join("study.yaml"), &dir.join("out"), &["--quiet"]);
+    let Outcome {
+        code, stderr: err, ..
+    } = build(&dir.join("study.yaml"), &dir.join("out"), &["--quiet"]);
     assert_eq!(code, Some(0), "{err}");
     let folder = dir.join("out/TRUE/no-cutoff/all");
     (tmp, folder)
@@ -991,7 +1003,9 @@ fn a_custom_endpoint_is_named_by_its_label() {
          output: { formats: [md, html] }\ncohorts: [{ id: all }]\n",
     )
     .expect("config");
-    let (code, _, err) = build(&dir.join("study.yaml"), &dir.join("out"), &["--quiet"]);
+    let Outcome {
+        code, stderr: err, ..
+    } = build(&dir.join("study.yaml"), &dir.join("out"), &["--quiet"]);
     assert_eq!(code, Some(0), "{err}");
     let folder = dir.join("out/LABEL/no-cutoff/all");
     let text = read(&folder, "abstract.txt");
@@ -1039,7 +1053,9 @@ fn word_files_take_the_styles_of_a_reference_document() {
     write_reference(&reference, "");
     let config = variant(tmp.path(), "  docx_reference: house.docx\n");
     let out = tmp.path().join("out");
-    let (code, _, err) = build(&config, &out, &["--quiet"]);
+    let Outcome {
+        code, stderr: err, ..
+    } = build(&config, &out, &["--quiet"]);
     assert_eq!(code, Some(0), "{err}");
     let folder = out.join("DOC-FIXTURE/2021-12-31");
     let styles = |docx: &Path| {
@@ -1074,7 +1090,9 @@ fn word_files_take_the_styles_of_a_reference_document() {
         r#"<w:style w:type="table" w:styleId="Table"><w:name w:val="Table" /></w:style>"#,
     );
     let out = tmp.path().join("out-styled");
-    let (code, _, err) = build(&config, &out, &["--quiet"]);
+    let Outcome {
+        code, stderr: err, ..
+    } = build(&config, &out, &["--quiet"]);
     assert_eq!(code, Some(0), "{err}");
     let (xml, _) = docx_parts(&out.join("DOC-FIXTURE/2021-12-31/cohort-a/report.docx"));
     assert!(
@@ -1088,7 +1106,9 @@ fn word_files_take_the_styles_of_a_reference_document() {
     );
 
     std::fs::write(&reference, "not a zip").expect("write");
-    let (code, _, err) = build(&config, &tmp.path().join("out2"), &["--quiet"]);
+    let Outcome {
+        code, stderr: err, ..
+    } = build(&config, &tmp.path().join("out2"), &["--quiet"]);
     assert_eq!(code, Some(2));
     assert!(
         err.contains("key `output.docx_reference`: ") && err.contains("not a .docx"),
@@ -1149,7 +1169,9 @@ fn the_report_takes_a_reference_documents_own_header_and_footer() {
         text
     };
     let out = tmp.path().join("out");
-    let (code, _, err) = build(&config, &out, &["--quiet"]);
+    let Outcome {
+        code, stderr: err, ..
+    } = build(&config, &out, &["--quiet"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(part(&out, "word/header1.xml").contains("ACME Oncology · Confidential"));
     let footer = part(&out, "word/footer1.xml");
@@ -1174,7 +1196,9 @@ fn the_report_takes_a_reference_documents_own_header_and_footer() {
         ),
     );
     let out = tmp.path().join("out-logo");
-    let (code, _, err) = build(&config, &out, &["--quiet"]);
+    let Outcome {
+        code, stderr: err, ..
+    } = build(&config, &out, &["--quiet"]);
     assert_eq!(code, Some(0), "{err}");
     let own = part(&out, "word/header1.xml");
     assert!(
@@ -1185,7 +1209,9 @@ fn the_report_takes_a_reference_documents_own_header_and_footer() {
 
     // A header that is not XML: an error at the key, naming the part.
     write(&reference, "<w:hdr {w}><w:p>", None);
-    let (code, _, err) = build(&config, &tmp.path().join("out-bad"), &["--quiet"]);
+    let Outcome {
+        code, stderr: err, ..
+    } = build(&config, &tmp.path().join("out-bad"), &["--quiet"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(
         err.contains("key `output.docx_reference`: ")

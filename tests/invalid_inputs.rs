@@ -13,40 +13,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{files_under, readout_command, root};
+use crate::common::{files_under, readout, root, Outcome};
 
 fn fixture_config(name: &str) -> String {
     format!("tests/fixtures/invalid/{name}/study.yaml")
-}
-
-/// What one run of the binary did.
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs `readout ARGS` at the repository root; `out` (a temporary folder) reads `[OUT]` in the
-/// captured text.
-fn readout(args: &[&str], out: Option<&Path>) -> Run {
-    let output = readout_command()
-        .args(args)
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run readout");
-    let clean = |bytes: Vec<u8>| {
-        let text = String::from_utf8(bytes).expect("utf-8 output");
-        match out {
-            Some(out) => text.replace(&out.display().to_string(), "[OUT]"),
-            None => text,
-        }
-    };
-    Run {
-        code: output.status.code(),
-        stdout: clean(output.stdout),
-        stderr: clean(output.stderr),
-    }
 }
 
 /// `readout check` and `readout build` both refuse the fixture: exit code 2, no panic, nothing
@@ -54,7 +24,7 @@ fn readout(args: &[&str], out: Option<&Path>) -> Run {
 /// error line, which is checked too).
 fn refused(name: &str) -> String {
     let config = fixture_config(name);
-    let check = readout(&["check", &config], None);
+    let check = readout(&["check", &config]);
     assert_eq!(
         check.code,
         Some(2),
@@ -66,7 +36,7 @@ fn refused(name: &str) -> String {
         "{name}: check reported a plan: {}",
         check.stdout
     );
-    assert_no_panic(name, &check.stderr);
+    check.assert_no_panic();
     let message = check.stderr.trim_end().to_string();
     assert_eq!(
         message.lines().count(),
@@ -76,17 +46,15 @@ fn refused(name: &str) -> String {
 
     let tmp = tempfile::tempdir().expect("temp dir");
     let out = tmp.path().join("out");
-    let build = readout(
-        &["build", &config, "--out", &out.display().to_string()],
-        Some(tmp.path()),
-    );
+    let build =
+        readout(&["build", &config, "--out", &out.display().to_string()]).hiding(tmp.path());
     assert_eq!(
         build.code,
         Some(2),
         "{name}: build exit code; {}",
         build.stderr
     );
-    assert_no_panic(name, &build.stderr);
+    build.assert_no_panic();
     // Nothing built: no summary table (an empty one read as if something had been).
     assert!(
         build.stdout.is_empty(),
@@ -108,21 +76,14 @@ fn refused(name: &str) -> String {
     message
 }
 
-fn assert_no_panic(name: &str, stderr: &str) {
-    assert!(
-        !stderr.contains("panicked") && !stderr.contains("RUST_BACKTRACE"),
-        "{name}: panic: {stderr}"
-    );
-}
-
 /// `readout build` of a fixture that must build; returns the run, the cut-off folder and the
 /// temporary folder holding it.
-fn builds(name: &str, folder: &str) -> (Run, PathBuf, tempfile::TempDir) {
+fn builds(name: &str, folder: &str) -> (Outcome, PathBuf, tempfile::TempDir) {
     let tmp = tempfile::tempdir().expect("temp dir");
     let out = tmp.path().join("out");
     let run = run_build_in(tmp.path(), Path::new(&fixture_config(name)), &[]);
     assert_eq!(run.code, Some(0), "{name}: {}{}", run.stdout, run.stderr);
-    assert_no_panic(name, &run.stderr);
+    run.assert_no_panic();
     let dir = out.join(folder);
     assert!(
         dir.join("results.json").is_file(),
@@ -140,14 +101,14 @@ fn build_in(dir: &Path, config: &Path) -> PathBuf {
 }
 
 /// `readout build CONFIG --out DIR/out [extra]`, whatever its outcome.
-fn run_build_in(dir: &Path, config: &Path, extra: &[&str]) -> Run {
+fn run_build_in(dir: &Path, config: &Path, extra: &[&str]) -> Outcome {
     let (config, out) = (
         config.display().to_string(),
         dir.join("out").display().to_string(),
     );
     let mut args = vec!["build", &config, "--out", &out];
     args.extend_from_slice(extra);
-    readout(&args, Some(dir))
+    readout(&args).hiding(dir)
 }
 
 /// Writes `files` and `study.yaml` (holding `config`) into `dir`; returns the config's path.
@@ -251,7 +212,7 @@ fn build_refused(name: &str, out_is_file: bool) -> String {
     }
     let run = run_build_in(tmp.path(), Path::new(&fixture_config(name)), &[]);
     assert_eq!(run.code, Some(2), "{name}: {}{}", run.stdout, run.stderr);
-    assert_no_panic(name, &run.stderr);
+    run.assert_no_panic();
     if out_is_file {
         assert_eq!(
             std::fs::read_to_string(&out).expect("still a file"),
@@ -283,7 +244,7 @@ fn template_syntax_error_names_the_file_and_line() {
     assert!(err.contains("line 5"), "{err}");
     insta::assert_snapshot!("template-syntax-error", err);
     // `check` parses user templates too, so the mistake is found before any build.
-    let check = readout(&["check", &fixture_config("template-syntax-error")], None);
+    let check = readout(&["check", &fixture_config("template-syntax-error")]);
     assert_eq!(check.code, Some(2), "{}", check.stdout);
     assert!(check.stderr.contains("abstract.md"), "{}", check.stderr);
 }
@@ -302,10 +263,7 @@ fn template_unknown_variable_names_the_variable_and_line() {
 fn check_finds_an_unknown_template_variable_as_the_build_does() {
     let fixture = root().join("tests/fixtures/invalid/template-unknown-variable");
     let before = files_under(&fixture);
-    let check = readout(
-        &["check", &fixture_config("template-unknown-variable")],
-        None,
-    );
+    let check = readout(&["check", &fixture_config("template-unknown-variable")]);
     assert_eq!(check.code, Some(2), "{}", check.stderr);
     assert!(
         check.stderr.contains("cohort.n.enroled"),
@@ -319,7 +277,7 @@ fn check_finds_an_unknown_template_variable_as_the_build_does() {
         "check wrote into the fixture"
     );
     // A valid config still checks clean.
-    let ok = readout(&["check", &fixture_config("crlf")], None);
+    let ok = readout(&["check", &fixture_config("crlf")]);
     assert_eq!(ok.code, Some(0), "{}", ok.stderr);
 }
 
@@ -349,7 +307,7 @@ fn a_two_gigabyte_line_is_refused_before_it_is_read() {
     )
     .expect("config");
     let start = Instant::now();
-    let run = readout(&["check", &config.display().to_string()], Some(tmp.path()));
+    let run = readout(&["check", &config.display().to_string()]).hiding(tmp.path());
     assert!(
         start.elapsed() < Duration::from_secs(10),
         "took {:?}",
@@ -371,7 +329,7 @@ fn a_line_over_the_record_limit_names_its_line() {
         &[("adsl.csv", text)],
         "study:\n  id: LONG\ndata:\n  adsl: adsl.csv\ncohorts:\n  - id: all\n",
     );
-    let run = readout(&["check", &config.display().to_string()], Some(tmp.path()));
+    let run = readout(&["check", &config.display().to_string()]).hiding(tmp.path());
     assert_eq!(run.code, Some(2), "{}", run.stderr);
     assert!(run.stderr.contains("line 3"), "{}", run.stderr);
     insta::assert_snapshot!("long-line", run.stderr.trim_end());
@@ -416,7 +374,7 @@ fn an_adverse_event_chart_of_a_hundred_long_terms_builds_with_its_png() {
 fn utf8_bom_and_crlf_load_like_plain_files() {
     let mut orr = Vec::new();
     for name in ["utf8-bom", "crlf"] {
-        let check = readout(&["check", &fixture_config(name)], None);
+        let check = readout(&["check", &fixture_config(name)]);
         assert_eq!(check.code, Some(0), "{name}: {}", check.stderr);
         assert!(
             check.stdout.contains("2 subjects in ADSL"),
@@ -459,7 +417,7 @@ fn an_ae_without_grade_is_a_warning_in_the_summary_and_results() {
         run.stderr
     );
     assert!(!run.stdout.contains("have no grade"), "{}", run.stdout);
-    let check = readout(&["check", &fixture_config("ae-without-grade")], None);
+    let check = readout(&["check", &fixture_config("ae-without-grade")]);
     assert!(check.stderr.contains("have no grade"), "{}", check.stderr);
 }
 
@@ -550,7 +508,7 @@ fn many_response_oddities_are_listed_up_to_twenty_then_counted() {
 /// An empty cohort is an error naming why, in `check` and in `build`: no abstract of no
 /// patient is written, and the other cohorts are still built.
 fn empty_cohort(name: &str, why: &str) {
-    let check = readout(&["check", &fixture_config(name)], None);
+    let check = readout(&["check", &fixture_config(name)]);
     assert_eq!(check.code, Some(2), "{name}: {}", check.stdout);
     assert!(check.stderr.contains(why), "{name}: {}", check.stderr);
     let tmp = tempfile::tempdir().expect("temp dir");
@@ -591,8 +549,8 @@ const TINY_ADSL: &str = "USUBJID,SITEID,COHORT,TRTSDT,DTHDT,LSTALVDT,SAFFL,EFFFL
 fn check_study(files: &[(&str, String)], config: &str) -> (Option<i32>, String) {
     let tmp = tempfile::tempdir().expect("temp dir");
     let path = write_study(tmp.path(), files, config);
-    let run = readout(&["check", &path.display().to_string()], Some(tmp.path()));
-    assert_no_panic("check", &run.stderr);
+    let run = readout(&["check", &path.display().to_string()]).hiding(tmp.path());
+    run.assert_no_panic();
     (run.code, run.stderr)
 }
 
@@ -811,7 +769,7 @@ fn lint_reports_each_disagreeing_pair_of_a_hand_written_abstract() {
          The ORR was 34.2% (13/38).\n",
     )
     .expect("write");
-    let run = readout(&["lint", &file.display().to_string()], Some(tmp.path()));
+    let run = readout(&["lint", &file.display().to_string()]).hiding(tmp.path());
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     assert_eq!(
         run.stdout,
@@ -821,7 +779,7 @@ fn lint_reports_each_disagreeing_pair_of_a_hand_written_abstract() {
          cavity (15/38, 42.9%), oropharynx (6/38, 15.8%), hypopharynx (4/38 4.5%).\n"
     );
     std::fs::write(&file, "The ORR was 34.2% (13/38).\n").expect("write");
-    let run = readout(&["lint", &file.display().to_string()], Some(tmp.path()));
+    let run = readout(&["lint", &file.display().to_string()]).hiding(tmp.path());
     assert_eq!(run.code, Some(0), "{}", run.stderr);
 }
 
@@ -832,7 +790,7 @@ fn lint_reports_each_disagreeing_pair_of_a_hand_written_abstract() {
 fn lint_finds_the_wrong_pairs_of_the_published_seed_abstract() {
     let seed = root().join("../shared/seeds/001_a6e5d3b595ce4e16.txt");
     assert!(seed.exists(), "{} is absent", seed.display());
-    let run = readout(&["lint", &seed.display().to_string()], None);
+    let run = readout(&["lint", &seed.display().to_string()]);
     assert_eq!(run.code, Some(1));
     assert!(
         run.stdout.contains("\"15/38, 42.9%\": 15/38 is 39.47%"),
@@ -913,14 +871,12 @@ fn a_diff_lists_new_subjects_compactly() {
          cutoffs: [2021-02-20, 2021-12-31]\ncohorts: [{ id: all }]\n",
     );
     let out = build_in(tmp.path(), &path);
-    let run = readout(
-        &[
-            "diff",
-            &out.join("X/2021-02-20").display().to_string(),
-            &out.join("X/2021-12-31").display().to_string(),
-        ],
-        Some(tmp.path()),
-    );
+    let run = readout(&[
+        "diff",
+        &out.join("X/2021-02-20").display().to_string(),
+        &out.join("X/2021-12-31").display().to_string(),
+    ])
+    .hiding(tmp.path());
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert!(
         run.stdout.contains(
@@ -1009,7 +965,7 @@ fn the_summary_shows_what_was_analysed_and_the_warnings() {
 
     // A cohort's warnings, under the cohort, on standard error in build and in check.
     let (run, _, _tmp) = builds("cr-then-pr", "CR-THEN-PR/no-cutoff");
-    let check = readout(&["check", &fixture_config("cr-then-pr")], None);
+    let check = readout(&["check", &fixture_config("cr-then-pr")]);
     for stdout in [&run.stderr, &check.stderr] {
         let at = stdout
             .find("CR-THEN-PR no cut-off all: 2 warning(s)\n  warning: subject `S-001`: CR on")
@@ -1053,16 +1009,14 @@ fn no_file_is_read_that_the_config_does_not_name() {
 fn a_hostile_ae_term_is_escaped_in_abstract_and_report_html() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let out = tmp.path().join("out");
-    let run = readout(
-        &[
-            "build",
-            "tests/fixtures/documents/study.yaml",
-            "--out",
-            &out.display().to_string(),
-            "--quiet",
-        ],
-        Some(tmp.path()),
-    );
+    let run = readout(&[
+        "build",
+        "tests/fixtures/documents/study.yaml",
+        "--out",
+        &out.display().to_string(),
+        "--quiet",
+    ])
+    .hiding(tmp.path());
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     for file in ["abstract.html", "report.html"] {
         let html = std::fs::read_to_string(out.join("DOC-FIXTURE/2021-12-31/cohort-a").join(file))
@@ -1115,10 +1069,7 @@ fn an_aval_inconsistent_with_its_dates_cannot_be_cut() {
     assert!(err.contains("subject `S-001` parameter `OS`"), "{err}");
     assert!(err.contains("adtte.csv: line 2, column `AVAL`"), "{err}");
     insta::assert_snapshot!("inconsistent-aval-at-cutoff", err);
-    let check = readout(
-        &["check", &fixture_config("inconsistent-aval-at-cutoff")],
-        None,
-    );
+    let check = readout(&["check", &fixture_config("inconsistent-aval-at-cutoff")]);
     assert_eq!(check.code, Some(2));
     assert!(check.stderr.contains("S-001"), "{}", check.stderr);
 }
@@ -1150,7 +1101,7 @@ fn check_lists_every_config_error() {
          cohorts:\n  - { id: Bad/Id }\n  - { id: a }\n  - { id: a }\n",
     )
     .expect("config");
-    let run = readout(&["check", config.to_str().expect("path")], None);
+    let run = readout(&["check", config.to_str().expect("path")]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
     for said in [
         "4 problems:",

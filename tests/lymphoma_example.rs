@@ -72,7 +72,7 @@ fn pfs_events(window: i64) -> (usize, usize) {
     (events, censored)
 }
 
-fn build(config: &std::path::Path, out: &std::path::Path) -> Value {
+fn lymphoma_results(config: &std::path::Path, out: &std::path::Path) -> Value {
     crate::common::build_quietly(out, config).success();
     read_json(&out.join("LY-EXAMPLE/2024-09-30/results.json"))
 }
@@ -85,7 +85,7 @@ fn build(config: &std::path::Path, out: &std::path::Path) -> Value {
 #[test]
 fn a_lugano_cohort_on_12_and_24_weekly_scans_builds_as_configured() {
     let tmp = tempfile::tempdir().expect("temp");
-    let results = build(
+    let results = lymphoma_results(
         &root().join("config/lymphoma-example.yaml"),
         &tmp.path().join("out"),
     );
@@ -151,7 +151,7 @@ fn a_lugano_cohort_on_12_and_24_weekly_scans_builds_as_configured() {
             &format!("dir: {}", root().join("data/lymphoma-example").display()),
         );
     std::fs::write(&config, text).expect("config");
-    let results = build(&config, &tmp.path().join("default"));
+    let results = lymphoma_results(&config, &tmp.path().join("default"));
     let cohort = &results["cohorts"][0];
     let (events, censored) = pfs_events(91);
     assert!(censored > 0);

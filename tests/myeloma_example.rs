@@ -28,7 +28,7 @@ fn the_committed_data_are_the_generators() {
 }
 
 /// Builds the example into a temporary folder; returns it and the cut-off folder.
-fn build() -> (tempfile::TempDir, PathBuf) {
+fn build_myeloma() -> (tempfile::TempDir, PathBuf) {
     let out = tempfile::tempdir().expect("temp dir");
     readout_command()
         .args(["build", "--quiet", "config/myeloma-example.yaml", "--out"])
@@ -78,7 +78,7 @@ fn pct(p: &Value) -> String {
 
 #[test]
 fn a_sponsors_trial_builds_as_configured_without_recoding() {
-    let (_out, folder) = build();
+    let (_out, folder) = build_myeloma();
     let results = read_json(&folder.join("results.json"));
     let itt = &results["cohorts"][0];
     let arms = itt["arms"].as_array().expect("arms");
@@ -264,7 +264,7 @@ fn the_independent_review_is_read_by_swapping_the_filter() {
         .assert()
         .success();
     let irc = read_json(&tmp.path().join("out/MM-EXAMPLE/2024-06-28/results.json"));
-    let (_out, folder) = build();
+    let (_out, folder) = build_myeloma();
     let inv = read_json(&folder.join("results.json"));
     let orr = |r: &Value, arm: usize| r["cohorts"][0]["arms"][arm]["response"]["orr"]["n"].as_u64();
     for arm in 0..2 {
@@ -592,7 +592,7 @@ fn diff_tells_corrected_records_from_new_data_per_arm() {
 /// results.json).
 #[test]
 fn every_picture_has_alt_text_with_its_numbers() {
-    let (_out, folder) = build();
+    let (_out, folder) = build_myeloma();
     let results = read_json(&folder.join("results.json"));
     let itt = &results["cohorts"][0];
     let time = |v: &Value| format!("{:.1} months", v.as_f64().expect("a median"));
@@ -663,7 +663,7 @@ fn every_picture_has_alt_text_with_its_numbers() {
 /// abstract.docx has neither header nor footer.
 #[test]
 fn the_word_report_has_a_running_header_page_numbers_and_table_captions() {
-    let (_out, folder) = build();
+    let (_out, folder) = build_myeloma();
     let part = |file: &str, name: &str| -> Option<String> {
         let bytes = std::fs::read(folder.join(file)).expect("document");
         let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).expect("zip");

@@ -13,7 +13,7 @@ use crate::common::{build_quietly, files_under, read_json, readout_command, Run}
 type Row = BTreeMap<String, String>;
 
 /// Builds a config of the repository into a temporary folder.
-fn build(config: &str) -> tempfile::TempDir {
+fn built(config: &str) -> tempfile::TempDir {
     let out = tempfile::tempdir().expect("temp dir");
     build_quietly(out.path(), Path::new(config)).success();
     out
@@ -211,7 +211,7 @@ fn every_source_resolves_to_its_value() {
         "config/rand-example.yaml",
         "config/criteria-example.yaml",
     ] {
-        let out = build(config);
+        let out = built(config);
         let sheets = sheets(out.path());
         assert!(!sheets.is_empty(), "{config}: no sheet");
         let total: usize = sheets.iter().map(|s| check_sheet(s)).sum();
@@ -321,7 +321,7 @@ fn every_number_of_the_results_paragraph_has_a_row() {
         ),
         ("config/criteria-example.yaml", ""),
     ] {
-        let out = build(config);
+        let out = built(config);
         for sheet in sheets(out.path()) {
             let folder = sheet.parent().expect("cohort folder");
             let id = folder.file_name().and_then(|n| n.to_str()).expect("id");
@@ -361,7 +361,7 @@ fn every_number_of_the_results_paragraph_has_a_row() {
 /// and rows whose text or value does not say the results' value.
 #[test]
 fn the_checks_fail_on_untraced_or_misprinted_numbers() {
-    let out = build("config/altn-ak105-ii-01.yaml");
+    let out = built("config/altn-ak105-ii-01.yaml");
     let sheet = sheets(out.path())
         .into_iter()
         .find(|s| s.parent().is_some_and(|f| f.ends_with("cohort-4")))
@@ -430,7 +430,7 @@ fn spans(html: &str) -> Vec<(String, String)> {
 
 #[test]
 fn abstract_html_marks_the_numbers_of_the_sheet() {
-    let out = build("config/rand-example.yaml");
+    let out = built("config/rand-example.yaml");
     for sheet in sheets(out.path()) {
         let folder = sheet.parent().expect("cohort folder");
         let html = std::fs::read_to_string(folder.join("abstract.html")).expect("html");

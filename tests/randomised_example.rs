@@ -21,7 +21,7 @@ const PLACEBO: &str = "Placebo + chemo";
 
 /// Builds the study at the given cut-offs into a temporary folder; returns it, the study folder
 /// and what the build printed on stderr.
-fn build(cutoffs: &[&str]) -> (tempfile::TempDir, PathBuf, String) {
+fn build_rand(cutoffs: &[&str]) -> (tempfile::TempDir, PathBuf, String) {
     let out = tempfile::tempdir().expect("temp dir");
     let mut cmd = readout_command();
     cmd.args(["build", "config/rand-example.yaml", "--out"])
@@ -83,7 +83,7 @@ fn data_are_what_the_generator_makes() {
 /// relative error of 1e-9: every ITT subject, the data's own cut-off (ADTTE as it is).
 #[test]
 fn arms_and_comparisons_match_r() {
-    let (_out, study, stderr) = build(&[]);
+    let (_out, study, stderr) = build_rand(&[]);
     assert!(!stderr.contains("warning"), "{stderr}");
     let c = itt(&study, CUTOFF);
     let adsl = csv("adsl.csv");
@@ -238,7 +238,7 @@ fn arms_and_comparisons_match_r() {
 /// results.json holds.
 #[test]
 fn documents_and_figures_say_what_the_results_hold() {
-    let (_out, study, _) = build(&[]);
+    let (_out, study, _) = build_rand(&[]);
     let c = itt(&study, CUTOFF);
     let t = &c["comparisons"][0]["tte"]["PFS"];
     let hr = &t["stratified"]["hr"];
@@ -304,7 +304,7 @@ fn documents_and_figures_say_what_the_results_hold() {
 #[test]
 fn diff_reports_changed_hazard_ratios() {
     let early = "2022-12-31";
-    let (_out, study, _) = build(&[early, CUTOFF]);
+    let (_out, study, _) = build_rand(&[early, CUTOFF]);
     let done = readout_command()
         .arg("diff")
         .arg(study.join(early))
@@ -398,7 +398,7 @@ fn count_pct(n: &Value, total: &Value) -> String {
 /// adverse events), and report.docx has the same tables.
 #[test]
 fn report_has_a_column_per_arm() {
-    let (_out, study, _) = build(&[]);
+    let (_out, study, _) = build_rand(&[]);
     let c = itt(&study, CUTOFF);
     let folder = study.join(CUTOFF).join("itt");
     let html = std::fs::read_to_string(folder.join("report.html")).expect("report");
@@ -587,7 +587,7 @@ fn the_summary_has_a_line_per_arm() {
 /// (`tests/reference/ae-compare`, from `make_ae_compare.R`), to 1e-9 relative.
 #[test]
 fn adverse_events_compared_equal_r() {
-    let (_out, study, _) = build(&["2023-09-29"]);
+    let (_out, study, _) = build_rand(&["2023-09-29"]);
     let itt = itt(&study, "2023-09-29");
     let safety = &itt["comparisons"][0]["safety"];
     let expected: Value = serde_json::from_str(

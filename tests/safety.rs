@@ -10,7 +10,7 @@ use crate::common::{build_quietly, read_json};
 
 /// A single-arm study of three subjects and `adae` as ADAE; returns results.json's cohort, the
 /// abstract's text and the report.
-fn build(dir: &Path, adae: &str, arms: bool) -> (Value, String, String) {
+fn safety_of(dir: &Path, adae: &str, arms: bool) -> (Value, String, String) {
     std::fs::write(
         dir.join("adsl.csv"),
         "USUBJID,ARM,TRTSDT,TRTEDT,SAFFL\n\
@@ -53,7 +53,7 @@ fn counts_from_absent_or_empty_columns_are_not_available() {
          S1,RASH,Y,,,,,\nS2,NAUSEA,N,,,,,\nS3,RASH,Y,,,,,\n",
     ] {
         for arms in [false, true] {
-            let (c, text, report) = build(dir.path(), adae, arms);
+            let (c, text, report) = safety_of(dir.path(), adae, arms);
             let teae = &c["safety"]["teae"];
             assert_eq!(teae["any"], 3, "{teae}");
             for key in ["grade3plus", "grade4plus", "serious", "fatal"] {
@@ -251,7 +251,7 @@ fn tables_by_class_and_term_per_arm_and_in_total() {
                 S2,Skin disorders,PRURITUS,N,2,N\nS2,Gastrointestinal disorders,NAUSEA,N,1,N\n\
                 S2,Gastrointestinal disorders,VOMITING,N,1,N\nS1,,ODD TERM,N,1,N\n";
     // Arms A (S1, S2) and B (S3, S4): B has no AE.
-    let (c, _, report) = build(dir.path(), adae, true);
+    let (c, _, report) = safety_of(dir.path(), adae, true);
     let total = &c["safety"];
     let socs: Vec<(&str, u64, u64)> = total["by_soc"]
         .as_array()
@@ -363,7 +363,7 @@ fn slides_show_the_csr_tables_by_key() {
     let dir = tempfile::tempdir().unwrap();
     let adae = "USUBJID,AEBODSYS,AEDECOD,AEREL,AETOXGR\n\
                 S1,Skin disorders,RASH,Y,1\nS2,Skin disorders,PRURITUS,N,2\n";
-    let _ = build(dir.path(), adae, true);
+    let _ = safety_of(dir.path(), adae, true);
     std::fs::create_dir(dir.path().join("t")).unwrap();
     std::fs::write(
         dir.path().join("t/slides.txt"),

@@ -1,4 +1,4 @@
-//! Hostile input, third round (issue 28), run through the real binary: HTML from user
+//! User templates and references, run through the real binary: HTML from user
 //! templates goes through the sanitizer, Markdown keeps no live link or raw HTML from config
 //! texts, and a Word reference's styles part is read with a cap and checked as XML.
 //! The study is the hostile fixture's data (`tests/fixtures/hostile/`) with a config written
@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use markup5ever_rcdom::{Handle, NodeData};
 
-use crate::common::{files_under, readout_command, Run as _};
+use crate::common::{build, files_under, readout};
 use crate::html::{attrs, text, Html};
 
 const STUDY: &str = "study:\n  id: PLAIN\ndata:\n  adsl: adsl.csv\n  adrs: adrs.csv\n  adae: adae.csv\ncutoff: 2021-12-31\ncohorts:\n  - id: all\n";
@@ -32,30 +32,10 @@ fn study(dir: &Path, extra: &str) -> PathBuf {
 }
 
 /// `readout ARGS` from the repository root: exit code, stdout, stderr.
-fn readout(args: &[&std::ffi::OsStr]) -> (Option<i32>, String, String) {
-    let ran = readout_command()
-        .args(args)
-        .current_dir(crate::common::root())
-        .env("NO_COLOR", "1")
-        .assert();
-    let output = ran.get_output();
-    (
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
-
-/// `readout build CONFIG --out OUT --quiet`, which must succeed; returns the cut-off folder.
-fn build(config: &Path, out: &Path) -> PathBuf {
-    let (code, stdout, stderr) = readout(&[
-        "build".as_ref(),
-        config.as_os_str(),
-        "--out".as_ref(),
-        out.as_os_str(),
-        "--quiet".as_ref(),
-    ]);
-    assert_eq!(code, Some(0), "{stdout}{stderr}");
+/// The cut-off folder of `config` built into `out`, which must succeed.
+fn built(config: &Path, out: &Path) -> PathBuf {
+    let run = build(config, out, &["--quiet"]);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
     out.join("PLAIN/2021-12-31")
 }
 
@@ -138,7 +118,7 @@ fn a_user_template_cannot_run_script_and_keeps_its_figures() {
         tmp.path(),
         "output:\n  formats: [md, html]\n  templates: t\n",
     );
-    let folder = build(&config, &tmp.path().join("out"));
+    let folder = built(&config, &tmp.path().join("out"));
     let html = read(&folder.join("all/abstract.html"));
     assert_inert(&html, "abstract.html");
     for path in files_under(&folder) {
@@ -245,13 +225,13 @@ fn shape(html: &str) -> Vec<Shape> {
 #[test]
 fn the_built_in_documents_survive_the_sanitizer_whole() {
     let tmp = tempfile::tempdir().expect("temp dir");
-    let plain = build(
+    let plain = built(
         &study(tmp.path(), "output:\n  formats: [md, html]\n"),
         &tmp.path().join("plain"),
     );
     std::fs::create_dir(tmp.path().join("t")).expect("mkdir");
     std::fs::write(tmp.path().join("t/unused.html"), "<p>not used</p>").expect("write");
-    let sanitized = build(
+    let sanitized = built(
         &study(
             tmp.path(),
             "output:\n  formats: [md, html]\n  templates: t\n",
@@ -300,7 +280,7 @@ fn markdown_and_text_carry_no_live_link_or_raw_html() {
             "output:\n  formats: [md, html]\n",
         ),
     );
-    let folder = build(&config, &tmp.path().join("out"));
+    let folder = built(&config, &tmp.path().join("out"));
     let md = read(&folder.join("all/abstract.md"));
     use pulldown_cmark::{Event, Parser, Tag};
     let parser = Parser::new(&md);
@@ -487,7 +467,8 @@ fn a_word_reference_that_is_not_a_plain_styles_part_is_refused() {
             "output:\n  formats: [md, docx]\n  docx_reference: ref.docx\n",
         );
         let started = std::time::Instant::now();
-        let (code, _, check) = readout(&["check".as_ref(), config.as_os_str()]);
+        let check = readout(&["check".as_ref(), config.as_os_str()]);
+        let (code, check) = (check.code, check.stderr);
         assert_eq!(code, Some(2), "{what}: {check}");
         assert!(
             started.elapsed() < std::time::Duration::from_secs(20),
@@ -500,12 +481,8 @@ fn a_word_reference_that_is_not_a_plain_styles_part_is_refused() {
             "{what}: {check}"
         );
         let out = tmp.path().join("out");
-        let (code, _, stderr) = readout(&[
-            "build".as_ref(),
-            config.as_os_str(),
-            "--out".as_ref(),
-            out.as_os_str(),
-        ]);
+        let run = build(&config, &out, &[]);
+        let (code, stderr) = (run.code, run.stderr);
         assert_eq!(code, Some(2), "{what}: {stderr}");
         assert!(stderr.contains(expected), "{what}: {stderr}");
         assert!(
@@ -531,7 +508,7 @@ fn a_word_reference_with_a_styles_part_is_copied_into_both_word_files() {
         tmp.path(),
         "output:\n  formats: [md, docx]\n  docx_reference: ref.docx\n",
     );
-    let folder = build(&config, &tmp.path().join("out"));
+    let folder = built(&config, &tmp.path().join("out"));
     for file in ["abstract.docx", "report.docx"] {
         let bytes = std::fs::read(folder.join("all").join(file)).expect("docx");
         let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).expect("zip");

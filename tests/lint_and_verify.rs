@@ -1,49 +1,18 @@
-//! Hostile input, third round (issue 28): `readout lint` and the abstract's self-check on
+//! `readout lint` and the abstract's self-check on
 //! texts with very many pairs, very long lines and pairs written with other digits, spaces
 //! and percent signs; `readout verify` on folders whose files were replaced, added or turned
 //! into links, devices and pipes. Run through the real binary; docs/BAD-INPUT.md.
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{readout_command, root};
-
-/// What one run of the binary did.
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs `readout ARGS` at the repository root.
-fn readout(args: &[&str]) -> Run {
-    let output = readout_command()
-        .args(args)
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run readout");
-    let text = |bytes: Vec<u8>| String::from_utf8(bytes).expect("utf-8 output");
-    Run {
-        code: output.status.code(),
-        stdout: text(output.stdout),
-        stderr: text(output.stderr),
-    }
-}
-
-fn assert_no_panic(run: &Run) {
-    assert!(
-        !run.stderr.contains("panicked") && !run.stderr.contains("RUST_BACKTRACE"),
-        "panic: {}",
-        run.stderr
-    );
-}
+use crate::common::{readout, readout_command, root, Outcome};
 
 /// `readout lint FILE` of `text` written to a file in `dir`.
-fn lint(dir: &Path, text: &str) -> Run {
+fn lint(dir: &Path, text: &str) -> Outcome {
     let file = dir.join("abstract.txt");
     std::fs::write(&file, text).expect("write");
     let run = readout(&["lint", file.to_str().expect("path")]);
-    assert_no_panic(&run);
+    run.assert_no_panic();
     run
 }
 
@@ -115,7 +84,7 @@ fn lint_of_a_1_mb_line_quotes_a_bounded_excerpt() {
 fn lint_refuses_a_text_without_end() {
     let run = readout(&["lint", "/dev/zero"]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
-    assert_no_panic(&run);
+    run.assert_no_panic();
     assert!(
         run.stderr.contains(
             "/dev/zero: cannot read the abstract: is a character device; expected a regular file"
@@ -228,7 +197,7 @@ fn a_config_text_printing_20000_wrong_pairs_fails_with_a_bounded_message() {
     );
     let check = readout(&["check", config.to_str().expect("path")]);
     assert_eq!(check.code, Some(2), "{}", check.stderr);
-    assert_no_panic(&check);
+    check.assert_no_panic();
     assert!(
         check.stderr.contains(
             "cohort `all`: abstract.txt disagrees with itself (nothing written for this cohort):\n  \
@@ -255,7 +224,7 @@ fn a_config_text_printing_20000_wrong_pairs_fails_with_a_bounded_message() {
         out.to_str().expect("path"),
     ]);
     assert_eq!(build.code, Some(2), "{}", build.stderr);
-    assert_no_panic(&build);
+    build.assert_no_panic();
     assert!(build.stderr.contains("and 19980 more"), "{}", build.stderr);
     assert!(build.stderr.len() < 10_000, "{} bytes", build.stderr.len());
     let folder = out.join("PLAIN/2021-12-31");
@@ -285,7 +254,7 @@ fn built_folder(out: &Path) -> PathBuf {
 
 /// `readout verify FOLDER`, killed and failed after 60 s (it read `/dev/zero` until memory
 /// ran out and waited on a FIFO for ever).
-fn verify(folder: &Path) -> Run {
+fn verify(folder: &Path) -> Outcome {
     let mut child = readout_command()
         .arg("verify")
         .arg(folder)
@@ -305,12 +274,12 @@ fn verify(folder: &Path) -> Run {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     let output = child.wait_with_output().expect("output");
-    let run = Run {
+    let run = Outcome {
         code: output.status.code(),
         stdout: String::from_utf8(output.stdout).expect("utf-8"),
         stderr: String::from_utf8(output.stderr).expect("utf-8"),
     };
-    assert_no_panic(&run);
+    run.assert_no_panic();
     run
 }
 

@@ -1,62 +1,14 @@
-//! Hostile configs, templates and data (issue 18), run through the real binary: nothing that
+//! Untrusted configs, templates and data, run through the real binary: nothing that
 //! reaches a reader's browser can run script, nothing reads the environment, and nothing
 //! crashes, hangs or exhausts the build; a failing cohort is named and the others are built.
 //! Fixtures: `tests/fixtures/hostile/`.
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{files_under, readout_command, root};
+use crate::common::{build, files_under, readout, readout_command, readout_with, root};
 
-fn hostile(file: &str) -> String {
-    format!("tests/fixtures/hostile/{file}")
-}
-
-/// What one run of the binary did.
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-/// `readout build` of the hostile fixture `config` into `out`, with `extra` arguments.
-fn build(config: &str, out: &Path, extra: &[&str], env: &[(&str, &str)]) -> Run {
-    build_config(Path::new(&hostile(config)), out, extra, env)
-}
-
-/// `readout build CONFIG --out OUT [extra]`.
-fn build_config(config: &Path, out: &Path, extra: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut args = vec![
-        "build",
-        config.to_str().expect("path"),
-        "--out",
-        out.to_str().expect("path"),
-    ];
-    args.extend_from_slice(extra);
-    readout(&args, env)
-}
-
-/// Runs `readout ARGS` at the repository root with `env` set.
-fn readout(args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut command = readout_command();
-    command.args(args).current_dir(root()).env("NO_COLOR", "1");
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    let output = command.output().expect("run readout");
-    let text = |bytes: Vec<u8>| String::from_utf8(bytes).expect("utf-8 output");
-    Run {
-        code: output.status.code(),
-        stdout: text(output.stdout),
-        stderr: text(output.stderr),
-    }
-}
-
-fn assert_no_panic(run: &Run) {
-    assert!(
-        !run.stderr.contains("panicked") && !run.stderr.contains("RUST_BACKTRACE"),
-        "panic: {}",
-        run.stderr
-    );
+fn hostile(file: &str) -> PathBuf {
+    PathBuf::from("tests/fixtures/hostile").join(file)
 }
 
 /// A URL a browser would run or render as a document of its own: read as the browser reads
@@ -120,7 +72,7 @@ fn assert_no_live_script_link(dir: &Path) -> usize {
 fn no_live_script_link_reaches_any_html_from_config_texts_or_data() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let out = tmp.path().join("out");
-    let run = build("links.yaml", &out, &[], &[]);
+    let run = build(&hostile("links.yaml"), &out, &[]);
     assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
     let folder = out.join("HOSTILE-LINKS/2021-12-31");
     assert_eq!(assert_no_live_script_link(&folder), 3);
@@ -156,18 +108,19 @@ fn the_diff_html_has_no_live_link_and_real_tables() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let out = tmp.path().join("out");
     for cutoff in ["2021-01-31", "2021-12-31"] {
-        let run = build("links.yaml", &out, &["--cutoff", cutoff, "--quiet"], &[]);
+        let run = build(
+            &hostile("links.yaml"),
+            &out,
+            &["--cutoff", cutoff, "--quiet"],
+        );
         assert_eq!(run.code, Some(0), "{}", run.stderr);
     }
     let study = out.join("HOSTILE-LINKS");
-    let run = readout(
-        &[
-            "diff",
-            study.join("2021-01-31").to_str().expect("path"),
-            study.join("2021-12-31").to_str().expect("path"),
-        ],
-        &[],
-    );
+    let run = readout(&[
+        "diff",
+        study.join("2021-01-31").to_str().expect("path"),
+        study.join("2021-12-31").to_str().expect("path"),
+    ]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let html = std::fs::read_to_string(study.join("diff-2021-01-31-to-2021-12-31.html"))
         .expect("diff html");
@@ -189,10 +142,18 @@ fn hostile_config_texts_fail_alone_naming_key_and_limit() {
     let out = tmp.path().join("out");
     let secret = ("READOUT_TEST_SECRET", "hunter2-b2c4");
     let started = std::time::Instant::now();
-    let run = build("crashes.yaml", &out, &[], &[secret]);
+    let run = readout_with(
+        &[
+            "build".as_ref(),
+            hostile("crashes.yaml").as_os_str(),
+            "--out".as_ref(),
+            out.as_os_str(),
+        ],
+        &[secret],
+    );
     assert!(started.elapsed() < std::time::Duration::from_secs(60));
     assert_eq!(run.code, Some(2), "{}{}", run.stdout, run.stderr);
-    assert_no_panic(&run);
+    run.assert_no_panic();
     for (cohort, key, message) in [
         ("env", "background", "`get_env` is not available"),
         ("macro", "background", "calls itself"),
@@ -237,7 +198,10 @@ fn hostile_config_texts_fail_alone_naming_key_and_limit() {
     assert!(!run.stdout.contains(secret.1) && !run.stderr.contains(secret.1));
 
     // `check` finds the same.
-    let check = readout(&["check", &hostile("crashes.yaml")], &[secret]);
+    let check = readout_with(
+        &["check".as_ref(), hostile("crashes.yaml").as_os_str()],
+        &[secret],
+    );
     assert_eq!(check.code, Some(2));
     assert!(check.stderr.contains("calls itself"), "{}", check.stderr);
 }
@@ -248,9 +212,9 @@ fn hostile_config_texts_fail_alone_naming_key_and_limit() {
 fn a_user_template_that_includes_itself_is_refused() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let out = tmp.path().join("out");
-    let run = build("recursive-template.yaml", &out, &[], &[]);
+    let run = build(&hostile("recursive-template.yaml"), &out, &[]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
-    assert_no_panic(&run);
+    run.assert_no_panic();
     assert!(
         run.stderr.contains("template `abstract.md`: user file ")
             && run.stderr.contains("templates-recursive/abstract.md")
@@ -288,13 +252,13 @@ const PLAIN_STUDY: &str = "study:\n  id: PLAIN\ndata:\n  adsl: adsl.csv\n  adrs:
 /// `readout check CONFIG` and `readout build CONFIG`, which must both be refused with exit 2
 /// and no panic; returns the check's stderr.
 fn refused(config: &Path) -> String {
-    let check = readout(&["check", config.to_str().expect("path")], &[]);
+    let check = readout(&["check", config.to_str().expect("path")]);
     assert_eq!(check.code, Some(2), "{}{}", check.stdout, check.stderr);
-    assert_no_panic(&check);
+    check.assert_no_panic();
     let out = tempfile::tempdir().expect("temp dir");
-    let build = build_config(config, out.path(), &[], &[]);
+    let build = build(config, out.path(), &[]);
     assert_eq!(build.code, Some(2), "{}{}", build.stdout, build.stderr);
-    assert_no_panic(&build);
+    build.assert_no_panic();
     assert!(files_under(out.path()).is_empty(), "the build wrote files");
     check.stderr
 }
@@ -433,7 +397,7 @@ fn bidi_and_zero_width_characters_in_data_are_refused() {
     }
     let edit = |text: String| text.replacen("Fatigue", "Fati\u{200d}gue", 1);
     let config = study_with(tmp.path(), Some(("adae.csv", &edit)), PLAIN_STUDY);
-    let check = readout(&["check", config.to_str().expect("path")], &[]);
+    let check = readout(&["check", config.to_str().expect("path")]);
     assert_eq!(check.code, Some(0), "{}", check.stderr);
 }
 
@@ -516,7 +480,7 @@ fn check_catches_what_build_would_fail_on_and_says_what_is_wrong() {
         &format!("{PLAIN_STUDY}cutoff: 2021-12-31\nanalysis:\n  ci_level: 0.975\n"),
     );
     let out = tmp.path().join("out");
-    let run = build_config(&path, &out, &[], &[]);
+    let run = build(&path, &out, &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let text =
         std::fs::read_to_string(out.join("PLAIN/2021-12-31/all/abstract.txt")).expect("abstract");
@@ -524,15 +488,12 @@ fn check_catches_what_build_would_fail_on_and_says_what_is_wrong() {
 
     // On the command line.
     let path = study_with(tmp.path(), None, PLAIN_STUDY);
-    let run = readout(
-        &[
-            "check",
-            path.to_str().expect("path"),
-            "--cutoff",
-            "2022-02-30",
-        ],
-        &[],
-    );
+    let run = readout(&[
+        "check",
+        path.to_str().expect("path"),
+        "--cutoff",
+        "2022-02-30",
+    ]);
     assert_eq!(run.code, Some(2));
     assert!(
         run.stderr
@@ -540,15 +501,12 @@ fn check_catches_what_build_would_fail_on_and_says_what_is_wrong() {
         "{}",
         run.stderr
     );
-    let run = readout(
-        &[
-            "check",
-            path.to_str().expect("path"),
-            "--cutoff",
-            "2022-02-2\u{1b}[2J",
-        ],
-        &[],
-    );
+    let run = readout(&[
+        "check",
+        path.to_str().expect("path"),
+        "--cutoff",
+        "2022-02-2\u{1b}[2J",
+    ]);
     assert_eq!(run.code, Some(2));
     assert!(!run.stderr.contains('\u{1b}'), "{:?}", run.stderr);
 
@@ -598,14 +556,10 @@ fn concurrent_builds_of_one_folder_both_succeed() {
     let out = tmp.path().join("out");
     for _ in 0..3 {
         let spawn = || {
-            std::process::Command::new(env!("CARGO_BIN_EXE_readout"))
-                .args([
-                    "build",
-                    &hostile("links.yaml"),
-                    "--out",
-                    out.to_str().expect("path"),
-                    "--quiet",
-                ])
+            readout_command()
+                .arg("build")
+                .arg(hostile("links.yaml"))
+                .args(["--out", out.to_str().expect("path"), "--quiet"])
                 .current_dir(root())
                 .stderr(std::process::Stdio::piped())
                 .spawn()
@@ -621,7 +575,7 @@ fn concurrent_builds_of_one_folder_both_succeed() {
             );
         }
         let folder = out.join("HOSTILE-LINKS/2021-12-31");
-        let verify = readout(&["verify", folder.to_str().expect("path")], &[]);
+        let verify = readout(&["verify", folder.to_str().expect("path")]);
         assert_eq!(verify.code, Some(0), "{}{}", verify.stdout, verify.stderr);
         let leftovers: Vec<PathBuf> = std::fs::read_dir(out.join("HOSTILE-LINKS"))
             .expect("list")
@@ -649,7 +603,7 @@ fn a_users_file_or_folder_at_the_cutoff_path_is_left_alone() {
     let target = study.join("2021-12-31");
     std::fs::write(&target, "my notes").expect("write");
     for what in ["is a file", "holds no manifest.json"] {
-        let run = build("links.yaml", &out, &[], &[]);
+        let run = build(&hostile("links.yaml"), &out, &[]);
         assert_eq!(run.code, Some(2), "{}", run.stderr);
         assert!(run.stderr.contains(what), "{}", run.stderr);
         let names: Vec<String> = std::fs::read_dir(&study)
@@ -680,7 +634,7 @@ fn a_users_file_or_folder_at_the_cutoff_path_is_left_alone() {
 fn a_build_killed_during_the_swap_loses_nothing() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let out = tmp.path().join("out");
-    let build = || build("links.yaml", &out, &["--quiet"], &[]);
+    let build = || build(&hostile("links.yaml"), &out, &["--quiet"]);
     assert_eq!(build().code, Some(0));
     let study = out.join("HOSTILE-LINKS");
     let target = study.join("2021-12-31");
@@ -725,7 +679,7 @@ fn very_long_values_are_shortened_in_figures_and_kept_whole_in_tables() {
         std::fs::write(&path, text.replace("S-01,", &format!("{id},"))).expect("write");
     }
     let out = tmp.path().join("out");
-    let run = build_config(&config, &out, &[], &[]);
+    let run = build(&config, &out, &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let folder = out.join("PLAIN/2021-12-31");
     let ae = std::fs::read_to_string(folder.join("all/figures/ae-trae.svg")).expect("ae");
@@ -765,7 +719,7 @@ fn a_baseline_item_of_60000_levels_is_summarised_whole() {
     )
     .expect("config");
     let out = tmp.path().join("out");
-    let run = build_config(&config, &out, &["--quiet"], &[]);
+    let run = build(&config, &out, &["--quiet"]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let folder = out.join("LEVELS/no-cutoff");
     let results: serde_json::Value = serde_json::from_str(
@@ -951,7 +905,7 @@ fn exposure_dates_and_values_are_checked() {
     let edit = |text: String| with_column(&text, "CUMDOSE", "999999999999999");
     let config = study_with(tmp.path(), Some(("adsl.csv", &edit)), PLAIN_STUDY);
     let out = tmp.path().join("out");
-    let build = build_config(&config, &out, &[], &[]);
+    let build = build(&config, &out, &[]);
     assert_eq!(build.code, Some(0), "{}", build.stderr);
     let report = files_under(&out)
         .into_iter()
@@ -1019,7 +973,7 @@ fn derived_data_keep_values_that_look_like_formulas() {
         std::fs::write(&path, text).expect("data");
     }
     let out = tmp.path().join("out");
-    let build = build_config(&config, &out, &[], &[]);
+    let build = build(&config, &out, &[]);
     assert_eq!(build.code, Some(0), "{}", build.stderr);
     let derived =
         std::fs::read_to_string(out.join("PLAIN/no-cutoff/derived/all.csv")).expect("derived");

@@ -1,4 +1,4 @@
-//! Hostile paths in and around output trees (issue 28): ids read back from results.json,
+//! Paths in and around output trees: ids read back from results.json,
 //! links and FIFOs planted where readout writes (diff files, the lock file, `init`), and
 //! names that become files. Run through the real binary.
 
