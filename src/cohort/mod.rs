@@ -18,6 +18,7 @@ use crate::endpoints::{self, CohortAnalysis, CohortInput, Members};
 use crate::error::{Error, Result};
 use crate::figures;
 use crate::files::OutputFile;
+use crate::model::endpoint;
 use crate::model::Date;
 use crate::profile::timing;
 use crate::results::CohortRecord;
@@ -255,14 +256,17 @@ fn printed_orr_and_median(
         .as_ref()
         .and_then(|r| r.orr.rate)
         .map(|rate| crate::format::fmt_pct(Some(rate), settings.percent_decimals));
-    let median = results.tte.get("PFS").map(|t| match t.median.estimate {
-        Some(m) => format!(
-            "{} {}",
-            crate::format::fixed(m, settings.time_decimals),
-            settings.time_unit.name()
-        ),
-        None => "NR".to_string(),
-    });
+    let median = results
+        .tte
+        .get(endpoint::PFS)
+        .map(|t| match t.median.estimate {
+            Some(m) => format!(
+                "{} {}",
+                crate::format::fixed(m, settings.time_decimals),
+                settings.time_unit.name()
+            ),
+            None => "NR".to_string(),
+        });
     (orr, median)
 }
 
@@ -286,7 +290,7 @@ impl CohortSummary {
                         .comparisons
                         .iter()
                         .find(|c| c.arm == a.arm)
-                        .and_then(|c| c.tte.get("PFS"))
+                        .and_then(|c| c.tte.get(endpoint::PFS))
                         .map(|t| {
                             let cox = t.stratified.as_ref().map_or(&t.cox, |s| &s.cox);
                             match &cox.hr {

@@ -108,7 +108,7 @@ pub fn compare_pair(
     let mut tte = IndexMap::new();
     for (e, endpoint) in settings.tte_params.keys().enumerate() {
         // Duration of response is described per arm, not compared, unless asked for.
-        if crate::config::among_responders(endpoint) && !settings.compare_dor {
+        if crate::model::endpoint::among_responders(endpoint) && !settings.compare_dor {
             continue;
         }
         let Some(column) = pooled.derived_tte.get(e) else {

@@ -226,7 +226,7 @@ pub(super) fn compare_tte(
         stratified,
         subgroups,
         interactions,
-        among_responders: crate::config::among_responders(endpoint),
+        among_responders: crate::model::endpoint::among_responders(endpoint),
         rmst: None,
         gray,
         fine_gray,

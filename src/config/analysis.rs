@@ -4,6 +4,7 @@
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
+use crate::model::endpoint;
 use crate::stats::CiTransform;
 
 /// `analysis:` at study level, or the per-cohort override. Every key is optional here;
@@ -228,7 +229,7 @@ pub enum DiffCi {
 
 /// The endpoints analysed when the config names none: PFS, OS and DoR under their own names.
 pub fn default_tte_params() -> IndexMap<String, TteParam> {
-    ["PFS", "OS", "DOR"]
+    endpoint::DERIVED
         .iter()
         .map(|p| (p.to_string(), TteParam::Code(p.to_string())))
         .collect()
@@ -284,23 +285,13 @@ pub enum CensorAt {
     Cutoff,
 }
 
-/// The endpoint names judged at tumour assessments unless their entry says otherwise.
-pub const ASSESSMENT_JUDGED: [&str; 4] = ["PFS", "DOR", "TTP", "EFS"];
-
-/// Whether endpoint `name` is measured among responders (duration of response: `DOR`, or a
-/// name starting `DOR_`, such as `DOR_IRC`): arms are not compared on it unless
-/// `compare_dor` says so.
-pub fn among_responders(name: &str) -> bool {
-    name == "DOR" || name.starts_with("DOR_")
-}
-
 /// How endpoint `name` is censored at a cut-off ([`CensorAt`]).
 pub fn censor_at(name: &str, param: &TteParam) -> CensorAt {
     match param {
         TteParam::Labelled {
             censor: Some(c), ..
         } => *c,
-        _ if ASSESSMENT_JUDGED.contains(&name) => CensorAt::Assessment,
+        _ if endpoint::ASSESSMENT_JUDGED.contains(&name) => CensorAt::Assessment,
         _ => CensorAt::Cutoff,
     }
 }
@@ -320,12 +311,9 @@ pub(super) const MAX_LABEL_CHARS: usize = 120;
 /// The endpoint `name` in words: the configured label, else the words for PFS, OS and DoR,
 /// else the name itself.
 pub fn endpoint_label(name: &str, param: &TteParam) -> String {
-    match (param, name) {
-        (TteParam::Labelled { label: Some(l), .. }, _) => l.clone(),
-        (_, "PFS") => "progression-free survival".to_string(),
-        (_, "OS") => "overall survival".to_string(),
-        (_, "DOR") => "duration of response".to_string(),
-        (_, other) => other.to_string(),
+    match param {
+        TteParam::Labelled { label: Some(l), .. } => l.clone(),
+        _ => endpoint::words(name).unwrap_or(name).to_string(),
     }
 }
 
@@ -551,7 +539,7 @@ impl AnalysisConfig {
                 .followup
                 .clone()
                 .or_else(|| fallback.followup.clone())
-                .unwrap_or_else(|| "OS".to_string()),
+                .unwrap_or_else(|| endpoint::OS.to_string()),
             proportion_ci: self
                 .proportion_ci
                 .or(fallback.proportion_ci)

@@ -29,6 +29,7 @@ pub use tte::{
     TteRule,
 };
 
+use crate::model::endpoint;
 use crate::model::{Assessment, Response, Subject};
 
 /// Options of every per-subject derivation.
@@ -59,17 +60,13 @@ pub struct DerivedSubject {
     pub dor: Option<TimeToEvent>,
 }
 
-/// The endpoints derived from ADSL and ADRS when there is no ADTTE, by their names in
-/// `tte_params`.
-pub const DERIVED_ENDPOINTS: [&str; 3] = ["PFS", "OS", "DOR"];
-
 impl DerivedSubject {
-    /// The subject's time of a [`DERIVED_ENDPOINTS`] endpoint, if it has one.
+    /// The subject's time of an [`endpoint::DERIVED`] endpoint, if it has one.
     pub fn endpoint(&self, name: &str) -> Option<&TimeToEvent> {
         match name {
-            "PFS" => self.pfs.as_ref(),
-            "OS" => self.os.as_ref(),
-            "DOR" => self.dor.as_ref(),
+            endpoint::PFS => self.pfs.as_ref(),
+            endpoint::OS => self.os.as_ref(),
+            endpoint::DOR => self.dor.as_ref(),
             _ => None,
         }
     }

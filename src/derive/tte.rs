@@ -57,6 +57,7 @@ use serde::Serialize;
 
 use super::timeline::{days_between, Timeline};
 use super::DeriveError;
+use crate::model::endpoint;
 use crate::model::{Assessment, Date, Response, Status, Subject};
 
 /// Options of the PFS and DoR censoring rules.
@@ -187,7 +188,7 @@ pub fn progression_free_survival(
         subject,
         &timeline.items,
         Origin {
-            endpoint: "PFS",
+            endpoint: endpoint::PFS,
             label: "TRTSDT",
             date: origin,
         },
@@ -212,7 +213,7 @@ pub fn duration_of_response(
         subject,
         &timeline.items,
         Origin {
-            endpoint: "DOR",
+            endpoint: endpoint::DOR,
             label: "the first response",
             date: origin,
         },
@@ -231,7 +232,7 @@ pub fn overall_survival(
         return Ok(None);
     };
     if let Some(death) = subject.death {
-        check_not_before(subject, "OS", "death (DTHDT)", death, origin)?;
+        check_not_before(subject, endpoint::OS, "death (DTHDT)", death, origin)?;
         return Ok(Some(TimeToEvent::new(
             origin,
             death,

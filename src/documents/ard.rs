@@ -382,11 +382,11 @@ mod tests {
             "id": "c", "decimals": {"percent": 1},
             "response": {"bor": {"CR": 1, "NON-CR/NON-PD": 2},
                          "orr": {"n": 1, "N": 3, "rate": 0.3333333333333333, "lower": 0.01, "upper": null}},
-            "tte": {"PFS": {"median": {"estimate": 5.5, "lower": 4.0, "upper": null},
+            "tte": {"EFS": {"median": {"estimate": 5.5, "lower": 4.0, "upper": null},
                             "landmarks": [{"time": 6.0, "surv": 0.5}]}},
             "comparisons": [{"arm": "A", "reference": "B",
                              "response": {"orr": {"difference": {"estimate": 0.1, "method": "mn"}}},
-                             "tte": {"PFS": {"subgroups": [{"column": "SEX", "level": "F", "hr": {"estimate": 0.7}}]}}}]
+                             "tte": {"EFS": {"subgroups": [{"column": "SEX", "level": "F", "hr": {"estimate": 0.7}}]}}}]
         });
         let rows = rows(cohort.clone());
         for row in &rows {
@@ -416,9 +416,9 @@ mod tests {
             find("NON-CR/NON-PD", "bor")["source"],
             "/response/bor/NON-CR~1NON-PD"
         );
-        assert_eq!(find("median", "PFS")["stat"], "5.5");
-        assert_eq!(find("median.conf.low", "PFS")["stat"], "4.0");
-        let landmark = find("p", "PFS");
+        assert_eq!(find("median", "EFS")["stat"], "5.5");
+        assert_eq!(find("median.conf.low", "EFS")["stat"], "4.0");
+        let landmark = find("p", "EFS");
         assert_eq!(
             (
                 landmark["variable_level"].as_str(),
@@ -435,7 +435,7 @@ mod tests {
             ),
             ("A", "B", "mn")
         );
-        let hr = find("hr", "PFS");
+        let hr = find("hr", "EFS");
         assert_eq!(
             (
                 hr["group3"].as_str(),

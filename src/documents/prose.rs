@@ -107,7 +107,7 @@ pub fn spell(n: u64) -> String {
 }
 
 /// The text with its first letter upper-case and the rest as it is (Tera's `capitalize`
-/// lower-cases the rest, which would turn "PFS" into "pfs").
+/// lower-cases the rest, which would turn an abbreviation such as PFS into pfs).
 pub fn sentence_case(text: &str) -> String {
     let mut chars = text.chars();
     match chars.next() {

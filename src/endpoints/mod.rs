@@ -12,6 +12,7 @@ use crate::diagnostic::{Diagnostic, Kind, Location};
 use crate::error::{Error, Result};
 use crate::format::{first_names, NAMES_LISTED};
 use crate::load::StudyData;
+use crate::model::endpoint;
 use crate::model::{AdverseEvent, Date, Status, Subject, TteRecord, TteTable};
 use crate::results::{
     BaselineSummary, CohortResults, ContinuousSummary, Enrolment, Estimate, FollowUp, LandmarkRate,
@@ -325,7 +326,7 @@ fn time_to_event(
                 let (missed, new_therapy) =
                     derived_endpoint(input, efficacy, (endpoint, paramcd), &mut into, warnings);
                 censored_missed.insert(endpoint.clone(), missed);
-                if a.new_therapy.is_some() && endpoint != "OS" {
+                if a.new_therapy.is_some() && endpoint != endpoint::OS {
                     censored_new_therapy.insert(endpoint.clone(), new_therapy);
                 }
             }
@@ -337,7 +338,7 @@ fn time_to_event(
         } = into;
         values.push(column);
         if tally.is_empty() {
-            if endpoint != "DOR" && (from_adtte || !input.derived.is_empty()) {
+            if endpoint != endpoint::DOR && (from_adtte || !input.derived.is_empty()) {
                 warnings.push(
                     Diagnostic::warning(
                         Kind::EndpointUnavailable,
@@ -419,7 +420,7 @@ fn adtte_endpoint(
     // unless `confirmed: false`) when ADRS is given: ADTTE's DoR may have been
     // derived with other rules.
     let responder = |i: usize| derivation(i).map(|d| a.criteria.is_responder(d.category));
-    let is_dor = endpoint == "DOR" && !input.derived.is_empty();
+    let is_dor = endpoint == endpoint::DOR && !input.derived.is_empty();
     let (mut missing, mut not_responders, mut responders_without) =
         (Vec::new(), Vec::new(), Vec::new());
     for &i in efficacy {
@@ -437,7 +438,7 @@ fn adtte_endpoint(
                 (false, true) => responders_without.push(i),
                 _ => {}
             }
-        } else if record.is_none() && endpoint != "DOR" {
+        } else if record.is_none() && endpoint != endpoint::DOR {
             missing.push(i);
         }
         if let Some(r) = record {
@@ -539,7 +540,7 @@ fn derived_endpoint(
             .at(Location::Endpoint(endpoint.to_string())),
         );
     }
-    if !crate::derive::DERIVED_ENDPOINTS.contains(&endpoint) {
+    if !crate::model::endpoint::DERIVED.contains(&endpoint) {
         warnings.push(Diagnostic::warning(Kind::EndpointUnavailable, format!(
                 "endpoint `{endpoint}` can only come from ADTTE (PARAMCD `{paramcd}`), and no ADTTE is given"
             )).at(Location::Endpoint(endpoint.to_string())));
@@ -589,10 +590,9 @@ fn follow_up(
             let m = median(&reverse, a)?;
             Some(FollowUp {
                 param: a.followup.clone(),
-                label: match a.followup.as_str() {
-                    "PFS" | "OS" => a.followup.clone(),
-                    "DOR" => "DoR".to_string(),
-                    other => a.tte_labels.get(other).cloned().unwrap_or_default(),
+                label: match endpoint::abbreviation(&a.followup) {
+                    Some(short) => short.to_string(),
+                    None => a.tte_labels.get(&a.followup).cloned().unwrap_or_default(),
                 },
                 estimate: m.estimate.map(|x| x / unit),
                 lower: m.lower.map(|x| x / unit),

@@ -1,4 +1,5 @@
 use super::*;
+use crate::model::endpoint::{DOR, OS, PFS};
 
 fn counts(values: &[(&str, usize)]) -> Vec<LevelCount> {
     values
@@ -68,7 +69,7 @@ fn the_tte_index_finds_each_subjects_record_of_a_parameter() {
         ..TteRecord::placeholder()
     };
     let table = TteTable {
-        params: vec!["OS".into(), "PFS".into(), "TTR".into()],
+        params: vec![OS.into(), PFS.into(), "TTR".into()],
         records: vec![
             record(2, 1, 20.0),
             record(0, 0, 1.0),
@@ -81,9 +82,9 @@ fn the_tte_index_finds_each_subjects_record_of_a_parameter() {
         let column = index.param(paramcd).unwrap();
         (0..5).map(|i| column.get(i).map(|r| r.days)).collect()
     };
-    assert_eq!(days("OS"), [Some(1.0), None, Some(3.0), None, None]);
-    assert_eq!(days("PFS"), [None, Some(11.0), Some(20.0), None, None]);
+    assert_eq!(days(OS), [Some(1.0), None, Some(3.0), None, None]);
+    assert_eq!(days(PFS), [None, Some(11.0), Some(20.0), None, None]);
     // A parameter no record has, and one the table does not know.
     assert!(index.param("TTR").unwrap().get(0).is_none());
-    assert!(index.param("DOR").is_none());
+    assert!(index.param(DOR).is_none());
 }

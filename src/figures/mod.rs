@@ -1158,7 +1158,11 @@ mod tests {
                         median_label: String::new(),
                         table: Vec::new(),
                     };
-                    ("OS".to_string(), crate::config::TimeUnit::Months, series)
+                    (
+                        crate::model::endpoint::OS.to_string(),
+                        crate::config::TimeUnit::Months,
+                        series,
+                    )
                 })
                 .collect()
         };

@@ -1,5 +1,6 @@
 //! Unit tests of the CSV engine and the table readers.
 use super::*;
+use crate::model::endpoint::{OS, PFS};
 use proptest::prelude::*;
 
 /// Headers, rows as text and line numbers of a table.
@@ -359,7 +360,7 @@ fn adtte_parameters_are_numbered_in_file_order() {
     let subjects = numbered_subjects(6000);
     let known = KnownSubjects::of_subjects(&subjects).unwrap();
     let mut text = String::from("USUBJID,PARAMCD,AVAL,CNSR\n");
-    for (param, cnsr) in [("PFS", 1), ("OS", 0)] {
+    for (param, cnsr) in [(PFS, 1), (OS, 0)] {
         for i in 0..6000 {
             text += &format!("S{i},{param},{},{cnsr}\n", i + 1);
         }
@@ -367,17 +368,17 @@ fn adtte_parameters_are_numbered_in_file_order() {
     let table = CsvTable::from_bytes(Path::new("adtte.csv"), text.as_bytes()).unwrap();
     // A job that met OS first (as the second half of the rows would) numbered it 0.
     let mut reader = TteReader::default();
-    assert_eq!(reader.params.number("OS"), 0);
+    assert_eq!(reader.params.number(OS), 0);
     reader.part(&table, &known, 0, table.len()).unwrap();
     let tte = reader.finish(Path::new("adtte.csv"), &known).unwrap();
     let whole = read_adtte(&table, &known).unwrap();
     for t in [&tte, &whole] {
-        assert_eq!(t.params, [Arc::from("PFS"), Arc::from("OS")]);
-        assert_eq!(t.param("OS"), Some(1));
+        assert_eq!(t.params, [Arc::from(PFS), Arc::from(OS)]);
+        assert_eq!(t.param(OS), Some(1));
         let first = &t.records[0];
         let last = &t.records[11_999];
-        assert_eq!((t.paramcd(first), first.param, first.cnsr), ("PFS", 0, 1));
-        assert_eq!((t.paramcd(last), last.param, last.cnsr), ("OS", 1, 0));
+        assert_eq!((t.paramcd(first), first.param, first.cnsr), (PFS, 0, 1));
+        assert_eq!((t.paramcd(last), last.param, last.cnsr), (OS, 1, 0));
         assert_eq!(last.status(), crate::model::Status::Event);
         assert_eq!(last.days, 6000.0);
         assert!(t.records[..6000].iter().all(|r| r.param == 0));

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 mod date;
+pub mod endpoint;
 pub mod text;
 
 pub use date::parse_iso_date;

@@ -318,7 +318,7 @@ pub struct DerivedDataset<'a> {
 impl DerivedRows<'_> {
     /// Whether the endpoint's times were derived here, each with its rule.
     fn has_rules(&self, endpoint: &str) -> bool {
-        self.derived_times && crate::derive::DERIVED_ENDPOINTS.contains(&endpoint)
+        self.derived_times && crate::model::endpoint::DERIVED.contains(&endpoint)
     }
 
     /// The `<E>_EVNTDESC` cell of member `i` (derivation `derived`) for the `k`-th endpoint:

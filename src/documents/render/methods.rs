@@ -115,7 +115,7 @@ fn comparison_methods(a: &Analysis, c: &CohortResults) -> Vec<String> {
         .arms
         .iter()
         .flat_map(|a| a.results.tte.keys())
-        .find(|name| crate::config::among_responders(name));
+        .find(|name| crate::model::endpoint::among_responders(name));
     if let Some(name) = dor {
         let label = c
             .arms

@@ -653,7 +653,7 @@ fn described_rows(
         }));
     }
     // Duration of response, described per arm: its range too.
-    if crate::config::among_responders(endpoint) {
+    if crate::model::endpoint::among_responders(endpoint) {
         rows.push(row_of(
             Cell::level(format!("Range, {} (+ censored)", f.unit)),
             columns,

@@ -3,6 +3,7 @@
 //! a footnote with the population it counts and the abbreviations its cells use that no note
 //! under it explains already.
 
+use crate::model::endpoint;
 use crate::results::CohortResults;
 
 use super::model::*;
@@ -16,16 +17,16 @@ const LABELS: &[(&str, &str)] = &[
     ("CTCAE", "Common Terminology Criteria for Adverse Events"),
     ("DCR", "disease control rate"),
     ("DoR", "duration of response"),
-    ("DOR", "duration of response"),
+    (endpoint::DOR, "duration of response"),
     ("EAIR", "exposure-adjusted incidence rate"),
     ("ECOG", "Eastern Cooperative Oncology Group"),
     ("HR", "hazard ratio"),
     ("MR", "minimal response"),
     ("NE", "not evaluable"),
     ("ORR", "objective response rate"),
-    ("OS", "overall survival"),
+    (endpoint::OS, "overall survival"),
     ("PD", "progressive disease"),
-    ("PFS", "progression-free survival"),
+    (endpoint::PFS, "progression-free survival"),
     ("PR", "partial response"),
     ("SD", "stable disease"),
     ("TEAE", "treatment-emergent adverse event"),
@@ -215,7 +216,10 @@ mod tests {
     fn a_footnote_names_the_population_and_the_abbreviations_used() {
         let t = table(
             &["Endpoint", "Median (95% CI)"],
-            &[("PFS", "8.3 (6.1, NE)"), ("OS", "NR (14.2, NE)")],
+            &[
+                (endpoint::PFS, "8.3 (6.1, NE)"),
+                (endpoint::OS, "NR (14.2, NE)"),
+            ],
         );
         assert_eq!(
             footnote(&t, Some("Efficacy population (N = 30)."), "").as_deref(),

@@ -1006,7 +1006,7 @@ mod tests {
         assert_eq!(slides.len(), 2);
         assert_eq!(slides[0].key, "title");
         assert_eq!(slides[0].lines, vec![(false, "Cut-off 2024".to_string())]);
-        assert_eq!(slides[1].title, "PFS");
+        assert_eq!(slides[1].title, crate::model::endpoint::PFS);
         assert_eq!(
             slides[1].lines,
             vec![
