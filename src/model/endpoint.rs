@@ -1,6 +1,6 @@
-//! The endpoints readout knows by name (docs/CONFIG.md, "`tte_params` in detail"): the three it derives from
-//! ADSL and ADRS, which of them are judged at tumour assessments, and their words. Every other
-//! module names them through these constants; any other PARAMCD is the config's own.
+//! The endpoints readout knows by name (docs/CONFIG.md, "`tte_params` in detail"): the three
+//! it derives from ADSL and ADRS, which are judged at tumour assessments, and their words.
+//! Every other module names them through these constants; any other PARAMCD is the config's.
 
 /// Progression-free survival.
 pub const PFS: &str = "PFS";
