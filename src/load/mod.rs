@@ -196,19 +196,10 @@ fn filtered(
     warnings.extend(said);
 }
 
-pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
-    use rayon::prelude::*;
-    let analysis = cfg.analysis_for_study();
+/// Every data file the config names can be opened; one that cannot is named by its config key
+/// as well as its path.
+fn check_openable(cfg: &LoadedConfig) -> Result<()> {
     let data = &cfg.config.data;
-    let mut study = StudyData::default();
-
-    let adsl_path = cfg.data_path(&data.adsl);
-    let adtte_path = data.adtte.as_ref().map(|f| cfg.data_path(f));
-    // A large ADTTE is read in parts once ADSL is typed; a small one whole, with the others.
-    let adtte_in_parts = adtte_path
-        .as_deref()
-        .is_some_and(|path| parts_length(path, PART_BYTES).is_some());
-    // A file that cannot be opened is named by its config key as well as its path.
     for (key, file) in [
         ("adsl", Some(&data.adsl)),
         ("adrs", data.adrs.as_ref()),
@@ -227,21 +218,13 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
             });
         }
     }
-    let files: Vec<(&str, Option<PathBuf>)> = [
-        ("adrs", data.adrs.as_ref()),
-        ("adtte", data.adtte.as_ref().filter(|_| !adtte_in_parts)),
-        ("adae", data.adae.as_ref()),
-        ("adtr", data.adtr.as_ref()),
-    ]
-    .into_iter()
-    .map(|(key, f)| (key, f.map(|f| cfg.data_path(f))))
-    .collect();
-    let new_therapy = cfg.new_therapy_columns();
-    let new_therapy_names: Vec<String> = new_therapy.iter().map(|(_, c)| c.clone()).collect();
-    // Only the columns the config filters on, summarises or compares arms by are kept per
-    // subject.
-    let keep: FxHashSet<String> = cfg
-        .config
+    Ok(())
+}
+
+/// The ADSL columns kept per subject: only those the config filters on, summarises, compares
+/// arms by, reads disposition or new therapy from.
+fn kept_columns(cfg: &LoadedConfig, new_therapy: &[(String, String)]) -> FxHashSet<String> {
+    cfg.config
         .cohorts
         .iter()
         .flat_map(|c| {
@@ -255,15 +238,147 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
         })
         .chain(disposition::COLUMNS.iter().map(|c| c.to_string()))
         .chain(
-            disposition::named_columns(data)
+            disposition::named_columns(&cfg.config.data)
                 .into_iter()
                 .map(|(_, column)| column),
         )
         .chain(new_therapy.iter().map(|(_, column)| column.clone()))
+        .collect()
+}
+
+/// The ADSL columns the config names by key (disposition, new therapy) are in its header.
+fn check_named_columns(
+    cfg: &LoadedConfig,
+    adsl_path: &Path,
+    headers: &[String],
+    new_therapy: Vec<(String, String)>,
+) -> Result<()> {
+    for (key, column) in disposition::named_columns(&cfg.config.data)
+        .into_iter()
+        .chain(new_therapy)
+    {
+        if !headers.contains(&column) {
+            return Err(Error::Config {
+                file: cfg.path.clone(),
+                location: format!("key `{key}`: "),
+                message: format!(
+                    "column `{column}` is not in ADSL ({}); its header has: {}",
+                    adsl_path.display(),
+                    headers.join(", ")
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Without an efficacy flag every subject is in the efficacy population, screen failures
+/// (SAFFL = N) included: a warning says so, as it changes every response rate's denominator.
+fn unflagged_efficacy(
+    study: &StudyData,
+    subjects: &[Subject],
+    adsl_path: &Path,
+) -> Option<Diagnostic> {
+    if study.efficacy_flag.is_some() {
+        return None;
+    }
+    let untreated = subjects.iter().filter(|s| !s.safety).count();
+    (untreated > 0).then(|| {
+        Diagnostic::warning(
+            Kind::EfficacyPopulationUnflagged,
+            format!(
+                "{}: no EFFFL, FASFL or ITTFL: every subject is in the efficacy population, \
+                 including {untreated} with SAFFL not Y; name the flag to use in \
+                 `data.efficacy_flag`",
+                adsl_path.display()
+            ),
+        )
+        .at(file_location(adsl_path))
+        .hint("name the efficacy population's flag in `data.efficacy_flag`")
+    })
+}
+
+/// The ADRS values of every cohort's response criteria, one code each.
+fn vocabulary_of(cfg: &LoadedConfig) -> Result<crate::criteria::Vocabulary> {
+    let criteria: Vec<_> = cfg
+        .config
+        .cohorts
+        .iter()
+        .map(|c| cfg.analysis_for(c).criteria)
         .collect();
-    // ADSL is typed as it is read (part by part when large: it is never held whole), while
-    // the other tables are read whole (but a large ADTTE). Their errors are collected whole,
-    // then the first in config order: rayon's collect into a `Result` returns whichever error
+    crate::criteria::Vocabulary::new(criteria.iter().map(|c| &**c)).map_err(|message| {
+        Error::Config {
+            file: cfg.path.clone(),
+            location: "key `analysis.response_criteria`: ".to_string(),
+            message,
+        }
+    })
+}
+
+/// Competing events, by PARAMCD, from every cohort's endpoints: one set per PARAMCD.
+fn competing_rules(cfg: &LoadedConfig) -> Result<Vec<CompetingRule>> {
+    let mut competing: Vec<CompetingRule> = Vec::new();
+    for a in std::iter::once(cfg.config.analysis.resolve(&Default::default()))
+        .chain(cfg.config.cohorts.iter().map(|c| cfg.analysis_for(c)))
+    {
+        for (endpoint, rule) in &a.tte_competing {
+            let Some(paramcd) = a.tte_params.get(endpoint) else {
+                continue;
+            };
+            let rule = CompetingRule {
+                paramcd: paramcd.clone(),
+                column: rule.column.clone(),
+                values: rule
+                    .values
+                    .iter()
+                    .map(|v| v.trim().to_uppercase())
+                    .collect(),
+            };
+            match competing.iter().find(|r| r.paramcd == rule.paramcd) {
+                Some(known) if *known != rule => {
+                    return Err(Error::Config {
+                        file: cfg.path.clone(),
+                        location: format!("key `tte_params.{endpoint}.competing`: "),
+                        message: format!(
+                            "PARAMCD `{paramcd}` is given two sets of competing events; \
+                             expected one per PARAMCD in every cohort"
+                        ),
+                    })
+                }
+                Some(_) => {}
+                None => competing.push(rule),
+            }
+        }
+    }
+    Ok(competing)
+}
+
+/// ADSL typed as it is read (part by part when large: it is never held whole), with its
+/// checks, while ADRS, ADAE, ADTR and a small ADTTE are read whole beside it. Returns the study
+/// so far (its subjects moved to `subjects`), the subjects by id, and those tables in that
+/// order (`None` where not given).
+fn adsl_and_tables<'s>(
+    cfg: &LoadedConfig,
+    adtte_in_parts: bool,
+    subjects: &'s mut Vec<Subject>,
+) -> Result<(StudyData, KnownSubjects<'s>, Vec<Option<CsvTable>>)> {
+    use rayon::prelude::*;
+    let data = &cfg.config.data;
+    let mut study = StudyData::default();
+    let adsl_path = cfg.data_path(&data.adsl);
+    let files: Vec<(&str, Option<PathBuf>)> = [
+        ("adrs", data.adrs.as_ref()),
+        ("adtte", data.adtte.as_ref().filter(|_| !adtte_in_parts)),
+        ("adae", data.adae.as_ref()),
+        ("adtr", data.adtr.as_ref()),
+    ]
+    .into_iter()
+    .map(|(key, f)| (key, f.map(|f| cfg.data_path(f))))
+    .collect();
+    let new_therapy = cfg.new_therapy_columns();
+    let new_therapy_names: Vec<String> = new_therapy.iter().map(|(_, c)| c.clone()).collect();
+    let keep = kept_columns(cfg, &new_therapy);
+    // The tables' errors are collected whole, then the first in config order: rayon's collect into a `Result` returns whichever error
     // a thread met first.
     let needs_trtsdt = data.adrs.is_some() || data.adtte.is_none();
     let mut adsl = AdslReader::new(
@@ -303,49 +418,18 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
         &mut study.warnings,
         adsl_filter.finish(&adsl_path)?,
     );
-    study.subjects = std::mem::take(&mut adsl.subjects);
+    *subjects = std::mem::take(&mut adsl.subjects);
+    let subjects: &'s [Subject] = subjects;
     study.efficacy_flag = adsl.efficacy_column.take();
     study.safety_flag = adsl.has_saffl.then(|| "SAFFL".to_string());
     study.adsl_headers = std::mem::take(&mut adsl.headers);
-    for (key, column) in disposition::named_columns(data)
-        .into_iter()
-        .chain(new_therapy)
-    {
-        if !study.adsl_headers.contains(&column) {
-            return Err(Error::Config {
-                file: cfg.path.clone(),
-                location: format!("key `{key}`: "),
-                message: format!(
-                    "column `{column}` is not in ADSL ({}); its header has: {}",
-                    adsl_path.display(),
-                    study.adsl_headers.join(", ")
-                ),
-            });
-        }
-    }
+    check_named_columns(cfg, &adsl_path, &study.adsl_headers, new_therapy)?;
     study.disposition = disposition::levels(&study.adsl_headers, data);
-    // Without an efficacy flag every subject is in the efficacy population, screen failures
-    // (SAFFL = N) included: say so, as it changes every response rate's denominator.
-    if study.efficacy_flag.is_none() {
-        let untreated = study.subjects.iter().filter(|s| !s.safety).count();
-        if untreated > 0 {
-            study.warnings.push(
-                Diagnostic::warning(
-                    Kind::EfficacyPopulationUnflagged,
-                    format!(
-                        "{}: no EFFFL, FASFL or ITTFL: every subject is in the efficacy population, \
-                         including {untreated} with SAFFL not Y; name the flag to use in \
-                         `data.efficacy_flag`",
-                        adsl_path.display()
-                    ),
-                )
-                .at(file_location(&adsl_path))
-                .hint("name the efficacy population's flag in `data.efficacy_flag`"),
-            );
-        }
-    }
+    study
+        .warnings
+        .extend(unflagged_efficacy(&study, subjects, &adsl_path));
     // The other tables find subjects through `known`, which holds the subjects' own ids.
-    let known = adsl.check(&adsl_path, &study.subjects)?;
+    let known = adsl.check(&adsl_path, subjects)?;
     study.inputs.push(adsl_input);
     let mut read: Vec<Option<CsvTable>> = Vec::with_capacity(files.len());
     for table in tables {
@@ -354,7 +438,20 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
             table
         }));
     }
-    let mut tables = read;
+    Ok((study, known, read))
+}
+
+pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
+    let analysis = cfg.analysis_for_study();
+    let data = &cfg.config.data;
+    let adtte_path = data.adtte.as_ref().map(|f| cfg.data_path(f));
+    // A large ADTTE is read in parts once ADSL is typed; a small one whole, with the others.
+    let adtte_in_parts = adtte_path
+        .as_deref()
+        .is_some_and(|path| parts_length(path, PART_BYTES).is_some());
+    check_openable(cfg)?;
+    let mut subjects = Vec::new();
+    let (mut study, known, mut tables) = adsl_and_tables(cfg, adtte_in_parts, &mut subjects)?;
     let mut take = |i: usize| tables.get_mut(i).and_then(Option::take);
     let (adrs, adtte, adae, adtr) = (take(0), take(1), take(2), take(3));
 
@@ -369,54 +466,8 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
         Some(list) => list.iter().map(String::as_str).collect(),
         None => crate::config::DEFAULT_ADRS_PARAMCDS.to_vec(),
     };
-    let criteria: Vec<_> = cfg
-        .config
-        .cohorts
-        .iter()
-        .map(|c| cfg.analysis_for(c).criteria)
-        .collect();
-    let vocabulary =
-        crate::criteria::Vocabulary::new(criteria.iter().map(|c| &**c)).map_err(|message| {
-            Error::Config {
-                file: cfg.path.clone(),
-                location: "key `analysis.response_criteria`: ".to_string(),
-                message,
-            }
-        })?;
-    // Competing events, by PARAMCD, from every cohort's endpoints.
-    let mut competing: Vec<CompetingRule> = Vec::new();
-    for a in std::iter::once(cfg.config.analysis.resolve(&Default::default()))
-        .chain(cfg.config.cohorts.iter().map(|c| cfg.analysis_for(c)))
-    {
-        for (endpoint, rule) in &a.tte_competing {
-            let Some(paramcd) = a.tte_params.get(endpoint) else {
-                continue;
-            };
-            let rule = CompetingRule {
-                paramcd: paramcd.clone(),
-                column: rule.column.clone(),
-                values: rule
-                    .values
-                    .iter()
-                    .map(|v| v.trim().to_uppercase())
-                    .collect(),
-            };
-            match competing.iter().find(|r| r.paramcd == rule.paramcd) {
-                Some(known) if *known != rule => {
-                    return Err(Error::Config {
-                        file: cfg.path.clone(),
-                        location: format!("key `tte_params.{endpoint}.competing`: "),
-                        message: format!(
-                            "PARAMCD `{paramcd}` is given two sets of competing events; \
-                             expected one per PARAMCD in every cohort"
-                        ),
-                    })
-                }
-                Some(_) => {}
-                None => competing.push(rule),
-            }
-        }
-    }
+    let vocabulary = vocabulary_of(cfg)?;
+    let competing = competing_rules(cfg)?;
     let ((assessments, tte), (adverse_events, lesions)) =
         crate::profile::timing::stage("  typed others", || {
             rayon::join(
@@ -473,7 +524,7 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
         study.warnings.extend(drop_pre_treatment_responses(
             table.path(),
             &study.vocabulary,
-            &study.subjects,
+            known.subjects(),
             &mut study.assessments,
         ));
         study.inputs.push(table.input_file());
@@ -503,6 +554,7 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
         study.has_adtr = true;
         study.inputs.push(table.input_file());
     }
+    study.subjects = subjects;
     if !study.has_adtte {
         if let Some(warning) = last_seen_alive(&mut study) {
             study.warnings.push(warning);

@@ -56,6 +56,16 @@ impl<'a> Ids<'a> {
     }
 }
 
+impl<'a> KnownSubjects<'a> {
+    /// The subjects the ids are read from (none when they are a list of ids).
+    pub(super) fn subjects(&self) -> &'a [Subject] {
+        match self.ids {
+            Ids::Subjects(subjects) => subjects,
+            Ids::Listed(_) => &[],
+        }
+    }
+}
+
 impl<'a> FromIterator<&'a str> for KnownSubjects<'a> {
     /// The ids in order; an id given twice is found at its last position.
     fn from_iter<I: IntoIterator<Item = &'a str>>(iter: I) -> Self {

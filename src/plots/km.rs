@@ -347,318 +347,450 @@ pub fn km_plot(series: &[KmSeries], opts: &KmPlotOptions) -> Result<String, Plot
         return Err(PlotError::NoData);
     }
     validate(series, opts)?;
-
-    let data_max = series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.time))
-        .fold(0.0_f64, f64::max);
-    let data_max = if data_max > 0.0 { data_max } else { 1.0 };
-    let max_n = series
-        .iter()
-        .flat_map(|s| std::iter::once(s.n).chain(s.points.iter().map(|p| p.n_risk)))
-        .max()
-        .unwrap_or(0);
-
-    let canvas_width = if opts.wide {
-        WIDE_CANVAS_WIDTH
-    } else {
-        CANVAS_WIDTH
-    };
-    // Left margin: room for the y-axis title and tick labels, and for the risk-table labels.
-    let y_ticks = ticks(0.0, 1.0, 0.2);
-    let y_title = wrap_text(&opts.y_label, LABEL_PX, PLOT_H - 10)?;
-    let y_title_w = y_title_width(&y_title);
-    let y_tick_w = text_width("0.0", TICK_PX)?.max(text_width("1.0", TICK_PX)?);
-    let axis_block = PAD + y_title_w + 6 + y_tick_w + 4 + TICK_LEN;
-    // Risk-table labels are shown whole up to half the canvas width, cut with an ellipsis
-    // beyond.
-    let mut risk_labels = Vec::with_capacity(series.len());
-    for s in series {
-        risk_labels.push(truncate_to_width(
-            &s.label,
-            TICK_PX,
-            canvas_width * RISK_LABEL_MAX_PCT / 100,
-        )?);
-    }
-    let mut risk_label_w = 0;
-    for l in &risk_labels {
-        risk_label_w = risk_label_w.max(text_width(l, TICK_PX)?);
-    }
-    if opts.kmunicate {
-        for (name, _) in KMUNICATE_ROWS {
-            risk_label_w = risk_label_w.max(text_width(name, TICK_PX)? + KMUNICATE_INDENT);
-        }
-    }
-    // The first risk-table number is centred on the y axis, so labels end half a number
-    // further left.
-    let n_w = text_width(&max_n.to_string(), TICK_PX)?;
-    let risk_label_end_gap = n_w / 2 + 10;
-    let left = axis_block.max(PAD + risk_label_w + risk_label_end_gap);
-    // Labels narrow the plot only as far as they would cut to the label budget; what they
-    // take beyond that widens the canvas.
-    let mut budget_label_w = 0;
-    for s in series {
-        let cut = truncate_to_width(
-            &s.label,
-            TICK_PX,
-            canvas_width * RISK_LABEL_BUDGET_PCT / 100,
-        )?;
-        budget_label_w = budget_label_w.max(text_width(&cut, TICK_PX)?);
-    }
-    let budget_left = axis_block.max(PAD + budget_label_w + risk_label_end_gap);
-    let w = canvas_width + (left - budget_left).max(0);
-
-    // Right margin: half the widest label centred on the last tick. Two passes, because the
-    // labels depend on the step and the step on the room.
-    let choose = |plot_w| {
-        TimeAxis::choose(
-            data_max,
-            opts.x_max,
-            opts.tick_step,
-            &opts.time_unit,
-            plot_w,
-            n_w,
-        )
-    };
-    let given = table_times(series);
-    let choose = |plot_w| match &given {
-        Some(times) => Ok(TimeAxis::given(times, opts.x_max.unwrap_or(data_max))),
-        None => choose(plot_w),
-    };
-    let mut right_margin = PAD + 20;
-    let mut axis = choose(w - right_margin - left)?;
-    let needed = PAD + axis.label_width(n_w)? / 2 + 2;
-    if needed > right_margin {
-        right_margin = needed;
-        axis = choose(w - right_margin - left)?;
-    }
-    let right = w - right_margin;
-
-    // Vertical layout.
-    let mut y = PAD;
-    let title_lines = wrap_text(&opts.title, TITLE_PX, w - 2 * PAD)?;
-    let title_top = y;
-    if !title_lines.is_empty() {
-        y += line_height(TITLE_PX) * i32::try_from(title_lines.len()).unwrap_or(1) + 6;
-    }
-    // The legend lines up with the y axis when every entry fits on one line there; otherwise
-    // it takes the full width, and an entry still too long puts its median on a second line.
-    let any_censored = series.iter().any(|s| {
-        s.points
-            .iter()
-            .any(|p| p.n_censor > 0 && p.time <= axis.max)
-    });
-    let mut widest = 0;
-    for s in series {
-        widest = widest.max(text_width(&one_line(s), LABEL_PX)? + LEGEND_KEY_ROOM);
-    }
-    let legend_left = if widest <= w - PAD - left { left } else { PAD };
-    let above_w = w - PAD - legend_left;
-    let above = Legend::stacked(
-        legend_items(series, &opts.note, any_censored, above_w)?,
-        above_w,
-    )?;
-    // Below the plot: tick labels, the axis title, the number-at-risk heading and rows.
-    let row_h = line_height(TICK_PX) + 4;
-    let rows_per_series = if opts.kmunicate {
-        1 + KMUNICATE_ROWS.len()
-    } else {
-        1
-    };
-    let n_rows = i32::try_from(series.len() * rows_per_series).unwrap_or(0);
-    let below = TICK_LEN
-        + 4
-        + line_height(TICK_PX)
-        + 2
-        + line_height(LABEL_PX)
-        + 10
-        + line_height(LABEL_PX)
-        + 2
-        + row_h * n_rows
-        + PAD;
-    // The curves keep at least 60% of the figure's height: the plot grows to 1.5 times the
-    // rest (rounded up) where it must, and a legend taller than two thirds of the plot
-    // (several arms and their comparisons) goes beside it, in a column of its own, rather
-    // than make the figure a tall strip.
-    // KMunicate's extra rows are a table of their own: the curves need not grow with them.
-    let below_grown = below - row_h * (n_rows - i32::try_from(series.len()).unwrap_or(0));
-    let beside = opts.wide || 3 * (y + above.height() + 10) > 2 * PLOT_H;
-    let (legend, legend_origin, plot_top, plot_h, canvas_w) = if beside {
-        let side = Legend::stacked(
-            legend_items(series, &opts.note, any_censored, SIDE_LEGEND_W)?,
-            SIDE_LEGEND_W,
-        )?;
-        let plot_h = PLOT_H
-            .max(side.height())
-            .max(((y + below_grown) * 3 + 1) / 2);
-        (side, (w, y), y, plot_h, w + SIDE_LEGEND_W + PAD)
-    } else {
-        let plot_top = y + above.height() + 10;
-        let plot_h = PLOT_H.max(((plot_top + below_grown) * 3 + 1) / 2);
-        (above, (legend_left, y), plot_top, plot_h, w)
-    };
-    let plot_bottom = plot_top + plot_h;
-    let tick_label_top = plot_bottom + TICK_LEN + 4;
-    let x_title_top = tick_label_top + line_height(TICK_PX) + 2;
-    let risk_heading_top = x_title_top + line_height(LABEL_PX) + 10;
-    let rows_top = risk_heading_top + line_height(LABEL_PX) + 2;
-    let height = rows_top + row_h * n_rows + PAD;
-
-    let xs = Scale::new(0.0, axis.max, left, right);
-    let ys = Scale::new(0.0, 1.0, plot_bottom, plot_top);
-    let to_px = |(t, s): (f64, f64)| (xs.at(t), ys.at(s));
+    let at = KmLayout::of(series, opts)?;
+    let xs = Scale::new(0.0, at.axis.max, at.left, at.right);
+    let ys = Scale::new(0.0, 1.0, at.plot_bottom, at.plot_top);
 
     let mut svg = String::new();
     {
-        let c = Canvas::new(&mut svg, canvas_w, height)?;
-
-        draw_title(&c, &title_lines, w / 2, title_top)?;
-        legend.draw(&c, legend_origin)?;
-
-        let sorted: Vec<Vec<&KmPoint>> = series.iter().map(sorted_points).collect();
-
-        if opts.show_ci {
-            for (i, pts) in sorted.iter().enumerate() {
-                for poly in band_polygons(pts, axis.max) {
-                    let poly: Vec<_> = poly.into_iter().map(to_px).collect();
-                    c.polygon(&poly, series_colour(i), 0.18)?;
-                }
-            }
-        }
-
-        // Medians: a dashed line across at 0.5 to the furthest median, then down to the axis.
-        let medians: Vec<(usize, f64)> = series
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| s.median.map(|m| (i, m)))
-            .filter(|(_, m)| *m >= 0.0 && *m <= axis.max)
-            .collect();
-        if let Some(furthest) = medians.iter().map(|(_, m)| *m).reduce(f64::max) {
-            c.dashed(to_px((0.0, 0.5)), to_px((furthest, 0.5)), GREY, 1, 6, 4)?;
-            for (i, m) in &medians {
-                c.dashed(
-                    to_px((*m, 0.5)),
-                    (xs.at(*m), plot_bottom),
-                    series_colour(*i),
-                    2,
-                    6,
-                    4,
-                )?;
-            }
-        }
-
-        for (i, pts) in sorted.iter().enumerate() {
-            let path: Vec<_> = step_path(pts, axis.max, if opts.incidence { 0.0 } else { 1.0 })
-                .into_iter()
-                .map(to_px)
-                .collect();
-            c.polyline(&path, series_colour(i), 2)?;
-            // Marks at least CENSOR_GAP pixels apart along the curve: closer ones overlap into
-            // a solid band (thousands of censorings), which shows no single censoring.
-            let mut last: Option<(i32, i32)> = None;
-            for p in pts.iter().filter(|p| p.n_censor > 0 && p.time <= axis.max) {
-                let at = to_px((p.time, p.surv));
-                let apart = last.is_none_or(|(x, y)| {
-                    (at.0 - x).abs() >= CENSOR_GAP || (at.1 - y).abs() >= CENSOR_GAP
-                });
-                if apart {
-                    c.marker(Marker::Plus, at, 5, series_colour(i))?;
-                    last = Some(at);
-                }
-            }
-        }
+        let c = Canvas::new(&mut svg, at.canvas_w, at.height)?;
+        draw_title(&c, &at.title_lines, at.w / 2, at.title_top)?;
+        at.legend.draw(&c, at.legend_origin)?;
+        draw_curves(&c, series, opts, &at, (&xs, &ys))?;
 
         // Axes.
-        draw_axes(&c, (left, right), (plot_top, plot_bottom))?;
-        draw_y_ticks(&c, &ys, &y_ticks, 1, left)?;
-        let y_title_x = left - TICK_LEN - 4 - y_tick_w - 6 - y_title_w;
-        draw_y_title(&c, &y_title, y_title_x, (plot_top + plot_bottom) / 2)?;
+        draw_axes(&c, (at.left, at.right), (at.plot_top, at.plot_bottom))?;
+        draw_y_ticks(&c, &ys, &at.y_ticks, 1, at.left)?;
+        let y_title_x = at.left - TICK_LEN - 4 - at.y_tick_w - 6 - at.y_title_w;
+        draw_y_title(
+            &c,
+            &at.y_title,
+            y_title_x,
+            (at.plot_top + at.plot_bottom) / 2,
+        )?;
         draw_x_ticks(
             &c,
             &xs,
-            &axis.ticks,
-            axis.decimals,
-            plot_bottom,
-            tick_label_top,
+            &at.axis.ticks,
+            at.axis.decimals,
+            at.plot_bottom,
+            at.tick_label_top,
         )?;
         draw_x_title(
             &c,
             &time_axis_title(&opts.time_unit),
-            (left, right),
-            x_title_top,
+            (at.left, at.right),
+            at.x_title_top,
         )?;
-
-        // Number at risk, one row per series, each number centred under its tick; KMunicate:
-        // the series' name, then its rows at risk, censored and events.
-        c.text(
-            if opts.kmunicate {
-                "Number of patients"
-            } else {
-                "Number at risk"
-            },
-            (PAD, risk_heading_top),
-            LABEL_PX,
-            DARK_GREY,
-            Anchor::Start,
-            VAnchor::Top,
-        )?;
-        let label_end = left - risk_label_end_gap;
-        // One row: its name ending before the first number, then a number under each tick.
-        let draw_row = |y: i32, name: &str, colour, value: &dyn Fn(f64) -> usize| {
-            c.text(
-                name,
-                (label_end, y),
-                TICK_PX,
-                colour,
-                Anchor::End,
-                VAnchor::Center,
-            )?;
-            for t in &axis.ticks {
-                c.text(
-                    &value(*t).to_string(),
-                    (xs.at(*t), y),
-                    TICK_PX,
-                    colour,
-                    Anchor::Middle,
-                    VAnchor::Center,
-                )?;
-            }
-            Ok::<_, PlotError>(())
-        };
-        let mut row = 0;
-        for (i, s) in series.iter().enumerate() {
-            let mut cy = || {
-                let y = rows_top + row_h * row + row_h / 2;
-                row += 1;
-                y
-            };
-            let label = risk_labels.get(i).map_or("", String::as_str);
-            if opts.kmunicate {
-                c.text(
-                    label,
-                    (PAD, cy()),
-                    TICK_PX,
-                    series_colour(i),
-                    Anchor::Start,
-                    VAnchor::Center,
-                )?;
-                for (name, pick) in KMUNICATE_ROWS {
-                    draw_row(cy(), name, series_colour(i), &|t| {
-                        table_row(s, t).map_or(0, |r| pick(&r))
-                    })?;
-                }
-            } else {
-                draw_row(cy(), label, series_colour(i), &|t| {
-                    table_row(s, t).map_or_else(|| number_at_risk(s, t), |r| r.at_risk)
-                })?;
-            }
-        }
+        draw_risk_table(&c, series, opts, &at, &xs)?;
         c.finish()?;
     }
     // plotters gives a translucent fill as the element's `opacity`, which makes a renderer
     // (resvg for the PNG) draw the band in a layer of its own and blend it back, a tenth of
     // the rasterising; for a fill without stroke `fill-opacity` looks the same.
     Ok(svg.replace("<polygon opacity=", "<polygon fill-opacity="))
+}
+
+/// Where each part of a Kaplan–Meier figure goes, in pixels.
+struct KmLayout {
+    /// The time axis: its end, ticks and their decimals.
+    axis: TimeAxis,
+    /// Each series' name in the risk table, cut to fit.
+    risk_labels: Vec<String>,
+    /// From the end of a risk-table name to the y axis.
+    risk_label_end_gap: i32,
+    y_ticks: Vec<f64>,
+    y_title: Vec<String>,
+    y_title_w: i32,
+    y_tick_w: i32,
+    /// The plot's left and right edges.
+    left: i32,
+    right: i32,
+    /// The figure's width without a legend beside the plot, and with it.
+    w: i32,
+    canvas_w: i32,
+    title_lines: Vec<String>,
+    title_top: i32,
+    legend: Legend,
+    legend_origin: (i32, i32),
+    plot_top: i32,
+    plot_bottom: i32,
+    tick_label_top: i32,
+    x_title_top: i32,
+    risk_heading_top: i32,
+    rows_top: i32,
+    row_h: i32,
+    height: i32,
+}
+
+/// A Kaplan–Meier figure's layout across: the margins, the time axis and the risk table's
+/// names.
+struct Across {
+    axis: TimeAxis,
+    risk_labels: Vec<String>,
+    risk_label_end_gap: i32,
+    y_ticks: Vec<f64>,
+    y_title: Vec<String>,
+    y_title_w: i32,
+    y_tick_w: i32,
+    left: i32,
+    right: i32,
+    w: i32,
+}
+
+impl Across {
+    fn of(series: &[KmSeries], opts: &KmPlotOptions) -> Result<Across, PlotError> {
+        let data_max = series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.time))
+            .fold(0.0_f64, f64::max);
+        let data_max = if data_max > 0.0 { data_max } else { 1.0 };
+        let max_n = series
+            .iter()
+            .flat_map(|s| std::iter::once(s.n).chain(s.points.iter().map(|p| p.n_risk)))
+            .max()
+            .unwrap_or(0);
+
+        let canvas_width = if opts.wide {
+            WIDE_CANVAS_WIDTH
+        } else {
+            CANVAS_WIDTH
+        };
+        // Left margin: room for the y-axis title and tick labels, and for the risk-table
+        // labels.
+        let y_ticks = ticks(0.0, 1.0, 0.2);
+        let y_title = wrap_text(&opts.y_label, LABEL_PX, PLOT_H - 10)?;
+        let y_title_w = y_title_width(&y_title);
+        let y_tick_w = text_width("0.0", TICK_PX)?.max(text_width("1.0", TICK_PX)?);
+        let axis_block = PAD + y_title_w + 6 + y_tick_w + 4 + TICK_LEN;
+        // Risk-table labels are shown whole up to half the canvas width, cut with an ellipsis
+        // beyond.
+        let mut risk_labels = Vec::with_capacity(series.len());
+        for s in series {
+            risk_labels.push(truncate_to_width(
+                &s.label,
+                TICK_PX,
+                canvas_width * RISK_LABEL_MAX_PCT / 100,
+            )?);
+        }
+        let mut risk_label_w = 0;
+        for l in &risk_labels {
+            risk_label_w = risk_label_w.max(text_width(l, TICK_PX)?);
+        }
+        if opts.kmunicate {
+            for (name, _) in KMUNICATE_ROWS {
+                risk_label_w = risk_label_w.max(text_width(name, TICK_PX)? + KMUNICATE_INDENT);
+            }
+        }
+        // The first risk-table number is centred on the y axis, so labels end half a number
+        // further left.
+        let n_w = text_width(&max_n.to_string(), TICK_PX)?;
+        let risk_label_end_gap = n_w / 2 + 10;
+        let left = axis_block.max(PAD + risk_label_w + risk_label_end_gap);
+        // Labels narrow the plot only as far as they would cut to the label budget; what they
+        // take beyond that widens the canvas.
+        let mut budget_label_w = 0;
+        for s in series {
+            let cut = truncate_to_width(
+                &s.label,
+                TICK_PX,
+                canvas_width * RISK_LABEL_BUDGET_PCT / 100,
+            )?;
+            budget_label_w = budget_label_w.max(text_width(&cut, TICK_PX)?);
+        }
+        let budget_left = axis_block.max(PAD + budget_label_w + risk_label_end_gap);
+        let w = canvas_width + (left - budget_left).max(0);
+
+        // Right margin: half the widest label centred on the last tick. Two passes, because
+        // the labels depend on the step and the step on the room.
+        let choose = |plot_w| {
+            TimeAxis::choose(
+                data_max,
+                opts.x_max,
+                opts.tick_step,
+                &opts.time_unit,
+                plot_w,
+                n_w,
+            )
+        };
+        let given = table_times(series);
+        let choose = |plot_w| match &given {
+            Some(times) => Ok(TimeAxis::given(times, opts.x_max.unwrap_or(data_max))),
+            None => choose(plot_w),
+        };
+        let mut right_margin = PAD + 20;
+        let mut axis = choose(w - right_margin - left)?;
+        let needed = PAD + axis.label_width(n_w)? / 2 + 2;
+        if needed > right_margin {
+            right_margin = needed;
+            axis = choose(w - right_margin - left)?;
+        }
+        let right = w - right_margin;
+
+        Ok(Across {
+            axis,
+            risk_labels,
+            risk_label_end_gap,
+            y_ticks,
+            y_title,
+            y_title_w,
+            y_tick_w,
+            left,
+            right,
+            w,
+        })
+    }
+}
+
+impl KmLayout {
+    fn of(series: &[KmSeries], opts: &KmPlotOptions) -> Result<KmLayout, PlotError> {
+        let Across {
+            axis,
+            risk_labels,
+            risk_label_end_gap,
+            y_ticks,
+            y_title,
+            y_title_w,
+            y_tick_w,
+            left,
+            right,
+            w,
+        } = Across::of(series, opts)?;
+        // Vertical layout.
+        let mut y = PAD;
+        let title_lines = wrap_text(&opts.title, TITLE_PX, w - 2 * PAD)?;
+        let title_top = y;
+        if !title_lines.is_empty() {
+            y += line_height(TITLE_PX) * i32::try_from(title_lines.len()).unwrap_or(1) + 6;
+        }
+        // The legend lines up with the y axis when every entry fits on one line there;
+        // otherwise it takes the full width, and an entry still too long puts its median on a
+        // second line.
+        let any_censored = series.iter().any(|s| {
+            s.points
+                .iter()
+                .any(|p| p.n_censor > 0 && p.time <= axis.max)
+        });
+        let mut widest = 0;
+        for s in series {
+            widest = widest.max(text_width(&one_line(s), LABEL_PX)? + LEGEND_KEY_ROOM);
+        }
+        let legend_left = if widest <= w - PAD - left { left } else { PAD };
+        let above_w = w - PAD - legend_left;
+        let above = Legend::stacked(
+            legend_items(series, &opts.note, any_censored, above_w)?,
+            above_w,
+        )?;
+        // Below the plot: tick labels, the axis title, the number-at-risk heading and rows.
+        let row_h = line_height(TICK_PX) + 4;
+        let rows_per_series = if opts.kmunicate {
+            1 + KMUNICATE_ROWS.len()
+        } else {
+            1
+        };
+        let n_rows = i32::try_from(series.len() * rows_per_series).unwrap_or(0);
+        let below = TICK_LEN
+            + 4
+            + line_height(TICK_PX)
+            + 2
+            + line_height(LABEL_PX)
+            + 10
+            + line_height(LABEL_PX)
+            + 2
+            + row_h * n_rows
+            + PAD;
+        // The curves keep at least 60% of the figure's height: the plot grows to 1.5 times
+        // the rest (rounded up) where it must, and a legend taller than two thirds of the plot
+        // (several arms and their comparisons) goes beside it, in a column of its own, rather
+        // than make the figure a tall strip.
+        // KMunicate's extra rows are a table of their own: the curves need not grow with them.
+        let below_grown = below - row_h * (n_rows - i32::try_from(series.len()).unwrap_or(0));
+        let beside = opts.wide || 3 * (y + above.height() + 10) > 2 * PLOT_H;
+        let (legend, legend_origin, plot_top, plot_h, canvas_w) = if beside {
+            let side = Legend::stacked(
+                legend_items(series, &opts.note, any_censored, SIDE_LEGEND_W)?,
+                SIDE_LEGEND_W,
+            )?;
+            let plot_h = PLOT_H
+                .max(side.height())
+                .max(((y + below_grown) * 3 + 1) / 2);
+            (side, (w, y), y, plot_h, w + SIDE_LEGEND_W + PAD)
+        } else {
+            let plot_top = y + above.height() + 10;
+            let plot_h = PLOT_H.max(((plot_top + below_grown) * 3 + 1) / 2);
+            (above, (legend_left, y), plot_top, plot_h, w)
+        };
+        let plot_bottom = plot_top + plot_h;
+        let tick_label_top = plot_bottom + TICK_LEN + 4;
+        let x_title_top = tick_label_top + line_height(TICK_PX) + 2;
+        let risk_heading_top = x_title_top + line_height(LABEL_PX) + 10;
+        let rows_top = risk_heading_top + line_height(LABEL_PX) + 2;
+        let height = rows_top + row_h * n_rows + PAD;
+        Ok(KmLayout {
+            axis,
+            risk_labels,
+            risk_label_end_gap,
+            y_ticks,
+            y_title,
+            y_title_w,
+            y_tick_w,
+            left,
+            right,
+            w,
+            canvas_w,
+            title_lines,
+            title_top,
+            legend,
+            legend_origin,
+            plot_top,
+            plot_bottom,
+            tick_label_top,
+            x_title_top,
+            risk_heading_top,
+            rows_top,
+            row_h,
+            height,
+        })
+    }
+}
+
+/// The bands, the medians' dashed lines, the curves and their censoring marks.
+fn draw_curves(
+    c: &Canvas<'_>,
+    series: &[KmSeries],
+    opts: &KmPlotOptions,
+    at: &KmLayout,
+    (xs, ys): (&Scale, &Scale),
+) -> Result<(), PlotError> {
+    let max = at.axis.max;
+    let to_px = |(t, s): (f64, f64)| (xs.at(t), ys.at(s));
+    let sorted: Vec<Vec<&KmPoint>> = series.iter().map(sorted_points).collect();
+    if opts.show_ci {
+        for (i, pts) in sorted.iter().enumerate() {
+            for poly in band_polygons(pts, max) {
+                let poly: Vec<_> = poly.into_iter().map(to_px).collect();
+                c.polygon(&poly, series_colour(i), 0.18)?;
+            }
+        }
+    }
+
+    // Medians: a dashed line across at 0.5 to the furthest median, then down to the axis.
+    let medians: Vec<(usize, f64)> = series
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| s.median.map(|m| (i, m)))
+        .filter(|(_, m)| *m >= 0.0 && *m <= max)
+        .collect();
+    if let Some(furthest) = medians.iter().map(|(_, m)| *m).reduce(f64::max) {
+        c.dashed(to_px((0.0, 0.5)), to_px((furthest, 0.5)), GREY, 1, 6, 4)?;
+        for (i, m) in &medians {
+            c.dashed(
+                to_px((*m, 0.5)),
+                (xs.at(*m), at.plot_bottom),
+                series_colour(*i),
+                2,
+                6,
+                4,
+            )?;
+        }
+    }
+
+    for (i, pts) in sorted.iter().enumerate() {
+        let path: Vec<_> = step_path(pts, max, if opts.incidence { 0.0 } else { 1.0 })
+            .into_iter()
+            .map(to_px)
+            .collect();
+        c.polyline(&path, series_colour(i), 2)?;
+        // Marks at least CENSOR_GAP pixels apart along the curve: closer ones overlap into
+        // a solid band (thousands of censorings), which shows no single censoring.
+        let mut last: Option<(i32, i32)> = None;
+        for p in pts.iter().filter(|p| p.n_censor > 0 && p.time <= max) {
+            let px = to_px((p.time, p.surv));
+            let apart = last.is_none_or(|(x, y)| {
+                (px.0 - x).abs() >= CENSOR_GAP || (px.1 - y).abs() >= CENSOR_GAP
+            });
+            if apart {
+                c.marker(Marker::Plus, px, 5, series_colour(i))?;
+                last = Some(px);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Number at risk, one row per series, each number centred under its tick; KMunicate: the
+/// series' name, then its rows at risk, censored and events.
+fn draw_risk_table(
+    c: &Canvas<'_>,
+    series: &[KmSeries],
+    opts: &KmPlotOptions,
+    at: &KmLayout,
+    xs: &Scale,
+) -> Result<(), PlotError> {
+    c.text(
+        if opts.kmunicate {
+            "Number of patients"
+        } else {
+            "Number at risk"
+        },
+        (PAD, at.risk_heading_top),
+        LABEL_PX,
+        DARK_GREY,
+        Anchor::Start,
+        VAnchor::Top,
+    )?;
+    let label_end = at.left - at.risk_label_end_gap;
+    // One row: its name ending before the first number, then a number under each tick.
+    let draw_row = |y: i32, name: &str, colour, value: &dyn Fn(f64) -> usize| {
+        c.text(
+            name,
+            (label_end, y),
+            TICK_PX,
+            colour,
+            Anchor::End,
+            VAnchor::Center,
+        )?;
+        for t in &at.axis.ticks {
+            c.text(
+                &value(*t).to_string(),
+                (xs.at(*t), y),
+                TICK_PX,
+                colour,
+                Anchor::Middle,
+                VAnchor::Center,
+            )?;
+        }
+        Ok::<_, PlotError>(())
+    };
+    let mut row = 0;
+    for (i, s) in series.iter().enumerate() {
+        let mut cy = || {
+            let y = at.rows_top + at.row_h * row + at.row_h / 2;
+            row += 1;
+            y
+        };
+        let label = at.risk_labels.get(i).map_or("", String::as_str);
+        if opts.kmunicate {
+            c.text(
+                label,
+                (PAD, cy()),
+                TICK_PX,
+                series_colour(i),
+                Anchor::Start,
+                VAnchor::Center,
+            )?;
+            for (name, pick) in KMUNICATE_ROWS {
+                draw_row(cy(), name, series_colour(i), &|t| {
+                    table_row(s, t).map_or(0, |r| pick(&r))
+                })?;
+            }
+        } else {
+            draw_row(cy(), label, series_colour(i), &|t| {
+                table_row(s, t).map_or_else(|| number_at_risk(s, t), |r| r.at_risk)
+            })?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
