@@ -408,304 +408,481 @@ pub fn forest_of(
     }
     validate(rows)?;
     let lines = lines_of(rows);
-    let ci = ci_percent.trim().trim_end_matches('%').trim_end();
-    let ci_label = if ci.is_empty() {
-        "CI".to_string()
-    } else {
-        format!("{ci}% CI")
-    };
-
-    // The columns' texts and widths: counts and estimates first, then the subgroup labels
-    // shortened to what is left of the canvas (within bounds).
-    let arm_heading = count_heading(arm)?;
-    let ref_heading = count_heading(reference)?;
-    let hr_heading = truncate_to_width(
-        &format!("{} ({ci_label})", ratio.abbreviation()),
-        TABLE_PX,
-        HR_HEADER_MAX_W,
-    )?;
-    let mut arm_w = widest(&arm_heading, TABLE_PX)?;
-    let mut ref_w = widest(&ref_heading, TABLE_PX)?;
-    let mut hr_w = text_width(&hr_heading, TABLE_PX)?;
-    let mut texts = Vec::with_capacity(rows.len());
-    for row in rows {
-        let a = format!("{}/{}", row.events, row.n);
-        let r = format!("{}/{}", row.events_reference, row.n_reference);
-        let h = hr_text(row.hr);
-        arm_w = arm_w.max(text_width(&a, TABLE_PX)?);
-        ref_w = ref_w.max(text_width(&r, TABLE_PX)?);
-        hr_w = hr_w.max(text_width(&h, TABLE_PX)?);
-        texts.push((a, r, h));
-    }
-    for line in &lines {
-        if let Line::Heading(_, Some(note)) = line {
-            hr_w = hr_w.max(text_width(note, TABLE_PX)?);
-        }
-    }
-    let beside_labels = PAD + COL_GAP + arm_w + COL_GAP + ref_w + 2 * PLOT_GAP + hr_w + PAD;
-    let label_max_w = (WIDTH - MIN_PLOT_W - beside_labels).clamp(LABEL_MIN_W, LABEL_MAX_W);
-    let subgroup_heading = "Subgroup";
-    let mut label_w = text_width(subgroup_heading, TABLE_PX)?;
-    let mut labels = Vec::with_capacity(lines.len());
-    for line in &lines {
-        let (text, indent) = match line {
-            Line::Heading(g, _) => (*g, 0),
-            Line::Row(_, row) if row.group.is_some() => (row.label.as_str(), INDENT),
-            Line::Row(_, row) => (row.label.as_str(), 0),
-        };
-        let wrapped = wrap_at_most(text, TABLE_PX, label_max_w - indent, MAX_LABEL_LINES)?;
-        label_w = label_w.max(indent + widest(&wrapped, TABLE_PX)?);
-        labels.push((wrapped, indent));
-    }
-
-    // Columns left to right.
-    let arm_left = PAD + label_w + COL_GAP;
-    let ref_left = arm_left + arm_w + COL_GAP;
-    let plot_left = ref_left + ref_w + PLOT_GAP;
-    let fixed = plot_left + PLOT_GAP + hr_w + PAD;
-    let w = WIDTH.max(fixed + MIN_PLOT_W);
-    let plot_w = w - fixed;
-    let plot_right = plot_left + plot_w;
-    let hr_left = plot_right + PLOT_GAP;
-
-    let (mut data_lo, mut data_hi) = (1.0_f64, 1.0_f64);
-    for (_, lower, upper) in rows.iter().filter_map(|r| r.hr) {
-        data_lo = data_lo.min(lower);
-        data_hi = data_hi.max(upper);
-    }
-    let axis = LogAxis::choose(data_lo, data_hi, plot_w)?;
-    let xs = axis.scale(plot_left, plot_right);
-    let x_of = |v: f64| xs.at(v.ln());
-    let x_one = x_of(1.0);
-
-    // Below the axis: the axis title, then "Favours …" either side of 1 under arrows pointing
-    // away from it.
-    let x_title = format!("{} ({ci_label})", ratio.words());
-    let centre = (plot_left + plot_right) / 2;
-    let x_title = truncate_to_width(&x_title, TICK_PX, 2 * (centre - PAD).min(w - PAD - centre))?;
-    let favours_arm = wrap_at_most(
-        &format!("Favours {arm}"),
-        SMALL_PX,
-        (x_one - FAVOURS_GAP - PAD).min(FAVOURS_MAX_W),
-        3,
-    )?;
-    let favours_ref = wrap_at_most(
-        &format!("Favours {reference}"),
-        SMALL_PX,
-        (w - PAD - x_one - FAVOURS_GAP).min(FAVOURS_MAX_W),
-        3,
-    )?;
-
-    // Vertical layout.
-    let lh = line_height(TABLE_PX);
-    let mut y = PAD;
-    let title_lines = match title {
-        Some(t) => wrap_text(t, TITLE_PX, w - 2 * PAD)?,
-        None => Vec::new(),
-    };
-    let title_top = y;
-    if !title_lines.is_empty() {
-        y += line_height(TITLE_PX) * count(title_lines.len()) + 8;
-    }
-    let header_top = y;
-    let header_lines = count(arm_heading.len().max(ref_heading.len()));
-    let header_bottom = header_top + lh * header_lines;
-    let rule_y = header_bottom + 4;
-    let rows_top = rule_y + 4;
-    let plot_top = rows_top;
-    // Each line as tall as its label, the marker and numbers on its middle.
-    let mut row_mids = Vec::with_capacity(labels.len());
-    let mut row_y = rows_top;
-    for (label, _) in &labels {
-        let row_h = lh * count(label.len().max(1)) + ROW_PAD;
-        row_mids.push(row_y + row_h / 2);
-        row_y += row_h;
-    }
-    let plot_bottom = row_y + 4;
-    let tick_label_top = plot_bottom + TICK_LEN + 4;
-    let x_title_top = tick_label_top + lh + 2;
-    let favours_top = x_title_top + line_height(TICK_PX) + 4;
-    let favours_lines = count(favours_arm.len().max(favours_ref.len()));
-    let height = favours_top + FAVOURS_ARROW_H + line_height(SMALL_PX) * favours_lines + PAD;
-
-    // Marker sizes: by events in both arms, relative to the row with most (the overall row
-    // drawn as a diamond is left out).
-    let overall = |i: usize, row: &ForestRow| i == 0 && row.group.is_none();
-    let max_events = rows
-        .iter()
-        .enumerate()
-        .filter(|(i, r)| !overall(*i, r))
-        .map(|(_, r)| r.events.saturating_add(r.events_reference))
-        .max()
-        .unwrap_or(0);
-    let half_side = |row: &ForestRow| -> i32 {
-        let e = row.events.saturating_add(row.events_reference);
-        if max_events == 0 {
-            return px((MIN_HALF + MAX_HALF) / 2.0);
-        }
-        // Counts are far below 2^52, so the conversions are exact.
-        let share = (e as f64 / max_events as f64).sqrt();
-        px(MIN_HALF + (MAX_HALF - MIN_HALF) * share)
-    };
+    let cols = Columns::of(ratio, rows, &lines, (arm, reference), ci_percent)?;
+    let at = ForestLayout::of(cols, title)?;
+    let sizes = MarkerSizes::of(rows);
 
     let mut svg = String::new();
     {
-        let c = Canvas::new(&mut svg, w, height)?;
-        draw_title(&c, &title_lines, w / 2, title_top)?;
-
-        // Headings, bottom-aligned over their columns.
-        let heading = |lines: &[String], x: i32, anchor: Anchor| -> Result<(), PlotError> {
-            let skip = header_lines - count(lines.len());
-            for (k, l) in lines.iter().enumerate() {
-                let top = header_top + lh * (skip + count(k));
-                c.text(l, (x, top), TABLE_PX, BLACK, anchor, VAnchor::Top)?;
-            }
-            Ok(())
-        };
-        heading(&[subgroup_heading.to_string()], PAD, Anchor::Start)?;
-        heading(&arm_heading, arm_left + arm_w / 2, Anchor::Middle)?;
-        heading(&ref_heading, ref_left + ref_w / 2, Anchor::Middle)?;
-        heading(std::slice::from_ref(&hr_heading), hr_left, Anchor::Start)?;
-        c.line((PAD, rule_y), (w - PAD, rule_y), GREY, 1)?;
-
+        let c = Canvas::new(&mut svg, at.cols.w, at.height)?;
+        draw_title(&c, &at.title_lines, at.cols.w / 2, at.title_top)?;
+        draw_headings(&c, &at)?;
         // The line of no difference under the estimates.
-        c.line((x_one, plot_top), (x_one, plot_bottom), DARK_GREY, 1)?;
-
-        for ((line, (label, indent)), cy) in lines.iter().zip(&labels).zip(&row_mids) {
-            let cy = *cy;
-            // Headings, and rows outside any group (the overall estimate), are in black.
-            let colour = match line {
-                Line::Row(_, row) if row.group.is_some() => DARK_GREY,
-                _ => BLACK,
-            };
-            let first_mid = cy - lh * (count(label.len()) - 1) / 2;
-            for (k, l) in label.iter().enumerate() {
-                c.text(
-                    l,
-                    (PAD + indent, first_mid + lh * count(k)),
-                    TABLE_PX,
-                    colour,
-                    Anchor::Start,
-                    VAnchor::Center,
-                )?;
-            }
-            let (i, row) = match line {
-                Line::Row(i, row) => (*i, *row),
-                Line::Heading(_, note) => {
-                    if let Some(note) = note {
-                        c.text(
-                            note,
-                            (hr_left, cy),
-                            TABLE_PX,
-                            colour,
-                            Anchor::Start,
-                            VAnchor::Center,
-                        )?;
-                    }
-                    continue;
-                }
-            };
-            let is_overall = overall(i, row);
-            if let Some((a, r, h)) = texts.get(i) {
-                for (s, x) in [(a, arm_left + arm_w / 2), (r, ref_left + ref_w / 2)] {
-                    c.text(
-                        s,
-                        (x, cy),
-                        TABLE_PX,
-                        DARK_GREY,
-                        Anchor::Middle,
-                        VAnchor::Center,
-                    )?;
-                }
-                c.text(
-                    h,
-                    (hr_left, cy),
-                    TABLE_PX,
-                    colour,
-                    Anchor::Start,
-                    VAnchor::Center,
-                )?;
-            }
-            let Some((est, lower, upper)) = row.hr else {
-                continue;
-            };
-            let marker_colour = if is_overall { BLACK } else { OI_BLUE };
-            let on_axis = (axis.lo..=axis.hi).contains(&est);
-            // The overall diamond spans its interval: no line under its tips.
-            let line = !(is_overall && on_axis);
-            draw_interval(&c, &axis, &xs, (lower, upper), cy, marker_colour, line)?;
-            if !on_axis {
-                continue;
-            }
-            let xe = x_of(est);
-            if is_overall {
-                let xl = x_of(lower.max(axis.lo)).min(xe - DIAMOND_MIN_HALF_W);
-                let xu = x_of(upper.min(axis.hi)).max(xe + DIAMOND_MIN_HALF_W);
-                c.polygon(
-                    &[
-                        (xl, cy),
-                        (xe, cy - DIAMOND_HALF_H),
-                        (xu, cy),
-                        (xe, cy + DIAMOND_HALF_H),
-                    ],
-                    BLACK,
-                    1.0,
-                )?;
-            } else {
-                let r = half_side(row);
-                c.fill_rect((xe - r, cy - r), (xe + r, cy + r), OI_BLUE)?;
-            }
-        }
-
-        // The axis, its ticks and title.
         c.line(
-            (plot_left, plot_bottom),
-            (plot_right, plot_bottom),
+            (at.cols.x_one, at.plot_top),
+            (at.cols.x_one, at.plot_bottom),
             DARK_GREY,
             1,
         )?;
-        for t in &axis.ticks {
-            let x = x_of(*t);
-            c.line((x, plot_bottom), (x, plot_bottom + TICK_LEN), DARK_GREY, 1)?;
-            c.text(
-                &tick_label(*t),
-                (x, tick_label_top),
-                TABLE_PX,
-                DARK_GREY,
-                Anchor::Middle,
-                VAnchor::Top,
-            )?;
+        for ((line, label), cy) in lines.iter().zip(&at.cols.labels).zip(&at.row_mids) {
+            draw_line(&c, &at, &sizes, line, label, *cy)?;
         }
-        c.text(
-            &x_title,
-            (centre, x_title_top),
-            TICK_PX,
-            DARK_GREY,
-            Anchor::Middle,
-            VAnchor::Top,
-        )?;
-
-        // "Favours …" either side of 1, under arrows pointing away from it.
-        let small_lh = line_height(SMALL_PX);
-        let arrow_y = favours_top + FAVOURS_ARROW_H / 2;
-        let text_top = favours_top + FAVOURS_ARROW_H;
-        for (labels, dir) in [(&favours_arm, -1), (&favours_ref, 1)] {
-            let anchor = if dir < 0 { Anchor::End } else { Anchor::Start };
-            for (k, l) in labels.iter().enumerate() {
-                let cy = text_top + small_lh * count(k) + small_lh / 2;
-                let at = (x_one + dir * FAVOURS_GAP, cy);
-                c.text(l, at, SMALL_PX, DARK_GREY, anchor, VAnchor::Center)?;
-            }
-            if !labels.is_empty() {
-                let start = x_one + dir * FAVOURS_GAP;
-                let tip = start + dir * FAVOURS_ARROW_LEN;
-                c.line((start, arrow_y), (tip - dir * ARROW, arrow_y), DARK_GREY, 1)?;
-                arrowhead(&c, (tip, arrow_y), dir, DARK_GREY)?;
-            }
-        }
+        draw_axis(&c, &at)?;
+        draw_favours(&c, &at)?;
         c.finish()?;
     }
     Ok(svg)
 }
+
+/// A forest plot's columns across: their texts and widths, where each starts, and the ratio
+/// axis between them.
+struct Columns {
+    /// Each row's "events/n" of the arm and of the reference, and its estimate with interval.
+    texts: Vec<(String, String, String)>,
+    /// Each line's label, wrapped, and its indent.
+    labels: Vec<(Vec<String>, i32)>,
+    arm_heading: Vec<String>,
+    ref_heading: Vec<String>,
+    hr_heading: String,
+    arm_w: i32,
+    ref_w: i32,
+    arm_left: i32,
+    ref_left: i32,
+    plot_left: i32,
+    plot_right: i32,
+    hr_left: i32,
+    w: i32,
+    axis: LogAxis,
+    xs: Scale,
+    x_one: i32,
+    x_title: String,
+    centre: i32,
+    favours_arm: Vec<String>,
+    favours_ref: Vec<String>,
+}
+
+const SUBGROUP_HEADING: &str = "Subgroup";
+
+impl Columns {
+    fn of(
+        ratio: Ratio,
+        rows: &[ForestRow],
+        lines: &[Line<'_>],
+        (arm, reference): (&str, &str),
+        ci_percent: &str,
+    ) -> Result<Columns, PlotError> {
+        let ci = ci_percent.trim().trim_end_matches('%').trim_end();
+        let ci_label = if ci.is_empty() {
+            "CI".to_string()
+        } else {
+            format!("{ci}% CI")
+        };
+        // The columns' texts and widths: counts and estimates first, then the subgroup labels
+        // shortened to what is left of the canvas (within bounds).
+        let arm_heading = count_heading(arm)?;
+        let ref_heading = count_heading(reference)?;
+        let hr_heading = truncate_to_width(
+            &format!("{} ({ci_label})", ratio.abbreviation()),
+            TABLE_PX,
+            HR_HEADER_MAX_W,
+        )?;
+        let mut arm_w = widest(&arm_heading, TABLE_PX)?;
+        let mut ref_w = widest(&ref_heading, TABLE_PX)?;
+        let mut hr_w = text_width(&hr_heading, TABLE_PX)?;
+        let mut texts = Vec::with_capacity(rows.len());
+        for row in rows {
+            let a = format!("{}/{}", row.events, row.n);
+            let r = format!("{}/{}", row.events_reference, row.n_reference);
+            let h = hr_text(row.hr);
+            arm_w = arm_w.max(text_width(&a, TABLE_PX)?);
+            ref_w = ref_w.max(text_width(&r, TABLE_PX)?);
+            hr_w = hr_w.max(text_width(&h, TABLE_PX)?);
+            texts.push((a, r, h));
+        }
+        for line in lines {
+            if let Line::Heading(_, Some(note)) = line {
+                hr_w = hr_w.max(text_width(note, TABLE_PX)?);
+            }
+        }
+        let beside_labels = PAD + COL_GAP + arm_w + COL_GAP + ref_w + 2 * PLOT_GAP + hr_w + PAD;
+        let label_max_w = (WIDTH - MIN_PLOT_W - beside_labels).clamp(LABEL_MIN_W, LABEL_MAX_W);
+        let mut label_w = text_width(SUBGROUP_HEADING, TABLE_PX)?;
+        let mut labels = Vec::with_capacity(lines.len());
+        for line in lines {
+            let (text, indent) = match line {
+                Line::Heading(g, _) => (*g, 0),
+                Line::Row(_, row) if row.group.is_some() => (row.label.as_str(), INDENT),
+                Line::Row(_, row) => (row.label.as_str(), 0),
+            };
+            let wrapped = wrap_at_most(text, TABLE_PX, label_max_w - indent, MAX_LABEL_LINES)?;
+            label_w = label_w.max(indent + widest(&wrapped, TABLE_PX)?);
+            labels.push((wrapped, indent));
+        }
+
+        // Columns left to right.
+        let arm_left = PAD + label_w + COL_GAP;
+        let ref_left = arm_left + arm_w + COL_GAP;
+        let plot_left = ref_left + ref_w + PLOT_GAP;
+        let fixed = plot_left + PLOT_GAP + hr_w + PAD;
+        let w = WIDTH.max(fixed + MIN_PLOT_W);
+        let plot_w = w - fixed;
+        let plot_right = plot_left + plot_w;
+        let hr_left = plot_right + PLOT_GAP;
+
+        let (mut data_lo, mut data_hi) = (1.0_f64, 1.0_f64);
+        for (_, lower, upper) in rows.iter().filter_map(|r| r.hr) {
+            data_lo = data_lo.min(lower);
+            data_hi = data_hi.max(upper);
+        }
+        let axis = LogAxis::choose(data_lo, data_hi, plot_w)?;
+        let xs = axis.scale(plot_left, plot_right);
+        let x_one = xs.at(1.0_f64.ln());
+
+        // Below the axis: the axis title, then "Favours …" either side of 1 under arrows
+        // pointing away from it.
+        let x_title = format!("{} ({ci_label})", ratio.words());
+        let centre = (plot_left + plot_right) / 2;
+        let x_title =
+            truncate_to_width(&x_title, TICK_PX, 2 * (centre - PAD).min(w - PAD - centre))?;
+        let favours_arm = wrap_at_most(
+            &format!("Favours {arm}"),
+            SMALL_PX,
+            (x_one - FAVOURS_GAP - PAD).min(FAVOURS_MAX_W),
+            3,
+        )?;
+        let favours_ref = wrap_at_most(
+            &format!("Favours {reference}"),
+            SMALL_PX,
+            (w - PAD - x_one - FAVOURS_GAP).min(FAVOURS_MAX_W),
+            3,
+        )?;
+        Ok(Columns {
+            texts,
+            labels,
+            arm_heading,
+            ref_heading,
+            hr_heading,
+            arm_w,
+            ref_w,
+            arm_left,
+            ref_left,
+            plot_left,
+            plot_right,
+            hr_left,
+            w,
+            axis,
+            xs,
+            x_one,
+            x_title,
+            centre,
+            favours_arm,
+            favours_ref,
+        })
+    }
+
+    /// The x of a ratio on the log axis.
+    fn x_of(&self, v: f64) -> i32 {
+        self.xs.at(v.ln())
+    }
+}
+
+/// A forest plot's layout: its columns, then the title, headings, rows, axis and "Favours …"
+/// from top to bottom.
+struct ForestLayout {
+    cols: Columns,
+    /// One table line's height.
+    lh: i32,
+    title_lines: Vec<String>,
+    title_top: i32,
+    header_top: i32,
+    header_lines: i32,
+    rule_y: i32,
+    plot_top: i32,
+    /// The middle of each line.
+    row_mids: Vec<i32>,
+    plot_bottom: i32,
+    tick_label_top: i32,
+    x_title_top: i32,
+    favours_top: i32,
+    height: i32,
+}
+
+impl ForestLayout {
+    fn of(cols: Columns, title: Option<&str>) -> Result<ForestLayout, PlotError> {
+        let lh = line_height(TABLE_PX);
+        let mut y = PAD;
+        let title_lines = match title {
+            Some(t) => wrap_text(t, TITLE_PX, cols.w - 2 * PAD)?,
+            None => Vec::new(),
+        };
+        let title_top = y;
+        if !title_lines.is_empty() {
+            y += line_height(TITLE_PX) * count(title_lines.len()) + 8;
+        }
+        let header_top = y;
+        let header_lines = count(cols.arm_heading.len().max(cols.ref_heading.len()));
+        let header_bottom = header_top + lh * header_lines;
+        let rule_y = header_bottom + 4;
+        let rows_top = rule_y + 4;
+        let plot_top = rows_top;
+        // Each line as tall as its label, the marker and numbers on its middle.
+        let mut row_mids = Vec::with_capacity(cols.labels.len());
+        let mut row_y = rows_top;
+        for (label, _) in &cols.labels {
+            let row_h = lh * count(label.len().max(1)) + ROW_PAD;
+            row_mids.push(row_y + row_h / 2);
+            row_y += row_h;
+        }
+        let plot_bottom = row_y + 4;
+        let tick_label_top = plot_bottom + TICK_LEN + 4;
+        let x_title_top = tick_label_top + lh + 2;
+        let favours_top = x_title_top + line_height(TICK_PX) + 4;
+        let favours_lines = count(cols.favours_arm.len().max(cols.favours_ref.len()));
+        let height = favours_top + FAVOURS_ARROW_H + line_height(SMALL_PX) * favours_lines + PAD;
+        Ok(ForestLayout {
+            cols,
+            lh,
+            title_lines,
+            title_top,
+            header_top,
+            header_lines,
+            rule_y,
+            plot_top,
+            row_mids,
+            plot_bottom,
+            tick_label_top,
+            x_title_top,
+            favours_top,
+            height,
+        })
+    }
+}
+
+/// Marker sizes: by events in both arms, relative to the row with most (the overall row, drawn
+/// as a diamond, is left out).
+struct MarkerSizes {
+    max_events: usize,
+}
+
+impl MarkerSizes {
+    fn of(rows: &[ForestRow]) -> MarkerSizes {
+        let max_events = rows
+            .iter()
+            .enumerate()
+            .filter(|(i, r)| !is_overall(*i, r))
+            .map(|(_, r)| r.events.saturating_add(r.events_reference))
+            .max()
+            .unwrap_or(0);
+        MarkerSizes { max_events }
+    }
+
+    /// Half the side of a row's square.
+    fn half_side(&self, row: &ForestRow) -> i32 {
+        let e = row.events.saturating_add(row.events_reference);
+        if self.max_events == 0 {
+            return px((MIN_HALF + MAX_HALF) / 2.0);
+        }
+        // Counts are far below 2^52, so the conversions are exact.
+        let share = (e as f64 / self.max_events as f64).sqrt();
+        px(MIN_HALF + (MAX_HALF - MIN_HALF) * share)
+    }
+}
+
+/// Whether the row at `i` is the overall estimate (first, outside any group).
+fn is_overall(i: usize, row: &ForestRow) -> bool {
+    i == 0 && row.group.is_none()
+}
+
+/// The column headings, bottom-aligned over their columns, and the rule under them.
+fn draw_headings(c: &Canvas<'_>, at: &ForestLayout) -> Result<(), PlotError> {
+    let cols = &at.cols;
+    let heading = |lines: &[String], x: i32, anchor: Anchor| -> Result<(), PlotError> {
+        let skip = at.header_lines - count(lines.len());
+        for (k, l) in lines.iter().enumerate() {
+            let top = at.header_top + at.lh * (skip + count(k));
+            c.text(l, (x, top), TABLE_PX, BLACK, anchor, VAnchor::Top)?;
+        }
+        Ok(())
+    };
+    heading(&[SUBGROUP_HEADING.to_string()], PAD, Anchor::Start)?;
+    heading(
+        &cols.arm_heading,
+        cols.arm_left + cols.arm_w / 2,
+        Anchor::Middle,
+    )?;
+    heading(
+        &cols.ref_heading,
+        cols.ref_left + cols.ref_w / 2,
+        Anchor::Middle,
+    )?;
+    heading(
+        std::slice::from_ref(&cols.hr_heading),
+        cols.hr_left,
+        Anchor::Start,
+    )?;
+    c.line((PAD, at.rule_y), (cols.w - PAD, at.rule_y), GREY, 1)?;
+    Ok(())
+}
+
+/// One line of the table at `cy`: its label, then for a heading its note, for a row its counts,
+/// estimate, interval and marker.
+fn draw_line(
+    c: &Canvas<'_>,
+    at: &ForestLayout,
+    sizes: &MarkerSizes,
+    line: &Line<'_>,
+    (label, indent): &(Vec<String>, i32),
+    cy: i32,
+) -> Result<(), PlotError> {
+    let cols = &at.cols;
+    let lh = at.lh;
+    // Headings, and rows outside any group (the overall estimate), are in black.
+    let colour = match line {
+        Line::Row(_, row) if row.group.is_some() => DARK_GREY,
+        _ => BLACK,
+    };
+    let first_mid = cy - lh * (count(label.len()) - 1) / 2;
+    for (k, l) in label.iter().enumerate() {
+        c.text(
+            l,
+            (PAD + indent, first_mid + lh * count(k)),
+            TABLE_PX,
+            colour,
+            Anchor::Start,
+            VAnchor::Center,
+        )?;
+    }
+    let (i, row) = match line {
+        Line::Row(i, row) => (*i, *row),
+        Line::Heading(_, note) => {
+            if let Some(note) = note {
+                c.text(
+                    note,
+                    (cols.hr_left, cy),
+                    TABLE_PX,
+                    colour,
+                    Anchor::Start,
+                    VAnchor::Center,
+                )?;
+            }
+            return Ok(());
+        }
+    };
+    let overall = is_overall(i, row);
+    if let Some((a, r, h)) = cols.texts.get(i) {
+        for (s, x) in [
+            (a, cols.arm_left + cols.arm_w / 2),
+            (r, cols.ref_left + cols.ref_w / 2),
+        ] {
+            c.text(
+                s,
+                (x, cy),
+                TABLE_PX,
+                DARK_GREY,
+                Anchor::Middle,
+                VAnchor::Center,
+            )?;
+        }
+        c.text(
+            h,
+            (cols.hr_left, cy),
+            TABLE_PX,
+            colour,
+            Anchor::Start,
+            VAnchor::Center,
+        )?;
+    }
+    let Some((est, lower, upper)) = row.hr else {
+        return Ok(());
+    };
+    let axis = &cols.axis;
+    let marker_colour = if overall { BLACK } else { OI_BLUE };
+    let on_axis = (axis.lo..=axis.hi).contains(&est);
+    // The overall diamond spans its interval: no line under its tips.
+    let under = !(overall && on_axis);
+    draw_interval(c, axis, &cols.xs, (lower, upper), cy, marker_colour, under)?;
+    if !on_axis {
+        return Ok(());
+    }
+    let xe = cols.x_of(est);
+    if overall {
+        let xl = cols.x_of(lower.max(axis.lo)).min(xe - DIAMOND_MIN_HALF_W);
+        let xu = cols.x_of(upper.min(axis.hi)).max(xe + DIAMOND_MIN_HALF_W);
+        c.polygon(
+            &[
+                (xl, cy),
+                (xe, cy - DIAMOND_HALF_H),
+                (xu, cy),
+                (xe, cy + DIAMOND_HALF_H),
+            ],
+            BLACK,
+            1.0,
+        )?;
+    } else {
+        let r = sizes.half_side(row);
+        c.fill_rect((xe - r, cy - r), (xe + r, cy + r), OI_BLUE)?;
+    }
+    Ok(())
+}
+
+/// The ratio axis, its ticks and title.
+fn draw_axis(c: &Canvas<'_>, at: &ForestLayout) -> Result<(), PlotError> {
+    let cols = &at.cols;
+    c.line(
+        (cols.plot_left, at.plot_bottom),
+        (cols.plot_right, at.plot_bottom),
+        DARK_GREY,
+        1,
+    )?;
+    for t in &cols.axis.ticks {
+        let x = cols.x_of(*t);
+        c.line(
+            (x, at.plot_bottom),
+            (x, at.plot_bottom + TICK_LEN),
+            DARK_GREY,
+            1,
+        )?;
+        c.text(
+            &tick_label(*t),
+            (x, at.tick_label_top),
+            TABLE_PX,
+            DARK_GREY,
+            Anchor::Middle,
+            VAnchor::Top,
+        )?;
+    }
+    c.text(
+        &cols.x_title,
+        (cols.centre, at.x_title_top),
+        TICK_PX,
+        DARK_GREY,
+        Anchor::Middle,
+        VAnchor::Top,
+    )
+}
+
+/// "Favours …" either side of 1, under arrows pointing away from it.
+fn draw_favours(c: &Canvas<'_>, at: &ForestLayout) -> Result<(), PlotError> {
+    let x_one = at.cols.x_one;
+    let small_lh = line_height(SMALL_PX);
+    let arrow_y = at.favours_top + FAVOURS_ARROW_H / 2;
+    let text_top = at.favours_top + FAVOURS_ARROW_H;
+    for (labels, dir) in [(&at.cols.favours_arm, -1), (&at.cols.favours_ref, 1)] {
+        let anchor = if dir < 0 { Anchor::End } else { Anchor::Start };
+        for (k, l) in labels.iter().enumerate() {
+            let cy = text_top + small_lh * count(k) + small_lh / 2;
+            let at = (x_one + dir * FAVOURS_GAP, cy);
+            c.text(l, at, SMALL_PX, DARK_GREY, anchor, VAnchor::Center)?;
+        }
+        if !labels.is_empty() {
+            let start = x_one + dir * FAVOURS_GAP;
+            let tip = start + dir * FAVOURS_ARROW_LEN;
+            c.line((start, arrow_y), (tip - dir * ARROW, arrow_y), DARK_GREY, 1)?;
+            arrowhead(c, (tip, arrow_y), dir, DARK_GREY)?;
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests;
