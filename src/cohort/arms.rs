@@ -56,39 +56,12 @@ pub fn analyse_arms<'a>(
             .get(i)
             .and_then(|&global| subjects.get(global as usize))
     };
-    // Each member's arm and stratum, looked up once per shared list of ADSL columns (a
-    // handful in a study of millions).
-    // Each member's arm as a number into `arm_names` (2 bytes a member, not a reference).
-    let mut arm_by_list: FxHashMap<usize, u16> = FxHashMap::default();
-    let mut arm_names: Vec<Option<&str>> = vec![None];
-    let mut stratum_by_list: FxHashMap<usize, Option<u32>> = FxHashMap::default();
-    let mut stratum_numbers: BTreeMap<String, u32> = BTreeMap::new();
-    let mut arm_values: Vec<u16> = Vec::with_capacity(pooled.members.len());
-    let mut strata_of: Vec<Option<u32>> = Vec::with_capacity(pooled.members.len());
-    for i in 0..pooled.members.len() {
-        let Some(s) = member(i) else {
-            arm_values.push(0);
-            strata_of.push(None);
-            continue;
-        };
-        let list = s.columns.list_id();
-        let number = *arm_by_list.entry(list).or_insert_with(|| {
-            let value = s.columns.get(column);
-            match arm_names.iter().position(|n| *n == value) {
-                Some(k) => k as u16,
-                None => {
-                    arm_names.push(value);
-                    (arm_names.len() - 1) as u16
-                }
-            }
-        });
-        arm_values.push(number);
-        strata_of.push(*stratum_by_list.entry(list).or_insert_with(|| {
-            let key = stratum_key(s, &cohort.strata_columns())?;
-            let next = stratum_numbers.len() as u32;
-            Some(*stratum_numbers.entry(key).or_insert(next))
-        }));
-    }
+    let MemberArms {
+        arm_names,
+        arm_values,
+        strata_of,
+        stratum_numbers,
+    } = MemberArms::of(pooled.members.len(), member, column, cohort);
     if arm_names.len() > usize::from(u16::MAX) {
         return Err(refused(
             "arms.column",
@@ -111,6 +84,173 @@ pub fn analyse_arms<'a>(
             format!("ADSL has no column `{column}` with a value for the cohort's subjects"),
         ));
     }
+    let reference = config.reference.as_text();
+    let order = checked_order(config, cohort, &present, &refused, &|name: &str| {
+        (0..pooled.members.len()).any(|i| member(i).is_some_and(|s| s.columns.get(name).is_some()))
+    })?;
+    let without = (0..pooled.members.len())
+        .filter(|&i| arm_of(i).is_none())
+        .count();
+    let mut warnings = arm_warnings(present.len(), column, &reference, without);
+
+    // Each arm analysed as a cohort of its own, the arms side by side.
+    let analysed: Vec<(String, CohortAnalysis<'a>)> = {
+        use rayon::prelude::*;
+        order
+            .par_iter()
+            .map(|arm| {
+                let positions: Vec<u32> = (0..pooled.members.len())
+                    .filter(|&i| arm_of(i) == Some(arm.as_str()))
+                    .filter_map(|i| pooled.members.get(i).copied())
+                    .collect();
+                let analysis = crate::profile::timing::stage("    arm", || {
+                    analyse_members(study, at, cohort, Members::Owned(positions))
+                })?;
+                Ok((arm.clone(), analysis))
+            })
+            .collect::<Result<_>>()?
+    };
+    let mut arms = Vec::with_capacity(order.len());
+    let mut km = Vec::with_capacity(order.len());
+    let mut competing = Vec::with_capacity(order.len());
+    for (arm, analysis) in analysed {
+        competing.push((arm.clone(), analysis.competing));
+        let (label, short) = config
+            .labels
+            .get(&arm)
+            .map_or((arm.as_str(), arm.as_str()), |l| l.names());
+        let (label, short) = (label.to_string(), short.to_string());
+        km.push((arm.clone(), analysis.km));
+        arms.push(ArmResults {
+            arm,
+            arm_label: label,
+            arm_short: short,
+            results: analysis.results,
+        });
+    }
+
+    let stratum_names = stratum_names(&stratum_numbers, cohort);
+    let mut comparisons = Vec::new();
+    let ae_index = compare::safety::ae_index(&at.data.adverse_events);
+    let rule = crate::endpoints::disposition::DurationRule::of(at.data, at.cutoff);
+    let duration = |s: &Subject| rule.days(s);
+    let number_of = |name: &str| {
+        arm_names
+            .iter()
+            .position(|n| *n == Some(name))
+            .map(|k| k as u16)
+    };
+    for arm in order.iter().filter(|a| **a != reference) {
+        let members: Vec<Member> = crate::profile::timing::stage("    two arms", || {
+            match (number_of(arm), number_of(&reference)) {
+                (Some(compared), Some(base)) => {
+                    two_arm_members(&arm_values, &strata_of, (compared, base), &member)
+                }
+                _ => Vec::new(),
+            }
+        });
+        let two = compare::TwoArms::new(members, &pooled.members, subjects);
+        let names = compare::PairNames {
+            arm,
+            reference: &reference,
+            strata: &stratum_names,
+        };
+        let mut comparison =
+            compare::compare_pair(&two, &names, pooled, cohort, settings, &mut warnings)?;
+        if !at.data.adverse_events.is_empty() {
+            comparison.safety = crate::profile::timing::stage("    ae comparison", || {
+                compare::safety::compare_ae(
+                    &two,
+                    &ae_index,
+                    &duration,
+                    at.data.adae_columns,
+                    cohort,
+                    settings,
+                    &mut warnings,
+                )
+            })?;
+        }
+        comparisons.push(comparison);
+    }
+    Ok(ArmsOutcome {
+        arms,
+        comparisons,
+        warnings,
+        km,
+        competing,
+    })
+}
+
+/// Each member's arm and stratum, looked up once per shared list of ADSL columns (a handful in
+/// a study of millions).
+struct MemberArms<'s> {
+    /// The arms' names, `None` (no value) first.
+    arm_names: Vec<Option<&'s str>>,
+    /// Each member's arm as a number into `arm_names` (2 bytes a member, not a reference).
+    arm_values: Vec<u16>,
+    /// Each member's stratum number, `None` when a strata column has no value.
+    strata_of: Vec<Option<u32>>,
+    /// The strata's numbers by their values (joined by U+001F).
+    stratum_numbers: BTreeMap<String, u32>,
+}
+
+impl<'s> MemberArms<'s> {
+    fn of(
+        count: usize,
+        member: impl Fn(usize) -> Option<&'s Subject>,
+        column: &str,
+        cohort: &CohortConfig,
+    ) -> MemberArms<'s> {
+        let mut arm_by_list: FxHashMap<usize, u16> = FxHashMap::default();
+        let mut arm_names: Vec<Option<&str>> = vec![None];
+        let mut stratum_by_list: FxHashMap<usize, Option<u32>> = FxHashMap::default();
+        let mut stratum_numbers: BTreeMap<String, u32> = BTreeMap::new();
+        let mut arm_values: Vec<u16> = Vec::with_capacity(count);
+        let mut strata_of: Vec<Option<u32>> = Vec::with_capacity(count);
+        for i in 0..count {
+            let Some(s) = member(i) else {
+                arm_values.push(0);
+                strata_of.push(None);
+                continue;
+            };
+            let list = s.columns.list_id();
+            let number = *arm_by_list.entry(list).or_insert_with(|| {
+                let value = s.columns.get(column);
+                match arm_names.iter().position(|n| *n == value) {
+                    Some(k) => k as u16,
+                    None => {
+                        arm_names.push(value);
+                        (arm_names.len() - 1) as u16
+                    }
+                }
+            });
+            arm_values.push(number);
+            strata_of.push(*stratum_by_list.entry(list).or_insert_with(|| {
+                let key = stratum_key(s, &cohort.strata_columns())?;
+                let next = stratum_numbers.len() as u32;
+                Some(*stratum_numbers.entry(key).or_insert(next))
+            }));
+        }
+        MemberArms {
+            arm_names,
+            arm_values,
+            strata_of,
+            stratum_numbers,
+        }
+    }
+}
+
+/// The arms in the order the documents give them (`arms.order`, else the reference last),
+/// with what the config names checked against the arms present: the reference, the order, the
+/// labels, and the strata and subgroup columns (`has_column`).
+fn checked_order(
+    config: &ArmsConfig,
+    cohort: &CohortConfig,
+    present: &BTreeSet<&str>,
+    refused: &dyn Fn(&str, String) -> Error,
+    has_column: &dyn Fn(&str) -> bool,
+) -> Result<Vec<String>> {
+    let column = config.column.as_str();
     let listing = || crate::study::fits::listing(present.iter().copied());
     let reference = config.reference.as_text();
     if !present.contains(reference.as_str()) {
@@ -160,9 +300,7 @@ pub fn analyse_arms<'a>(
     }
     for (key, columns) in [("strata", &cohort.strata), ("subgroups", &cohort.subgroups)] {
         for name in columns {
-            if !(0..pooled.members.len())
-                .any(|i| member(i).is_some_and(|s| s.columns.get(name).is_some()))
-            {
+            if !has_column(name) {
                 return Err(refused(
                     key,
                     format!("ADSL has no column `{name}` with a value for the cohort's subjects"),
@@ -170,8 +308,13 @@ pub fn analyse_arms<'a>(
             }
         }
     }
+    Ok(order)
+}
+
+/// Warnings about the arms: all subjects in one arm, subjects in none.
+fn arm_warnings(arms: usize, column: &str, reference: &str, without: usize) -> Vec<Diagnostic> {
     let mut warnings = Vec::new();
-    if present.len() == 1 {
+    if arms == 1 {
         warnings.push(Diagnostic::warning(
             Kind::Arms,
             format!(
@@ -180,55 +323,19 @@ pub fn analyse_arms<'a>(
             ),
         ));
     }
-    let without = (0..pooled.members.len())
-        .filter(|&i| arm_of(i).is_none())
-        .count();
     if without > 0 {
         warnings.push(Diagnostic::warning(Kind::Arms, format!(
             "{without} subject(s) without a value of {column} are in no arm (they are in the cohort's own numbers)"
         )));
     }
+    warnings
+}
 
-    // Each arm analysed as a cohort of its own, the arms side by side.
-    let analysed: Vec<(String, CohortAnalysis<'a>)> = {
-        use rayon::prelude::*;
-        order
-            .par_iter()
-            .map(|arm| {
-                let positions: Vec<u32> = (0..pooled.members.len())
-                    .filter(|&i| arm_of(i) == Some(arm.as_str()))
-                    .filter_map(|i| pooled.members.get(i).copied())
-                    .collect();
-                let analysis = crate::profile::timing::stage("    arm", || {
-                    analyse_members(study, at, cohort, Members::Owned(positions))
-                })?;
-                Ok((arm.clone(), analysis))
-            })
-            .collect::<Result<_>>()?
-    };
-    let mut arms = Vec::with_capacity(order.len());
-    let mut km = Vec::with_capacity(order.len());
-    let mut competing = Vec::with_capacity(order.len());
-    for (arm, analysis) in analysed {
-        competing.push((arm.clone(), analysis.competing));
-        let (label, short) = config
-            .labels
-            .get(&arm)
-            .map_or((arm.as_str(), arm.as_str()), |l| l.names());
-        let (label, short) = (label.to_string(), short.to_string());
-        km.push((arm.clone(), analysis.km));
-        arms.push(ArmResults {
-            arm,
-            arm_label: label,
-            arm_short: short,
-            results: analysis.results,
-        });
-    }
-
-    // Each stratum by name at its number, for warnings: `STRAT = A`, `ECOG = 1, REGION = Asia`.
-    let mut stratum_names = vec![String::new(); stratum_numbers.len()];
-    for (key, &number) in &stratum_numbers {
-        if let Some(name) = stratum_names.get_mut(number as usize) {
+/// Each stratum by name at its number, for warnings: `STRAT = A`, `ECOG = 1, REGION = Asia`.
+fn stratum_names(stratum_numbers: &BTreeMap<String, u32>, cohort: &CohortConfig) -> Vec<String> {
+    let mut names = vec![String::new(); stratum_numbers.len()];
+    for (key, &number) in stratum_numbers {
+        if let Some(name) = names.get_mut(number as usize) {
             *name = key
                 .split('\u{1f}')
                 .zip(&cohort.strata)
@@ -237,69 +344,33 @@ pub fn analyse_arms<'a>(
                 .join(", ");
         }
     }
-    let mut comparisons = Vec::new();
-    let ae_index = compare::safety::ae_index(&at.data.adverse_events);
-    let rule = crate::endpoints::disposition::DurationRule::of(at.data, at.cutoff);
-    let duration = |s: &Subject| rule.days(s);
-    let number_of = |name: &str| {
-        arm_names
-            .iter()
-            .position(|n| *n == Some(name))
-            .map(|k| k as u16)
-    };
-    for arm in order.iter().filter(|a| **a != reference) {
-        let members: Vec<Member> = crate::profile::timing::stage("    two arms", || {
-            let (Some(compared), Some(base)) = (number_of(arm), number_of(&reference)) else {
-                return Vec::new();
-            };
-            // Counted first: the list is made at its size, never grown (millions of members).
-            let size = arm_values
-                .iter()
-                .filter(|&&k| k == compared || k == base)
-                .count();
-            let mut two = Vec::with_capacity(size);
-            // Members are positions of a table of at most 1 GiB: fewer than 2^32.
-            for ((i, index), &k) in (0..pooled.members.len()).zip(0u32..).zip(&arm_values) {
-                if k != compared && k != base {
-                    continue;
-                }
-                if member(i).is_some() {
-                    let stratum = strata_of.get(i).copied().flatten();
-                    two.push(Member::new(index, k == compared, stratum));
-                }
-            }
-            two
-        });
-        let two = compare::TwoArms::new(members, &pooled.members, subjects);
-        let names = compare::PairNames {
-            arm,
-            reference: &reference,
-            strata: &stratum_names,
-        };
-        let mut comparison =
-            compare::compare_pair(&two, &names, pooled, cohort, settings, &mut warnings)?;
-        if !at.data.adverse_events.is_empty() {
-            comparison.safety = crate::profile::timing::stage("    ae comparison", || {
-                compare::safety::compare_ae(
-                    &two,
-                    &ae_index,
-                    &duration,
-                    at.data.adae_columns,
-                    cohort,
-                    settings,
-                    &mut warnings,
-                )
-            })?;
+    names
+}
+
+/// The members of two arms (`compared`, `base`: their numbers), each with its stratum.
+fn two_arm_members<'s>(
+    arm_values: &[u16],
+    strata_of: &[Option<u32>],
+    (compared, base): (u16, u16),
+    member: &dyn Fn(usize) -> Option<&'s Subject>,
+) -> Vec<Member> {
+    // Counted first: the list is made at its size, never grown (millions of members).
+    let size = arm_values
+        .iter()
+        .filter(|&&k| k == compared || k == base)
+        .count();
+    let mut two = Vec::with_capacity(size);
+    // Members are positions of a table of at most 1 GiB: fewer than 2^32.
+    for ((i, index), &k) in (0..arm_values.len()).zip(0u32..).zip(arm_values) {
+        if k != compared && k != base {
+            continue;
         }
-        comparisons.push(comparison);
+        if member(i).is_some() {
+            let stratum = strata_of.get(i).copied().flatten();
+            two.push(Member::new(index, k == compared, stratum));
+        }
     }
-    Ok(ArmsOutcome {
-        arms,
-        comparisons,
-        warnings,
-        km,
-        competing,
-    })
+    two
 }
 
 /// The stratum of a subject: its values of the strata columns, `None` when one is missing.
