@@ -58,6 +58,13 @@ pub fn register_filters(tera: &mut Tera, analysis: &Analysis) {
 }
 
 pub(super) fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
+    register_numbers(tera, &settings);
+    register_words(tera, settings.percent_decimals);
+    register_traced(tera);
+}
+
+/// The filters of rates, counts, times and intervals, each number marked when traced.
+fn register_numbers(tera: &mut Tera, settings: &FilterSettings) {
     let pd = settings.percent_decimals;
     let td = settings.time_decimals;
     let level = fmt_plain(settings.ci_tenths as f64 / 10.0);
@@ -163,6 +170,10 @@ pub(super) fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
             text
         }))
     });
+}
+
+/// The filters of tests, p-values and words around the numbers; `pd`: percent decimals.
+fn register_words(tera: &mut Tera, pd: usize) {
     tera.register_filter("test_name", |v: &Value, _: &HashMap<String, Value>| {
         let test: crate::results::TestUsed = serde_json::from_value(v.clone()).map_err(|e| {
             tera::Error::msg(format!(
@@ -291,6 +302,11 @@ pub(super) fn register_filters_with(tera: &mut Tera, settings: FilterSettings) {
             flag(args, "inline"),
         )))
     });
+}
+
+/// The traced render's filters: an unfiltered number, Tera's `as_str`, and plain text of
+/// Markdown.
+fn register_traced(tera: &mut Tera) {
     // A number printed without a filter (`{{ c.n.enrolled }}`): the traced render's templates
     // end every such expression with `__traced` (sandbox::secure_traced).
     tera.register_filter(TRACED, |v: &Value, _: &HashMap<String, Value>| {
