@@ -408,6 +408,15 @@ const MAX_WINDOW_DAYS: i64 = 36_525;
 
 fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
     let mut errors: Vec<Error> = Vec::new();
+    check_ae_groups(path, key, a, &mut errors);
+    check_settings(path, key, a, &mut errors);
+    check_times(path, key, a, &mut errors);
+    check_endpoints(path, key, a, &mut errors);
+    Error::all(errors)
+}
+
+/// The adverse events of special interest: each with a label and events to find.
+fn check_ae_groups(path: &Path, key: &str, a: &AnalysisConfig, errors: &mut Vec<Error>) {
     for (i, group) in a.ae_special_interest.iter().flatten().enumerate() {
         let at = format!("key `{key}.ae_special_interest[{i}]`: ");
         let label = group.label.trim();
@@ -435,6 +444,10 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
             ));
         }
     }
+}
+
+/// The windows, the confidence level, the decimals and the adverse-event limits.
+fn check_settings(path: &Path, key: &str, a: &AnalysisConfig, errors: &mut Vec<Error>) {
     if let Some([min, max]) = a.iupd_confirmation_days {
         if min < 0 || max < min || max > MAX_WINDOW_DAYS {
             errors.push(config_error(
@@ -515,6 +528,10 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
             format!("{pct}; expected a percentage from 0 to 100"),
         ));
     }
+}
+
+/// The times: landmarks, RMST horizons, the risk table's times.
+fn check_times(path: &Path, key: &str, a: &AnalysisConfig, errors: &mut Vec<Error>) {
     // At most 1,000 years (the longest time readout reads), in this block's unit, or in days
     // (the loosest bound) when the unit is set elsewhere.
     let most = crate::model::MAX_TIME_DAYS / a.time_unit.map_or(1.0, |u| u.days());
@@ -578,6 +595,10 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
             ));
         }
     }
+}
+
+/// The endpoints: their names, PARAMCDs, competing events and labels, and the follow-up's.
+fn check_endpoints(path: &Path, key: &str, a: &AnalysisConfig, errors: &mut Vec<Error>) {
     if let Some(params) = &a.tte_params {
         for name in params.keys() {
             // The name is part of figure file names (`forest-<name>-<k>.png`).
@@ -649,5 +670,4 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
             }
         }
     }
-    Error::all(errors)
 }
