@@ -3,7 +3,7 @@
 
 use crate::documents::prose::sentence_case;
 use crate::format::{fmt_limits, fmt_pct};
-use crate::results::{CohortResults, ProportionDifference};
+use crate::results::{CohortResults, Comparison, ProportionDifference, ResponseComparison};
 
 use super::model::*;
 use super::table::*;
@@ -23,150 +23,13 @@ pub(super) fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
                 text: format!("{} vs {}", c.arm_short(&x.arm), c.arm_short(&x.reference)),
             });
         }
-        let stratified = x.tte.values().any(|t| t.stratified.is_some());
-        let label = |endpoint: &str| {
-            c.tte
-                .get(endpoint)
-                .map_or(endpoint.to_string(), |t| sentence_case(&t.label))
-        };
         if !x.tte.is_empty() {
-            let mut head = vec![
-                "Endpoint".to_string(),
-                format!("HR ({}% CI)", f.level),
-                "Log-rank p".to_string(),
-            ];
-            if stratified {
-                head.push(format!("Stratified HR ({}% CI)", f.level));
-                head.push("Stratified log-rank p".to_string());
-            }
-            let labels: Vec<&str> = head.iter().map(String::as_str).collect();
-            let body = x
-                .tte
-                .iter()
-                .map(|(endpoint, t)| {
-                    let name = if t.among_responders {
-                        format!(
-                            "{} (among responders; not a randomised comparison)",
-                            label(endpoint)
-                        )
-                    } else {
-                        label(endpoint)
-                    };
-                    let mut cells = vec![
-                        Cell::text(name),
-                        Cell::num(ratio(t.cox.hr.as_ref())),
-                        Cell::num(p_only(t.logrank.p)),
-                    ];
-                    if stratified {
-                        let s = t.stratified.as_ref();
-                        cells.push(Cell::num(ratio(s.and_then(|s| s.cox.hr.as_ref()))));
-                        cells.push(Cell::num(
-                            s.map_or("NE".to_string(), |s| p_only(s.logrank.p)),
-                        ));
-                    }
-                    Row::of(cells)
-                })
-                .collect();
-            blocks.push(Block::Table(Table {
-                class: None,
-                head: vec![header(&labels)],
-                body,
-            }));
+            blocks.push(tte_table(c, x, f));
         }
         if let Some(r) = &x.response {
-            // A difference with strata is the stratified one: the header says so.
-            let stratified_difference = [&r.orr, &r.dcr].iter().any(|d| {
-                d.difference
-                    .as_ref()
-                    .is_some_and(|d| d.method == crate::results::DifferenceMethod::MnStratified)
-            });
-            let diff = if stratified_difference {
-                format!("Stratified difference ({}% CI)", f.level)
-            } else {
-                format!("Difference ({}% CI)", f.level)
-            };
-            let or = format!("Odds ratio ({}% CI)", f.level);
-            // The test each rate was compared with (`response_test`) and its p-value.
-            let labels = ["Rate", diff.as_str(), or.as_str(), "Test", "p"];
-            // The DCR only where the criteria report it (not under IMWG or Lugano).
-            let dcr = c.response.as_ref().is_none_or(|r| r.dcr_reported);
-            let body = [("ORR", &r.orr), ("DCR", &r.dcr)]
-                .into_iter()
-                .filter(|(name, _)| dcr || *name != "DCR")
-                .map(|(name, d): (&str, &ProportionDifference)| {
-                    Row::of(vec![
-                        Cell::text(name),
-                        Cell::num(match &d.difference {
-                            Some(diff) => format!(
-                                "{} ({})",
-                                fmt_pct(Some(diff.estimate), f.pd),
-                                fmt_limits(Some(diff.lower), Some(diff.upper), f.pd, true)
-                            ),
-                            None => "NE".to_string(),
-                        }),
-                        Cell::num(ratio(d.odds_ratio.as_ref())),
-                        Cell::text(d.test.map_or("", |t| t.short_name())),
-                        Cell::num(p_only(d.p)),
-                    ])
-                })
-                .collect();
-            blocks.push(Block::Subheading {
-                text: "Response rates".to_string(),
-            });
-            blocks.push(Block::Table(Table {
-                class: Some("wide"),
-                head: vec![header(&labels)],
-                body,
-            }));
+            blocks.extend(response_tables(c, r, f));
         }
-        let mut subgroups: Vec<Row> = Vec::new();
-        for (endpoint, t) in x.tte.iter().filter(|(_, t)| !t.subgroups.is_empty()) {
-            // With competing events the forest's subdistribution HRs (Fine–Gray), untested
-            // for interaction.
-            let competing = t.fine_gray.is_some();
-            let heading = if competing {
-                format!("{}: SHR (Fine–Gray)", label(endpoint))
-            } else {
-                label(endpoint)
-            };
-            subgroups.push(Row::with_class(
-                "group",
-                vec![Cell::text(heading).span(5, 1)],
-            ));
-            for (k, s) in t.subgroups.iter().enumerate() {
-                let group = c.column_label(&s.column);
-                let mut cells = vec![
-                    Cell::level(format!("{group}: {}", s.shown_level())),
-                    Cell::num(format!("{}/{}", s.events, s.n)),
-                    Cell::num(format!("{}/{}", s.events_reference, s.n_reference)),
-                    Cell::num(ratio(match &s.fine_gray {
-                        Some(fg) => fg.hr.as_ref(),
-                        None => s.hr.as_ref(),
-                    })),
-                ];
-                // The column's interaction p, once beside all its levels.
-                let first = k == 0 || t.subgroups[k - 1].column != s.column;
-                if first {
-                    let levels = t.subgroups[k..]
-                        .iter()
-                        .take_while(|l| l.column == s.column)
-                        .count();
-                    let p = t
-                        .interactions
-                        .iter()
-                        .find(|i| i.column == s.column)
-                        .and_then(|i| i.p);
-                    let rows = u32::try_from(levels).unwrap_or(1);
-                    let shown = if competing {
-                        "not tested".to_string()
-                    } else {
-                        p_only(p)
-                    };
-                    cells.push(Cell::num(shown).span(1, rows));
-                }
-                subgroups.push(Row::of(cells));
-            }
-        }
+        let subgroups = subgroup_rows(c, x);
         if let Some(s) = &x.safety {
             let names = (c.arm_short(&x.arm), c.arm_short(&x.reference));
             blocks.extend(ae_table(names, s, f, AE_ROWS));
@@ -186,42 +49,7 @@ pub(super) fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
             }));
         }
     }
-    let mut note = "HR: hazard ratio of the arm to the reference (Cox model); NE: not estimable (an arm without events). Differences are arm minus reference; all p-values two-sided.".to_string();
-    if c.comparisons.iter().any(|x| {
-        x.tte
-            .values()
-            .any(|t| t.fine_gray.is_some() && !t.subgroups.is_empty())
-    }) {
-        note.push_str(" SHR: subdistribution hazard ratio (Fine–Gray model, other events competing; events are events of interest); the interaction of the arm with a subgroup is tested for hazard ratios only.");
-    }
-    if let Some(x) = c.comparisons.iter().find(|x| x.safety.is_some()) {
-        if let Some(s) = &x.safety {
-            note.push_str(&format!(
-                " Adverse events: treatment-emergent, each subject once; risk difference with the {} interval; EAIR: exposure-adjusted incidence rate per 100 patient-years (subjects with the event over the time to their first event, or over the whole treatment for the others), exact Poisson interval.",
-                match s.method.as_str() {
-                    "mn" => "Miettinen–Nurminen",
-                    "wald" => "Wald",
-                    _ => "Newcombe hybrid score",
-                }
-            ));
-        }
-    }
-    // The interaction tests, when a comparison has subgroups: within the strata when the
-    // cohort has strata (docs/OUTPUTS.md).
-    let with_subgroups = c
-        .comparisons
-        .iter()
-        .find(|x| x.tte.values().any(|t| !t.subgroups.is_empty()));
-    if let Some(x) = with_subgroups {
-        let within = if x.tte.values().any(|t| t.stratified.is_some()) {
-            " within the strata"
-        } else {
-            ""
-        };
-        note.push_str(&format!(
-            " Interaction p: likelihood-ratio test of the arm \u{d7} subgroup interaction in the Cox model{within}."
-        ));
-    }
+    let note = comparisons_note(c);
     blocks.push(Block::Note { text: note });
     let heading = match c.comparisons.as_slice() {
         [x] => format!(
@@ -328,4 +156,205 @@ fn ae_table(
             body: rates,
         }),
     ]
+}
+
+/// An endpoint's name in the tables: its label, sentence case.
+fn endpoint_label(c: &CohortResults, endpoint: &str) -> String {
+    c.tte
+        .get(endpoint)
+        .map_or(endpoint.to_string(), |t| sentence_case(&t.label))
+}
+
+/// The hazard ratios and log-rank tests of a comparison, stratified beside when it has strata.
+fn tte_table(c: &CohortResults, x: &Comparison, f: &Formats) -> Block {
+    let stratified = x.tte.values().any(|t| t.stratified.is_some());
+    let label = |endpoint: &str| endpoint_label(c, endpoint);
+    let mut head = vec![
+        "Endpoint".to_string(),
+        format!("HR ({}% CI)", f.level),
+        "Log-rank p".to_string(),
+    ];
+    if stratified {
+        head.push(format!("Stratified HR ({}% CI)", f.level));
+        head.push("Stratified log-rank p".to_string());
+    }
+    let labels: Vec<&str> = head.iter().map(String::as_str).collect();
+    let body = x
+        .tte
+        .iter()
+        .map(|(endpoint, t)| {
+            let name = if t.among_responders {
+                format!(
+                    "{} (among responders; not a randomised comparison)",
+                    label(endpoint)
+                )
+            } else {
+                label(endpoint)
+            };
+            let mut cells = vec![
+                Cell::text(name),
+                Cell::num(ratio(t.cox.hr.as_ref())),
+                Cell::num(p_only(t.logrank.p)),
+            ];
+            if stratified {
+                let s = t.stratified.as_ref();
+                cells.push(Cell::num(ratio(s.and_then(|s| s.cox.hr.as_ref()))));
+                cells.push(Cell::num(
+                    s.map_or("NE".to_string(), |s| p_only(s.logrank.p)),
+                ));
+            }
+            Row::of(cells)
+        })
+        .collect();
+    Block::Table(Table {
+        class: None,
+        head: vec![header(&labels)],
+        body,
+    })
+}
+
+/// The response rates compared: difference, odds ratio, the test and its p-value.
+fn response_tables(c: &CohortResults, r: &ResponseComparison, f: &Formats) -> Vec<Block> {
+    // A difference with strata is the stratified one: the header says so.
+    let stratified_difference = [&r.orr, &r.dcr].iter().any(|d| {
+        d.difference
+            .as_ref()
+            .is_some_and(|d| d.method == crate::results::DifferenceMethod::MnStratified)
+    });
+    let diff = if stratified_difference {
+        format!("Stratified difference ({}% CI)", f.level)
+    } else {
+        format!("Difference ({}% CI)", f.level)
+    };
+    let or = format!("Odds ratio ({}% CI)", f.level);
+    // The test each rate was compared with (`response_test`) and its p-value.
+    let labels = ["Rate", diff.as_str(), or.as_str(), "Test", "p"];
+    // The DCR only where the criteria report it (not under IMWG or Lugano).
+    let dcr = c.response.as_ref().is_none_or(|r| r.dcr_reported);
+    let body = [("ORR", &r.orr), ("DCR", &r.dcr)]
+        .into_iter()
+        .filter(|(name, _)| dcr || *name != "DCR")
+        .map(|(name, d): (&str, &ProportionDifference)| {
+            Row::of(vec![
+                Cell::text(name),
+                Cell::num(match &d.difference {
+                    Some(diff) => format!(
+                        "{} ({})",
+                        fmt_pct(Some(diff.estimate), f.pd),
+                        fmt_limits(Some(diff.lower), Some(diff.upper), f.pd, true)
+                    ),
+                    None => "NE".to_string(),
+                }),
+                Cell::num(ratio(d.odds_ratio.as_ref())),
+                Cell::text(d.test.map_or("", |t| t.short_name())),
+                Cell::num(p_only(d.p)),
+            ])
+        })
+        .collect();
+    vec![
+        Block::Subheading {
+            text: "Response rates".to_string(),
+        },
+        Block::Table(Table {
+            class: Some("wide"),
+            head: vec![header(&labels)],
+            body,
+        }),
+    ]
+}
+
+/// The rows of the subgroups' hazard ratios (SHRs with competing events), a heading row per
+/// endpoint and each column's interaction p once beside its levels.
+fn subgroup_rows(c: &CohortResults, x: &Comparison) -> Vec<Row> {
+    let label = |endpoint: &str| endpoint_label(c, endpoint);
+    let mut subgroups: Vec<Row> = Vec::new();
+    for (endpoint, t) in x.tte.iter().filter(|(_, t)| !t.subgroups.is_empty()) {
+        // With competing events the forest's subdistribution HRs (Fine–Gray), untested
+        // for interaction.
+        let competing = t.fine_gray.is_some();
+        let heading = if competing {
+            format!("{}: SHR (Fine–Gray)", label(endpoint))
+        } else {
+            label(endpoint)
+        };
+        subgroups.push(Row::with_class(
+            "group",
+            vec![Cell::text(heading).span(5, 1)],
+        ));
+        for (k, s) in t.subgroups.iter().enumerate() {
+            let group = c.column_label(&s.column);
+            let mut cells = vec![
+                Cell::level(format!("{group}: {}", s.shown_level())),
+                Cell::num(format!("{}/{}", s.events, s.n)),
+                Cell::num(format!("{}/{}", s.events_reference, s.n_reference)),
+                Cell::num(ratio(match &s.fine_gray {
+                    Some(fg) => fg.hr.as_ref(),
+                    None => s.hr.as_ref(),
+                })),
+            ];
+            // The column's interaction p, once beside all its levels.
+            let first = k == 0 || t.subgroups[k - 1].column != s.column;
+            if first {
+                let levels = t.subgroups[k..]
+                    .iter()
+                    .take_while(|l| l.column == s.column)
+                    .count();
+                let p = t
+                    .interactions
+                    .iter()
+                    .find(|i| i.column == s.column)
+                    .and_then(|i| i.p);
+                let rows = u32::try_from(levels).unwrap_or(1);
+                let shown = if competing {
+                    "not tested".to_string()
+                } else {
+                    p_only(p)
+                };
+                cells.push(Cell::num(shown).span(1, rows));
+            }
+            subgroups.push(Row::of(cells));
+        }
+    }
+    subgroups
+}
+
+/// The note under the comparisons: the abbreviations and methods the tables use.
+fn comparisons_note(c: &CohortResults) -> String {
+    let mut note = "HR: hazard ratio of the arm to the reference (Cox model); NE: not estimable (an arm without events). Differences are arm minus reference; all p-values two-sided.".to_string();
+    if c.comparisons.iter().any(|x| {
+        x.tte
+            .values()
+            .any(|t| t.fine_gray.is_some() && !t.subgroups.is_empty())
+    }) {
+        note.push_str(" SHR: subdistribution hazard ratio (Fine–Gray model, other events competing; events are events of interest); the interaction of the arm with a subgroup is tested for hazard ratios only.");
+    }
+    if let Some(x) = c.comparisons.iter().find(|x| x.safety.is_some()) {
+        if let Some(s) = &x.safety {
+            note.push_str(&format!(
+                " Adverse events: treatment-emergent, each subject once; risk difference with the {} interval; EAIR: exposure-adjusted incidence rate per 100 patient-years (subjects with the event over the time to their first event, or over the whole treatment for the others), exact Poisson interval.",
+                match s.method.as_str() {
+                    "mn" => "Miettinen–Nurminen",
+                    "wald" => "Wald",
+                    _ => "Newcombe hybrid score",
+                }
+            ));
+        }
+    }
+    // The interaction tests, when a comparison has subgroups: within the strata when the
+    // cohort has strata (docs/OUTPUTS.md).
+    let with_subgroups = c
+        .comparisons
+        .iter()
+        .find(|x| x.tte.values().any(|t| !t.subgroups.is_empty()));
+    if let Some(x) = with_subgroups {
+        let within = if x.tte.values().any(|t| t.stratified.is_some()) {
+            " within the strata"
+        } else {
+            ""
+        };
+        note.push_str(&format!(
+            " Interaction p: likelihood-ratio test of the arm \u{d7} subgroup interaction in the Cox model{within}."
+        ));
+    }
+    note
 }
