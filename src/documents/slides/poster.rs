@@ -202,6 +202,67 @@ pub fn poster(
         }
         None => 0,
     };
+    let blocks = poster_blocks(ctx, &slides, spec, (&scale, column_w), cohort)?;
+    let top = margin + band_h + gap;
+    let room = size.1.saturating_sub(top + margin);
+    // The text set smaller (to 70%, never under 22 pt), then the figures (to 40% of the
+    // column, never so small that their text prints under 22 pt), until the blocks fit.
+    let attempts = [1.0, 0.85, 0.7]
+        .into_iter()
+        .flat_map(|tight| (0..7).map(move |i| (tight, 1.0 - 0.1 * f64::from(i))));
+    let mut fitted = None;
+    for (tight, share) in attempts {
+        let scale = Scale { tight, ..scale };
+        let placed = flow(&blocks, &scale, column_w, room, gap, columns, share);
+        let all = placed.iter().all(Option::is_some);
+        fitted = Some((scale, share, placed));
+        if all {
+            break;
+        }
+    }
+    // The last attempt when none fits everything: what does not fit is left out, and said.
+    let Some((scale, figure_share, placed)) = fitted else {
+        return Ok(Vec::new());
+    };
+    warnings.extend(overfull(&blocks, &placed, spec));
+    let mut pictures = Vec::new();
+    let mut media = Vec::new();
+    for (block, (column, y)) in blocks.iter().zip(placed).filter_map(|(b, p)| Some((b, p?))) {
+        let x = margin + column * (column_w + gap);
+        draw(
+            &mut shapes,
+            &mut id,
+            block,
+            &scale,
+            (x, top + y, column_w),
+            figure_share,
+            &mut pictures,
+            &mut media,
+        );
+    }
+    let mut template = template.clone();
+    template.size = size;
+    let slide = package::SlidePart {
+        xml: super::slide_xml(&shapes),
+        layout: template.content_layout.clone(),
+        pictures,
+    };
+    package::package(&[slide], &media, &template, &ctx.text.title).map_err(|e| Error::Analysis {
+        cohort: cohort.to_string(),
+        message: format!("cannot write poster.pptx: {e}"),
+    })
+}
+
+/// The poster's blocks from `poster.txt`'s (the title apart): each a report table, a figure
+/// (its PNG, and the share of a column its smallest text needs to print at MIN_PT) or text;
+/// the config's references, numbered, last.
+fn poster_blocks(
+    ctx: &DocumentContext<'_>,
+    slides: &[super::SlideText],
+    spec: &PosterSpec,
+    (scale, column_w): (&Scale, u64),
+    cohort: &str,
+) -> Result<Vec<Block>> {
     let mut blocks = Vec::new();
     for slide in slides.iter().filter(|s| s.key != "title") {
         let kind = if let Some(table) = slide_table(ctx, &slide.key) {
@@ -250,7 +311,6 @@ pub fn poster(
             kind,
         });
     }
-    // The config's references, numbered, last.
     if !spec.references.is_empty() {
         blocks.push(Block {
             heading: "References".to_string(),
@@ -263,30 +323,16 @@ pub fn poster(
             ),
         });
     }
-    let top = margin + band_h + gap;
-    let room = size.1.saturating_sub(top + margin);
-    // The text set smaller (to 70%, never under 22 pt), then the figures (to 40% of the
-    // column, never so small that their text prints under 22 pt), until the blocks fit.
-    let attempts = [1.0, 0.85, 0.7]
-        .into_iter()
-        .flat_map(|tight| (0..7).map(move |i| (tight, 1.0 - 0.1 * f64::from(i))));
-    let mut fitted = None;
-    for (tight, share) in attempts {
-        let scale = Scale { tight, ..scale };
-        let placed = flow(&blocks, &scale, column_w, room, gap, columns, share);
-        let all = placed.iter().all(Option::is_some);
-        fitted = Some((scale, share, placed));
-        if all {
-            break;
-        }
-    }
-    // The last attempt when none fits everything: what does not fit is left out, and said.
-    let Some((scale, figure_share, placed)) = fitted else {
-        return Ok(Vec::new());
-    };
+    Ok(blocks)
+}
+
+/// Warnings for what the poster leaves out: figures whose text would print under MIN_PT even
+/// across a whole column, and blocks that do not fit (`placed` `None`).
+fn overfull(blocks: &[Block], placed: &[Option<(u64, u64)>], spec: &PosterSpec) -> Vec<Diagnostic> {
+    let mut warnings = Vec::new();
     let left_out: Vec<&str> = blocks
         .iter()
-        .zip(&placed)
+        .zip(placed)
         .filter(|(_, p)| p.is_none())
         .map(|(b, _)| b.heading.as_str())
         .collect();
@@ -343,32 +389,7 @@ pub fn poster(
             ),
         );
     }
-    let mut pictures = Vec::new();
-    let mut media = Vec::new();
-    for (block, (column, y)) in blocks.iter().zip(placed).filter_map(|(b, p)| Some((b, p?))) {
-        let x = margin + column * (column_w + gap);
-        draw(
-            &mut shapes,
-            &mut id,
-            block,
-            &scale,
-            (x, top + y, column_w),
-            figure_share,
-            &mut pictures,
-            &mut media,
-        );
-    }
-    let mut template = template.clone();
-    template.size = size;
-    let slide = package::SlidePart {
-        xml: super::slide_xml(&shapes),
-        layout: template.content_layout.clone(),
-        pictures,
-    };
-    package::package(&[slide], &media, &template, &ctx.text.title).map_err(|e| Error::Analysis {
-        cohort: cohort.to_string(),
-        message: format!("cannot write poster.pptx: {e}"),
-    })
+    warnings
 }
 
 /// The title band across the top, filled with the theme's first accent colour: the title in
