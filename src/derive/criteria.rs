@@ -403,79 +403,7 @@ fn generic(
             "no post-baseline assessment".to_string(),
         ));
     }
-    // Each response with the category it holds once confirmed, and the evidence.
-    let mut held: Vec<(usize, usize, String)> = Vec::new(); // (item, category, why)
-    for (i, it) in items.iter().enumerate() {
-        if it.kind != Kind::Response {
-            continue;
-        }
-        match confirmation {
-            Confirmation::None => held.push((
-                i,
-                it.cat,
-                format!("{} on {}", reading.code(it.cat), it.a.date),
-            )),
-            Confirmation::Interval => {
-                // Held at the worst category from the response to the first assessment at
-                // least `confirmation_days` later, when every one of them is a response (NE
-                // and ND aside, at most `max_nr_ne` NE).
-                let Some(due) = add_days(it.a.date, opts.confirmation_days) else {
-                    continue;
-                };
-                let (mut ne_seen, mut worst) = (0, it.cat);
-                for later in &items[i + 1..] {
-                    match later.kind {
-                        Kind::NotDone => continue,
-                        Kind::NotEvaluable => {
-                            ne_seen += 1;
-                            if ne_seen > opts.max_nr_ne {
-                                break;
-                            }
-                            continue;
-                        }
-                        Kind::Response => worst = worst.max(later.cat),
-                        _ => break,
-                    }
-                    if later.a.date >= due {
-                        held.push((
-                            i,
-                            worst,
-                            format!(
-                                "{} on {} confirmed as {} by {} on {} ({} days later)",
-                                reading.code(it.cat),
-                                it.a.date,
-                                reading.code(worst),
-                                reading.code(later.cat),
-                                later.a.date,
-                                days_between(it.a.date, later.a.date)
-                            ),
-                        ));
-                        break;
-                    }
-                }
-            }
-            Confirmation::Consecutive => {
-                let next = items[i + 1..]
-                    .iter()
-                    .find(|n| !matches!(n.kind, Kind::NotEvaluable | Kind::NotDone));
-                if let Some(next) = next.filter(|n| n.kind == Kind::Response) {
-                    let cat = it.cat.max(next.cat);
-                    held.push((
-                        i,
-                        cat,
-                        format!(
-                            "{} on {} and {} on {}: two consecutive assessments at {} or better",
-                            reading.code(it.cat),
-                            it.a.date,
-                            reading.code(next.cat),
-                            next.a.date,
-                            reading.code(cat)
-                        ),
-                    ));
-                }
-            }
-        }
-    }
+    let held = held_responses(items, opts, reading, confirmation);
     if let Some(&(i, cat, ref why)) = held.iter().min_by_key(|(i, cat, _)| (*cat, *i)) {
         let responder = criteria.categories.get(cat).is_some_and(|c| c.responder);
         let first = held
@@ -576,6 +504,89 @@ fn generic(
             None => "no post-baseline assessment".to_string(),
         },
     ))
+}
+
+/// Each response with the category it holds once confirmed (`confirmation`), and the
+/// evidence: (item, category, why).
+fn held_responses(
+    items: &[Item<'_>],
+    opts: &BorOptions,
+    reading: Reading<'_>,
+    confirmation: Confirmation,
+) -> Vec<(usize, usize, String)> {
+    let mut held: Vec<(usize, usize, String)> = Vec::new(); // (item, category, why)
+    for (i, it) in items.iter().enumerate() {
+        if it.kind != Kind::Response {
+            continue;
+        }
+        match confirmation {
+            Confirmation::None => held.push((
+                i,
+                it.cat,
+                format!("{} on {}", reading.code(it.cat), it.a.date),
+            )),
+            Confirmation::Interval => {
+                // Held at the worst category from the response to the first assessment at
+                // least `confirmation_days` later, when every one of them is a response (NE
+                // and ND aside, at most `max_nr_ne` NE).
+                let Some(due) = add_days(it.a.date, opts.confirmation_days) else {
+                    continue;
+                };
+                let (mut ne_seen, mut worst) = (0, it.cat);
+                for later in &items[i + 1..] {
+                    match later.kind {
+                        Kind::NotDone => continue,
+                        Kind::NotEvaluable => {
+                            ne_seen += 1;
+                            if ne_seen > opts.max_nr_ne {
+                                break;
+                            }
+                            continue;
+                        }
+                        Kind::Response => worst = worst.max(later.cat),
+                        _ => break,
+                    }
+                    if later.a.date >= due {
+                        held.push((
+                            i,
+                            worst,
+                            format!(
+                                "{} on {} confirmed as {} by {} on {} ({} days later)",
+                                reading.code(it.cat),
+                                it.a.date,
+                                reading.code(worst),
+                                reading.code(later.cat),
+                                later.a.date,
+                                days_between(it.a.date, later.a.date)
+                            ),
+                        ));
+                        break;
+                    }
+                }
+            }
+            Confirmation::Consecutive => {
+                let next = items[i + 1..]
+                    .iter()
+                    .find(|n| !matches!(n.kind, Kind::NotEvaluable | Kind::NotDone));
+                if let Some(next) = next.filter(|n| n.kind == Kind::Response) {
+                    let cat = it.cat.max(next.cat);
+                    held.push((
+                        i,
+                        cat,
+                        format!(
+                            "{} on {} and {} on {}: two consecutive assessments at {} or better",
+                            reading.code(it.cat),
+                            it.a.date,
+                            reading.code(next.cat),
+                            next.a.date,
+                            reading.code(cat)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    held
 }
 
 fn best_response_of(r: Response) -> BestResponse {
