@@ -30,25 +30,7 @@ pub(super) fn compare_response(
 ) -> Result<ResponseComparison> {
     let (label, stratum_names) = names;
     let criteria = &settings.criteria;
-    // Every member has its derivation (`derived` follows the cohort's members).
-    let efficacy: Vec<(&Member, u8)> = two
-        .members
-        .iter()
-        .filter(|m| two.subject(m).is_some_and(|s| s.efficacy))
-        .map(|m| {
-            let derived = pooled
-                .derived
-                .get(m.index as usize)
-                .ok_or_else(|| Error::Analysis {
-                    cohort: cohort.id.clone(),
-                    message: format!(
-                        "{label}: member {} has no derivation (a bug in readout)",
-                        m.index
-                    ),
-                })?;
-            Ok((m, derived.category))
-        })
-        .collect::<Result<_>>()?;
+    let efficacy = efficacy_categories(two, pooled, cohort, label)?;
     let orr = |c: u8| criteria.is_responder(c);
     let dcr = |c: u8| criteria.is_control(c, settings.dcr_includes_non_cr_non_pd);
     let stratified = !cohort.strata.is_empty();
@@ -96,23 +78,8 @@ pub(super) fn compare_response(
         let mut over_strata = None;
         let mut dropped = Vec::new();
         if stratified {
-            let mut strata: BTreeMap<u32, (two_by_two::Counts, two_by_two::Counts)> =
-                BTreeMap::new();
-            for (m, c) in &efficacy {
-                let Some(key) = m.stratum() else {
-                    continue;
-                };
-                let empty = two_by_two::Counts { x: 0, n: 0 };
-                let entry = strata.entry(key).or_insert((empty, empty));
-                let counts = if m.in_arm() {
-                    &mut entry.0
-                } else {
-                    &mut entry.1
-                };
-                counts.n += 1;
-                counts.x += usize::from(responds(*c));
-            }
-            let (keys, strata): (Vec<u32>, Vec<_>) = strata.into_iter().unzip();
+            let (keys, strata): (Vec<u32>, Vec<_>) =
+                strata_counts(&efficacy, responds).into_iter().unzip();
             let test = two_by_two::cmh(&strata).map_err(&error)?;
             let common = two_by_two::stratified_mn(&strata, settings.ci_level).map_err(&error)?;
             // Both leave out the same strata: those with an empty arm.
@@ -145,14 +112,7 @@ pub(super) fn compare_response(
             over_strata = Some((test.p, common.difference));
         }
         let p_cmh = over_strata.and_then(|(p, _)| p);
-        let test = compared.map(|c| match settings.response_test {
-            ResponseTest::Chisq => TestUsed::Chisq,
-            ResponseTest::Fisher => TestUsed::Fisher,
-            ResponseTest::Cmh => TestUsed::Cmh,
-            ResponseTest::Auto if stratified => TestUsed::Cmh,
-            ResponseTest::Auto if c.min_expected < 5.0 => TestUsed::Fisher,
-            ResponseTest::Auto => TestUsed::Chisq,
-        });
+        let test = compared.map(|c| test_used(settings.response_test, stratified, &c));
         let p = match test {
             Some(TestUsed::Chisq) => compared.and_then(|c| c.p_chisq),
             Some(TestUsed::Fisher) => compared.map(|c| c.p_fisher),
@@ -160,40 +120,9 @@ pub(super) fn compare_response(
             None => None,
         };
         if let (Some(test), None) = (test, p) {
-            let why = match test {
-                TestUsed::Cmh => "no stratum holds subjects of both arms and of both outcomes",
-                _ => "every subject of both arms has the same outcome",
-            };
-            notes.push(Diagnostic::warning(
-                Kind::NotEstimable,
-                format!(
-                    "{label}: {what} {} test not estimable ({why}); no p-value is given",
-                    test.short_name()
-                ),
-            ));
+            notes.push(untested(label, what, test));
         }
-        // With strata the stratified difference, whatever `diff_ci` says (docs/CONFIG.md).
-        let difference = match over_strata {
-            Some((_, common)) => common.map(|d| Difference {
-                estimate: d.estimate,
-                lower: d.lower,
-                upper: d.upper,
-                method: DifferenceMethod::MnStratified,
-            }),
-            None => compared.map(|c| {
-                let (interval, method) = match settings.diff_ci {
-                    DiffCi::Newcombe => (c.newcombe, DifferenceMethod::Newcombe),
-                    DiffCi::Wald => (c.wald, DifferenceMethod::Wald),
-                    DiffCi::Mn => (c.mn, DifferenceMethod::Mn),
-                };
-                Difference {
-                    estimate: c.difference,
-                    lower: interval.lower,
-                    upper: interval.upper,
-                    method,
-                }
-            }),
-        };
+        let difference = difference_of(over_strata.map(|(_, d)| d), compared, settings.diff_ci);
         let compared_rates = ProportionDifference {
             test,
             p,
@@ -232,6 +161,119 @@ pub(super) fn compare_response(
     }
     warnings.extend(notes);
     Ok(ResponseComparison { orr, dcr })
+}
+
+/// The efficacy members of the two arms with their response categories. Every member has its
+/// derivation (`derived` follows the cohort's members): one without is a bug.
+fn efficacy_categories<'t>(
+    two: &'t super::TwoArms<'_>,
+    pooled: &CohortAnalysis,
+    cohort: &CohortConfig,
+    label: &str,
+) -> Result<Vec<(&'t Member, u8)>> {
+    two.members
+        .iter()
+        .filter(|m| two.subject(m).is_some_and(|s| s.efficacy))
+        .map(|m| {
+            let derived = pooled
+                .derived
+                .get(m.index as usize)
+                .ok_or_else(|| Error::Analysis {
+                    cohort: cohort.id.clone(),
+                    message: format!(
+                        "{label}: member {} has no derivation (a bug in readout)",
+                        m.index
+                    ),
+                })?;
+            Ok((m, derived.category))
+        })
+        .collect()
+}
+
+/// The warning for a test chosen that has no p-value, and why.
+fn untested(label: &str, what: &str, test: TestUsed) -> Diagnostic {
+    let why = match test {
+        TestUsed::Cmh => "no stratum holds subjects of both arms and of both outcomes",
+        _ => "every subject of both arms has the same outcome",
+    };
+    Diagnostic::warning(
+        Kind::NotEstimable,
+        format!(
+            "{label}: {what} {} test not estimable ({why}); no p-value is given",
+            test.short_name()
+        ),
+    )
+}
+
+/// Each stratum's counts of the arm and of the reference: subjects, and those who respond.
+fn strata_counts(
+    efficacy: &[(&Member, u8)],
+    responds: &dyn Fn(u8) -> bool,
+) -> BTreeMap<u32, (two_by_two::Counts, two_by_two::Counts)> {
+    let mut strata: BTreeMap<u32, (two_by_two::Counts, two_by_two::Counts)> = BTreeMap::new();
+    for (m, c) in efficacy {
+        let Some(key) = m.stratum() else {
+            continue;
+        };
+        let empty = two_by_two::Counts { x: 0, n: 0 };
+        let entry = strata.entry(key).or_insert((empty, empty));
+        let counts = if m.in_arm() {
+            &mut entry.0
+        } else {
+            &mut entry.1
+        };
+        counts.n += 1;
+        counts.x += usize::from(responds(*c));
+    }
+    strata
+}
+
+/// The test whose p-value the documents print (`analysis.response_test`; `auto`: CMH with
+/// strata, else Fisher's when an expected count is under 5, else chi-square).
+fn test_used(
+    setting: ResponseTest,
+    stratified: bool,
+    c: &two_by_two::ProportionComparison,
+) -> TestUsed {
+    match setting {
+        ResponseTest::Chisq => TestUsed::Chisq,
+        ResponseTest::Fisher => TestUsed::Fisher,
+        ResponseTest::Cmh => TestUsed::Cmh,
+        ResponseTest::Auto if stratified => TestUsed::Cmh,
+        ResponseTest::Auto if c.min_expected < 5.0 => TestUsed::Fisher,
+        ResponseTest::Auto => TestUsed::Chisq,
+    }
+}
+
+/// The difference the documents give: with strata the stratified one (`stratified`, `None`
+/// without strata), whatever `diff_ci` says (docs/CONFIG.md); else the interval `diff_ci`
+/// names.
+fn difference_of(
+    stratified: Option<Option<Ci>>,
+    compared: Option<two_by_two::ProportionComparison>,
+    diff_ci: DiffCi,
+) -> Option<Difference> {
+    match stratified {
+        Some(common) => common.map(|d| Difference {
+            estimate: d.estimate,
+            lower: d.lower,
+            upper: d.upper,
+            method: DifferenceMethod::MnStratified,
+        }),
+        None => compared.map(|c| {
+            let (interval, method) = match diff_ci {
+                DiffCi::Newcombe => (c.newcombe, DifferenceMethod::Newcombe),
+                DiffCi::Wald => (c.wald, DifferenceMethod::Wald),
+                DiffCi::Mn => (c.mn, DifferenceMethod::Mn),
+            };
+            Difference {
+                estimate: c.difference,
+                lower: interval.lower,
+                upper: interval.upper,
+                method,
+            }
+        }),
+    }
 }
 
 /// "1 stratum", "3 strata".
