@@ -75,38 +75,7 @@ pub fn render_documents(
     formats: &formats::Formats,
 ) -> Result<CohortDocuments> {
     let study = &cfg.config.study;
-    let text_of = |what: &str, text: &Option<String>| -> Result<String> {
-        match text {
-            Some(t) => renderer
-                .render_text(
-                    &format!("cohorts.{}.{what}", cohort.id),
-                    t,
-                    study,
-                    results,
-                    analysis,
-                )
-                .map(|s| s.trim().to_string()),
-            None => Ok(String::new()),
-        }
-    };
-    let label = results.label.clone();
-    // Without a cohort title: the study's (Markdown) and the label (text, escaped in the
-    // Markdown form, which abstract.md prints and abstract.txt reads as Markdown).
-    let cohort_title = match &cohort.title {
-        Some(t) => Some(text_of("title", &Some(t.clone()))?),
-        None => None,
-    };
-    let heading = study.title.as_deref().unwrap_or(&study.id);
-    let texts = CohortTexts {
-        title_markdown: cohort_title
-            .clone()
-            .unwrap_or_else(|| format!("{heading}: {}", render::escape_markdown(&label))),
-        title: cohort_title.unwrap_or_else(|| format!("{heading}: {label}")),
-        population: cohort.population.clone().unwrap_or(label),
-        background: text_of("background", &cohort.background)?,
-        methods: text_of("methods", &cohort.methods)?,
-        conclusions: text_of("conclusions", &cohort.conclusions)?,
-    };
+    let texts = cohort_texts(cfg, cohort, results, analysis, renderer)?;
     let methods_statistics = render::methods_statistics(analysis, results);
     let report = crate::documents::report::cohort_report(
         study,
@@ -183,31 +152,7 @@ pub fn render_documents(
             ),
         });
     }
-    let mut warnings = Vec::new();
-    if let (Some(crate::config::ConferenceSpec::Named(conference)), None) =
-        (&cfg.config.output.conference, &rule)
-    {
-        warnings.push(Diagnostic::note(
-            Kind::AbstractLength,
-            format!(
-                "`{}` has no length limit readout can cite (docs/CONFERENCES.md): \
-                 the abstract was not measured; state the call's rule as `output.conference: \
-                 {{ limit, counts, title }}`",
-                conference.name()
-            ),
-        ));
-    }
-    if let (Some((before, after)), Some(rule)) = (shortened, &rule) {
-        warnings.push(Diagnostic::note(
-            Kind::AbstractLength,
-            format!(
-                "the abstract was over the {} limit ({before} {}): its Methods give the \
-                 statistics in one sentence ({after}); the report has them in full",
-                rule.name,
-                rule.counts.describe()
-            ),
-        ));
-    }
+    let mut warnings = length_notes(cfg, rule.as_ref(), shortened);
     let rows = crate::profile::timing::stage("  numbers sheet", || {
         traced_rows(renderer, &ctx, &plain, &mut warnings)
     })?;
@@ -253,6 +198,85 @@ pub fn render_documents(
         numbers: docs.numbers,
         warnings: docs.warnings,
     })
+}
+
+/// The cohort's texts: its title (the config's, else the study's and the label), population,
+/// and the config's Background, Methods and Conclusions rendered as templates.
+fn cohort_texts(
+    cfg: &LoadedConfig,
+    cohort: &CohortConfig,
+    results: &CohortResults,
+    analysis: &Analysis,
+    renderer: &Renderer,
+) -> Result<CohortTexts> {
+    let study = &cfg.config.study;
+    let text_of = |what: &str, text: &Option<String>| -> Result<String> {
+        match text {
+            Some(t) => renderer
+                .render_text(
+                    &format!("cohorts.{}.{what}", cohort.id),
+                    t,
+                    study,
+                    results,
+                    analysis,
+                )
+                .map(|s| s.trim().to_string()),
+            None => Ok(String::new()),
+        }
+    };
+    let label = results.label.clone();
+    // Without a cohort title: the study's (Markdown) and the label (text, escaped in the
+    // Markdown form, which abstract.md prints and abstract.txt reads as Markdown).
+    let cohort_title = match &cohort.title {
+        Some(t) => Some(text_of("title", &Some(t.clone()))?),
+        None => None,
+    };
+    let heading = study.title.as_deref().unwrap_or(&study.id);
+    Ok(CohortTexts {
+        title_markdown: cohort_title
+            .clone()
+            .unwrap_or_else(|| format!("{heading}: {}", render::escape_markdown(&label))),
+        title: cohort_title.unwrap_or_else(|| format!("{heading}: {label}")),
+        population: cohort.population.clone().unwrap_or(label),
+        background: text_of("background", &cohort.background)?,
+        methods: text_of("methods", &cohort.methods)?,
+        conclusions: text_of("conclusions", &cohort.conclusions)?,
+    })
+}
+
+/// Notes on the abstract's length: a named conference without a rule readout can cite, and
+/// an abstract shortened to fit (`shortened`: its count before and after).
+fn length_notes(
+    cfg: &LoadedConfig,
+    rule: Option<&conference::LengthRule>,
+    shortened: Option<(usize, usize)>,
+) -> Vec<Diagnostic> {
+    let mut warnings = Vec::new();
+    if let (Some(crate::config::ConferenceSpec::Named(conference)), None) =
+        (&cfg.config.output.conference, rule)
+    {
+        warnings.push(Diagnostic::note(
+            Kind::AbstractLength,
+            format!(
+                "`{}` has no length limit readout can cite (docs/CONFERENCES.md): \
+                 the abstract was not measured; state the call's rule as `output.conference: \
+                 {{ limit, counts, title }}`",
+                conference.name()
+            ),
+        ));
+    }
+    if let (Some((before, after)), Some(rule)) = (shortened, rule) {
+        warnings.push(Diagnostic::note(
+            Kind::AbstractLength,
+            format!(
+                "the abstract was over the {} limit ({before} {}): its Methods give the \
+                 statistics in one sentence ({after}); the report has them in full",
+                rule.name,
+                rule.counts.describe()
+            ),
+        ));
+    }
+    warnings
 }
 
 /// The sentences of each headed paragraph of a plain-text abstract (`Methods: ...`), by heading;
