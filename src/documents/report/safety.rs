@@ -89,108 +89,118 @@ pub(super) fn safety(c: &CohortResults, f: &Formats) -> Option<Section> {
             .collect(),
     }));
     if !s.by_term.is_empty() {
-        let subheading = |what: &str| Block::Subheading {
-            text: format!("{what} (each subject counted once, at the {})", g.worst()),
-        };
-        if c.arms.is_empty() {
-            blocks.push(subheading("By preferred term"));
-            blocks.push(Block::Table(Table {
-                class: Some("terms wide"),
-                head: vec![
-                    Row::of(vec![
-                        Cell::text("Preferred term").span(1, 2),
-                        Cell::text("System organ class").span(1, 2),
-                        Cell::num("TEAE, n (%)").span(2, 1),
-                        Cell::num("TRAE, n (%)").span(2, 1),
-                    ]),
-                    Row::of(vec![
-                        Cell::num(g.any()),
-                        Cell::num(g.severe()),
-                        Cell::num(g.any()),
-                        Cell::num(g.severe()),
-                    ]),
-                ],
-                body: s
-                    .by_term
-                    .iter()
-                    .map(|t| {
-                        Row::of(vec![
-                            Cell::text(t.term.clone()),
-                            Cell::text(t.soc.clone().unwrap_or_default()),
-                            Cell::num(f.count_pct(t.teae_any, total)),
-                            Cell::num(f.maybe_count_pct(t.teae_grade3plus, total)),
-                            Cell::num(f.count_pct(t.trae_any, total)),
-                            Cell::num(f.maybe_count_pct(t.trae_grade3plus, total)),
-                        ])
-                    })
-                    .collect(),
-            }));
-        } else {
-            // With arms: TEAEs and TRAEs in two tables, each arm's any-grade and severe counts.
-            let arms = &columns[..columns.len() - 1];
-            type Counts = fn(&TermCounts) -> (usize, Option<usize>);
-            let kinds: [(&str, Counts); 2] = [
-                ("TEAEs by preferred term", |t| {
-                    (t.teae_any, t.teae_grade3plus)
-                }),
-                ("TRAEs by preferred term", |t| {
-                    (t.trae_any, t.trae_grade3plus)
-                }),
-            ];
-            for (what, pick) in kinds {
-                let rows: Vec<Row> = s
-                    .by_term
-                    .iter()
-                    .filter(|t| pick(t).0 > 0)
-                    .map(|t| {
-                        let mut cells = vec![
-                            Cell::text(t.term.clone()),
-                            Cell::text(t.soc.clone().unwrap_or_default()),
-                        ];
-                        cells.extend(arms.iter().flat_map(|col| {
-                            let (n, total) = col.r.safety.as_ref().map_or((None, 0), |x| {
-                                (x.by_term.iter().find(|u| u.term == t.term), x.total)
-                            });
-                            let (any, severe) = n.map_or((0, Some(0)), pick);
-                            [
-                                Cell::num(f.count_pct(any, total)),
-                                Cell::num(f.maybe_count_pct(severe, total)),
-                            ]
-                        }));
-                        Row::of(cells)
-                    })
-                    .collect();
-                if rows.is_empty() {
-                    continue;
-                }
-                let mut top = vec![
-                    Cell::text("Preferred term").span(1, 2),
-                    Cell::text("System organ class").span(1, 2),
-                ];
-                top.extend(
-                    arms.iter()
-                        .map(|col| Cell::num(col.name.clone()).span(2, 1)),
-                );
-                let grades = arms
-                    .iter()
-                    .flat_map(|_| [Cell::num(g.any()), Cell::num(g.severe())])
-                    .collect();
-                blocks.push(subheading(what));
-                blocks.push(Block::Table(Table {
-                    class: Some(if arms.len() > 2 {
-                        "terms wide dense"
-                    } else {
-                        "terms wide"
-                    }),
-                    head: vec![Row::of(top), Row::of(grades)],
-                    body: rows,
-                }));
-            }
-        }
+        blocks.extend(term_tables(c, s, &columns, f));
     }
     Some(Section {
         id: "safety",
         heading: format!("Adverse events (safety population, N = {total})"),
         blocks,
     })
+}
+
+/// The adverse events by preferred term: one table without arms, else a TEAE and a TRAE table
+/// with each arm's any-grade and severe counts.
+fn term_tables(c: &CohortResults, s: &Safety, columns: &[Column<'_>], f: &Formats) -> Vec<Block> {
+    let g = s.grading;
+    let total = s.total;
+    let mut blocks = Vec::new();
+    let subheading = |what: &str| Block::Subheading {
+        text: format!("{what} (each subject counted once, at the {})", g.worst()),
+    };
+    if c.arms.is_empty() {
+        blocks.push(subheading("By preferred term"));
+        blocks.push(Block::Table(Table {
+            class: Some("terms wide"),
+            head: vec![
+                Row::of(vec![
+                    Cell::text("Preferred term").span(1, 2),
+                    Cell::text("System organ class").span(1, 2),
+                    Cell::num("TEAE, n (%)").span(2, 1),
+                    Cell::num("TRAE, n (%)").span(2, 1),
+                ]),
+                Row::of(vec![
+                    Cell::num(g.any()),
+                    Cell::num(g.severe()),
+                    Cell::num(g.any()),
+                    Cell::num(g.severe()),
+                ]),
+            ],
+            body: s
+                .by_term
+                .iter()
+                .map(|t| {
+                    Row::of(vec![
+                        Cell::text(t.term.clone()),
+                        Cell::text(t.soc.clone().unwrap_or_default()),
+                        Cell::num(f.count_pct(t.teae_any, total)),
+                        Cell::num(f.maybe_count_pct(t.teae_grade3plus, total)),
+                        Cell::num(f.count_pct(t.trae_any, total)),
+                        Cell::num(f.maybe_count_pct(t.trae_grade3plus, total)),
+                    ])
+                })
+                .collect(),
+        }));
+    } else {
+        // With arms: TEAEs and TRAEs in two tables, each arm's any-grade and severe counts.
+        let arms = &columns[..columns.len() - 1];
+        type Counts = fn(&TermCounts) -> (usize, Option<usize>);
+        let kinds: [(&str, Counts); 2] = [
+            ("TEAEs by preferred term", |t| {
+                (t.teae_any, t.teae_grade3plus)
+            }),
+            ("TRAEs by preferred term", |t| {
+                (t.trae_any, t.trae_grade3plus)
+            }),
+        ];
+        for (what, pick) in kinds {
+            let rows: Vec<Row> = s
+                .by_term
+                .iter()
+                .filter(|t| pick(t).0 > 0)
+                .map(|t| {
+                    let mut cells = vec![
+                        Cell::text(t.term.clone()),
+                        Cell::text(t.soc.clone().unwrap_or_default()),
+                    ];
+                    cells.extend(arms.iter().flat_map(|col| {
+                        let (n, total) = col.r.safety.as_ref().map_or((None, 0), |x| {
+                            (x.by_term.iter().find(|u| u.term == t.term), x.total)
+                        });
+                        let (any, severe) = n.map_or((0, Some(0)), pick);
+                        [
+                            Cell::num(f.count_pct(any, total)),
+                            Cell::num(f.maybe_count_pct(severe, total)),
+                        ]
+                    }));
+                    Row::of(cells)
+                })
+                .collect();
+            if rows.is_empty() {
+                continue;
+            }
+            let mut top = vec![
+                Cell::text("Preferred term").span(1, 2),
+                Cell::text("System organ class").span(1, 2),
+            ];
+            top.extend(
+                arms.iter()
+                    .map(|col| Cell::num(col.name.clone()).span(2, 1)),
+            );
+            let grades = arms
+                .iter()
+                .flat_map(|_| [Cell::num(g.any()), Cell::num(g.severe())])
+                .collect();
+            blocks.push(subheading(what));
+            blocks.push(Block::Table(Table {
+                class: Some(if arms.len() > 2 {
+                    "terms wide dense"
+                } else {
+                    "terms wide"
+                }),
+                head: vec![Row::of(top), Row::of(grades)],
+                body: rows,
+            }));
+        }
+    }
+    blocks
 }
