@@ -76,16 +76,10 @@ pub fn swimmer_by_arm(arms: &[SwimArm], time_unit: &str) -> Result<String, PlotE
     swimmer_groups(&groups, time_unit)
 }
 
-fn swimmer_groups(
-    groups: &[(Option<&str>, &[SwimLane])],
-    time_unit: &str,
-) -> Result<String, PlotError> {
-    let lanes: Vec<&SwimLane> = groups.iter().flat_map(|(_, l)| l.iter()).collect();
-    if lanes.is_empty() {
-        return Err(PlotError::NoData);
-    }
+/// The latest time of any lane (1 when all are 0); a time not finite or negative is refused.
+fn latest_time(lanes: &[&SwimLane]) -> Result<f64, PlotError> {
     let mut data_max: f64 = 0.0;
-    for l in &lanes {
+    for l in lanes {
         let times = [Some(l.end), l.first_response, l.progression, l.death];
         for t in times.into_iter().flatten() {
             let t = finite(t, || format!("a time of subject '{}'", l.usubjid))?;
@@ -98,9 +92,16 @@ fn swimmer_groups(
             data_max = data_max.max(t);
         }
     }
-    let data_max = if data_max > 0.0 { data_max } else { 1.0 };
-    // Each group's lanes longest first; a group's heading band before its lanes.
-    let mut sorted: Vec<&SwimLane> = Vec::with_capacity(lanes.len());
+    Ok(if data_max > 0.0 { data_max } else { 1.0 })
+}
+
+/// Lanes in drawing order, and headings with the lane each comes before.
+type SortedLanes<'a> = (Vec<&'a SwimLane>, Vec<(usize, String)>);
+
+/// Each group's lanes longest first, and each named group's heading with the lane it comes
+/// before.
+fn sorted_lanes<'a>(groups: &[(Option<&str>, &'a [SwimLane])]) -> SortedLanes<'a> {
+    let mut sorted: Vec<&SwimLane> = Vec::new();
     let mut headings: Vec<(usize, String)> = Vec::new();
     for (name, group) in groups {
         let mut own: Vec<&SwimLane> = group.iter().collect();
@@ -114,6 +115,50 @@ fn swimmer_groups(
         }
         sorted.extend(own);
     }
+    (sorted, headings)
+}
+
+/// The legend's event markers, each only when some lane has it.
+fn event_legend(lanes: &[&SwimLane]) -> Vec<LegendItem> {
+    let has = |f: fn(&SwimLane) -> bool| lanes.iter().any(|l| f(l));
+    let mut items = Vec::new();
+    if has(|l| l.first_response.is_some()) {
+        items.push(LegendItem {
+            key: Key::Marker(FIRST_RESPONSE, BLACK),
+            label: "First response".to_string(),
+        });
+    }
+    if has(|l| l.progression.is_some()) {
+        items.push(LegendItem {
+            key: Key::Marker(PROGRESSION, BLACK),
+            label: "Progression".to_string(),
+        });
+    }
+    if has(|l| l.death.is_some()) {
+        items.push(LegendItem {
+            key: Key::Marker(DEATH, BLACK),
+            label: "Death".to_string(),
+        });
+    }
+    if has(|l| l.ongoing) {
+        items.push(LegendItem {
+            key: Key::Arrow,
+            label: "On treatment".to_string(),
+        });
+    }
+    items
+}
+
+fn swimmer_groups(
+    groups: &[(Option<&str>, &[SwimLane])],
+    time_unit: &str,
+) -> Result<String, PlotError> {
+    let lanes: Vec<&SwimLane> = groups.iter().flat_map(|(_, l)| l.iter()).collect();
+    if lanes.is_empty() {
+        return Err(PlotError::NoData);
+    }
+    let data_max = latest_time(&lanes)?;
+    let (sorted, headings) = sorted_lanes(groups);
     let heading_h = line_height(LABEL_PX) + 8;
 
     let n = i32::try_from(sorted.len()).unwrap_or(i32::MAX);
@@ -156,33 +201,7 @@ fn swimmer_groups(
     let right = w - right_margin;
 
     let responses = response_legend(sorted.iter().map(|l| ResponseKey::parse(&l.response)));
-    let mut items = Vec::new();
-    let has = |f: fn(&SwimLane) -> bool| sorted.iter().any(|l| f(l));
-    if has(|l| l.first_response.is_some()) {
-        items.push(LegendItem {
-            key: Key::Marker(FIRST_RESPONSE, BLACK),
-            label: "First response".to_string(),
-        });
-    }
-    if has(|l| l.progression.is_some()) {
-        items.push(LegendItem {
-            key: Key::Marker(PROGRESSION, BLACK),
-            label: "Progression".to_string(),
-        });
-    }
-    if has(|l| l.death.is_some()) {
-        items.push(LegendItem {
-            key: Key::Marker(DEATH, BLACK),
-            label: "Death".to_string(),
-        });
-    }
-    if has(|l| l.ongoing) {
-        items.push(LegendItem {
-            key: Key::Arrow,
-            label: "On treatment".to_string(),
-        });
-    }
-    let legend = Legend::flow_groups(vec![responses, items], w - 2 * PAD)?;
+    let legend = Legend::flow_groups(vec![responses, event_legend(&sorted)], w - 2 * PAD)?;
     let legend_top = PAD;
     let plot_top = legend_top + legend.height() + 12;
     // The top of lane `i`: the lanes and the heading bands before it.
