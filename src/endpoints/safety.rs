@@ -5,6 +5,74 @@ use super::*;
 use crate::model::AeAction;
 use crate::results::{AeCounts, AeGrading, Safety, SpecialInterestCounts, TermCounts};
 
+/// A subject's worst adverse event so far (overall, per term or per group of interest): its
+/// highest grade, and whether any was serious, fatal or changed the treatment.
+#[derive(Default, Clone, Copy)]
+struct Worst {
+    any: bool,
+    grade: u8,
+    serious: bool,
+    fatal: bool,
+    withdrawn: bool,
+    reduced: bool,
+    interrupted: bool,
+}
+impl Worst {
+    fn add(&mut self, e: &AdverseEvent) {
+        self.any = true;
+        self.grade = self.grade.max(e.grade.unwrap_or(0));
+        self.serious |= e.serious;
+        self.fatal |= e.fatal;
+        self.withdrawn |= e.action == AeAction::Withdrawn;
+        self.reduced |= e.action == AeAction::Reduced;
+        self.interrupted |= e.action == AeAction::Interrupted;
+    }
+}
+
+/// Each subject's worst TEAE and TRAE per term.
+type ByTerm<'e> = BTreeMap<(&'e str, &'e str), Worst>;
+
+/// Subjects per preferred term with a TEAE and a TRAE, any grade and grade ≥3 (`None` without
+/// grades), most TRAEs first, then most TEAEs, then by term.
+fn term_counts(
+    (term_teae, term_trae): (&ByTerm<'_>, &ByTerm<'_>),
+    soc: &BTreeMap<&str, &str>,
+    grades: bool,
+) -> Vec<TermCounts> {
+    let graded = |n: usize| grades.then_some(n);
+    let mut terms: BTreeMap<&str, TermCounts> = BTreeMap::new();
+    for (&(term, _), w) in term_teae {
+        let t = terms.entry(term).or_insert_with(|| TermCounts {
+            term: term.to_string(),
+            soc: soc.get(term).map(|s| s.to_string()),
+            teae_any: 0,
+            teae_grade3plus: graded(0),
+            trae_any: 0,
+            trae_grade3plus: graded(0),
+        });
+        t.teae_any += 1;
+        if let Some(n) = &mut t.teae_grade3plus {
+            *n += usize::from(w.grade >= 3);
+        }
+    }
+    for (&(term, _), w) in term_trae {
+        if let Some(t) = terms.get_mut(term) {
+            t.trae_any += 1;
+            if let Some(n) = &mut t.trae_grade3plus {
+                *n += usize::from(w.grade >= 3);
+            }
+        }
+    }
+    let mut by_term: Vec<TermCounts> = terms.into_values().collect();
+    by_term.sort_by(|x, y| {
+        y.trae_any
+            .cmp(&x.trae_any)
+            .then(y.teae_any.cmp(&x.teae_any))
+            .then_with(|| x.term.cmp(&y.term))
+    });
+    by_term
+}
+
 pub(super) fn safety_results(
     subjects: CohortSubjects<'_>,
     events: &[AdverseEvent],
@@ -23,28 +91,6 @@ pub(super) fn safety_results(
             .map(|s| &*s.usubjid)
             .collect()
     };
-    // Worst grade per subject, overall and per term, for TEAEs and TRAEs.
-    #[derive(Default, Clone, Copy)]
-    struct Worst {
-        any: bool,
-        grade: u8,
-        serious: bool,
-        fatal: bool,
-        withdrawn: bool,
-        reduced: bool,
-        interrupted: bool,
-    }
-    impl Worst {
-        fn add(&mut self, e: &AdverseEvent) {
-            self.any = true;
-            self.grade = self.grade.max(e.grade.unwrap_or(0));
-            self.serious |= e.serious;
-            self.fatal |= e.fatal;
-            self.withdrawn |= e.action == AeAction::Withdrawn;
-            self.reduced |= e.action == AeAction::Reduced;
-            self.interrupted |= e.action == AeAction::Interrupted;
-        }
-    }
     let mut teae: BTreeMap<&str, Worst> = BTreeMap::new();
     let mut trae: BTreeMap<&str, Worst> = BTreeMap::new();
     let mut term_teae: BTreeMap<(&str, &str), Worst> = BTreeMap::new();
@@ -101,37 +147,7 @@ pub(super) fn safety_results(
         reduced: count(m, columns.action, |w| w.reduced),
         interrupted: count(m, columns.action, |w| w.interrupted),
     };
-    let graded = |n: usize| columns.grade.then_some(n);
-    let mut terms: BTreeMap<&str, TermCounts> = BTreeMap::new();
-    for (&(term, _), w) in &term_teae {
-        let t = terms.entry(term).or_insert_with(|| TermCounts {
-            term: term.to_string(),
-            soc: soc.get(term).map(|s| s.to_string()),
-            teae_any: 0,
-            teae_grade3plus: graded(0),
-            trae_any: 0,
-            trae_grade3plus: graded(0),
-        });
-        t.teae_any += 1;
-        if let Some(n) = &mut t.teae_grade3plus {
-            *n += usize::from(w.grade >= 3);
-        }
-    }
-    for (&(term, _), w) in &term_trae {
-        if let Some(t) = terms.get_mut(term) {
-            t.trae_any += 1;
-            if let Some(n) = &mut t.trae_grade3plus {
-                *n += usize::from(w.grade >= 3);
-            }
-        }
-    }
-    let mut by_term: Vec<TermCounts> = terms.into_values().collect();
-    by_term.sort_by(|x, y| {
-        y.trae_any
-            .cmp(&x.trae_any)
-            .then(y.teae_any.cmp(&x.teae_any))
-            .then_with(|| x.term.cmp(&y.term))
-    });
+    let by_term = term_counts((&term_teae, &term_trae), &soc, columns.grade);
     let special_interest = special_interest
         .iter()
         .zip(&of_interest)
