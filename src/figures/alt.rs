@@ -38,145 +38,13 @@ pub fn alt_text(name: &str, c: &CohortResults, settings: &Analysis) -> String {
         })
     };
     if let Some(rest) = name.strip_prefix("cif-") {
-        let Some((endpoint, t)) = c.tte.iter().find(|(e, _)| e.eq_ignore_ascii_case(rest)) else {
-            return format!("Cumulative incidence of {rest}.");
-        };
-        let label = if t.label.is_empty() {
-            endpoint.as_str()
-        } else {
-            &t.label
-        };
-        let at_last = |t: &crate::results::TteResults| {
-            let l = t.cif.as_ref()?.landmarks.last()?;
-            Some((
-                l.time,
-                format!("{}%", fixed(l.estimate * 100.0, settings.percent_decimals)),
-            ))
-        };
-        let groups: Vec<(String, crate::results::TteResults)> = if c.arms.is_empty() {
-            vec![(c.label.clone(), t.clone())]
-        } else {
-            c.arms
-                .iter()
-                .filter_map(|a| {
-                    Some((
-                        c.arm_short(&a.arm).to_string(),
-                        a.results.tte.get(endpoint)?.clone(),
-                    ))
-                })
-                .collect()
-        };
-        let mut text = format!(
-            "Cumulative incidence of {label}{} with competing events ({} in all)",
-            if c.arms.is_empty() { "" } else { " by arm" },
-            t.cif.as_ref().map_or(0, |x| x.competing)
-        );
-        let values: Vec<String> = groups
-            .iter()
-            .filter_map(|(name, t)| {
-                let (time, v) = at_last(t)?;
-                Some(format!(
-                    "{v} with {name} at {} {}",
-                    crate::format::fmt_plain(time),
-                    settings.time_unit.name()
-                ))
-            })
-            .collect();
-        if !values.is_empty() {
-            text.push_str(": ");
-            text.push_str(&values.join(", "));
-        }
-        if let Some(hr) = c
-            .comparisons
-            .first()
-            .and_then(|x| x.tte.get(endpoint))
-            .and_then(|t| t.fine_gray.as_ref()?.hr.as_ref())
-        {
-            text.push_str(&format!("; Fine–Gray HR {}", ratio(hr, settings)));
-        }
-        text.push('.');
-        return text;
+        return cif_alt(rest, c, settings);
     }
     if let Some(rest) = name.strip_prefix("km-") {
-        let Some((endpoint, t)) = c.tte.iter().find(|(e, _)| e.eq_ignore_ascii_case(rest)) else {
-            return format!("Kaplan–Meier curves of {rest}.");
-        };
-        let label = if t.label.is_empty() {
-            endpoint.as_str()
-        } else {
-            &t.label
-        };
-        if c.arms.is_empty() {
-            return format!(
-                "Kaplan–Meier curve of {label} in {} subjects: {} events, median {}.",
-                t.n,
-                t.events,
-                time(&t.median, settings)
-            );
-        }
-        let medians: Vec<String> = c
-            .arms
-            .iter()
-            .filter_map(|a| {
-                let t = a.results.tte.get(endpoint)?;
-                Some(format!(
-                    "{} with {}",
-                    time(&t.median, settings),
-                    c.arm_short(&a.arm)
-                ))
-            })
-            .collect();
-        let mut text = format!(
-            "Kaplan–Meier curves of {label} by arm: median {}",
-            medians.join(" and ")
-        );
-        if let Some(t) = c.comparisons.first().and_then(|x| x.tte.get(endpoint)) {
-            let (cox, stratified) = match &t.stratified {
-                Some(s) => (&s.cox, "stratified "),
-                None => (&t.cox, ""),
-            };
-            if let Some(hr) = &cox.hr {
-                text.push_str(&format!("; {stratified}HR {}", ratio(hr, settings)));
-            }
-        }
-        text.push('.');
-        return text;
+        return km_alt(rest, c, settings);
     }
     if let Some(rest) = name.strip_prefix("forest-") {
-        let endpoint = rest.split('-').next().unwrap_or(rest);
-        let k: usize = rest
-            .split('-')
-            .nth(1)
-            .and_then(|k| k.parse().ok())
-            .unwrap_or(1);
-        let Some(comparison) = c.comparisons.get(k.saturating_sub(1)) else {
-            return format!("Forest plot of {endpoint} hazard ratios by subgroup.");
-        };
-        let Some((e, t)) = comparison
-            .tte
-            .iter()
-            .find(|(e, _)| e.eq_ignore_ascii_case(endpoint))
-        else {
-            return format!("Forest plot of {endpoint} hazard ratios by subgroup.");
-        };
-        // The first row's ratio, as the plot draws it: the Fine–Gray model's with competing
-        // events, else the stratified Cox model's when there are strata.
-        let (kind, overall) = match &t.fine_gray {
-            Some(fg) => ("subdistribution hazard ratios (Fine–Gray)", fg.hr.as_ref()),
-            None => (
-                "hazard ratios",
-                t.stratified.as_ref().map_or(&t.cox, |s| &s.cox).hr.as_ref(),
-            ),
-        };
-        let all = overall.map_or(String::new(), |hr| {
-            format!(": all subjects HR {}", ratio(hr, settings))
-        });
-        return format!(
-            "Forest plot of {e} {kind} of {} against {} in {} subgroups{all}.",
-            c.arm_short(&comparison.arm),
-            c.arm_short(&comparison.reference),
-            t.subgroups.len()
-        );
+        return forest_alt(rest, c, settings);
     }
     let response = c.response.as_ref();
     if name.starts_with("ae-dot") {
@@ -208,6 +76,154 @@ pub fn alt_text(name: &str, c: &CohortResults, settings: &Analysis) -> String {
         }
         _ => format!("Figure {name} of cohort {}.", c.id),
     }
+}
+
+/// A cumulative incidence figure's text: the incidence at the last landmark per group, the
+/// competing events, the Fine–Gray HR.
+fn cif_alt(rest: &str, c: &CohortResults, settings: &Analysis) -> String {
+    let Some((endpoint, t)) = c.tte.iter().find(|(e, _)| e.eq_ignore_ascii_case(rest)) else {
+        return format!("Cumulative incidence of {rest}.");
+    };
+    let label = if t.label.is_empty() {
+        endpoint.as_str()
+    } else {
+        &t.label
+    };
+    let at_last = |t: &crate::results::TteResults| {
+        let l = t.cif.as_ref()?.landmarks.last()?;
+        Some((
+            l.time,
+            format!("{}%", fixed(l.estimate * 100.0, settings.percent_decimals)),
+        ))
+    };
+    let groups: Vec<(String, crate::results::TteResults)> = if c.arms.is_empty() {
+        vec![(c.label.clone(), t.clone())]
+    } else {
+        c.arms
+            .iter()
+            .filter_map(|a| {
+                Some((
+                    c.arm_short(&a.arm).to_string(),
+                    a.results.tte.get(endpoint)?.clone(),
+                ))
+            })
+            .collect()
+    };
+    let mut text = format!(
+        "Cumulative incidence of {label}{} with competing events ({} in all)",
+        if c.arms.is_empty() { "" } else { " by arm" },
+        t.cif.as_ref().map_or(0, |x| x.competing)
+    );
+    let values: Vec<String> = groups
+        .iter()
+        .filter_map(|(name, t)| {
+            let (time, v) = at_last(t)?;
+            Some(format!(
+                "{v} with {name} at {} {}",
+                crate::format::fmt_plain(time),
+                settings.time_unit.name()
+            ))
+        })
+        .collect();
+    if !values.is_empty() {
+        text.push_str(": ");
+        text.push_str(&values.join(", "));
+    }
+    if let Some(hr) = c
+        .comparisons
+        .first()
+        .and_then(|x| x.tte.get(endpoint))
+        .and_then(|t| t.fine_gray.as_ref()?.hr.as_ref())
+    {
+        text.push_str(&format!("; Fine–Gray HR {}", ratio(hr, settings)));
+    }
+    text.push('.');
+    text
+}
+
+/// A Kaplan–Meier figure's text: its medians, and the first comparison's HR.
+fn km_alt(rest: &str, c: &CohortResults, settings: &Analysis) -> String {
+    let Some((endpoint, t)) = c.tte.iter().find(|(e, _)| e.eq_ignore_ascii_case(rest)) else {
+        return format!("Kaplan–Meier curves of {rest}.");
+    };
+    let label = if t.label.is_empty() {
+        endpoint.as_str()
+    } else {
+        &t.label
+    };
+    if c.arms.is_empty() {
+        return format!(
+            "Kaplan–Meier curve of {label} in {} subjects: {} events, median {}.",
+            t.n,
+            t.events,
+            time(&t.median, settings)
+        );
+    }
+    let medians: Vec<String> = c
+        .arms
+        .iter()
+        .filter_map(|a| {
+            let t = a.results.tte.get(endpoint)?;
+            Some(format!(
+                "{} with {}",
+                time(&t.median, settings),
+                c.arm_short(&a.arm)
+            ))
+        })
+        .collect();
+    let mut text = format!(
+        "Kaplan–Meier curves of {label} by arm: median {}",
+        medians.join(" and ")
+    );
+    if let Some(t) = c.comparisons.first().and_then(|x| x.tte.get(endpoint)) {
+        let (cox, stratified) = match &t.stratified {
+            Some(s) => (&s.cox, "stratified "),
+            None => (&t.cox, ""),
+        };
+        if let Some(hr) = &cox.hr {
+            text.push_str(&format!("; {stratified}HR {}", ratio(hr, settings)));
+        }
+    }
+    text.push('.');
+    text
+}
+
+/// A forest plot's text (`rest`: `<endpoint>-<k>`): the ratio its first row draws.
+fn forest_alt(rest: &str, c: &CohortResults, settings: &Analysis) -> String {
+    let endpoint = rest.split('-').next().unwrap_or(rest);
+    let k: usize = rest
+        .split('-')
+        .nth(1)
+        .and_then(|k| k.parse().ok())
+        .unwrap_or(1);
+    let Some(comparison) = c.comparisons.get(k.saturating_sub(1)) else {
+        return format!("Forest plot of {endpoint} hazard ratios by subgroup.");
+    };
+    let Some((e, t)) = comparison
+        .tte
+        .iter()
+        .find(|(e, _)| e.eq_ignore_ascii_case(endpoint))
+    else {
+        return format!("Forest plot of {endpoint} hazard ratios by subgroup.");
+    };
+    // The first row's ratio, as the plot draws it: the Fine–Gray model's with competing
+    // events, else the stratified Cox model's when there are strata.
+    let (kind, overall) = match &t.fine_gray {
+        Some(fg) => ("subdistribution hazard ratios (Fine–Gray)", fg.hr.as_ref()),
+        None => (
+            "hazard ratios",
+            t.stratified.as_ref().map_or(&t.cox, |s| &s.cox).hr.as_ref(),
+        ),
+    };
+    let all = overall.map_or(String::new(), |hr| {
+        format!(": all subjects HR {}", ratio(hr, settings))
+    });
+    format!(
+        "Forest plot of {e} {kind} of {} against {} in {} subgroups{all}.",
+        c.arm_short(&comparison.arm),
+        c.arm_short(&comparison.reference),
+        t.subgroups.len()
+    )
 }
 
 /// `svg` with `role="img"`, its title and its description, for screen readers.
