@@ -20,7 +20,7 @@ use crate::model::Date;
 use crate::profile::timing;
 use crate::results::{CohortFailure, StudyHeader, StudyResults};
 use crate::study::LoadedStudy;
-use crate::write::outputs::{to_json, DerivedDataset, Manifest, ManifestEntry};
+use crate::write::outputs::{to_json, DerivedDataset, DerivedRows, Manifest, ManifestEntry};
 use crate::write::{self, FolderSink};
 
 /// What the command line adds to a config.
@@ -183,42 +183,7 @@ pub fn build_cutoff(
                 match build_cohort(study, &at, cohort, renderer) {
                     Ok((mut built, derived)) => {
                         sink.put(std::mem::take(&mut built.files))?;
-                        timing::stage("  derived csv", || {
-                            let mut file = sink.create(&format!("derived/{}.csv", cohort.id))?;
-                            derived.write_csv(&at.data.subjects, &mut |piece| file.write(piece))?;
-                            file.finish()?;
-                            let path = format!("derived/records/{}.csv", cohort.id);
-                            let mut file = sink.create(&path)?;
-                            derived.write_records_csv(
-                                &at.data.subjects,
-                                &at.by_subject,
-                                &at.data.vocabulary,
-                                &at.data.adverse_events,
-                                &mut |piece| file.write(piece),
-                            )?;
-                            file.finish()
-                        })?;
-                        if study.formats.needs().derived_dataset_json {
-                            timing::stage("  derived dataset-json", || {
-                                let settings = cfg.analysis_for(cohort);
-                                let about = DerivedDataset {
-                                    study_id: &cfg.config.study.id,
-                                    cohort_id: &cohort.id,
-                                    cohort_label: cohort.label.as_deref().unwrap_or(&cohort.id),
-                                    time_unit: settings.time_unit.name(),
-                                    endpoint_labels: &settings.tte_labels,
-                                    cutoff: at.cutoff,
-                                };
-                                let path = format!("derived/{}.json", cohort.id);
-                                let mut file = sink.create(&path)?;
-                                derived.write_dataset_json(
-                                    &at.data.subjects,
-                                    &about,
-                                    &mut |piece| file.write(piece),
-                                )?;
-                                file.finish()
-                            })?;
-                        }
+                        write_derived(study, &at, cohort, &derived, sink)?;
                         Ok(Ok(built))
                     }
                     Err(e) => Ok(Err(e)),
@@ -289,33 +254,7 @@ pub fn build_cutoff(
         path: "results.json".to_string(),
         bytes: to_json(&results)?,
     }])?;
-    // Input paths relative to the cut-off folder: the same manifest whichever folder the
-    // build ran from, and `verify` works from anywhere.
-    let folder = plan.folder();
-    let relative = |path: &str| {
-        write::relative_path(&folder, Path::new(path))
-            .to_string_lossy()
-            .replace('\\', "/")
-    };
-    let inputs: Vec<ManifestEntry> = study
-        .data
-        .inputs
-        .iter()
-        .map(|i| ManifestEntry {
-            path: relative(&i.path),
-            sha256: i.sha256.clone(),
-        })
-        .collect();
-    let manifest = Manifest {
-        readout_version: env!("CARGO_PKG_VERSION").to_string(),
-        paths_relative_to: Some("this folder".to_string()),
-        config: ManifestEntry {
-            path: relative(&cfg.path.display().to_string()),
-            sha256: load::sha256_hex(&cfg.bytes),
-        },
-        inputs,
-        outputs: sink.manifest_entries()?,
-    };
+    let manifest = manifest_of(study, plan, sink)?;
     sink.put(vec![OutputFile {
         path: "manifest.json".to_string(),
         bytes: to_json(&manifest)?,
@@ -469,4 +408,82 @@ pub fn planned_cohorts(cfg: &LoadedConfig, opts: &BuildOptions) -> usize {
 /// Output root of a config (for messages).
 pub fn output_root(cfg: &LoadedConfig, out: Option<&Path>) -> PathBuf {
     cfg.output_dir(out).join(&cfg.config.study.id)
+}
+
+/// A cohort's derived data: the CSV, the records behind its numbers, and with a format that
+/// asks for it the Dataset-JSON.
+fn write_derived(
+    study: &LoadedStudy,
+    at: &CutData<'_>,
+    cohort: &CohortConfig,
+    derived: &DerivedRows<'_>,
+    sink: &FolderSink,
+) -> Result<()> {
+    let cfg = &study.config;
+    timing::stage("  derived csv", || {
+        let mut file = sink.create(&format!("derived/{}.csv", cohort.id))?;
+        derived.write_csv(&at.data.subjects, &mut |piece| file.write(piece))?;
+        file.finish()?;
+        let path = format!("derived/records/{}.csv", cohort.id);
+        let mut file = sink.create(&path)?;
+        derived.write_records_csv(
+            &at.data.subjects,
+            &at.by_subject,
+            &at.data.vocabulary,
+            &at.data.adverse_events,
+            &mut |piece| file.write(piece),
+        )?;
+        file.finish()
+    })?;
+    if study.formats.needs().derived_dataset_json {
+        timing::stage("  derived dataset-json", || {
+            let settings = cfg.analysis_for(cohort);
+            let about = DerivedDataset {
+                study_id: &cfg.config.study.id,
+                cohort_id: &cohort.id,
+                cohort_label: cohort.label.as_deref().unwrap_or(&cohort.id),
+                time_unit: settings.time_unit.name(),
+                endpoint_labels: &settings.tte_labels,
+                cutoff: at.cutoff,
+            };
+            let path = format!("derived/{}.json", cohort.id);
+            let mut file = sink.create(&path)?;
+            derived
+                .write_dataset_json(&at.data.subjects, &about, &mut |piece| file.write(piece))?;
+            file.finish()
+        })?;
+    }
+    Ok(())
+}
+
+/// The cut-off folder's manifest: the config, the inputs and every output with its SHA-256.
+fn manifest_of(study: &LoadedStudy, plan: &CutoffPlan, sink: &FolderSink) -> Result<Manifest> {
+    let cfg = &study.config;
+    // Input paths relative to the cut-off folder: the same manifest whichever folder the
+    // build ran from, and `verify` works from anywhere.
+    let folder = plan.folder();
+    let relative = |path: &str| {
+        write::relative_path(&folder, Path::new(path))
+            .to_string_lossy()
+            .replace('\\', "/")
+    };
+    let inputs: Vec<ManifestEntry> = study
+        .data
+        .inputs
+        .iter()
+        .map(|i| ManifestEntry {
+            path: relative(&i.path),
+            sha256: i.sha256.clone(),
+        })
+        .collect();
+    Ok(Manifest {
+        readout_version: env!("CARGO_PKG_VERSION").to_string(),
+        paths_relative_to: Some("this folder".to_string()),
+        config: ManifestEntry {
+            path: relative(&cfg.path.display().to_string()),
+            sha256: load::sha256_hex(&cfg.bytes),
+        },
+        inputs,
+        outputs: sink.manifest_entries()?,
+    })
 }
