@@ -36,6 +36,61 @@ type SafetyMember<'a> = (
     &'a [&'a AdverseEvent],
 );
 
+/// Warnings about the safety members' dates and exposure: subjects whose events are undated
+/// (time at risk their whole exposure), and subjects left out of the rates (no exposure).
+fn exposure_notes(safety: &[SafetyMember<'_>]) -> Vec<Diagnostic> {
+    let mut notes = Vec::new();
+    // Events without a start date (or subjects without TRTSDT): when none of a subject's
+    // events of a row is dated, its time at risk is its whole exposure (an upper bound, so the
+    // rate is a lower bound), and the reader is told how many such subjects there are.
+    let undated = safety
+        .iter()
+        .filter(|(_, start, exposure, own)| {
+            exposure.is_some()
+                && (own.iter().any(|e| e.start.is_none()) || (start.is_none() && !own.is_empty()))
+        })
+        .count();
+    if undated > 0 {
+        notes.push(Diagnostic::warning(
+            Kind::AeUndated,
+            format!(
+                "adverse events: {undated} safety subject(s) have an event without a start date \
+             (ASTDT), or no TRTSDT; in the exposure-adjusted incidence rates, a subject none of \
+             whose events of a kind or term is dated counts its whole exposure as time at risk \
+             (the rate is then a lower bound)"
+            ),
+        ));
+    }
+    let unexposed = safety.iter().filter(|(_, _, e, _)| e.is_none()).count();
+    if unexposed > 0 {
+        notes.push(Diagnostic::warning(
+            Kind::ExposureUnknown,
+            format!(
+            "adverse events: {unexposed} safety subject(s) without a known exposure (treatment \
+             dates or duration) left out of the exposure-adjusted incidence rates (they are in \
+             the risk differences)"
+        ),
+        ));
+    }
+    notes
+}
+
+/// Every term with an event, by the subjects who have it, most first, then by term.
+fn terms_by_frequency<'e>(safety: &[SafetyMember<'e>]) -> Vec<(&'e str, usize)> {
+    let mut terms: FxHashMap<&str, usize> = FxHashMap::default();
+    for (_, _, _, own) in safety {
+        let mut seen: Vec<&str> = own.iter().map(|e| e.term.as_str()).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        for t in seen {
+            *terms.entry(t).or_default() += 1;
+        }
+    }
+    let mut terms: Vec<(&str, usize)> = terms.into_iter().collect();
+    terms.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    terms
+}
+
 /// The comparison of adverse events; `None` when an arm has no safety subject.
 pub fn compare_ae(
     two: &super::TwoArms<'_>,
@@ -61,38 +116,7 @@ pub fn compare_ae(
     if n1 == 0 || n0 == 0 {
         return Ok(None);
     }
-    // Events without a start date (or subjects without TRTSDT): when none of a subject's
-    // events of a row is dated, its time at risk is its whole exposure (an upper bound, so the
-    // rate is a lower bound), and the reader is told how many such subjects there are.
-    let undated = safety
-        .iter()
-        .filter(|(_, start, exposure, own)| {
-            exposure.is_some()
-                && (own.iter().any(|e| e.start.is_none()) || (start.is_none() && !own.is_empty()))
-        })
-        .count();
-    if undated > 0 {
-        warnings.push(Diagnostic::warning(
-            Kind::AeUndated,
-            format!(
-                "adverse events: {undated} safety subject(s) have an event without a start date \
-             (ASTDT), or no TRTSDT; in the exposure-adjusted incidence rates, a subject none of \
-             whose events of a kind or term is dated counts its whole exposure as time at risk \
-             (the rate is then a lower bound)"
-            ),
-        ));
-    }
-    let unexposed = safety.iter().filter(|(_, _, e, _)| e.is_none()).count();
-    if unexposed > 0 {
-        warnings.push(Diagnostic::warning(
-            Kind::ExposureUnknown,
-            format!(
-            "adverse events: {unexposed} safety subject(s) without a known exposure (treatment \
-             dates or duration) left out of the exposure-adjusted incidence rates (they are in \
-             the risk differences)"
-        ),
-        ));
-    }
+    warnings.extend(exposure_notes(&safety));
     let years = |arm: bool| {
         safety
             .iter()
@@ -116,17 +140,7 @@ pub fn compare_ae(
     .filter(|(_, known, _)| *known)
     .map(|(kind, _, pick)| (kind, pick))
     .collect();
-    let mut terms: FxHashMap<&str, usize> = FxHashMap::default();
-    for (_, _, _, own) in &safety {
-        let mut seen: Vec<&str> = own.iter().map(|e| e.term.as_str()).collect();
-        seen.sort_unstable();
-        seen.dedup();
-        for t in seen {
-            *terms.entry(t).or_default() += 1;
-        }
-    }
-    let mut terms: Vec<(&str, usize)> = terms.into_iter().collect();
-    terms.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    let terms = terms_by_frequency(&safety);
 
     let level = settings.ci_level;
     let label = |what: &str| format!("adverse events: {what}");
