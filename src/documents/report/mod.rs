@@ -37,6 +37,64 @@ pub fn cohort_report(
         level: fmt_plain(analysis.ci_percent()),
         unit: analysis.time_unit.name(),
     };
+    let facts = facts(study, c);
+    let mut sections = vec![populations(c)];
+    sections.extend(disposition::disposition(c, &f));
+    sections.extend(baseline(c, &f));
+    sections.extend(response(c, &f));
+    if c.arms.is_empty() {
+        sections.extend(time_to_event(c, &f));
+    } else {
+        sections.extend(time_to_event_by_arm(c, &f));
+    }
+    sections.extend(follow_up(c, &f));
+    let csr = csr::CsrOptions {
+        events: analysis.ae_events,
+        common_pct: analysis.ae_common_pct,
+    };
+    sections.extend(safety(c, &f).map(|mut s| {
+        s.blocks.extend(csr::tables(c, &f, &csr));
+        s
+    }));
+    sections.extend(comparisons(c, &f));
+    sections.push(Section {
+        id: "methods",
+        heading: "Methods".to_string(),
+        blocks: vec![Block::Paragraph {
+            text: methods_statistics.to_string(),
+        }],
+    });
+    if !c.warnings.is_empty() {
+        sections.push(Section {
+            id: "warnings",
+            heading: "Warnings".to_string(),
+            blocks: vec![Block::List {
+                items: c.warnings.iter().map(|w| w.message.clone()).collect(),
+            }],
+        });
+    }
+    if has_figures {
+        sections.push(Section {
+            id: "figures",
+            heading: "Figures".to_string(),
+            blocks: vec![Block::Figures],
+        });
+    }
+    let kicker = match &study.registry_id {
+        Some(registry) => format!("Cohort report · {} ({registry})", study.id),
+        None => format!("Cohort report · {}", study.id),
+    };
+    notes::number_tables(&mut sections, |id| notes::population(id, c));
+    Report {
+        kicker,
+        facts,
+        sections,
+    }
+}
+
+/// The facts heading the report: cohort, cut-off, design, regimen, the arms by their labels
+/// with the short names the tables use, and the records `data.where` kept.
+fn facts(study: &Study, c: &CohortResults) -> Vec<Fact> {
     let mut facts = vec![
         Fact {
             label: "Cohort".to_string(),
@@ -102,92 +160,51 @@ pub fn cohort_report(
             ),
         });
     }
-    let mut sections = vec![populations(c)];
-    sections.extend(disposition::disposition(c, &f));
-    if !c.baseline.is_empty() {
-        let columns = columns(c, true);
-        let mut head = vec![Cell::text("Characteristic")];
-        head.extend(columns.iter().map(|col| {
-            Cell::num(if c.arms.is_empty() {
-                format!("All subjects (N = {})", c.n.enrolled)
-            } else {
-                format!("{} (N = {})", col.name, col.r.n.enrolled)
-            })
-        }));
-        sections.push(Section {
-            id: "baseline",
-            heading: "Baseline characteristics".to_string(),
-            blocks: vec![Block::Table(Table {
-                class: (columns.len() > 2).then_some("wide"),
-                head: vec![Row::of(head)],
-                body: baseline_rows(&c.baseline, &columns, &f),
-            })],
-        });
+    facts
+}
+
+/// The baseline characteristics table, per arm and in total.
+fn baseline(c: &CohortResults, f: &Formats) -> Option<Section> {
+    if c.baseline.is_empty() {
+        return None;
     }
-    sections.extend(response(c, &f));
-    if c.arms.is_empty() {
-        sections.extend(time_to_event(c, &f));
-    } else {
-        sections.extend(time_to_event_by_arm(c, &f));
-    }
-    if let Some(fu) = &c.followup {
-        let estimate = match fu.estimate {
-            Some(x) => format!("{} {}", fixed(x, f.td), f.unit),
-            None => "not reached".to_string(),
-        };
-        sections.push(Section {
-            id: "follow-up",
-            heading: "Follow-up".to_string(),
-            blocks: vec![Block::Paragraph {
-                text: format!(
-                    "Median follow-up (reverse Kaplan–Meier, {}): {estimate} ({}% CI: {}).",
-                    fu.label,
-                    f.level,
-                    fmt_limits(fu.lower, fu.upper, f.td, false)
-                ),
-            }],
-        });
-    }
-    let csr = csr::CsrOptions {
-        events: analysis.ae_events,
-        common_pct: analysis.ae_common_pct,
-    };
-    sections.extend(safety(c, &f).map(|mut s| {
-        s.blocks.extend(csr::tables(c, &f, &csr));
-        s
+    let columns = columns(c, true);
+    let mut head = vec![Cell::text("Characteristic")];
+    head.extend(columns.iter().map(|col| {
+        Cell::num(if c.arms.is_empty() {
+            format!("All subjects (N = {})", c.n.enrolled)
+        } else {
+            format!("{} (N = {})", col.name, col.r.n.enrolled)
+        })
     }));
-    sections.extend(comparisons(c, &f));
-    sections.push(Section {
-        id: "methods",
-        heading: "Methods".to_string(),
-        blocks: vec![Block::Paragraph {
-            text: methods_statistics.to_string(),
-        }],
-    });
-    if !c.warnings.is_empty() {
-        sections.push(Section {
-            id: "warnings",
-            heading: "Warnings".to_string(),
-            blocks: vec![Block::List {
-                items: c.warnings.iter().map(|w| w.message.clone()).collect(),
-            }],
-        });
-    }
-    if has_figures {
-        sections.push(Section {
-            id: "figures",
-            heading: "Figures".to_string(),
-            blocks: vec![Block::Figures],
-        });
-    }
-    let kicker = match &study.registry_id {
-        Some(registry) => format!("Cohort report · {} ({registry})", study.id),
-        None => format!("Cohort report · {}", study.id),
+    Some(Section {
+        id: "baseline",
+        heading: "Baseline characteristics".to_string(),
+        blocks: vec![Block::Table(Table {
+            class: (columns.len() > 2).then_some("wide"),
+            head: vec![Row::of(head)],
+            body: baseline_rows(&c.baseline, &columns, f),
+        })],
+    })
+}
+
+/// The median follow-up, by the reverse Kaplan–Meier method.
+fn follow_up(c: &CohortResults, f: &Formats) -> Option<Section> {
+    let fu = c.followup.as_ref()?;
+    let estimate = match fu.estimate {
+        Some(x) => format!("{} {}", fixed(x, f.td), f.unit),
+        None => "not reached".to_string(),
     };
-    notes::number_tables(&mut sections, |id| notes::population(id, c));
-    Report {
-        kicker,
-        facts,
-        sections,
-    }
+    Some(Section {
+        id: "follow-up",
+        heading: "Follow-up".to_string(),
+        blocks: vec![Block::Paragraph {
+            text: format!(
+                "Median follow-up (reverse Kaplan–Meier, {}): {estimate} ({}% CI: {}).",
+                fu.label,
+                f.level,
+                fmt_limits(fu.lower, fu.upper, f.td, false)
+            ),
+        }],
+    })
 }
