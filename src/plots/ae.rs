@@ -265,27 +265,8 @@ fn arm_value_label(any: f64, severe: Option<f64>) -> String {
     }
 }
 
-/// Draws the adverse-event chart of a cohort with arms: per preferred term (top to bottom, in
-/// the given order) one bar per arm, in the arm's colour, as long as the percentage of the
-/// arm's subjects with the event at any grade (light) with the part at grade ≥3 darker, and
-/// both percentages written after it. Percentages are of each arm's own `n_subjects`. The
-/// legend gives each arm with its N, then the two shades as `labels` name them
-/// (`Any grade`, `Grade ≥3`); `title` may be empty for none.
-///
-/// Errors: [`PlotError::NoData`] for no arm or no term; [`PlotError::InvalidInput`] when an
-/// arm has no subject, the arms list different terms, or a count is impossible (more subjects
-/// than the arm's N, more at grade ≥3 than at any grade).
-pub fn ae_bars_by_arm(
-    arms: &[AeArm],
-    title: &str,
-    (any_label, severe_label): (&str, &str),
-) -> Result<String, PlotError> {
-    let Some(first) = arms.first() else {
-        return Err(PlotError::NoData);
-    };
-    if first.terms.is_empty() {
-        return Err(PlotError::NoData);
-    }
+/// Every arm has subjects, the same terms as the first, and possible counts.
+fn check_arms(arms: &[AeArm], first: &AeArm) -> Result<(), PlotError> {
     for a in arms {
         if a.n_subjects == 0 {
             return Err(PlotError::InvalidInput(format!(
@@ -318,6 +299,63 @@ pub fn ae_bars_by_arm(
             }
         }
     }
+    Ok(())
+}
+
+/// The legend: each arm with its N, then the two shades (any grade; the part at grade ≥3
+/// when the data have grades).
+fn arms_legend(
+    arms: &[AeArm],
+    (any_label, severe_label): (&str, &str),
+    w: i32,
+) -> Result<Legend, PlotError> {
+    let arm_items = arms
+        .iter()
+        .enumerate()
+        .map(|(i, a)| LegendItem {
+            key: Key::Swatch(series_colour(i)),
+            label: format!("{} (N = {})", a.arm, a.n_subjects),
+        })
+        .collect();
+    let graded = arms
+        .iter()
+        .flat_map(|a| &a.terms)
+        .any(|t| t.grade3plus.is_some());
+    let mut shade_items = vec![LegendItem {
+        key: Key::Swatch(tint(DARK_GREY, ANY_GRADE_TINT)),
+        label: any_label.to_string(),
+    }];
+    if graded {
+        shade_items.push(LegendItem {
+            key: Key::Swatch(DARK_GREY),
+            label: format!("{severe_label} (in brackets)"),
+        });
+    }
+    Legend::flow_groups(vec![arm_items, shade_items], w - 2 * PAD)
+}
+
+/// Draws the adverse-event chart of a cohort with arms: per preferred term (top to bottom, in
+/// the given order) one bar per arm, in the arm's colour, as long as the percentage of the
+/// arm's subjects with the event at any grade (light) with the part at grade ≥3 darker, and
+/// both percentages written after it. Percentages are of each arm's own `n_subjects`. The
+/// legend gives each arm with its N, then the two shades as `labels` name them
+/// (`Any grade`, `Grade ≥3`); `title` may be empty for none.
+///
+/// Errors: [`PlotError::NoData`] for no arm or no term; [`PlotError::InvalidInput`] when an
+/// arm has no subject, the arms list different terms, or a count is impossible (more subjects
+/// than the arm's N, more at grade ≥3 than at any grade).
+pub fn ae_bars_by_arm(
+    arms: &[AeArm],
+    title: &str,
+    (any_label, severe_label): (&str, &str),
+) -> Result<String, PlotError> {
+    let Some(first) = arms.first() else {
+        return Err(PlotError::NoData);
+    };
+    if first.terms.is_empty() {
+        return Err(PlotError::NoData);
+    }
+    check_arms(arms, first)?;
 
     let w = CANVAS_WIDTH;
     let pct = |a: &AeArm, count: usize| percent(count, a.n_subjects);
@@ -345,29 +383,7 @@ pub fn ae_bars_by_arm(
     if !title_lines.is_empty() {
         y += line_height(TITLE_PX) * i32::try_from(title_lines.len()).unwrap_or(1) + 6;
     }
-    let arm_items = arms
-        .iter()
-        .enumerate()
-        .map(|(i, a)| LegendItem {
-            key: Key::Swatch(series_colour(i)),
-            label: format!("{} (N = {})", a.arm, a.n_subjects),
-        })
-        .collect();
-    let graded = arms
-        .iter()
-        .flat_map(|a| &a.terms)
-        .any(|t| t.grade3plus.is_some());
-    let mut shade_items = vec![LegendItem {
-        key: Key::Swatch(tint(DARK_GREY, ANY_GRADE_TINT)),
-        label: any_label.to_string(),
-    }];
-    if graded {
-        shade_items.push(LegendItem {
-            key: Key::Swatch(DARK_GREY),
-            label: format!("{severe_label} (in brackets)"),
-        });
-    }
-    let legend = Legend::flow_groups(vec![arm_items, shade_items], w - 2 * PAD)?;
+    let legend = arms_legend(arms, (any_label, severe_label), w)?;
     let legend_top = y;
     let plot_top = y + legend.height() + 10;
     let n_arms = i32::try_from(arms.len()).unwrap_or(i32::MAX);
