@@ -25,17 +25,9 @@ fn from_slides(path: &str) -> String {
     format!("../{}", path.trim_start_matches("ppt/"))
 }
 
-/// The deck as a `.pptx`'s bytes.
-pub fn package(
-    slides: &[SlidePart],
-    media: &[(String, std::sync::Arc<[u8]>)],
-    template: &SlideTemplate,
-    title: &str,
-) -> zip::result::ZipResult<Vec<u8>> {
-    let mut parts: Vec<(String, Vec<u8>)> = Vec::new();
-    let text = |s: String| s.into_bytes();
-
-    // [Content_Types].xml
+/// `[Content_Types].xml`: the package's defaults, the template's parts, the deck's own and
+/// each of its `slides`.
+fn content_types(template: &SlideTemplate, slides: usize) -> String {
     let mut types = format!(
         r#"{DECLARATION}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Default Extension="png" ContentType="image/png"/>"#
     );
@@ -46,37 +38,18 @@ pub fn package(
         types,
         r#"<Override PartName="/ppt/presentation.xml" ContentType="{CT}.presentationml.presentation.main+xml"/><Override PartName="/ppt/presProps.xml" ContentType="{CT}.presentationml.presProps+xml"/><Override PartName="/ppt/viewProps.xml" ContentType="{CT}.presentationml.viewProps+xml"/><Override PartName="/ppt/tableStyles.xml" ContentType="{CT}.presentationml.tableStyles+xml"/><Override PartName="/docProps/core.xml" ContentType="application/vnd.openxmlformats-package.core-properties+xml"/><Override PartName="/docProps/app.xml" ContentType="{CT}.extended-properties+xml"/>"#
     );
-    for n in 1..=slides.len() {
+    for n in 1..=slides {
         let _ = write!(
             types,
             r#"<Override PartName="/ppt/slides/slide{n}.xml" ContentType="{CT}.presentationml.slide+xml"/>"#
         );
     }
     types.push_str("</Types>");
-    parts.push(("[Content_Types].xml".into(), text(types)));
+    types
+}
 
-    parts.push((
-        "_rels/.rels".into(),
-        text(format!(
-            r#"{DECLARATION}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="{REL}/officeDocument" Target="ppt/presentation.xml"/><Relationship Id="rId2" Type="http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties" Target="docProps/core.xml"/><Relationship Id="rId3" Type="{REL}/extended-properties" Target="docProps/app.xml"/></Relationships>"#
-        )),
-    ));
-    parts.push((
-        "docProps/core.xml".into(),
-        text(format!(
-            r#"{DECLARATION}<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>{}</dc:title><dc:creator>readout</dc:creator></cp:coreProperties>"#,
-            escape(title)
-        )),
-    ));
-    parts.push((
-        "docProps/app.xml".into(),
-        text(format!(
-            r#"{DECLARATION}<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties"><Application>readout</Application><Slides>{}</Slides></Properties>"#,
-            slides.len()
-        )),
-    ));
-
-    // The presentation: masters, slides, size; its relationships.
+/// `ppt/presentation.xml` (masters, slides, size) and its relationships, for `slides` slides.
+fn presentation(template: &SlideTemplate, slides: usize) -> (String, String) {
     let mut rels = String::new();
     let mut masters = String::new();
     let mut k = 0;
@@ -94,7 +67,7 @@ pub fn package(
         );
     }
     let mut list = String::new();
-    for n in 1..=slides.len() {
+    for n in 1..=slides {
         k += 1;
         let _ = write!(
             rels,
@@ -122,19 +95,54 @@ pub fn package(
         );
     }
     let (cx, cy) = template.size;
-    parts.push((
-        "ppt/presentation.xml".into(),
-        text(format!(
+    (
+        format!(
             r#"{DECLARATION}<p:presentation {} saveSubsetFonts="1"><p:sldMasterIdLst>{masters}</p:sldMasterIdLst><p:sldIdLst>{list}</p:sldIdLst><p:sldSz cx="{cx}" cy="{cy}"/><p:notesSz cx="6858000" cy="9144000"/></p:presentation>"#,
             ns!()
+        ),
+        format!(
+            r#"{DECLARATION}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">{rels}</Relationships>"#
+        ),
+    )
+}
+
+/// The deck as a `.pptx`'s bytes.
+pub fn package(
+    slides: &[SlidePart],
+    media: &[(String, std::sync::Arc<[u8]>)],
+    template: &SlideTemplate,
+    title: &str,
+) -> zip::result::ZipResult<Vec<u8>> {
+    let mut parts: Vec<(String, Vec<u8>)> = Vec::new();
+    let text = |s: String| s.into_bytes();
+
+    let types = content_types(template, slides.len());
+    parts.push(("[Content_Types].xml".into(), text(types)));
+
+    parts.push((
+        "_rels/.rels".into(),
+        text(format!(
+            r#"{DECLARATION}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="{REL}/officeDocument" Target="ppt/presentation.xml"/><Relationship Id="rId2" Type="http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties" Target="docProps/core.xml"/><Relationship Id="rId3" Type="{REL}/extended-properties" Target="docProps/app.xml"/></Relationships>"#
         )),
     ));
     parts.push((
-        "ppt/_rels/presentation.xml.rels".into(),
+        "docProps/core.xml".into(),
         text(format!(
-            r#"{DECLARATION}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">{rels}</Relationships>"#
+            r#"{DECLARATION}<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>{}</dc:title><dc:creator>readout</dc:creator></cp:coreProperties>"#,
+            escape(title)
         )),
     ));
+    parts.push((
+        "docProps/app.xml".into(),
+        text(format!(
+            r#"{DECLARATION}<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties"><Application>readout</Application><Slides>{}</Slides></Properties>"#,
+            slides.len()
+        )),
+    ));
+
+    let (presentation, rels) = presentation(template, slides.len());
+    parts.push(("ppt/presentation.xml".into(), text(presentation)));
+    parts.push(("ppt/_rels/presentation.xml.rels".into(), text(rels)));
     parts.push((
         "ppt/presProps.xml".into(),
         text(format!(r#"{DECLARATION}<p:presentationPr {}/>"#, ns!())),
