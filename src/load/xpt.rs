@@ -309,6 +309,31 @@ fn parse_member(bytes: &[u8], offset: usize) -> Result<(XptTable, usize), XptErr
     let label = field(descriptor2, 32, 40);
     at += RECORD;
 
+    let (variables, at) = variables_of(bytes, at, namestr_len, &dataset)?;
+    expect_header(bytes, at, OBS_HEADER, "observation header record")?;
+    let data_start = at + RECORD;
+    let (data, count, data_end) = observations(bytes, data_start, &variables)?;
+    let (text, spans) = cells(data, count, data_start, &variables)?;
+    Ok((
+        XptTable {
+            dataset,
+            label,
+            variables,
+            text,
+            spans,
+        },
+        data_end,
+    ))
+}
+
+/// The namestr header at `at` and the variables it describes (unique names, each inside the
+/// observation); returns them with the offset after their records.
+fn variables_of(
+    bytes: &[u8],
+    mut at: usize,
+    namestr_len: usize,
+    dataset: &str,
+) -> Result<(Vec<Variable>, usize), XptError> {
     expect_header(bytes, at, NAMESTR_HEADER, "namestr header record")?;
     let count_at = at + 54;
     let nvars = header_number(record(bytes, at, "")?, 54, 4).ok_or_else(|| {
@@ -366,10 +391,17 @@ fn parse_member(bytes: &[u8], offset: usize) -> Result<(XptTable, usize), XptErr
             ));
         }
     }
+    Ok((variables, at))
+}
 
-    expect_header(bytes, at, OBS_HEADER, "observation header record")?;
-    at += RECORD;
-    let data_start = at;
+/// The observations from `data_start`: their bytes, how many there are (trailing blank padding
+/// dropped) and where they end (the next member header or the end of the file).
+fn observations<'a>(
+    bytes: &'a [u8],
+    data_start: usize,
+    variables: &[Variable],
+) -> Result<(&'a [u8], usize, usize), XptError> {
+    let obs_len: usize = variables.iter().map(|v| v.length).sum();
     // The data run to the next member header (at a record boundary) or the end of the file.
     let data_end = (data_start..bytes.len())
         .step_by(RECORD)
@@ -403,7 +435,18 @@ fn parse_member(bytes: &[u8], offset: usize) -> Result<(XptTable, usize), XptErr
             break;
         }
     }
+    Ok((data, count, data_end))
+}
 
+/// Every cell of `count` observations as text, row by row: characters decoded (UTF-8, else
+/// Windows-1252), numbers formatted by their SAS format; missing numbers are empty.
+fn cells(
+    data: &[u8],
+    count: usize,
+    data_start: usize,
+    variables: &[Variable],
+) -> Result<(String, Vec<[u32; 2]>), XptError> {
+    let obs_len: usize = variables.iter().map(|v| v.length).sum();
     let mut text = String::new();
     let mut spans: Vec<[u32; 2]> = Vec::with_capacity(count.saturating_mul(variables.len()));
     let too_large = |n: usize| {
@@ -415,7 +458,7 @@ fn parse_member(bytes: &[u8], offset: usize) -> Result<(XptTable, usize), XptErr
     for n in 0..count {
         let obs_start = n * obs_len;
         let obs = data.get(obs_start..obs_start + obs_len).unwrap_or(&[]);
-        for v in &variables {
+        for v in variables {
             let raw = obs.get(v.position..v.position + v.length).unwrap_or(&[]);
             let start = u32::try_from(text.len()).map_err(|_| too_large(n + 1))?;
             match v.kind {
@@ -447,16 +490,7 @@ fn parse_member(bytes: &[u8], offset: usize) -> Result<(XptTable, usize), XptErr
             spans.push([start, end]);
         }
     }
-    Ok((
-        XptTable {
-            dataset,
-            label,
-            variables,
-            text,
-            spans,
-        },
-        data_end,
-    ))
+    Ok((text, spans))
 }
 
 /// One namestr record (140 bytes; 136 from VAX/VMS), starting at `offset` in the file.

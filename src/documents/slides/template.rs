@@ -165,38 +165,11 @@ impl SlideTemplate {
                 _ => relationship_ids(&package.xml_of(&bytes, &path, role)?, &path),
             };
             let rels_path = rels_of(&path);
-            let mut kept = Vec::new();
-            if role != Role::Picture {
-                if let Some(rels) = package.read(&rels_path)? {
-                    for r in parse_relationships(&utf8(&rels, &rels_path)?, &rels_path)? {
-                        let target = match &r.target {
-                            Target::External(to) => {
-                                return Err(format!(
-                                    "its {rels_path} links to {} outside the file; expected a \
-                                     template whose masters and layouts hold no links \
-                                     (remove them, or the pictures linked, and save it again)",
-                                    crate::model::text::escape_controls(to, false)
-                                ))
-                            }
-                            Target::Internal(to) => package.canonical(to),
-                        };
-                        let next = role.reaches(&r.kind).ok_or_else(|| {
-                            format!(
-                                "its {rels_path} holds a relationship of type {} (to {target}); \
-                                 readout takes only slide masters, layouts, themes and their \
-                                 pictures, never macros, embedded objects or controls",
-                                crate::model::text::escape_controls(&r.kind, false)
-                            )
-                        })?;
-                        kept.push(Kept {
-                            id: r.id,
-                            kind: r.kind,
-                            target: target.clone(),
-                        });
-                        queue.push((target, next));
-                    }
-                }
-            }
+            let kept = if role == Role::Picture {
+                Vec::new()
+            } else {
+                followed(&mut package, &rels_path, role, &mut queue)?
+            };
             // Every relationship a part names must be there: PowerPoint repairs a dangling one.
             if let Some(missing) = ids.iter().find(|id| !kept.iter().any(|k| &k.id == *id)) {
                 return Err(format!(
@@ -260,6 +233,47 @@ impl SlideTemplate {
             size,
         })
     }
+}
+
+/// The relationships of a part (`rels_path`, when it has one), each checked: internal, and of
+/// a kind `role` may reach; each target queued in the role it reaches.
+fn followed(
+    package: &mut Package<'_>,
+    rels_path: &str,
+    role: Role,
+    queue: &mut Vec<(String, Role)>,
+) -> Result<Vec<Kept>, String> {
+    let mut kept = Vec::new();
+    if let Some(rels) = package.read(rels_path)? {
+        for r in parse_relationships(&utf8(&rels, rels_path)?, rels_path)? {
+            let target = match &r.target {
+                Target::External(to) => {
+                    return Err(format!(
+                        "its {rels_path} links to {} outside the file; expected a \
+                     template whose masters and layouts hold no links \
+                     (remove them, or the pictures linked, and save it again)",
+                        crate::model::text::escape_controls(to, false)
+                    ))
+                }
+                Target::Internal(to) => package.canonical(to),
+            };
+            let next = role.reaches(&r.kind).ok_or_else(|| {
+                format!(
+                    "its {rels_path} holds a relationship of type {} (to {target}); \
+                 readout takes only slide masters, layouts, themes and their \
+                 pictures, never macros, embedded objects or controls",
+                    crate::model::text::escape_controls(&r.kind, false)
+                )
+            })?;
+            kept.push(Kept {
+                id: r.id,
+                kind: r.kind,
+                target: target.clone(),
+            });
+            queue.push((target, next));
+        }
+    }
+    Ok(kept)
 }
 
 /// A slide layout of a template: its path, type and placeholders.
