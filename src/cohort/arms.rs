@@ -190,8 +190,8 @@ struct MemberArms<'s> {
     arm_values: Vec<u16>,
     /// Each member's stratum number, `None` when a strata column has no value.
     strata_of: Vec<Option<u32>>,
-    /// The strata's numbers by their values (joined by U+001F).
-    stratum_numbers: BTreeMap<String, u32>,
+    /// The strata's numbers by their values (one per strata column, in config order).
+    stratum_numbers: BTreeMap<Vec<&'s str>, u32>,
 }
 
 impl<'s> MemberArms<'s> {
@@ -204,7 +204,8 @@ impl<'s> MemberArms<'s> {
         let mut arm_by_list: FxHashMap<usize, u16> = FxHashMap::default();
         let mut arm_names: Vec<Option<&str>> = vec![None];
         let mut stratum_by_list: FxHashMap<usize, Option<u32>> = FxHashMap::default();
-        let mut stratum_numbers: BTreeMap<String, u32> = BTreeMap::new();
+        let mut stratum_numbers: BTreeMap<Vec<&str>, u32> = BTreeMap::new();
+        let strata_columns = cohort.strata_columns();
         let mut arm_values: Vec<u16> = Vec::with_capacity(count);
         let mut strata_of: Vec<Option<u32>> = Vec::with_capacity(count);
         for i in 0..count {
@@ -226,7 +227,7 @@ impl<'s> MemberArms<'s> {
             });
             arm_values.push(number);
             strata_of.push(*stratum_by_list.entry(list).or_insert_with(|| {
-                let key = stratum_key(s, &cohort.strata_columns())?;
+                let key = stratum_key(s, &strata_columns)?;
                 let next = stratum_numbers.len() as u32;
                 Some(*stratum_numbers.entry(key).or_insert(next))
             }));
@@ -332,12 +333,12 @@ fn arm_warnings(arms: usize, column: &str, reference: &str, without: usize) -> V
 }
 
 /// Each stratum by name at its number, for warnings: `STRAT = A`, `ECOG = 1, REGION = Asia`.
-fn stratum_names(stratum_numbers: &BTreeMap<String, u32>, cohort: &CohortConfig) -> Vec<String> {
+fn stratum_names(stratum_numbers: &BTreeMap<Vec<&str>, u32>, cohort: &CohortConfig) -> Vec<String> {
     let mut names = vec![String::new(); stratum_numbers.len()];
     for (key, &number) in stratum_numbers {
         if let Some(name) = names.get_mut(number as usize) {
             *name = key
-                .split('\u{1f}')
+                .iter()
                 .zip(&cohort.strata)
                 .map(|(value, column)| format!("{column} = {value}"))
                 .collect::<Vec<_>>()
@@ -374,7 +375,6 @@ fn two_arm_members<'s>(
 }
 
 /// The stratum of a subject: its values of the strata columns, `None` when one is missing.
-fn stratum_key(subject: &Subject, strata: &[String]) -> Option<String> {
-    let values: Option<Vec<&str>> = strata.iter().map(|c| subject.columns.get(c)).collect();
-    values.map(|v| v.join("\u{1f}"))
+fn stratum_key<'s>(subject: &'s Subject, strata: &[String]) -> Option<Vec<&'s str>> {
+    strata.iter().map(|c| subject.columns.get(c)).collect()
 }

@@ -12,7 +12,7 @@ use super::{statistics_error, Member};
 use crate::config::{Analysis, CohortConfig, DiffCi};
 use crate::error::Result;
 use crate::model::{AdverseEvent, Date};
-use crate::results::{AeComparison, AeRisk};
+use crate::results::{AeComparison, AeRisk, AeRiskKind};
 use crate::stats::two_by_two::{compare_proportions, Counts};
 use crate::stats::{poisson::exact_rate_interval, Ci};
 
@@ -128,23 +128,23 @@ pub fn compare_ae(
     // The rows: kinds first (those the data can give: no grade ≥3 without grades, no serious
     // without AESER), then every term with an event, most frequent first.
     type Pick = fn(&AdverseEvent) -> bool;
-    let kinds: Vec<(&str, Pick)> = [
-        ("any TEAE", true, (|_| true) as Pick),
-        ("grade ≥3 TEAE", columns.grade, |e| {
-            e.grade.is_some_and(|g| g >= 3)
-        }),
-        ("serious TEAE", columns.serious, |e| e.serious),
-        ("any TRAE", true, |e| e.related),
-    ]
-    .into_iter()
-    .filter(|(_, known, _)| *known)
-    .map(|(kind, _, pick)| (kind, pick))
-    .collect();
+    let kinds: Vec<(AeRiskKind, Pick)> = AeRiskKind::KINDS
+        .into_iter()
+        .filter_map(|kind| match kind {
+            AeRiskKind::AnyTeae => Some((kind, (|_| true) as Pick)),
+            AeRiskKind::GradeThreeOrHigher => columns
+                .grade
+                .then_some((kind, |e| e.grade.is_some_and(|g| g >= 3))),
+            AeRiskKind::SeriousTeae => columns.serious.then_some((kind, |e| e.serious)),
+            AeRiskKind::AnyTrae => Some((kind, |e| e.related)),
+            AeRiskKind::Term => None,
+        })
+        .collect();
     let terms = terms_by_frequency(&safety);
 
     let level = settings.ci_level;
     let label = |what: &str| format!("adverse events: {what}");
-    let row = |kind: &str,
+    let row = |kind: AeRiskKind,
                term: Option<&str>,
                hit: &dyn Fn(&AdverseEvent) -> bool|
      -> Result<AeRisk> {
@@ -167,7 +167,7 @@ pub fn compare_ae(
                 _ => exposure,
             };
         }
-        let what = label(term.unwrap_or(kind));
+        let what = label(term.unwrap_or(kind.label()));
         let cmp = compare_proportions(Counts { x: x[1], n: n1 }, Counts { x: x[0], n: n0 }, level)
             .map_err(statistics_error(cohort, what.clone()))?;
         let interval = match settings.diff_ci {
@@ -189,7 +189,7 @@ pub fn compare_ae(
             }))
         };
         Ok(AeRisk {
-            kind: kind.to_string(),
+            kind,
             term: term.map(str::to_string),
             n: x[1],
             n_reference: x[0],
@@ -207,7 +207,9 @@ pub fn compare_ae(
         rows.push(row(kind, None, &pick)?);
     }
     for (term, _) in terms {
-        rows.push(row("term", Some(term), &|e: &AdverseEvent| e.term == term)?);
+        rows.push(row(AeRiskKind::Term, Some(term), &|e: &AdverseEvent| {
+            e.term == term
+        })?);
     }
     Ok(Some(AeComparison {
         total: n1,

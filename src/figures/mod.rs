@@ -894,7 +894,7 @@ fn ae_dot_figures(
         let rows: Vec<plots::AeDotRow> = s
             .rows
             .iter()
-            .filter(|r| r.kind == "term")
+            .filter(|r| r.kind == crate::results::AeRiskKind::Term)
             .take(settings.ae_top_n)
             .map(|r| plots::AeDotRow {
                 term: r.term.clone().unwrap_or_default(),

@@ -66,12 +66,61 @@ pub struct AeComparison {
     pub rows: Vec<AeRisk>,
 }
 
+/// What a row of an [`AeComparison`] counts: subjects with an adverse event of a kind, or
+/// with one preferred term. Written to results.json as the text of [`AeRiskKind::label`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub enum AeRiskKind {
+    /// Any treatment-emergent adverse event.
+    #[serde(rename = "any TEAE")]
+    AnyTeae,
+    /// A treatment-emergent adverse event of grade 3 or higher.
+    #[serde(rename = "grade ≥3 TEAE")]
+    GradeThreeOrHigher,
+    /// A serious treatment-emergent adverse event.
+    #[serde(rename = "serious TEAE")]
+    SeriousTeae,
+    /// Any treatment-related adverse event.
+    #[serde(rename = "any TRAE")]
+    AnyTrae,
+    /// One preferred term, of any grade ([`AeRisk::term`]).
+    #[serde(rename = "term")]
+    Term,
+}
+
+impl AeRiskKind {
+    /// The kinds, in the order rows give them.
+    pub const KINDS: [AeRiskKind; 4] = [
+        AeRiskKind::AnyTeae,
+        AeRiskKind::GradeThreeOrHigher,
+        AeRiskKind::SeriousTeae,
+        AeRiskKind::AnyTrae,
+    ];
+
+    /// As results.json and the documents write it ("grade ≥3 TEAE").
+    pub fn label(self) -> &'static str {
+        match self {
+            AeRiskKind::AnyTeae => "any TEAE",
+            AeRiskKind::GradeThreeOrHigher => "grade ≥3 TEAE",
+            AeRiskKind::SeriousTeae => "serious TEAE",
+            AeRiskKind::AnyTrae => "any TRAE",
+            AeRiskKind::Term => "term",
+        }
+    }
+}
+
+impl std::fmt::Display for AeRiskKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
 /// One kind or term of adverse event compared.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct AeRisk {
     /// `any TEAE`, `grade ≥3 TEAE`, `serious TEAE`, `any TRAE`, or `term`.
-    pub kind: String,
+    pub kind: AeRiskKind,
     /// The preferred term (rows of kind `term`).
     pub term: Option<String>,
     /// Subjects of the arm with the event.

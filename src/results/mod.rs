@@ -9,7 +9,7 @@ mod record;
 mod safety;
 
 pub use arms::{
-    AeComparison, AeRisk, ArmResults, Comparison, Contrast, CoxResults, Difference,
+    AeComparison, AeRisk, AeRiskKind, ArmResults, Comparison, Contrast, CoxResults, Difference,
     DifferenceMethod, FineGrayResults, GrayResults, LogrankResults, ProportionDifference,
     ResponseComparison, RmstComparison, StratifiedComparison, SubgroupHr, SubgroupInteraction,
     TestUsed, TteComparison,
@@ -32,6 +32,19 @@ pub use safety::{
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// results.json writes an adverse-event row's kind as the documents name it, and reads
+    /// it back (an earlier cut-off's file, for the diff).
+    #[test]
+    fn ae_risk_kinds_are_written_as_labelled() {
+        for kind in AeRiskKind::KINDS.into_iter().chain([AeRiskKind::Term]) {
+            let json = serde_json::to_value(kind).unwrap();
+            assert_eq!(json, serde_json::json!(kind.label()));
+            assert_eq!(serde_json::from_value::<AeRiskKind>(json).unwrap(), kind);
+        }
+        assert_eq!(AeRiskKind::GradeThreeOrHigher.to_string(), "grade ≥3 TEAE");
+        assert!(serde_json::from_value::<AeRiskKind>(serde_json::json!("any AE")).is_err());
+    }
 
     /// `docs/results.schema.json` is the JSON Schema of results.json as the types write it;
     /// `READOUT_BLESS_SCHEMA=1` rewrites it after a change to the types.

@@ -3,7 +3,9 @@
 
 use crate::documents::prose::sentence_case;
 use crate::format::{fmt_limits, fmt_pct};
-use crate::results::{CohortResults, Comparison, ProportionDifference, ResponseComparison};
+use crate::results::{
+    AeRiskKind, CohortResults, Comparison, ProportionDifference, ResponseComparison,
+};
 
 use super::model::*;
 use super::table::*;
@@ -90,12 +92,17 @@ fn ae_table(
     let rows: Vec<&crate::results::AeRisk> = s
         .rows
         .iter()
-        .filter(|r| r.kind != "term")
-        .chain(s.rows.iter().filter(|r| r.kind == "term").take(terms))
+        .filter(|r| r.kind != AeRiskKind::Term)
+        .chain(
+            s.rows
+                .iter()
+                .filter(|r| r.kind == AeRiskKind::Term)
+                .take(terms),
+        )
         .collect();
     let name = |r: &crate::results::AeRisk| match &r.term {
         Some(t) => Cell::level(t.clone()),
-        None => Cell::text(sentence_case(&r.kind)),
+        None => Cell::text(sentence_case(r.kind.label())),
     };
     let incidence = rows
         .iter()
