@@ -6,6 +6,7 @@
 //! for review by eye.
 
 use crate::common::{readout_command, Run};
+use readout::model::ResponseCategory;
 use readout::plots::{
     ae_bars, ae_bars_by_arm, forest, glyph_drawn_texts, km_plot, number_at_risk, spider,
     svg_to_png, swimmer, swimmer_by_arm, waterfall, waterfall_by_arm, AeArm, AeBar, ForestRow,
@@ -173,7 +174,7 @@ fn waterfall_small() -> Vec<WaterfallBar> {
         .map(|(id, p, r)| WaterfallBar {
             usubjid: id.to_string(),
             best_pchg: *p,
-            response: r.to_string(),
+            response: ResponseCategory::parse(r),
         })
         .collect()
 }
@@ -221,7 +222,7 @@ fn waterfall_large() -> Vec<WaterfallBar> {
             WaterfallBar {
                 usubjid: format!("S-{i:04}"),
                 best_pchg: p,
-                response: r.to_string(),
+                response: ResponseCategory::parse(r),
             }
         })
         .collect()
@@ -233,7 +234,7 @@ fn swimmer_small() -> Vec<SwimLane> {
             usubjid: "ALTN-II-01-1001".into(),
             end: 22.4,
             ongoing: true,
-            response: "CR".into(),
+            response: ResponseCategory::parse("CR"),
             first_response: Some(2.1),
             progression: None,
             death: None,
@@ -242,7 +243,7 @@ fn swimmer_small() -> Vec<SwimLane> {
             usubjid: "ALTN-II-01-1002".into(),
             end: 14.0,
             ongoing: false,
-            response: "PR".into(),
+            response: ResponseCategory::parse("PR"),
             first_response: Some(1.4),
             progression: Some(12.9),
             death: None,
@@ -251,7 +252,7 @@ fn swimmer_small() -> Vec<SwimLane> {
             usubjid: "ALTN-II-01-1003".into(),
             end: 9.7,
             ongoing: false,
-            response: "SD".into(),
+            response: ResponseCategory::parse("SD"),
             first_response: None,
             progression: Some(9.7),
             death: Some(11.5),
@@ -260,7 +261,7 @@ fn swimmer_small() -> Vec<SwimLane> {
             usubjid: "ALTN-II-01-1004".into(),
             end: 6.3,
             ongoing: true,
-            response: "SD".into(),
+            response: ResponseCategory::parse("SD"),
             first_response: None,
             progression: None,
             death: None,
@@ -269,7 +270,7 @@ fn swimmer_small() -> Vec<SwimLane> {
             usubjid: "ALTN-II-01-1005".into(),
             end: 2.0,
             ongoing: false,
-            response: "PD".into(),
+            response: ResponseCategory::parse("PD"),
             first_response: None,
             progression: Some(1.9),
             death: Some(3.2),
@@ -278,7 +279,7 @@ fn swimmer_small() -> Vec<SwimLane> {
             usubjid: "ALTN-II-01-1006".into(),
             end: 0.7,
             ongoing: false,
-            response: "NE".into(),
+            response: ResponseCategory::parse("NE"),
             first_response: None,
             progression: None,
             death: None,
@@ -296,7 +297,7 @@ fn swimmer_large() -> Vec<SwimLane> {
                 usubjid: format!("S-{i:04}"),
                 end,
                 ongoing: rng.next() < 0.3,
-                response: r.to_string(),
+                response: ResponseCategory::parse(r),
                 first_response: (r == "CR" || r == "PR").then_some(end * 0.2),
                 progression: (rng.next() < 0.5).then_some(end),
                 death: None,
@@ -328,7 +329,7 @@ fn spider_small() -> Vec<SpiderLine> {
         .map(|(id, r, pts)| SpiderLine {
             usubjid: id.to_string(),
             points: pts.to_vec(),
-            response: r.to_string(),
+            response: ResponseCategory::parse(r),
         })
         .collect()
 }
@@ -355,7 +356,7 @@ fn spider_large() -> Vec<SpiderLine> {
             SpiderLine {
                 usubjid: format!("S-{i:04}"),
                 points,
-                response: r.to_string(),
+                response: ResponseCategory::parse(r),
             }
         })
         .collect()
@@ -614,7 +615,7 @@ fn all_figures() -> Vec<(&'static str, String)> {
     };
     let mut big_growth = waterfall_small();
     big_growth[7].best_pchg = 480.0;
-    big_growth[6].response = "Unconfirmed PR".to_string();
+    big_growth[6].response = ResponseCategory::parse("Unconfirmed PR");
     let many_terms: Vec<AeBar> = (0..30)
         .map(|i| AeBar {
             term: format!("Preferred term number {i}"),
@@ -1095,11 +1096,11 @@ fn hostile_text_is_escaped() {
     };
     let mut lanes = swimmer_small();
     lanes[0].usubjid = evil.to_string();
-    lanes[1].response = evil.to_string();
+    lanes[1].response = ResponseCategory::parse(evil);
     let mut terms = ae_small();
     terms[0].term = evil.to_string();
     let mut bars = waterfall_small();
-    bars[0].response = evil.to_string();
+    bars[0].response = ResponseCategory::parse(evil);
     let mut subgroups = forest_small();
     subgroups[0].label = evil.to_string();
     subgroups[1].group = Some(evil.to_string());
@@ -1679,7 +1680,7 @@ fn waterfall_by_arm_has_a_panel_per_arm() {
             });
             let expected: Vec<&str> = sorted
                 .iter()
-                .map(|b| response_colour(&b.response))
+                .map(|b| response_colour(&b.response.label()))
                 .collect();
             bars.sort_by(|a, b| a.x.total_cmp(&b.x));
             let drawn: Vec<&str> = bars.iter().map(|r| r.fill.as_str()).collect();
@@ -1693,7 +1694,7 @@ fn waterfall_by_arm_has_a_panel_per_arm() {
             let present = arms
                 .iter()
                 .flat_map(|a| &a.bars)
-                .any(|b| b.response == label);
+                .any(|b| b.response.label() == label);
             assert_eq!(in_legend, present, "legend entry {label}");
         }
         assert!(!texts.iter().any(|t| t.text.starts_with("PR (n =")));

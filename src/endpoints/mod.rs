@@ -217,8 +217,8 @@ impl<'a> TteColumn<'a> {
 pub struct SubjectTumour {
     /// Subject.
     pub usubjid: crate::model::SubjectId,
-    /// BOR code.
-    pub response: String,
+    /// Best overall response, as the criteria report it.
+    pub response: crate::model::ResponseCategory,
     /// (time, percentage change from baseline) of each post-baseline measurement.
     pub pchg: Vec<(f64, f64)>,
     /// End of treatment or follow-up.
@@ -1313,9 +1313,9 @@ fn tumour_data(input: &CohortInput<'_, '_>, subjects: CohortSubjects<'_>) -> Vec
             .map(|t| days(t.date));
         out.push(SubjectTumour {
             usubjid: s.usubjid.clone(),
-            response: d
-                .map(|d| input.analysis.criteria.code_of(d.category).to_string())
-                .unwrap_or_else(|| "NE".to_string()),
+            response: crate::model::ResponseCategory::parse(
+                d.map_or("NE", |d| input.analysis.criteria.code_of(d.category)),
+            ),
             pchg,
             end: days(end_date),
             ongoing: s.trt_end.is_none() && s.death.is_none(),

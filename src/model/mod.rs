@@ -3,10 +3,12 @@
 
 use std::sync::Arc;
 
+mod category;
 mod date;
 pub mod endpoint;
 pub mod text;
 
+pub use category::ResponseCategory;
 pub use date::parse_iso_date;
 
 use serde::ser::SerializeMap;

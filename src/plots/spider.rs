@@ -2,6 +2,8 @@
 //! time, one line per subject from (0, 0), coloured by best overall response, with the RECIST
 //! +20 % and −30 % thresholds.
 
+use crate::model::ResponseCategory;
+
 use super::axis::{TimeAxis, ValueAxis};
 use super::canvas::{
     draw_axes, draw_reference_lines, draw_x_ticks, draw_x_title, draw_y_ticks, draw_y_title,
@@ -9,7 +11,7 @@ use super::canvas::{
     TICK_LEN,
 };
 use super::style::{
-    line_height, text_width, ResponseKey, CANVAS_WIDTH, DARK_GREY, LABEL_PX, PAD, TICK_PX,
+    line_height, response_colour, text_width, CANVAS_WIDTH, DARK_GREY, LABEL_PX, PAD, TICK_PX,
 };
 use super::waterfall::response_legend;
 use super::{finite, time_axis_title, PlotError};
@@ -22,7 +24,7 @@ pub struct SpiderLine {
     /// Post-baseline assessments: (time in the plot's unit, percentage change from baseline).
     pub points: Vec<(f64, f64)>,
     /// Best overall response: CR, PR, SD, NON-CR/NON-PD, PD or NE (others shown as given).
-    pub response: String,
+    pub response: ResponseCategory,
 }
 
 const PLOT_H: i32 = 300;
@@ -83,7 +85,7 @@ pub fn spider(lines: &[SpiderLine], time_unit: &str) -> Result<String, PlotError
             sorted
                 .iter()
                 .filter(|l| !l.points.is_empty())
-                .map(|l| ResponseKey::parse(&l.response)),
+                .map(|l| l.response.clone()),
         ),
         w - 2 * PAD,
     )?;
@@ -111,7 +113,7 @@ pub fn spider(lines: &[SpiderLine], time_unit: &str) -> Result<String, PlotError
         for l in &sorted {
             let mut pts: Vec<(f64, f64)> = l.points.clone();
             pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let colour = ResponseKey::parse(&l.response).colour();
+            let colour = response_colour(&l.response);
             let path: Vec<_> = std::iter::once((0.0, 0.0))
                 .chain(pts.iter().copied())
                 .map(|(t, v)| (xs.at(t), ys.at(v)))

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use plotters::style::{register_font, FontDesc, FontFamily, FontStyle, RGBColor};
 
-use crate::model::Response;
+use crate::model::{Response, ResponseCategory};
 
 use super::PlotError;
 
@@ -120,123 +120,31 @@ pub(crate) fn line_height(size_px: f64) -> i32 {
     (size_px * 1.3).round() as i32
 }
 
-/// A response category as drawn: its legend text and colour, in the criteria's reading order
-/// (best to worst, then not evaluable, then anything unrecognised; `Ord`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum ResponseKey {
-    Known(Response),
-    /// A category of other built-in criteria (docs/CRITERIA.md), drawn in the colour of the
-    /// RECIST category it stands nearest to (a darker blue for the complete ones, which may
-    /// sit beside CR), labelled as given.
-    Like(Response, String),
-    /// A value outside every built-in vocabulary, shown as given.
-    Other(String),
-}
-
-/// The other built-in criteria's categories and the RECIST category each is nearest to.
-const LIKE: [(&str, Response); 13] = [
-    ("sCR", Response::CompleteResponse),
-    ("iCR", Response::CompleteResponse),
-    ("CMR", Response::CompleteResponse),
-    ("VGPR", Response::PartialResponse),
-    ("iPR", Response::PartialResponse),
-    ("PMR", Response::PartialResponse),
-    ("MR", Response::StableDisease),
-    ("iSD", Response::StableDisease),
-    ("NMR", Response::StableDisease),
-    ("NON-iCR/NON-iUPD", Response::NonCrNonPd),
-    ("iUPD", Response::ProgressiveDisease),
-    ("iCPD", Response::ProgressiveDisease),
-    ("PMD", Response::ProgressiveDisease),
-];
-
-impl ResponseKey {
-    /// Where the category reads in a legend: beside the RECIST category it stands nearest to,
-    /// the deeper ones first (sCR, CR, VGPR, PR, MR, SD, PD; CMR, CR, PMR, PR, ...; iUPD
-    /// before iCPD), then not evaluable, then values outside every vocabulary.
-    fn rank(&self) -> (usize, usize, usize, &str) {
-        match self {
-            ResponseKey::Known(r) => (*r as usize, 1, 0, ""),
-            ResponseKey::Like(r, code) => (
-                *r as usize,
-                0,
-                LIKE.iter()
-                    .position(|(c, _)| c == code)
-                    .unwrap_or(LIKE.len()),
-                "",
-            ),
-            ResponseKey::Other(s) => (usize::MAX, 0, 0, s.as_str()),
-        }
-    }
-
-    pub(crate) fn parse(value: &str) -> ResponseKey {
-        let v = value.trim();
-        if let Some(r) = Response::from_avalc(v) {
-            return ResponseKey::Known(r);
-        }
-        match LIKE.iter().find(|(code, _)| code.eq_ignore_ascii_case(v)) {
-            Some((code, r)) => ResponseKey::Like(*r, code.to_string()),
-            None => ResponseKey::Other(v.to_string()),
-        }
-    }
-
-    pub(crate) fn label(&self) -> String {
-        match self {
-            ResponseKey::Known(Response::NonCrNonPd) => "Non-CR/Non-PD".to_string(),
-            ResponseKey::Known(Response::NotDone) => "Missing".to_string(),
-            ResponseKey::Known(r) => r.code().to_string(),
-            ResponseKey::Like(_, s) | ResponseKey::Other(s) => s.clone(),
-        }
-    }
-
-    pub(crate) fn colour(&self) -> RGBColor {
-        match self {
-            ResponseKey::Known(Response::CompleteResponse) => OI_BLUE,
-            ResponseKey::Known(Response::PartialResponse) => OI_SKY_BLUE,
-            ResponseKey::Known(Response::StableDisease) => OI_ORANGE,
-            ResponseKey::Known(Response::NonCrNonPd) => OI_GREEN,
-            ResponseKey::Known(Response::ProgressiveDisease) => OI_VERMILLION,
-            ResponseKey::Known(Response::NotEvaluable) => GREY,
-            ResponseKey::Known(Response::NotDone) => RGBColor(0xCC, 0xCC, 0xCC),
-            ResponseKey::Like(Response::CompleteResponse, code) if code != "iCR" => {
-                RGBColor(0x00, 0x3F, 0x6B)
-            }
-            // A dark teal: told apart from CR's blue, PR's sky blue and NON-CR/NON-PD's green.
-            ResponseKey::Like(Response::PartialResponse, code) if code == "VGPR" => {
-                RGBColor(0x11, 0x7A, 0x65)
-            }
-            ResponseKey::Like(Response::StableDisease, code) if code == "MR" => {
-                RGBColor(0xF0, 0xE4, 0x42)
-            }
-            // Lugano's PET categories beside their CT ones: darker shades.
-            ResponseKey::Like(Response::PartialResponse, code) if code == "PMR" => {
-                RGBColor(0x1F, 0x86, 0xB8)
-            }
-            ResponseKey::Like(Response::StableDisease, code) if code == "NMR" => {
-                RGBColor(0xB0, 0x6A, 0x00)
-            }
-            ResponseKey::Like(Response::ProgressiveDisease, code) if code == "PMD" => {
-                RGBColor(0x99, 0x2A, 0x00)
-            }
-            // An unconfirmed progression is not yet one: reddish purple.
-            ResponseKey::Like(Response::ProgressiveDisease, code) if code == "iUPD" => {
-                RGBColor(0xCC, 0x79, 0xA7)
-            }
-            ResponseKey::Like(r, _) => ResponseKey::Known(*r).colour(),
-            ResponseKey::Other(_) => OI_PURPLE,
-        }
-    }
-}
-
-impl PartialOrd for ResponseKey {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for ResponseKey {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.rank().cmp(&other.rank())
+/// The colour a response category is drawn in: RECIST's in the Okabe–Ito palette; another
+/// built-in criteria's in the colour of the RECIST category it stands nearest to (darker shades
+/// where both may sit in one legend); anything else purple.
+pub(crate) fn response_colour(category: &ResponseCategory) -> RGBColor {
+    use ResponseCategory::{Known, Like, Other};
+    match category {
+        Known(Response::CompleteResponse) => OI_BLUE,
+        Known(Response::PartialResponse) => OI_SKY_BLUE,
+        Known(Response::StableDisease) => OI_ORANGE,
+        Known(Response::NonCrNonPd) => OI_GREEN,
+        Known(Response::ProgressiveDisease) => OI_VERMILLION,
+        Known(Response::NotEvaluable) => GREY,
+        Known(Response::NotDone) => RGBColor(0xCC, 0xCC, 0xCC),
+        Like(Response::CompleteResponse, code) if *code != "iCR" => RGBColor(0x00, 0x3F, 0x6B),
+        // A dark teal: told apart from CR's blue, PR's sky blue and NON-CR/NON-PD's green.
+        Like(Response::PartialResponse, "VGPR") => RGBColor(0x11, 0x7A, 0x65),
+        Like(Response::StableDisease, "MR") => RGBColor(0xF0, 0xE4, 0x42),
+        // Lugano's PET categories beside their CT ones: darker shades.
+        Like(Response::PartialResponse, "PMR") => RGBColor(0x1F, 0x86, 0xB8),
+        Like(Response::StableDisease, "NMR") => RGBColor(0xB0, 0x6A, 0x00),
+        Like(Response::ProgressiveDisease, "PMD") => RGBColor(0x99, 0x2A, 0x00),
+        // An unconfirmed progression is not yet one: reddish purple.
+        Like(Response::ProgressiveDisease, "iUPD") => RGBColor(0xCC, 0x79, 0xA7),
+        Like(r, _) => response_colour(&Known(*r)),
+        Other(_) => OI_PURPLE,
     }
 }
 
@@ -247,9 +155,10 @@ mod tests {
     #[test]
     fn legends_read_in_the_criteria_order_with_colours_apart() {
         let order = |codes: &[&str]| {
-            let mut keys: Vec<ResponseKey> = codes.iter().map(|c| ResponseKey::parse(c)).collect();
+            let mut keys: Vec<ResponseCategory> =
+                codes.iter().map(|c| ResponseCategory::parse(c)).collect();
             keys.sort();
-            keys.iter().map(ResponseKey::label).collect::<Vec<_>>()
+            keys.iter().map(ResponseCategory::label).collect::<Vec<_>>()
         };
         assert_eq!(
             order(&["PD", "NE", "SD", "MR", "PR", "VGPR", "CR", "sCR"]),
@@ -264,7 +173,7 @@ mod tests {
         // channel differences).
         let imwg: Vec<RGBColor> = ["sCR", "CR", "VGPR", "PR", "MR", "SD", "PD"]
             .iter()
-            .map(|c| ResponseKey::parse(c).colour())
+            .map(|c| response_colour(&ResponseCategory::parse(c)))
             .collect();
         for (i, a) in imwg.iter().enumerate() {
             for b in &imwg[i + 1..] {
@@ -288,14 +197,14 @@ mod tests {
         let keys = ["CR", "PR", "SD", "NON-CR/NON-PD", "PD", "NE", "", "weird"];
         let colours: Vec<_> = keys
             .iter()
-            .map(|k| ResponseKey::parse(k).colour())
+            .map(|k| response_colour(&ResponseCategory::parse(k)))
             .collect();
         for (i, a) in colours.iter().enumerate() {
             for b in colours.iter().skip(i + 1) {
                 assert_ne!(a, b);
             }
         }
-        assert_eq!(ResponseKey::parse(" pr ").label(), "PR");
+        assert_eq!(ResponseCategory::parse(" pr ").label(), "PR");
     }
 
     #[test]
@@ -306,21 +215,22 @@ mod tests {
             .filter(|id| **id != "as-given")
         {
             let set = crate::criteria::Criteria::built_in(id).unwrap();
-            let keys: Vec<ResponseKey> = set
+            let keys: Vec<ResponseCategory> = set
                 .reported()
-                .map(|c| ResponseKey::parse(&c.code))
+                .map(|c| ResponseCategory::parse(&c.code))
                 .collect();
             assert!(
-                keys.iter().all(|k| !matches!(k, ResponseKey::Other(_))),
+                keys.iter()
+                    .all(|k| !matches!(k, ResponseCategory::Other(_))),
                 "{id}"
             );
-            let colours: Vec<_> = keys.iter().map(ResponseKey::colour).collect();
+            let colours: Vec<_> = keys.iter().map(response_colour).collect();
             for (i, a) in colours.iter().enumerate() {
                 for b in colours.iter().skip(i + 1) {
                     assert_ne!(a, b, "{id}");
                 }
             }
         }
-        assert_eq!(ResponseKey::parse("vgpr").label(), "VGPR");
+        assert_eq!(ResponseCategory::parse("vgpr").label(), "VGPR");
     }
 }

@@ -2,14 +2,16 @@
 //! overall response, with markers for first response, progression and death and an arrow for
 //! subjects still on treatment.
 
+use crate::model::ResponseCategory;
+
 use super::axis::TimeAxis;
 use super::canvas::{
     draw_axes_and_x_ticks, draw_x_title, draw_y_title, truncate_to_width, y_title_width, Anchor,
     Canvas, Key, Legend, LegendItem, Marker, Scale, VAnchor, TICK_LEN,
 };
 use super::style::{
-    line_height, text_width, ResponseKey, BLACK, CANVAS_WIDTH, DARK_GREY, LABEL_PX, PAD, SMALL_PX,
-    TICK_PX,
+    line_height, response_colour, text_width, BLACK, CANVAS_WIDTH, DARK_GREY, LABEL_PX, PAD,
+    SMALL_PX, TICK_PX,
 };
 use super::waterfall::response_legend;
 use super::{finite, time_axis_title, PlotError};
@@ -24,7 +26,7 @@ pub struct SwimLane {
     /// Still on treatment at the data cut-off: an arrow continues the lane.
     pub ongoing: bool,
     /// Best overall response: CR, PR, SD, NON-CR/NON-PD, PD or NE (others shown as given).
-    pub response: String,
+    pub response: ResponseCategory,
     /// Time of the first CR/PR.
     pub first_response: Option<f64>,
     /// Time of progression.
@@ -200,7 +202,7 @@ fn swimmer_groups(
     }
     let right = w - right_margin;
 
-    let responses = response_legend(sorted.iter().map(|l| ResponseKey::parse(&l.response)));
+    let responses = response_legend(sorted.iter().map(|l| l.response.clone()));
     let legend = Legend::flow_groups(vec![responses, event_legend(&sorted)], w - 2 * PAD)?;
     let legend_top = PAD;
     let plot_top = legend_top + legend.height() + 12;
@@ -235,7 +237,7 @@ fn swimmer_groups(
             let top = lane_top(i);
             let cy = top + lane_h / 2;
             let x_end = xs.at(l.end);
-            let colour = ResponseKey::parse(&l.response).colour();
+            let colour = response_colour(&l.response);
             c.fill_rect(
                 (left, cy - bar_h / 2),
                 (x_end.max(left + 1), cy - bar_h / 2 + bar_h),

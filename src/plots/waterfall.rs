@@ -5,6 +5,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::model::ResponseCategory;
+
 use super::axis::ValueAxis;
 use super::canvas::{
     draw_reference_dashes, draw_reference_lines, draw_x_title, draw_y_ticks, draw_y_title,
@@ -12,7 +14,7 @@ use super::canvas::{
     LegendItem, Scale, VAnchor, TICK_LEN,
 };
 use super::style::{
-    line_height, text_width, ResponseKey, CANVAS_WIDTH, DARK_GREY, LABEL_PX, PAD, TICK_PX,
+    line_height, response_colour, text_width, CANVAS_WIDTH, DARK_GREY, LABEL_PX, PAD, TICK_PX,
 };
 use super::{finite, PlotError};
 
@@ -24,7 +26,7 @@ pub struct WaterfallBar {
     /// Best (most negative) percentage change from baseline in the sum of diameters.
     pub best_pchg: f64,
     /// Best overall response: CR, PR, SD, NON-CR/NON-PD, PD or NE (others shown as given).
-    pub response: String,
+    pub response: ResponseCategory,
 }
 
 /// One arm of a waterfall by arm: a panel of its own.
@@ -45,15 +47,15 @@ const MIN_PANEL_W: i32 = 110;
 const Y_TITLE: &str = "Best change from baseline in sum of diameters (%)";
 
 /// Legend entries for the responses present, in reading order, with their counts.
-pub(crate) fn response_legend(keys: impl Iterator<Item = ResponseKey>) -> Vec<LegendItem> {
-    let mut counts: BTreeMap<ResponseKey, usize> = BTreeMap::new();
+pub(crate) fn response_legend(keys: impl Iterator<Item = ResponseCategory>) -> Vec<LegendItem> {
+    let mut counts: BTreeMap<ResponseCategory, usize> = BTreeMap::new();
     for k in keys {
         *counts.entry(k).or_insert(0) += 1;
     }
     counts
         .into_iter()
         .map(|(k, n)| LegendItem {
-            key: Key::Swatch(k.colour()),
+            key: Key::Swatch(response_colour(&k)),
             label: format!("{} (n = {n})", k.label()),
         })
         .collect()
@@ -112,7 +114,7 @@ pub fn waterfall(bars: &[WaterfallBar]) -> Result<String, PlotError> {
         arm: None,
         bars: sorted(bars)?,
     };
-    let legend = response_legend(panel.bars.iter().map(|b| ResponseKey::parse(&b.response)));
+    let legend = response_legend(panel.bars.iter().map(|b| b.response.clone()));
     let x_title = format!("Subjects (n = {})", panel.bars.len());
     draw(&[panel], legend, &x_title)
 }
@@ -137,14 +139,14 @@ pub fn waterfall_by_arm(arms: &[WaterfallArm]) -> Result<String, PlotError> {
         });
     }
     // Each heading gives its arm's n; counts of a response pooled over the arms would mislead.
-    let present: BTreeSet<ResponseKey> = panels
+    let present: BTreeSet<ResponseCategory> = panels
         .iter()
-        .flat_map(|p| p.bars.iter().map(|b| ResponseKey::parse(&b.response)))
+        .flat_map(|p| p.bars.iter().map(|b| b.response.clone()))
         .collect();
     let legend = present
         .into_iter()
         .map(|k| LegendItem {
-            key: Key::Swatch(k.colour()),
+            key: Key::Swatch(response_colour(&k)),
             label: k.label(),
         })
         .collect();
@@ -242,7 +244,7 @@ fn draw(panels: &[Panel<'_>], legend: Vec<LegendItem>, x_title: &str) -> Result<
                 let y1 = ys.at(b.best_pchg);
                 // A bar of no change is drawn as a thin mark rather than vanishing.
                 let (ya, yb) = if y1 == y0 { (y0 - 1, y0 + 1) } else { (y0, y1) };
-                c.fill_rect((x0, ya), (x1, yb), ResponseKey::parse(&b.response).colour())?;
+                c.fill_rect((x0, ya), (x1, yb), response_colour(&b.response))?;
             }
             if p + 1 == panels.len() {
                 draw_reference_lines(&c, &ys, p_left, p_right)?;
