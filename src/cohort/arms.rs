@@ -9,9 +9,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use indexmap::IndexMap;
 use rustc_hash::FxHashMap;
 
-use super::{analyse_members, cohort_index, CutData};
+use super::{analyse_derived, cohort_index, CutData};
 use crate::compare::{self, Member};
 use crate::config::{Analysis, ArmsConfig, CohortConfig};
+use crate::derive::DerivedSubject;
 use crate::endpoints::{CohortAnalysis, Members};
 use crate::error::{Error, Result};
 use crate::model::Subject;
@@ -99,12 +100,25 @@ pub fn analyse_arms<'a>(
         order
             .par_iter()
             .map(|arm| {
-                let positions: Vec<u32> = (0..pooled.members.len())
+                // The arm's members with the cohort's derivations of them: a subject's best
+                // response and times do not depend on the arm, so they are derived once.
+                let picked: Vec<usize> = (0..pooled.members.len())
                     .filter(|&i| arm_of(i) == Some(arm.as_str()))
-                    .filter_map(|i| pooled.members.get(i).copied())
                     .collect();
+                let positions: Vec<u32> = picked
+                    .iter()
+                    .filter_map(|&i| pooled.members.get(i).copied())
+                    .collect();
+                let derived: Vec<DerivedSubject> = if pooled.derived.is_empty() {
+                    Vec::new()
+                } else {
+                    picked
+                        .iter()
+                        .filter_map(|&i| pooled.derived.get(i).cloned())
+                        .collect()
+                };
                 let analysis = crate::profile::timing::stage("    arm", || {
-                    analyse_members(study, at, cohort, Members::Owned(positions))
+                    analyse_derived(at, cohort, settings, Members::Owned(positions), derived)
                 })?;
                 Ok((arm.clone(), analysis))
             })

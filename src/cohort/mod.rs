@@ -10,7 +10,7 @@ pub use index::{cohort_members, CutData, MemberIndex};
 
 use rustc_hash::FxHashMap;
 
-use crate::config::CohortConfig;
+use crate::config::{Analysis, CohortConfig};
 use crate::derive::{self, DeriveOptions, DerivedSubject};
 use crate::documents;
 use crate::documents::render::Renderer;
@@ -54,17 +54,52 @@ pub fn analyse<'a>(
     analyse_members(study, at, cohort, members)
 }
 
-/// Analyses the given subjects of a cohort (the cohort's, or one arm's): each member's
-/// derivations, then the endpoints.
-pub fn analyse_members<'a>(
+/// Analyses a cohort's subjects: each member's derivations, then the endpoints.
+fn analyse_members<'a>(
     study: &'a LoadedStudy,
     at: &'a CutData<'a>,
     cohort: &'a CohortConfig,
     members: Members<'a>,
 ) -> Result<CohortAnalysis<'a>> {
-    let cut = at.data;
     let analysis = study.config.analysis_for(cohort);
-    let options = derive_options(&analysis);
+    let derived = derive_members(study, at, cohort, &analysis, &members)?;
+    analyse_derived(at, cohort, &analysis, members, derived)
+}
+
+/// The endpoints of the given subjects of a cohort (the cohort's, or one arm's) from their
+/// derivations (`derived` follows `members`; empty without ADRS).
+pub fn analyse_derived<'a>(
+    at: &'a CutData<'a>,
+    cohort: &'a CohortConfig,
+    analysis: &Analysis,
+    members: Members<'a>,
+    derived: Vec<DerivedSubject>,
+) -> Result<CohortAnalysis<'a>> {
+    endpoints::analyse_cohort(CohortInput {
+        cohort,
+        analysis,
+        cutoff: at.cutoff,
+        data: at.data,
+        members,
+        derived,
+        tte_index: at.tte_index.as_ref(),
+    })
+}
+
+/// Each member's derivations (best response, PFS, OS, DoR), in the members' order; none
+/// without ADRS.
+fn derive_members(
+    study: &LoadedStudy,
+    at: &CutData<'_>,
+    cohort: &CohortConfig,
+    analysis: &Analysis,
+    members: &Members<'_>,
+) -> Result<Vec<DerivedSubject>> {
+    if study.config.config.data.adrs.is_none() {
+        return Ok(Vec::new());
+    }
+    let cut = at.data;
+    let options = derive_options(analysis);
     let lookup = cut.vocabulary.lookup(&analysis.criteria);
     let given: std::collections::HashMap<&str, &crate::model::Assessment> =
         if analysis.criteria.rule == crate::criteria::Rule::AsGiven {
@@ -81,41 +116,28 @@ pub fn analyse_members<'a>(
         vocabulary: &cut.vocabulary,
         given: Some(&given),
     };
-    let derived: Vec<DerivedSubject> = if study.config.config.data.adrs.is_some() {
-        members
-            .iter()
-            .map(|&i| {
-                // One derivation per member, in order: a member outside the subjects is a bug
-                // (it would shift every later derivation), not a member to skip.
-                let s = cut
-                    .subjects
-                    .get(i as usize)
-                    .ok_or_else(|| Error::Analysis {
-                        cohort: cohort.id.clone(),
-                        message: format!("member {i} is not a subject (a bug in readout)"),
-                    })?;
-                let empty = Vec::new();
-                let assessments = at.by_subject.get(&*s.usubjid).unwrap_or(&empty);
-                derive::derive_subject_by(s, assessments, &options, reading).map_err(|source| {
-                    Error::Derive {
-                        cohort: cohort.id.clone(),
-                        source,
-                    }
-                })
+    members
+        .iter()
+        .map(|&i| {
+            // One derivation per member, in order: a member outside the subjects is a bug
+            // (it would shift every later derivation), not a member to skip.
+            let s = cut
+                .subjects
+                .get(i as usize)
+                .ok_or_else(|| Error::Analysis {
+                    cohort: cohort.id.clone(),
+                    message: format!("member {i} is not a subject (a bug in readout)"),
+                })?;
+            let empty = Vec::new();
+            let assessments = at.by_subject.get(&*s.usubjid).unwrap_or(&empty);
+            derive::derive_subject_by(s, assessments, &options, reading).map_err(|source| {
+                Error::Derive {
+                    cohort: cohort.id.clone(),
+                    source,
+                }
             })
-            .collect::<Result<_>>()?
-    } else {
-        Vec::new()
-    };
-    endpoints::analyse_cohort(CohortInput {
-        cohort,
-        analysis: &analysis,
-        cutoff: at.cutoff,
-        data: cut,
-        members,
-        derived,
-        tte_index: at.tte_index.as_ref(),
-    })
+        })
+        .collect()
 }
 
 /// The error for a cohort without a subject: the cut-off is before its first enrolment, or
