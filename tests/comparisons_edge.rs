@@ -1087,3 +1087,41 @@ fn arm_labels_name_the_arms_long_once_then_short() {
         "{stderr}"
     );
 }
+
+/// What a cohort's arms name that the data do not have is reported together: a reference, a
+/// label and a strata column, each at its key, in one run.
+#[test]
+fn every_arms_problem_is_reported_together() {
+    let tmp = tempfile::tempdir().expect("temp");
+    let trial = crate::adtte_cutoff::Trial::new(60);
+    let dco = chrono::NaiveDate::from_ymd_opt(2023, 6, 30).expect("date");
+    let dir = tmp.path().join("trial");
+    trial.snapshot(&dir, dco);
+    let config = dir.join("study.yaml");
+    std::fs::write(
+        &config,
+        "study: { id: ALL }\ndata: { adsl: adsl.csv, adrs: adrs.csv, adtte: adtte.csv }\n\
+         output: { formats: [md] }\n\
+         cohorts:\n  - id: itt\n    strata: [NOSUCHCOL]\n    arms:\n      column: ARM\n      \
+         reference: Placebx\n      labels:\n        Drgu: Velatamab\n",
+    )
+    .expect("config");
+    let stderr = readout_command()
+        .arg("check")
+        .arg(&config)
+        .assert()
+        .code(2)
+        .stderr();
+    for (key, value) in [
+        ("arms.reference", "\"Placebx\""),
+        ("arms.labels", "\"Drgu\""),
+        ("strata", "`NOSUCHCOL`"),
+    ] {
+        assert!(
+            stderr
+                .lines()
+                .any(|l| l.contains(&format!("cohorts[0].{key}`")) && l.contains(value)),
+            "{key}: {stderr}"
+        );
+    }
+}

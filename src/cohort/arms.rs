@@ -257,7 +257,8 @@ impl<'s> MemberArms<'s> {
 
 /// The arms in the order the documents give them (`arms.order`, else the reference last),
 /// with what the config names checked against the arms present: the reference, the order, the
-/// labels, and the strata and subgroup columns (`has_column`).
+/// labels, and the strata and subgroup columns (`has_column`). Every problem is reported
+/// together.
 fn checked_order(
     config: &ArmsConfig,
     cohort: &CohortConfig,
@@ -267,30 +268,28 @@ fn checked_order(
 ) -> Result<Vec<String>> {
     let column = config.column.as_str();
     let listing = || crate::study::fits::listing(present.iter().copied());
-    let reference = config.reference.as_text();
-    if !present.contains(reference.as_str()) {
-        return Err(refused(
-            "arms.reference",
+    let absent = |key: &str, value: &str| {
+        refused(
+            key,
             format!(
-                "no subject of the cohort has {column} = {reference:?}; the cohort's {column} values: {}",
+                "no subject of the cohort has {column} = {value:?}; the cohort's {column} values: {}",
                 listing()
             ),
-        ));
+        )
+    };
+    let mut errors = Vec::new();
+    let reference = config.reference.as_text();
+    if !present.contains(reference.as_str()) {
+        errors.push(absent("arms.reference", &reference));
     }
     let order: Vec<String> = match &config.order {
         Some(order) => {
             let order: Vec<String> = order.iter().map(|a| a.as_text()).collect();
-            if let Some(absent) = order.iter().find(|a| !present.contains(a.as_str())) {
-                return Err(refused(
-                    "arms.order",
-                    format!(
-                        "no subject of the cohort has {column} = {absent:?}; the cohort's {column} values: {}",
-                        listing()
-                    ),
-                ));
+            if let Some(missing) = order.iter().find(|a| !present.contains(a.as_str())) {
+                errors.push(absent("arms.order", missing));
             }
             if let Some(unlisted) = present.iter().find(|a| !order.iter().any(|o| o == *a)) {
-                return Err(refused(
+                errors.push(refused(
                     "arms.order",
                     format!("{column} = {unlisted:?} is not listed; expected every arm"),
                 ));
@@ -304,25 +303,20 @@ fn checked_order(
             .chain(std::iter::once(reference.clone()))
             .collect(),
     };
-    if let Some(absent) = config.labels.keys().find(|a| !present.contains(a.as_str())) {
-        return Err(refused(
-            "arms.labels",
-            format!(
-                "no subject of the cohort has {column} = {absent:?}; the cohort's {column} values: {}",
-                listing()
-            ),
-        ));
+    if let Some(missing) = config.labels.keys().find(|a| !present.contains(a.as_str())) {
+        errors.push(absent("arms.labels", missing));
     }
     for (key, columns) in [("strata", &cohort.strata), ("subgroups", &cohort.subgroups)] {
         for name in columns {
             if !has_column(name) {
-                return Err(refused(
+                errors.push(refused(
                     key,
                     format!("ADSL has no column `{name}` with a value for the cohort's subjects"),
                 ));
             }
         }
     }
+    Error::all(errors)?;
     Ok(order)
 }
 
