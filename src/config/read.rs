@@ -132,8 +132,109 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<StudyConfig> {
             ),
         ));
     }
+    // After a problem, its key is blanked out of the text and the config read again, so that
+    // every problem is reported together; a problem that blanking could have caused, or one
+    // already said, ends it. YAML that does not parse gives its first problem only.
+    let well_formed = serde_yaml::from_str::<serde_yaml::Value>(text).is_ok();
+    let mut text = text.to_string();
+    let mut errors = Vec::new();
+    let mut blanked: Vec<String> = Vec::new();
+    let mut suggested: Vec<(String, String)> = Vec::new();
+    let config = loop {
+        match deserialize(path, &text) {
+            Ok(config) => break Some(config),
+            Err(problem) => {
+                if !errors.is_empty()
+                    && (problem.may_follow_from(&blanked) || problem.was_suggested(&suggested))
+                {
+                    break None;
+                }
+                let key = problem.key.clone();
+                let place = problem.place;
+                if let Some(name) = problem.suggestion() {
+                    let parent = key.rsplit_once('.').map_or("", |(p, _)| p).to_string();
+                    suggested.push((parent, name.to_string()));
+                }
+                errors.push(problem.error);
+                if !well_formed || errors.len() >= MAX_PROBLEMS {
+                    break None;
+                }
+                match place.and_then(|p| blank_key(&text, p, &key)) {
+                    Some(rest)
+                        if rest != text
+                            && serde_yaml::from_str::<serde_yaml::Value>(&rest).is_ok() =>
+                    {
+                        blanked.push(last_segment(&key).to_string());
+                        text = rest;
+                    }
+                    _ => break None,
+                }
+            }
+        }
+    };
+    // The checks of the values read (a blanked key is absent there, not wrong), with the rest.
+    if let Some(config) = &config {
+        if let Err(e) = validate(path, config) {
+            errors.push(e);
+        }
+    }
+    Error::all(errors)?;
+    config.ok_or_else(|| {
+        config_error(
+            path,
+            "",
+            "it could not be read, yet no problem was found (a bug in readout)",
+        )
+    })
+}
+
+/// Most problems one config reports.
+const MAX_PROBLEMS: usize = 20;
+
+/// A problem serde found in a config text: the error as reported, its key path and place.
+struct Problem {
+    error: Error,
+    key: String,
+    /// 1-based line and column.
+    place: Option<(usize, usize)>,
+    message: String,
+}
+
+impl Problem {
+    /// Whether blanking keys named `blanked` out of the text could have made this problem:
+    /// a key missing, a value left empty, or a syntax error.
+    fn may_follow_from(&self, blanked: &[String]) -> bool {
+        let missing = self
+            .message
+            .strip_prefix("missing field `")
+            .and_then(|m| m.split('`').next());
+        self.key.is_empty()
+            || missing.is_some_and(|m| blanked.iter().any(|b| b == m))
+            || self.message.contains("invalid type: unit")
+            || self.message.contains("invalid type: null")
+    }
+
+    /// The key a "did you mean" of this problem names.
+    fn suggestion(&self) -> Option<&str> {
+        let (_, rest) = self.message.rsplit_once("; did you mean `")?;
+        rest.strip_suffix("`?")
+    }
+
+    /// Whether this is a key found missing where an earlier problem (at `suggested`: parent
+    /// path and key) already asked whether it was meant: the misspelling said it.
+    fn was_suggested(&self, suggested: &[(String, String)]) -> bool {
+        let missing = self
+            .message
+            .strip_prefix("missing field `")
+            .and_then(|m| m.split('`').next());
+        missing.is_some_and(|m| suggested.iter().any(|(p, k)| *p == self.key && k == m))
+    }
+}
+
+/// The config of `text`, or its first problem.
+fn deserialize(path: &Path, text: &str) -> std::result::Result<StudyConfig, Box<Problem>> {
     let deserializer = serde_yaml::Deserializer::from_str(text);
-    let config: StudyConfig = serde_path_to_error::deserialize(deserializer).map_err(|e| {
+    serde_path_to_error::deserialize(deserializer).map_err(|e| {
         let key = e.path().to_string();
         let inner = e.into_inner();
         let location = match inner.location() {
@@ -142,16 +243,107 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<StudyConfig> {
         };
         // A syntax error deep in a value ends the path in `?` segments (no key was read yet).
         let key = key.trim_end_matches(".?");
-        let key_part = if key.is_empty() || key == "." || key == "?" {
+        let key = if key == "." || key == "?" { "" } else { key };
+        let key_part = if key.is_empty() {
             String::new()
         } else {
             format!("key `{key}`: ")
         };
         let message = plain_yaml_message(&strip_yaml_location(&inner.to_string()));
-        config_error(path, &format!("{location}{key_part}"), message)
-    })?;
-    validate(path, &config)?;
-    Ok(config)
+        Box::new(Problem {
+            error: config_error(path, &format!("{location}{key_part}"), message.clone()),
+            key: key.to_string(),
+            place: inner.location().map(|l| (l.line(), l.column())),
+            message,
+        })
+    })
+}
+
+/// The last key of a path (`cohorts[0].arms.reference` → `reference`, `formats[1]` →
+/// `formats`).
+fn last_segment(key: &str) -> &str {
+    let last = key.rsplit('.').next().unwrap_or(key);
+    last.split('[').next().unwrap_or(last)
+}
+
+/// `text` with the key of `path` written at 1-based `line` and `column` blanked out with its
+/// value: in block style with its block (the lines after it indented deeper than the key), in
+/// a flow mapping (`{ a: 1, b: 2 }`) up to the next comma or closing brace. `None` when the
+/// key cannot be found there (a list item of its own), which is left as it is.
+fn blank_key(text: &str, (line, column): (usize, usize), path: &str) -> Option<String> {
+    let key = last_segment(path);
+    if key.is_empty() {
+        return None;
+    }
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let at = lines.get(line.checked_sub(1)?)?.clone();
+    let blank = |l: &str| " ".repeat(l.chars().count());
+    let names = |rest: &str| {
+        rest.contains(':')
+            && rest
+                .split(':')
+                .next()
+                .map(|k| k.trim().trim_matches(['"', '\'']))
+                == Some(key)
+    };
+    // Block style: the key first on its line, after the indentation and any `- ` of list items.
+    let mut start = at.len() - at.trim_start().len();
+    while at.get(start..)?.starts_with("- ") {
+        start += 2;
+        start += at.get(start..)?.len() - at.get(start..)?.trim_start().len();
+    }
+    let rest = at.get(start..)?;
+    if names(rest) {
+        *lines.get_mut(line - 1)? = at.get(..start)?.to_string() + &blank(rest);
+        for l in lines.iter_mut().skip(line) {
+            let indent = l.len() - l.trim_start().len();
+            let comment_or_empty = l.trim().is_empty() || l.trim_start().starts_with('#');
+            if !comment_or_empty && indent <= start {
+                break;
+            }
+            *l = blank(l);
+        }
+        return Some(lines.join("\n") + "\n");
+    }
+    // Flow style: the nearest `key:` at or before the column (a key, or its value, is there),
+    // after `{`, `,` or a blank; blanked to the comma or bracket that ends its value.
+    let upto = at
+        .char_indices()
+        .nth(column.saturating_sub(1))
+        .map_or(at.len(), |(i, _)| i);
+    let from = at
+        .get(..upto.saturating_add(key.len()).min(at.len()))?
+        .match_indices(key)
+        .map(|(i, _)| i)
+        .filter(|&i| {
+            let before = at.get(..i).and_then(|b| b.trim_end().chars().last());
+            matches!(before, Some('{' | ',')) && names(at.get(i..).unwrap_or(""))
+        })
+        .last()?;
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut end = at.len();
+    for (i, c) in at.get(from..)?.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '{' | '[') => depth += 1,
+            (None, '}' | ']') if depth == 0 => {
+                end = from + i;
+                break;
+            }
+            (None, '}' | ']') => depth -= 1,
+            (None, ',') if depth == 0 => {
+                end = from + i + 1;
+                break;
+            }
+            _ => {}
+        }
+    }
+    let line_text = at.get(..from)?.to_string() + &blank(at.get(from..end)?) + at.get(end..)?;
+    *lines.get_mut(line - 1)? = line_text;
+    Some(lines.join("\n") + "\n")
 }
 
 /// serde_yaml appends " at line L column C" to its messages; the location is printed once.
@@ -318,5 +510,58 @@ mod tests {
             did_you_mean("unknown field `qqq`, expected one of `a`"),
             None
         );
+    }
+
+    /// Every key serde refuses is reported, in block and flow style, with the checks of the
+    /// values read; a key blanked out does not report itself again as missing.
+    #[test]
+    fn every_problem_of_a_config_is_reported() {
+        let text =
+            "study: { id: X }\ndata:\n  adsl: a.csv\n  adrx: b.csv\ncohorts:\n  - id: a\n    \
+                    labl: A\n  - id: b\n    arms: { column: ARM, reference: P, colour: red }\n\
+                    analysis:\n  ci_level: 1.5\n  time_unit: monthz\n";
+        let e = parse(Path::new("c.yaml"), text.as_bytes()).unwrap_err();
+        let Error::Several(all) = e else {
+            panic!("one problem: {e}")
+        };
+        let said: Vec<String> = all.iter().map(ToString::to_string).collect();
+        let expected = [
+            "line 4, column 3: key `data.adrx`",
+            "line 7, column 5: key `cohorts[0].labl`",
+            "line 9, column 40: key `cohorts[1].arms.colour`",
+            "line 12, column 14: key `analysis.time_unit`",
+            "key `analysis.ci_level`: 1.5",
+        ];
+        assert_eq!(said.len(), expected.len(), "{said:#?}");
+        for (s, e) in said.iter().zip(expected) {
+            assert!(s.contains(e), "{s} lacks {e}");
+        }
+        // A required key refused is not reported missing after it is blanked out.
+        let e = parse(Path::new("c.yaml"), b"study: [1]\ncohorts: []\nextra: 1\n").unwrap_err();
+        let said = e.to_string();
+        assert!(
+            said.contains("key `study`") && !said.contains("missing field"),
+            "{said}"
+        );
+    }
+
+    #[test]
+    fn a_key_is_blanked_with_its_block_or_its_flow_value() {
+        let text = "a:\n  b: 1\n  c:\n    - x\n    - y\n  d: 2\n";
+        assert_eq!(
+            blank_key(text, (3, 3), "a.c").unwrap(),
+            "a:\n  b: 1\n    \n       \n       \n  d: 2\n"
+        );
+        let text = "a: { b: [1, 2], c: \"x, }\", d: 3 }\n";
+        assert_eq!(
+            blank_key(text, (1, 17), "a.c").unwrap(),
+            "a: { b: [1, 2],            d: 3 }\n"
+        );
+        assert_eq!(
+            blank_key(text, (1, 6), "a.b").unwrap(),
+            "a: {            c: \"x, }\", d: 3 }\n"
+        );
+        // A list item of its own is not a key.
+        assert_eq!(blank_key("a:\n  - x\n", (2, 5), "a[0]"), None);
     }
 }
