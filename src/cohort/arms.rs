@@ -100,23 +100,7 @@ pub fn analyse_arms<'a>(
         order
             .par_iter()
             .map(|arm| {
-                // The arm's members with the cohort's derivations of them: a subject's best
-                // response and times do not depend on the arm, so they are derived once.
-                let picked: Vec<usize> = (0..pooled.members.len())
-                    .filter(|&i| arm_of(i) == Some(arm.as_str()))
-                    .collect();
-                let positions: Vec<u32> = picked
-                    .iter()
-                    .filter_map(|&i| pooled.members.get(i).copied())
-                    .collect();
-                let derived: Vec<DerivedSubject> = if pooled.derived.is_empty() {
-                    Vec::new()
-                } else {
-                    picked
-                        .iter()
-                        .filter_map(|&i| pooled.derived.get(i).cloned())
-                        .collect()
-                };
+                let (positions, derived) = arm_members(pooled, |i| arm_of(i) == Some(arm));
                 let analysis = crate::profile::timing::stage("    arm", || {
                     analyse_derived(at, cohort, settings, Members::Owned(positions), derived)
                 })?;
@@ -253,6 +237,29 @@ impl<'s> MemberArms<'s> {
             stratum_numbers,
         }
     }
+}
+
+/// The members of the cohort an arm has (`in_arm` of their place among the cohort's), with the
+/// cohort's derivations of them: a subject's best response and times do not depend on the
+/// arm, so they are derived once.
+fn arm_members(
+    pooled: &CohortAnalysis<'_>,
+    in_arm: impl Fn(usize) -> bool,
+) -> (Vec<u32>, Vec<DerivedSubject>) {
+    let picked: Vec<usize> = (0..pooled.members.len()).filter(|&i| in_arm(i)).collect();
+    let positions = picked
+        .iter()
+        .filter_map(|&i| pooled.members.get(i).copied())
+        .collect();
+    let derived = if pooled.derived.is_empty() {
+        Vec::new()
+    } else {
+        picked
+            .iter()
+            .filter_map(|&i| pooled.derived.get(i).cloned())
+            .collect()
+    };
+    (positions, derived)
 }
 
 /// The arms in the order the documents give them (`arms.order`, else the reference last),
