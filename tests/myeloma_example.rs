@@ -178,6 +178,13 @@ fn a_sponsors_trial_builds_as_configured_without_recoding() {
     assert!(report.contains("<td class=\"level\">Yes</td>"));
     assert!(!report.contains("<td class=\"level\">Y</td>"));
 
+    safety_and_deck_per_arm(&text, arms, &folder, &adsl);
+}
+
+/// `safety_view` and the deck: TEAEs and events of special interest per arm, the disposition
+/// and safety slides, discontinuations over the treated, the swimmer by arm and both
+/// disposition levels.
+fn safety_and_deck_per_arm(text: &str, arms: &[Value], folder: &std::path::Path, adsl: &[Row]) {
     // safety_view: teae, and events of special interest, per arm.
     let teae = |arm: &Value, kind: &str| {
         let s = &arm["safety"];
@@ -195,7 +202,7 @@ fn a_sponsors_trial_builds_as_configured_without_recoding() {
         )),
         "{text}"
     );
-    let keratopathy = adsl_ids_with(&rows("adae.csv"), "Keratopathy", &adsl, "VLT+DEX");
+    let keratopathy = adsl_ids_with(&rows("adae.csv"), "Keratopathy", adsl, "VLT+DEX");
     assert_eq!(
         arms[0]["safety"]["special_interest"][1]["n"].as_u64(),
         Some(keratopathy as u64)
@@ -431,27 +438,8 @@ fn diff_tells_corrected_records_from_new_data_per_arm() {
     // The later snapshot: subject 1001's MR of 2023-05-17 corrected to PR, its anaemia
     // (grade 1, 2023-04-25) re-graded 3, a nausea of 2023-06-01 entered late, and the first
     // other treatment-emergent AE before the earlier cut-off deleted.
-    let edit = |name: &str, change: &dyn Fn(&mut Vec<Vec<String>>)| {
-        let path = data.join(name);
-        let mut reader = csv::Reader::from_path(&path).expect("read");
-        let header: Vec<String> = reader
-            .headers()
-            .expect("header")
-            .iter()
-            .map(String::from)
-            .collect();
-        let mut rows: Vec<Vec<String>> = reader
-            .records()
-            .map(|r| r.expect("row").iter().map(String::from).collect())
-            .collect();
-        change(&mut rows);
-        let mut writer = csv::Writer::from_path(&path).expect("write");
-        writer.write_record(&header).expect("header");
-        for row in rows {
-            writer.write_record(&row).expect("row");
-        }
-        writer.flush().expect("flush");
-    };
+    let edit =
+        |name: &str, change: &dyn Fn(&mut Vec<Vec<String>>)| edit_csv(&data.join(name), change);
     let subject = "MM-EXAMPLE-101-1001";
     edit("adrs.csv", &|rows| {
         for r in rows.iter_mut() {
@@ -510,6 +498,36 @@ fn diff_tells_corrected_records_from_new_data_per_arm() {
         "{md}"
     );
 
+    new_data_per_arm(&md, &data, &deleted.borrow());
+    decimals_as_the_abstracts(&md, &out);
+}
+
+/// Rewrites a CSV file's rows with `change`, its header kept.
+fn edit_csv(path: &std::path::Path, change: &dyn Fn(&mut Vec<Vec<String>>)) {
+    let mut reader = csv::Reader::from_path(path).expect("read");
+    let header: Vec<String> = reader
+        .headers()
+        .expect("header")
+        .iter()
+        .map(String::from)
+        .collect();
+    let mut rows: Vec<Vec<String>> = reader
+        .records()
+        .map(|r| r.expect("row").iter().map(String::from).collect())
+        .collect();
+    change(&mut rows);
+    let mut writer = csv::Writer::from_path(path).expect("write");
+    writer.write_record(&header).expect("header");
+    for row in rows {
+        writer.write_record(&row).expect("row");
+    }
+    writer.flush().expect("flush");
+}
+
+/// The diff's counts per arm of what is new in the snapshot (`data`): assessments and AEs
+/// after the earlier cut-off, the late and re-graded AEs of subject 1001, the deleted AE
+/// (`deleted`: its subject and term) and the deaths.
+fn new_data_per_arm(md: &str, data: &std::path::Path, deleted: &str) {
     // Per arm, from the snapshot: assessments and AEs after the earlier cut-off, deaths.
     let adsl = crate::common::csv_rows(&data.join("adsl.csv"));
     let adrs = crate::common::csv_rows(&data.join("adrs.csv"));
@@ -533,7 +551,7 @@ fn diff_tells_corrected_records_from_new_data_per_arm() {
             .count();
         // The late nausea and the re-grading are subject 1001's, in Vd.
         let (late, regraded) = if short == "Vd" { (1, 1) } else { (0, 0) };
-        let deleted_subject = deleted.borrow().split(' ').next().unwrap_or("").to_string();
+        let deleted_subject = deleted.split(' ').next().unwrap_or("").to_string();
         let removed = usize::from(arm_of.get(deleted_subject.as_str()) == Some(&arm));
         let line = format!(
             "| {short} | {} ({}) | {new_aes} | {late} | {regraded} | 0 | {removed} |",
@@ -545,6 +563,10 @@ fn diff_tells_corrected_records_from_new_data_per_arm() {
     let deaths = adsl.iter().filter(|r| window(&r["DTHDT"])).count();
     assert!(deaths > 0);
     assert_eq!(md.matches("- Death: ").count(), deaths, "{md}");
+}
+
+/// The diff prints rates and medians with one decimal and HRs with two, as the abstracts.
+fn decimals_as_the_abstracts(md: &str, out: &std::path::Path) {
     // The abstract's decimals: one for rates and medians, two for HRs, from results.json.
     let results = |date: &str| read_json(&out.join("MM-EXAMPLE").join(date).join("results.json"));
     let (a, b) = (results("2023-12-31"), results("2024-06-28"));

@@ -110,14 +110,6 @@ fn arms_and_comparisons_match_r() {
     let path = root().join("tests/reference/rand-example/expected.json");
     let r: Value =
         serde_json::from_str(&std::fs::read_to_string(path).expect("R values")).expect("JSON");
-    let close = |what: &str, got: &Value, want: &Value| {
-        let (g, w) = (got.as_f64(), want.as_f64().expect(what));
-        let g = g.unwrap_or_else(|| panic!("{what}: readout has none, R {w}"));
-        assert!(
-            (g - w).abs() <= 1e-9 * w.abs(),
-            "{what}: readout {g}, R {w}"
-        );
-    };
     let path = root().join("tests/reference/interaction/expected.json");
     let interactions: Value =
         serde_json::from_str(&std::fs::read_to_string(path).expect("R values")).expect("JSON");
@@ -196,42 +188,58 @@ fn arms_and_comparisons_match_r() {
                 );
             }
         }
-        // Each arm's RMST up to the shorter arm's last time, and its risk table at every six
-        // months, as R gives them; the difference from the two.
-        for (k, code) in [(0, "1"), (1, "0")] {
-            let arm = &c["arms"][k]["tte"][endpoint];
-            for key in ["tau", "estimate", "se"] {
-                close(
-                    &format!("{endpoint} arm {code} RMST {key}"),
-                    &arm["rmst"][key],
-                    &e["rmst"][code][key],
-                );
-            }
-            let rows = arm["risk_table"].as_array().expect("risk table");
-            for key in ["at_risk", "events", "censored"] {
-                let want: Vec<&Value> = e["risk_table"][code][key]
-                    .as_array()
-                    .expect("R table")
-                    .iter()
-                    .collect();
-                // R's times are 0 to 30 months; readout's go on to the last time's step.
-                let got: Vec<&Value> = rows.iter().take(want.len()).map(|r| &r[key]).collect();
-                assert_eq!(rows[want.len() - 1]["time"], 30.0, "{endpoint}");
-                assert_eq!(got, want, "{endpoint} arm {code} risk table {key}");
-            }
-        }
-        let diff = t["rmst"]["difference"]["estimate"]
-            .as_f64()
-            .expect("RMST difference");
-        let want = e["rmst"]["1"]["estimate"].as_f64().unwrap()
-            - e["rmst"]["0"]["estimate"].as_f64().unwrap();
-        assert!(
-            (diff - want).abs() <= 1e-9 * want.abs(),
-            "{endpoint} RMST difference"
-        );
+        rmst_and_risk_tables_equal_r(&c, t, e, endpoint);
     }
     // The design's effect is there: Drug X lowers the hazard of progression.
     assert!(comparison["tte"]["PFS"]["stratified"]["hr"]["upper"].as_f64() < Some(1.0));
+}
+
+/// `got` within a relative 1e-9 of R's `want`.
+fn close(what: &str, got: &Value, want: &Value) {
+    let (g, w) = (got.as_f64(), want.as_f64().expect(what));
+    let g = g.unwrap_or_else(|| panic!("{what}: readout has none, R {w}"));
+    assert!(
+        (g - w).abs() <= 1e-9 * w.abs(),
+        "{what}: readout {g}, R {w}"
+    );
+}
+
+/// Each arm's RMST of `endpoint` up to the shorter arm's last time and its risk table at
+/// every six months as R gives them (`e`), and the difference of the two (`t`: the comparison).
+fn rmst_and_risk_tables_equal_r(c: &Value, t: &Value, e: &Value, endpoint: &str) {
+    // Each arm's RMST up to the shorter arm's last time, and its risk table at every six
+    // months, as R gives them; the difference from the two.
+    for (k, code) in [(0, "1"), (1, "0")] {
+        let arm = &c["arms"][k]["tte"][endpoint];
+        for key in ["tau", "estimate", "se"] {
+            close(
+                &format!("{endpoint} arm {code} RMST {key}"),
+                &arm["rmst"][key],
+                &e["rmst"][code][key],
+            );
+        }
+        let rows = arm["risk_table"].as_array().expect("risk table");
+        for key in ["at_risk", "events", "censored"] {
+            let want: Vec<&Value> = e["risk_table"][code][key]
+                .as_array()
+                .expect("R table")
+                .iter()
+                .collect();
+            // R's times are 0 to 30 months; readout's go on to the last time's step.
+            let got: Vec<&Value> = rows.iter().take(want.len()).map(|r| &r[key]).collect();
+            assert_eq!(rows[want.len() - 1]["time"], 30.0, "{endpoint}");
+            assert_eq!(got, want, "{endpoint} arm {code} risk table {key}");
+        }
+    }
+    let diff = t["rmst"]["difference"]["estimate"]
+        .as_f64()
+        .expect("RMST difference");
+    let want =
+        e["rmst"]["1"]["estimate"].as_f64().unwrap() - e["rmst"]["0"]["estimate"].as_f64().unwrap();
+    assert!(
+        (diff - want).abs() <= 1e-9 * want.abs(),
+        "{endpoint} RMST difference"
+    );
 }
 
 /// The abstract's comparison sentence, the forest plot's rows and the derived CSV's arm say what
