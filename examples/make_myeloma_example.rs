@@ -255,113 +255,37 @@ pub fn files() -> Vec<(&'static str, String)> {
         let died = death <= until_cutoff && withdrawal.is_none_or(|w| death < w);
         let study_ended = died || withdrawal.is_some_and(|w| w <= until_cutoff);
         // Responses every 28 days (± 3) while on study, until PD.
-        let mut visits = Vec::new();
-        let mut day = 28;
-        let last_day = progression
-            .min(death)
-            .min(withdrawal.unwrap_or(f64::MAX))
-            .min(until_cutoff);
-        let mut k = 0usize;
-        while !never_treated && (day as f64) <= last_day + 14.0 && (day as f64) <= until_cutoff {
-            let at = day + rng.range(-3, 3);
-            let pd = (at as f64) >= progression;
-            if (at as f64) > death || (at as f64) > until_cutoff {
-                break;
-            }
-            // From MR, a level better per visit to the deepest response.
-            let level = if pd {
-                6
-            } else {
-                deepest.max(4usize.saturating_sub(k)).min(5)
-            };
-            let level = if deepest == 5 && !pd { 5 } else { level };
-            let irc = if irc_worse && !pd && level < 5 {
-                level + 1
-            } else {
-                level
-            };
-            k += 1;
-            visits.push((at, level, irc));
-            if pd {
-                break;
-            }
-            day += 28;
-        }
-        for (v, (at, inv, irc)) in visits.iter().enumerate() {
-            let adt = plus(trtsdt, *at);
-            for (value, by) in [
-                (IMWG[*inv], "INVESTIGATOR"),
-                (IMWG[*irc], "INDEPENDENT ASSESSOR"),
-            ] {
-                let _ = writeln!(
-                    adrs,
-                    "{STUDY},{id},OVR,Overall Response by IMWG,CYCLE {} DAY 1,{adt},{value},{by}",
-                    v + 2
-                );
-            }
-        }
-        // PFS per the investigator: the first PD or death, else censored at the last
-        // assessment (at randomisation without one).
-        let first_pd = visits.iter().find(|v| v.1 == 6).map(|v| v.0);
-        let last_assessed = visits.iter().filter(|v| v.1 != 6).map(|v| v.0).next_back();
-        let death_day = died.then(|| death.round() as i64);
-        let (pfs_day, pfs_cnsr, pfs_desc) = match (first_pd, death_day) {
-            (Some(p), Some(d)) if d < p => (d, 0, "DEATH"),
-            (Some(p), _) => (p, 0, "DISEASE PROGRESSION"),
-            (None, Some(d)) if d <= last_assessed.unwrap_or(0) + 70 => (d, 0, "DEATH"),
-            _ => (
-                last_assessed.unwrap_or(0),
-                1,
-                if last_assessed.is_some() {
-                    "LAST ADEQUATE ASSESSMENT"
-                } else {
-                    "RANDOMIZATION"
-                },
-            ),
-        };
-        let start_offset = (trtsdt - randdt).num_days();
-        let pfs_adt = if pfs_cnsr == 1 && last_assessed.is_none() {
-            randdt
+        let visits = if never_treated {
+            Vec::new()
         } else {
-            plus(trtsdt, pfs_day)
+            let last_day = progression
+                .min(death)
+                .min(withdrawal.unwrap_or(f64::MAX))
+                .min(until_cutoff);
+            visits(
+                &mut rng,
+                deepest,
+                irc_worse,
+                (progression, death, last_day, until_cutoff),
+            )
         };
-        let _ = writeln!(
-            adtte,
-            "{STUDY},{id},PFS,Progression-free Survival (months),{},DAYS,{pfs_cnsr},{randdt},{pfs_adt},{pfs_desc}",
-            (pfs_adt - randdt).num_days() + 1
+        write_adrs(&mut adrs, &id, trtsdt, &visits);
+        let (death_day, last_alive) = write_adtte(
+            &mut adtte,
+            &id,
+            &visits,
+            (randdt, trtsdt, cutoff),
+            (died, death, withdrawal, until_cutoff),
         );
-        let last_alive = if died {
-            plus(trtsdt, death.round() as i64)
-        } else if let Some(w) = withdrawal.filter(|w| *w <= until_cutoff) {
-            plus(trtsdt, w.round() as i64)
-        } else {
-            cutoff
-        };
-        let (os_cnsr, os_desc) = if died {
-            (0, "DEATH")
-        } else {
-            (1, "LAST KNOWN ALIVE")
-        };
-        let _ = writeln!(
-            adtte,
-            "{STUDY},{id},OS,Overall Survival (months),{},DAYS,{os_cnsr},{randdt},{last_alive},{os_desc}",
-            (last_alive - randdt).num_days() + 1
-        );
-        let _ = start_offset;
 
         let trtedt = treatment_ended.then(|| plus(trtsdt, treated_to.round() as i64));
-        let (eotstt, dctreas) = match (never_treated, treatment_ended) {
-            (true, _) => ("", ""),
-            (false, true) => ("DISCONTINUED", end_reason),
-            (false, false) => ("ONGOING", ""),
-        };
-        let (eosstt, dcsreas) = if died {
-            ("DISCONTINUED", "DEATH")
-        } else if study_ended {
-            ("DISCONTINUED", "WITHDRAWAL BY SUBJECT")
-        } else {
-            ("ONGOING", "")
-        };
+        let ((eotstt, dctreas), (eosstt, dcsreas)) = statuses(
+            never_treated,
+            treatment_ended,
+            end_reason,
+            died,
+            study_ended,
+        );
         let agegr = if age < 65 {
             "<65"
         } else if age < 75 {
@@ -387,53 +311,9 @@ pub fn files() -> Vec<(&'static str, String)> {
         if never_treated {
             continue;
         }
-        // Exposure: the drug's and dexamethasone's cumulative doses over the cycles given.
-        let cycles = (treated_to / 28.0).ceil().max(1.0);
-        let intensity = 0.75 + 0.25 * rng.uniform();
-        for (drug, per_cycle) in [(arm.drug, arm.dose), ("DEXAMETHASONE", 160.0)] {
-            let _ = writeln!(
-                adex,
-                "{STUDY},{id},CUMDOSE,Cumulative Dose (mg),{drug},{:.1},mg",
-                cycles * per_cycle * intensity
-            );
-        }
-        let a = usize::from(arm.armcd == "POMDEX");
-        for (term, soc, chance, severe, related, serious) in AES {
-            if rng.uniform() >= chance[a] {
-                continue;
-            }
-            let grade = if rng.uniform() < severe {
-                rng.range(3, 4)
-            } else {
-                rng.range(1, 2)
-            };
-            let grade = if serious > 0.5 && died && rng.uniform() < 0.1 {
-                5
-            } else {
-                grade
-            };
-            let onset = plus(trtsdt, rng.range(1, treated_to.max(2.0) as i64));
-            let rel = if rng.uniform() < related {
-                "RELATED"
-            } else {
-                "NOT RELATED"
-            };
-            let ser = if rng.uniform() < serious { "Y" } else { "N" };
-            let action = if end_reason == "ADVERSE EVENT" && rng.uniform() < 0.5 {
-                "DRUG WITHDRAWN"
-            } else {
-                "DOSE NOT CHANGED"
-            };
-            let outcome = if grade == 5 {
-                "FATAL"
-            } else {
-                "RECOVERED/RESOLVED"
-            };
-            let _ = writeln!(
-                adae,
-                "{STUDY},{id},{term},{soc},{grade},{ser},{rel},Y,{action},{outcome},{onset}"
-            );
-        }
+        write_adex(&mut rng, &mut adex, &id, arm, treated_to);
+        let subject = (id.as_str(), arm, trtsdt, treated_to, died, end_reason);
+        write_aes(&mut rng, &mut adae, subject);
     }
     let readme = "# MM-EXAMPLE: SYNTHETIC data\n\n\
                   Generated by `examples/make_myeloma_example.rs` (`cargo run --release --example \
@@ -448,6 +328,202 @@ pub fn files() -> Vec<(&'static str, String)> {
         ("adex.csv", adex),
         ("README.md", readme),
     ]
+}
+
+/// The end-of-treatment and end-of-study statuses and reasons (`EOTSTT`, `DCTREAS`,
+/// `EOSSTT`, `DCSREAS`).
+fn statuses(
+    never_treated: bool,
+    treatment_ended: bool,
+    end_reason: &'static str,
+    died: bool,
+    study_ended: bool,
+) -> ((&'static str, &'static str), (&'static str, &'static str)) {
+    let (eotstt, dctreas) = match (never_treated, treatment_ended) {
+        (true, _) => ("", ""),
+        (false, true) => ("DISCONTINUED", end_reason),
+        (false, false) => ("ONGOING", ""),
+    };
+    let (eosstt, dcsreas) = if died {
+        ("DISCONTINUED", "DEATH")
+    } else if study_ended {
+        ("DISCONTINUED", "WITHDRAWAL BY SUBJECT")
+    } else {
+        ("ONGOING", "")
+    };
+    ((eotstt, dctreas), (eosstt, dcsreas))
+}
+
+/// A treated subject's exposure: the drug's and dexamethasone's cumulative doses over the
+/// 28-day cycles given, at a dose intensity of 75-100%.
+fn write_adex(rng: &mut Rng, adex: &mut String, id: &str, arm: &Arm, treated_to: f64) {
+    let cycles = (treated_to / 28.0).ceil().max(1.0);
+    let intensity = 0.75 + 0.25 * rng.uniform();
+    for (drug, per_cycle) in [(arm.drug, arm.dose), ("DEXAMETHASONE", 160.0)] {
+        let _ = writeln!(
+            adex,
+            "{STUDY},{id},CUMDOSE,Cumulative Dose (mg),{drug},{:.1},mg",
+            cycles * per_cycle * intensity
+        );
+    }
+}
+
+/// A subject's IMWG responses by the investigator and the IRC, one row each per visit.
+fn write_adrs(adrs: &mut String, id: &str, trtsdt: NaiveDate, visits: &[(i64, usize, usize)]) {
+    for (v, (at, inv, irc)) in visits.iter().enumerate() {
+        let adt = plus(trtsdt, *at);
+        for (value, by) in [
+            (IMWG[*inv], "INVESTIGATOR"),
+            (IMWG[*irc], "INDEPENDENT ASSESSOR"),
+        ] {
+            let _ = writeln!(
+                adrs,
+                "{STUDY},{id},OVR,Overall Response by IMWG,CYCLE {} DAY 1,{adt},{value},{by}",
+                v + 2
+            );
+        }
+    }
+}
+
+/// A subject's PFS (by the investigator) and OS records; returns the day of death (from
+/// treatment start) and the last day known alive.
+fn write_adtte(
+    adtte: &mut String,
+    id: &str,
+    visits: &[(i64, usize, usize)],
+    (randdt, trtsdt, cutoff): (NaiveDate, NaiveDate, NaiveDate),
+    (died, death, withdrawal, until_cutoff): (bool, f64, Option<f64>, f64),
+) -> (Option<i64>, NaiveDate) {
+    // PFS per the investigator: the first PD or death, else censored at the last
+    // assessment (at randomisation without one).
+    let first_pd = visits.iter().find(|v| v.1 == 6).map(|v| v.0);
+    let last_assessed = visits.iter().filter(|v| v.1 != 6).map(|v| v.0).next_back();
+    let death_day = died.then(|| death.round() as i64);
+    let (pfs_day, pfs_cnsr, pfs_desc) = match (first_pd, death_day) {
+        (Some(p), Some(d)) if d < p => (d, 0, "DEATH"),
+        (Some(p), _) => (p, 0, "DISEASE PROGRESSION"),
+        (None, Some(d)) if d <= last_assessed.unwrap_or(0) + 70 => (d, 0, "DEATH"),
+        _ => (
+            last_assessed.unwrap_or(0),
+            1,
+            if last_assessed.is_some() {
+                "LAST ADEQUATE ASSESSMENT"
+            } else {
+                "RANDOMIZATION"
+            },
+        ),
+    };
+    let pfs_adt = if pfs_cnsr == 1 && last_assessed.is_none() {
+        randdt
+    } else {
+        plus(trtsdt, pfs_day)
+    };
+    let _ = writeln!(
+        adtte,
+        "{STUDY},{id},PFS,Progression-free Survival (months),{},DAYS,{pfs_cnsr},{randdt},{pfs_adt},{pfs_desc}",
+        (pfs_adt - randdt).num_days() + 1
+    );
+    let last_alive = if died {
+        plus(trtsdt, death.round() as i64)
+    } else if let Some(w) = withdrawal.filter(|w| *w <= until_cutoff) {
+        plus(trtsdt, w.round() as i64)
+    } else {
+        cutoff
+    };
+    let (os_cnsr, os_desc) = if died {
+        (0, "DEATH")
+    } else {
+        (1, "LAST KNOWN ALIVE")
+    };
+    let _ = writeln!(
+        adtte,
+        "{STUDY},{id},OS,Overall Survival (months),{},DAYS,{os_cnsr},{randdt},{last_alive},{os_desc}",
+        (last_alive - randdt).num_days() + 1
+    );
+    (death_day, last_alive)
+}
+
+/// The visits of a treated subject (day, investigator's and IRC's IMWG level): every 28 days
+/// (± 3) to `last_day` (and 14 days past it for the progression's visit), each level better
+/// from MR to the deepest response, PD from `progression`; none after death or the cut-off.
+fn visits(
+    rng: &mut Rng,
+    deepest: usize,
+    irc_worse: bool,
+    (progression, death, last_day, until_cutoff): (f64, f64, f64, f64),
+) -> Vec<(i64, usize, usize)> {
+    let mut visits = Vec::new();
+    let mut day = 28;
+    let mut k = 0usize;
+    while (day as f64) <= last_day + 14.0 && (day as f64) <= until_cutoff {
+        let at = day + rng.range(-3, 3);
+        let pd = (at as f64) >= progression;
+        if (at as f64) > death || (at as f64) > until_cutoff {
+            break;
+        }
+        // From MR, a level better per visit to the deepest response.
+        let level = if pd {
+            6
+        } else {
+            deepest.max(4usize.saturating_sub(k)).min(5)
+        };
+        let level = if deepest == 5 && !pd { 5 } else { level };
+        let irc = if irc_worse && !pd && level < 5 {
+            level + 1
+        } else {
+            level
+        };
+        k += 1;
+        visits.push((at, level, irc));
+        if pd {
+            break;
+        }
+        day += 28;
+    }
+    visits
+}
+
+/// A subject's adverse events (`subject`: id, arm, treatment start, days treated, whether it
+/// died, why treatment ended), drawn term by term with the arm's chances.
+fn write_aes(rng: &mut Rng, adae: &mut String, subject: (&str, &Arm, NaiveDate, f64, bool, &str)) {
+    let (id, arm, trtsdt, treated_to, died, end_reason) = subject;
+    let a = usize::from(arm.armcd == "POMDEX");
+    for (term, soc, chance, severe, related, serious) in AES {
+        if rng.uniform() >= chance[a] {
+            continue;
+        }
+        let grade = if rng.uniform() < severe {
+            rng.range(3, 4)
+        } else {
+            rng.range(1, 2)
+        };
+        let grade = if serious > 0.5 && died && rng.uniform() < 0.1 {
+            5
+        } else {
+            grade
+        };
+        let onset = plus(trtsdt, rng.range(1, treated_to.max(2.0) as i64));
+        let rel = if rng.uniform() < related {
+            "RELATED"
+        } else {
+            "NOT RELATED"
+        };
+        let ser = if rng.uniform() < serious { "Y" } else { "N" };
+        let action = if end_reason == "ADVERSE EVENT" && rng.uniform() < 0.5 {
+            "DRUG WITHDRAWN"
+        } else {
+            "DOSE NOT CHANGED"
+        };
+        let outcome = if grade == 5 {
+            "FATAL"
+        } else {
+            "RECOVERED/RESOLVED"
+        };
+        let _ = writeln!(
+            adae,
+            "{STUDY},{id},{term},{soc},{grade},{ser},{rel},Y,{action},{outcome},{onset}"
+        );
+    }
 }
 
 pub fn generate(out: &Path) {
