@@ -127,9 +127,14 @@ fn rasterise(svg: &str, scale: f32, fit: bool, glyph_text: bool) -> Result<Vec<u
         .and_then(|n| n.checked_mul(4))
         .ok_or_else(|| PlotError::Raster(format!("cannot allocate a {w} x {h} image")))?;
     SCRATCH.with_borrow_mut(|scratch| {
-        // Transparent black, as a new pixmap starts.
-        scratch.pixels.clear();
-        scratch.pixels.resize(len, 0);
+        // Transparent black, as a new pixmap starts. A buffer too small is replaced, not grown:
+        // growing would copy its old pixels and then clear them.
+        if scratch.pixels.capacity() < len {
+            scratch.pixels = vec![0; len];
+        } else {
+            scratch.pixels.clear();
+            scratch.pixels.resize(len, 0);
+        }
         let mut pixmap = PixmapMut::from_bytes(&mut scratch.pixels, w, h)
             .ok_or_else(|| PlotError::Raster(format!("cannot allocate a {w} x {h} image")))?;
         match &split {
