@@ -63,11 +63,21 @@ fn analyse_members<'a>(
 ) -> Result<CohortAnalysis<'a>> {
     let analysis = study.config.analysis_for(cohort);
     let derived = derive_members(study, at, cohort, &analysis, &members)?;
-    analyse_derived(at, cohort, &analysis, members, derived)
+    let whole = CohortInput {
+        cohort,
+        analysis: &analysis,
+        cutoff: at.cutoff,
+        data: at.data,
+        members,
+        derived,
+        tte_index: at.tte_index.as_ref(),
+        row_filters: at.data.row_filters.clone(),
+    };
+    endpoints::analyse_cohort(whole)
 }
 
-/// The endpoints of the given subjects of a cohort (the cohort's, or one arm's) from their
-/// derivations (`derived` follows `members`; empty without ADRS).
+/// The endpoints of one arm's subjects of a cohort from their derivations (`derived` follows
+/// `members`; empty without ADRS).
 pub fn analyse_derived<'a>(
     at: &'a CutData<'a>,
     cohort: &'a CohortConfig,
@@ -83,6 +93,7 @@ pub fn analyse_derived<'a>(
         members,
         derived,
         tte_index: at.tte_index.as_ref(),
+        row_filters: Vec::new(),
     })
 }
 
@@ -407,7 +418,6 @@ pub fn build_cohort<'a>(
     let cfg = &study.config;
     let mut analysis = timing::stage("  analyse", || analyse(study, at, cohort))?;
     let settings = cfg.analysis_for(cohort);
-    analysis.results.row_filters = at.data.row_filters.clone();
     let mut arm_km = Vec::new();
     let mut arm_competing = Vec::new();
     if let Some(arms) = &cohort.arms {

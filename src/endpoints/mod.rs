@@ -249,6 +249,8 @@ pub struct CohortInput<'a, 'm> {
     pub derived: Vec<DerivedSubject>,
     /// ADTTE by (PARAMCD, USUBJID), when ADTTE is given.
     pub tte_index: Option<&'a TteIndex<'a>>,
+    /// The rows `data.where` kept and dropped, for a cohort's entry (none for an arm's).
+    pub row_filters: Vec<crate::results::RowsKept>,
 }
 
 fn ci_err(cohort: &str, what: &str, source: crate::stats::StatsError) -> Error {
@@ -769,7 +771,7 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
             arms: Vec::new(),
             comparisons: Vec::new(),
             factor_labels: factor_labels(input.cohort),
-            row_filters: Vec::new(),
+            row_filters: input.row_filters,
             warnings,
         },
         members: input.members,
