@@ -253,3 +253,13 @@ pub fn percent_text(n: u64, total: u64) -> String {
     let tenths = (n * 2000 + total) / (2 * total);
     format!("{}.{}", tenths / 10, tenths % 10)
 }
+
+/// What `readout check` says of a config it refuses (exit code 2).
+pub fn refused_by_check(config: &Path) -> String {
+    readout_command()
+        .arg("check")
+        .arg(config)
+        .assert()
+        .code(2)
+        .stderr()
+}

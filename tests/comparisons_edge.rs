@@ -859,11 +859,7 @@ fn subjects_without_exposure_are_left_out_of_the_rates_and_said_to_be() {
 /// not a randomised comparison" in Methods, the abstract, the report and the slides.
 #[test]
 fn duration_of_response_is_described_per_arm_unless_asked_for() {
-    let tmp = tempfile::tempdir().expect("temp");
-    let trial = crate::adtte_cutoff::Trial::new(400);
-    let dco = chrono::NaiveDate::from_ymd_opt(2023, 6, 30).expect("date");
-    let dir = tmp.path().join("trial");
-    trial.snapshot(&dir, dco);
+    let (tmp, dir) = trial_at_cutoff(400);
     let run = |analysis: &str| {
         let config = dir.join("study.yaml");
         std::fs::write(
@@ -983,11 +979,7 @@ pub(crate) fn slide_text(deck: &Path) -> String {
 /// label for a value no subject has is refused at its key.
 #[test]
 fn arm_labels_name_the_arms_long_once_then_short() {
-    let tmp = tempfile::tempdir().expect("temp");
-    let trial = crate::adtte_cutoff::Trial::new(200);
-    let dco = chrono::NaiveDate::from_ymd_opt(2023, 6, 30).expect("date");
-    let dir = tmp.path().join("trial");
-    trial.snapshot(&dir, dco);
+    let (tmp, dir) = trial_at_cutoff(200);
     let write = |labels: &str| {
         let config = dir.join("study.yaml");
         std::fs::write(
@@ -1092,11 +1084,7 @@ fn arm_labels_name_the_arms_long_once_then_short() {
 /// label and a strata column, each at its key, in one run.
 #[test]
 fn every_arms_problem_is_reported_together() {
-    let tmp = tempfile::tempdir().expect("temp");
-    let trial = crate::adtte_cutoff::Trial::new(60);
-    let dco = chrono::NaiveDate::from_ymd_opt(2023, 6, 30).expect("date");
-    let dir = tmp.path().join("trial");
-    trial.snapshot(&dir, dco);
+    let (_tmp, dir) = trial_at_cutoff(60);
     let config = dir.join("study.yaml");
     std::fs::write(
         &config,
@@ -1106,12 +1094,7 @@ fn every_arms_problem_is_reported_together() {
          reference: Placebx\n      labels:\n        Drgu: Velatamab\n",
     )
     .expect("config");
-    let stderr = readout_command()
-        .arg("check")
-        .arg(&config)
-        .assert()
-        .code(2)
-        .stderr();
+    let stderr = crate::common::refused_by_check(&config);
     for (key, value) in [
         ("arms.reference", "\"Placebx\""),
         ("arms.labels", "\"Drgu\""),
@@ -1124,4 +1107,15 @@ fn every_arms_problem_is_reported_together() {
             "{key}: {stderr}"
         );
     }
+}
+
+/// A synthetic randomised trial of `n` subjects (`adtte_cutoff::Trial`) as its data stand at
+/// 2023-06-30, in the `trial` folder of a new temporary folder.
+fn trial_at_cutoff(n: usize) -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().expect("temp");
+    let trial = crate::adtte_cutoff::Trial::new(n);
+    let dco = chrono::NaiveDate::from_ymd_opt(2023, 6, 30).expect("date");
+    let dir = tmp.path().join("trial");
+    trial.snapshot(&dir, dco);
+    (tmp, dir)
 }
