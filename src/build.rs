@@ -275,6 +275,7 @@ pub fn build_config(
     on_folder: &(dyn Fn(&BuiltFolder) + Sync),
 ) -> Result<Vec<BuiltFolder>> {
     check_strict(study, opts)?;
+    crate::cohort::check_arms(study)?;
     study.with_renderer(|renderer| build_folders(study, opts, renderer, on_folder))
 }
 
@@ -284,6 +285,7 @@ pub fn build_config(
 /// cannot be applied) is returned as such.
 pub fn dry_build(study: &LoadedStudy, opts: &BuildOptions) -> Result<Vec<BuiltFolder>> {
     check_strict(study, opts)?;
+    crate::cohort::check_arms(study)?;
     study.with_renderer(|renderer| {
         let plans = plan(&study.config, opts);
         for p in &plans {

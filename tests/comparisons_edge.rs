@@ -1119,3 +1119,39 @@ fn trial_at_cutoff(n: usize) -> (tempfile::TempDir, std::path::PathBuf) {
     trial.snapshot(&dir, dco);
     (tmp, dir)
 }
+
+/// A name the data do not have in two cohorts' arms, built at two cut-offs: each problem is
+/// reported once for the config, both cohorts together, before anything is written.
+#[test]
+fn arms_problems_are_refused_once_per_config_not_per_cutoff() {
+    let (tmp, dir) = trial_at_cutoff(60);
+    let config = dir.join("study.yaml");
+    std::fs::write(
+        &config,
+        "study: { id: ONCE }\ndata: { adsl: adsl.csv, adrs: adrs.csv, adtte: adtte.csv }\n\
+         output: { formats: [md] }\ncohorts:\n  \
+         - { id: a, arms: { column: ARM, reference: Placebx } }\n  \
+         - { id: b, arms: { column: ARM, reference: Placebo, labels: { Drgu: Velatamab } } }\n",
+    )
+    .expect("config");
+    let out = tmp.path().join("out");
+    let ran = crate::common::build(
+        &config,
+        &out,
+        &["--cutoff", "2023-03-31", "--cutoff", "2023-06-30"],
+    );
+    ran.assert_no_panic();
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    let stderr = ran.stderr;
+    assert_eq!(
+        stderr.matches("cohorts[0].arms.reference`").count(),
+        1,
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("cohorts[1].arms.labels`").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(!out.join("ONCE").exists(), "nothing written");
+}

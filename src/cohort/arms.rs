@@ -239,6 +239,50 @@ impl<'s> MemberArms<'s> {
     }
 }
 
+/// Each cohort's arms against the data before any cut-off: the arms column, the reference,
+/// the order, the labels and the strata and subgroup columns, with every problem of every
+/// cohort reported together, so that a name the data do not have is refused once for the
+/// config rather than once per cut-off. (At a cut-off, [`analyse_arms`] checks again: an arm
+/// may have no subject yet.)
+pub fn check_arms(study: &LoadedStudy) -> Result<()> {
+    let subjects = &study.data.subjects;
+    let mut errors = Vec::new();
+    for cohort in &study.config.config.cohorts {
+        let Some(config) = &cohort.arms else { continue };
+        let members: Vec<&Subject> = super::cohort_members(cohort, subjects)
+            .iter()
+            .filter_map(|&i| subjects.get(i as usize))
+            .collect();
+        // A cohort of nobody has its own error, at each cut-off.
+        if members.is_empty() {
+            continue;
+        }
+        let k = cohort_index(study, cohort);
+        let refused = |key: &str, message: String| Error::Config {
+            file: study.config.path.clone(),
+            location: format!("key `cohorts[{k}].{key}`: "),
+            message,
+        };
+        let column = config.column.as_str();
+        let present: BTreeSet<&str> = members
+            .iter()
+            .filter_map(|s| s.columns.get(column))
+            .collect();
+        if present.is_empty() {
+            errors.push(refused(
+                "arms.column",
+                format!("ADSL has no column `{column}` with a value for the cohort's subjects"),
+            ));
+            continue;
+        }
+        let has_column = |name: &str| members.iter().any(|s| s.columns.get(name).is_some());
+        if let Err(e) = checked_order(config, cohort, &present, &refused, &has_column) {
+            errors.push(e);
+        }
+    }
+    Error::all(errors)
+}
+
 /// The members of the cohort an arm has (`in_arm` of their place among the cohort's), with the
 /// cohort's derivations of them: a subject's best response and times do not depend on the
 /// arm, so they are derived once.

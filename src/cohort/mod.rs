@@ -5,7 +5,7 @@
 mod arms;
 mod index;
 
-pub use arms::{analyse_arms, ArmsOutcome};
+pub use arms::{analyse_arms, check_arms, ArmsOutcome};
 pub use index::{cohort_members, CutData, MemberIndex};
 
 use rustc_hash::FxHashMap;
