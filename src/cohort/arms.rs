@@ -44,12 +44,7 @@ pub fn analyse_arms<'a>(
     settings: &Analysis,
 ) -> Result<ArmsOutcome> {
     let subjects = &at.data.subjects;
-    let k = cohort_index(study, cohort);
-    let refused = |key: &str, message: String| Error::Config {
-        file: study.config.path.clone(),
-        location: format!("key `cohorts[{k}].{key}`: "),
-        message,
-    };
+    let refused = refusal(study, cohort);
     let column = config.column.as_str();
     let member = |i: usize| {
         pooled
@@ -239,6 +234,19 @@ impl<'s> MemberArms<'s> {
     }
 }
 
+/// The config error at a key of a cohort (`arms.reference`, `strata`, ...).
+fn refusal<'s>(
+    study: &'s LoadedStudy,
+    cohort: &CohortConfig,
+) -> impl Fn(&str, String) -> Error + 's {
+    let k = cohort_index(study, cohort);
+    move |key: &str, message: String| Error::Config {
+        file: study.config.path.clone(),
+        location: format!("key `cohorts[{k}].{key}`: "),
+        message,
+    }
+}
+
 /// Each cohort's arms against the data before any cut-off: the arms column, the reference,
 /// the order, the labels and the strata and subgroup columns, with every problem of every
 /// cohort reported together, so that a name the data do not have is refused once for the
@@ -257,12 +265,7 @@ pub fn check_arms(study: &LoadedStudy) -> Result<()> {
         if members.is_empty() {
             continue;
         }
-        let k = cohort_index(study, cohort);
-        let refused = |key: &str, message: String| Error::Config {
-            file: study.config.path.clone(),
-            location: format!("key `cohorts[{k}].{key}`: "),
-            message,
-        };
+        let refused = refusal(study, cohort);
         let column = config.column.as_str();
         let present: BTreeSet<&str> = members
             .iter()
