@@ -132,13 +132,12 @@ fn derive_members(
         .map(|&i| {
             // One derivation per member, in order: a member outside the subjects is a bug
             // (it would shift every later derivation), not a member to skip.
-            let s = cut
-                .subjects
-                .get(i as usize)
-                .ok_or_else(|| Error::Analysis {
-                    cohort: cohort.id.clone(),
-                    message: format!("member {i} is not a subject (a bug in readout)"),
-                })?;
+            let s = cut.subjects.get(i as usize).ok_or_else(|| {
+                Error::Internal(format!(
+                    "cohort `{}`: member {i} is not a subject",
+                    cohort.id
+                ))
+            })?;
             let empty = Vec::new();
             let assessments = at.by_subject.get(&*s.usubjid).unwrap_or(&empty);
             derive::derive_subject_by(s, assessments, &options, reading).map_err(|source| {

@@ -175,16 +175,12 @@ fn efficacy_categories<'t>(
         .iter()
         .filter(|m| two.subject(m).is_some_and(|s| s.efficacy))
         .map(|m| {
-            let derived = pooled
-                .derived
-                .get(m.index as usize)
-                .ok_or_else(|| Error::Analysis {
-                    cohort: cohort.id.clone(),
-                    message: format!(
-                        "{label}: member {} has no derivation (a bug in readout)",
-                        m.index
-                    ),
-                })?;
+            let derived = pooled.derived.get(m.index as usize).ok_or_else(|| {
+                Error::Internal(format!(
+                    "cohort `{}`, {label}: member {} has no derivation",
+                    cohort.id, m.index
+                ))
+            })?;
             Ok((m, derived.category))
         })
         .collect()

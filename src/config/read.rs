@@ -180,11 +180,10 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<StudyConfig> {
     }
     Error::all(errors)?;
     config.ok_or_else(|| {
-        config_error(
-            path,
-            "",
-            "it could not be read, yet no problem was found (a bug in readout)",
-        )
+        Error::Internal(format!(
+            "{}: the config could not be read, yet no problem was found",
+            path.display()
+        ))
     })
 }
 

@@ -413,9 +413,11 @@ fn adtte_endpoint(
     let a = input.analysis;
     let unit = a.time_unit.days();
     let derivation = |i: usize| {
-        input.derived.get(i).ok_or_else(|| Error::Analysis {
-            cohort: input.cohort.id.clone(),
-            message: format!("member {i} has no derivation (a bug in readout)"),
+        input.derived.get(i).ok_or_else(|| {
+            Error::Internal(format!(
+                "cohort `{}`: member {i} has no derivation",
+                input.cohort.id
+            ))
         })
     };
     // DoR is summarised over the responders the abstract reports (the confirmed ones
@@ -649,14 +651,11 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
     // `derived` follows `members` one for one (or is empty without ADRS): a derivation read
     // for a member below is there, never a default.
     if !input.derived.is_empty() && input.derived.len() != input.members.len() {
-        return Err(Error::Analysis {
-            cohort: id.to_string(),
-            message: format!(
-                "{} derivations for {} members; expected one each (a bug in readout)",
-                input.derived.len(),
-                input.members.len()
-            ),
-        });
+        return Err(Error::Internal(format!(
+            "cohort `{id}`: {} derivations for {} members; expected one each",
+            input.derived.len(),
+            input.members.len()
+        )));
     }
     let mut warnings = Vec::new();
 
@@ -704,10 +703,8 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
     // `derived` follows `members`: derived[i] belongs to subjects[i] (empty without ADRS).
     let derived_of = |i: usize| input.derived.get(i);
     let derivation = |i: usize| {
-        derived_of(i).ok_or_else(|| Error::Analysis {
-            cohort: id.to_string(),
-            message: format!("member {i} has no derivation (a bug in readout)"),
-        })
+        derived_of(i)
+            .ok_or_else(|| Error::Internal(format!("cohort `{id}`: member {i} has no derivation")))
     };
 
     let response = if input.derived.is_empty() {
