@@ -336,9 +336,9 @@ impl Criteria {
             .position(|c| c.code.eq_ignore_ascii_case(code))
     }
 
-    /// The reported code of a category index (`DerivedSubject::category`); ND reads as NE.
-    pub fn code_of(&self, category: u8) -> &str {
-        match self.categories.get(category as usize) {
+    /// The reported code of a subject's category (`DerivedSubject::category`); ND reads as NE.
+    pub fn code_of(&self, category: CategoryIndex) -> &str {
+        match self.categories.get(usize::from(category.0)) {
             Some(c) if c.reported => &c.code,
             _ => self
                 .categories
@@ -348,17 +348,17 @@ impl Criteria {
     }
 
     /// The category counts towards the objective response rate.
-    pub fn is_responder(&self, category: u8) -> bool {
+    pub fn is_responder(&self, category: CategoryIndex) -> bool {
         self.categories
-            .get(category as usize)
+            .get(usize::from(category.0))
             .is_some_and(|c| c.responder)
     }
 
     /// The category counts towards the disease control rate; non-measurable disease only when
     /// `non_measurable` (`analysis.dcr_includes_non_cr_non_pd`).
-    pub fn is_control(&self, category: u8, non_measurable: bool) -> bool {
+    pub fn is_control(&self, category: CategoryIndex, non_measurable: bool) -> bool {
         self.categories
-            .get(category as usize)
+            .get(usize::from(category.0))
             .is_some_and(|c| c.control && (non_measurable || c.kind != NonMeasurable))
     }
 
@@ -388,6 +388,21 @@ impl Criteria {
             Some((last, _)) => last.to_string(),
             None => String::new(),
         }
+    }
+}
+
+/// A subject's best response as a category of its criteria set: an index into
+/// [`Criteria::categories`], best first (`DerivedSubject::category`). Not an ADRS [`Code`],
+/// which indexes the study's vocabulary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct CategoryIndex(pub u8);
+
+impl CategoryIndex {
+    /// The category at `position` of the criteria's categories (at most 255 of them; a
+    /// position past that reads as none of them).
+    pub fn at(position: usize) -> CategoryIndex {
+        CategoryIndex(u8::try_from(position).unwrap_or(u8::MAX))
     }
 }
 

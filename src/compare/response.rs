@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use super::{statistics_error, strata_named, Member};
 use crate::config::{Analysis, CohortConfig, DiffCi, ResponseTest};
+use crate::criteria::CategoryIndex;
 use crate::endpoints::CohortAnalysis;
 use crate::error::{Error, Result};
 use crate::results::{
@@ -31,8 +32,8 @@ pub(super) fn compare_response(
     let (label, stratum_names) = names;
     let criteria = &settings.criteria;
     let efficacy = efficacy_categories(two, pooled, cohort, label)?;
-    let orr = |c: u8| criteria.is_responder(c);
-    let dcr = |c: u8| criteria.is_control(c, settings.dcr_includes_non_cr_non_pd);
+    let orr = |c: CategoryIndex| criteria.is_responder(c);
+    let dcr = |c: CategoryIndex| criteria.is_control(c, settings.dcr_includes_non_cr_non_pd);
     let stratified = !cohort.strata.is_empty();
     let named = |numbers: &[u32]| strata_named(numbers, stratum_names);
     let mut notes = Vec::new();
@@ -51,7 +52,7 @@ pub(super) fn compare_response(
     let head = notes.len();
     // One endpoint compared; also the strata left out (the same for ORR and DCR: those with
     // subjects of one arm only).
-    let mut compare = |responds: &dyn Fn(u8) -> bool,
+    let mut compare = |responds: &dyn Fn(CategoryIndex) -> bool,
                        what: &str|
      -> Result<(ProportionDifference, Vec<u32>)> {
         let tally = |in_arm: bool| two_by_two::Counts {
@@ -170,7 +171,7 @@ fn efficacy_categories<'t>(
     pooled: &CohortAnalysis,
     cohort: &CohortConfig,
     label: &str,
-) -> Result<Vec<(&'t Member, u8)>> {
+) -> Result<Vec<(&'t Member, CategoryIndex)>> {
     two.members
         .iter()
         .filter(|m| two.subject(m).is_some_and(|s| s.efficacy))
@@ -203,8 +204,8 @@ fn untested(label: &str, what: &str, test: TestUsed) -> Diagnostic {
 
 /// Each stratum's counts of the arm and of the reference: subjects, and those who respond.
 fn strata_counts(
-    efficacy: &[(&Member, u8)],
-    responds: &dyn Fn(u8) -> bool,
+    efficacy: &[(&Member, CategoryIndex)],
+    responds: &dyn Fn(CategoryIndex) -> bool,
 ) -> BTreeMap<u32, (two_by_two::Counts, two_by_two::Counts)> {
     let mut strata: BTreeMap<u32, (two_by_two::Counts, two_by_two::Counts)> = BTreeMap::new();
     for (m, c) in efficacy {

@@ -18,7 +18,7 @@
 use super::bor::{best_overall_response, BestResponse, BorOptions, BorOutcome};
 use super::timeline::{add_days, days_between};
 use super::DeriveError;
-use crate::criteria::{Confirmation, Criteria, Kind, Rule, Vocabulary};
+use crate::criteria::{CategoryIndex, Confirmation, Criteria, Kind, Rule, Vocabulary};
 use crate::model::{Assessment, Date, Response};
 
 /// How a cohort reads its assessments: its criteria and the vocabulary's codes in them.
@@ -38,7 +38,7 @@ pub struct Reading<'a> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
     /// The category, an index into the criteria's categories.
-    pub category: u8,
+    pub category: CategoryIndex,
     /// Dates and reason; `bor` is the nearest RECIST category.
     pub bor: BorOutcome,
     /// The record as RECIST reads it, for PFS and DoR.
@@ -286,7 +286,7 @@ fn irecist(
         })
         .collect();
     Ok(Outcome {
-        category: u8::try_from(category).unwrap_or(u8::MAX),
+        category: CategoryIndex::at(category),
         bor: outcome,
         as_recist: as_recist_record,
     })
@@ -333,7 +333,7 @@ fn as_given(
         .get(category)
         .is_some_and(|c| c.responder);
     Ok(Outcome {
-        category: u8::try_from(category).unwrap_or(u8::MAX),
+        category: CategoryIndex::at(category),
         bor: BorOutcome {
             bor: best_response_of(recist_class(criteria, category)),
             date,
@@ -385,7 +385,7 @@ fn generic(
     };
     let ne = criteria.not_evaluable();
     let done = |cat: usize, date: Option<Date>, first: Option<Date>, reason: String| Outcome {
-        category: u8::try_from(cat).unwrap_or(u8::MAX),
+        category: CategoryIndex::at(cat),
         bor: BorOutcome {
             bor: best_response_of(recist_class(criteria, cat)),
             date,

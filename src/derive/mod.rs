@@ -51,7 +51,7 @@ pub struct DerivedSubject {
     pub bor: BorOutcome,
     /// The BOR as an index into the criteria's categories (RECIST 1.1: CR, PR, SD,
     /// NON-CR/NON-PD, PD, NE; ND and no assessment count as NE).
-    pub category: u8,
+    pub category: crate::criteria::CategoryIndex,
     /// PFS from TRTSDT; `None` without TRTSDT.
     pub pfs: Option<TimeToEvent>,
     /// OS from TRTSDT; `None` without TRTSDT.
@@ -104,15 +104,15 @@ pub fn derive_subject(
 }
 
 /// A RECIST 1.1 BOR as an index into RECIST 1.1's reported categories.
-pub fn recist_category(bor: BestResponse) -> u8 {
-    match bor {
+pub fn recist_category(bor: BestResponse) -> crate::criteria::CategoryIndex {
+    crate::criteria::CategoryIndex(match bor {
         BestResponse::CompleteResponse => 0,
         BestResponse::PartialResponse => 1,
         BestResponse::StableDisease => 2,
         BestResponse::NonCrNonPd => 3,
         BestResponse::ProgressiveDisease => 4,
         BestResponse::NotEvaluable | BestResponse::NotDone | BestResponse::Missing => 5,
-    }
+    })
 }
 
 /// [`derive_subject`] by criteria other than RECIST 1.1 (`reading`): the BOR by

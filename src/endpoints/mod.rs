@@ -801,7 +801,7 @@ fn response_results<'d>(
     start: &dyn Fn(usize) -> Option<crate::model::Date>,
 ) -> Result<ResponseResults> {
     let criteria = &a.criteria;
-    let ne = u8::try_from(criteria.not_evaluable()).unwrap_or(u8::MAX);
+    let ne = crate::criteria::CategoryIndex::at(criteria.not_evaluable());
     let mut bor: IndexMap<String, usize> =
         criteria.reported().map(|c| (c.code.clone(), 0)).collect();
     let (mut orr_n, mut dcr_n) = (0, 0);
@@ -822,7 +822,7 @@ fn response_results<'d>(
         if let Some(count) = bor.get_mut(criteria.code_of(cat)) {
             *count += 1;
         }
-        if let Some(n) = per_category.get_mut(cat as usize) {
+        if let Some(n) = per_category.get_mut(usize::from(cat.0)) {
             *n += 1;
         }
         orr_n += usize::from(criteria.is_responder(cat));
