@@ -134,8 +134,9 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<StudyConfig> {
     }
     // After a problem, its key is blanked out of the text and the config read again, so that
     // every problem is reported together; a problem that blanking could have caused, or one
-    // already said, ends it. YAML that does not parse gives its first problem only.
-    let well_formed = serde_yaml::from_str::<serde_yaml::Value>(text).is_ok();
+    // already said, ends it. YAML that does not parse gives its first problem only (asked
+    // only once a problem is found).
+    let well_formed = || serde_yaml::from_str::<serde_yaml::Value>(text).is_ok();
     let mut text = text.to_string();
     let mut errors = Vec::new();
     let mut blanked: Vec<String> = Vec::new();
@@ -156,7 +157,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<StudyConfig> {
                     suggested.push((parent, name.to_string()));
                 }
                 errors.push(problem.error);
-                if !well_formed || errors.len() >= MAX_PROBLEMS {
+                if errors.len() >= MAX_PROBLEMS || (errors.len() == 1 && !well_formed()) {
                     break None;
                 }
                 match place.and_then(|p| blank_key(&text, p, &key)) {
