@@ -78,16 +78,26 @@ pub fn alt_text(name: &str, c: &CohortResults, settings: &Analysis) -> String {
     }
 }
 
-/// A cumulative incidence figure's text: the incidence at the last landmark per group, the
-/// competing events, the Fine–Gray HR.
-fn cif_alt(rest: &str, c: &CohortResults, settings: &Analysis) -> String {
-    let Some((endpoint, t)) = c.tte.iter().find(|(e, _)| e.eq_ignore_ascii_case(rest)) else {
-        return format!("Cumulative incidence of {rest}.");
-    };
+/// The endpoint a figure's name ends with (`km-pfs`: `pfs`, in any case), its results and
+/// its label (the endpoint's name without one).
+fn endpoint_named<'c>(
+    c: &'c CohortResults,
+    rest: &str,
+) -> Option<(&'c String, &'c crate::results::TteResults, &'c str)> {
+    let (endpoint, t) = c.tte.iter().find(|(e, _)| e.eq_ignore_ascii_case(rest))?;
     let label = if t.label.is_empty() {
         endpoint.as_str()
     } else {
         &t.label
+    };
+    Some((endpoint, t, label))
+}
+
+/// A cumulative incidence figure's text: the incidence at the last landmark per group, the
+/// competing events, the Fine–Gray HR.
+fn cif_alt(rest: &str, c: &CohortResults, settings: &Analysis) -> String {
+    let Some((endpoint, t, label)) = endpoint_named(c, rest) else {
+        return format!("Cumulative incidence of {rest}.");
     };
     let at_last = |t: &crate::results::TteResults| {
         let l = t.cif.as_ref()?.landmarks.last()?;
@@ -96,17 +106,12 @@ fn cif_alt(rest: &str, c: &CohortResults, settings: &Analysis) -> String {
             format!("{}%", fixed(l.estimate * 100.0, settings.percent_decimals)),
         ))
     };
-    let groups: Vec<(String, crate::results::TteResults)> = if c.arms.is_empty() {
-        vec![(c.label.clone(), t.clone())]
+    let groups: Vec<(&str, &crate::results::TteResults)> = if c.arms.is_empty() {
+        vec![(c.label.as_str(), t)]
     } else {
         c.arms
             .iter()
-            .filter_map(|a| {
-                Some((
-                    c.arm_short(&a.arm).to_string(),
-                    a.results.tte.get(endpoint)?.clone(),
-                ))
-            })
+            .filter_map(|a| Some((c.arm_short(&a.arm), a.results.tte.get(endpoint)?)))
             .collect()
     };
     let mut text = format!(
@@ -143,13 +148,8 @@ fn cif_alt(rest: &str, c: &CohortResults, settings: &Analysis) -> String {
 
 /// A Kaplan–Meier figure's text: its medians, and the first comparison's HR.
 fn km_alt(rest: &str, c: &CohortResults, settings: &Analysis) -> String {
-    let Some((endpoint, t)) = c.tte.iter().find(|(e, _)| e.eq_ignore_ascii_case(rest)) else {
+    let Some((endpoint, t, label)) = endpoint_named(c, rest) else {
         return format!("Kaplan–Meier curves of {rest}.");
-    };
-    let label = if t.label.is_empty() {
-        endpoint.as_str()
-    } else {
-        &t.label
     };
     if c.arms.is_empty() {
         return format!(

@@ -377,7 +377,7 @@ fn variables_of(
             ));
         }
     }
-    let obs_len: usize = variables.iter().map(|v| v.length).sum();
+    let obs_len = observation_length(&variables);
     for v in &variables {
         if v.position + v.length > obs_len {
             return Err(XptError::at(
@@ -394,6 +394,11 @@ fn variables_of(
     Ok((variables, at))
 }
 
+/// Bytes of one observation: every variable's length, back to back.
+fn observation_length(variables: &[Variable]) -> usize {
+    variables.iter().map(|v| v.length).sum()
+}
+
 /// The observations from `data_start`: their bytes, how many there are (trailing blank padding
 /// dropped) and where they end (the next member header or the end of the file).
 fn observations<'a>(
@@ -401,7 +406,7 @@ fn observations<'a>(
     data_start: usize,
     variables: &[Variable],
 ) -> Result<(&'a [u8], usize, usize), XptError> {
-    let obs_len: usize = variables.iter().map(|v| v.length).sum();
+    let obs_len = observation_length(variables);
     // The data run to the next member header (at a record boundary) or the end of the file.
     let data_end = (data_start..bytes.len())
         .step_by(RECORD)
@@ -446,7 +451,7 @@ fn cells(
     data_start: usize,
     variables: &[Variable],
 ) -> Result<(String, Vec<[u32; 2]>), XptError> {
-    let obs_len: usize = variables.iter().map(|v| v.length).sum();
+    let obs_len = observation_length(variables);
     let mut text = String::new();
     let mut spans: Vec<[u32; 2]> = Vec::with_capacity(count.saturating_mul(variables.len()));
     let too_large = |n: usize| {

@@ -250,8 +250,8 @@ fn followed(
                 Target::External(to) => {
                     return Err(format!(
                         "its {rels_path} links to {} outside the file; expected a \
-                     template whose masters and layouts hold no links \
-                     (remove them, or the pictures linked, and save it again)",
+                         template whose masters and layouts hold no links \
+                         (remove them, or the pictures linked, and save it again)",
                         crate::model::text::escape_controls(to, false)
                     ))
                 }
@@ -260,8 +260,8 @@ fn followed(
             let next = role.reaches(&r.kind).ok_or_else(|| {
                 format!(
                     "its {rels_path} holds a relationship of type {} (to {target}); \
-                 readout takes only slide masters, layouts, themes and their \
-                 pictures, never macros, embedded objects or controls",
+                     readout takes only slide masters, layouts, themes and their \
+                     pictures, never macros, embedded objects or controls",
                     crate::model::text::escape_controls(&r.kind, false)
                 )
             })?;
