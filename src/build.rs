@@ -274,8 +274,7 @@ pub fn build_config(
     opts: &BuildOptions,
     on_folder: &(dyn Fn(&BuiltFolder) + Sync),
 ) -> Result<Vec<BuiltFolder>> {
-    check_strict(study, opts)?;
-    crate::cohort::check_arms(study)?;
+    check_before_build(study, opts)?;
     study.with_renderer(|renderer| build_folders(study, opts, renderer, on_folder))
 }
 
@@ -284,8 +283,7 @@ pub fn build_config(
 /// order. An error that would stop a build (a template that does not parse, a cut-off that
 /// cannot be applied) is returned as such.
 pub fn dry_build(study: &LoadedStudy, opts: &BuildOptions) -> Result<Vec<BuiltFolder>> {
-    check_strict(study, opts)?;
-    crate::cohort::check_arms(study)?;
+    check_before_build(study, opts)?;
     study.with_renderer(|renderer| {
         let plans = plan(&study.config, opts);
         for p in &plans {
@@ -299,6 +297,13 @@ pub fn dry_build(study: &LoadedStudy, opts: &BuildOptions) -> Result<Vec<BuiltFo
         }
         Ok(folders)
     })
+}
+
+/// What refuses a config before any cut-off is built: `--strict` without a conference, and
+/// the cohorts' arms against the data ([`crate::cohort::check_arms`]).
+fn check_before_build(study: &LoadedStudy, opts: &BuildOptions) -> Result<()> {
+    check_strict(study, opts)?;
+    crate::cohort::check_arms(study)
 }
 
 /// `--strict` measures abstracts against `output.conference`: without one it has nothing to

@@ -97,7 +97,13 @@ pub fn analyse_arms<'a>(
             .map(|arm| {
                 let (positions, derived) = arm_members(pooled, |i| arm_of(i) == Some(arm));
                 let analysis = crate::profile::timing::stage("    arm", || {
-                    analyse_derived(at, cohort, settings, Members::Owned(positions), derived)
+                    analyse_derived(
+                        at,
+                        cohort,
+                        settings,
+                        (Members::Owned(positions), derived),
+                        Vec::new(),
+                    )
                 })?;
                 Ok((arm.clone(), analysis))
             })

@@ -63,27 +63,19 @@ fn analyse_members<'a>(
 ) -> Result<CohortAnalysis<'a>> {
     let analysis = study.config.analysis_for(cohort);
     let derived = derive_members(study, at, cohort, &analysis, &members)?;
-    let whole = CohortInput {
-        cohort,
-        analysis: &analysis,
-        cutoff: at.cutoff,
-        data: at.data,
-        members,
-        derived,
-        tte_index: at.tte_index.as_ref(),
-        row_filters: at.data.row_filters.clone(),
-    };
-    endpoints::analyse_cohort(whole)
+    let row_filters = at.data.row_filters.clone();
+    analyse_derived(at, cohort, &analysis, (members, derived), row_filters)
 }
 
-/// The endpoints of one arm's subjects of a cohort from their derivations (`derived` follows
-/// `members`; empty without ADRS).
+/// The endpoints of a cohort's subjects, or one arm's, from their derivations (`derived`
+/// follows `members`; empty without ADRS); `row_filters` for the cohort's entry, none for an
+/// arm's.
 pub fn analyse_derived<'a>(
     at: &'a CutData<'a>,
     cohort: &'a CohortConfig,
     analysis: &Analysis,
-    members: Members<'a>,
-    derived: Vec<DerivedSubject>,
+    (members, derived): (Members<'a>, Vec<DerivedSubject>),
+    row_filters: Vec<crate::results::RowsKept>,
 ) -> Result<CohortAnalysis<'a>> {
     endpoints::analyse_cohort(CohortInput {
         cohort,
@@ -93,7 +85,7 @@ pub fn analyse_derived<'a>(
         members,
         derived,
         tte_index: at.tte_index.as_ref(),
-        row_filters: Vec::new(),
+        row_filters,
     })
 }
 
