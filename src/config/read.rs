@@ -204,14 +204,19 @@ impl Problem {
     /// Whether blanking keys named `blanked` out of the text could have made this problem:
     /// a key missing, a value left empty, or a syntax error.
     fn may_follow_from(&self, blanked: &[String]) -> bool {
-        let missing = self
-            .message
-            .strip_prefix("missing field `")
-            .and_then(|m| m.split('`').next());
         self.key.is_empty()
-            || missing.is_some_and(|m| blanked.iter().any(|b| b == m))
+            || self
+                .missing()
+                .is_some_and(|m| blanked.iter().any(|b| b == m))
             || self.message.contains("invalid type: unit")
             || self.message.contains("invalid type: null")
+    }
+
+    /// The key serde found missing, when that is the problem.
+    fn missing(&self) -> Option<&str> {
+        self.message
+            .strip_prefix("missing field `")
+            .and_then(|m| m.split('`').next())
     }
 
     /// The key a "did you mean" of this problem names.
@@ -223,11 +228,8 @@ impl Problem {
     /// Whether this is a key found missing where an earlier problem (at `suggested`: parent
     /// path and key) already asked whether it was meant: the misspelling said it.
     fn was_suggested(&self, suggested: &[(String, String)]) -> bool {
-        let missing = self
-            .message
-            .strip_prefix("missing field `")
-            .and_then(|m| m.split('`').next());
-        missing.is_some_and(|m| suggested.iter().any(|(p, k)| *p == self.key && k == m))
+        self.missing()
+            .is_some_and(|m| suggested.iter().any(|(p, k)| *p == self.key && k == m))
     }
 }
 

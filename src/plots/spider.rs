@@ -85,7 +85,7 @@ pub fn spider(lines: &[SpiderLine], time_unit: &str) -> Result<String, PlotError
             sorted
                 .iter()
                 .filter(|l| !l.points.is_empty())
-                .map(|l| l.response.clone()),
+                .map(|l| &l.response),
         ),
         w - 2 * PAD,
     )?;

@@ -202,7 +202,7 @@ fn swimmer_groups(
     }
     let right = w - right_margin;
 
-    let responses = response_legend(sorted.iter().map(|l| l.response.clone()));
+    let responses = response_legend(sorted.iter().map(|l| &l.response));
     let legend = Legend::flow_groups(vec![responses, event_legend(&sorted)], w - 2 * PAD)?;
     let legend_top = PAD;
     let plot_top = legend_top + legend.height() + 12;

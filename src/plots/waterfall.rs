@@ -47,15 +47,17 @@ const MIN_PANEL_W: i32 = 110;
 const Y_TITLE: &str = "Best change from baseline in sum of diameters (%)";
 
 /// Legend entries for the responses present, in reading order, with their counts.
-pub(crate) fn response_legend(keys: impl Iterator<Item = ResponseCategory>) -> Vec<LegendItem> {
-    let mut counts: BTreeMap<ResponseCategory, usize> = BTreeMap::new();
+pub(crate) fn response_legend<'r>(
+    keys: impl Iterator<Item = &'r ResponseCategory>,
+) -> Vec<LegendItem> {
+    let mut counts: BTreeMap<&ResponseCategory, usize> = BTreeMap::new();
     for k in keys {
         *counts.entry(k).or_insert(0) += 1;
     }
     counts
         .into_iter()
         .map(|(k, n)| LegendItem {
-            key: Key::Swatch(response_colour(&k)),
+            key: Key::Swatch(response_colour(k)),
             label: format!("{} (n = {n})", k.label()),
         })
         .collect()
@@ -114,7 +116,7 @@ pub fn waterfall(bars: &[WaterfallBar]) -> Result<String, PlotError> {
         arm: None,
         bars: sorted(bars)?,
     };
-    let legend = response_legend(panel.bars.iter().map(|b| b.response.clone()));
+    let legend = response_legend(panel.bars.iter().map(|b| &b.response));
     let x_title = format!("Subjects (n = {})", panel.bars.len());
     draw(&[panel], legend, &x_title)
 }
@@ -139,14 +141,14 @@ pub fn waterfall_by_arm(arms: &[WaterfallArm]) -> Result<String, PlotError> {
         });
     }
     // Each heading gives its arm's n; counts of a response pooled over the arms would mislead.
-    let present: BTreeSet<ResponseCategory> = panels
+    let present: BTreeSet<&ResponseCategory> = panels
         .iter()
-        .flat_map(|p| p.bars.iter().map(|b| b.response.clone()))
+        .flat_map(|p| p.bars.iter().map(|b| &b.response))
         .collect();
     let legend = present
         .into_iter()
         .map(|k| LegendItem {
-            key: Key::Swatch(response_colour(&k)),
+            key: Key::Swatch(response_colour(k)),
             label: k.label(),
         })
         .collect();
