@@ -236,14 +236,12 @@ const SUB_FILTER: u8 = 1;
 fn demultiply(pixels: &mut [u8]) {
     // Every alpha byte 255: AND all 8-byte words (two pixels each; no early exit, so the
     // loop vectorises), then look at the alpha bytes of the result and of an odd last pixel.
+    // (Words as arrays: a slice copied into a word was a call per word, not a load.)
     const ALPHA: u64 = u64::from_le_bytes([0, 0, 0, 0xff, 0, 0, 0, 0xff]);
-    let words = pixels.chunks_exact(8);
-    let last = words.remainder();
-    let all = words.fold(u64::MAX, |acc, w| {
-        let mut le = [0u8; 8];
-        le.copy_from_slice(w);
-        acc & u64::from_le_bytes(le)
-    });
+    let (words, last) = pixels.as_chunks::<8>();
+    let all = words
+        .iter()
+        .fold(u64::MAX, |acc, w| acc & u64::from_le_bytes(*w));
     if all & ALPHA == ALPHA && last.get(3).is_none_or(|&a| a == u8::MAX) {
         return;
     }
