@@ -33,6 +33,9 @@ pub struct Figure {
     /// The figure drawn in landscape for a slide (Kaplan–Meier: the legend beside a wider
     /// plot), when a format asks for it; a slide shows it rather than `svg`.
     pub wide_svg: Option<String>,
+    /// `wide_svg` rasterised at [`crate::plots::PNG_SCALE`], when a document embeds it.
+    #[serde(skip)]
+    pub wide_png: Option<std::sync::Arc<[u8]>>,
     /// The figure rasterised at [`crate::plots::PNG_SCALE`], when the build made its PNG (the
     /// Word report takes it rather than rasterising the figure again).
     #[serde(skip)]
@@ -48,41 +51,71 @@ pub struct CohortFigures {
     pub inline: Vec<Figure>,
     /// Why a figure was not drawn.
     pub notes: Vec<crate::diagnostic::Diagnostic>,
-    /// Figures (by name, in `inline`) still to rasterise to PNG.
+    /// Figures (by name, in `inline`) whose PNG files are asked for.
     png_pending: Vec<String>,
 }
 
+/// Which drawing of a figure is rasterised.
+#[derive(Debug, Clone, Copy)]
+enum Drawing {
+    Figure,
+    Landscape,
+}
+
 impl CohortFigures {
-    /// Rasterises the figures asked for as PNG, in parallel (rasterising dominates the cost of
-    /// a small build), and adds the files in figure order; with `keep`, each inline figure
-    /// keeps its PNG for the Word report.
-    fn rasterise(&mut self, cohort: &str, keep: bool) -> Result<()> {
+    /// Rasterises, in parallel (rasterising dominates the cost of a small build): the figures
+    /// whose PNG files are asked for, and with `pngs.kept` every other figure that a document
+    /// embeds (its landscape drawing when it has one, else the figure), so no document
+    /// rasterises one after another in its own stage. The files are added in figure order.
+    fn rasterise(&mut self, cohort: &str, pngs: PngUse) -> Result<()> {
         use rayon::prelude::*;
         let pending = std::mem::take(&mut self.png_pending);
-        let rendered: Vec<Result<(usize, Vec<u8>)>> = pending
+        let mut jobs: Vec<(usize, Drawing)> = Vec::new();
+        for (i, figure) in self.inline.iter().enumerate() {
+            let file = pending.contains(&figure.name);
+            let wide = pngs.kept && figure.wide_svg.is_some();
+            if file || (pngs.kept && !wide) {
+                jobs.push((i, Drawing::Figure));
+            }
+            if wide {
+                jobs.push((i, Drawing::Landscape));
+            }
+        }
+        let rendered: Vec<Result<Vec<u8>>> = jobs
             .par_iter()
-            .filter_map(|name| self.inline.iter().position(|f| &f.name == name))
-            .map(|i| {
+            .map(|&(i, drawing)| {
                 let figure = &self.inline[i];
-                plots::figure_png(&figure.svg)
-                    .map(|bytes| (i, bytes))
-                    .map_err(|source| Error::Figure {
-                        cohort: Some(cohort.to_string()),
-                        figure: format!("{}.png", figure.name),
-                        source,
-                    })
+                let (svg, what) = match drawing {
+                    Drawing::Figure => (&figure.svg, format!("{}.png", figure.name)),
+                    Drawing::Landscape => (
+                        figure.wide_svg.as_ref().unwrap_or(&figure.svg),
+                        format!("{}.png in landscape", figure.name),
+                    ),
+                };
+                plots::figure_png(svg).map_err(|source| Error::Figure {
+                    cohort: Some(cohort.to_string()),
+                    figure: what,
+                    source,
+                })
             })
             .collect();
-        for result in rendered {
-            let (i, bytes) = result?;
+        for (&(i, drawing), result) in jobs.iter().zip(rendered) {
+            let bytes = result?;
             let figure = &mut self.inline[i];
-            if keep {
-                figure.png = Some(bytes.as_slice().into());
+            match drawing {
+                Drawing::Landscape => figure.wide_png = Some(bytes.into()),
+                Drawing::Figure => {
+                    if pngs.kept {
+                        figure.png = Some(bytes.as_slice().into());
+                    }
+                    if pending.contains(&figure.name) {
+                        self.files.push(OutputFile {
+                            path: format!("{cohort}/figures/{}.png", figure.name),
+                            bytes,
+                        });
+                    }
+                }
             }
-            self.files.push(OutputFile {
-                path: format!("{cohort}/figures/{}.png", figure.name),
-                bytes,
-            });
         }
         Ok(())
     }
@@ -110,6 +143,7 @@ impl CohortFigures {
                     svg,
                     alt: String::new(),
                     wide_svg: None,
+                    wide_png: None,
                     png: None,
                 });
                 Ok(())
@@ -698,7 +732,7 @@ pub fn cohort_figures(
         }
     }
     // Word files and decks take the figures' PNGs.
-    figs.rasterise(cohort, pngs.kept)?;
+    figs.rasterise(cohort, pngs)?;
     Ok(figs)
 }
 

@@ -147,9 +147,10 @@ impl Deck {
         if self.media.iter().any(|(n, _)| *n == name) {
             return Ok(name);
         }
-        let png: std::sync::Arc<[u8]> = match (&fig.wide_svg, &fig.png) {
-            (None, Some(png)) => png.clone(),
-            (wide, _) => crate::plots::figure_png(wide.as_deref().unwrap_or(&fig.svg))
+        // Rasterised in the figure stage as a rule; here only when the build did not.
+        let png: std::sync::Arc<[u8]> = match (&fig.wide_svg, &fig.wide_png, &fig.png) {
+            (Some(_), Some(png), _) | (None, _, Some(png)) => png.clone(),
+            (wide, _, _) => crate::plots::figure_png(wide.as_deref().unwrap_or(&fig.svg))
                 .map_err(|source| Error::Figure {
                     cohort: Some(cohort.to_string()),
                     figure: format!("{} for slides.pptx", fig.name),
