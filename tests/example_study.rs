@@ -394,3 +394,29 @@ fn outputs_match_the_recorded_hashes() {
     let (_out, study) = build_example();
     crate::common::assert_golden(&study, "example-outputs.sha256");
 }
+
+/// Every text of every figure the build writes (with its title, description and `role`) is
+/// drawn from glyph masks in its PNG: nothing added to a written figure may send its text
+/// back to usvg's slow path (the accessibility attributes once did, unnoticed).
+#[test]
+fn written_figures_keep_their_text_on_the_glyph_path() {
+    let (_out, study) = build_example();
+    let mut figures = 0;
+    for path in crate::common::files_under(&study) {
+        if path.extension().is_none_or(|e| e != "svg") {
+            continue;
+        }
+        let svg = std::fs::read_to_string(&path).expect("read");
+        assert!(svg.contains("role=\"img\""), "{}", path.display());
+        let texts = svg.matches("<text").count();
+        assert!(texts > 0, "{}", path.display());
+        assert_eq!(
+            readout::plots::glyph_drawn_texts(&svg),
+            texts,
+            "{}",
+            path.display()
+        );
+        figures += 1;
+    }
+    assert_eq!(figures, 21);
+}

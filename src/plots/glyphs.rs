@@ -167,7 +167,9 @@ fn plain_root(svg: &str, root: &roxmltree::Node) -> bool {
             return false;
         }
         match attribute.name() {
-            "width" | "height" | "version" | "baseProfile" => {}
+            // `role` and `aria-*` are for screen readers; they draw nothing.
+            "width" | "height" | "version" | "baseProfile" | "role" => {}
+            name if name.starts_with("aria-") => {}
             "viewBox" => {
                 let (Some(w), Some(h)) = (number("width"), number("height")) else {
                     return false;
