@@ -11,7 +11,6 @@ use crate::cohort::{build_cohort, CohortBuild, CohortSummary, CutData};
 use crate::config::{CohortConfig, LoadedConfig};
 use crate::cut::apply_cutoff;
 use crate::documents;
-use crate::documents::render::Renderer;
 use crate::error::{Error, Result};
 use crate::figures;
 use crate::files::OutputFile;
@@ -158,7 +157,6 @@ pub struct CutoffBuild {
 pub fn build_cutoff(
     study: &LoadedStudy,
     plan: &CutoffPlan,
-    renderer: &Renderer,
     sink: &FolderSink,
 ) -> Result<CutoffBuild> {
     let cfg = &study.config;
@@ -180,7 +178,7 @@ pub fn build_cutoff(
         .par_iter()
         .map(|cohort| {
             timing::stage(&format!("cohort {}", cohort.id), || {
-                match build_cohort(study, &at, cohort, renderer) {
+                match build_cohort(study, &at, cohort) {
                     Ok((mut built, derived)) => {
                         sink.put(std::mem::take(&mut built.files))?;
                         write_derived(study, &at, cohort, &derived, sink)?;
@@ -233,7 +231,7 @@ pub fn build_cutoff(
             plan.cutoff,
             &analyses,
             &sink.paths()?,
-            renderer,
+            study.renderer()?,
         )?])?;
     }
     let header = StudyHeader {
@@ -275,7 +273,7 @@ pub fn build_config(
     on_folder: &(dyn Fn(&BuiltFolder) + Sync),
 ) -> Result<Vec<BuiltFolder>> {
     check_before_build(study, opts)?;
-    study.with_renderer(|renderer| build_folders(study, opts, renderer, on_folder))
+    build_folders(study, opts, on_folder)
 }
 
 /// Every cohort of every planned cut-off analysed and its files made in memory, nothing
@@ -284,26 +282,25 @@ pub fn build_config(
 /// cannot be applied) is returned as such.
 pub fn dry_build(study: &LoadedStudy, opts: &BuildOptions) -> Result<Vec<BuiltFolder>> {
     check_before_build(study, opts)?;
-    study.with_renderer(|renderer| {
-        let plans = plan(&study.config, opts);
-        for p in &plans {
-            write::check_target(&p.folder())?;
-        }
-        let mut folders = Vec::new();
-        for p in &plans {
-            let sink = FolderSink::in_memory();
-            let cutoff = build_cutoff(study, p, renderer, &sink)?;
-            folders.push(p.built(study, cutoff, None));
-        }
-        Ok(folders)
-    })
+    let plans = plan(&study.config, opts);
+    for p in &plans {
+        write::check_target(&p.folder())?;
+    }
+    let mut folders = Vec::new();
+    for p in &plans {
+        let sink = FolderSink::in_memory();
+        let cutoff = build_cutoff(study, p, &sink)?;
+        folders.push(p.built(study, cutoff, None));
+    }
+    Ok(folders)
 }
 
 /// What refuses a config before any cut-off is built: `--strict` without a conference, and
 /// the cohorts' arms against the data ([`crate::cohort::check_arms`]).
 fn check_before_build(study: &LoadedStudy, opts: &BuildOptions) -> Result<()> {
     check_strict(study, opts)?;
-    crate::cohort::check_arms(study)
+    crate::cohort::check_arms(study)?;
+    study.check_own_templates()
 }
 
 /// `--strict` measures abstracts against `output.conference`: without one it has nothing to
@@ -321,11 +318,10 @@ fn check_strict(study: &LoadedStudy, opts: &BuildOptions) -> Result<()> {
     Ok(())
 }
 
-/// [`build_config`] with its templates parsed.
+/// [`build_config`] once its config is checked against the data.
 fn build_folders(
     study: &LoadedStudy,
     opts: &BuildOptions,
-    renderer: &Renderer,
     on_folder: &(dyn Fn(&BuiltFolder) + Sync),
 ) -> Result<Vec<BuiltFolder>> {
     let plans = plan(&study.config, opts);
@@ -346,7 +342,7 @@ fn build_folders(
             .par_iter()
             .map(|p| {
                 let sink = FolderSink::in_memory();
-                let cutoff = build_cutoff(study, p, renderer, &sink)?;
+                let cutoff = build_cutoff(study, p, &sink)?;
                 Ok((cutoff, sink.into_files()))
             })
             .collect::<Result<Vec<_>>>()?;
@@ -383,7 +379,7 @@ fn build_folders(
         .map(|p| {
             let target = p.folder();
             let sink = FolderSink::staging(&target);
-            let cutoff = build_cutoff(study, p, renderer, &sink)?;
+            let cutoff = build_cutoff(study, p, &sink)?;
             let path = if cutoff.has_files {
                 sink.finish()?;
                 Some(target)

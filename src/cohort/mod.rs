@@ -13,7 +13,6 @@ use rustc_hash::FxHashMap;
 use crate::config::{Analysis, CohortConfig};
 use crate::derive::{self, DeriveOptions, DerivedSubject};
 use crate::documents;
-use crate::documents::render::Renderer;
 use crate::endpoints::{self, CohortAnalysis, CohortInput, Members};
 use crate::error::{Error, Result};
 use crate::figures;
@@ -404,7 +403,6 @@ pub fn build_cohort<'a>(
     study: &'a LoadedStudy,
     at: &'a CutData<'a>,
     cohort: &'a CohortConfig,
-    renderer: &Renderer,
 ) -> Result<(CohortBuild, DerivedRows<'a>)> {
     let cfg = &study.config;
     let mut analysis = timing::stage("  analyse", || analyse(study, at, cohort))?;
@@ -469,16 +467,18 @@ pub fn build_cohort<'a>(
     } = analysis;
     crate::diagnostic::extend_unique(&mut results.warnings, figs.notes);
     let mut files = figs.files;
-    let documents = documents::render_documents(
-        cfg,
-        cohort,
-        &results,
-        &settings,
-        &figs.inline,
-        renderer,
-        &study.assets,
-        &study.formats,
-    )?;
+    let documents = timing::stage("  documents", || {
+        documents::render_documents(
+            cfg,
+            cohort,
+            &results,
+            &settings,
+            &figs.inline,
+            study.renderer()?,
+            &study.assets,
+            &study.formats,
+        )
+    })?;
     files.extend(documents.files);
     crate::diagnostic::extend_unique(&mut results.warnings, documents.warnings);
     let record = CohortRecord {

@@ -23,9 +23,68 @@ pub struct LoadedStudy {
     pub formats: crate::documents::formats::Formats,
     /// The company's Word and PowerPoint references.
     pub assets: crate::documents::Assets,
-    /// The templates, parsed while the data loaded (`None` when they did not parse: the build
-    /// parses them again to report why).
-    renderer: Option<Renderer>,
+    /// The templates: a user's parsed while the data loaded, the built-ins alone in the
+    /// background while the first cohorts are analysed and drawn.
+    templates: Templates,
+}
+
+/// The study's templates, parsed off the build's path.
+///
+/// A config's own templates (`output.templates`) are parsed while the data load, and a build
+/// stops on their error before it writes anything. The built-in templates alone cannot fail
+/// (tests parse them), so they are parsed on a thread of their own while the cohorts are
+/// analysed and their figures drawn (docs/PERFORMANCE.md), and the first document waits
+/// for them.
+struct Templates {
+    /// The templates folder, to parse again and report the error of templates that failed.
+    dir: Option<PathBuf>,
+    /// The parsed templates, once known (`None`: they did not parse).
+    parsed: std::sync::OnceLock<Option<Renderer>>,
+    /// The thread parsing the built-ins, until the first document joins it.
+    parsing: std::sync::Mutex<Option<std::thread::JoinHandle<Option<Renderer>>>>,
+}
+
+impl Templates {
+    /// Parses the templates of `dir` now, or with no folder starts parsing the built-ins.
+    fn start(dir: Option<PathBuf>) -> Templates {
+        let parsed = std::sync::OnceLock::new();
+        let mut parsing = None;
+        match &dir {
+            Some(dir) => {
+                let _ = parsed.set(timing::stage("templates", || Renderer::new(Some(dir)).ok()));
+            }
+            None => {
+                parsing = std::thread::Builder::new()
+                    .name("templates".to_string())
+                    .spawn(|| timing::stage("templates", || Renderer::new(None).ok()))
+                    .ok();
+            }
+        }
+        Templates {
+            dir,
+            parsed,
+            parsing: std::sync::Mutex::new(parsing),
+        }
+    }
+
+    /// The parsed templates (waiting for the thread if it is still at work), or the error
+    /// they give when parsed again.
+    fn get(&self) -> Result<&Renderer> {
+        let parsed = self.parsed.get_or_init(|| {
+            let thread = self.parsing.lock().ok().and_then(|mut t| t.take());
+            match thread.map(std::thread::JoinHandle::join) {
+                Some(Ok(parsed)) => parsed,
+                // No thread could be started, or it panicked: parsed here instead.
+                _ => Renderer::new(self.dir.as_deref()).ok(),
+            }
+        });
+        match parsed {
+            Some(renderer) => Ok(renderer),
+            None => Err(Renderer::new(self.dir.as_deref()).err().unwrap_or_else(|| {
+                Error::Internal("the templates parsed, then failed to parse".to_string())
+            })),
+        }
+    }
 }
 
 /// The error of a reference file at its config key.
@@ -72,9 +131,9 @@ pub fn load_study(mut config: LoadedConfig) -> Result<LoadedStudy> {
         poster: crate::documents::slides::poster::PosterSpec::of(&config.config.output),
         ..crate::documents::Assets::default()
     };
-    let (data, renderer) = rayon::join(
+    let (data, templates) = rayon::join(
         || timing::stage("load", || load::load_study(&config)),
-        || Renderer::new(template_dir(&config).as_deref()).ok(),
+        || Templates::start(template_dir(&config)),
     );
     let mut data = data?;
     crate::study::fits::fit_to_data(&mut config, &data)?;
@@ -126,24 +185,28 @@ pub fn load_study(mut config: LoadedConfig) -> Result<LoadedStudy> {
         cut_rules,
         formats,
         assets,
-        renderer,
+        templates,
     })
 }
 
 impl LoadedStudy {
-    /// The error a build would give for the study's templates, if any (they were parsed while
-    /// the data loaded).
+    /// The error a build would give for the study's templates, if any.
     pub fn check_templates(&self) -> Result<()> {
-        self.with_renderer(|_| Ok(()))
+        self.renderer().map(|_| ())
     }
 
-    /// Runs `f` with the study's templates; when they did not parse alongside the load they
-    /// are parsed again, to return the same error a build gives.
-    pub fn with_renderer<T>(&self, f: impl FnOnce(&Renderer) -> Result<T>) -> Result<T> {
-        match &self.renderer {
-            Some(renderer) => f(renderer),
-            None => f(&Renderer::new(template_dir(&self.config).as_deref())?),
+    /// The error of the config's own templates (`output.templates`), if any, so that a build
+    /// stops on it before writing anything; the built-ins are not waited for.
+    pub fn check_own_templates(&self) -> Result<()> {
+        match self.templates.dir {
+            Some(_) => self.check_templates(),
+            None => Ok(()),
         }
+    }
+
+    /// The study's templates; when they did not parse, the error they give.
+    pub fn renderer(&self) -> Result<&Renderer> {
+        self.templates.get()
     }
 }
 
