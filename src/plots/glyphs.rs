@@ -49,6 +49,21 @@ pub(super) struct Split {
     pub svg: String,
     /// The texts, in document order.
     pub texts: Vec<PlainText>,
+    /// The figure's background when it is painted first by a plain opaque rectangle from the
+    /// origin at least the root's size: that element is then wrapped in the group
+    /// [`BACKGROUND_ID`], which the rasteriser may skip after filling the pixels itself.
+    pub background: Option<Background>,
+}
+
+/// The id of the group holding a [`Split`]'s background rectangle.
+pub(super) const BACKGROUND_ID: &str = "readout-background";
+
+/// A plain background rectangle: its colour and size in user units.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Background {
+    pub colour: [u8; 3],
+    pub width: f32,
+    pub height: f32,
 }
 
 /// A `<text>` element drawn here rather than by usvg.
@@ -93,7 +108,11 @@ pub(super) fn run_index(node: &resvg::usvg::Node) -> Option<usize> {
 /// Takes the plain texts out of `svg`, or `None` when the document has none to take or is
 /// outside what this module understands (then usvg draws everything).
 pub(super) fn split(svg: &str) -> Option<Split> {
-    if !svg.contains("<text") || svg.contains(RUN_ID) || face().is_none() {
+    if !svg.contains("<text")
+        || svg.contains(RUN_ID)
+        || svg.contains(BACKGROUND_ID)
+        || face().is_none()
+    {
         return None;
     }
     let doc = roxmltree::Document::parse(svg).ok()?;
@@ -109,7 +128,25 @@ pub(super) fn split(svg: &str) -> Option<Split> {
     let mut texts = Vec::new();
     let mut run = 0;
     let mut open = false;
+    let mut background = None;
+    // Until an element paints, a plain rectangle covering the root is the background.
+    let mut painted = false;
     for child in root.children() {
+        if !painted && child.is_element() {
+            if let Some(b) = plain_background(&child, &root) {
+                background = Some(b);
+                out.push_str("<g id=\"");
+                out.push_str(BACKGROUND_ID);
+                out.push_str("\">");
+                out.push_str(&svg[child.range()]);
+                out.push_str("</g>");
+                painted = true;
+                continue;
+            }
+            // A title or a description paints nothing.
+            painted = !matches!(child.tag_name().name(), "title" | "desc")
+                || child.tag_name().namespace() != Some(SVG_NS);
+        }
         if let Some(text) = plain_text(&child) {
             if open {
                 out.push_str("</g>");
@@ -141,7 +178,50 @@ pub(super) fn split(svg: &str) -> Option<Split> {
     }
     // The root's end tag as written, and whatever follows it.
     out.push_str(&svg[last.range().end..]);
-    Some(Split { svg: out, texts })
+    Some(Split {
+        svg: out,
+        texts,
+        background,
+    })
+}
+
+/// A `<rect>` painting the whole root in one opaque colour: at the origin, at least the
+/// root's size, only `x`, `y`, `width`, `height`, a `#rgb`/`#rrggbb` `fill`, `opacity="1"`
+/// and `stroke="none"`, each written plainly, and no children.
+fn plain_background(node: &roxmltree::Node, root: &roxmltree::Node) -> Option<Background> {
+    if !node.has_tag_name((SVG_NS, "rect")) || node.has_children() {
+        return None;
+    }
+    let size = |name: &str| {
+        let v = root.attribute(name)?;
+        plain_number(v.strip_suffix("px").unwrap_or(v))
+    };
+    let (root_w, root_h) = (size("width")?, size("height")?);
+    let mut b = Background {
+        colour: [0, 0, 0],
+        width: 0.0,
+        height: 0.0,
+    };
+    let mut fill = false;
+    for attribute in node.attributes() {
+        if attribute.namespace().is_some() {
+            return None;
+        }
+        let v = attribute.value();
+        match attribute.name() {
+            "x" | "y" if plain_number(v)? == 0.0 => {}
+            "width" => b.width = plain_number(v)?,
+            "height" => b.height = plain_number(v)?,
+            "fill" => {
+                b.colour = hex_colour(v)?;
+                fill = true;
+            }
+            "opacity" if plain_number(v)? == 1.0 => {}
+            "stroke" if v == "none" => {}
+            _ => return None,
+        }
+    }
+    (fill && b.width >= root_w && b.height >= root_h).then_some(b)
 }
 
 const SVG_NS: &str = "http://www.w3.org/2000/svg";
@@ -682,7 +762,16 @@ Title &amp; more
             .iter()
             .map(|t| (t.text.as_str(), t.before_run))
             .collect();
-        assert_eq!(texts, [("Title & more", 1), ("Axis", 1), ("a", 2)]);
+        // The rectangle paints the whole root first: the background, not a run.
+        assert_eq!(texts, [("Title & more", 0), ("Axis", 0), ("a", 1)]);
+        assert_eq!(
+            split.background,
+            Some(Background {
+                colour: [255; 3],
+                width: 200.0,
+                height: 100.0
+            })
+        );
         let title = &split.texts[0];
         assert_eq!(title.origin, (100.0, 10.0 + 0.76 * 20.0));
         assert_eq!(
@@ -712,11 +801,36 @@ Title &amp; more
         assert_eq!(
             groups,
             [
-                ("readout-run-0", vec!["rect"]),
-                ("readout-run-1", vec!["polyline"])
+                ("readout-background", vec!["rect"]),
+                ("readout-run-0", vec!["polyline"])
             ]
         );
         assert!(!split.svg.contains("<text"));
+    }
+
+    #[test]
+    fn only_a_plain_rectangle_over_the_whole_root_painted_first_is_the_background() {
+        let background = |body: &str| split(&svg(&format!("{body}{PLAIN}")))?.background;
+        let whole = r##"<rect x="0" y="0" width="200" height="100" fill="#369" opacity="1" stroke="none"/>"##;
+        assert_eq!(
+            background(&format!("<title>t</title><desc>d</desc>{whole}")).map(|b| b.colour),
+            Some([0x33, 0x66, 0x99])
+        );
+        for body in [
+            // Not the whole root, not at the origin, not opaque, stroked, no fill, styled.
+            r##"<rect width="199" height="100" fill="#fff"/>"##,
+            r##"<rect x="1" width="300" height="100" fill="#fff"/>"##,
+            r##"<rect width="200" height="100" fill="#fff" opacity="0.5"/>"##,
+            r##"<rect width="200" height="100" fill="#fff" stroke="#000"/>"##,
+            r##"<rect width="200" height="100"/>"##,
+            r##"<rect width="200" height="100" fill="#fff" rx="3"/>"##,
+            r##"<rect width="200" height="100" fill="#fff" transform="scale(0.5)"/>"##,
+            // Not painted first.
+            &format!(r##"<circle r="3"/>{whole}"##),
+            &format!("{PLAIN}{whole}"),
+        ] {
+            assert_eq!(background(body), None, "{body}");
+        }
     }
 
     #[test]

@@ -127,19 +127,33 @@ fn rasterise(svg: &str, scale: f32, fit: bool, glyph_text: bool) -> Result<Vec<u
         .and_then(|n| n.checked_mul(4))
         .ok_or_else(|| PlotError::Raster(format!("cannot allocate a {w} x {h} image")))?;
     SCRATCH.with_borrow_mut(|scratch| {
-        // Transparent black, as a new pixmap starts. A buffer too small is replaced, not grown:
-        // growing would copy its old pixels and then clear them.
+        // A background covering every pixel is filled here (premultiplied opaque colour is the
+        // colour itself) and its element skipped; otherwise transparent black, as a new pixmap
+        // starts. A buffer too small is replaced, not grown: growing would copy its old pixels
+        // and then clear them.
+        let background = split
+            .as_ref()
+            .and_then(|s| s.background)
+            .filter(|b| b.width * scale >= w as f32 && b.height * scale >= h as f32);
         if scratch.pixels.capacity() < len {
-            scratch.pixels = vec![0; len];
-        } else {
-            scratch.pixels.clear();
-            scratch.pixels.resize(len, 0);
+            scratch.pixels = Vec::with_capacity(len);
+        }
+        scratch.pixels.clear();
+        match background {
+            Some(b) if b.colour == [u8::MAX; 3] => scratch.pixels.resize(len, u8::MAX),
+            Some(b) => {
+                let [r, g, b] = b.colour;
+                scratch
+                    .pixels
+                    .extend(std::iter::repeat_n([r, g, b, u8::MAX], len / 4).flatten());
+            }
+            None => scratch.pixels.resize(len, 0),
         }
         let mut pixmap = PixmapMut::from_bytes(&mut scratch.pixels, w, h)
             .ok_or_else(|| PlotError::Raster(format!("cannot allocate a {w} x {h} image")))?;
         match &split {
             None => resvg::render(&tree, Transform::from_scale(scale, scale), &mut pixmap),
-            Some(split) => render_split(&tree, split, scale, &mut pixmap),
+            Some(split) => render_split(&tree, split, scale, background.is_some(), &mut pixmap),
         }
         let png = encode_png(scratch, w, h);
         scratch.trim();
@@ -148,11 +162,21 @@ fn rasterise(svg: &str, scale: f32, fit: bool, glyph_text: bool) -> Result<Vec<u
 }
 
 /// Renders an SVG whose plain texts were taken out ([`glyphs::split`]): the groups of other
-/// elements by resvg, each text after the group it followed, so the painting order is kept.
-fn render_split(tree: &Tree, split: &glyphs::Split, scale: f32, pixmap: &mut PixmapMut) {
+/// elements by resvg, each text after the group it followed, so the painting order is kept;
+/// with `filled`, the background group is skipped (its colour is already in the pixels).
+fn render_split(
+    tree: &Tree,
+    split: &glyphs::Split,
+    scale: f32,
+    filled: bool,
+    pixmap: &mut PixmapMut,
+) {
     let root = Transform::from_scale(scale, scale);
     let mut texts = &split.texts[..];
     for node in tree.root().children() {
+        if filled && node.id() == glyphs::BACKGROUND_ID {
+            continue;
+        }
         if let Some(run) = glyphs::run_index(node) {
             let before = texts.partition_point(|t| t.before_run <= run);
             glyphs::draw(&texts[..before], scale, pixmap);
@@ -423,6 +447,25 @@ mod tests {
             dark > 100,
             "the text shows over the first rectangle ({dark} dark pixels)"
         );
+    }
+
+    #[test]
+    fn a_background_filled_directly_gives_the_pixels_resvg_gives() {
+        // An empty text keeps the glyph path (so the background is filled directly) without
+        // drawing anything; at scale 1.5 the 201-wide root ends inside a pixel, so there the
+        // rectangle is left for resvg to draw with its anti-aliased edge.
+        for (colour, width, scale) in [
+            ("#FFFFFF", 200, 2.0),
+            ("#336699", 200, 2.0),
+            ("#336699", 201, 1.5),
+        ] {
+            let svg = format!(
+                r##"<svg width="{width}" height="60" xmlns="http://www.w3.org/2000/svg" role="img"><title>t</title><rect x="0" y="0" width="{width}" height="60" fill="{colour}" opacity="1" stroke="none"/><text x="3" y="9" font-size="12"></text><circle cx="50" cy="30" r="20" fill="#D55E00"/></svg>"##
+            );
+            assert!(glyphs::split(&svg).is_some_and(|s| s.background.is_some()));
+            let (ours, reference) = both(&svg, scale);
+            assert!(ours.data() == reference.data(), "{colour} {width} {scale}");
+        }
     }
 
     #[test]
