@@ -1400,3 +1400,46 @@ fn a_report_of_four_arms_fits_1200_pixels_in_chromium() {
     );
     assert_eq!(attribute("data-overflow"), 0);
 }
+
+/// A figure left out for want of data is a warning of the cohort: listed in the report
+/// (rendered before the entry is made) and in `results.json` (the entry made once, at the
+/// end, with every stage's warnings), once each.
+#[test]
+fn a_figure_left_out_is_in_the_report_and_in_results_json() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data = tmp.path().join("data");
+    std::fs::create_dir(&data).expect("data dir");
+    for file in ["adsl.csv", "adrs.csv", "adtr.csv"] {
+        std::fs::copy(fixture().join(file), data.join(file)).expect("copy");
+    }
+    // No adverse event related to treatment: no bar to draw in ae-trae.
+    let adae = std::fs::read_to_string(fixture().join("adae.csv")).expect("adae");
+    let unrelated = adae
+        .replace(",RELATED,", ",NOT RELATED,")
+        .replace(",POSSIBLE,", ",NOT RELATED,");
+    std::fs::write(data.join("adae.csv"), unrelated).expect("write adae");
+    let config = variant(tmp.path(), "");
+    let text = std::fs::read_to_string(&config).expect("config");
+    let text = text.replace(
+        &format!("dir: {}", fixture().display()),
+        &format!("dir: {}", data.display()),
+    );
+    std::fs::write(&config, text).expect("config");
+    let out = tmp.path().join("out");
+    let Outcome { code, stderr, .. } = build(&config, &out, &["--quiet"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let folder = out.join("DOC-FIXTURE/2021-12-31");
+    let note = "figure ae-trae skipped: no data to draw";
+    let results: Value = serde_json::from_str(&read(&folder, "results.json")).expect("json");
+    let warnings: Vec<&str> = results["cohorts"][0]["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|m| *m == note)
+        .collect();
+    assert_eq!(warnings, [note]);
+    let cohort = results["cohorts"][0]["id"].as_str().expect("id");
+    let report = read(&folder, &format!("{cohort}/report.html"));
+    assert_eq!(report.matches(note).count(), 1, "{}", without_svg(&report));
+}

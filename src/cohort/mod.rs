@@ -8,6 +8,7 @@ mod index;
 pub use arms::{analyse_arms, check_arms, ArmsOutcome};
 pub use index::{cohort_members, CutData, MemberIndex};
 
+use indexmap::IndexMap;
 use rustc_hash::FxHashMap;
 
 use crate::config::{Analysis, CohortConfig};
@@ -394,32 +395,47 @@ fn subject_arms<'s>(
         .collect()
 }
 
-/// Analyses one cohort and makes its figures and documents. The stages hand on in turn: the
-/// analysis, then the figures (whose notes on a figure left out are the cohort's warnings
-/// too), then the documents rendered from the results as `results.json` holds them; the
-/// entry is made once, with the abstract's length. The derived CSV's rows are returned apart,
-/// to be streamed to the folder after the other files.
-pub fn build_cohort<'a>(
+/// A cohort analysed whole: its finished results (the cohort's endpoints, each arm's, the
+/// comparisons, and the RMST and risk tables that need every arm's curve), and what the
+/// figures by arm need besides.
+pub struct Analysed<'a> {
+    /// The analysis; its results are finished and are not changed after.
+    pub analysis: CohortAnalysis<'a>,
+    /// Each arm's Kaplan–Meier fits per endpoint (empty without arms).
+    pub arm_km: Vec<(String, IndexMap<String, crate::stats::KaplanMeier>)>,
+    /// Each arm's times and statuses of the endpoints with competing events.
+    pub arm_competing: Vec<(String, IndexMap<String, crate::endpoints::CompetingData>)>,
+}
+
+/// The analysis stage: the cohort's endpoints, then its arms compared (from the cohort's
+/// derivations), then survival beyond the median over every curve, composed into one
+/// finished set of results before any figure or document reads them.
+pub fn analyse_whole<'a>(
     study: &'a LoadedStudy,
     at: &'a CutData<'a>,
     cohort: &'a CohortConfig,
-) -> Result<(CohortBuild, DerivedRows<'a>)> {
+    settings: &Analysis,
+) -> Result<Analysed<'a>> {
     let cfg = &study.config;
-    let mut analysis = timing::stage("  analyse", || analyse(study, at, cohort))?;
-    let settings = cfg.analysis_for(cohort);
-    let mut arm_km = Vec::new();
-    let mut arm_competing = Vec::new();
-    if let Some(arms) = &cohort.arms {
-        let outcome = timing::stage("  arms", || {
-            analyse_arms(study, at, cohort, arms, &analysis, &settings)
-        })?;
-        let results = &mut analysis.results;
-        results.arms = outcome.arms;
-        results.comparisons = outcome.comparisons;
-        crate::diagnostic::extend_unique(&mut results.warnings, outcome.warnings);
-        arm_km = outcome.km;
-        arm_competing = outcome.competing;
-    }
+    let pooled = timing::stage("  analyse", || analyse(study, at, cohort))?;
+    let (pooled, arm_km, arm_competing) = match &cohort.arms {
+        None => (pooled, Vec::new(), Vec::new()),
+        Some(arms) => {
+            let outcome = timing::stage("  arms", || {
+                analyse_arms(study, at, cohort, arms, &pooled, settings)
+            })?;
+            let mut warnings = pooled.results.warnings.clone();
+            crate::diagnostic::extend_unique(&mut warnings, outcome.warnings);
+            let results = crate::results::CohortResults {
+                arms: outcome.arms,
+                comparisons: outcome.comparisons,
+                warnings,
+                ..pooled.results
+            };
+            let pooled = CohortAnalysis { results, ..pooled };
+            (pooled, outcome.km, outcome.competing)
+        }
+    };
     let tau_key = crate::endpoints::beyond::TauKey {
         file: &cfg.path,
         key: match cohort.analysis.rmst_tau {
@@ -427,13 +443,37 @@ pub fn build_cohort<'a>(
             None => "analysis.rmst_tau".to_string(),
         },
     };
-    crate::endpoints::beyond::add_beyond_median(
-        &mut analysis.results,
-        &analysis.km,
+    let results = crate::endpoints::beyond::beyond_median(
+        pooled.results,
+        &pooled.km,
         &arm_km,
-        &settings,
+        settings,
         &tau_key,
     )?;
+    Ok(Analysed {
+        analysis: CohortAnalysis { results, ..pooled },
+        arm_km,
+        arm_competing,
+    })
+}
+
+/// Analyses one cohort and makes its figures and documents. The stages hand on in turn: the
+/// analysis (finished results), the figures drawn from them (with notes on any figure left
+/// out), the documents rendered from the results and those notes; the `results.json` entry
+/// is made once at the end, with every stage's warnings and the abstract's length. The
+/// derived CSV's rows are returned apart, to be streamed to the folder after the other files.
+pub fn build_cohort<'a>(
+    study: &'a LoadedStudy,
+    at: &'a CutData<'a>,
+    cohort: &'a CohortConfig,
+) -> Result<(CohortBuild, DerivedRows<'a>)> {
+    let cfg = &study.config;
+    let settings = cfg.analysis_for(cohort);
+    let Analysed {
+        analysis,
+        arm_km,
+        arm_competing,
+    } = analyse_whole(study, at, cohort, &settings)?;
     let figs = timing::stage("  figures", || {
         let arms = figures::ArmData {
             km: &arm_km,
@@ -459,13 +499,12 @@ pub fn build_cohort<'a>(
         })
         .collect();
     let CohortAnalysis {
-        mut results,
+        results,
         members,
         derived,
         derived_tte,
         ..
     } = analysis;
-    crate::diagnostic::extend_unique(&mut results.warnings, figs.notes);
     let mut files = figs.files;
     let documents = timing::stage("  documents", || {
         documents::render_documents(
@@ -473,22 +512,22 @@ pub fn build_cohort<'a>(
             cohort,
             &results,
             &settings,
-            &figs.inline,
+            (&figs.inline, &figs.notes),
             study.renderer()?,
             &study.assets,
             &study.formats,
         )
     })?;
     files.extend(documents.files);
-    crate::diagnostic::extend_unique(&mut results.warnings, documents.warnings);
-    let record = CohortRecord {
+    let record = CohortRecord::new(
         results,
-        abstract_length: documents.abstract_length,
-        decimals: Some(crate::results::Decimals {
+        figs.notes.into_iter().chain(documents.warnings),
+        documents.abstract_length,
+        crate::results::Decimals {
             percent: settings.percent_decimals,
             time: settings.time_decimals,
-        }),
-    };
+        },
+    );
     let summary = CohortSummary::of(&record, &settings);
     let derived_times = !at.data.has_adtte && !derived.is_empty();
     Ok((

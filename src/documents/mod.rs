@@ -69,7 +69,7 @@ pub fn render_documents(
     cohort: &CohortConfig,
     results: &CohortResults,
     analysis: &Analysis,
-    figures: &[render::Figure],
+    (figures, notes): (&[render::Figure], &[Diagnostic]),
     renderer: &Renderer,
     assets: &Assets,
     formats: &formats::Formats,
@@ -77,9 +77,12 @@ pub fn render_documents(
     let study = &cfg.config.study;
     let texts = cohort_texts(cfg, cohort, results, analysis, renderer)?;
     let methods_statistics = render::methods_statistics(analysis, results);
+    // The analysis' warnings and the figures' notes: what is known as the documents are made.
+    let mut warnings = results.warnings.clone();
+    crate::diagnostic::extend_unique(&mut warnings, notes.iter().cloned());
     let report = crate::documents::report::cohort_report(
         study,
-        results,
+        (results, &warnings),
         analysis,
         &methods_statistics,
         !figures.is_empty(),
@@ -87,6 +90,7 @@ pub fn render_documents(
     let mut ctx = DocumentContext {
         study,
         cohort: results,
+        warnings,
         analysis,
         text: texts,
         methods_statistics,

@@ -1,7 +1,7 @@
 //! Survival beyond the median (docs/OUTPUTS.md): each endpoint's restricted mean survival
 //! time and risk table for the cohort and its arms, and the arms' RMST compared. They need
-//! every arm's curve at once (one τ, one set of table times for all), so they are added to
-//! the cohort's results when its arms are analysed.
+//! every arm's curve at once (one τ, one set of table times for all), so they complete the
+//! cohort's results once its arms are analysed, within the analysis stage.
 
 use indexmap::IndexMap;
 
@@ -29,11 +29,24 @@ pub type ArmCompeting = [(String, IndexMap<String, super::CompetingData>)];
 /// Each arm's Kaplan–Meier fits by endpoint.
 pub type ArmKm = [(String, IndexMap<String, KaplanMeier>)];
 
+/// The cohort's results (its arms analysed) completed with survival beyond the median: see
+/// [`add_beyond_median`]. The last step of the analysis stage.
+pub fn beyond_median(
+    mut results: CohortResults,
+    cohort_km: &IndexMap<String, KaplanMeier>,
+    arm_km: &ArmKm,
+    a: &Analysis,
+    tau_key: &TauKey<'_>,
+) -> Result<CohortResults> {
+    add_beyond_median(&mut results, cohort_km, arm_km, a, tau_key)?;
+    Ok(results)
+}
+
 /// Adds `rmst` and `risk_table` to every endpoint of `results` and of its arms, and `rmst`
 /// to the comparisons. `cohort_km`: the cohort's curves by endpoint (days); `arm_km`: each
 /// arm's. τ is `analysis.rmst_tau`, else the shortest of the arms' (or the cohort's) longest
 /// times; a τ past an arm's last time is refused, naming the key.
-pub fn add_beyond_median(
+fn add_beyond_median(
     results: &mut CohortResults,
     cohort_km: &IndexMap<String, KaplanMeier>,
     arm_km: &ArmKm,

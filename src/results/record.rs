@@ -59,6 +59,29 @@ pub struct CohortRecord {
     pub decimals: Option<Decimals>,
 }
 
+impl CohortRecord {
+    /// The entry, made once the documents are rendered: the analysis' results with the
+    /// warnings of the stages after it (figures left out, documents) added where not already
+    /// there.
+    pub fn new(
+        results: CohortResults,
+        later: impl IntoIterator<Item = crate::diagnostic::Diagnostic>,
+        abstract_length: Option<AbstractLength>,
+        decimals: Decimals,
+    ) -> CohortRecord {
+        let mut warnings = results.warnings;
+        crate::diagnostic::extend_unique(&mut warnings, later);
+        CohortRecord {
+            results: CohortResults {
+                warnings,
+                ..results
+            },
+            abstract_length,
+            decimals: Some(decimals),
+        }
+    }
+}
+
 /// `results.json` → cohort → `decimals`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]

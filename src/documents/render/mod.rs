@@ -83,8 +83,12 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
 pub struct DocumentContext<'a> {
     /// `study:` from the config.
     pub study: &'a Study,
-    /// The cohort's results (as in `results.json`).
+    /// The cohort's results as the analysis made them (`results.json` adds to its warnings
+    /// those of the figures and documents).
     pub cohort: &'a CohortResults,
+    /// The cohort's warnings known when its documents are made: the analysis' and the
+    /// figures' notes on a figure left out.
+    pub warnings: Vec<crate::diagnostic::Diagnostic>,
     /// Resolved analysis settings.
     pub analysis: &'a Analysis,
     /// Free texts of the cohort (Markdown, already rendered through Tera).

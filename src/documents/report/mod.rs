@@ -23,10 +23,11 @@ pub use model::*;
 use safety::safety;
 use table::*;
 
-/// The report of a cohort: `title` and the methods sentence come from the documents stage.
+/// The report of a cohort: `title` and the methods sentence come from the documents stage;
+/// `warnings` are the analysis' and the figures' (the cohort's results hold the analysis').
 pub fn cohort_report(
     study: &Study,
-    c: &CohortResults,
+    (c, warnings): (&CohortResults, &[crate::diagnostic::Diagnostic]),
     analysis: &Analysis,
     methods_statistics: &str,
     has_figures: bool,
@@ -64,12 +65,12 @@ pub fn cohort_report(
             text: methods_statistics.to_string(),
         }],
     });
-    if !c.warnings.is_empty() {
+    if !warnings.is_empty() {
         sections.push(Section {
             id: "warnings",
             heading: "Warnings".to_string(),
             blocks: vec![Block::List {
-                items: c.warnings.iter().map(|w| w.message.clone()).collect(),
+                items: warnings.iter().map(|w| w.message.clone()).collect(),
             }],
         });
     }
