@@ -258,11 +258,12 @@ fn difference_of(
             method: DifferenceMethod::MnStratified,
         }),
         None => compared.map(|c| {
-            let (interval, method) = match diff_ci {
-                DiffCi::Newcombe => (c.newcombe, DifferenceMethod::Newcombe),
-                DiffCi::Wald => (c.wald, DifferenceMethod::Wald),
-                DiffCi::Mn => (c.mn, DifferenceMethod::Mn),
+            let interval = match diff_ci {
+                DiffCi::Newcombe => c.newcombe,
+                DiffCi::Wald => c.wald,
+                DiffCi::Mn => c.mn,
             };
+            let method = DifferenceMethod::unstratified(diff_ci);
             Difference {
                 estimate: c.difference,
                 lower: interval.lower,

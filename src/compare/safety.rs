@@ -216,12 +216,7 @@ pub fn compare_ae(
         total_reference: n0,
         patient_years: years(true),
         patient_years_reference: years(false),
-        method: match settings.diff_ci {
-            DiffCi::Newcombe => "newcombe",
-            DiffCi::Wald => "wald",
-            DiffCi::Mn => "mn",
-        }
-        .to_string(),
+        method: crate::results::DifferenceMethod::unstratified(settings.diff_ci),
         rows,
     }))
 }

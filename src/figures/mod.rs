@@ -955,10 +955,9 @@ fn ae_dot_figures(
             results.arm_short(&c.reference),
             rows.len(),
             settings.ci_percent(),
-            match s.method.as_str() {
-                "mn" => "Miettinen–Nurminen",
-                "wald" => "Wald",
-                _ => "Newcombe",
+            match s.method {
+                crate::results::DifferenceMethod::Newcombe => "Newcombe",
+                method => method.interval_name(),
             }
         );
         figs.add(

@@ -60,7 +60,7 @@ pub struct AeComparison {
     /// The reference's.
     pub patient_years_reference: f64,
     /// The interval of the risk differences: `newcombe`, `wald` or `mn` (`analysis.diff_ci`).
-    pub method: String,
+    pub method: DifferenceMethod,
     /// Kinds (any TEAE, grade ≥3 TEAE, serious TEAE, any TRAE), then each term (TEAE of any
     /// grade), most frequent first.
     pub rows: Vec<AeRisk>,
@@ -420,6 +420,15 @@ pub enum DifferenceMethod {
 }
 
 impl DifferenceMethod {
+    /// The interval `analysis.diff_ci` names, without strata.
+    pub fn unstratified(diff_ci: crate::config::DiffCi) -> DifferenceMethod {
+        match diff_ci {
+            crate::config::DiffCi::Newcombe => DifferenceMethod::Newcombe,
+            crate::config::DiffCi::Wald => DifferenceMethod::Wald,
+            crate::config::DiffCi::Mn => DifferenceMethod::Mn,
+        }
+    }
+
     /// The interval as Methods name it ("Newcombe hybrid score 95% CIs").
     pub fn interval_name(self) -> &'static str {
         match self {

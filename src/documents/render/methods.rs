@@ -67,9 +67,7 @@ fn comparison_methods(a: &Analysis, c: &CohortResults) -> Vec<String> {
             .find_map(|d| d.as_ref().map(|d| d.method))
             .unwrap_or(match (strata.is_some(), a.diff_ci) {
                 (true, _) => DifferenceMethod::MnStratified,
-                (false, crate::config::DiffCi::Newcombe) => DifferenceMethod::Newcombe,
-                (false, crate::config::DiffCi::Wald) => DifferenceMethod::Wald,
-                (false, crate::config::DiffCi::Mn) => DifferenceMethod::Mn,
+                (false, diff_ci) => DifferenceMethod::unstratified(diff_ci),
             });
         let interval = match method {
             DifferenceMethod::MnStratified => format!(

@@ -339,11 +339,7 @@ fn comparisons_note(c: &CohortResults) -> String {
         if let Some(s) = &x.safety {
             note.push_str(&format!(
                 " Adverse events: treatment-emergent, each subject once; risk difference with the {} interval; EAIR: exposure-adjusted incidence rate per 100 patient-years (subjects with the event over the time to their first event, or over the whole treatment for the others), exact Poisson interval.",
-                match s.method.as_str() {
-                    "mn" => "Miettinen–Nurminen",
-                    "wald" => "Wald",
-                    _ => "Newcombe hybrid score",
-                }
+                s.method.interval_name()
             ));
         }
     }
