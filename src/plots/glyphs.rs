@@ -21,7 +21,7 @@
 //! sixteenth of a pixel from where resvg would draw it (a quarter-pixel grid was as fast but
 //! left twice the difference on letters' edges).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use resvg::tiny_skia::{
@@ -465,9 +465,9 @@ struct GlyphMask {
 /// Shaped strings, outlines and masks, shared by the threads of a build.
 #[derive(Default)]
 struct Cache {
-    shaped: HashMap<String, Arc<[Shaped]>>,
-    outlines: HashMap<u16, Option<Arc<(Path, Rect)>>>,
-    masks: HashMap<(u16, u32, u8, u8), Option<Arc<GlyphMask>>>,
+    shaped: FxHashMap<String, Arc<[Shaped]>>,
+    outlines: FxHashMap<u16, Option<Arc<(Path, Rect)>>>,
+    masks: FxHashMap<(u16, u32, u8, u8), Option<Arc<GlyphMask>>>,
     /// Bytes of coverage in `masks`.
     mask_bytes: usize,
 }
@@ -700,6 +700,15 @@ fn glyph_outline(cache: &mut Cache, face: &Face<'static>, id: u16) -> Option<Arc
 /// over the premultiplied pixels.
 fn blend(pixmap: &mut PixmapMut, mask: &GlyphMask, left: i64, top: i64, colour: [u8; 3]) {
     let (width, height) = (i64::from(pixmap.width()), i64::from(pixmap.height()));
+    let mask_width = i64::from(mask.width);
+    // The mask's columns inside the image: the same for every row.
+    let (first, last) = (
+        (-left).clamp(0, mask_width),
+        (width - left).clamp(0, mask_width),
+    );
+    if first >= last {
+        return;
+    }
     let pixels = pixmap.pixels_mut();
     let colour = colour.map(u32::from);
     for (row, coverage) in mask.coverage.chunks_exact(mask.width as usize).enumerate() {
@@ -707,12 +716,17 @@ fn blend(pixmap: &mut PixmapMut, mask: &GlyphMask, left: i64, top: i64, colour: 
         if !(0..height).contains(&y) {
             continue;
         }
-        for (col, &c) in coverage.iter().enumerate() {
-            let x = left + col as i64;
-            if c == 0 || !(0..width).contains(&x) {
+        let start = (y * width + left + first) as usize;
+        let Some(line) = pixels.get_mut(start..start + (last - first) as usize) else {
+            continue;
+        };
+        let coverage = coverage
+            .get(first as usize..last as usize)
+            .unwrap_or_default();
+        for (pixel, &c) in line.iter_mut().zip(coverage) {
+            if c == 0 {
                 continue;
             }
-            let pixel = &mut pixels[(y * width + x) as usize];
             let c = u32::from(c);
             let keep = 255 - c;
             let mix = |src: u32, dst: u8| div255(src * c + u32::from(dst) * keep);
