@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::cohort::{build_cohort, CohortBuild, CohortSummary, CutData};
+use crate::cohort::{build_cohort, CohortOutcome, CohortSummary, CutData};
 use crate::config::{CohortConfig, LoadedConfig};
 use crate::cut::apply_cutoff;
 use crate::documents;
@@ -172,23 +172,48 @@ pub fn build_cutoff(
         CutData::for_cohorts(&cut, plan.cutoff, &cohorts)
     });
     // rayon's collect keeps the input order, so the output does not depend on thread count.
-    // A cohort's files go to the sink as soon as it is built (the outer `Result` is the
-    // sink's: an output that cannot be written stops the build; the inner one the cohort's).
-    let outcomes: Vec<Result<Result<CohortBuild>>> = cohorts
+    // First every cohort's analysis: those that succeed are results.json's cohorts, in order,
+    // so each one's place there is known before its documents point into it.
+    let analysed: Vec<Result<crate::cohort::Analysed<'_>>> = cohorts
         .par_iter()
         .map(|cohort| {
-            timing::stage(&format!("cohort {}", cohort.id), || {
-                match build_cohort(study, &at, cohort) {
-                    Ok((mut built, derived)) => {
-                        sink.put(std::mem::take(&mut built.files))?;
-                        write_derived(study, &at, cohort, &derived, sink)?;
-                        Ok(Ok(built))
-                    }
-                    Err(e) => Ok(Err(e)),
-                }
-            })
+            let settings = cfg.analysis_for(cohort);
+            crate::cohort::analyse_whole(study, &at, cohort, &settings)
         })
         .collect();
+    let mut places = Vec::with_capacity(cohorts.len());
+    let mut next = 0;
+    for a in &analysed {
+        places.push(next);
+        next += usize::from(a.is_ok());
+    }
+    // Then each analysed cohort's figures and documents; its files go to the sink as soon as
+    // it is built (the outer `Result` is the sink's: an output that cannot be written stops
+    // the build).
+    // A cohort's failure keeps its entry when only its figures or documents failed.
+    type Failed = (Option<Box<crate::results::CohortRecord>>, Error);
+    let outcomes: Vec<Result<std::result::Result<Box<crate::cohort::CohortBuild>, Failed>>> =
+        cohorts
+            .par_iter()
+            .zip(analysed)
+            .zip(places)
+            .map(|((cohort, analysed), place)| {
+                timing::stage(&format!("cohort {}", cohort.id), || {
+                    let analysed = match analysed {
+                        Ok(a) => a,
+                        Err(e) => return Ok(Err((None, e))),
+                    };
+                    match build_cohort(study, &at, cohort, analysed, place) {
+                        CohortOutcome::Built(mut built, derived) => {
+                            sink.put(std::mem::take(&mut built.files))?;
+                            write_derived(study, &at, cohort, &derived, sink)?;
+                            Ok(Ok(built))
+                        }
+                        CohortOutcome::Unwritten(record, e) => Ok(Err((Some(record), e))),
+                    }
+                })
+            })
+            .collect();
     let mut analyses = Vec::new();
     let mut summaries = Vec::new();
     let mut failures = Vec::new();
@@ -196,19 +221,23 @@ pub fn build_cutoff(
     for (cohort, outcome) in cohorts.iter().zip(outcomes) {
         match outcome? {
             Ok(built) => {
-                // Its numbers name it by its place in results.json, known now.
-                sink.put(built.numbers.files(analyses.len())?)?;
+                let built = *built;
                 summaries.push(built.summary);
                 analyses.push(built.record);
                 curves.extend(built.curves);
             }
-            Err(e) => failures.push(CohortFailure {
-                cohort: cohort.id.clone(),
-                error: e.within_cohort(&cfg.path, &cohort.id),
-            }),
+            Err((record, e)) => {
+                // Its numbers stand in results.json; its files are not written.
+                analyses.extend(record.map(|r| *r));
+                failures.push(CohortFailure {
+                    cohort: cohort.id.clone(),
+                    error: e.within_cohort(&cfg.path, &cohort.id),
+                });
+            }
         }
     }
-    if analyses.is_empty() {
+    // No cohort written: no folder (a cohort whose documents failed has an entry, no files).
+    if summaries.is_empty() {
         return Ok(CutoffBuild {
             has_files: false,
             summaries,

@@ -506,6 +506,66 @@ fn pointers_name_the_cohort_by_its_place_after_a_failed_cohort() {
 }
 
 #[test]
+fn a_cohort_whose_documents_fail_keeps_its_entry_and_the_next_its_place() {
+    // The first cohort's abstract does not render; its analysis did, so it is cohorts[0] of
+    // results.json (and a failure), and the second cohort's numbers point to cohorts[1].
+    let tmp = tempfile::tempdir().expect("temp");
+    std::fs::create_dir(tmp.path().join("t")).expect("templates");
+    std::fs::write(
+        tmp.path().join("t/abstract-results.txt"),
+        "{% if cohort.id == \"first\" %}{{ nothing.here }}{% endif %}ORR {{ cohort.response.orr.rate | pct }} \
+         of {{ cohort.n.enrolled }}.",
+    )
+    .expect("template");
+    let config = tiny_config(
+        tmp.path(),
+        "  - id: first\n  - id: second\n",
+        "  templates: t\n",
+    );
+    let out = tmp.path().join("out");
+    let run = readout_command()
+        .args(["build", "--quiet", "--out"])
+        .arg(&out)
+        .arg(&config)
+        .output()
+        .expect("run");
+    assert!(!run.status.success(), "a failed cohort fails the build");
+    let sheets = sheets(&out);
+    assert_eq!(sheets.len(), 1, "{sheets:?}");
+    let sheet = &sheets[0];
+    assert!(sheet.parent().expect("folder").ends_with("second"));
+    let results = results_of(sheet);
+    assert_eq!(results["cohorts"][0]["id"], "first");
+    assert_eq!(results["cohorts"][1]["id"], "second");
+    assert_eq!(results["failures"][0]["cohort"], "first");
+    assert!(results["failures"][0]["error"]
+        .as_str()
+        .is_some_and(|e| e.contains("nothing")));
+    // The entry is the analysis' numbers: no abstract was measured.
+    assert!(results["cohorts"][0]["response"]["orr"]["rate"].is_number());
+    assert!(results["cohorts"][0]["abstract_length"].is_null());
+    let folder = sheet
+        .parent()
+        .and_then(Path::parent)
+        .expect("cut-off folder");
+    assert!(!folder.join("first").exists());
+    let sources: Vec<String> = rows(sheet)
+        .into_iter()
+        .map(|r| r["source"].clone())
+        .collect();
+    assert!(!sources.is_empty());
+    assert!(
+        sources.iter().all(|s| s.starts_with("/cohorts/1/")),
+        "{sources:?}"
+    );
+    check_sheet(sheet);
+    let html = std::fs::read_to_string(sheet.with_file_name("abstract.html")).expect("html");
+    assert!(spans(&html)
+        .iter()
+        .all(|(s, _)| s.starts_with("/cohorts/1/")));
+}
+
+#[test]
 fn a_template_the_trace_cannot_follow_gives_no_sources_and_the_same_documents() {
     let tmp = tempfile::tempdir().expect("temp");
     std::fs::create_dir(tmp.path().join("t")).expect("templates");

@@ -367,9 +367,6 @@ pub struct CohortBuild {
     pub record: CohortRecord,
     /// Figures and documents, paths relative to the cut-off folder.
     pub files: Vec<OutputFile>,
-    /// `abstract-numbers.csv` and `abstract.html`, written once the cohort's place in
-    /// results.json is known.
-    pub numbers: crate::documents::numbers::PendingNumbers,
     /// The cohort's line in the build summary.
     pub summary: CohortSummary,
     /// The cohort's KM curves per endpoint, with the time unit, for the study-level figures.
@@ -457,28 +454,60 @@ pub fn analyse_whole<'a>(
     })
 }
 
-/// Analyses one cohort and makes its figures and documents. The stages hand on in turn: the
-/// analysis (finished results), the figures drawn from them (with notes on any figure left
-/// out), the documents rendered from the results and those notes; the `results.json` entry
-/// is made once at the end, with every stage's warnings and the abstract's length. The
-/// derived CSV's rows are returned apart, to be streamed to the folder after the other files.
+/// What drawing and writing an analysed cohort gives.
+pub enum CohortOutcome<'a> {
+    /// Its files, entry and summary, and the derived CSV's rows (streamed to the folder after
+    /// the other files).
+    Built(Box<CohortBuild>, DerivedRows<'a>),
+    /// A figure or document failed: the cohort's entry stands (its numbers are the analysis'),
+    /// and none of its files is written.
+    Unwritten(Box<CohortRecord>, Error),
+}
+
+/// Draws an analysed cohort's figures and renders its documents. The stages hand on in turn:
+/// the figures drawn from the finished results (with notes on any figure left out), the
+/// documents rendered from the results and those notes, the cohort being `cohorts[place]` of
+/// results.json (its numbers sheet points there); the `results.json` entry is made once at
+/// the end, with every stage's warnings and the abstract's length.
 pub fn build_cohort<'a>(
     study: &'a LoadedStudy,
     at: &'a CutData<'a>,
     cohort: &'a CohortConfig,
-) -> Result<(CohortBuild, DerivedRows<'a>)> {
+    analysed: Analysed<'a>,
+    place: usize,
+) -> CohortOutcome<'a> {
+    let settings = study.config.analysis_for(cohort);
+    let decimals = crate::results::Decimals {
+        percent: settings.percent_decimals,
+        time: settings.time_decimals,
+    };
+    match draw_and_render(study, at, cohort, &analysed, (&settings, place)) {
+        Ok((figs, documents)) => {
+            let (built, rows) = built(at, cohort, analysed, &settings, figs, documents);
+            CohortOutcome::Built(Box::new(built), rows)
+        }
+        Err(e) => {
+            let record = CohortRecord::new(analysed.analysis.results, [], None, decimals);
+            CohortOutcome::Unwritten(Box::new(record), e)
+        }
+    }
+}
+
+/// The figures stage, then the documents stage.
+fn draw_and_render(
+    study: &LoadedStudy,
+    at: &CutData<'_>,
+    cohort: &CohortConfig,
+    analysed: &Analysed<'_>,
+    (settings, place): (&Analysis, usize),
+) -> Result<(figures::CohortFigures, documents::CohortDocuments)> {
     let cfg = &study.config;
-    let settings = cfg.analysis_for(cohort);
-    let Analysed {
-        analysis,
-        arm_km,
-        arm_competing,
-    } = analyse_whole(study, at, cohort, &settings)?;
+    let analysis = &analysed.analysis;
     let figs = timing::stage("  figures", || {
         let arms = figures::ArmData {
-            km: &arm_km,
-            competing: &arm_competing,
-            subject_arm: subject_arms(&analysis, at, cohort),
+            km: &analysed.arm_km,
+            competing: &analysed.arm_competing,
+            subject_arm: subject_arms(analysis, at, cohort),
         };
         let needs = study.formats.needs();
         let pngs = figures::PngUse {
@@ -486,15 +515,39 @@ pub fn build_cohort<'a>(
             kept: needs.pngs,
             wide: needs.wide_figures,
         };
-        figures::cohort_figures(&analysis, &arms, &settings, &cfg.config.output, pngs)
+        figures::cohort_figures(analysis, &arms, settings, &cfg.config.output, pngs)
     })?;
+    let documents = timing::stage("  documents", || {
+        documents::render_documents(
+            cfg,
+            (cohort, place),
+            &analysis.results,
+            settings,
+            (&figs.inline, &figs.notes),
+            study.renderer()?,
+            &study.assets,
+            &study.formats,
+        )
+    })?;
+    Ok((figs, documents))
+}
+
+/// A cohort whose figures and documents are made: its files, its entry made once with every
+/// stage's warnings, its summary line, its curves, and the derived CSV's rows.
+fn built<'a>(
+    at: &'a CutData<'a>,
+    cohort: &'a CohortConfig,
+    Analysed { analysis, .. }: Analysed<'a>,
+    settings: &Analysis,
+    figs: figures::CohortFigures,
+    documents: documents::CohortDocuments,
+) -> (CohortBuild, DerivedRows<'a>) {
     let curves = analysis
         .km
         .iter()
         .filter_map(|(endpoint, fit)| {
             let median = &analysis.results.tte.get(endpoint)?.median;
-            let series =
-                figures::km_series(fit, &analysis.results.label, median, &settings).ok()?;
+            let series = figures::km_series(fit, &analysis.results.label, median, settings).ok()?;
             Some((endpoint.clone(), settings.time_unit, series))
         })
         .collect();
@@ -506,18 +559,6 @@ pub fn build_cohort<'a>(
         ..
     } = analysis;
     let mut files = figs.files;
-    let documents = timing::stage("  documents", || {
-        documents::render_documents(
-            cfg,
-            cohort,
-            &results,
-            &settings,
-            (&figs.inline, &figs.notes),
-            study.renderer()?,
-            &study.assets,
-            &study.formats,
-        )
-    })?;
     files.extend(documents.files);
     let record = CohortRecord::new(
         results,
@@ -528,13 +569,12 @@ pub fn build_cohort<'a>(
             time: settings.time_decimals,
         },
     );
-    let summary = CohortSummary::of(&record, &settings);
+    let summary = CohortSummary::of(&record, settings);
     let derived_times = !at.data.has_adtte && !derived.is_empty();
-    Ok((
+    (
         CohortBuild {
             record,
             files,
-            numbers: documents.numbers,
             summary,
             curves,
         },
@@ -552,5 +592,5 @@ pub fn build_cohort<'a>(
                 .clone()
                 .unwrap_or_else(|| "EFFFL".to_string()),
         },
-    ))
+    )
 }

@@ -55,18 +55,16 @@ pub struct CohortDocuments {
     pub files: Vec<OutputFile>,
     /// `abstract.txt` measured by `output.conference` (`None` without one).
     pub abstract_length: Option<AbstractLength>,
-    /// `abstract-numbers.csv` and `abstract.html`, finished once the cohort's place in
-    /// results.json is known.
-    pub numbers: numbers::PendingNumbers,
     /// Warnings of the documents stage (for the cohort's warnings).
     pub warnings: Vec<Diagnostic>,
 }
 
-/// The abstract and the report of one cohort in every requested format.
+/// The abstract and the report of one cohort in every requested format; the cohort is
+/// `cohorts[place]` of results.json (the numbers sheet and `abstract.html` point into it).
 #[allow(clippy::too_many_arguments)]
 pub fn render_documents(
     cfg: &LoadedConfig,
-    cohort: &CohortConfig,
+    (cohort, place): (&CohortConfig, usize),
     results: &CohortResults,
     analysis: &Analysis,
     (figures, notes): (&[render::Figure], &[Diagnostic]),
@@ -188,7 +186,7 @@ pub fn render_documents(
         assets,
         markdown,
         plain,
-        numbers: numbers::PendingNumbers {
+        numbers: numbers::NumbersSheet {
             dir: cohort.id.clone(),
             rows,
             html: None,
@@ -196,10 +194,10 @@ pub fn render_documents(
         warnings,
     };
     files.extend(formats.cohort_files(&mut docs)?);
+    files.extend(docs.numbers.files(place)?);
     Ok(CohortDocuments {
         files,
         abstract_length,
-        numbers: docs.numbers,
         warnings: docs.warnings,
     })
 }

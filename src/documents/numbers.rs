@@ -2,8 +2,8 @@
 //! `abstract.html` (docs/OUTPUTS.md): one row per number the abstract prints, found by the
 //! traced render ([`super::trace`]), with its section, sentence, printed text, unrounded
 //! value and JSON Pointer into the cut-off's `results.json`. The pointers name the cohort by
-//! its place in `results.json`, known once every cohort of the cut-off is built: the sheet and
-//! `abstract.html` are finished then ([`PendingNumbers::files`]).
+//! its place in `results.json`, known from the analyses before any document is made
+//! ([`NumbersSheet::files`]).
 
 use serde_json::Value;
 
@@ -225,10 +225,10 @@ fn printed_number(text: &str) -> Option<(f64, usize)> {
     Some((if negative { -x } else { x }, decimals))
 }
 
-/// A cohort's numbers sheet and its `abstract.html`, waiting for the cohort's place in
-/// results.json.
+/// A cohort's numbers sheet and its `abstract.html` as the formats make them, written at the
+/// end of the documents stage with the cohort's place in results.json.
 #[derive(Debug, Default)]
-pub struct PendingNumbers {
+pub struct NumbersSheet {
     /// The cohort's folder (its id).
     pub dir: String,
     /// The sheet's rows.
@@ -238,7 +238,7 @@ pub struct PendingNumbers {
     pub html: Option<(String, Vec<Entry>)>,
 }
 
-impl PendingNumbers {
+impl NumbersSheet {
     /// The files, the cohort being `cohorts[index]` of results.json.
     pub fn files(self, index: usize) -> Result<Vec<OutputFile>> {
         let prefix = format!("/cohorts/{index}");

@@ -1,5 +1,5 @@
 //! `html`: the abstract and the report as self-contained HTML (`<cohort>/abstract.html`, with
-//! its numbers' sources, written once the cohort's place in results.json is known;
+//! its numbers' sources, pointing into the cohort's place in results.json;
 //! `<cohort>/report.html`), and the cut-off folder's `index.html`.
 
 use super::{CohortDocs, Needs, OutputFormat};

@@ -18,7 +18,7 @@ use crate::config::Format;
 use crate::error::Result;
 use crate::files::OutputFile;
 
-use super::numbers::PendingNumbers;
+use super::numbers::NumbersSheet;
 use super::render::{DocumentContext, Renderer};
 use super::Assets;
 
@@ -63,9 +63,8 @@ pub struct CohortDocs<'a> {
     pub markdown: String,
     /// `abstract.txt` as written.
     pub plain: String,
-    /// The numbers sheet and the traced `abstract.html`, finished once the cohort's place in
-    /// results.json is known.
-    pub numbers: PendingNumbers,
+    /// The numbers sheet and the traced `abstract.html`, written at the end of the stage.
+    pub numbers: NumbersSheet,
     /// Warnings for the cohort.
     pub warnings: Vec<crate::diagnostic::Diagnostic>,
 }
