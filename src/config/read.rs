@@ -141,8 +141,10 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<StudyConfig> {
     let mut errors = Vec::new();
     let mut blanked: Vec<String> = Vec::new();
     let mut suggested: Vec<(String, String)> = Vec::new();
+    // List items blanked out, whose later siblings' indices moved down by one.
+    let mut removed: Vec<(String, usize)> = Vec::new();
     let config = loop {
-        match deserialize(path, &text) {
+        match deserialize(&text) {
             Ok(config) => break Some(config),
             Err(problem) => {
                 if !errors.is_empty()
@@ -156,7 +158,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<StudyConfig> {
                     let parent = key.rsplit_once('.').map_or("", |(p, _)| p).to_string();
                     suggested.push((parent, name.to_string()));
                 }
-                errors.push(problem.error);
+                errors.push(problem.error(path, &key_before_removals(&key, &removed)));
                 if errors.len() >= MAX_PROBLEMS || (errors.len() == 1 && !well_formed()) {
                     break None;
                 }
@@ -166,6 +168,9 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<StudyConfig> {
                             && serde_yaml::from_str::<serde_yaml::Value>(&rest).is_ok() =>
                     {
                         blanked.push(last_segment(&key).to_string());
+                        if let Some((list, index)) = list_item(&key) {
+                            removed.push((list.to_string(), index));
+                        }
                         text = rest;
                     }
                     _ => break None,
@@ -191,9 +196,8 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<StudyConfig> {
 /// Most problems one config reports.
 const MAX_PROBLEMS: usize = 20;
 
-/// A problem serde found in a config text: the error as reported, its key path and place.
+/// A problem serde found in a config text: its key path, place and message.
 struct Problem {
-    error: Error,
     key: String,
     /// 1-based line and column.
     place: Option<(usize, usize)>,
@@ -234,31 +238,69 @@ impl Problem {
 }
 
 /// The config of `text`, or its first problem.
-fn deserialize(path: &Path, text: &str) -> std::result::Result<StudyConfig, Box<Problem>> {
+fn deserialize(text: &str) -> std::result::Result<StudyConfig, Box<Problem>> {
     let deserializer = serde_yaml::Deserializer::from_str(text);
     serde_path_to_error::deserialize(deserializer).map_err(|e| {
         let key = e.path().to_string();
         let inner = e.into_inner();
-        let location = match inner.location() {
-            Some(loc) => format!("line {}, column {}: ", loc.line(), loc.column()),
-            None => String::new(),
-        };
         // A syntax error deep in a value ends the path in `?` segments (no key was read yet).
         let key = key.trim_end_matches(".?");
         let key = if key == "." || key == "?" { "" } else { key };
-        let key_part = if key.is_empty() {
-            String::new()
-        } else {
-            format!("key `{key}`: ")
-        };
         let message = plain_yaml_message(&strip_yaml_location(&inner.to_string()));
         Box::new(Problem {
-            error: config_error(path, &format!("{location}{key_part}"), message.clone()),
             key: key.to_string(),
             place: inner.location().map(|l| (l.line(), l.column())),
             message,
         })
     })
+}
+
+impl Problem {
+    /// The error as reported, naming the key as `key` (the problem's key in the text as first
+    /// written, before any list item was blanked out of it).
+    fn error(&self, path: &Path, key: &str) -> Error {
+        let location = match self.place {
+            Some((line, column)) => format!("line {line}, column {column}: "),
+            None => String::new(),
+        };
+        let key_part = if key.is_empty() {
+            String::new()
+        } else {
+            format!("key `{key}`: ")
+        };
+        config_error(path, &format!("{location}{key_part}"), self.message.clone())
+    }
+}
+
+/// `key` as in the text before the list items `removed` (list path and index, in the order
+/// they were blanked, each in the text of its time) were blanked out: an index at or after a
+/// removed item's moves up by one, the latest removal first.
+fn key_before_removals(key: &str, removed: &[(String, usize)]) -> String {
+    let mut key = key.to_string();
+    for (list, index) in removed.iter().rev() {
+        let Some(rest) = key
+            .strip_prefix(list.as_str())
+            .and_then(|r| r.strip_prefix('['))
+        else {
+            continue;
+        };
+        let Some((n, tail)) = rest.split_once(']') else {
+            continue;
+        };
+        if let Ok(k) = n.parse::<usize>() {
+            if k >= *index {
+                key = format!("{list}[{}]{tail}", k + 1);
+            }
+        }
+    }
+    key
+}
+
+/// The list and index of a key naming a list item (`output.formats[1]` → (`output.formats`,
+/// 1)).
+fn list_item(key: &str) -> Option<(&str, usize)> {
+    let (list, index) = key.strip_suffix(']')?.rsplit_once('[')?;
+    Some((list, index.parse().ok()?))
 }
 
 /// The last key of a path (`cohorts[0].arms.reference` → `reference`, `formats[1]` →
@@ -273,6 +315,9 @@ fn last_segment(key: &str) -> &str {
 /// a flow mapping (`{ a: 1, b: 2 }`) up to the next comma or closing brace. `None` when the
 /// key cannot be found there (a list item of its own), which is left as it is.
 fn blank_key(text: &str, (line, column): (usize, usize), path: &str) -> Option<String> {
+    if list_item(path).is_some() {
+        return blank_item(text, (line, column));
+    }
     let key = last_segment(path);
     if key.is_empty() {
         return None;
@@ -345,6 +390,64 @@ fn blank_key(text: &str, (line, column): (usize, usize), path: &str) -> Option<S
     }
     let line_text = at.get(..from)?.to_string() + &blank(at.get(from..end)?) + at.get(end..)?;
     *lines.get_mut(line - 1)? = line_text;
+    Some(lines.join("\n") + "\n")
+}
+
+/// `text` without the list item whose value starts at (`line`, `column`): in block style its
+/// `- ` line and the lines indented deeper, in a flow list (`[a, b]`) the item and the comma
+/// after it. `None` when no item starts there.
+fn blank_item(text: &str, (line, column): (usize, usize)) -> Option<String> {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let at = lines.get(line.checked_sub(1)?)?.clone();
+    let blank = |l: &str| " ".repeat(l.chars().count());
+    let from = at
+        .char_indices()
+        .nth(column.checked_sub(1)?)
+        .map(|(i, _)| i)?;
+    let before = at.get(..from)?.trim_end();
+    if before.ends_with('-') && before.trim_start().chars().all(|c| c == '-' || c == ' ') {
+        // Block style: from the dash of this item (the last `- ` before the value).
+        let dash = before.len() - 1;
+        let indent = dash;
+        *lines.get_mut(line - 1)? = at.get(..dash)?.to_string() + &blank(at.get(dash..)?);
+        for l in lines.iter_mut().skip(line) {
+            let deeper = l.len() - l.trim_start().len() > indent;
+            let comment_or_empty = l.trim().is_empty() || l.trim_start().starts_with('#');
+            if !comment_or_empty && !deeper {
+                break;
+            }
+            *l = blank(l);
+        }
+        return Some(lines.join("\n") + "\n");
+    }
+    if !matches!(before.chars().last(), Some('[' | ',')) {
+        return None;
+    }
+    // Flow style: the item up to the comma or bracket that ends it (the comma too).
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut end = None;
+    for (i, c) in at.get(from..)?.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '{' | '[') => depth += 1,
+            (None, '}' | ']') if depth == 0 => {
+                end = Some(from + i);
+                break;
+            }
+            (None, '}' | ']') => depth -= 1,
+            (None, ',') if depth == 0 => {
+                end = Some(from + i + 1);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let end = end?;
+    *lines.get_mut(line - 1)? =
+        at.get(..from)?.to_string() + &blank(at.get(from..end)?) + at.get(end..)?;
     Some(lines.join("\n") + "\n")
 }
 
@@ -547,6 +650,38 @@ mod tests {
         );
     }
 
+    /// A list item refused is blanked out like a key, and the items after it keep the
+    /// indices of the text as written: in block and flow lists, and in a list of cohorts.
+    #[test]
+    fn problems_after_a_refused_list_item_keep_their_indices() {
+        let text = "study: { id: X }\ndata:\n  adsl: a.csv\ncohorts:\n  - id: a\n  - [1]\n  \
+                    - id: c\n    labl: C\nanalysis:\n  landmarks:\n    - six\n    - 12\n    \
+                    - twelve\noutput:\n  formats: [md, htm, pptz, png]\n  formatz: 1\n";
+        let e = parse(Path::new("c.yaml"), text.as_bytes()).unwrap_err();
+        let Error::Several(all) = e else {
+            panic!("one problem: {e}")
+        };
+        let said: Vec<String> = all.iter().map(ToString::to_string).collect();
+        let expected = [
+            "line 6, column 5: key `cohorts[1]`",
+            "line 8, column 5: key `cohorts[2].labl`",
+            "line 11, column 7: key `analysis.landmarks[0]`: invalid type: string \"six\"",
+            "line 13, column 7: key `analysis.landmarks[2]`: invalid type: string \"twelve\"",
+            "line 15, column 17: key `output.formats[1]`: unknown variant `htm`",
+            "line 15, column 22: key `output.formats[2]`: unknown variant `pptz`",
+            "line 16, column 3: key `output.formatz`",
+        ];
+        assert_eq!(said.len(), expected.len(), "{said:#?}");
+        for (s, e) in said.iter().zip(expected) {
+            assert!(s.contains(e), "{s} lacks {e}");
+        }
+        assert_eq!(
+            key_before_removals("a[1].b", &[("a".into(), 0), ("a".into(), 1)]),
+            "a[3].b"
+        );
+        assert_eq!(key_before_removals("a[0]", &[("a".into(), 1)]), "a[0]");
+    }
+
     #[test]
     fn a_key_is_blanked_with_its_block_or_its_flow_value() {
         let text = "a:\n  b: 1\n  c:\n    - x\n    - y\n  d: 2\n";
@@ -563,7 +698,20 @@ mod tests {
             blank_key(text, (1, 6), "a.b").unwrap(),
             "a: {            c: \"x, }\", d: 3 }\n"
         );
-        // A list item of its own is not a key.
-        assert_eq!(blank_key("a:\n  - x\n", (2, 5), "a[0]"), None);
+        // A list item goes with its dash and deeper lines, or in a flow list with its comma.
+        assert_eq!(
+            blank_key("a:\n  - x\n  - y:\n      1\nb: 2\n", (3, 5), "a[1]").unwrap(),
+            "a:\n  - x\n      \n       \nb: 2\n"
+        );
+        assert_eq!(
+            blank_key("a: [x, \"y, ]\", z]\n", (1, 8), "a[1]").unwrap(),
+            "a: [x,         z]\n"
+        );
+        assert_eq!(
+            blank_key("a: [x, y]\n", (1, 8), "a[1]").unwrap(),
+            "a: [x,  ]\n"
+        );
+        // Not where an item starts.
+        assert_eq!(blank_key("a: [x, y]\n", (1, 9), "a[1]"), None);
     }
 }
