@@ -356,13 +356,28 @@ impl Renderer {
                 .unwrap_or_default();
             text_error(location, &message)
         };
-        let mut tera = self.tera.clone();
+        // A text that cannot reach another template (no include, import or extends) is
+        // rendered by an instance of its own, secured as the templates are; otherwise by a
+        // copy of the templates (a copy per text cost as much as rendering all the abstracts).
+        let alone = !["include", "import", "extends"]
+            .iter()
+            .any(|word| text.contains(word));
+        let mut tera = if alone {
+            let mut tera = Tera::default();
+            tera.add_raw_template(what, text)
+                .map_err(|e| located(error_chain(&e)))?;
+            sandbox::secure(&mut tera).map_err(|(_, e)| located(e.message))?;
+            tera
+        } else {
+            let mut tera = self.tera.clone();
+            tera.add_raw_template(what, text)
+                .map_err(|e| located(error_chain(&e)))?;
+            sandbox::secure_template(&mut tera, what).map_err(|e| located(e.message))?;
+            tera
+        };
         register_filters(&mut tera, analysis);
         tera.autoescape_on(vec![""]);
         tera.set_escape_fn(escape_markdown);
-        tera.add_raw_template(what, text)
-            .map_err(|e| located(error_chain(&e)))?;
-        sandbox::secure_template(&mut tera, what).map_err(|e| located(e.message))?;
         sandbox::check_calls(&tera).map_err(|(_, e)| located(e.message))?;
         let mut context = Context::new();
         context.insert("study", study);

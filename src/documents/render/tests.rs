@@ -204,6 +204,35 @@ fn a_render_error_in_a_built_in_names_the_template_and_line() {
     assert!(text.contains("cohort.nope"), "{text}");
 }
 
+/// A config text renders alone when it reaches no other template, secured as templates are
+/// (refused functions refused, the number filters there), and with the templates when
+/// it includes one.
+#[test]
+fn config_texts_render_alone_or_with_the_templates_they_include() {
+    let renderer = Renderer::with_templates(&[("note.txt", "Note on {{ cohort.label }}.")])
+        .expect("templates parse");
+    let study: Study = serde_json::from_value(serde_json::json!({"id": "S"})).expect("study");
+    let text = |t: &str| {
+        renderer.render_text(
+            "cohorts.a.background",
+            t,
+            &study,
+            &dummy_cohort(),
+            &defaults(),
+        )
+    };
+    assert_eq!(
+        text("{{ cohort.id }} *x* {{ 0.5 | pct }}").expect("alone"),
+        "a *x* 50.0%"
+    );
+    let refused = text("{{ get_env(name='HOME') }}").expect_err("refused");
+    assert!(refused.to_string().contains("get_env"), "{refused}");
+    assert_eq!(
+        text("{% include \"note.txt\" %} More.").expect("with the templates"),
+        "Note on A. More."
+    );
+}
+
 fn dummy_cohort() -> CohortResults {
     CohortResults {
         id: "a".into(),
