@@ -341,16 +341,7 @@ fn blank_key(text: &str, (line, column): (usize, usize), path: &str) -> Option<S
     }
     let rest = at.get(start..)?;
     if names(rest) {
-        *lines.get_mut(line - 1)? = at.get(..start)?.to_string() + &blank(rest);
-        for l in lines.iter_mut().skip(line) {
-            let indent = l.len() - l.trim_start().len();
-            let comment_or_empty = l.trim().is_empty() || l.trim_start().starts_with('#');
-            if !comment_or_empty && indent <= start {
-                break;
-            }
-            *l = blank(l);
-        }
-        return Some(lines.join("\n") + "\n");
+        return blank_block(lines, line, start);
     }
     // Flow style: the nearest `key:` at or before the column (a key, or its value, is there),
     // after `{`, `,` or a blank; blanked to the comma or bracket that ends its value.
@@ -367,30 +358,47 @@ fn blank_key(text: &str, (line, column): (usize, usize), path: &str) -> Option<S
             matches!(before, Some('{' | ',')) && names(at.get(i..).unwrap_or(""))
         })
         .last()?;
+    let end = flow_end(&at, from).unwrap_or(at.len());
+    let line_text = at.get(..from)?.to_string() + &blank(at.get(from..end)?) + at.get(end..)?;
+    *lines.get_mut(line - 1)? = line_text;
+    Some(lines.join("\n") + "\n")
+}
+
+/// `lines` joined, with line `line` (1-based) blanked from byte `start` and the lines after
+/// it indented deeper than `start` (comments and empty lines among them) blanked whole.
+fn blank_block(mut lines: Vec<String>, line: usize, start: usize) -> Option<String> {
+    let blank = |l: &str| " ".repeat(l.chars().count());
+    let at = lines.get_mut(line.checked_sub(1)?)?;
+    *at = at.get(..start)?.to_string() + &blank(at.get(start..)?);
+    for l in lines.iter_mut().skip(line) {
+        let indent = l.len() - l.trim_start().len();
+        let comment_or_empty = l.trim().is_empty() || l.trim_start().starts_with('#');
+        if !comment_or_empty && indent <= start {
+            break;
+        }
+        *l = blank(l);
+    }
+    Some(lines.join("\n") + "\n")
+}
+
+/// Where the flow value starting at byte `from` of `at` ends: after the comma that ends it,
+/// or at the bracket that closes its collection; `None` when neither is on the line.
+fn flow_end(at: &str, from: usize) -> Option<usize> {
     let mut depth = 0usize;
     let mut quote: Option<char> = None;
-    let mut end = at.len();
     for (i, c) in at.get(from..)?.char_indices() {
         match (quote, c) {
             (Some(q), c) if c == q => quote = None,
             (Some(_), _) => {}
             (None, '"' | '\'') => quote = Some(c),
             (None, '{' | '[') => depth += 1,
-            (None, '}' | ']') if depth == 0 => {
-                end = from + i;
-                break;
-            }
+            (None, '}' | ']') if depth == 0 => return Some(from + i),
             (None, '}' | ']') => depth -= 1,
-            (None, ',') if depth == 0 => {
-                end = from + i + 1;
-                break;
-            }
+            (None, ',') if depth == 0 => return Some(from + i + 1),
             _ => {}
         }
     }
-    let line_text = at.get(..from)?.to_string() + &blank(at.get(from..end)?) + at.get(end..)?;
-    *lines.get_mut(line - 1)? = line_text;
-    Some(lines.join("\n") + "\n")
+    None
 }
 
 /// `text` without the list item whose value starts at (`line`, `column`): in block style its
@@ -407,45 +415,13 @@ fn blank_item(text: &str, (line, column): (usize, usize)) -> Option<String> {
     let before = at.get(..from)?.trim_end();
     if before.ends_with('-') && before.trim_start().chars().all(|c| c == '-' || c == ' ') {
         // Block style: from the dash of this item (the last `- ` before the value).
-        let dash = before.len() - 1;
-        let indent = dash;
-        *lines.get_mut(line - 1)? = at.get(..dash)?.to_string() + &blank(at.get(dash..)?);
-        for l in lines.iter_mut().skip(line) {
-            let deeper = l.len() - l.trim_start().len() > indent;
-            let comment_or_empty = l.trim().is_empty() || l.trim_start().starts_with('#');
-            if !comment_or_empty && !deeper {
-                break;
-            }
-            *l = blank(l);
-        }
-        return Some(lines.join("\n") + "\n");
+        return blank_block(lines, line, before.len() - 1);
     }
     if !matches!(before.chars().last(), Some('[' | ',')) {
         return None;
     }
     // Flow style: the item up to the comma or bracket that ends it (the comma too).
-    let mut depth = 0usize;
-    let mut quote: Option<char> = None;
-    let mut end = None;
-    for (i, c) in at.get(from..)?.char_indices() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '"' | '\'') => quote = Some(c),
-            (None, '{' | '[') => depth += 1,
-            (None, '}' | ']') if depth == 0 => {
-                end = Some(from + i);
-                break;
-            }
-            (None, '}' | ']') => depth -= 1,
-            (None, ',') if depth == 0 => {
-                end = Some(from + i + 1);
-                break;
-            }
-            _ => {}
-        }
-    }
-    let end = end?;
+    let end = flow_end(&at, from)?;
     *lines.get_mut(line - 1)? =
         at.get(..from)?.to_string() + &blank(at.get(from..end)?) + at.get(end..)?;
     Some(lines.join("\n") + "\n")
