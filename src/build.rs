@@ -176,10 +176,7 @@ pub fn build_cutoff(
     // so each one's place there is known before its documents point into it.
     let analysed: Vec<Result<crate::cohort::Analysed<'_>>> = cohorts
         .par_iter()
-        .map(|cohort| {
-            let settings = cfg.analysis_for(cohort);
-            crate::cohort::analyse_whole(study, &at, cohort, &settings)
-        })
+        .map(|cohort| crate::cohort::analyse_whole(study, &at, cohort))
         .collect();
     let mut places = Vec::with_capacity(cohorts.len());
     let mut next = 0;

@@ -402,6 +402,8 @@ pub struct Analysed<'a> {
     pub arm_km: Vec<(String, IndexMap<String, crate::stats::KaplanMeier>)>,
     /// Each arm's times and statuses of the endpoints with competing events.
     pub arm_competing: Vec<(String, IndexMap<String, crate::endpoints::CompetingData>)>,
+    /// The cohort's resolved analysis settings.
+    pub settings: Analysis,
 }
 
 /// The analysis stage: the cohort's endpoints, then its arms compared (from the cohort's
@@ -411,15 +413,15 @@ pub fn analyse_whole<'a>(
     study: &'a LoadedStudy,
     at: &'a CutData<'a>,
     cohort: &'a CohortConfig,
-    settings: &Analysis,
 ) -> Result<Analysed<'a>> {
     let cfg = &study.config;
+    let settings = cfg.analysis_for(cohort);
     let pooled = timing::stage("  analyse", || analyse(study, at, cohort))?;
     let (pooled, arm_km, arm_competing) = match &cohort.arms {
         None => (pooled, Vec::new(), Vec::new()),
         Some(arms) => {
             let outcome = timing::stage("  arms", || {
-                analyse_arms(study, at, cohort, arms, &pooled, settings)
+                analyse_arms(study, at, cohort, arms, &pooled, &settings)
             })?;
             let mut warnings = pooled.results.warnings.clone();
             crate::diagnostic::extend_unique(&mut warnings, outcome.warnings);
@@ -444,13 +446,14 @@ pub fn analyse_whole<'a>(
         pooled.results,
         &pooled.km,
         &arm_km,
-        settings,
+        &settings,
         &tau_key,
     )?;
     Ok(Analysed {
         analysis: CohortAnalysis { results, ..pooled },
         arm_km,
         arm_competing,
+        settings,
     })
 }
 
@@ -476,14 +479,13 @@ pub fn build_cohort<'a>(
     analysed: Analysed<'a>,
     place: usize,
 ) -> CohortOutcome<'a> {
-    let settings = study.config.analysis_for(cohort);
     let decimals = crate::results::Decimals {
-        percent: settings.percent_decimals,
-        time: settings.time_decimals,
+        percent: analysed.settings.percent_decimals,
+        time: analysed.settings.time_decimals,
     };
-    match draw_and_render(study, at, cohort, &analysed, (&settings, place)) {
+    match draw_and_render(study, at, cohort, &analysed, place) {
         Ok((figs, documents)) => {
-            let (built, rows) = built(at, cohort, analysed, &settings, figs, documents);
+            let (built, rows) = built(at, cohort, analysed, decimals, (figs, documents));
             CohortOutcome::Built(Box::new(built), rows)
         }
         Err(e) => {
@@ -499,10 +501,10 @@ fn draw_and_render(
     at: &CutData<'_>,
     cohort: &CohortConfig,
     analysed: &Analysed<'_>,
-    (settings, place): (&Analysis, usize),
+    place: usize,
 ) -> Result<(figures::CohortFigures, documents::CohortDocuments)> {
     let cfg = &study.config;
-    let analysis = &analysed.analysis;
+    let (analysis, settings) = (&analysed.analysis, &analysed.settings);
     let figs = timing::stage("  figures", || {
         let arms = figures::ArmData {
             km: &analysed.arm_km,
@@ -537,17 +539,19 @@ fn draw_and_render(
 fn built<'a>(
     at: &'a CutData<'a>,
     cohort: &'a CohortConfig,
-    Analysed { analysis, .. }: Analysed<'a>,
-    settings: &Analysis,
-    figs: figures::CohortFigures,
-    documents: documents::CohortDocuments,
+    Analysed {
+        analysis, settings, ..
+    }: Analysed<'a>,
+    decimals: crate::results::Decimals,
+    (figs, documents): (figures::CohortFigures, documents::CohortDocuments),
 ) -> (CohortBuild, DerivedRows<'a>) {
     let curves = analysis
         .km
         .iter()
         .filter_map(|(endpoint, fit)| {
             let median = &analysis.results.tte.get(endpoint)?.median;
-            let series = figures::km_series(fit, &analysis.results.label, median, settings).ok()?;
+            let series =
+                figures::km_series(fit, &analysis.results.label, median, &settings).ok()?;
             Some((endpoint.clone(), settings.time_unit, series))
         })
         .collect();
@@ -564,12 +568,9 @@ fn built<'a>(
         results,
         figs.notes.into_iter().chain(documents.warnings),
         documents.abstract_length,
-        crate::results::Decimals {
-            percent: settings.percent_decimals,
-            time: settings.time_decimals,
-        },
+        decimals,
     );
-    let summary = CohortSummary::of(&record, settings);
+    let summary = CohortSummary::of(&record, &settings);
     let derived_times = !at.data.has_adtte && !derived.is_empty();
     (
         CohortBuild {
