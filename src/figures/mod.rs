@@ -58,7 +58,10 @@ pub struct CohortFigures {
 /// Which drawing of a figure is rasterised.
 #[derive(Debug, Clone, Copy)]
 enum Drawing {
-    Figure,
+    /// The figure; `file` when its PNG file is asked for.
+    Figure {
+        file: bool,
+    },
     Landscape,
 }
 
@@ -75,7 +78,7 @@ impl CohortFigures {
             let file = pending.contains(&figure.name);
             let wide = pngs.kept && figure.wide_svg.is_some();
             if file || (pngs.kept && !wide) {
-                jobs.push((i, Drawing::Figure));
+                jobs.push((i, Drawing::Figure { file }));
             }
             if wide {
                 jobs.push((i, Drawing::Landscape));
@@ -86,7 +89,7 @@ impl CohortFigures {
             .map(|&(i, drawing)| {
                 let figure = &self.inline[i];
                 let (svg, what) = match drawing {
-                    Drawing::Figure => (&figure.svg, format!("{}.png", figure.name)),
+                    Drawing::Figure { .. } => (&figure.svg, format!("{}.png", figure.name)),
                     Drawing::Landscape => (
                         figure.wide_svg.as_ref().unwrap_or(&figure.svg),
                         format!("{}.png in landscape", figure.name),
@@ -104,11 +107,11 @@ impl CohortFigures {
             let figure = &mut self.inline[i];
             match drawing {
                 Drawing::Landscape => figure.wide_png = Some(bytes.into()),
-                Drawing::Figure => {
+                Drawing::Figure { file } => {
                     if pngs.kept {
                         figure.png = Some(bytes.as_slice().into());
                     }
-                    if pending.contains(&figure.name) {
+                    if file {
                         self.files.push(OutputFile {
                             path: format!("{cohort}/figures/{}.png", figure.name),
                             bytes,
