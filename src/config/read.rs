@@ -593,6 +593,19 @@ mod tests {
         );
     }
 
+    /// `text` gives several problems, each containing its `expected` text, in that order.
+    fn assert_problems(text: &str, expected: &[&str]) {
+        let e = parse(Path::new("c.yaml"), text.as_bytes()).unwrap_err();
+        let Error::Several(all) = e else {
+            panic!("one problem: {e}")
+        };
+        let said: Vec<String> = all.iter().map(ToString::to_string).collect();
+        assert_eq!(said.len(), expected.len(), "{said:#?}");
+        for (s, e) in said.iter().zip(expected) {
+            assert!(s.contains(e), "{s} lacks {e}");
+        }
+    }
+
     /// Every key serde refuses is reported, in block and flow style, with the checks of the
     /// values read; a key blanked out does not report itself again as missing.
     #[test]
@@ -601,22 +614,16 @@ mod tests {
             "study: { id: X }\ndata:\n  adsl: a.csv\n  adrx: b.csv\ncohorts:\n  - id: a\n    \
                     labl: A\n  - id: b\n    arms: { column: ARM, reference: P, colour: red }\n\
                     analysis:\n  ci_level: 1.5\n  time_unit: monthz\n";
-        let e = parse(Path::new("c.yaml"), text.as_bytes()).unwrap_err();
-        let Error::Several(all) = e else {
-            panic!("one problem: {e}")
-        };
-        let said: Vec<String> = all.iter().map(ToString::to_string).collect();
-        let expected = [
-            "line 4, column 3: key `data.adrx`",
-            "line 7, column 5: key `cohorts[0].labl`",
-            "line 9, column 40: key `cohorts[1].arms.colour`",
-            "line 12, column 14: key `analysis.time_unit`",
-            "key `analysis.ci_level`: 1.5",
-        ];
-        assert_eq!(said.len(), expected.len(), "{said:#?}");
-        for (s, e) in said.iter().zip(expected) {
-            assert!(s.contains(e), "{s} lacks {e}");
-        }
+        assert_problems(
+            text,
+            &[
+                "line 4, column 3: key `data.adrx`",
+                "line 7, column 5: key `cohorts[0].labl`",
+                "line 9, column 40: key `cohorts[1].arms.colour`",
+                "line 12, column 14: key `analysis.time_unit`",
+                "key `analysis.ci_level`: 1.5",
+            ],
+        );
         // A required key refused is not reported missing after it is blanked out.
         let e = parse(Path::new("c.yaml"), b"study: [1]\ncohorts: []\nextra: 1\n").unwrap_err();
         let said = e.to_string();
@@ -633,24 +640,18 @@ mod tests {
         let text = "study: { id: X }\ndata:\n  adsl: a.csv\ncohorts:\n  - id: a\n  - [1]\n  \
                     - id: c\n    labl: C\nanalysis:\n  landmarks:\n    - six\n    - 12\n    \
                     - twelve\noutput:\n  formats: [md, htm, pptz, png]\n  formatz: 1\n";
-        let e = parse(Path::new("c.yaml"), text.as_bytes()).unwrap_err();
-        let Error::Several(all) = e else {
-            panic!("one problem: {e}")
-        };
-        let said: Vec<String> = all.iter().map(ToString::to_string).collect();
-        let expected = [
-            "line 6, column 5: key `cohorts[1]`",
-            "line 8, column 5: key `cohorts[2].labl`",
-            "line 11, column 7: key `analysis.landmarks[0]`: invalid type: string \"six\"",
-            "line 13, column 7: key `analysis.landmarks[2]`: invalid type: string \"twelve\"",
-            "line 15, column 17: key `output.formats[1]`: unknown variant `htm`",
-            "line 15, column 22: key `output.formats[2]`: unknown variant `pptz`",
-            "line 16, column 3: key `output.formatz`",
-        ];
-        assert_eq!(said.len(), expected.len(), "{said:#?}");
-        for (s, e) in said.iter().zip(expected) {
-            assert!(s.contains(e), "{s} lacks {e}");
-        }
+        assert_problems(
+            text,
+            &[
+                "line 6, column 5: key `cohorts[1]`",
+                "line 8, column 5: key `cohorts[2].labl`",
+                "line 11, column 7: key `analysis.landmarks[0]`: invalid type: string \"six\"",
+                "line 13, column 7: key `analysis.landmarks[2]`: invalid type: string \"twelve\"",
+                "line 15, column 17: key `output.formats[1]`: unknown variant `htm`",
+                "line 15, column 22: key `output.formats[2]`: unknown variant `pptz`",
+                "line 16, column 3: key `output.formatz`",
+            ],
+        );
         assert_eq!(
             key_before_removals("a[1].b", &[("a".into(), 0), ("a".into(), 1)]),
             "a[3].b"
