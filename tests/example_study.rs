@@ -396,8 +396,10 @@ fn outputs_match_the_recorded_hashes() {
 }
 
 /// Every text of every figure the build writes (with its title, description and `role`) is
-/// drawn from glyph masks in its PNG: nothing added to a written figure may send its text
-/// back to usvg's slow path (the accessibility attributes once did, unnoticed).
+/// drawn from glyph masks in its PNG, and every bar, grid line, tick and step curve (each
+/// rectangle but the background, each polyline of horizontal and vertical segments) is
+/// filled straight into the pixels: nothing added to a written figure may send them back to
+/// usvg's slow path (the accessibility attributes once did, unnoticed).
 #[test]
 fn written_figures_keep_their_text_on_the_glyph_path() {
     let (_out, study) = build_example();
@@ -413,6 +415,29 @@ fn written_figures_keep_their_text_on_the_glyph_path() {
         assert_eq!(
             readout::plots::glyph_drawn_texts(&svg),
             texts,
+            "{}",
+            path.display()
+        );
+        let aligned = |points: &str| {
+            let xy: Vec<(&str, &str)> = points
+                .split_whitespace()
+                .map(|p| p.split_once(',').expect("x,y"))
+                .collect();
+            xy.windows(2).all(|w| w[0].0 == w[1].0 || w[0].1 == w[1].1)
+        };
+        let polylines = svg
+            .split("<polyline")
+            .skip(1)
+            .filter(|e| {
+                let points = e.split("points=\"").nth(1).expect("points");
+                aligned(&points[..points.find('"').expect("end")])
+            })
+            .count();
+        let shapes = svg.matches("<rect").count() - 1 + polylines;
+        assert!(shapes > 0, "{}", path.display());
+        assert_eq!(
+            readout::plots::pixel_filled_shapes(&svg),
+            shapes,
             "{}",
             path.display()
         );

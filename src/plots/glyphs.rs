@@ -30,6 +30,7 @@ use resvg::tiny_skia::{
 use rustybuzz::ttf_parser::{GlyphId, OutlineBuilder, Rect};
 use rustybuzz::{Face, UnicodeBuffer};
 
+use super::boxes::Boxes;
 use super::style::FONT_BYTES;
 
 /// The id prefix of the groups that hold the SVG's elements between two texts taken out.
@@ -47,8 +48,8 @@ pub(super) struct Split {
     /// The SVG without the texts; the elements between two texts are wrapped in a group with
     /// the id `readout-run-<k>` (`k` counting from 0).
     pub svg: String,
-    /// The texts, in document order.
-    pub texts: Vec<PlainText>,
+    /// The texts and shapes taken out, in document order.
+    pub items: Vec<Taken>,
     /// The figure's background when it is painted first by a plain opaque rectangle from the
     /// origin at least the root's size: that element is then wrapped in the group
     /// [`BACKGROUND_ID`], which the rasteriser may skip after filling the pixels itself.
@@ -66,12 +67,26 @@ pub(super) struct Background {
     pub height: f32,
 }
 
+/// An element taken out of the SVG and drawn here, after the runs of other elements it
+/// follows.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Taken {
+    /// Drawn after group `readout-run-<k>` for every `k < before_run`, and before the others.
+    pub before_run: usize,
+    pub item: Item,
+}
+
+/// What an element taken out is.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Item {
+    Text(PlainText),
+    /// Opaque axis-aligned shapes on the pixel grid ([`super::boxes`]).
+    Boxes(Boxes),
+}
+
 /// A `<text>` element drawn here rather than by usvg.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct PlainText {
-    /// The run of other elements it follows: drawn after group `readout-run-<k>` for every
-    /// `k < before_run`, and before the others.
-    pub before_run: usize,
     /// The text after XML white-space handling.
     text: String,
     /// Where the first glyph's origin is before anchoring (`x + dx`, `y + dy`), in user units.
@@ -94,7 +109,20 @@ enum Anchor {
 /// others, if any, resvg draws): every text of this crate's figures, which a test checks so a
 /// change to how figures write text cannot silently leave the fast path.
 pub fn glyph_drawn_texts(svg: &str) -> usize {
-    split(svg).map_or(0, |s| s.texts.len())
+    split(svg, super::png::PNG_SCALE).map_or(0, |s| {
+        let texts = s.items.iter().filter(|t| matches!(t.item, Item::Text(_)));
+        texts.count()
+    })
+}
+
+/// How many of `svg`'s elements [`super::svg_to_png`] fills straight into the pixels at the
+/// PNG scale (see the `boxes` module): a test checks that every bar, grid line and step curve
+/// of this crate's figures is.
+pub fn pixel_filled_shapes(svg: &str) -> usize {
+    split(svg, super::png::PNG_SCALE).map_or(0, |s| {
+        let shapes = s.items.iter().filter(|t| matches!(t.item, Item::Boxes(_)));
+        shapes.count()
+    })
 }
 
 /// The run a node of the split SVG's root is (`None` for any other node).
@@ -105,10 +133,13 @@ pub(super) fn run_index(node: &resvg::usvg::Node) -> Option<usize> {
     }
 }
 
-/// Takes the plain texts out of `svg`, or `None` when the document has none to take or is
-/// outside what this module understands (then usvg draws everything).
-pub(super) fn split(svg: &str) -> Option<Split> {
-    if !svg.contains("<text")
+/// Takes the plain texts out of `svg`, and the shapes that fall on the pixel grid at `scale`
+/// device pixels per user unit, or `None` when the document has none to take or is outside
+/// what this module understands (then usvg draws everything).
+pub(super) fn split(svg: &str, scale: f32) -> Option<Split> {
+    if !["<text", "<rect", "<polyline"]
+        .iter()
+        .any(|t| svg.contains(t))
         || svg.contains(RUN_ID)
         || svg.contains(BACKGROUND_ID)
         || face().is_none()
@@ -125,7 +156,7 @@ pub(super) fn split(svg: &str) -> Option<Split> {
     let last = root.last_child()?;
     let mut out = String::with_capacity(svg.len());
     out.push_str(&svg[..first.range().start]);
-    let mut texts = Vec::new();
+    let mut items = Vec::new();
     let mut run = 0;
     let mut open = false;
     let mut background = None;
@@ -147,15 +178,18 @@ pub(super) fn split(svg: &str) -> Option<Split> {
             painted = !matches!(child.tag_name().name(), "title" | "desc")
                 || child.tag_name().namespace() != Some(SVG_NS);
         }
-        if let Some(text) = plain_text(&child) {
+        let item = plain_text(&child)
+            .map(Item::Text)
+            .or_else(|| super::boxes::plain(&child, scale).map(Item::Boxes));
+        if let Some(item) = item {
             if open {
                 out.push_str("</g>");
                 open = false;
                 run += 1;
             }
-            texts.push(PlainText {
+            items.push(Taken {
                 before_run: run,
-                ..text
+                item,
             });
         } else if child.is_text() && !open && child.text().is_some_and(|t| t.trim().is_empty()) {
             // White space between elements draws nothing: no run of its own.
@@ -170,7 +204,7 @@ pub(super) fn split(svg: &str) -> Option<Split> {
             out.push_str(&svg[child.range()]);
         }
     }
-    if texts.is_empty() {
+    if items.is_empty() {
         return None;
     }
     if open {
@@ -180,7 +214,7 @@ pub(super) fn split(svg: &str) -> Option<Split> {
     out.push_str(&svg[last.range().end..]);
     Some(Split {
         svg: out,
-        texts,
+        items,
         background,
     })
 }
@@ -224,7 +258,7 @@ fn plain_background(node: &roxmltree::Node, root: &roxmltree::Node) -> Option<Ba
     (fill && b.width >= root_w && b.height >= root_h).then_some(b)
 }
 
-const SVG_NS: &str = "http://www.w3.org/2000/svg";
+pub(super) const SVG_NS: &str = "http://www.w3.org/2000/svg";
 
 /// The root is an `<svg>` whose user units are its pixels and that passes nothing on to its
 /// children, written without a prefix and with SVG as the default namespace (the groups added
@@ -322,7 +356,6 @@ fn plain_text(node: &roxmltree::Node) -> Option<PlainText> {
         }
     }
     Some(PlainText {
-        before_run: 0,
         text,
         origin: (x + dx, y + dy),
         anchor,
@@ -377,7 +410,7 @@ fn right_to_left(c: char) -> bool {
 
 /// A number written plainly: an optional minus, digits, and optionally a point and digits
 /// (what usvg reads the same way; exponents, a plus sign, spaces and the like are left to it).
-fn plain_number(v: &str) -> Option<f32> {
+pub(super) fn plain_number(v: &str) -> Option<f32> {
     let digits = v.strip_prefix('-').unwrap_or(v);
     let (whole, fraction) = digits.split_once('.').unwrap_or((digits, "0"));
     let plain = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
@@ -401,7 +434,7 @@ fn length(v: &str, font_size: f32) -> Option<f32> {
     Some(plain_number(number)? * factor)
 }
 
-fn hex_colour(v: &str) -> Option<[u8; 3]> {
+pub(super) fn hex_colour(v: &str) -> Option<[u8; 3]> {
     let hex = v.strip_prefix('#')?;
     if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
@@ -566,14 +599,17 @@ fn rasterise(outline: &(Path, Rect), k: f32, fx: u8, fy: u8) -> Option<Arc<Glyph
     }))
 }
 
-/// Draws the texts onto `pixmap`, whose pixels are `scale` per user unit ([`split`] only
-/// takes texts out when the font can be read).
-pub(super) fn draw(texts: &[PlainText], scale: f32, pixmap: &mut PixmapMut) {
+/// Draws the items taken out onto `pixmap`, whose pixels are `scale` per user unit (the
+/// scale they were taken out at; [`split`] only takes anything out when the font can be read).
+pub(super) fn draw(items: &[Taken], scale: f32, pixmap: &mut PixmapMut) {
     let Some(face) = face() else {
         return;
     };
-    for text in texts {
-        draw_text(face, text, scale, pixmap);
+    for taken in items {
+        match &taken.item {
+            Item::Text(text) => draw_text(face, text, scale, pixmap),
+            Item::Boxes(boxes) => super::boxes::fill(boxes, pixmap),
+        }
     }
 }
 
@@ -756,6 +792,18 @@ mod tests {
         )
     }
 
+    /// The texts taken out, each with the run it follows.
+    fn texts(split: &Split) -> Vec<(&PlainText, usize)> {
+        split
+            .items
+            .iter()
+            .filter_map(|t| match &t.item {
+                Item::Text(text) => Some((text, t.before_run)),
+                Item::Boxes(_) => None,
+            })
+            .collect()
+    }
+
     const PLAIN: &str = r##"<text x="10" y="20" font-size="16" fill="#4D4D4D">a</text>"##;
 
     #[test]
@@ -770,14 +818,13 @@ Title &amp; more
 <polyline points="0,0 10,10" stroke="black"/>
 {PLAIN}"##
         ));
-        let split = split(&doc).expect("plain texts");
-        let texts: Vec<(&str, usize)> = split
-            .texts
-            .iter()
-            .map(|t| (t.text.as_str(), t.before_run))
+        let split = split(&doc, 2.0).expect("plain texts");
+        let taken: Vec<(&str, usize)> = texts(&split)
+            .into_iter()
+            .map(|(t, run)| (t.text.as_str(), run))
             .collect();
         // The rectangle paints the whole root first: the background, not a run.
-        assert_eq!(texts, [("Title & more", 0), ("Axis", 0), ("a", 1)]);
+        assert_eq!(taken, [("Title & more", 0), ("Axis", 0), ("a", 1)]);
         assert_eq!(
             split.background,
             Some(Background {
@@ -786,13 +833,13 @@ Title &amp; more
                 height: 100.0
             })
         );
-        let title = &split.texts[0];
+        let title = texts(&split)[0].0;
         assert_eq!(title.origin, (100.0, 10.0 + 0.76 * 20.0));
         assert_eq!(
             (title.anchor, title.size, title.colour),
             (Anchor::Middle, 20.0, [0x11, 0x22, 0x33])
         );
-        let axis = &split.texts[1];
+        let axis = texts(&split)[1].0;
         assert_eq!(axis.origin, (5.0, 50.0 + 0.5 * 14.0 / 2.0));
         assert_eq!((axis.anchor, axis.colour), (Anchor::End, [0, 0x72, 0xB2]));
         assert_eq!(axis.rotate, Some((270.0, 5.0, 50.0)));
@@ -824,7 +871,7 @@ Title &amp; more
 
     #[test]
     fn only_a_plain_rectangle_over_the_whole_root_painted_first_is_the_background() {
-        let background = |body: &str| split(&svg(&format!("{body}{PLAIN}")))?.background;
+        let background = |body: &str| split(&svg(&format!("{body}{PLAIN}")), 2.0)?.background;
         let whole = r##"<rect x="0" y="0" width="200" height="100" fill="#369" opacity="1" stroke="none"/>"##;
         assert_eq!(
             background(&format!("<title>t</title><desc>d</desc>{whole}")).map(|b| b.colour),
@@ -892,8 +939,8 @@ Title &amp; more
             r##"<text x="1" y="2" font-size="16" transform="rotate(90,)">a</text>"##,
         ];
         for text in kept {
-            let split = split(&svg(&format!("{text}{PLAIN}"))).expect("the plain text");
-            assert_eq!(split.texts.len(), 1, "{text}");
+            let split = split(&svg(&format!("{text}{PLAIN}")), 2.0).expect("the plain text");
+            assert_eq!(texts(&split).len(), 1, "{text}");
             assert!(split.svg.contains(text), "{text} was not kept");
         }
     }
@@ -920,22 +967,22 @@ Title &amp; more
             format!(r#"<svg width="20" height="10" xmlns="http://www.w3.org/2000/svg"><g id="readout-run-0"/>{PLAIN}</svg>"#),
         ];
         for doc in &whole {
-            assert!(split(doc).is_none(), "{doc}");
+            assert!(split(doc, 2.0).is_none(), "{doc}");
         }
         // Without a viewBox, or with one equal to the size, the document is split.
         let plain = format!(
             r#"<svg width="20px" height="10" xmlns="http://www.w3.org/2000/svg">{PLAIN}</svg>"#
         );
-        assert!(split(&plain).is_some());
+        assert!(split(&plain, 2.0).is_some());
         let plain = format!(
             r#"<svg width="20" height="10" viewBox="0,0,20,10" xmlns="http://www.w3.org/2000/svg">{PLAIN}</svg>"#
         );
-        assert!(split(&plain).is_some());
+        assert!(split(&plain, 2.0).is_some());
         // What follows the root's last child is kept as written.
         let tail = format!(
             "<svg width=\"20\" height=\"10\" xmlns=\"http://www.w3.org/2000/svg\"><rect width=\"1\" height=\"1\"/>{PLAIN}</svg >\n<!-- end -->"
         );
-        let split = split(&tail).expect("plain");
+        let split = split(&tail, 2.0).expect("plain");
         assert!(
             split.svg.ends_with("</g></svg >\n<!-- end -->"),
             "{}",

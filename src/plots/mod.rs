@@ -15,6 +15,7 @@
 mod ae;
 mod ae_dot;
 mod axis;
+mod boxes;
 mod canvas;
 mod forest;
 mod glyphs;
@@ -28,7 +29,7 @@ mod waterfall;
 pub use ae::{ae_bars, ae_bars_by_arm, ae_bars_labelled, AeArm, AeBar};
 pub use ae_dot::{ae_dot, AeDotRow};
 pub use forest::{forest, forest_of, ForestRow, Ratio};
-pub use glyphs::glyph_drawn_texts;
+pub use glyphs::{glyph_drawn_texts, pixel_filled_shapes};
 
 /// The width of `text` in ems of the figures' font (DejaVu Sans): its width at any size is
 /// this times the size. For laying out text outside figures (the poster); 0 if the embedded

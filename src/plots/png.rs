@@ -90,7 +90,7 @@ pub fn figure_png(svg: &str) -> Result<Vec<u8>, PlotError> {
 
 /// [`svg_to_png`]; with `fit`, a smaller scale where `scale` would pass [`MAX_SIDE`]; with
 /// `glyph_text` false, every text drawn by resvg.
-fn rasterise(svg: &str, scale: f32, fit: bool, glyph_text: bool) -> Result<Vec<u8>, PlotError> {
+fn rasterise(svg: &str, mut scale: f32, fit: bool, glyph_text: bool) -> Result<Vec<u8>, PlotError> {
     if !(scale.is_finite() && scale > 0.0) {
         return Err(PlotError::InvalidInput(format!(
             "PNG scale must be a positive number, not {scale}"
@@ -101,17 +101,22 @@ fn rasterise(svg: &str, scale: f32, fit: bool, glyph_text: bool) -> Result<Vec<u
         fontdb: font_db(),
         ..Options::default()
     };
-    let split = glyph_text.then(|| glyphs::split(svg)).flatten();
-    let source = split.as_ref().map_or(svg, |s| s.svg.as_str());
-    let tree = Tree::from_str(source, &options).map_err(|e| PlotError::Raster(e.to_string()))?;
+    let take = |scale: f32| -> Result<_, PlotError> {
+        let split = glyph_text.then(|| glyphs::split(svg, scale)).flatten();
+        let source = split.as_ref().map_or(svg, |s| s.svg.as_str());
+        let tree =
+            Tree::from_str(source, &options).map_err(|e| PlotError::Raster(e.to_string()))?;
+        Ok((split, tree))
+    };
+    let (mut split, mut tree) = take(scale)?;
     let size = tree.size();
     let side = size.width().max(size.height());
-    let scale = if fit && side * scale > MAX_SIDE {
-        // A hair under the limit, so that rounding up cannot pass it.
-        MAX_SIDE / side * (1.0 - 1e-6)
-    } else {
-        scale
-    };
+    if fit && side * scale > MAX_SIDE {
+        // A hair under the limit, so that rounding up cannot pass it; the shapes taken out
+        // are taken again for their edges at this scale.
+        scale = MAX_SIDE / side * (1.0 - 1e-6);
+        (split, tree) = take(scale)?;
+    }
     let (w, h) = (
         (size.width() * scale).ceil(),
         (size.height() * scale).ceil(),
@@ -161,8 +166,9 @@ fn rasterise(svg: &str, scale: f32, fit: bool, glyph_text: bool) -> Result<Vec<u
     })
 }
 
-/// Renders an SVG whose plain texts were taken out ([`glyphs::split`]): the groups of other
-/// elements by resvg, each text after the group it followed, so the painting order is kept;
+/// Renders an SVG whose plain texts and shapes were taken out ([`glyphs::split`]): the groups
+/// of other elements by resvg, each item taken after the group it followed, so the painting
+/// order is kept;
 /// with `filled`, the background group is skipped (its colour is already in the pixels).
 fn render_split(
     tree: &Tree,
@@ -172,22 +178,22 @@ fn render_split(
     pixmap: &mut PixmapMut,
 ) {
     let root = Transform::from_scale(scale, scale);
-    let mut texts = &split.texts[..];
+    let mut items = &split.items[..];
     for node in tree.root().children() {
         if filled && node.id() == glyphs::BACKGROUND_ID {
             continue;
         }
         if let Some(run) = glyphs::run_index(node) {
-            let before = texts.partition_point(|t| t.before_run <= run);
-            glyphs::draw(&texts[..before], scale, pixmap);
-            texts = &texts[before..];
+            let before = items.partition_point(|t| t.before_run <= run);
+            glyphs::draw(&items[..before], scale, pixmap);
+            items = &items[before..];
         }
         // resvg draws a node at its bounding box's corner; undo that shift.
         if let Some(bbox) = node.abs_layer_bounding_box() {
             resvg::render_node(node, root.pre_translate(bbox.x(), bbox.y()), pixmap);
         }
     }
-    glyphs::draw(texts, scale, pixmap);
+    glyphs::draw(items, scale, pixmap);
 }
 
 /// PNG bytes of the pixels in `scratch` (`width` × `height`, premultiplied RGBA), compressed
@@ -364,7 +370,7 @@ mod tests {
         ];
         for text in texts {
             let svg = page(text);
-            assert!(glyphs::split(&svg).is_some(), "{text} should be plain");
+            assert!(glyphs::split(&svg, 2.0).is_some(), "{text} should be plain");
             for scale in [1.0, 2.0, 3.3] {
                 let (ours, theirs) = both(&svg, scale);
                 let (a, b) = (ink(&ours).unwrap(), ink(&theirs).unwrap());
@@ -414,7 +420,7 @@ mod tests {
         let covered = page(
             r##"<text x="10" y="60" font-size="20" fill="#000">hidden</text><rect x="0" y="0" width="300" height="120" fill="#FFFFFF"/>"##,
         );
-        assert!(glyphs::split(&covered).is_some());
+        assert!(glyphs::split(&covered, 2.0).is_some());
         assert_eq!(ink(&both(&covered, 2.0).0), None);
         assert_eq!(
             rasterise(&covered, 2.0, false, true).unwrap(),
@@ -450,6 +456,78 @@ mod tests {
     }
 
     #[test]
+    fn shapes_filled_directly_give_the_pixels_resvg_gives() {
+        // Pseudo-random bars and step lines on whole and half units, some reaching past the
+        // image, some with repeated points and segments shorter than the stroke is wide, over
+        // a translucent and a diagonal shape so the painting order shows.
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        for case in 0..100 {
+            let mut body = String::from(
+                r##"<polygon fill-opacity="0.18" fill="#0072B2" points="5,5 90,5 90,50 5,50"/><polyline fill="none" opacity="1" stroke="#D55E00" stroke-width="2" points="0,0 100,60"/>"##,
+            );
+            let colour = |v: u64| format!("#{:06X}", v & 0xff_ffff);
+            for _ in 0..12 {
+                let half = |n: u64, next: &mut dyn FnMut(u64) -> u64| {
+                    let v = next(n) as f64 - 10.0;
+                    if next(3) == 0 {
+                        v + 0.5
+                    } else {
+                        v
+                    }
+                };
+                if next(2) == 0 {
+                    let (x, y) = (half(110, &mut next), half(70, &mut next));
+                    let (w, h) = (next(40) as f64 + 0.5 * next(2) as f64, next(20) as f64);
+                    body.push_str(&format!(
+                        r#"<rect x="{x}" y="{y}" width="{w}" height="{h}" opacity="1" fill="{}" stroke="none"/>"#,
+                        colour(next(1 << 24))
+                    ));
+                } else {
+                    let (mut x, mut y) = (half(110, &mut next), half(70, &mut next));
+                    let mut points = format!("{x},{y} ");
+                    let mut horizontal = next(2) == 0;
+                    for _ in 0..1 + next(6) {
+                        let step = next(12) as f64;
+                        if horizontal {
+                            x += step
+                        } else {
+                            y += step
+                        }
+                        points.push_str(&format!("{x},{y} "));
+                        horizontal = !horizontal;
+                    }
+                    body.push_str(&format!(
+                        r#"<polyline fill="none" opacity="1" stroke="{}" stroke-width="{}" points="{points}"/>"#,
+                        colour(next(1 << 24)),
+                        1 + next(9)
+                    ));
+                }
+            }
+            let svg = format!(
+                r##"<svg width="100" height="60" xmlns="http://www.w3.org/2000/svg"><rect width="100" height="60" fill="#FFFFFF"/>{body}</svg>"##
+            );
+            for scale in [2.0, 1.0, 1.5] {
+                let (ours, reference) = both(&svg, scale);
+                assert!(
+                    ours.data() == reference.data(),
+                    "case {case} at scale {scale}: {svg}"
+                );
+            }
+        }
+        // The example's kinds of shape are taken at scale 2.
+        let svg = page(
+            r##"<rect x="10" y="20" width="30" height="5" opacity="1" fill="#56B4E9" stroke="none"/><polyline fill="none" opacity="1" stroke="#0072B2" stroke-width="3" points="10,10 20,10 20,10 20,30 40,30"/>"##,
+        );
+        assert_eq!(glyphs::pixel_filled_shapes(&svg), 2);
+    }
+
+    #[test]
     fn a_background_filled_directly_gives_the_pixels_resvg_gives() {
         // An empty text keeps the glyph path (so the background is filled directly) without
         // drawing anything; at scale 1.5 the 201-wide root ends inside a pixel, so there the
@@ -462,7 +540,7 @@ mod tests {
             let svg = format!(
                 r##"<svg width="{width}" height="60" xmlns="http://www.w3.org/2000/svg" role="img"><title>t</title><rect x="0" y="0" width="{width}" height="60" fill="{colour}" opacity="1" stroke="none"/><text x="3" y="9" font-size="12"></text><circle cx="50" cy="30" r="20" fill="#D55E00"/></svg>"##
             );
-            assert!(glyphs::split(&svg).is_some_and(|s| s.background.is_some()));
+            assert!(glyphs::split(&svg, scale).is_some_and(|s| s.background.is_some()));
             let (ours, reference) = both(&svg, scale);
             assert!(ours.data() == reference.data(), "{colour} {width} {scale}");
         }
@@ -477,7 +555,7 @@ mod tests {
             r##"<text x="10" y="60" font-size="20" font-weight="bold">bold</text>"##,
         ] {
             let svg = page(text);
-            assert!(glyphs::split(&svg).is_none(), "{text}");
+            assert!(glyphs::split(&svg, 2.0).is_none(), "{text}");
             assert_eq!(
                 rasterise(&svg, 2.0, false, true).unwrap(),
                 rasterise(&svg, 2.0, false, false).unwrap()
