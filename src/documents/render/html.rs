@@ -79,8 +79,10 @@ pub fn remove_unsafe_urls(html: &str) -> Cow<'_, str> {
                 .iter()
                 .take_while(|b| !b.is_ascii_whitespace() && !matches!(b, b'/' | b'>'))
                 .count();
-        let name = html[lt + 1..name_end].to_ascii_lowercase();
-        if name == "svg" || name == "math" {
+        // Names compared without regard to case, as HTML reads them (not lowercased into
+        // a new string: an inline figure has hundreds of tags).
+        let name = &html[lt + 1..name_end];
+        if name.eq_ignore_ascii_case("svg") || name.eq_ignore_ascii_case("math") {
             foreign += 1;
         }
         let mut j = name_end;
@@ -103,7 +105,7 @@ pub fn remove_unsafe_urls(html: &str) -> Cow<'_, str> {
             if j == attr_start {
                 j += 1;
             }
-            let attr = html[attr_start..j].to_ascii_lowercase();
+            let attr = &html[attr_start..j];
             let mut k = j;
             while k < bytes.len() && bytes[k].is_ascii_whitespace() {
                 k += 1;
@@ -132,13 +134,14 @@ pub fn remove_unsafe_urls(html: &str) -> Cow<'_, str> {
                 j = after;
             }
             if let Some(value) = value {
-                if URL_ATTRIBUTES.contains(&attr.as_str()) && !safe_target(&attr, value) {
+                let url = URL_ATTRIBUTES.iter().find(|a| a.eq_ignore_ascii_case(attr));
+                if url.is_some_and(|attr| !safe_target(attr, value)) {
                     remove.push((attr_start, j));
                 }
             }
         }
         i = (j + 1).min(bytes.len());
-        if foreign == 0 && RAW_TEXT.contains(&name.as_str()) {
+        if foreign == 0 && RAW_TEXT.iter().any(|t| t.eq_ignore_ascii_case(name)) {
             let close = format!("</{name}");
             i = find_ignoring_case(&html[i..], &close).map_or(bytes.len(), |e| i + e);
         }
