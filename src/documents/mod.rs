@@ -113,6 +113,7 @@ pub fn render_documents(
             .as_ref()
             .map(|c| c.sections())
             .unwrap_or_default(),
+        tera: Default::default(),
     };
     // Unsafe links and raw HTML from the config's texts (or a user template) made text: the
     // Markdown file is read by other tools, which would make them live.

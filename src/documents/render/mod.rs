@@ -120,6 +120,29 @@ pub struct DocumentContext<'a> {
     pub sentences: BTreeMap<String, Vec<String>>,
     /// The abstract's section names (`output.conference.sections`).
     pub headings: crate::config::SectionNames,
+    /// These fields as Tera's context, serialised at the first render and reused by the
+    /// others (serialising the figures and the report for each of a cohort's eight renders
+    /// was a tenth of its documents; docs/PERFORMANCE.md). Only `body`, `methods_statistics`
+    /// and `sentences` are read again at each render: the others are fixed by then.
+    #[serde(skip)]
+    pub tera: std::sync::Mutex<Option<Context>>,
+}
+
+impl DocumentContext<'_> {
+    /// Calls `f` with this context as Tera's, made once, its changing fields current.
+    fn with_tera<R>(&self, f: impl FnOnce(&Context) -> R) -> tera::Result<R> {
+        let mut made = self.tera.lock().unwrap_or_else(|p| p.into_inner());
+        let context = match &mut *made {
+            Some(context) => {
+                context.insert("body", &self.body);
+                context.insert("methods_statistics", &self.methods_statistics);
+                context.insert("sentences", &self.sentences);
+                context
+            }
+            None => made.insert(Context::from_serialize(self)?),
+        };
+        Ok(f(context))
+    }
 }
 
 /// The cohort's own texts.
@@ -256,11 +279,11 @@ impl Renderer {
 
     /// Renders one template for one cohort. Decimals come from the cohort's settings.
     pub fn render(&self, name: &str, ctx: &DocumentContext<'_>) -> Result<String> {
-        let context = Context::from_serialize(ctx).map_err(|e| self.error(name, &e))?;
         // The figures and the body are the template's input: it may print them whole on top
         // of what the document limit allows it to write itself.
         let given = ctx.figures.iter().map(|f| f.svg.len()).sum::<usize>() + ctx.body.len();
-        self.render_context(name, &context, ctx.analysis, given, false)
+        ctx.with_tera(|context| self.render_context(name, context, ctx.analysis, given, false))
+            .map_err(|e| self.error(name, &e))?
     }
 
     /// Renders one template with tracing on (`documents::trace`): the text with its numbers
@@ -270,12 +293,15 @@ impl Renderer {
         name: &str,
         ctx: &DocumentContext<'_>,
     ) -> Result<(String, Vec<crate::documents::trace::Entry>)> {
-        let context = Context::from_serialize(ctx).map_err(|e| self.error(name, &e))?;
         let given = ctx.figures.iter().map(|f| f.svg.len()).sum::<usize>() + ctx.body.len();
-        let sources = trace_sources(&context, ctx);
-        let (text, entries) = crate::documents::trace::traced(sources, || {
-            self.render_context(name, &context, ctx.analysis, given, true)
-        });
+        let (text, entries) = ctx
+            .with_tera(|context| {
+                let sources = trace_sources(context, ctx);
+                crate::documents::trace::traced(sources, || {
+                    self.render_context(name, context, ctx.analysis, given, true)
+                })
+            })
+            .map_err(|e| self.error(name, &e))?;
         Ok((text?, entries))
     }
 
