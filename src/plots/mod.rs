@@ -17,6 +17,7 @@ mod ae_dot;
 mod axis;
 mod boxes;
 mod canvas;
+mod deflate;
 mod forest;
 mod glyphs;
 mod km;

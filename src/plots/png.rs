@@ -210,22 +210,24 @@ fn render_split(
 fn encode_png(scratch: &mut Scratch, width: u32, height: u32) -> Result<Vec<u8>, PlotError> {
     let raster = |e: std::io::Error| PlotError::Raster(e.to_string());
     let Scratch { pixels, row, zlib } = scratch;
-    demultiply(pixels);
     let stride = width as usize * 4;
     row.clear();
     row.resize(stride + 1, 0);
     row[0] = SUB_FILTER;
     zlib.clear();
-    let mut compressor = fdeflate::Compressor::new(&mut *zlib).map_err(raster)?;
-    for line in pixels.chunks_exact(stride) {
+    let mut compressor = super::deflate::Compressor::new(zlib);
+    for line in pixels.chunks_exact_mut(stride) {
+        // Row by row while the row is in the cache (an opaque pixel is the same either way).
+        demultiply(line);
+        let line = &*line;
         let filtered = &mut row[1..];
         filtered[..4].copy_from_slice(&line[..4]);
         for ((out, &byte), &left) in filtered[4..].iter_mut().zip(&line[4..]).zip(line) {
             *out = byte.wrapping_sub(left);
         }
-        compressor.write_data(row).map_err(raster)?;
+        compressor.write_data(row);
     }
-    compressor.finish().map_err(raster)?;
+    compressor.finish();
     // As the png crate does: when the fast level does not shrink the rows (noise, photographs),
     // store them unfiltered instead.
     let raw = (stride + 1) * height as usize;
@@ -262,7 +264,8 @@ fn encode_png(scratch: &mut Scratch, width: u32, height: u32) -> Result<Vec<u8>,
 const SUB_FILTER: u8 = 1;
 
 /// Turns premultiplied RGBA into straight RGBA in place, unless every pixel is opaque (the
-/// two are then the same bytes).
+/// two are then the same bytes; demultiplying leaves an opaque pixel as it is, so this may
+/// be done to any part of an image at a time).
 fn demultiply(pixels: &mut [u8]) {
     // Every alpha byte 255: AND all 8-byte words (two pixels each; no early exit, so the
     // loop vectorises), then look at the alpha bytes of the result and of an odd last pixel.
