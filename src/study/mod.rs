@@ -38,6 +38,8 @@ pub struct LoadedStudy {
 struct Templates {
     /// The templates folder, to parse again and report the error of templates that failed.
     dir: Option<PathBuf>,
+    /// Built-ins the config's documents cannot reach, left unparsed.
+    skip: Vec<&'static str>,
     /// The parsed templates, once known (`None`: they did not parse).
     parsed: std::sync::OnceLock<Option<Renderer>>,
     /// The thread parsing the built-ins, until the first document joins it.
@@ -46,22 +48,28 @@ struct Templates {
 
 impl Templates {
     /// Parses the templates of `dir` now, or with no folder starts parsing the built-ins.
-    fn start(dir: Option<PathBuf>) -> Templates {
+    fn start(dir: Option<PathBuf>, skip: Vec<&'static str>) -> Templates {
         let parsed = std::sync::OnceLock::new();
         let mut parsing = None;
         match &dir {
             Some(dir) => {
-                let _ = parsed.set(timing::stage("templates", || Renderer::new(Some(dir)).ok()));
+                let _ = parsed.set(timing::stage("templates", || {
+                    Renderer::without(Some(dir), &skip).ok()
+                }));
             }
             None => {
+                let skip = skip.clone();
                 parsing = std::thread::Builder::new()
                     .name("templates".to_string())
-                    .spawn(|| timing::stage("templates", || Renderer::new(None).ok()))
+                    .spawn(move || {
+                        timing::stage("templates", || Renderer::without(None, &skip).ok())
+                    })
                     .ok();
             }
         }
         Templates {
             dir,
+            skip,
             parsed,
             parsing: std::sync::Mutex::new(parsing),
         }
@@ -75,14 +83,16 @@ impl Templates {
             match thread.map(std::thread::JoinHandle::join) {
                 Some(Ok(parsed)) => parsed,
                 // No thread could be started, or it panicked: parsed here instead.
-                _ => Renderer::new(self.dir.as_deref()).ok(),
+                _ => Renderer::without(self.dir.as_deref(), &self.skip).ok(),
             }
         });
         match parsed {
             Some(renderer) => Ok(renderer),
-            None => Err(Renderer::new(self.dir.as_deref()).err().unwrap_or_else(|| {
-                Error::Internal("the templates parsed, then failed to parse".to_string())
-            })),
+            None => Err(Renderer::without(self.dir.as_deref(), &self.skip)
+                .err()
+                .unwrap_or_else(|| {
+                    Error::Internal("the templates parsed, then failed to parse".to_string())
+                })),
         }
     }
 }
@@ -133,7 +143,10 @@ pub fn load_study(mut config: LoadedConfig) -> Result<LoadedStudy> {
     };
     let (data, templates) = rayon::join(
         || timing::stage("load", || load::load_study(&config)),
-        || Templates::start(template_dir(&config)),
+        || {
+            let skip = crate::documents::render::unreachable_builtins(&config.config);
+            Templates::start(template_dir(&config), skip)
+        },
     );
     let mut data = data?;
     crate::study::fits::fit_to_data(&mut config, &data)?;

@@ -78,6 +78,27 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
     ("base.css", include_str!("../../../templates/base.css")),
 ];
 
+/// The built-in templates a build's documents cannot reach, left unparsed when the config has
+/// no templates of its own (they were a third of parsing the built-ins; docs/PERFORMANCE.md):
+/// the arms' results part when no cohort has arms (`abstract.md` and `abstract.txt` include
+/// it only for a cohort with comparisons, which only arms make), `slides.txt` without `pptx`
+/// and `poster.txt` without `poster`.
+pub fn unreachable_builtins(config: &crate::config::StudyConfig) -> Vec<&'static str> {
+    use crate::config::Format;
+    let formats = &config.output.formats;
+    let mut skip = Vec::new();
+    if config.cohorts.iter().all(|c| c.arms.is_none()) {
+        skip.push("abstract-results-arms.txt");
+    }
+    if !formats.contains(&Format::Pptx) {
+        skip.push("slides.txt");
+    }
+    if !formats.contains(&Format::Poster) {
+        skip.push("poster.txt");
+    }
+    skip
+}
+
 /// Everything a cohort's documents are rendered from.
 #[derive(Debug, Serialize)]
 pub struct DocumentContext<'a> {
@@ -181,6 +202,8 @@ pub struct Renderer {
     /// Whether any template came from the user (`output.templates`, [`Renderer::with_templates`]):
     /// then every HTML document goes through [`html::sanitize_document`].
     user_templates: bool,
+    /// Built-ins left unparsed ([`unreachable_builtins`]).
+    skipped: Vec<&'static str>,
     /// Ready instances with the filters of one set of settings, by (percent decimals, time
     /// decimals, CI level, Markdown escaping): the templates are cloned once per set of
     /// settings, not once per document (docs/PERFORMANCE.md).
@@ -196,6 +219,12 @@ impl Renderer {
     /// it (the others stay), and any other `.md`, `.txt`, `.html` or `.css` file is added so a
     /// user template can include or extend it.
     pub fn new(user_dir: Option<&Path>) -> Result<Renderer> {
+        Renderer::without(user_dir, &[])
+    }
+
+    /// [`Renderer::new`], leaving the built-ins of `skip` unparsed unless `user_dir` holds
+    /// templates (which may include any built-in).
+    pub fn without(user_dir: Option<&Path>, skip: &[&'static str]) -> Result<Renderer> {
         let mut user = Vec::new();
         if let Some(dir) = user_dir {
             for (name, path) in user_template_files(dir)? {
@@ -203,7 +232,8 @@ impl Renderer {
                 user.push((name, Some(path), text));
             }
         }
-        Renderer::with_sources(user)
+        let skip = if user.is_empty() { skip } else { &[] };
+        Renderer::with_sources(user, skip)
     }
 
     /// The built-ins with `templates` (name, text) given as text rather than files: named
@@ -214,13 +244,18 @@ impl Renderer {
                 .iter()
                 .map(|(name, text)| (name.to_string(), None, text.to_string()))
                 .collect(),
+            &[],
         )
     }
 
-    fn with_sources(user: Vec<(String, Option<std::path::PathBuf>, String)>) -> Result<Renderer> {
+    fn with_sources(
+        user: Vec<(String, Option<std::path::PathBuf>, String)>,
+        skip: &[&'static str],
+    ) -> Result<Renderer> {
         let user_templates = !user.is_empty();
         let mut sources: BTreeMap<String, TemplateSource> = BUILTIN_TEMPLATES
             .iter()
+            .filter(|(name, _)| !skip.contains(name))
             .map(|(name, text)| {
                 (
                     name.to_string(),
@@ -239,6 +274,7 @@ impl Renderer {
             traced: Tera::default(),
             sources,
             user_templates,
+            skipped: skip.to_vec(),
             ready: Default::default(),
         };
         for (name, source) in &renderer.sources {
@@ -324,6 +360,11 @@ impl Renderer {
         given: usize,
         traced: bool,
     ) -> Result<String> {
+        if self.skipped.contains(&name) {
+            return Err(Error::Internal(format!(
+                "the built-in template {name} was left unparsed as unreachable, yet rendered"
+            )));
+        }
         let markdown = name.ends_with(".md");
         let key = (FilterSettings::of(analysis), markdown, traced);
         let ready = self.ready.lock().ok().and_then(|r| r.get(&key).cloned());
@@ -395,7 +436,12 @@ impl Renderer {
             sandbox::secure(&mut tera).map_err(|(_, e)| located(e.message))?;
             tera
         } else {
-            let mut tera = self.tera.clone();
+            // A text may include any built-in: those left unparsed are parsed for it.
+            let mut tera = if self.skipped.is_empty() {
+                self.tera.clone()
+            } else {
+                Renderer::with_sources(Vec::new(), &[])?.tera
+            };
             tera.add_raw_template(what, text)
                 .map_err(|e| located(error_chain(&e)))?;
             sandbox::secure_template(&mut tera, what).map_err(|e| located(e.message))?;

@@ -233,6 +233,49 @@ fn config_texts_render_alone_or_with_the_templates_they_include() {
     );
 }
 
+/// Built-ins a config cannot reach are left unparsed: the arms' part without arms, the slides
+/// without pptx, the poster without poster. A config text may still include one (it is
+/// parsed for the text), and rendering one as a document is an internal error, not a wrong
+/// document.
+#[test]
+fn unreachable_built_ins_are_not_parsed() {
+    let config = |formats: &str, arms: &str| -> crate::config::StudyConfig {
+        let yaml = format!(
+            "study: {{ id: S }}\ndata: {{ dir: d, adsl: adsl.csv }}\noutput: {{ formats: [{formats}] }}\ncohorts:\n  - {{ id: a{arms} }}\n"
+        );
+        serde_yaml::from_str(&yaml).expect("config")
+    };
+    assert_eq!(
+        unreachable_builtins(&config("md, html", "")),
+        ["abstract-results-arms.txt", "slides.txt", "poster.txt"]
+    );
+    assert_eq!(
+        unreachable_builtins(&config(
+            "md, pptx, poster",
+            ", arms: { column: ARM, reference: A }"
+        )),
+        Vec::<&str>::new()
+    );
+    let skip = unreachable_builtins(&config("md", ""));
+    let renderer = Renderer::without(None, &skip).expect("built-ins parse");
+    let study: Study = serde_json::from_value(serde_json::json!({"id": "S"})).expect("study");
+    let text = renderer
+        .render_text(
+            "cohorts.a.background",
+            "{% import \"poster.txt\" as poster %}Kept.",
+            &study,
+            &dummy_cohort(),
+            &defaults(),
+        )
+        .expect("the text parses with every built-in");
+    assert_eq!(text, "Kept.");
+    let context = serde_json::json!({});
+    let failed = renderer
+        .render_with("slides.txt", &context, &defaults())
+        .expect_err("not parsed");
+    assert!(matches!(failed, Error::Internal(_)), "{failed}");
+}
+
 fn dummy_cohort() -> CohortResults {
     CohortResults {
         id: "a".into(),
