@@ -58,7 +58,23 @@ fn device_rect([left, top, right, bottom]: [f32; 4], scale: f32) -> Option<[i64;
     ])
 }
 
-fn rect(node: &roxmltree::Node, scale: f32) -> Option<Boxes> {
+/// A plain `<rect>`: only `x`, `y`, `width` and `height`, a `#rgb`/`#rrggbb` `fill`,
+/// `opacity="1"` and `stroke="none"`, each written plainly, a width and a height given, and
+/// no children. The figures' bars and their background are such rectangles.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct PlainRect {
+    pub x: f32,
+    pub y: f32,
+    pub width: f32,
+    pub height: f32,
+    pub colour: [u8; 3],
+}
+
+/// `node` as a [`PlainRect`], or `None`.
+pub(super) fn plain_rect(node: &roxmltree::Node) -> Option<PlainRect> {
+    if !node.has_tag_name((SVG_NS, "rect")) || node.has_children() {
+        return None;
+    }
     let (mut x, mut y, mut width, mut height) = (0.0, 0.0, None, None);
     let mut colour = None;
     for attribute in node.attributes() {
@@ -77,13 +93,29 @@ fn rect(node: &roxmltree::Node, scale: f32) -> Option<Boxes> {
             _ => return None,
         }
     }
-    let (width, height) = (width?, height?);
+    Some(PlainRect {
+        x,
+        y,
+        width: width?,
+        height: height?,
+        colour: colour?,
+    })
+}
+
+fn rect(node: &roxmltree::Node, scale: f32) -> Option<Boxes> {
+    let PlainRect {
+        x,
+        y,
+        width,
+        height,
+        colour,
+    } = plain_rect(node)?;
     // A rectangle without area draws nothing: usvg drops it.
     if !(width > 0.0 && height > 0.0) {
         return None;
     }
     Some(Boxes {
-        colour: colour?,
+        colour,
         rects: vec![device_rect([x, y, x + width, y + height], scale)?],
     })
 }

@@ -107,20 +107,20 @@ enum Anchor {
 /// others, if any, resvg draws): every text of this crate's figures, which a test checks so a
 /// change to how figures write text cannot silently leave the fast path.
 pub fn glyph_drawn_texts(svg: &str) -> usize {
-    split(svg, super::png::PNG_SCALE).map_or(0, |s| {
-        let texts = s.items.iter().filter(|t| matches!(t.item, Item::Text(_)));
-        texts.count()
-    })
+    taken_at_png_scale(svg, |item| matches!(item, Item::Text(_)))
 }
 
 /// How many of `svg`'s elements [`super::svg_to_png`] fills straight into the pixels at the
 /// PNG scale (see the `boxes` module): a test checks that every bar, grid line and step curve
 /// of this crate's figures is.
 pub fn pixel_filled_shapes(svg: &str) -> usize {
-    split(svg, super::png::PNG_SCALE).map_or(0, |s| {
-        let shapes = s.items.iter().filter(|t| matches!(t.item, Item::Boxes(_)));
-        shapes.count()
-    })
+    taken_at_png_scale(svg, |item| matches!(item, Item::Boxes(_)))
+}
+
+/// How many items of a kind [`split`] takes out of `svg` at the PNG scale.
+fn taken_at_png_scale(svg: &str, kind: fn(&Item) -> bool) -> usize {
+    split(svg, super::png::PNG_SCALE)
+        .map_or(0, |s| s.items.iter().filter(|t| kind(&t.item)).count())
 }
 
 /// The run a node of the split SVG's root is (`None` for any other node).
@@ -217,43 +217,22 @@ pub(super) fn split(svg: &str, scale: f32) -> Option<Split> {
     })
 }
 
-/// A `<rect>` painting the whole root in one opaque colour: at the origin, at least the
-/// root's size, only `x`, `y`, `width`, `height`, a `#rgb`/`#rrggbb` `fill`, `opacity="1"`
-/// and `stroke="none"`, each written plainly, and no children.
+/// A plain rectangle ([`super::boxes::plain_rect`]) painting the whole root: at the origin
+/// and at least the root's size.
 fn plain_background(node: &roxmltree::Node, root: &roxmltree::Node) -> Option<Background> {
-    if !node.has_tag_name((SVG_NS, "rect")) || node.has_children() {
-        return None;
-    }
+    let rect = super::boxes::plain_rect(node)?;
     let size = |name: &str| {
         let v = root.attribute(name)?;
         plain_number(v.strip_suffix("px").unwrap_or(v))
     };
     let (root_w, root_h) = (size("width")?, size("height")?);
-    let mut b = Background {
-        colour: [0, 0, 0],
-        width: 0.0,
-        height: 0.0,
-    };
-    let mut fill = false;
-    for attribute in node.attributes() {
-        if attribute.namespace().is_some() {
-            return None;
-        }
-        let v = attribute.value();
-        match attribute.name() {
-            "x" | "y" if plain_number(v)? == 0.0 => {}
-            "width" => b.width = plain_number(v)?,
-            "height" => b.height = plain_number(v)?,
-            "fill" => {
-                b.colour = hex_colour(v)?;
-                fill = true;
-            }
-            "opacity" if plain_number(v)? == 1.0 => {}
-            "stroke" if v == "none" => {}
-            _ => return None,
-        }
-    }
-    (fill && b.width >= root_w && b.height >= root_h).then_some(b)
+    (rect.x == 0.0 && rect.y == 0.0 && rect.width >= root_w && rect.height >= root_h).then_some(
+        Background {
+            colour: rect.colour,
+            width: rect.width,
+            height: rect.height,
+        },
+    )
 }
 
 pub(super) const SVG_NS: &str = "http://www.w3.org/2000/svg";
