@@ -243,13 +243,8 @@ mod tests {
 
     #[test]
     fn the_stream_is_fdeflates_byte_for_byte() {
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
+        let mut random = super::super::test_random(0x2545_f491_4f6c_dd1d);
+        let mut next = |n: u64| random() % n;
         for case in 0..400 {
             let mut calls = Vec::new();
             for _ in 0..1 + next(6) {

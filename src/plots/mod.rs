@@ -38,6 +38,18 @@ pub use glyphs::{glyph_drawn_texts, pixel_filled_shapes};
 pub fn text_em(text: &str) -> f64 {
     style::text_width(text, 100.0).map_or(0.0, |w| f64::from(w) / 100.0)
 }
+/// The tests' pseudo-random numbers (xorshift from `seed`): the same scenes and streams on
+/// every run.
+#[cfg(test)]
+fn test_random(seed: u64) -> impl FnMut() -> u64 {
+    let mut state = seed;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}
 pub use km::{km_plot, number_at_risk, KmPlotOptions, KmPoint, KmSeries, KmTableRow};
 pub use png::{figure_png, svg_to_png, PNG_SCALE};
 pub use spider::{spider, SpiderLine};

@@ -463,13 +463,8 @@ mod tests {
         // Pseudo-random bars and step lines on whole and half units, some reaching past the
         // image, some with repeated points and segments shorter than the stroke is wide, over
         // a translucent and a diagonal shape so the painting order shows.
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
+        let mut random = super::super::test_random(0x9e37_79b9_7f4a_7c15);
+        let mut next = |n: u64| random() % n;
         for case in 0..100 {
             let mut body = String::from(
                 r##"<polygon fill-opacity="0.18" fill="#0072B2" points="5,5 90,5 90,50 5,50"/><polyline fill="none" opacity="1" stroke="#D55E00" stroke-width="2" points="0,0 100,60"/>"##,
@@ -570,13 +565,7 @@ mod tests {
     fn noise_is_stored_not_deflated() {
         // 32 x 32 one-pixel squares of pseudo-random colour and opacity: the fast level cannot
         // shrink them, so the rows are stored, and the PNG still decodes to the same pixels.
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = super::super::test_random(0x2545_f491_4f6c_dd1d);
         let mut body = String::new();
         for y in 0..32 {
             for x in 0..32 {
