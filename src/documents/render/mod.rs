@@ -423,13 +423,10 @@ impl Renderer {
                 .unwrap_or_default();
             text_error(location, &message)
         };
-        // A text that cannot reach another template (no include, import or extends) is
-        // rendered by an instance of its own, secured as the templates are; otherwise by a
-        // copy of the templates (a copy per text cost as much as rendering all the abstracts).
-        let alone = !["include", "import", "extends"]
-            .iter()
-            .any(|word| text.contains(word));
-        let mut tera = if alone {
+        // A text that cannot reach another template is rendered by an instance of its own,
+        // secured as the templates are; otherwise by a copy of the templates (a copy per text
+        // cost as much as rendering all the abstracts).
+        let mut tera = if !reaches_other_templates(text) {
             let mut tera = Tera::default();
             tera.add_raw_template(what, text)
                 .map_err(|e| located(error_chain(&e)))?;
@@ -512,6 +509,18 @@ impl Renderer {
             message: format!("{file}{location}{}", tidy_message(&message)),
         }
     }
+}
+
+/// Whether a template's text can reach another template: it has an `include`, `import` or
+/// `extends` tag, Tera's only ways to (the words in prose, "patients were included", are not).
+/// Any tag starting so counts, in a comment or raw block too: the answer errs towards yes.
+fn reaches_other_templates(text: &str) -> bool {
+    text.match_indices("{%").any(|(i, _)| {
+        let tag = text[i + 2..].trim_start_matches(['-', '+']).trim_start();
+        ["include", "import", "extends"]
+            .iter()
+            .any(|word| tag.starts_with(word))
+    })
 }
 
 /// The context values a traced render can name, by address (`documents::trace`): the cohort

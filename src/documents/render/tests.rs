@@ -276,6 +276,27 @@ fn unreachable_built_ins_are_not_parsed() {
     assert!(matches!(failed, Error::Internal(_)), "{failed}");
 }
 
+/// Only a tag reaches another template, not the word in prose.
+#[test]
+fn a_text_reaches_other_templates_only_through_its_tags() {
+    for text in [
+        "{% include \"note.txt\" %}",
+        "a {%- import \"m.txt\" as m -%} b",
+        "{%   extends \"base.html\" %}",
+        "{# {% include \"x\" %} #}",
+    ] {
+        assert!(reaches_other_templates(text), "{text}");
+    }
+    for text in [
+        "Pts were included; imports and extends of {{ cohort.id }}.",
+        "{{ 'include' }} {% if x %}import{% endif %}",
+        "{% raw %}a{% endraw %}",
+        "",
+    ] {
+        assert!(!reaches_other_templates(text), "{text}");
+    }
+}
+
 fn dummy_cohort() -> CohortResults {
     CohortResults {
         id: "a".into(),
