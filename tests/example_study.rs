@@ -396,9 +396,9 @@ fn outputs_match_the_recorded_hashes() {
 }
 
 /// Every text of every figure the build writes (with its title, description and `role`) is
-/// drawn from glyph masks in its PNG, and every bar, grid line, tick and step curve (each
-/// rectangle but the background, each polyline of horizontal and vertical segments) is
-/// filled straight into the pixels: nothing added to a written figure may send them back to
+/// drawn from glyph masks in its PNG, and every bar, grid line, tick, step curve and
+/// confidence band (each rectangle but the background, each polyline or polygon of horizontal
+/// and vertical sides) is filled straight into the pixels: nothing added to a written figure may send them back to
 /// usvg's slow path (the accessibility attributes once did, unnoticed).
 #[test]
 fn written_figures_keep_their_text_on_the_glyph_path() {
@@ -418,22 +418,27 @@ fn written_figures_keep_their_text_on_the_glyph_path() {
             "{}",
             path.display()
         );
-        let aligned = |points: &str| {
-            let xy: Vec<(&str, &str)> = points
-                .split_whitespace()
-                .map(|p| p.split_once(',').expect("x,y"))
-                .collect();
-            xy.windows(2).all(|w| w[0].0 == w[1].0 || w[0].1 == w[1].1)
+        // Elements of a kind whose sides are all horizontal or vertical (a polygon's closing
+        // side too).
+        let aligned = |tag: &str, closed: bool| {
+            svg.split(tag)
+                .skip(1)
+                .filter(|e| {
+                    let points = e.split("points=\"").nth(1).expect("points");
+                    let mut xy: Vec<(&str, &str)> = points[..points.find('"').expect("end")]
+                        .split_whitespace()
+                        .map(|p| p.split_once(',').expect("x,y"))
+                        .collect();
+                    if closed {
+                        xy.push(xy[0]);
+                    }
+                    xy.windows(2).all(|w| w[0].0 == w[1].0 || w[0].1 == w[1].1)
+                })
+                .count()
         };
-        let polylines = svg
-            .split("<polyline")
-            .skip(1)
-            .filter(|e| {
-                let points = e.split("points=\"").nth(1).expect("points");
-                aligned(&points[..points.find('"').expect("end")])
-            })
-            .count();
-        let shapes = svg.matches("<rect").count() - 1 + polylines;
+        let shapes = svg.matches("<rect").count() - 1
+            + aligned("<polyline", false)
+            + aligned("<polygon", true);
         assert!(shapes > 0, "{}", path.display());
         assert_eq!(
             readout::plots::pixel_filled_shapes(&svg),

@@ -78,7 +78,7 @@ pub(super) struct Taken {
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Item {
     Text(PlainText),
-    /// Opaque axis-aligned shapes on the pixel grid ([`super::boxes`]).
+    /// Axis-aligned shapes on the pixel grid ([`super::boxes`]).
     Boxes(Boxes),
 }
 
@@ -111,8 +111,8 @@ pub fn glyph_drawn_texts(svg: &str) -> usize {
 }
 
 /// How many of `svg`'s elements [`super::svg_to_png`] fills straight into the pixels at the
-/// PNG scale (see the `boxes` module): a test checks that every bar, grid line and step curve
-/// of this crate's figures is.
+/// PNG scale (see the `boxes` module): a test checks that every bar, grid line, step curve
+/// and band of this crate's figures is.
 pub fn pixel_filled_shapes(svg: &str) -> usize {
     taken_at_png_scale(svg, |item| matches!(item, Item::Boxes(_)))
 }
@@ -135,7 +135,7 @@ pub(super) fn run_index(node: &resvg::usvg::Node) -> Option<usize> {
 /// device pixels per user unit, or `None` when the document has none to take or is outside
 /// what this module understands (then usvg draws everything).
 pub(super) fn split(svg: &str, scale: f32) -> Option<Split> {
-    if !["<text", "<rect", "<polyline"]
+    if !["<text", "<rect", "<polyline", "<polygon"]
         .iter()
         .any(|t| svg.contains(t))
         || svg.contains(RUN_ID)

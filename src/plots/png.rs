@@ -460,11 +460,14 @@ mod tests {
 
     #[test]
     fn shapes_filled_directly_give_the_pixels_resvg_gives() {
-        // Pseudo-random bars and step lines on whole and half units, some reaching past the
-        // image, some with repeated points and segments shorter than the stroke is wide, over
-        // a translucent and a diagonal shape so the painting order shows.
+        // Pseudo-random bars, step lines and bands (translucent or opaque polygons of
+        // horizontal and vertical sides, some crossing themselves or turning back, by the
+        // non-zero rule) on whole and half units, some reaching past the image, some with
+        // repeated points and segments shorter than the stroke is wide, over a translucent
+        // and a diagonal shape so the painting order shows.
         let mut random = super::super::test_random(0x9e37_79b9_7f4a_7c15);
         let mut next = |n: u64| random() % n;
+        let (mut bands, mut taken) = (0, 0);
         for case in 0..100 {
             let mut body = String::from(
                 r##"<polygon fill-opacity="0.18" fill="#0072B2" points="5,5 90,5 90,50 5,50"/><polyline fill="none" opacity="1" stroke="#D55E00" stroke-width="2" points="0,0 100,60"/>"##,
@@ -479,7 +482,36 @@ mod tests {
                         v
                     }
                 };
-                if next(2) == 0 {
+                let kind = next(3);
+                if kind == 2 {
+                    let mut points = String::new();
+                    let (mut x, mut y) = (half(110, &mut next), half(70, &mut next));
+                    let (x0, y0) = (x, y);
+                    let mut horizontal = next(2) == 0;
+                    for _ in 0..2 + next(12) {
+                        points.push_str(&format!("{x},{y} "));
+                        let step = next(40) as f64 - 15.0;
+                        if horizontal {
+                            x += step
+                        } else {
+                            y += step
+                        }
+                        horizontal = !horizontal;
+                    }
+                    // Closed by a vertical and a horizontal side back to the start.
+                    points.push_str(&format!("{x},{y} {x},{y0} "));
+                    let opacity = ["0.18", "0.5", "1", "0", "0.333", "0.07"][next(6) as usize];
+                    let written = if x == x0 {
+                        String::new()
+                    } else {
+                        format!("{x0},{y0}")
+                    };
+                    body.push_str(&format!(
+                        r#"<polygon fill-opacity="{opacity}" fill="{}" points="{points}{written}"/>"#,
+                        colour(next(1 << 24))
+                    ));
+                    bands += 1;
+                } else if kind == 0 {
                     let (x, y) = (half(110, &mut next), half(70, &mut next));
                     let (w, h) = (next(40) as f64 + 0.5 * next(2) as f64, next(20) as f64);
                     body.push_str(&format!(
@@ -510,6 +542,7 @@ mod tests {
             let svg = format!(
                 r##"<svg width="100" height="60" xmlns="http://www.w3.org/2000/svg"><rect width="100" height="60" fill="#FFFFFF"/>{body}</svg>"##
             );
+            taken += glyphs::pixel_filled_shapes(&svg);
             for scale in [2.0, 1.0, 1.5] {
                 let (ours, reference) = both(&svg, scale);
                 assert!(
@@ -518,11 +551,17 @@ mod tests {
                 );
             }
         }
+        // At scale 2 every band is on the grid, so taken (with the translucent square each
+        // scene starts with and the bars and steps of area).
+        assert!(
+            taken >= bands + 100 && bands > 300,
+            "{taken} taken, {bands} bands"
+        );
         // The example's kinds of shape are taken at scale 2.
         let svg = page(
-            r##"<rect x="10" y="20" width="30" height="5" opacity="1" fill="#56B4E9" stroke="none"/><polyline fill="none" opacity="1" stroke="#0072B2" stroke-width="3" points="10,10 20,10 20,10 20,30 40,30"/>"##,
+            r##"<rect x="10" y="20" width="30" height="5" opacity="1" fill="#56B4E9" stroke="none"/><polyline fill="none" opacity="1" stroke="#0072B2" stroke-width="3" points="10,10 20,10 20,10 20,30 40,30"/><polygon fill-opacity="0.18" fill="#0072B2" points="454,44 522,44 522,49 713,49 713,49 713,141 522,141 522,130 454,130 "/>"##,
         );
-        assert_eq!(glyphs::pixel_filled_shapes(&svg), 2);
+        assert_eq!(glyphs::pixel_filled_shapes(&svg), 3);
     }
 
     #[test]
