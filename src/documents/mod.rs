@@ -213,14 +213,14 @@ fn cohort_texts(
     renderer: &Renderer,
 ) -> Result<CohortTexts> {
     let study = &cfg.config.study;
+    let context = std::cell::OnceCell::new();
     let text_of = |what: &str, text: &Option<String>| -> Result<String> {
         match text {
             Some(t) => renderer
                 .render_text(
                     &format!("cohorts.{}.{what}", cohort.id),
                     t,
-                    study,
-                    results,
+                    context.get_or_init(|| render::TextContext::new(study, results, analysis)),
                     analysis,
                 )
                 .map(|s| s.trim().to_string()),

@@ -166,6 +166,20 @@ impl DocumentContext<'_> {
     }
 }
 
+/// What a config text is rendered with ([`Renderer::render_text`]): the study, the cohort and
+/// its analysis settings, made into Tera's context once for all of a cohort's texts.
+pub struct TextContext(Context);
+
+impl TextContext {
+    pub fn new(study: &Study, cohort: &CohortResults, analysis: &Analysis) -> TextContext {
+        let mut context = Context::new();
+        context.insert("study", study);
+        context.insert("cohort", cohort);
+        context.insert("analysis", analysis);
+        TextContext(context)
+    }
+}
+
 /// The cohort's own texts.
 #[derive(Debug, Default, Serialize)]
 pub struct CohortTexts {
@@ -402,8 +416,7 @@ impl Renderer {
         &self,
         what: &str,
         text: &str,
-        study: &Study,
-        cohort: &CohortResults,
+        context: &TextContext,
         analysis: &Analysis,
     ) -> Result<String> {
         let text_error = |location: String, message: &str| Error::Template {
@@ -448,11 +461,7 @@ impl Renderer {
         tera.autoescape_on(vec![""]);
         tera.set_escape_fn(escape_markdown);
         sandbox::check_calls(&tera).map_err(|(_, e)| located(e.message))?;
-        let mut context = Context::new();
-        context.insert("study", study);
-        context.insert("cohort", cohort);
-        context.insert("analysis", analysis);
-        sandbox::render(&tera, what, &context, 0).map_err(|e| match e {
+        sandbox::render(&tera, what, &context.0, 0).map_err(|e| match e {
             sandbox::RenderFailure::Limit(message) => text_error(String::new(), &message),
             sandbox::RenderFailure::Tera(e) => located(error_chain(&e)),
         })

@@ -191,8 +191,7 @@ fn a_render_error_in_a_built_in_names_the_template_and_line() {
         .render_text(
             "cohorts.a.background",
             "ok\n{{ cohort.nope }}",
-            &study,
-            &dummy_cohort(),
+            &TextContext::new(&study, &dummy_cohort(), &defaults()),
             &defaults(),
         )
         .expect_err("unknown variable");
@@ -216,8 +215,7 @@ fn config_texts_render_alone_or_with_the_templates_they_include() {
         renderer.render_text(
             "cohorts.a.background",
             t,
-            &study,
-            &dummy_cohort(),
+            &TextContext::new(&study, &dummy_cohort(), &defaults()),
             &defaults(),
         )
     };
@@ -263,8 +261,7 @@ fn unreachable_built_ins_are_not_parsed() {
         .render_text(
             "cohorts.a.background",
             "{% import \"poster.txt\" as poster %}Kept.",
-            &study,
-            &dummy_cohort(),
+            &TextContext::new(&study, &dummy_cohort(), &defaults()),
             &defaults(),
         )
         .expect("the text parses with every built-in");
