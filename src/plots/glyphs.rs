@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use resvg::tiny_skia::{FillRule, Mask, Paint, Path, PathBuilder, PixmapMut, Transform};
 use rustybuzz::ttf_parser::{GlyphId, OutlineBuilder, Rect};
-use rustybuzz::{Face, UnicodeBuffer};
+use rustybuzz::{Face, ShapePlan, UnicodeBuffer};
 
 use super::boxes::Boxes;
 use super::style::FONT_BYTES;
@@ -476,6 +476,9 @@ struct GlyphMask {
 #[derive(Default)]
 struct Cache {
     shaped: FxHashMap<String, Arc<[Shaped]>>,
+    /// Shaping plans by the segment properties rustybuzz guesses for a text (making one is
+    /// most of shaping a short label).
+    plans: Vec<(PlanKey, ShapePlan)>,
     outlines: FxHashMap<u16, Option<Arc<(Path, Rect)>>>,
     masks: FxHashMap<(u16, u32, u8, u8), Option<Arc<GlyphMask>>>,
     /// Bytes of coverage in `masks`.
@@ -501,12 +504,30 @@ fn face() -> Option<&'static Face<'static>> {
         .as_ref()
 }
 
-/// Shapes `text` as usvg does (rustybuzz, default features, segment properties guessed).
-fn shape(face: &Face<'static>, text: &str) -> Arc<[Shaped]> {
+/// The segment properties a shaping plan is made for.
+type PlanKey = (
+    rustybuzz::Direction,
+    rustybuzz::Script,
+    Option<rustybuzz::Language>,
+);
+
+/// Shapes `text` as usvg does (rustybuzz, default features, segment properties guessed), with
+/// the plan `rustybuzz::shape` would make kept in `plans` for texts of the same properties.
+fn shape(face: &Face<'static>, text: &str, plans: &mut Vec<(PlanKey, ShapePlan)>) -> Arc<[Shaped]> {
     let mut buffer = UnicodeBuffer::new();
     buffer.push_str(text);
     buffer.set_direction(rustybuzz::Direction::LeftToRight);
-    let output = rustybuzz::shape(face, &[], buffer);
+    buffer.guess_segment_properties();
+    let key = (buffer.direction(), buffer.script(), buffer.language());
+    let at = match plans.iter().position(|(k, _)| *k == key) {
+        Some(at) => at,
+        None => {
+            let plan = ShapePlan::new(face, key.0, Some(key.1), key.2.as_ref(), &[]);
+            plans.push((key, plan));
+            plans.len() - 1
+        }
+    };
+    let output = rustybuzz::shape_with_plan(face, &plans[at].1, buffer);
     output
         .glyph_infos()
         .iter()
@@ -604,7 +625,7 @@ fn draw_text(face: &Face<'static>, text: &PlainText, scale: f32, pixmap: &mut Pi
     let shaped = match cache.shaped.get(&text.text) {
         Some(s) => s.clone(),
         None => {
-            let s = shape(face, &text.text);
+            let s = shape(face, &text.text, &mut cache.plans);
             cache.shaped.insert(text.text.clone(), s.clone());
             s
         }
@@ -1022,16 +1043,70 @@ Title &amp; more
         }
     }
 
+    /// Plans kept across texts of different scripts shape each as a plan of its own would.
+    #[test]
+    fn kept_plans_shape_as_rustybuzz_does() {
+        let face = face().expect("the embedded font");
+        let mut plans = Vec::new();
+        let texts = [
+            "Median 12.3 months",
+            "γ-GT ≥ 3",
+            "12 (34.5%)",
+            "肺癌 stage",
+            "Ω",
+            "e\u{301}x",
+            "AVATAR To",
+            "😀 ok",
+            "— ±0.1‰",
+            "Week 12",
+            "αβγ δ",
+        ];
+        for text in texts.iter().chain(texts.iter().rev()) {
+            let mut buffer = UnicodeBuffer::new();
+            buffer.push_str(text);
+            buffer.set_direction(rustybuzz::Direction::LeftToRight);
+            let fresh = rustybuzz::shape(face, &[], buffer);
+            let kept = shape(face, text, &mut plans);
+            let ids: Vec<u16> = fresh
+                .glyph_infos()
+                .iter()
+                .map(|g| g.glyph_id as u16)
+                .collect();
+            let advances: Vec<i32> = fresh
+                .glyph_positions()
+                .iter()
+                .map(|p| p.x_advance)
+                .collect();
+            assert_eq!(kept.iter().map(|g| g.id).collect::<Vec<_>>(), ids, "{text}");
+            assert_eq!(
+                kept.iter().map(|g| g.advance).collect::<Vec<_>>(),
+                advances,
+                "{text}"
+            );
+        }
+        // Latin, Greek, Han and Common texts: a plan each, not one per text.
+        assert!(
+            (2..texts.len()).contains(&plans.len()),
+            "{} plans",
+            plans.len()
+        );
+    }
+
     #[test]
     fn clusters_advance_by_their_widest_glyph_and_kerning_applies() {
         let face = face().expect("the embedded font");
         // Kerned pairs shape narrower than their glyphs' own advances.
-        let advance = |text: &str| -> i32 { shape(face, text).iter().map(|g| g.advance).sum() };
+        let advance = |text: &str| -> i32 {
+            shape(face, text, &mut Vec::new())
+                .iter()
+                .map(|g| g.advance)
+                .sum()
+        };
         let alone = |c: char| advance(&c.to_string());
         assert!(advance("AV") < alone('A') + alone('V'));
         assert!(advance("To") < alone('T') + alone('o'));
         // One glyph per character for Latin text, in order.
-        let shaped = shape(face, "R/M non-SCCHN");
+        let shaped = shape(face, "R/M non-SCCHN", &mut Vec::new());
         assert_eq!(shaped.len(), 13);
         assert!(shaped.windows(2).all(|w| w[0].cluster < w[1].cluster));
     }
