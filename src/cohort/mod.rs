@@ -495,7 +495,8 @@ pub fn build_cohort<'a>(
     }
 }
 
-/// The figures stage, then the documents stage.
+/// The figures stage, then the documents stage; the figures are rasterised while the
+/// documents that do not embed their PNGs are rendered.
 fn draw_and_render(
     study: &LoadedStudy,
     at: &CutData<'_>,
@@ -505,32 +506,43 @@ fn draw_and_render(
 ) -> Result<(figures::CohortFigures, documents::CohortDocuments)> {
     let cfg = &study.config;
     let (analysis, settings) = (&analysed.analysis, &analysed.settings);
-    let figs = timing::stage("  figures", || {
+    let needs = study.formats.needs();
+    let pngs = figures::PngUse {
+        files: needs.png_files,
+        kept: needs.pngs,
+        wide: needs.wide_figures,
+    };
+    let mut figs = timing::stage("  figures", || {
         let arms = figures::ArmData {
             km: &analysed.arm_km,
             competing: &analysed.arm_competing,
             subject_arm: subject_arms(analysis, at, cohort),
         };
-        let needs = study.formats.needs();
-        let pngs = figures::PngUse {
-            files: needs.png_files,
-            kept: needs.pngs,
-            wide: needs.wide_figures,
-        };
-        figures::cohort_figures(analysis, &arms, settings, &cfg.config.output, pngs)
+        figures::cohort_drawings(analysis, &arms, settings, &cfg.config.output, pngs)
     })?;
-    let documents = timing::stage("  documents", || {
-        documents::render_documents(
-            cfg,
-            (cohort, place),
-            &analysis.results,
-            settings,
-            (&figs.inline, &figs.notes),
-            study.renderer()?,
-            &study.assets,
-            &study.formats,
-        )
-    })?;
+    // The documents get the drawings and notes as they are before rasterising (which adds
+    // PNGs only).
+    let (drawn, notes) = (figs.inline.clone(), figs.notes.clone());
+    let (rasterised, started) = rayon::join(
+        || timing::stage("  rasterise", || figs.rasterise(&cohort.id, pngs)),
+        || {
+            timing::stage("  documents", || {
+                documents::start_documents(
+                    cfg,
+                    (cohort, place),
+                    &analysis.results,
+                    settings,
+                    (drawn, &notes),
+                    study.renderer()?,
+                    &study.assets,
+                    &study.formats,
+                )
+            })
+        },
+    );
+    // A figure that fails fails the cohort first, as when the documents came after.
+    rasterised?;
+    let documents = timing::stage("  documents with PNGs", || started?.finish(&figs.inline))?;
     Ok((figs, documents))
 }
 

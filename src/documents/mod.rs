@@ -72,6 +72,65 @@ pub fn render_documents(
     assets: &Assets,
     formats: &formats::Formats,
 ) -> Result<CohortDocuments> {
+    start_documents(
+        cfg,
+        (cohort, place),
+        results,
+        analysis,
+        (figures.to_vec(), notes),
+        renderer,
+        assets,
+        formats,
+    )?
+    .finish(figures)
+}
+
+/// A cohort's documents rendered as far as they go without the figures' PNGs: the abstract,
+/// its numbers, and the formats before the first that embeds PNGs (in the registry's order).
+pub struct StartedDocuments<'a> {
+    docs: formats::CohortDocs<'a>,
+    formats: &'a formats::Formats,
+    /// The formats written so far.
+    written: usize,
+    files: Vec<OutputFile>,
+    abstract_length: Option<AbstractLength>,
+    place: usize,
+}
+
+impl StartedDocuments<'_> {
+    /// The other formats and the numbers sheet, once the figures are rasterised: `figures` are
+    /// the ones [`start_documents`] was given, in the same order, with their PNGs.
+    pub fn finish(mut self, figures: &[render::Figure]) -> Result<CohortDocuments> {
+        for (kept, drawn) in self.docs.ctx.figures.iter_mut().zip(figures) {
+            kept.png.clone_from(&drawn.png);
+            kept.wide_png.clone_from(&drawn.wide_png);
+        }
+        let (files, _) = self
+            .formats
+            .cohort_files(&mut self.docs, self.written, false)?;
+        self.files.extend(files);
+        self.files.extend(self.docs.numbers.files(self.place)?);
+        Ok(CohortDocuments {
+            files: self.files,
+            abstract_length: self.abstract_length,
+            warnings: self.docs.warnings,
+        })
+    }
+}
+
+/// [`render_documents`] up to the formats that embed the figures' PNGs, which
+/// [`StartedDocuments::finish`] writes once they are rasterised; the figures are drawn (SVG).
+#[allow(clippy::too_many_arguments)]
+pub fn start_documents<'a>(
+    cfg: &'a LoadedConfig,
+    (cohort, place): (&'a CohortConfig, usize),
+    results: &'a CohortResults,
+    analysis: &'a Analysis,
+    (figures, notes): (Vec<render::Figure>, &[Diagnostic]),
+    renderer: &'a Renderer,
+    assets: &'a Assets,
+    formats: &'a formats::Formats,
+) -> Result<StartedDocuments<'a>> {
     let study = &cfg.config.study;
     let texts = cohort_texts(cfg, cohort, results, analysis, renderer)?;
     let methods_statistics = render::methods_statistics(analysis, results);
@@ -93,7 +152,7 @@ pub fn render_documents(
         text: texts,
         methods_statistics,
         ci_percent: render::fmt_plain(analysis.ci_percent()),
-        figures: figures.to_vec(),
+        figures,
         top_trae: render::top_terms(results, 2, "trae_any", |t| t.trae_any),
         top_trae_grade3: render::top_terms(results, 1, "trae_grade3plus", |t| {
             t.trae_grade3plus.unwrap_or(0)
@@ -194,12 +253,15 @@ pub fn render_documents(
         },
         warnings,
     };
-    files.extend(formats.cohort_files(&mut docs)?);
-    files.extend(docs.numbers.files(place)?);
-    Ok(CohortDocuments {
+    let (written, until) = formats.cohort_files(&mut docs, 0, true)?;
+    files.extend(written);
+    Ok(StartedDocuments {
+        docs,
+        formats,
+        written: until,
         files,
         abstract_length,
-        warnings: docs.warnings,
+        place,
     })
 }
 

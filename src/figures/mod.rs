@@ -70,7 +70,7 @@ impl CohortFigures {
     /// whose PNG files are asked for, and with `pngs.kept` every other figure that a document
     /// embeds (its landscape drawing when it has one, else the figure), so no document
     /// rasterises one after another in its own stage. The files are added in figure order.
-    fn rasterise(&mut self, cohort: &str, pngs: PngUse) -> Result<()> {
+    pub fn rasterise(&mut self, cohort: &str, pngs: PngUse) -> Result<()> {
         use rayon::prelude::*;
         let pending = std::mem::take(&mut self.png_pending);
         let mut jobs: Vec<(usize, Drawing)> = Vec::new();
@@ -698,6 +698,21 @@ pub fn cohort_figures(
     output: &OutputConfig,
     pngs: PngUse,
 ) -> Result<CohortFigures> {
+    let mut figs = cohort_drawings(analysis, arms, settings, output, pngs)?;
+    figs.rasterise(&analysis.results.id, pngs)?;
+    Ok(figs)
+}
+
+/// [`cohort_figures`] before any figure is rasterised: every SVG drawn and described, the
+/// PNGs left to [`CohortFigures::rasterise`] (documents that do not embed them can be
+/// rendered meanwhile).
+pub fn cohort_drawings(
+    analysis: &CohortAnalysis,
+    arms: &ArmData<'_>,
+    settings: &Analysis,
+    output: &OutputConfig,
+    pngs: PngUse,
+) -> Result<CohortFigures> {
     let results: &CohortResults = &analysis.results;
     let cohort = results.id.as_str();
     let png = pngs.files;
@@ -734,8 +749,6 @@ pub fn cohort_figures(
             file.bytes = fig.svg.clone().into_bytes();
         }
     }
-    // Word files and decks take the figures' PNGs.
-    figs.rasterise(cohort, pngs)?;
     Ok(figs)
 }
 

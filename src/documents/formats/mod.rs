@@ -126,12 +126,22 @@ impl Formats {
         self.needs
     }
 
-    /// Each format's files for one cohort, in order.
-    pub fn cohort_files(&self, docs: &mut CohortDocs<'_>) -> Result<Vec<OutputFile>> {
+    /// Each format's files for one cohort, in order, from the `from`-th format on; with
+    /// `before_pngs`, only those before the first format that embeds the figures' PNGs.
+    /// Also how many formats have written (the next one to write).
+    pub fn cohort_files(
+        &self,
+        docs: &mut CohortDocs<'_>,
+        from: usize,
+        before_pngs: bool,
+    ) -> Result<(Vec<OutputFile>, usize)> {
         let mut files = Vec::new();
-        for format in &self.formats {
+        for (i, format) in self.formats.iter().enumerate().skip(from) {
+            if before_pngs && format.needs().pngs {
+                return Ok((files, i));
+            }
             files.extend(format.cohort_files(docs)?);
         }
-        Ok(files)
+        Ok((files, self.formats.len()))
     }
 }
