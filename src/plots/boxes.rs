@@ -49,6 +49,21 @@ pub(super) fn plain(node: &roxmltree::Node, scale: f32) -> Option<Boxes> {
     }
 }
 
+/// Hands each of `node`'s attributes (name, value) to `read`: `None` when one is in a
+/// namespace or `read` refuses one.
+fn read_attributes(
+    node: &roxmltree::Node,
+    mut read: impl FnMut(&str, &str) -> Option<()>,
+) -> Option<()> {
+    for attribute in node.attributes() {
+        if attribute.namespace().is_some() {
+            return None;
+        }
+        read(attribute.name(), attribute.value())?;
+    }
+    Some(())
+}
+
 /// A user-space coordinate in device pixels when it falls on a pixel boundary, exactly as
 /// resvg computes it (in `f32`) and within the range where `f32` keeps whole numbers exact.
 fn device(v: f32, scale: f32) -> Option<i64> {
@@ -85,12 +100,8 @@ pub(super) fn plain_rect(node: &roxmltree::Node) -> Option<PlainRect> {
     }
     let (mut x, mut y, mut width, mut height) = (0.0, 0.0, None, None);
     let mut colour = None;
-    for attribute in node.attributes() {
-        if attribute.namespace().is_some() {
-            return None;
-        }
-        let v = attribute.value();
-        match attribute.name() {
+    read_attributes(node, |name, v| {
+        match name {
             "x" => x = plain_number(v)?,
             "y" => y = plain_number(v)?,
             "width" => width = Some(plain_number(v)?),
@@ -100,7 +111,8 @@ pub(super) fn plain_rect(node: &roxmltree::Node) -> Option<PlainRect> {
             "stroke" if v == "none" => {}
             _ => return None,
         }
-    }
+        Some(())
+    })?;
     Some(PlainRect {
         x,
         y,
@@ -132,12 +144,8 @@ fn rect(node: &roxmltree::Node, scale: f32) -> Option<Boxes> {
 fn polyline(node: &roxmltree::Node, scale: f32) -> Option<Boxes> {
     let (mut points, mut colour, mut width) = (None, None, 1.0);
     let mut unfilled = false;
-    for attribute in node.attributes() {
-        if attribute.namespace().is_some() {
-            return None;
-        }
-        let v = attribute.value();
-        match attribute.name() {
+    read_attributes(node, |name, v| {
+        match name {
             "points" => points = Some(point_list(v)?),
             "stroke" => colour = Some(hex_colour(v)?),
             "stroke-width" => width = plain_number(v)?,
@@ -145,7 +153,8 @@ fn polyline(node: &roxmltree::Node, scale: f32) -> Option<Boxes> {
             "opacity" if plain_number(v)? == 1.0 => {}
             _ => return None,
         }
-    }
+        Some(())
+    })?;
     if !unfilled || width <= 0.0 {
         return None;
     }
@@ -158,12 +167,8 @@ fn polyline(node: &roxmltree::Node, scale: f32) -> Option<Boxes> {
 
 fn polygon(node: &roxmltree::Node, scale: f32) -> Option<Boxes> {
     let (mut points, mut colour, mut alpha) = (None, None, u8::MAX);
-    for attribute in node.attributes() {
-        if attribute.namespace().is_some() {
-            return None;
-        }
-        let v = attribute.value();
-        match attribute.name() {
+    read_attributes(node, |name, v| {
+        match name {
             "points" => points = Some(point_list(v)?),
             "fill" => colour = Some(hex_colour(v)?),
             "fill-opacity" => alpha = opacity(v)?,
@@ -171,7 +176,8 @@ fn polygon(node: &roxmltree::Node, scale: f32) -> Option<Boxes> {
             "stroke" if v == "none" => {}
             _ => return None,
         }
-    }
+        Some(())
+    })?;
     Some(Boxes {
         colour: colour?,
         alpha,
