@@ -150,6 +150,12 @@ pub struct DocumentContext<'a> {
 }
 
 impl DocumentContext<'_> {
+    /// The bytes of the template's input that it may print whole on top of what the document
+    /// limit allows it to write itself: the figures and the body.
+    fn given_bytes(&self) -> usize {
+        self.figures.iter().map(|f| f.svg.len()).sum::<usize>() + self.body.len()
+    }
+
     /// Calls `f` with this context as Tera's, made once, its changing fields current.
     fn with_tera<R>(&self, f: impl FnOnce(&Context) -> R) -> tera::Result<R> {
         let mut made = self.tera.lock().unwrap_or_else(|p| p.into_inner());
@@ -329,9 +335,7 @@ impl Renderer {
 
     /// Renders one template for one cohort. Decimals come from the cohort's settings.
     pub fn render(&self, name: &str, ctx: &DocumentContext<'_>) -> Result<String> {
-        // The figures and the body are the template's input: it may print them whole on top
-        // of what the document limit allows it to write itself.
-        let given = ctx.figures.iter().map(|f| f.svg.len()).sum::<usize>() + ctx.body.len();
+        let given = ctx.given_bytes();
         ctx.with_tera(|context| self.render_context(name, context, ctx.analysis, given, false))
             .map_err(|e| self.error(name, &e))?
     }
@@ -343,7 +347,7 @@ impl Renderer {
         name: &str,
         ctx: &DocumentContext<'_>,
     ) -> Result<(String, Vec<crate::documents::trace::Entry>)> {
-        let given = ctx.figures.iter().map(|f| f.svg.len()).sum::<usize>() + ctx.body.len();
+        let given = ctx.given_bytes();
         let (text, entries) = ctx
             .with_tera(|context| {
                 let sources = trace_sources(context, ctx);
