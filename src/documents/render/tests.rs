@@ -183,18 +183,17 @@ fn error_locations_are_found() {
     );
 }
 
+/// `text` rendered as cohort `a`'s background of study `S`, with the default settings.
+fn background(renderer: &Renderer, text: &str) -> Result<String> {
+    let study: Study = serde_json::from_value(serde_json::json!({"id": "S"})).expect("study");
+    let context = TextContext::new(&study, &dummy_cohort(), &defaults());
+    renderer.render_text("cohorts.a.background", text, &context, &defaults())
+}
+
 #[test]
 fn a_render_error_in_a_built_in_names_the_template_and_line() {
     let renderer = Renderer::new(None).expect("built-ins parse");
-    let study: Study = serde_json::from_value(serde_json::json!({"id": "S"})).expect("study");
-    let err = renderer
-        .render_text(
-            "cohorts.a.background",
-            "ok\n{{ cohort.nope }}",
-            &TextContext::new(&study, &dummy_cohort(), &defaults()),
-            &defaults(),
-        )
-        .expect_err("unknown variable");
+    let err = background(&renderer, "ok\n{{ cohort.nope }}").expect_err("unknown variable");
     let text = err.to_string();
     assert!(
         text.starts_with("template `cohorts.a.background`: line 2: "),
@@ -210,15 +209,7 @@ fn a_render_error_in_a_built_in_names_the_template_and_line() {
 fn config_texts_render_alone_or_with_the_templates_they_include() {
     let renderer = Renderer::with_templates(&[("note.txt", "Note on {{ cohort.label }}.")])
         .expect("templates parse");
-    let study: Study = serde_json::from_value(serde_json::json!({"id": "S"})).expect("study");
-    let text = |t: &str| {
-        renderer.render_text(
-            "cohorts.a.background",
-            t,
-            &TextContext::new(&study, &dummy_cohort(), &defaults()),
-            &defaults(),
-        )
-    };
+    let text = |t: &str| background(&renderer, t);
     assert_eq!(
         text("{{ cohort.id }} *x* {{ 0.5 | pct }}").expect("alone"),
         "a *x* 50.0%"
@@ -256,14 +247,7 @@ fn unreachable_built_ins_are_not_parsed() {
     );
     let skip = unreachable_builtins(&config("md", ""));
     let renderer = Renderer::without(None, &skip).expect("built-ins parse");
-    let study: Study = serde_json::from_value(serde_json::json!({"id": "S"})).expect("study");
-    let text = renderer
-        .render_text(
-            "cohorts.a.background",
-            "{% import \"poster.txt\" as poster %}Kept.",
-            &TextContext::new(&study, &dummy_cohort(), &defaults()),
-            &defaults(),
-        )
+    let text = background(&renderer, "{% import \"poster.txt\" as poster %}Kept.")
         .expect("the text parses with every built-in");
     assert_eq!(text, "Kept.");
     let context = serde_json::json!({});
