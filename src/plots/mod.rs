@@ -31,6 +31,11 @@ pub use ae::{ae_bars, ae_bars_by_arm, ae_bars_labelled, AeArm, AeBar};
 pub use ae_dot::{ae_dot, AeDotRow};
 pub use forest::{forest, forest_of, ForestRow, Ratio};
 pub use glyphs::{glyph_drawn_texts, pixel_filled_shapes};
+pub use km::{km_plot, number_at_risk, KmPlotOptions, KmPoint, KmSeries, KmTableRow};
+pub use png::{figure_png, svg_to_png, PNG_SCALE};
+pub use spider::{spider, SpiderLine};
+pub use swimmer::{swimmer, swimmer_by_arm, SwimArm, SwimLane};
+pub use waterfall::{waterfall, waterfall_by_arm, WaterfallArm, WaterfallBar};
 
 /// The width of `text` in ems of the figures' font (DejaVu Sans): its width at any size is
 /// this times the size. For laying out text outside figures (the poster); 0 if the embedded
@@ -38,6 +43,7 @@ pub use glyphs::{glyph_drawn_texts, pixel_filled_shapes};
 pub fn text_em(text: &str) -> f64 {
     style::text_width(text, 100.0).map_or(0.0, |w| f64::from(w) / 100.0)
 }
+
 /// The tests' pseudo-random numbers (xorshift from `seed`): the same scenes and streams on
 /// every run.
 #[cfg(test)]
@@ -50,11 +56,6 @@ fn test_random(seed: u64) -> impl FnMut() -> u64 {
         state
     }
 }
-pub use km::{km_plot, number_at_risk, KmPlotOptions, KmPoint, KmSeries, KmTableRow};
-pub use png::{figure_png, svg_to_png, PNG_SCALE};
-pub use spider::{spider, SpiderLine};
-pub use swimmer::{swimmer, swimmer_by_arm, SwimArm, SwimLane};
-pub use waterfall::{waterfall, waterfall_by_arm, WaterfallArm, WaterfallBar};
 
 /// Why a figure could not be drawn.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
