@@ -12,8 +12,8 @@
 //!   expression.
 //! - Rewritten: every loop and macro body starts with a step that counts towards
 //!   [`MAX_STEPS`] and checks the memory the render holds ([`MAX_RENDER_MEMORY`], through
-//!   [`crate::profile::meter`]); `a ~ b` and the value of every `set` are checked against
-//!   [`MAX_VALUE_BYTES`] before they are made or kept.
+//!   [`crate::profile::meter`]); `a ~ b` and the value of every `set` but a plain name are
+//!   checked against [`MAX_VALUE_BYTES`] before they are made or kept.
 //! - Functions: `range` (at most [`MAX_RANGE`] numbers) and `throw` only; Tera's `get_env`
 //!   (registered even without its default features) and anything else that reads the
 //!   environment, the clock or files is gone. Filters are wrapped: those whose result can be
@@ -317,6 +317,29 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.contains("`concat`"), "{err}");
+    }
+
+    /// `set` of a plain name keeps a reference to the context's value: a value over the limit
+    /// (which a template did not make) can be named, and naming it in a long loop holds no
+    /// copies; a value made from it is still checked.
+    #[test]
+    fn a_plain_name_set_is_not_a_value_made() {
+        let tera = secured(&[
+            (
+                "named",
+                "{% for i in range(end=1000) %}{% set_global c = big %}{% endfor %}{{ c | length }}",
+            ),
+            ("made", "{% set c = big ~ 'x' %}{{ c | length }}"),
+        ])
+        .unwrap();
+        let mut context = Context::new();
+        context.insert("big", &"y".repeat(MAX_VALUE_BYTES + 1));
+        let text = render(&tera, "named", &context, 0).unwrap();
+        assert_eq!(text, (MAX_VALUE_BYTES + 1).to_string());
+        let Err(RenderFailure::Limit(err)) = render(&tera, "made", &context, 0) else {
+            panic!("a value made from the big one renders");
+        };
+        assert!(err.contains("larger than 16 MiB"), "{err}");
     }
 
     #[test]

@@ -36,7 +36,10 @@ pub(super) fn instrument(nodes: &mut Vec<Node>, counted: bool) {
             Node::VariableBlock(_, e) => instrument_expr(e),
             Node::Set(_, s) => {
                 instrument_expr(&mut s.value);
-                if !is_call(&s.value, KEEP) {
+                // A plain name (`set c = cohort`) makes no value: Tera keeps a reference to
+                // the one it names, which the check would copy (the whole cohort, per render).
+                let names = matches!(s.value.val, ExprVal::Ident(_)) && s.value.filters.is_empty();
+                if !names && !is_call(&s.value, KEEP) {
                     let value = std::mem::replace(&mut s.value, Expr::new(ExprVal::Bool(false)));
                     s.value = Expr::new(call(KEEP, HashMap::from([("v".to_string(), value)])));
                 }
