@@ -22,6 +22,11 @@ const MAX_SIDE: f32 = 16_384.0;
 /// 5 MiB of pixels); a larger one is given back after use.
 const KEEP_BYTES: usize = 64 << 20;
 
+/// Capacity a thread's pixel buffer is first given (16 MiB: any figure up to 4 megapixels), so
+/// that a larger figure after a smaller one does not take a new buffer: only the pages an
+/// image touches are ever backed, and each new buffer was fresh memory to fault in.
+const PIXELS_RESERVED: usize = 16 << 20;
+
 /// Buffers reused from one image to the next on a thread. A fresh buffer per figure (and the
 /// compressed stream grown by doubling) is fresh memory the kernel must fault in and zero,
 /// which cost as much as drawing the figure; a build's threads rasterise figure after figure.
@@ -141,7 +146,7 @@ fn rasterise(svg: &str, mut scale: f32, fit: bool, glyph_text: bool) -> Result<V
             .and_then(|s| s.background)
             .filter(|b| b.width * scale >= w as f32 && b.height * scale >= h as f32);
         if scratch.pixels.capacity() < len {
-            scratch.pixels = Vec::with_capacity(len);
+            scratch.pixels = Vec::with_capacity(len.max(PIXELS_RESERVED));
         }
         scratch.pixels.clear();
         match background {
