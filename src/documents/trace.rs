@@ -456,7 +456,7 @@ mod tests {
         let entry = |i: usize| Entry {
             pointer: format!("/n/{i}"),
             value: serde_json::json!(i),
-            denominator: (i % 2 == 0).then(|| "/n/all".to_string()),
+            denominator: i.is_multiple_of(2).then(|| "/n/all".to_string()),
             format: "count",
         };
         let entries: Vec<Entry> = (0..20).map(entry).collect();
