@@ -267,15 +267,7 @@ pub fn split(text: &str) -> (String, Vec<Span>) {
         match rest.next() {
             Some(OPEN) => {
                 out.push_str(text.get(copied..here).unwrap_or_default());
-                let mut id = 0usize;
-                for d in rest.by_ref() {
-                    if d == MID {
-                        break;
-                    }
-                    let digit = (d as u32).wrapping_sub(ID_DIGITS) as usize;
-                    id = id.saturating_mul(16).saturating_add(digit.min(15));
-                }
-                open.push((out.len(), id));
+                open.push((out.len(), entry_id(&mut rest)));
                 copied = text.len() - rest.as_str().len();
                 at = copied;
             }
@@ -296,6 +288,20 @@ pub fn split(text: &str) -> (String, Vec<Span>) {
     }
     out.push_str(text.get(copied..).unwrap_or_default());
     (out, spans)
+}
+
+/// The entry index written after [`OPEN`], read up to and including [`MID`] (to the end of
+/// the text when there is none); a character that is not one of [`ID_DIGITS`] counts as 15.
+fn entry_id(chars: &mut std::str::Chars<'_>) -> usize {
+    let mut id = 0usize;
+    for d in chars.by_ref() {
+        if d == MID {
+            break;
+        }
+        let digit = (d as u32).wrapping_sub(ID_DIGITS) as usize;
+        id = id.saturating_mul(16).saturating_add(digit.min(15));
+    }
+    id
 }
 
 /// `text` without markers.
@@ -417,17 +423,7 @@ mod tests {
         let mut chars = text.chars();
         while let Some(c) = chars.next() {
             match c {
-                OPEN => {
-                    let mut id = 0usize;
-                    for d in chars.by_ref() {
-                        if d == MID {
-                            break;
-                        }
-                        let digit = (d as u32).wrapping_sub(ID_DIGITS) as usize;
-                        id = id.saturating_mul(16).saturating_add(digit.min(15));
-                    }
-                    open.push((out.len(), id));
-                }
+                OPEN => open.push((out.len(), entry_id(&mut chars))),
                 CLOSE => {
                     if let Some((start, entry)) = open.pop() {
                         let end = out.len();
