@@ -29,8 +29,10 @@ pub(super) fn input_bytes(cfg: &config::LoadedConfig) -> u64 {
 /// first touch has left the cache before most of it is written, so every byte goes to memory
 /// twice; 4 KiB pages are zeroed just before they are written. Small builds keep huge pages
 /// (fewer faults); the threshold and its measurements are in `docs/PERFORMANCE.md` (item 33).
+/// Large inputs also make the binary's allocator return freed memory again (item 48).
 pub(super) fn pages_for_inputs(cfg: &config::LoadedConfig) {
     if input_bytes(cfg) >= SMALL_PAGES_FROM_BYTES {
+        crate::profile::meter::large_inputs();
         #[cfg(target_os = "linux")]
         {
             // A refusal (an old kernel) only costs speed.

@@ -60,3 +60,43 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for Metered<A> {
 pub fn thread_live_bytes() -> isize {
     LIVE.try_with(Cell::get).unwrap_or(0)
 }
+
+/// What the binary does to its allocator once a build knows its inputs are large (set by
+/// `main.rs`, which owns the allocator; nothing when unset, as in tests).
+static LARGE_INPUTS: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
+
+/// Sets what [`large_inputs`] does; only the first call counts.
+pub fn on_large_inputs(hook: fn()) {
+    let _ = LARGE_INPUTS.set(hook);
+}
+
+/// Tells the binary's allocator that a build's inputs are large (`cmd`, with the switch from
+/// huge pages): the binary then returns freed memory to the system again, which a small build
+/// does not (docs/PERFORMANCE.md, items 33 and 48).
+pub fn large_inputs() {
+    if let Some(hook) = LARGE_INPUTS.get() {
+        hook();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+
+    /// Large inputs reach the hook the binary set, each time they are found; a second hook
+    /// is ignored.
+    #[test]
+    fn large_inputs_reach_the_binary_hook() {
+        super::on_large_inputs(|| {
+            CALLS.fetch_add(1, Ordering::Relaxed);
+        });
+        super::on_large_inputs(|| {
+            CALLS.fetch_add(100, Ordering::Relaxed);
+        });
+        super::large_inputs();
+        super::large_inputs();
+        assert_eq!(CALLS.load(Ordering::Relaxed), 2);
+    }
+}
