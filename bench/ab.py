@@ -11,7 +11,8 @@ e.g. build the base commit into another target dir, then
     bench/ab.py 20 config/altn-ak105-ii-01.yaml /dev/shm/ab /tmp/readout-base target/release/readout
 
 Prints min and median wall time of N runs of `BINARY build CONFIG --out OUT_DIR --quiet`
-for each binary, and their user+system CPU time (mean). Installs nothing.
+for each binary, their user+system CPU time (mean; system time alone in brackets: on this
+VM mostly the kernel zeroing fresh pages) and median peak RSS. Installs nothing.
 """
 import os
 import statistics
@@ -28,22 +29,26 @@ def main() -> int:
     binaries = sys.argv[4:]
     wall = {b: [] for b in binaries}
     cpu = {b: [] for b in binaries}
+    system = {b: [] for b in binaries}
+    rss = {b: [] for b in binaries}
     for _ in range(n):
         for b in binaries:
-            before = os.times()
             t = time.perf_counter()
-            subprocess.run([b, "build", config, "--out", out, "--quiet"], check=True)
+            child = subprocess.Popen([b, "build", config, "--out", out, "--quiet"])
+            _, status, usage = os.wait4(child.pid, 0)
             wall[b].append(time.perf_counter() - t)
-            after = os.times()
-            cpu[b].append(
-                (after.children_user - before.children_user)
-                + (after.children_system - before.children_system)
-            )
+            if status != 0:
+                raise SystemExit(f"{b} failed (wait status {status})")
+            cpu[b].append(usage.ru_utime + usage.ru_stime)
+            system[b].append(usage.ru_stime)
+            rss[b].append(usage.ru_maxrss / 1024)
     for b in binaries:
         w = sorted(wall[b])
         print(
             f"{b}: min {w[0] * 1e3:.1f} ms, median {statistics.median(w) * 1e3:.1f} ms, "
-            f"CPU {statistics.mean(cpu[b]) * 1e3:.0f} ms (n={n})"
+            f"CPU {statistics.mean(cpu[b]) * 1e3:.0f} ms "
+            f"(system {statistics.mean(system[b]) * 1e3:.0f} ms), "
+            f"RSS {statistics.median(rss[b]):.0f} MiB (n={n})"
         )
     return 0
 

@@ -166,7 +166,7 @@ fn help_explains_every_option() {
 }
 
 /// The binary keeps the memory a small build frees (mimalloc's purge delay set to never, by
-/// its option number in main.rs): the example study purged about 30 MiB in 200 purges with
+/// its option number in main.rs): the example study purged about 60 MiB with
 /// mimalloc's default. Read from mimalloc's own statistics, so a mimalloc whose option
 /// numbers moved fails here.
 #[test]
