@@ -16,6 +16,7 @@ use std::path::Path;
 use serde::Serialize;
 use tera::{Context, Tera};
 
+mod ahead;
 mod convert;
 mod filters;
 pub mod html;
@@ -77,6 +78,28 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
     ("poster.txt", include_str!("../../../templates/poster.txt")),
     ("base.css", include_str!("../../../templates/base.css")),
 ];
+
+/// Adds `sources` to `tera` together (so templates may include each other in any order): a
+/// built-in whose text is its own as parsed ahead ([`ahead`]), every other text parsed by
+/// Tera. Gives how many were parsed.
+fn add_templates(
+    tera: &mut Tera,
+    sources: &BTreeMap<String, TemplateSource>,
+) -> tera::Result<usize> {
+    let mut parse = Vec::new();
+    for (name, source) in sources {
+        match ahead::template(name, &source.text) {
+            Some(template) => {
+                tera.templates.insert(name.clone(), template);
+            }
+            None => parse.push((name.as_str(), source.text.as_str())),
+        }
+    }
+    let parsed = parse.len();
+    // Also links every template's parents and checks macro imports, as for one parsed alone.
+    tera.add_raw_templates(parse)?;
+    Ok(parsed)
+}
 
 /// The built-in templates a build's documents cannot reach, left unparsed when the config has
 /// no templates of its own (they were a third of parsing the built-ins; docs/PERFORMANCE.md):
@@ -303,14 +326,7 @@ impl Renderer {
         }
         let mut tera = Tera::default();
         tera.autoescape_on(vec![".html"]);
-        // Added together so templates may include each other in any order.
-        let all: Vec<(&str, &str)> = renderer
-            .sources
-            .iter()
-            .map(|(name, s)| (name.as_str(), s.text.as_str()))
-            .collect();
-        tera.add_raw_templates(all)
-            .map_err(|e| renderer.error("", &e))?;
+        add_templates(&mut tera, &renderer.sources).map_err(|e| renderer.error("", &e))?;
         sandbox::secure(&mut tera).map_err(|(name, e)| renderer.source_error(&name, &e))?;
         renderer.traced = sandbox::traced(&tera);
         renderer.tera = tera;
