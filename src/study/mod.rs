@@ -32,9 +32,9 @@ pub struct LoadedStudy {
 ///
 /// A config's own templates (`output.templates`) are parsed while the data load, and a build
 /// stops on their error before it writes anything. The built-in templates alone cannot fail
-/// (tests parse them), so they are parsed on a thread of their own while the cohorts are
-/// analysed and their figures drawn (docs/PERFORMANCE.md), and the first document waits
-/// for them.
+/// (tests parse them), so they are made ready (their trees read, as parsed ahead, then
+/// sandboxed) on a thread of their own while the cohorts are analysed and their figures
+/// drawn (docs/PERFORMANCE.md), and the first document waits for them.
 struct Templates {
     /// The templates folder, to parse again and report the error of templates that failed.
     dir: Option<PathBuf>,
