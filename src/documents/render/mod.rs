@@ -79,6 +79,23 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
     ("base.css", include_str!("../../../templates/base.css")),
 ];
 
+/// The built-in templates by name, but those of `skip`.
+fn builtin_sources(skip: &[&'static str]) -> BTreeMap<String, TemplateSource> {
+    BUILTIN_TEMPLATES
+        .iter()
+        .filter(|(name, _)| !skip.contains(name))
+        .map(|(name, text)| {
+            (
+                name.to_string(),
+                TemplateSource {
+                    path: None,
+                    text: text.to_string(),
+                },
+            )
+        })
+        .collect()
+}
+
 /// Adds `sources` to `tera` together (so templates may include each other in any order): a
 /// built-in whose text is its own as parsed ahead ([`ahead`]), every other text parsed by
 /// Tera. Gives how many were parsed.
@@ -296,19 +313,7 @@ impl Renderer {
         skip: &[&'static str],
     ) -> Result<Renderer> {
         let user_templates = !user.is_empty();
-        let mut sources: BTreeMap<String, TemplateSource> = BUILTIN_TEMPLATES
-            .iter()
-            .filter(|(name, _)| !skip.contains(name))
-            .map(|(name, text)| {
-                (
-                    name.to_string(),
-                    TemplateSource {
-                        path: None,
-                        text: text.to_string(),
-                    },
-                )
-            })
-            .collect();
+        let mut sources = builtin_sources(skip);
         for (name, path, text) in user {
             sources.insert(name, TemplateSource { path, text });
         }

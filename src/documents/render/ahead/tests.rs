@@ -1,7 +1,5 @@
-use std::collections::BTreeMap;
-
 use super::*;
-use crate::documents::render::{add_templates, TemplateSource, BUILTIN_TEMPLATES};
+use crate::documents::render::{add_templates, builtin_sources, TemplateSource, BUILTIN_TEMPLATES};
 
 /// Writes the encoding [`Reader`] reads (development time only: the file is made by the test
 /// below).
@@ -371,18 +369,7 @@ fn a_damaged_file_is_refused_never_a_panic() {
 
 #[test]
 fn the_built_ins_are_added_without_parsing_and_others_parsed() {
-    let mut sources: BTreeMap<String, TemplateSource> = BUILTIN_TEMPLATES
-        .iter()
-        .map(|(name, text)| {
-            (
-                name.to_string(),
-                TemplateSource {
-                    path: None,
-                    text: text.to_string(),
-                },
-            )
-        })
-        .collect();
+    let mut sources = builtin_sources(&[]);
     let mut tera = tera::Tera::default();
     assert_eq!(add_templates(&mut tera, &sources).expect("added"), 0);
     assert_eq!(tera.templates.len(), BUILTIN_TEMPLATES.len());
