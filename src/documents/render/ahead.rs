@@ -2,9 +2,9 @@
 //! time into `builtin-templates.ast` beside this file, so a build does not parse them again
 //! (parsing was 6% of the example build's CPU; docs/PERFORMANCE.md, item 52).
 //!
-//! Each entry names a built-in and carries a hash of the text it was made from: a built-in
-//! whose text differs (edited, or replaced by a user's file of other text) is parsed by Tera
-//! as before. A test compares every decoded tree with Tera's parse of the built-in's text and
+//! Each entry names a built-in and carries a hash of the text it was made from: a template
+//! whose text is not the built-in's (a user's file of other text), or a built-in edited since
+//! the file was made, is parsed by Tera as before. A test compares every decoded tree with Tera's parse of the built-in's text and
 //! rewrites the file when `READOUT_BLESS_GOLDEN` is set. Templates with blocks, macros or
 //! `extends` are not encoded (none of the built-ins has them), so a template here needs
 //! nothing of Tera's but its tree.
@@ -29,9 +29,15 @@ fn text_hash(text: &str) -> u64 {
     })
 }
 
-/// The tree of built-in `name` when `text` is the text it was encoded from (else `None`, and
-/// the caller parses `text`), ready for Tera as `Template::new` would make it.
+/// The tree of built-in `name` when `text` is that built-in's text and the one it was encoded
+/// from (else `None`, and the caller parses `text`), ready for Tera as `Template::new` would
+/// make it.
 pub(super) fn template(name: &str, text: &str) -> Option<tera::Template> {
+    // The text itself compared (a user's file of the same name may hold anything), then the
+    // encoded entry's hash (the file may predate an edit of the built-in).
+    if !super::BUILTIN_TEMPLATES.contains(&(name, text)) {
+        return None;
+    }
     let ast = tree(ENCODED, name, text)?;
     Some(tera::Template {
         name: name.to_string(),
