@@ -4,10 +4,10 @@
 //!
 //! Each entry names a built-in and carries a hash of the text it was made from: a template
 //! whose text is not the built-in's (a user's file of other text), or a built-in edited since
-//! the file was made, is parsed by Tera as before. A test compares every decoded tree with Tera's parse of the built-in's text and
-//! rewrites the file when `READOUT_BLESS_GOLDEN` is set. Templates with blocks, macros or
-//! `extends` are not encoded (none of the built-ins has them), so a template here needs
-//! nothing of Tera's but its tree.
+//! the file was made, is parsed by Tera as before. A test compares every decoded tree with
+//! Tera's parse of the built-in's text and rewrites the file when `READOUT_BLESS_GOLDEN` is
+//! set. Templates with blocks, macros or `extends` are not encoded (none of the built-ins has
+//! them), so a template here needs nothing of Tera's but its tree.
 
 use std::collections::HashMap;
 
