@@ -118,8 +118,9 @@ fn add_templates(
     Ok(parsed)
 }
 
-/// The built-in templates a build's documents cannot reach, left unparsed when the config has
-/// no templates of its own (they were a third of parsing the built-ins; docs/PERFORMANCE.md):
+/// The built-in templates a build's documents cannot reach, left out when the config has no
+/// templates of its own (they were a third of parsing the built-ins, docs/PERFORMANCE.md;
+/// with the trees read ahead they still save their sandboxing and traced copy):
 /// the arms' results part when no cohort has arms (`abstract.md` and `abstract.txt` include
 /// it only for a cohort with comparisons, which only arms make), `slides.txt` without `pptx`
 /// and `poster.txt` without `poster`.

@@ -25,9 +25,28 @@ impl Writer {
         self.0.push(u8::from(ws.left) | u8::from(ws.right) << 1);
     }
 
+    /// What [`Reader::option`] reads.
+    fn option<T>(
+        &mut self,
+        value: Option<&T>,
+        f: impl FnOnce(&mut Self, &T) -> Option<()>,
+    ) -> Option<()> {
+        self.bool(value.is_some());
+        value.map_or(Some(()), |v| f(self, v))
+    }
+
+    /// What [`Reader::list`] reads.
+    fn list<T>(
+        &mut self,
+        items: &[T],
+        mut f: impl FnMut(&mut Self, &T) -> Option<()>,
+    ) -> Option<()> {
+        self.u32(items.len());
+        items.iter().try_for_each(|item| f(self, item))
+    }
+
     fn nodes(&mut self, nodes: &[Node]) -> Option<()> {
-        self.u32(nodes.len());
-        nodes.iter().try_for_each(|n| self.node(n))
+        self.list(nodes, Self::node)
     }
 
     fn node(&mut self, node: &Node) -> Option<()> {
@@ -44,8 +63,10 @@ impl Writer {
             Node::Include(ws, names, ignore_missing) => {
                 self.0.push(2);
                 self.ws(ws);
-                self.u32(names.len());
-                names.iter().for_each(|n| self.string(n));
+                self.list(names, |w, n| {
+                    w.string(n);
+                    Some(())
+                })?;
                 self.bool(*ignore_missing);
             }
             Node::Set(ws, set) => {
@@ -71,32 +92,27 @@ impl Writer {
             Node::Forloop(start, f, end) => {
                 self.0.push(6);
                 self.ws(start);
-                self.bool(f.key.is_some());
-                if let Some(key) = &f.key {
-                    self.string(key);
-                }
+                self.option(f.key.as_ref(), |w, key| {
+                    w.string(key);
+                    Some(())
+                })?;
                 self.string(&f.value);
                 self.expr(&f.container)?;
                 self.nodes(&f.body)?;
-                self.bool(f.empty_body.is_some());
-                if let Some(body) = &f.empty_body {
-                    self.nodes(body)?;
-                }
+                self.option(f.empty_body.as_ref(), |w, body| w.nodes(body))?;
                 self.ws(end);
             }
             Node::If(i, end) => {
                 self.0.push(7);
-                self.u32(i.conditions.len());
-                for (ws, e, body) in &i.conditions {
-                    self.ws(ws);
-                    self.expr(e)?;
-                    self.nodes(body)?;
-                }
-                self.bool(i.otherwise.is_some());
-                if let Some((ws, body)) = &i.otherwise {
-                    self.ws(ws);
-                    self.nodes(body)?;
-                }
+                self.list(&i.conditions, |w, (ws, e, body)| {
+                    w.ws(ws);
+                    w.expr(e)?;
+                    w.nodes(body)
+                })?;
+                self.option(i.otherwise.as_ref(), |w, (ws, body)| {
+                    w.ws(ws);
+                    w.nodes(body)
+                })?;
                 self.ws(end);
             }
             Node::Break(ws) => {
@@ -125,18 +141,16 @@ impl Writer {
     fn expr(&mut self, e: &Expr) -> Option<()> {
         self.value(&e.val)?;
         self.bool(e.negated);
-        self.u32(e.filters.len());
-        e.filters.iter().try_for_each(|f| self.call(f))
+        self.list(&e.filters, Self::call)
     }
 
     /// Arguments in the order of their names, so the file is the same from run to run.
     fn args(&mut self, args: &HashMap<String, Expr>) -> Option<()> {
         let mut sorted: Vec<_> = args.iter().collect();
         sorted.sort_by_key(|(name, _)| name.as_str());
-        self.u32(sorted.len());
-        sorted.into_iter().try_for_each(|(name, e)| {
-            self.string(name);
-            self.expr(e)
+        self.list(&sorted, |w, (name, e)| {
+            w.string(name);
+            w.expr(e)
         })
     }
 
@@ -186,8 +200,7 @@ impl Writer {
                 self.string(&t.ident);
                 self.bool(t.negated);
                 self.string(&t.name);
-                self.u32(t.args.len());
-                t.args.iter().try_for_each(|a| self.expr(a))?;
+                self.list(&t.args, Self::expr)?;
             }
             ExprVal::MacroCall(m) => {
                 self.0.push(8);
@@ -201,13 +214,11 @@ impl Writer {
             }
             ExprVal::Array(items) => {
                 self.0.push(10);
-                self.u32(items.len());
-                items.iter().try_for_each(|e| self.expr(e))?;
+                self.list(items, Self::expr)?;
             }
             ExprVal::StringConcat(c) => {
                 self.0.push(11);
-                self.u32(c.values.len());
-                c.values.iter().try_for_each(|v| self.value(v))?;
+                self.list(&c.values, Self::value)?;
             }
             ExprVal::In(i) => {
                 self.0.push(12);
