@@ -164,6 +164,13 @@ pub(super) fn split(svg: &str, scale: f32) -> Option<Split> {
         if !painted && child.is_element() {
             if let Some(b) = plain_background(&child, &root) {
                 background = Some(b);
+                // A title or description before it is in a run of its own: the background
+                // group stays at the top level, where the rasteriser can skip it.
+                if open {
+                    out.push_str("</g>");
+                    open = false;
+                    run += 1;
+                }
                 out.push_str("<g id=\"");
                 out.push_str(BACKGROUND_ID);
                 out.push_str("\">");
@@ -876,6 +883,25 @@ Title &amp; more
         assert_eq!(
             background(&format!("<title>t</title><desc>d</desc>{whole}")).map(|b| b.colour),
             Some([0x33, 0x66, 0x99])
+        );
+        // After a title and description (as every figure starts), the background's group is
+        // still a child of the root, which the rasteriser skips, not inside their run.
+        let after_title = split(
+            &svg(&format!(
+                r#"<title>t</title><desc>d</desc>{whole}<polyline points="0,0 9,9" stroke="red"/>{PLAIN}"#
+            )),
+            2.0,
+        )
+        .expect("a background and a text");
+        let rest = roxmltree::Document::parse(&after_title.svg).expect("well-formed");
+        let top: Vec<_> = rest
+            .root_element()
+            .children()
+            .filter_map(|n| n.attribute("id"))
+            .collect();
+        assert_eq!(
+            top,
+            ["readout-run-0", "readout-background", "readout-run-1"]
         );
         for body in [
             // Not the whole root, not at the origin, not opaque, stroked, no fill, styled.
