@@ -52,6 +52,10 @@ pub(super) struct Split {
     /// origin at least the root's size: that element is then wrapped in the group
     /// [`BACKGROUND_ID`], which the rasteriser may skip after filling the pixels itself.
     pub background: Option<Background>,
+    /// The root's width and height as usvg reads them, when nothing left in `svg` paints but
+    /// the background (only a title, a description, comments or white space): the SVG then
+    /// need not be read by usvg at all.
+    pub only_taken: Option<(f32, f32)>,
 }
 
 /// The id of the group holding a [`Split`]'s background rectangle.
@@ -160,6 +164,8 @@ pub(super) fn split(svg: &str, scale: f32) -> Option<Split> {
     let mut background = None;
     // Until an element paints, a plain rectangle covering the root is the background.
     let mut painted = false;
+    // Whether anything left for usvg may paint.
+    let mut rest_paints = false;
     for child in root.children() {
         if !painted && child.is_element() {
             if let Some(b) = plain_background(&child, &root) {
@@ -199,6 +205,10 @@ pub(super) fn split(svg: &str, scale: f32) -> Option<Split> {
         } else if child.is_text() && !open && child.text().is_some_and(|t| t.trim().is_empty()) {
             // White space between elements draws nothing: no run of its own.
         } else {
+            rest_paints |= !(child.is_comment()
+                || child.is_text() && child.text().is_some_and(|t| t.trim().is_empty())
+                || child.tag_name().namespace() == Some(SVG_NS)
+                    && matches!(child.tag_name().name(), "title" | "desc"));
             if !open {
                 out.push_str("<g id=\"");
                 out.push_str(RUN_ID);
@@ -217,10 +227,23 @@ pub(super) fn split(svg: &str, scale: f32) -> Option<Split> {
     }
     // The root's end tag as written, and whatever follows it.
     out.push_str(&svg[last.range().end..]);
+    // usvg reads a length with no unit or `px` as an `f64`, then takes it as an `f32`.
+    let length = |name: &str| {
+        let v = root.attribute(name)?;
+        plain_number(v.strip_suffix("px").unwrap_or(v))?;
+        let n = v.strip_suffix("px").unwrap_or(v).parse::<f64>().ok()? as f32;
+        (n.is_finite() && n > 0.0).then_some(n)
+    };
+    let only_taken = if rest_paints {
+        None
+    } else {
+        length("width").zip(length("height"))
+    };
     Some(Split {
         svg: out,
         items,
         background,
+        only_taken,
     })
 }
 

@@ -106,26 +106,32 @@ fn rasterise(svg: &str, mut scale: f32, fit: bool, glyph_text: bool) -> Result<V
         fontdb: font_db(),
         ..Options::default()
     };
-    let take = |scale: f32| -> Result<_, PlotError> {
-        let split = glyph_text.then(|| glyphs::split(svg, scale)).flatten();
-        let source = split.as_ref().map_or(svg, |s| s.svg.as_str());
-        let tree =
-            Tree::from_str(source, &options).map_err(|e| PlotError::Raster(e.to_string()))?;
-        Ok((split, tree))
+    let parse = |source: &str| {
+        Tree::from_str(source, &options).map_err(|e| PlotError::Raster(e.to_string()))
     };
-    let (mut split, mut tree) = take(scale)?;
-    let size = tree.size();
-    let side = size.width().max(size.height());
+    // What is drawn, and the root's size.
+    let take = |scale: f32| -> Result<_, PlotError> {
+        let Some(split) = glyph_text.then(|| glyphs::split(svg, scale)).flatten() else {
+            let tree = parse(svg)?;
+            let size = (tree.size().width(), tree.size().height());
+            return Ok((Drawing::Whole(tree), size));
+        };
+        if let Some(size) = split.only_taken {
+            return Ok((Drawing::Split(split, None), size));
+        }
+        let tree = parse(&split.svg)?;
+        let size = (tree.size().width(), tree.size().height());
+        Ok((Drawing::Split(split, Some(tree)), size))
+    };
+    let (mut drawing, size) = take(scale)?;
+    let side = size.0.max(size.1);
     if fit && side * scale > MAX_SIDE {
         // A hair under the limit, so that rounding up cannot pass it; the shapes taken out
         // are taken again for their edges at this scale.
         scale = MAX_SIDE / side * (1.0 - 1e-6);
-        (split, tree) = take(scale)?;
+        (drawing, _) = take(scale)?;
     }
-    let (w, h) = (
-        (size.width() * scale).ceil(),
-        (size.height() * scale).ceil(),
-    );
+    let (w, h) = ((size.0 * scale).ceil(), (size.1 * scale).ceil());
     if w > MAX_SIDE || h > MAX_SIDE {
         return Err(PlotError::InvalidInput(format!(
             "a PNG of {w} x {h} pixels is too large; use a smaller scale"
@@ -141,10 +147,11 @@ fn rasterise(svg: &str, mut scale: f32, fit: bool, glyph_text: bool) -> Result<V
         // colour itself) and its element skipped; otherwise transparent black, as a new pixmap
         // starts. A buffer too small is replaced, not grown: growing would copy its old pixels
         // and then clear them.
-        let background = split
-            .as_ref()
-            .and_then(|s| s.background)
-            .filter(|b| b.width * scale >= w as f32 && b.height * scale >= h as f32);
+        let background = match &drawing {
+            Drawing::Split(split, _) => split.background,
+            Drawing::Whole(_) => None,
+        }
+        .filter(|b| b.width * scale >= w as f32 && b.height * scale >= h as f32);
         if scratch.pixels.capacity() < len {
             scratch.pixels = Vec::with_capacity(len.max(PIXELS_RESERVED));
         }
@@ -161,14 +168,31 @@ fn rasterise(svg: &str, mut scale: f32, fit: bool, glyph_text: bool) -> Result<V
         }
         let mut pixmap = PixmapMut::from_bytes(&mut scratch.pixels, w, h)
             .ok_or_else(|| PlotError::Raster(format!("cannot allocate a {w} x {h} image")))?;
-        match &split {
-            None => resvg::render(&tree, Transform::from_scale(scale, scale), &mut pixmap),
-            Some(split) => render_split(&tree, split, scale, background.is_some(), &mut pixmap),
+        let filled = background.is_some();
+        match &drawing {
+            Drawing::Whole(tree) => {
+                resvg::render(tree, Transform::from_scale(scale, scale), &mut pixmap)
+            }
+            Drawing::Split(split, Some(tree)) => {
+                render_split(tree, split, scale, filled, &mut pixmap)
+            }
+            // Nothing left paints but a background the pixels do not already hold.
+            Drawing::Split(split, None) if split.background.is_some() && !filled => {
+                render_split(&parse(&split.svg)?, split, scale, false, &mut pixmap)
+            }
+            Drawing::Split(split, None) => glyphs::draw(&split.items, scale, &mut pixmap),
         }
         let png = encode_png(scratch, w, h);
         scratch.trim();
         png
     })
+}
+
+/// What a figure is drawn from: usvg's tree of the whole SVG, or the SVG split
+/// ([`glyphs::split`]) with usvg's tree of what is left, none when nothing left paints.
+enum Drawing {
+    Whole(Tree),
+    Split(glyphs::Split, Option<Tree>),
 }
 
 /// Renders an SVG whose plain texts and shapes were taken out ([`glyphs::split`]): the groups
@@ -461,6 +485,35 @@ mod tests {
             dark > 100,
             "the text shows over the first rectangle ({dark} dark pixels)"
         );
+    }
+
+    #[test]
+    fn a_figure_with_nothing_left_for_usvg_is_drawn_without_it() {
+        // Texts and boxes only, after a title and a background: usvg is not asked. An empty
+        // group at the end paints nothing but sends the rest through usvg, which must give
+        // the same image (the same size too, a fractional one included, where the
+        // background no longer covers the last pixels and is drawn by resvg).
+        for (width, height) in [("200", "100"), ("200.3", "99.7px"), ("57.125", "31")] {
+            let rect_height = height.trim_end_matches("px");
+            let svg = |tail: &str| {
+                format!(
+                    r##"<svg width="{width}" height="{height}" xmlns="http://www.w3.org/2000/svg"><title>t</title><desc>d</desc>
+<rect x="0" y="0" width="{width}" height="{rect_height}" fill="#FFFFFF" opacity="1" stroke="none"/>
+<rect x="10" y="10" width="30" height="20" fill="#0072B2" opacity="1" stroke="none"/>
+<text x="20" y="50" font-size="12" fill="#4D4D4D">Months</text>
+<text x="8" y="60" font-size="12" fill="#4D4D4D" transform="rotate(270, 8, 60)">Probability</text>{tail}</svg>"##
+                )
+            };
+            let split = glyphs::split(&svg(""), PNG_SCALE).expect("taken out");
+            assert!(split.only_taken.is_some(), "{width} x {height}");
+            let through_usvg = glyphs::split(&svg("<g/>"), PNG_SCALE).expect("taken out");
+            assert_eq!(through_usvg.only_taken, None);
+            assert_eq!(
+                figure_png(&svg("")).unwrap(),
+                figure_png(&svg("<g/>")).unwrap(),
+                "{width} x {height}"
+            );
+        }
     }
 
     #[test]
