@@ -276,12 +276,12 @@ pub fn build_cutoff(
     };
     sink.put(vec![OutputFile {
         path: "results.json".to_string(),
-        bytes: to_json(&results)?,
+        bytes: to_json(&results)?.into(),
     }])?;
     let manifest = manifest_of(study, plan, sink)?;
     sink.put(vec![OutputFile {
         path: "manifest.json".to_string(),
-        bytes: to_json(&manifest)?,
+        bytes: to_json(&manifest)?.into(),
     }])?;
     Ok(CutoffBuild {
         has_files: true,

@@ -14,7 +14,38 @@ pub struct OutputFile {
     /// Relative path with `/` separators, e.g. `cohort-1/abstract.md`.
     pub path: String,
     /// The content.
-    pub bytes: Vec<u8>,
+    pub bytes: FileBytes,
+}
+
+/// An output file's content: its own, or shared with the documents that embed it (a figure's
+/// PNG is written as a file and put in the Word file and the deck, without a copy).
+#[derive(Debug, Clone)]
+pub enum FileBytes {
+    Owned(Vec<u8>),
+    Shared(std::sync::Arc<Vec<u8>>),
+}
+
+impl std::ops::Deref for FileBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            FileBytes::Owned(bytes) => bytes,
+            FileBytes::Shared(bytes) => bytes,
+        }
+    }
+}
+
+impl From<Vec<u8>> for FileBytes {
+    fn from(bytes: Vec<u8>) -> FileBytes {
+        FileBytes::Owned(bytes)
+    }
+}
+
+impl From<std::sync::Arc<Vec<u8>>> for FileBytes {
+    fn from(bytes: std::sync::Arc<Vec<u8>>) -> FileBytes {
+        FileBytes::Shared(bytes)
+    }
 }
 
 /// A file that is neither regular, nor a folder, nor a link, in words.

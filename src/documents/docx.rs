@@ -177,12 +177,14 @@ fn add_figures(body: &mut Body, ctx: &DocumentContext<'_>, cohort: &str) -> Resu
     for (i, fig) in ctx.figures.iter().enumerate() {
         // The figure's PNG when the build made one (at the same scale), else drawn here.
         let png = match &fig.png {
-            Some(png) => png.to_vec(),
-            None => plots::figure_png(&fig.svg).map_err(|source| Error::Figure {
-                cohort: Some(cohort.to_string()),
-                figure: format!("{} for report.docx", fig.name),
-                source,
-            })?,
+            Some(png) => png.clone(),
+            None => plots::figure_png(&fig.svg)
+                .map_err(|source| Error::Figure {
+                    cohort: Some(cohort.to_string()),
+                    figure: format!("{} for report.docx", fig.name),
+                    source,
+                })?
+                .into(),
         };
         let Some((w, h)) = png_size(&png) else {
             return Err(Error::Analysis {
@@ -267,7 +269,7 @@ impl<'a> Span<'a> {
 #[derive(Default)]
 struct Body {
     xml: String,
-    pictures: Vec<Vec<u8>>,
+    pictures: Vec<crate::figures::Png>,
     /// Tracked changes so far (each `w:ins`/`w:del` has its own id), and their author's date.
     revisions: usize,
     revision_date: Option<String>,
@@ -404,7 +406,7 @@ impl Body {
 
     /// A picture in a paragraph of its own, `size` in EMU; its relationship is `rIdImageN`.
     /// `alt` is the picture's description for screen readers (`wp:docPr/@descr`).
-    fn picture(&mut self, png: Vec<u8>, (cx, cy): (u32, u32), name: &str, alt: &str) {
+    fn picture(&mut self, png: crate::figures::Png, (cx, cy): (u32, u32), name: &str, alt: &str) {
         self.pictures.push(png);
         let n = self.pictures.len();
         let mut name_xml = String::new();
@@ -873,9 +875,14 @@ fn package(body: Body, cohort: &str, file: &str, styles: Option<&[u8]>) -> Resul
 /// PNGs are compressed already), with a fixed time on each.
 fn zip_parts(
     parts: &[(&str, Vec<&[u8]>)],
-    pictures: &[Vec<u8>],
+    pictures: &[crate::figures::Png],
 ) -> zip::result::ZipResult<Vec<u8>> {
-    let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let mut out = zip::ZipWriter::new(Cursor::new(Vec::with_capacity(zip_capacity(
+        parts
+            .iter()
+            .map(|(_, pieces)| pieces.iter().map(|p| p.len()).sum()),
+        pictures.iter().map(|png| png.len()),
+    ))));
     let options = |method| {
         zip::write::SimpleFileOptions::default()
             .compression_method(method)
@@ -893,6 +900,18 @@ fn zip_parts(
         out.write_all(png)?;
     }
     Ok(out.finish()?.into_inner())
+}
+
+/// Room for a zip archive of parts deflated (at most their size, as XML is) and pictures
+/// stored, with each entry's headers: the archive is then written without being grown and
+/// copied as it goes, a copy of every picture each time.
+pub(crate) fn zip_capacity(
+    deflated: impl Iterator<Item = usize>,
+    stored: impl Iterator<Item = usize>,
+) -> usize {
+    // A local header and a central directory entry, with the name: well under 256 bytes.
+    const ENTRY: usize = 256;
+    deflated.chain(stored).map(|n| n + ENTRY).sum::<usize>() + ENTRY
 }
 
 /// The styles part a Word file takes from `output.docx_reference`.
@@ -1162,7 +1181,12 @@ mod tests {
         let mut png = vec![0u8; 24];
         png[16..20].copy_from_slice(&10u32.to_be_bytes());
         png[20..24].copy_from_slice(&10u32.to_be_bytes());
-        body.picture(png.clone(), (95_250, 95_250), "km-os", "a test picture");
+        body.picture(
+            png.clone().into(),
+            (95_250, 95_250),
+            "km-os",
+            "a test picture",
+        );
         let bytes = package(body, "c", "report.docx", None).unwrap();
         let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).unwrap();
         let mut names = Vec::new();

@@ -237,7 +237,7 @@ pub fn start_documents<'a>(
     let dir = &cohort.id;
     let mut files = vec![OutputFile {
         path: format!("{dir}/abstract.txt"),
-        bytes: plain.clone().into_bytes(),
+        bytes: plain.clone().into_bytes().into(),
     }];
     let mut docs = formats::CohortDocs {
         dir,
@@ -535,7 +535,7 @@ pub fn render_index(
     let html = renderer.render_with("index.html", &context, &cfg.analysis_for_study())?;
     Ok(OutputFile {
         path: "index.html".to_string(),
-        bytes: html_bytes(renderer, html),
+        bytes: html_bytes(renderer, html).into(),
     })
 }
 

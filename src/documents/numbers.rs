@@ -244,12 +244,14 @@ impl NumbersSheet {
         let prefix = format!("/cohorts/{index}");
         let mut files = vec![OutputFile {
             path: format!("{}/abstract-numbers.csv", self.dir),
-            bytes: csv(&self.rows, &prefix)?,
+            bytes: csv(&self.rows, &prefix)?.into(),
         }];
         if let Some((html, entries)) = self.html {
             files.push(OutputFile {
                 path: format!("{}/abstract.html", self.dir),
-                bytes: trace::html_sources(&html, &entries, &prefix).into_bytes(),
+                bytes: trace::html_sources(&html, &entries, &prefix)
+                    .into_bytes()
+                    .into(),
             });
         }
         Ok(files)

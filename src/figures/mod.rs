@@ -35,12 +35,15 @@ pub struct Figure {
     pub wide_svg: Option<String>,
     /// `wide_svg` rasterised at [`crate::plots::PNG_SCALE`], when a document embeds it.
     #[serde(skip)]
-    pub wide_png: Option<std::sync::Arc<[u8]>>,
+    pub wide_png: Option<Png>,
     /// The figure rasterised at [`crate::plots::PNG_SCALE`], when the build made its PNG (the
     /// Word report takes it rather than rasterising the figure again).
     #[serde(skip)]
-    pub png: Option<std::sync::Arc<[u8]>>,
+    pub png: Option<Png>,
 }
+
+/// A figure's PNG bytes, shared by its file and the documents that embed it.
+pub type Png = std::sync::Arc<Vec<u8>>;
 
 /// A cohort's figures: files to write, SVGs to inline, and notes on figures skipped.
 #[derive(Debug, Default)]
@@ -103,18 +106,18 @@ impl CohortFigures {
             })
             .collect();
         for (&(i, drawing), result) in jobs.iter().zip(rendered) {
-            let bytes = result?;
+            let bytes = Png::new(result?);
             let figure = &mut self.inline[i];
             match drawing {
-                Drawing::Landscape => figure.wide_png = Some(bytes.into()),
+                Drawing::Landscape => figure.wide_png = Some(bytes),
                 Drawing::Figure { file } => {
                     if pngs.kept {
-                        figure.png = Some(bytes.as_slice().into());
+                        figure.png = Some(bytes.clone());
                     }
                     if file {
                         self.files.push(OutputFile {
                             path: format!("{cohort}/figures/{}.png", figure.name),
-                            bytes,
+                            bytes: bytes.into(),
                         });
                     }
                 }
@@ -138,7 +141,7 @@ impl CohortFigures {
                 }
                 self.files.push(OutputFile {
                     path: format!("{cohort}/figures/{name}.svg"),
-                    bytes: svg.clone().into_bytes(),
+                    bytes: svg.clone().into_bytes().into(),
                 });
                 self.inline.push(Figure {
                     name: name.to_string(),
@@ -633,12 +636,12 @@ pub fn study_km_figures(
                     })?;
                     files.push(OutputFile {
                         path: format!("figures/{name}.png"),
-                        bytes,
+                        bytes: bytes.into(),
                     });
                 }
                 files.push(OutputFile {
                     path: format!("figures/{name}.svg"),
-                    bytes: svg.into_bytes(),
+                    bytes: svg.into_bytes().into(),
                 });
             }
             Err(PlotError::NoData) => {}
@@ -746,7 +749,7 @@ pub fn cohort_drawings(
         }
         let path = format!("{cohort}/figures/{}.svg", fig.name);
         if let Some(file) = figs.files.iter_mut().find(|f| f.path == path) {
-            file.bytes = fig.svg.clone().into_bytes();
+            file.bytes = fig.svg.clone().into_bytes().into();
         }
     }
     Ok(figs)

@@ -325,7 +325,7 @@ impl FileWriter<'_> {
         if self.file.is_none() {
             state.files.push(OutputFile {
                 path: self.path,
-                bytes: self.bytes,
+                bytes: self.bytes.into(),
             });
         }
         Ok(())
@@ -632,7 +632,7 @@ mod tests {
     fn file(path: &str, text: &str) -> OutputFile {
         OutputFile {
             path: path.to_string(),
-            bytes: text.as_bytes().to_vec(),
+            bytes: text.as_bytes().to_vec().into(),
         }
     }
 
@@ -781,7 +781,7 @@ mod tests {
         assert_eq!(sink.paths().expect("paths"), ["b.txt", "a.txt"]);
         let files = sink.into_files();
         assert_eq!(files.len(), 2);
-        assert_eq!(files[1].bytes, b"a");
+        assert_eq!(&files[1].bytes[..], b"a");
     }
 
     /// The last good build survives whatever happens to the next: a folder renamed aside by a
@@ -940,7 +940,7 @@ mod tests {
             } else {
                 let files = sink.into_files();
                 assert_eq!(files[1].path, "derived/c1.csv");
-                assert_eq!(files[1].bytes, pieces.concat());
+                assert_eq!(files[1].bytes[..], pieces.concat());
             }
         }
 

@@ -22,7 +22,7 @@ impl OutputFormat for Ard {
         let rows = ard::ard_rows(&entry);
         let mut files = vec![OutputFile {
             path: format!("{}/ard.csv", docs.dir),
-            bytes: ard::ard_csv(&rows).map_err(failed)?,
+            bytes: ard::ard_csv(&rows).map_err(failed)?.into(),
         }];
         if self.dataset_json {
             let as_of = docs
@@ -32,7 +32,9 @@ impl OutputFormat for Ard {
                 .map_or_else(|| "1960-01-01".to_string(), |d| d.to_string());
             files.push(OutputFile {
                 path: format!("{}/ard.json", docs.dir),
-                bytes: ard::ard_dataset_json(&rows, &docs.ctx.study.id, &as_of).map_err(failed)?,
+                bytes: ard::ard_dataset_json(&rows, &docs.ctx.study.id, &as_of)
+                    .map_err(failed)?
+                    .into(),
             });
         }
         Ok(files)

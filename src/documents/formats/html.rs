@@ -36,7 +36,8 @@ impl OutputFormat for Html {
             path: format!("{}/report.html", docs.dir),
             bytes: renderer
                 .finish_html(renderer.render("report.html", &docs.ctx)?)
-                .into_bytes(),
+                .into_bytes()
+                .into(),
         }])
     }
 }

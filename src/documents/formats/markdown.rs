@@ -10,7 +10,7 @@ impl OutputFormat for Markdown {
     fn cohort_files(&self, docs: &mut CohortDocs<'_>) -> Result<Vec<OutputFile>> {
         Ok(vec![OutputFile {
             path: format!("{}/abstract.md", docs.dir),
-            bytes: docs.markdown.clone().into_bytes(),
+            bytes: docs.markdown.clone().into_bytes().into(),
         }])
     }
 }

@@ -29,7 +29,7 @@ impl OutputFormat for Poster {
         )?;
         Ok(vec![OutputFile {
             path: format!("{}/poster.pptx", docs.dir),
-            bytes,
+            bytes: bytes.into(),
         }])
     }
 }

@@ -21,7 +21,7 @@ impl OutputFormat for Slides {
         let (text, template) = words_and_template(docs, "slides.txt")?;
         Ok(vec![OutputFile {
             path: format!("{}/slides.pptx", docs.dir),
-            bytes: deck::deck(&docs.ctx, &text, &template, docs.dir)?,
+            bytes: deck::deck(&docs.ctx, &text, &template, docs.dir)?.into(),
         }])
     }
 }

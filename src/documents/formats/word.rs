@@ -21,11 +21,12 @@ impl OutputFormat for Word {
         Ok(vec![
             OutputFile {
                 path: format!("{}/abstract.docx", docs.dir),
-                bytes: docx::abstract_docx(&docs.plain, docs.dir, styles)?,
+                bytes: docx::abstract_docx(&docs.plain, docs.dir, styles)?.into(),
             },
             OutputFile {
                 path: format!("{}/report.docx", docs.dir),
-                bytes: docx::report_docx(&docs.ctx, docs.dir, styles, &docs.assets.docx_running)?,
+                bytes: docx::report_docx(&docs.ctx, docs.dir, styles, &docs.assets.docx_running)?
+                    .into(),
             },
         ])
     }

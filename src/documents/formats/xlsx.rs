@@ -18,7 +18,7 @@ impl OutputFormat for Xlsx {
         })?;
         Ok(vec![OutputFile {
             path: format!("{}/tables.xlsx", docs.dir),
-            bytes,
+            bytes: bytes.into(),
         }])
     }
 }

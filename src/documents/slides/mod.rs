@@ -112,7 +112,7 @@ pub const MAX_DECK_BYTES: usize = 256 << 20;
 /// [`MAX_DECK_BYTES`]; each figure rasterised once, however many slides show it.
 struct Deck {
     parts: Vec<package::SlidePart>,
-    media: Vec<(String, std::sync::Arc<[u8]>)>,
+    media: Vec<(String, crate::figures::Png)>,
     bytes: usize,
 }
 
@@ -148,7 +148,7 @@ impl Deck {
             return Ok(name);
         }
         // Rasterised in the figure stage as a rule; here only when the build did not.
-        let png: std::sync::Arc<[u8]> = match (&fig.wide_svg, &fig.wide_png, &fig.png) {
+        let png: crate::figures::Png = match (&fig.wide_svg, &fig.wide_png, &fig.png) {
             (Some(_), Some(png), _) | (None, _, Some(png)) => png.clone(),
             (wide, _, _) => crate::plots::figure_png(wide.as_deref().unwrap_or(&fig.svg))
                 .map_err(|source| Error::Figure {

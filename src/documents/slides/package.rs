@@ -109,7 +109,7 @@ fn presentation(template: &SlideTemplate, slides: usize) -> (String, String) {
 /// The deck as a `.pptx`'s bytes.
 pub fn package(
     slides: &[SlidePart],
-    media: &[(String, std::sync::Arc<[u8]>)],
+    media: &[(String, crate::figures::Png)],
     template: &SlideTemplate,
     title: &str,
 ) -> zip::result::ZipResult<Vec<u8>> {
@@ -182,7 +182,12 @@ pub fn package(
         parts.push((format!("ppt/slides/_rels/slide{n}.xml.rels"), text(rels)));
     }
 
-    let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let mut out = zip::ZipWriter::new(Cursor::new(Vec::with_capacity(
+        crate::documents::docx::zip_capacity(
+            parts.iter().map(|(_, bytes)| bytes.len()),
+            media.iter().map(|(_, png)| png.len()),
+        ),
+    )));
     let options = |method| {
         zip::write::SimpleFileOptions::default()
             .compression_method(method)

@@ -97,7 +97,7 @@ enum Kind {
     Figure {
         name: String,
         alt: String,
-        png: std::sync::Arc<[u8]>,
+        png: crate::figures::Png,
         size: (u32, u32),
         lines: Vec<(bool, String)>,
         /// The share of the column the picture needs for its smallest text to print at
@@ -272,7 +272,7 @@ fn poster_blocks(
             .iter()
             .find(|f| f.name.eq_ignore_ascii_case(&slide.key))
         {
-            let png: std::sync::Arc<[u8]> = match &fig.png {
+            let png: crate::figures::Png = match &fig.png {
                 Some(png) => png.clone(),
                 None => crate::plots::figure_png(&fig.svg)
                     .map_err(|source| Error::Figure {
@@ -534,7 +534,7 @@ fn draw(
     (x, y, width): (u64, u64, u64),
     share: f64,
     pictures: &mut Vec<String>,
-    media: &mut Vec<(String, std::sync::Arc<[u8]>)>,
+    media: &mut Vec<(String, crate::figures::Png)>,
 ) {
     let mut y = y;
     if !block.heading.is_empty() {
