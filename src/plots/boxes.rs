@@ -338,6 +338,11 @@ fn stroke_rects(points: &[(f32, f32)], half: f32, scale: f32) -> Option<Vec<[i64
 /// Paints `boxes` into `pixmap`: every pixel of each rectangle (inside the image) becomes the
 /// opaque colour, or the translucent one over it.
 pub(super) fn fill(boxes: &Boxes, pixmap: &mut PixmapMut) {
+    fill_at(boxes, pixmap, 0);
+}
+
+/// [`fill`] onto `pixmap` holding the image's rows from `y0` on (a band of it).
+pub(super) fn fill_at(boxes: &Boxes, pixmap: &mut PixmapMut, y0: i64) {
     let (width, height) = (i64::from(pixmap.width()), i64::from(pixmap.height()));
     let [r, g, b] = boxes.colour;
     let Some(opaque) = PremultipliedColorU8::from_rgba(r, g, b, u8::MAX) else {
@@ -346,7 +351,7 @@ pub(super) fn fill(boxes: &Boxes, pixmap: &mut PixmapMut) {
     let source = over(Color::from_rgba8(r, g, b, boxes.alpha));
     for &[left, top, right, bottom] in &boxes.rects {
         let (left, right) = (left.clamp(0, width), right.clamp(0, width));
-        let (top, bottom) = (top.clamp(0, height), bottom.clamp(0, height));
+        let (top, bottom) = ((top - y0).clamp(0, height), (bottom - y0).clamp(0, height));
         if left >= right {
             continue;
         }

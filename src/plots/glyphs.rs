@@ -24,7 +24,9 @@
 use rustc_hash::FxHashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use resvg::tiny_skia::{FillRule, Mask, Paint, Path, PathBuilder, PixmapMut, Transform};
+use resvg::tiny_skia::{
+    FillRule, Mask, Paint, Path, PathBuilder, PathSegment, PixmapMut, Point, Transform,
+};
 use rustybuzz::ttf_parser::{GlyphId, OutlineBuilder, Rect};
 use rustybuzz::{Face, ShapePlan, UnicodeBuffer};
 
@@ -502,6 +504,12 @@ struct GlyphMask {
     coverage: Vec<u8>,
 }
 
+impl GlyphMask {
+    fn rows(&self) -> i64 {
+        (self.coverage.len() / (self.width as usize).max(1)) as i64
+    }
+}
+
 /// Shaped strings, outlines and masks, shared by the threads of a build.
 #[derive(Default)]
 struct Cache {
@@ -641,9 +649,212 @@ pub(super) fn draw(items: &[Taken], scale: f32, pixmap: &mut PixmapMut) {
     }
 }
 
-fn draw_text(face: &Face<'static>, text: &PlainText, scale: f32, pixmap: &mut PixmapMut) {
-    if text.text.is_empty() {
+/// Where a text's glyphs go: cached masks placed at whole pixels (their masks' corners are
+/// offset from these), or, for rotated or very large text, all glyphs in one path to be filled
+/// with this transform, as resvg fills a text's outlines.
+enum Placed {
+    Masks(Vec<(Arc<GlyphMask>, i64, i64)>),
+    Path(Path, Transform),
+}
+
+/// An item taken out, ready to be drawn a band of rows at a time, with the pixels it would
+/// give drawn on the whole image at once.
+pub(super) struct Banded<'a> {
+    /// The rows it may paint: from the first, to before the second.
+    rows: (i64, i64),
+    what: BandedItem<'a>,
+}
+
+enum BandedItem<'a> {
+    Boxes(&'a Boxes),
+    Masks([u8; 3], Vec<(Arc<GlyphMask>, i64, i64)>),
+    /// A rotated or very large text's coverage, its corner in image pixels.
+    Coverage([u8; 3], GlyphMask),
+}
+
+/// `items` ready to be drawn band by band ([`draw_band`]) on an image `width` × `height`, or
+/// `None` when a text filled as a path cannot be ([`coverage`]).
+pub(super) fn prepare_bands(
+    items: &[Taken],
+    scale: f32,
+    width: u32,
+    height: u32,
+) -> Option<Vec<Banded<'_>>> {
+    let face = face()?;
+    let mut out = Vec::with_capacity(items.len());
+    for taken in items {
+        match &taken.item {
+            Item::Boxes(boxes) => {
+                let top = boxes.rects.iter().map(|r| r[1]).min();
+                let bottom = boxes.rects.iter().map(|r| r[3]).max();
+                if let (Some(top), Some(bottom)) = (top, bottom) {
+                    let what = BandedItem::Boxes(boxes);
+                    out.push(Banded {
+                        rows: (top, bottom),
+                        what,
+                    });
+                }
+            }
+            Item::Text(text) => match place_text(face, text, scale) {
+                Some(Placed::Masks(placed)) => {
+                    let rows = placed
+                        .iter()
+                        .fold((i64::MAX, i64::MIN), |(t, b), (m, _, y)| {
+                            let top = y + i64::from(m.top);
+                            (t.min(top), b.max(top + m.rows()))
+                        });
+                    let what = BandedItem::Masks(text.colour, placed);
+                    out.push(Banded { rows, what });
+                }
+                Some(Placed::Path(path, transform)) => {
+                    let mask = coverage(&path, transform, width, height)?;
+                    let top = i64::from(mask.top);
+                    let rows = (top, top + mask.rows());
+                    let what = BandedItem::Coverage(text.colour, mask);
+                    out.push(Banded { rows, what });
+                }
+                None => {}
+            },
+        }
+    }
+    Some(out)
+}
+
+/// Draws `items` onto `band`, which holds the image's rows from `y0` on.
+pub(super) fn draw_band(items: &[Banded], band: &mut PixmapMut, y0: i64) {
+    let y1 = y0 + i64::from(band.height());
+    for item in items {
+        if item.rows.1 <= y0 || item.rows.0 >= y1 {
+            continue;
+        }
+        match &item.what {
+            BandedItem::Boxes(boxes) => super::boxes::fill_at(boxes, band, y0),
+            BandedItem::Masks(colour, placed) => {
+                for (mask, x, y) in placed {
+                    let (left, top) = (x + i64::from(mask.left), y + i64::from(mask.top));
+                    if top < y1 && top + mask.rows() > y0 {
+                        blend(band, mask, left, top - y0, *colour);
+                    }
+                }
+            }
+            BandedItem::Coverage(colour, mask) => {
+                let (left, top) = (i64::from(mask.left), i64::from(mask.top));
+                paint(band, mask, left, top - y0, *colour);
+            }
+        }
+    }
+}
+
+/// The coverage tiny-skia gives `path` filled with `transform` (anti-aliased, non-zero) in an
+/// image `width` × `height`, computed in a mask of its own: the path moved by whole pixels
+/// toward the origin (exact in `f32`), whose scan conversion in fixed point is then the same,
+/// shifted. `None` where that is not certain: an image tiny-skia would draw in tiles, a path
+/// reaching past the image (it would be clipped there), a curve tiny-skia would cut at a
+/// vertical turning point (the cut's new points are computed in `f32`, which moving the path
+/// rounds differently), or a cubic curve (glyphs of the embedded font have none).
+fn coverage(path: &Path, transform: Transform, width: u32, height: u32) -> Option<GlyphMask> {
+    // tiny-skia's largest image drawn without tiles.
+    const UNTILED: u32 = 8191;
+    if width > UNTILED || height > UNTILED {
+        return None;
+    }
+    // As `fill_path` does before scan conversion.
+    let device = path.clone().transform(transform)?;
+    let b = device.bounds();
+    let (left, top) = (b.left().floor(), b.top().floor());
+    let (right, bottom) = (b.right().ceil(), b.bottom().ceil());
+    if !(left >= 0.0 && top >= 0.0 && right <= width as f32 && bottom <= height as f32) {
+        return None;
+    }
+    let (mut start, mut last) = (Point::zero(), Point::zero());
+    for segment in device.segments() {
+        match segment {
+            PathSegment::MoveTo(p) => (start, last) = (p, p),
+            PathSegment::LineTo(p) => last = p,
+            PathSegment::QuadTo(control, end) => {
+                // tiny-skia's test (`is_not_monotonic`); where `a - b` is 0 it keeps the
+                // points as they are, otherwise it cuts the curve.
+                let (ab, bc) = (last.y - control.y, control.y - end.y);
+                let turns = ab == 0.0 || (if ab < 0.0 { -bc } else { bc }) < 0.0;
+                if turns && ab != 0.0 {
+                    return None;
+                }
+                last = end;
+            }
+            PathSegment::CubicTo(..) => return None,
+            PathSegment::Close => last = start,
+        }
+    }
+    let local = device.transform(Transform::from_translate(-left, -top))?;
+    let (w, h) = ((right - left) as u32, (bottom - top) as u32);
+    let mut mask = Mask::new(w, h)?;
+    mask.fill_path(&local, FillRule::Winding, true, Transform::identity());
+    Some(GlyphMask {
+        left: left as i32,
+        top: top as i32,
+        width: w,
+        coverage: mask.data().to_vec(),
+    })
+}
+
+/// Paints opaque `colour` through `mask` with its top-left pixel at (`left`, `top`) as
+/// tiny-skia's pipeline paints an opaque colour through anti-aliased coverage: where the
+/// coverage `c` is whole, the colour; where it is partial, each byte
+/// `(byte · (255 − c) + source · c + 255) >> 8` (the rounding differs from [`blend`]'s).
+fn paint(pixmap: &mut PixmapMut, mask: &GlyphMask, left: i64, top: i64, colour: [u8; 3]) {
+    let (width, height) = (i64::from(pixmap.width()), i64::from(pixmap.height()));
+    let mask_width = i64::from(mask.width);
+    let (first, last) = (
+        (-left).clamp(0, mask_width),
+        (width - left).clamp(0, mask_width),
+    );
+    if first >= last {
         return;
+    }
+    let (pixels, _) = pixmap.data_mut().as_chunks_mut::<4>();
+    let [r, g, b] = colour.map(u16::from);
+    let source = [r, g, b, 255];
+    for (row, coverage) in mask.coverage.chunks_exact(mask.width as usize).enumerate() {
+        let y = top + row as i64;
+        if !(0..height).contains(&y) {
+            continue;
+        }
+        let start = (y * width + left + first) as usize;
+        let Some(line) = pixels.get_mut(start..start + (last - first) as usize) else {
+            continue;
+        };
+        let coverage = &coverage[first as usize..last as usize];
+        for (pixel, &c) in line.iter_mut().zip(coverage) {
+            let c = u16::from(c);
+            for (byte, s) in pixel.iter_mut().zip(source) {
+                *byte = ((u16::from(*byte) * (255 - c) + s * c + 255) >> 8) as u8;
+            }
+        }
+    }
+}
+
+fn draw_text(face: &Face<'static>, text: &PlainText, scale: f32, pixmap: &mut PixmapMut) {
+    match place_text(face, text, scale) {
+        Some(Placed::Masks(placed)) => {
+            for (mask, x, y) in placed {
+                let (left, top) = (x + i64::from(mask.left), y + i64::from(mask.top));
+                blend(pixmap, &mask, left, top, text.colour);
+            }
+        }
+        Some(Placed::Path(path, transform)) => {
+            let [r, g, b] = text.colour;
+            let mut paint = Paint::default();
+            paint.set_color_rgba8(r, g, b, 255);
+            paint.anti_alias = true;
+            pixmap.fill_path(&path, &paint, FillRule::Winding, transform, None);
+        }
+        None => {}
+    }
+}
+
+fn place_text(face: &Face<'static>, text: &PlainText, scale: f32) -> Option<Placed> {
+    if text.text.is_empty() {
+        return None;
     }
     // The cache is locked to look up (or make) what the text needs, not while drawing.
     let mut cache = cache()
@@ -690,8 +901,6 @@ fn draw_text(face: &Face<'static>, text: &PlainText, scale: f32, pixmap: &mut Pi
         Anchor::End => -pen,
     };
     let (x0, y0) = (text.origin.0 + shift, text.origin.1);
-    let [r, g, b] = text.colour;
-
     // Device pixels per font unit.
     let k = sx * scale;
     if text.rotate.is_some() || text.size * scale > MASK_EM_PIXELS {
@@ -708,16 +917,10 @@ fn draw_text(face: &Face<'static>, text: &PlainText, scale: f32, pixmap: &mut Pi
             }
         }
         drop(cache);
-        if let Some(path) = all.finish() {
-            let mut paint = Paint::default();
-            paint.set_color_rgba8(r, g, b, 255);
-            paint.anti_alias = true;
-            let (angle, cx, cy) = text.rotate.unwrap_or_default();
-            let transform = Transform::from_scale(scale, scale)
-                .pre_concat(Transform::from_rotate_at(angle, cx, cy));
-            pixmap.fill_path(&path, &paint, FillRule::Winding, transform, None);
-        }
-        return;
+        let (angle, cx, cy) = text.rotate.unwrap_or_default();
+        let transform = Transform::from_scale(scale, scale)
+            .pre_concat(Transform::from_rotate_at(angle, cx, cy));
+        return all.finish().map(|path| Placed::Path(path, transform));
     }
 
     let mut placed = Vec::with_capacity(origins.len());
@@ -746,10 +949,7 @@ fn draw_text(face: &Face<'static>, text: &PlainText, scale: f32, pixmap: &mut Pi
         }
     }
     drop(cache);
-    for (mask, x, y) in placed {
-        let (left, top) = (x + i64::from(mask.left), y + i64::from(mask.top));
-        blend(pixmap, &mask, left, top, [r, g, b]);
-    }
+    Some(Placed::Masks(placed))
 }
 
 fn glyph_outline(cache: &mut Cache, face: &Face<'static>, id: u16) -> Option<Arc<(Path, Rect)>> {
@@ -897,6 +1097,84 @@ Title &amp; more
             ]
         );
         assert!(!split.svg.contains("<text"));
+    }
+
+    #[test]
+    fn items_drawn_band_by_band_give_the_pixels_drawn_whole() {
+        // Pseudo-random texts (plain, rotated by several angles, larger than the masks'
+        // limit, some reaching past the image) and translucent and opaque boxes, drawn on
+        // the whole image and a band of rows at a time, in bands of several heights.
+        let mut random = super::super::test_random(0x0bad_5eed_1234_5678);
+        let mut next = |n: u64| random() % n;
+        let (w, h) = (400u32, 240u32);
+        let (mut banded, mut paths, mut refused) = (0, 0, 0);
+        for case in 0..300 {
+            let mut body = String::new();
+            for _ in 0..3 {
+                // Mostly inside the image; a few reach past its edges.
+                let (x, y) = (
+                    next(1700) as f32 / 10.0 + 15.0,
+                    next(900) as f32 / 10.0 + 15.0,
+                );
+                let size = [8, 12, 17, 30, 17, 12, 70][next(7) as usize];
+                let rotate = match next(8) {
+                    0..=2 => format!(r#" transform="rotate(270, {x}, {y})""#),
+                    3 => format!(r#" transform="rotate(90, {x}, {y})""#),
+                    4 => format!(r#" transform="rotate({}, {x}, {y})""#, next(360)),
+                    _ => String::new(),
+                };
+                let anchor = ["start", "middle", "end"][next(3) as usize];
+                body.push_str(&format!(
+                    r##"<text x="{x}" y="{y}" font-size="{size}" text-anchor="{anchor}" fill="#{:06X}"{rotate}>{}</text>"##,
+                    next(1 << 24),
+                    ["PFS (%)", "Months", "g"][next(3) as usize]
+                ));
+                let (rx, ry) = (next(200), next(120));
+                let (rx2, ry2) = (rx + next(40) + 1, ry + next(30) + 1);
+                let opacity = if next(2) == 0 { "0.18" } else { "1" };
+                body.push_str(&format!(
+                    r##"<polygon fill-opacity="{opacity}" fill="#0072B2" opacity="1" stroke="none" points="{rx},{ry} {rx2},{ry} {rx2},{ry2} {rx},{ry2}"/>"##
+                ));
+            }
+            let svg = format!(
+                r##"<svg width="200" height="120" xmlns="http://www.w3.org/2000/svg"><rect x="0" y="0" width="200" height="120" fill="#FFFFFF" opacity="1" stroke="none"/>{body}</svg>"##
+            );
+            let split = split(&svg, 2.0).expect("texts and boxes taken out");
+            assert!(split.only_taken.is_some(), "case {case}");
+            let mut whole = vec![u8::MAX; (w * h * 4) as usize];
+            draw(
+                &split.items,
+                2.0,
+                &mut PixmapMut::from_bytes(&mut whole, w, h).unwrap(),
+            );
+            let Some(items) = prepare_bands(&split.items, 2.0, w, h) else {
+                refused += 1;
+                continue;
+            };
+            paths += items
+                .iter()
+                .filter(|i| matches!(i.what, BandedItem::Coverage(..)))
+                .count();
+            let rows = [1, 7, 64, h as usize][case % 4];
+            let stride = w as usize * 4;
+            let mut drawn = Vec::new();
+            for y0 in (0..h as usize).step_by(rows) {
+                let n = rows.min(h as usize - y0);
+                let mut band = vec![u8::MAX; n * stride];
+                let mut pixmap = PixmapMut::from_bytes(&mut band, w, n as u32).unwrap();
+                draw_band(&items, &mut pixmap, y0 as i64);
+                drawn.extend_from_slice(&band);
+            }
+            assert!(drawn == whole, "case {case}, bands of {rows} rows");
+            banded += 1;
+        }
+        // Most cases are drawn in bands, with many texts filled as paths among them; a text
+        // past the image's edges is refused.
+        assert!(
+            banded > 80 && refused > 20,
+            "{banded} banded, {refused} refused"
+        );
+        assert!(paths > 100, "{paths} paths' coverage");
     }
 
     #[test]

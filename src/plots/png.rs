@@ -152,6 +152,15 @@ fn rasterise(svg: &str, mut scale: f32, fit: bool, glyph_text: bool) -> Result<V
             Drawing::Whole(_) => None,
         }
         .filter(|b| b.width * scale >= w as f32 && b.height * scale >= h as f32);
+        // Drawn entirely here over an opaque background: a band of rows at a time.
+        if let (Drawing::Split(split, None), Some(b)) = (&drawing, background) {
+            if let Some(items) = glyphs::prepare_bands(&split.items, scale, w, h) {
+                if let Some(png) = rasterise_banded(scratch, &items, b.colour, w, h)? {
+                    scratch.trim();
+                    return Ok(png);
+                }
+            }
+        }
         if scratch.pixels.capacity() < len {
             scratch.pixels = Vec::with_capacity(len.max(PIXELS_RESERVED));
         }
@@ -240,27 +249,16 @@ fn encode_png(scratch: &mut Scratch, width: u32, height: u32) -> Result<Vec<u8>,
     let raster = |e: std::io::Error| PlotError::Raster(e.to_string());
     let Scratch { pixels, row, zlib } = scratch;
     let stride = width as usize * 4;
-    row.clear();
-    row.resize(stride + 1, 0);
-    row[0] = SUB_FILTER;
-    zlib.clear();
+    start_rows(row, zlib, stride);
     let mut compressor = super::deflate::Compressor::new(zlib);
     for line in pixels.chunks_exact_mut(stride) {
-        // Row by row while the row is in the cache (an opaque pixel is the same either way).
-        demultiply(line);
-        let line = &*line;
-        let filtered = &mut row[1..];
-        filtered[..4].copy_from_slice(&line[..4]);
-        for ((out, &byte), &left) in filtered[4..].iter_mut().zip(&line[4..]).zip(line) {
-            *out = byte.wrapping_sub(left);
-        }
+        filter_row(line, row);
         compressor.write_data(row);
     }
     compressor.finish();
     // As the png crate does: when the fast level does not shrink the rows (noise, photographs),
     // store them unfiltered instead.
-    let raw = (stride + 1) * height as usize;
-    if zlib.len() > fdeflate::StoredOnlyCompressor::<()>::compressed_size(raw) {
+    if !shrunk(zlib, stride, height) {
         zlib.clear();
         let mut stored = fdeflate::StoredOnlyCompressor::new(std::io::Cursor::new(&mut *zlib))
             .map_err(raster)?;
@@ -270,8 +268,96 @@ fn encode_png(scratch: &mut Scratch, width: u32, height: u32) -> Result<Vec<u8>,
         }
         stored.finish().map_err(raster)?;
     }
+    png_file(zlib, width, height)
+}
 
-    // Signature, IHDR, the IDAT chunks (at most 2^31 - 1 bytes each), IEND.
+/// Bytes of pixels drawn and encoded at a time by [`rasterise_banded`]: a band stays in the
+/// core's cache from its fill to its compression.
+const BAND_BYTES: usize = 128 << 10;
+
+/// [`encode_png`]'s PNG of an image drawn a band of rows at a time: each band filled with the
+/// opaque background `colour`, `items` drawn on it ([`glyphs::draw_band`]), its rows filtered
+/// and compressed, so the image's pixels are never all in memory (and never leave the cache).
+/// The rows and calls to the compressor are [`encode_png`]'s, so the bytes are the same;
+/// `None` when the rows would be stored rather than compressed (that needs every pixel: the
+/// caller draws the whole image instead).
+fn rasterise_banded(
+    scratch: &mut Scratch,
+    items: &[glyphs::Banded],
+    colour: [u8; 3],
+    width: u32,
+    height: u32,
+) -> Result<Option<Vec<u8>>, PlotError> {
+    let Scratch { pixels, row, zlib } = scratch;
+    let stride = width as usize * 4;
+    let band_rows = (BAND_BYTES / stride).clamp(1, height as usize);
+    if pixels.capacity() < band_rows * stride {
+        *pixels = Vec::with_capacity((band_rows * stride).max(PIXELS_RESERVED));
+    }
+    pixels.clear();
+    pixels.resize(band_rows * stride, u8::MAX);
+    // One row of the background, copied row by row (a loop of 4-byte pixels is not vectorised).
+    let [r, g, b] = colour;
+    let background: Vec<u8> = std::iter::repeat_n([r, g, b, u8::MAX], width as usize)
+        .flatten()
+        .collect();
+    start_rows(row, zlib, stride);
+    let mut compressor = super::deflate::Compressor::new(zlib);
+    for y0 in (0..height as usize).step_by(band_rows) {
+        let rows = band_rows.min(height as usize - y0);
+        let band = &mut pixels[..rows * stride];
+        if colour == [u8::MAX; 3] {
+            band.fill(u8::MAX);
+        } else {
+            for line in band.chunks_exact_mut(stride) {
+                line.copy_from_slice(&background);
+            }
+        }
+        let mut pixmap = PixmapMut::from_bytes(band, width, rows as u32).ok_or_else(|| {
+            PlotError::Raster(format!("cannot allocate a {width} x {height} image"))
+        })?;
+        glyphs::draw_band(items, &mut pixmap, y0 as i64);
+        for line in band.chunks_exact_mut(stride) {
+            filter_row(line, row);
+            compressor.write_data(row);
+        }
+    }
+    compressor.finish();
+    if !shrunk(zlib, stride, height) {
+        return Ok(None);
+    }
+    png_file(zlib, width, height).map(Some)
+}
+
+/// Readies the filtered row (its filter type byte first) and the compressed stream.
+fn start_rows(row: &mut Vec<u8>, zlib: &mut Vec<u8>, stride: usize) {
+    row.clear();
+    row.resize(stride + 1, 0);
+    row[0] = SUB_FILTER;
+    zlib.clear();
+}
+
+/// One image row into `row` after its filter type byte: straight colours (an opaque pixel is
+/// the same either way), then each byte less the same byte of the pixel to its left.
+fn filter_row(line: &mut [u8], row: &mut [u8]) {
+    demultiply(line);
+    let line = &*line;
+    let filtered = &mut row[1..];
+    filtered[..4].copy_from_slice(&line[..4]);
+    for ((out, &byte), &left) in filtered[4..].iter_mut().zip(&line[4..]).zip(line) {
+        *out = byte.wrapping_sub(left);
+    }
+}
+
+/// Whether the compressed rows are smaller than the rows stored.
+fn shrunk(zlib: &[u8], stride: usize, height: u32) -> bool {
+    let raw = (stride + 1) * height as usize;
+    zlib.len() <= fdeflate::StoredOnlyCompressor::<()>::compressed_size(raw)
+}
+
+/// The PNG file of the compressed rows: signature, IHDR, the IDAT chunks (at most 2^31 - 1
+/// bytes each), IEND.
+fn png_file(zlib: &[u8], width: u32, height: u32) -> Result<Vec<u8>, PlotError> {
     const MAX_CHUNK: usize = i32::MAX as usize;
     let chunks = zlib.len().div_ceil(MAX_CHUNK).max(1);
     let mut out = Vec::with_capacity(8 + 25 + zlib.len() + 12 * chunks + 12);
