@@ -802,8 +802,31 @@ fn coverage(path: &Path, transform: Transform, width: u32, height: u32) -> Optio
 /// coverage `c` is whole, the colour; where it is partial, each byte
 /// `(byte · (255 − c) + source · c + 255) >> 8` (the rounding differs from [`blend`]'s).
 fn paint(pixmap: &mut PixmapMut, mask: &GlyphMask, left: i64, top: i64, colour: [u8; 3]) {
+    let [r, g, b] = colour.map(u16::from);
+    let source = [r, g, b, 255];
+    for_rows(pixmap, mask, left, top, |line, coverage| {
+        for (pixel, &c) in line.iter_mut().zip(coverage) {
+            let c = u16::from(c);
+            for (byte, s) in pixel.iter_mut().zip(source) {
+                *byte = ((u16::from(*byte) * (255 - c) + s * c + 255) >> 8) as u8;
+            }
+        }
+    });
+}
+
+/// Hands `each` every row of `mask` placed with its top-left pixel at (`left`, `top`) that
+/// falls in the image: its pixels there and their coverage.
+#[inline(always)]
+fn for_rows(
+    pixmap: &mut PixmapMut,
+    mask: &GlyphMask,
+    left: i64,
+    top: i64,
+    mut each: impl FnMut(&mut [[u8; 4]], &[u8]),
+) {
     let (width, height) = (i64::from(pixmap.width()), i64::from(pixmap.height()));
     let mask_width = i64::from(mask.width);
+    // The mask's columns inside the image: the same for every row.
     let (first, last) = (
         (-left).clamp(0, mask_width),
         (width - left).clamp(0, mask_width),
@@ -812,8 +835,6 @@ fn paint(pixmap: &mut PixmapMut, mask: &GlyphMask, left: i64, top: i64, colour: 
         return;
     }
     let (pixels, _) = pixmap.data_mut().as_chunks_mut::<4>();
-    let [r, g, b] = colour.map(u16::from);
-    let source = [r, g, b, 255];
     for (row, coverage) in mask.coverage.chunks_exact(mask.width as usize).enumerate() {
         let y = top + row as i64;
         if !(0..height).contains(&y) {
@@ -823,13 +844,10 @@ fn paint(pixmap: &mut PixmapMut, mask: &GlyphMask, left: i64, top: i64, colour: 
         let Some(line) = pixels.get_mut(start..start + (last - first) as usize) else {
             continue;
         };
-        let coverage = &coverage[first as usize..last as usize];
-        for (pixel, &c) in line.iter_mut().zip(coverage) {
-            let c = u16::from(c);
-            for (byte, s) in pixel.iter_mut().zip(source) {
-                *byte = ((u16::from(*byte) * (255 - c) + s * c + 255) >> 8) as u8;
-            }
-        }
+        let coverage = coverage
+            .get(first as usize..last as usize)
+            .unwrap_or_default();
+        each(line, coverage);
     }
 }
 
@@ -966,31 +984,9 @@ fn glyph_outline(cache: &mut Cache, face: &Face<'static>, id: u16) -> Option<Arc
 /// and the result is premultiplied again (no channel can pass its alpha), so every pixel is
 /// computed alike, which lets the loop use vector instructions.
 fn blend(pixmap: &mut PixmapMut, mask: &GlyphMask, left: i64, top: i64, colour: [u8; 3]) {
-    let (width, height) = (i64::from(pixmap.width()), i64::from(pixmap.height()));
-    let mask_width = i64::from(mask.width);
-    // The mask's columns inside the image: the same for every row.
-    let (first, last) = (
-        (-left).clamp(0, mask_width),
-        (width - left).clamp(0, mask_width),
-    );
-    if first >= last {
-        return;
-    }
-    let (pixels, _) = pixmap.data_mut().as_chunks_mut::<4>();
     let [r, g, b] = colour.map(u16::from);
     let source = [r, g, b, 255];
-    for (row, coverage) in mask.coverage.chunks_exact(mask.width as usize).enumerate() {
-        let y = top + row as i64;
-        if !(0..height).contains(&y) {
-            continue;
-        }
-        let start = (y * width + left + first) as usize;
-        let Some(line) = pixels.get_mut(start..start + (last - first) as usize) else {
-            continue;
-        };
-        let coverage = coverage
-            .get(first as usize..last as usize)
-            .unwrap_or_default();
+    for_rows(pixmap, mask, left, top, |line, coverage| {
         for (pixel, &c) in line.iter_mut().zip(coverage) {
             let c = u16::from(c);
             let keep = 255 - c;
@@ -1001,7 +997,7 @@ fn blend(pixmap: &mut PixmapMut, mask: &GlyphMask, left: i64, top: i64, colour: 
                 mix(source[3], pixel[3], c, keep),
             ];
         }
-    }
+    });
 }
 
 /// `(source · c + byte · keep) / 255` rounded, for `c + keep = 255`: in 16 bits throughout
