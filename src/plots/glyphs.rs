@@ -720,26 +720,46 @@ pub(super) fn prepare_bands(
     Some(out)
 }
 
-/// Draws `items` onto `band`, which holds the image's rows from `y0` on.
-pub(super) fn draw_band(items: &[Banded], band: &mut PixmapMut, y0: i64) {
+/// Draws `items` onto `band`, which holds the image's rows from `y0` on, and adds to `columns`
+/// the columns of every piece drawn there (from, to before; not clipped to the image): no
+/// pixel outside them changes.
+pub(super) fn draw_band(
+    items: &[Banded],
+    band: &mut PixmapMut,
+    y0: i64,
+    columns: &mut Vec<(i64, i64)>,
+) {
     let y1 = y0 + i64::from(band.height());
+    let touches = |top: i64, bottom: i64| top < y1 && bottom > y0;
     for item in items {
-        if item.rows.1 <= y0 || item.rows.0 >= y1 {
+        if !touches(item.rows.0, item.rows.1) {
             continue;
         }
         match &item.what {
-            BandedItem::Boxes(boxes) => super::boxes::fill_at(boxes, band, y0),
+            BandedItem::Boxes(boxes) => {
+                // `fill_at` paints each rectangle's columns on the rows it shares with the band.
+                columns.extend(
+                    (boxes.rects.iter())
+                        .filter(|r| touches(r[1], r[3]))
+                        .map(|r| (r[0], r[2])),
+                );
+                super::boxes::fill_at(boxes, band, y0);
+            }
             BandedItem::Masks(colour, placed) => {
                 for (mask, x, y) in placed {
                     let (left, top) = (x + i64::from(mask.left), y + i64::from(mask.top));
-                    if top < y1 && top + mask.rows() > y0 {
+                    if touches(top, top + mask.rows()) {
+                        columns.push((left, left + i64::from(mask.width)));
                         blend(band, mask, left, top - y0, *colour);
                     }
                 }
             }
             BandedItem::Coverage(colour, mask) => {
                 let (left, top) = (i64::from(mask.left), i64::from(mask.top));
-                paint(band, mask, left, top - y0, *colour);
+                if touches(top, top + mask.rows()) {
+                    columns.push((left, left + i64::from(mask.width)));
+                    paint(band, mask, left, top - y0, *colour);
+                }
             }
         }
     }
@@ -1158,7 +1178,17 @@ Title &amp; more
                 let n = rows.min(h as usize - y0);
                 let mut band = vec![u8::MAX; n * stride];
                 let mut pixmap = PixmapMut::from_bytes(&mut band, w, n as u32).unwrap();
-                draw_band(&items, &mut pixmap, y0 as i64);
+                let mut columns = Vec::new();
+                draw_band(&items, &mut pixmap, y0 as i64, &mut columns);
+                // Every pixel changed lies in a column reported.
+                for (i, pixel) in band.chunks_exact(4).enumerate() {
+                    let x = (i % w as usize) as i64;
+                    let inside = columns.iter().any(|&(from, to)| (from..to).contains(&x));
+                    assert!(
+                        inside || pixel == [u8::MAX; 4],
+                        "case {case}: pixel {x} of a row from {y0} changed"
+                    );
+                }
                 drawn.extend_from_slice(&band);
             }
             assert!(drawn == whole, "case {case}, bands of {rows} rows");

@@ -2,6 +2,7 @@
 //! not depend on the fonts installed on the machine.
 
 use std::cell::RefCell;
+use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
 use resvg::tiny_skia::{PixmapMut, PremultipliedColorU8, Transform};
@@ -34,8 +35,6 @@ const PIXELS_RESERVED: usize = 16 << 20;
 struct Scratch {
     /// The image's pixels, premultiplied RGBA, then straight RGBA for the encoder.
     pixels: Vec<u8>,
-    /// One filtered row: the filter type byte, then the row's bytes.
-    row: Vec<u8>,
     /// The zlib stream of the filtered rows.
     zlib: Vec<u8>,
 }
@@ -43,7 +42,7 @@ struct Scratch {
 impl Scratch {
     /// Gives back any buffer grown past [`KEEP_BYTES`].
     fn trim(&mut self) {
-        for buf in [&mut self.pixels, &mut self.row, &mut self.zlib] {
+        for buf in [&mut self.pixels, &mut self.zlib] {
             if buf.capacity() > KEEP_BYTES {
                 *buf = Vec::new();
             }
@@ -238,22 +237,22 @@ fn render_split(
 /// for speed: rows filtered with PNG's Sub filter (each byte less the same byte of the pixel
 /// to its left: a figure's flat colours become runs of zeros), then deflated at fdeflate's
 /// fast level, or stored unfiltered when that would not shrink them. This is what the png
-/// crate does at its fast level, written out here so that the filtered rows and the compressed
-/// stream go to buffers reused from figure to figure (the crate grows a new one per image);
-/// its writer still frames the chunks.
+/// crate does at its fast level, written out here so that each row is filtered as it is
+/// compressed ([`super::deflate::Compressor::write_sub_row`]) into a stream reused from figure
+/// to figure (the crate grows a new one per image); its writer still frames the chunks.
 ///
 /// tiny-skia keeps colours premultiplied by alpha and PNG wants them straight; for an opaque
 /// image (every figure has a white background) the two are the same bytes, so only a
 /// translucent image is converted, in place.
 fn encode_png(scratch: &mut Scratch, width: u32, height: u32) -> Result<Vec<u8>, PlotError> {
     let raster = |e: std::io::Error| PlotError::Raster(e.to_string());
-    let Scratch { pixels, row, zlib } = scratch;
+    let Scratch { pixels, zlib } = scratch;
     let stride = width as usize * 4;
-    start_rows(row, zlib, stride);
+    zlib.clear();
     let mut compressor = super::deflate::Compressor::new(zlib);
     for line in pixels.chunks_exact_mut(stride) {
-        filter_row(line, row);
-        compressor.write_data(row);
+        demultiply(line);
+        compressor.write_sub_row(line);
     }
     compressor.finish();
     // As the png crate does: when the fast level does not shrink the rows (noise, photographs),
@@ -278,6 +277,8 @@ const BAND_BYTES: usize = 128 << 10;
 /// [`encode_png`]'s PNG of an image drawn a band of rows at a time: each band filled with the
 /// opaque background `colour`, `items` drawn on it ([`glyphs::draw_band`]), its rows filtered
 /// and compressed, so the image's pixels are never all in memory (and never leave the cache).
+/// A band's rows are read only in the columns drawn there (and the pixel after each): the
+/// rest is background, whose filtered bytes are zero.
 /// The rows and calls to the compressor are [`encode_png`]'s, so the bytes are the same;
 /// `None` when the rows would be stored rather than compressed (that needs every pixel: the
 /// caller draws the whole image instead).
@@ -288,7 +289,7 @@ fn rasterise_banded(
     width: u32,
     height: u32,
 ) -> Result<Option<Vec<u8>>, PlotError> {
-    let Scratch { pixels, row, zlib } = scratch;
+    let Scratch { pixels, zlib } = scratch;
     let stride = width as usize * 4;
     let band_rows = (BAND_BYTES / stride).clamp(1, height as usize);
     if pixels.capacity() < band_rows * stride {
@@ -301,8 +302,9 @@ fn rasterise_banded(
     let background: Vec<u8> = std::iter::repeat_n([r, g, b, u8::MAX], width as usize)
         .flatten()
         .collect();
-    start_rows(row, zlib, stride);
+    zlib.clear();
     let mut compressor = super::deflate::Compressor::new(zlib);
+    let (mut columns, mut changes) = (Vec::new(), Vec::new());
     for y0 in (0..height as usize).step_by(band_rows) {
         let rows = band_rows.min(height as usize - y0);
         let band = &mut pixels[..rows * stride];
@@ -316,10 +318,14 @@ fn rasterise_banded(
         let mut pixmap = PixmapMut::from_bytes(band, width, rows as u32).ok_or_else(|| {
             PlotError::Raster(format!("cannot allocate a {width} x {height} image"))
         })?;
-        glyphs::draw_band(items, &mut pixmap, y0 as i64);
+        columns.clear();
+        glyphs::draw_band(items, &mut pixmap, y0 as i64, &mut columns);
+        changed_bytes(&mut columns, width, &mut changes);
         for line in band.chunks_exact_mut(stride) {
-            filter_row(line, row);
-            compressor.write_data(row);
+            for range in &changes {
+                demultiply(&mut line[range.clone()]);
+            }
+            compressor.write_sub_row_where(line, &changes);
         }
     }
     compressor.finish();
@@ -329,23 +335,24 @@ fn rasterise_banded(
     png_file(zlib, width, height).map(Some)
 }
 
-/// Readies the filtered row (its filter type byte first) and the compressed stream.
-fn start_rows(row: &mut Vec<u8>, zlib: &mut Vec<u8>, stride: usize) {
-    row.clear();
-    row.resize(stride + 1, 0);
-    row[0] = SUB_FILTER;
-    zlib.clear();
-}
-
-/// One image row into `row` after its filter type byte: straight colours (an opaque pixel is
-/// the same either way), then each byte less the same byte of the pixel to its left.
-fn filter_row(line: &mut [u8], row: &mut [u8]) {
-    demultiply(line);
-    let line = &*line;
-    let filtered = &mut row[1..];
-    filtered[..4].copy_from_slice(&line[..4]);
-    for ((out, &byte), &left) in filtered[4..].iter_mut().zip(&line[4..]).zip(line) {
-        *out = byte.wrapping_sub(left);
+/// The bytes of a row of `width` pixels whose Sub-filtered bytes may not be zero, given the
+/// `columns` drawn on a background (pixel columns, from and to before, in any order, not
+/// clipped): each column's pixels and the pixel after it, which differs from its left
+/// neighbour when the column does. Sorted and disjoint, into `changes`.
+fn changed_bytes(columns: &mut [(i64, i64)], width: u32, changes: &mut Vec<Range<usize>>) {
+    changes.clear();
+    columns.sort_unstable();
+    let width = i64::from(width);
+    for &(from, to) in columns.iter() {
+        let (from, to) = (from.clamp(0, width), (to + 1).clamp(0, width));
+        if from >= to {
+            continue;
+        }
+        let bytes = 4 * from as usize..4 * to as usize;
+        match changes.last_mut() {
+            Some(last) if bytes.start <= last.end => last.end = last.end.max(bytes.end),
+            _ => changes.push(bytes),
+        }
     }
 }
 
@@ -374,9 +381,6 @@ fn png_file(zlib: &[u8], width: u32, height: u32) -> Result<Vec<u8>, PlotError> 
     writer.finish().map_err(png_error)?;
     Ok(out)
 }
-
-/// PNG's filter type 1, Sub.
-const SUB_FILTER: u8 = 1;
 
 /// Turns premultiplied RGBA into straight RGBA in place, unless every pixel is opaque (the
 /// two are then the same bytes; demultiplying leaves an opaque pixel as it is, so this may
