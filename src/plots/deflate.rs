@@ -11,6 +11,8 @@
 //! where something was drawn. Tests compare its output with fdeflate's byte for byte, so the
 //! PNG files do not change.
 
+use std::ops::Range;
+
 /// The code lengths of fdeflate's fixed Huffman table (literals 0-255, end of block, lengths).
 const LENGTHS: [u8; 286] = [
     2, 3, 4, 5, 5, 6, 6, 7, 7, 7, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 10, 10, 10, 10, 10, 10, 10,
@@ -80,9 +82,7 @@ const LENGTH_SYMBOLS: [(u16, u8); 256] = {
 };
 
 /// PNG's filter type 1, Sub: the byte before each row [`Compressor::write_sub_row`] writes.
-pub(super) const SUB_FILTER: u8 = 1;
-
-use std::ops::Range;
+const SUB_FILTER: u8 = 1;
 
 /// Adler-32's modulus.
 const ADLER_MOD: u64 = 65_521;
@@ -365,7 +365,7 @@ fn weighted_sum(word: u64) -> u64 {
 }
 
 /// How many chunks from `i` (at least 1) of the Sub-filtered row of `line` are zero before the
-/// first that is not (or the row's last whole chunk, `chunks`): chunk `k` is zero when the
+/// first that is not, or before `end`, whichever comes first: chunk `k` is zero when the
 /// line's 8 bytes from `8k - 1` equal those 4 bytes before. Four chunks at a time while it can.
 #[inline(always)]
 fn repeating_chunks(line: &[u8], i: usize, end: usize) -> usize {

@@ -303,12 +303,8 @@ fn rasterise_banded(
     // The band is background throughout before each band is drawn: filled once, then put back
     // where the band before was drawn.
     pixels.clear();
-    if colour == [u8::MAX; 3] {
-        pixels.resize(band_rows * stride, u8::MAX);
-    } else {
-        for _ in 0..band_rows {
-            pixels.extend_from_slice(&background);
-        }
+    for _ in 0..band_rows {
+        pixels.extend_from_slice(&background);
     }
     zlib.clear();
     let mut compressor = super::deflate::Compressor::new(zlib);
