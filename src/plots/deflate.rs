@@ -96,6 +96,7 @@ pub(super) struct Compressor<'a> {
     out: &'a mut Vec<u8>,
     /// Adler-32's two sums, reduced modulo 65521 at least once a row.
     adler: (u64, u64),
+    /// The stream's last bits, fewer than a byte (`nbits` of them), lowest first.
     buffer: u64,
     nbits: u8,
 }
@@ -113,15 +114,20 @@ impl<'a> Compressor<'a> {
         c
     }
 
+    /// Appends the low `nbits` (at most 56) of `bits`. The whole buffer is stored every time
+    /// and the output keeps its complete bytes: no branch on when the buffer fills, which
+    /// varies from write to write and was mispredicted.
     #[inline(always)]
     fn write_bits(&mut self, bits: u64, nbits: u8) {
+        debug_assert!(nbits <= 56 && self.nbits < 8);
         self.buffer |= bits << self.nbits;
         self.nbits += nbits;
-        if self.nbits >= 64 {
-            self.out.extend_from_slice(&self.buffer.to_le_bytes());
-            self.nbits -= 64;
-            self.buffer = bits.checked_shr(u32::from(nbits - self.nbits)).unwrap_or(0);
-        }
+        let len = self.out.len();
+        self.out.extend_from_slice(&self.buffer.to_le_bytes());
+        let whole = self.nbits / 8;
+        self.out.truncate(len + usize::from(whole));
+        self.buffer >>= 8 * whole;
+        self.nbits %= 8;
     }
 
     #[inline(always)]
@@ -315,12 +321,9 @@ impl<'a> Compressor<'a> {
     /// Ends the block and the stream (the Adler-32 of the data).
     pub fn finish(mut self) {
         self.write_bits(u64::from(CODES[256]), LENGTHS[256]);
-        if !self.nbits.is_multiple_of(8) {
-            self.write_bits(0, 8 - self.nbits % 8);
-        }
+        // The last byte's unused bits are zero.
         if self.nbits > 0 {
-            let n = usize::from(self.nbits / 8);
-            self.out.extend_from_slice(&self.buffer.to_le_bytes()[..n]);
+            self.out.push(self.buffer as u8);
         }
         let (a, b) = self.adler;
         let checksum = ((b as u32) << 16) | a as u32;
