@@ -494,9 +494,9 @@ struct Shaped {
     offset: (i32, i32),
 }
 
-/// A glyph's coverage at one size and sub-pixel position.
+/// A glyph's coverage at one size and sub-pixel position (or a shape's, placed in the image).
 #[derive(Debug)]
-struct GlyphMask {
+pub(super) struct GlyphMask {
     /// Offset of the mask's top-left pixel from the glyph origin's pixel.
     left: i32,
     top: i32,
@@ -683,41 +683,101 @@ pub(super) fn prepare_bands(
     let face = face()?;
     let mut out = Vec::with_capacity(items.len());
     for taken in items {
-        match &taken.item {
-            Item::Boxes(boxes) => {
-                let top = boxes.rects.iter().map(|r| r[1]).min();
-                let bottom = boxes.rects.iter().map(|r| r[3]).max();
-                if let (Some(top), Some(bottom)) = (top, bottom) {
-                    let what = BandedItem::Boxes(boxes);
-                    out.push(Banded {
-                        rows: (top, bottom),
-                        what,
-                    });
-                }
-            }
-            Item::Text(text) => match place_text(face, text, scale) {
-                Some(Placed::Masks(placed)) => {
-                    let rows = placed
-                        .iter()
-                        .fold((i64::MAX, i64::MIN), |(t, b), (m, _, y)| {
-                            let top = y + i64::from(m.top);
-                            (t.min(top), b.max(top + m.rows()))
-                        });
-                    let what = BandedItem::Masks(text.colour, placed);
-                    out.push(Banded { rows, what });
-                }
-                Some(Placed::Path(path, transform)) => {
-                    let mask = coverage(&path, transform, width, height)?;
-                    let top = i64::from(mask.top);
-                    let rows = (top, top + mask.rows());
-                    let what = BandedItem::Coverage(text.colour, mask);
-                    out.push(Banded { rows, what });
-                }
-                None => {}
-            },
-        }
+        push_banded(face, taken, scale, (width, height), &mut out)?;
     }
     Some(out)
+}
+
+/// [`prepare_bands`] of a split figure whose `tree` (usvg's, of the SVG left) still paints
+/// shapes over its background: those shapes become coverage ([`super::shapes`]) in their
+/// place among the items, as [`super::png`]'s `render_split` interleaves them. `None` when a
+/// shape or an item cannot be drawn so, or the shapes would take more memory than drawing
+/// the image whole.
+pub(super) fn prepare_bands_with_tree<'a>(
+    split: &'a Split,
+    tree: &resvg::usvg::Tree,
+    scale: f32,
+    width: u32,
+    height: u32,
+) -> Option<Vec<Banded<'a>>> {
+    let face = face()?;
+    if !super::shapes::small_enough(tree, scale, width, height) {
+        return None;
+    }
+    let root = Transform::from_scale(scale, scale);
+    let mut out = Vec::with_capacity(split.items.len());
+    let mut items = &split.items[..];
+    for node in tree.root().children() {
+        // Its colour fills the band before anything is drawn.
+        if node.id() == BACKGROUND_ID {
+            continue;
+        }
+        if let Some(run) = run_index(node) {
+            let before = items.partition_point(|t| t.before_run <= run);
+            for taken in &items[..before] {
+                push_banded(face, taken, scale, (width, height), &mut out)?;
+            }
+            items = &items[before..];
+        }
+        super::shapes::of_node(node, root, width, height, &mut out)?;
+    }
+    for taken in items {
+        push_banded(face, taken, scale, (width, height), &mut out)?;
+    }
+    Some(out)
+}
+
+/// An item taken out, ready for [`draw_band`], appended to `out`; `None` when a text filled as
+/// a path cannot be ([`coverage`]).
+fn push_banded<'a>(
+    face: &'static Face<'static>,
+    taken: &'a Taken,
+    scale: f32,
+    (width, height): (u32, u32),
+    out: &mut Vec<Banded<'a>>,
+) -> Option<()> {
+    match &taken.item {
+        Item::Boxes(boxes) => {
+            let top = boxes.rects.iter().map(|r| r[1]).min();
+            let bottom = boxes.rects.iter().map(|r| r[3]).max();
+            if let (Some(top), Some(bottom)) = (top, bottom) {
+                let what = BandedItem::Boxes(boxes);
+                out.push(Banded {
+                    rows: (top, bottom),
+                    what,
+                });
+            }
+        }
+        Item::Text(text) => match place_text(face, text, scale) {
+            Some(Placed::Masks(placed)) => {
+                let rows = placed
+                    .iter()
+                    .fold((i64::MAX, i64::MIN), |(t, b), (m, _, y)| {
+                        let top = y + i64::from(m.top);
+                        (t.min(top), b.max(top + m.rows()))
+                    });
+                let what = BandedItem::Masks(text.colour, placed);
+                out.push(Banded { rows, what });
+            }
+            Some(Placed::Path(path, transform)) => {
+                let mask = coverage(&path, transform, width, height)?;
+                out.push(Banded::covered(text.colour, mask));
+            }
+            None => {}
+        },
+    }
+    Some(())
+}
+
+impl Banded<'_> {
+    /// Opaque `colour` painted through `mask`, placed in the image.
+    pub(super) fn covered(colour: [u8; 3], mask: GlyphMask) -> Self {
+        let top = i64::from(mask.top);
+        Banded {
+            rows: (top, top + mask.rows()),
+            what: BandedItem::Coverage(colour, mask),
+        }
+    }
 }
 
 /// Draws `items` onto `band`, which holds the image's rows from `y0` on, and adds to `columns`
@@ -772,7 +832,12 @@ pub(super) fn draw_band(
 /// reaching past the image (it would be clipped there), a curve tiny-skia would cut at a
 /// vertical turning point (the cut's new points are computed in `f32`, which moving the path
 /// rounds differently), or a cubic curve (glyphs of the embedded font have none).
-fn coverage(path: &Path, transform: Transform, width: u32, height: u32) -> Option<GlyphMask> {
+pub(super) fn coverage(
+    path: &Path,
+    transform: Transform,
+    width: u32,
+    height: u32,
+) -> Option<GlyphMask> {
     // tiny-skia's largest image drawn without tiles.
     const UNTILED: u32 = 8191;
     if width > UNTILED || height > UNTILED {

@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 use resvg::tiny_skia::{PixmapMut, PremultipliedColorU8, Transform};
 use resvg::usvg::{fontdb, Options, Tree};
 
-use super::glyphs;
+use super::glyphs::{self, Background};
 use super::style::{FONT_BYTES, FONT_NAME};
 use super::PlotError;
 
@@ -100,35 +100,15 @@ fn rasterise(svg: &str, mut scale: f32, fit: bool, glyph_text: bool) -> Result<V
             "PNG scale must be a positive number, not {scale}"
         )));
     }
-    let options = Options {
-        font_family: FONT_NAME.to_string(),
-        fontdb: font_db(),
-        ..Options::default()
-    };
-    let parse = |source: &str| {
-        Tree::from_str(source, &options).map_err(|e| PlotError::Raster(e.to_string()))
-    };
-    // What is drawn, and the root's size.
-    let take = |scale: f32| -> Result<_, PlotError> {
-        let Some(split) = glyph_text.then(|| glyphs::split(svg, scale)).flatten() else {
-            let tree = parse(svg)?;
-            let size = (tree.size().width(), tree.size().height());
-            return Ok((Drawing::Whole(tree), size));
-        };
-        if let Some(size) = split.only_taken {
-            return Ok((Drawing::Split(split, None), size));
-        }
-        let tree = parse(&split.svg)?;
-        let size = (tree.size().width(), tree.size().height());
-        Ok((Drawing::Split(split, Some(tree)), size))
-    };
-    let (mut drawing, size) = take(scale)?;
+    let options = options();
+    let take_at = |scale: f32| take(svg, scale, glyph_text, &options);
+    let (mut drawing, size) = take_at(scale)?;
     let side = size.0.max(size.1);
     if fit && side * scale > MAX_SIDE {
         // A hair under the limit, so that rounding up cannot pass it; the shapes taken out
         // are taken again for their edges at this scale.
         scale = MAX_SIDE / side * (1.0 - 1e-6);
-        (drawing, _) = take(scale)?;
+        (drawing, _) = take_at(scale)?;
     }
     let (w, h) = ((size.0 * scale).ceil(), (size.1 * scale).ceil());
     if w > MAX_SIDE || h > MAX_SIDE {
@@ -146,18 +126,11 @@ fn rasterise(svg: &str, mut scale: f32, fit: bool, glyph_text: bool) -> Result<V
         // colour itself) and its element skipped; otherwise transparent black, as a new pixmap
         // starts. A buffer too small is replaced, not grown: growing would copy its old pixels
         // and then clear them.
-        let background = match &drawing {
-            Drawing::Split(split, _) => split.background,
-            Drawing::Whole(_) => None,
-        }
-        .filter(|b| b.width * scale >= w as f32 && b.height * scale >= h as f32);
-        // Drawn entirely here over an opaque background: a band of rows at a time.
-        if let (Drawing::Split(split, None), Some(b)) = (&drawing, background) {
-            if let Some(items) = glyphs::prepare_bands(&split.items, scale, w, h) {
-                if let Some(png) = rasterise_banded(scratch, &items, b.colour, w, h)? {
-                    scratch.trim();
-                    return Ok(png);
-                }
+        let background = covering(&drawing, scale, w, h);
+        if let Some((items, colour)) = in_bands(&drawing, scale, w, h) {
+            if let Some(png) = rasterise_banded(scratch, &items, colour, w, h)? {
+                scratch.trim();
+                return Ok(png);
             }
         }
         if scratch.pixels.capacity() < len {
@@ -186,7 +159,9 @@ fn rasterise(svg: &str, mut scale: f32, fit: bool, glyph_text: bool) -> Result<V
             }
             // Nothing left paints but a background the pixels do not already hold.
             Drawing::Split(split, None) if split.background.is_some() && !filled => {
-                render_split(&parse(&split.svg)?, split, scale, false, &mut pixmap)
+                let tree = Tree::from_str(&split.svg, &options)
+                    .map_err(|e| PlotError::Raster(e.to_string()))?;
+                render_split(&tree, split, scale, false, &mut pixmap)
             }
             Drawing::Split(split, None) => glyphs::draw(&split.items, scale, &mut pixmap),
         }
@@ -194,6 +169,83 @@ fn rasterise(svg: &str, mut scale: f32, fit: bool, glyph_text: bool) -> Result<V
         scratch.trim();
         png
     })
+}
+
+/// Options for usvg: the embedded font for every family.
+fn options() -> Options<'static> {
+    Options {
+        font_family: FONT_NAME.to_string(),
+        fontdb: font_db(),
+        ..Options::default()
+    }
+}
+
+/// What `svg` is drawn from at `scale` (split when `glyph_text` and the glyph path can take
+/// it), and the root's size.
+fn take(
+    svg: &str,
+    scale: f32,
+    glyph_text: bool,
+    options: &Options,
+) -> Result<(Drawing, (f32, f32)), PlotError> {
+    let parse = |source: &str| {
+        Tree::from_str(source, options).map_err(|e| PlotError::Raster(e.to_string()))
+    };
+    let Some(split) = glyph_text.then(|| glyphs::split(svg, scale)).flatten() else {
+        let tree = parse(svg)?;
+        let size = (tree.size().width(), tree.size().height());
+        return Ok((Drawing::Whole(tree), size));
+    };
+    if let Some(size) = split.only_taken {
+        return Ok((Drawing::Split(split, None), size));
+    }
+    let tree = parse(&split.svg)?;
+    let size = (tree.size().width(), tree.size().height());
+    Ok((Drawing::Split(split, Some(tree)), size))
+}
+
+/// A split figure's background when it covers every pixel of the `width` × `height` image.
+fn covering(drawing: &Drawing, scale: f32, width: u32, height: u32) -> Option<Background> {
+    match drawing {
+        Drawing::Split(split, _) => split.background,
+        Drawing::Whole(_) => None,
+    }
+    .filter(|b| b.width * scale >= width as f32 && b.height * scale >= height as f32)
+}
+
+/// What is drawn a band of rows at a time ([`rasterise_banded`]), and over which background
+/// colour: a split figure over an opaque background whose items, and shapes left to usvg if
+/// any ([`glyphs::prepare_bands_with_tree`]), can all be drawn so.
+fn in_bands<'a>(
+    drawing: &'a Drawing,
+    scale: f32,
+    width: u32,
+    height: u32,
+) -> Option<(Vec<glyphs::Banded<'a>>, [u8; 3])> {
+    let colour = covering(drawing, scale, width, height)?.colour;
+    let Drawing::Split(split, tree) = drawing else {
+        return None;
+    };
+    let items = match tree {
+        None => glyphs::prepare_bands(&split.items, scale, width, height),
+        Some(tree) => glyphs::prepare_bands_with_tree(split, tree, scale, width, height),
+    }?;
+    Some((items, colour))
+}
+
+/// Whether [`figure_png`] draws `svg` a band of rows at a time, never holding the whole image
+/// (unless its rows would be stored rather than compressed): a test keeps this crate's
+/// figures on that path, but for the spider plot, whose long lines are drawn whole.
+pub fn drawn_in_bands(svg: &str) -> bool {
+    let Ok((drawing, (w, h))) = take(svg, PNG_SCALE, true, &options()) else {
+        return false;
+    };
+    let (w, h) = ((w * PNG_SCALE).ceil(), (h * PNG_SCALE).ceil());
+    if w > MAX_SIDE || h > MAX_SIDE {
+        return false;
+    }
+    let (w, h) = (w.max(1.0), h.max(1.0));
+    in_bands(&drawing, PNG_SCALE, w as u32, h as u32).is_some()
 }
 
 /// What a figure is drawn from: usvg's tree of the whole SVG, or the SVG split
@@ -640,6 +692,141 @@ mod tests {
             );
             assert_eq!(figure_png(&svg).unwrap(), banded, "{colour:?}");
         }
+    }
+
+    /// The PNG of `svg` drawn whole at [`PNG_SCALE`]: its background filled, what is left to
+    /// usvg (if anything) rendered by resvg between the items taken out, as [`rasterise`]
+    /// draws a split figure that cannot be drawn in bands.
+    fn drawn_whole(svg: &str) -> Vec<u8> {
+        let options = options();
+        let (drawing, (w, h)) = take(svg, PNG_SCALE, true, &options).unwrap();
+        let Drawing::Split(split, tree) = &drawing else {
+            panic!("split");
+        };
+        let (w, h) = ((w * PNG_SCALE).ceil() as u32, (h * PNG_SCALE).ceil() as u32);
+        let [r, g, b] = covering(&drawing, PNG_SCALE, w, h)
+            .expect("background")
+            .colour;
+        let mut whole = Scratch {
+            pixels: [r, g, b, 255].repeat((w * h) as usize),
+            ..Scratch::default()
+        };
+        let mut pixmap = PixmapMut::from_bytes(&mut whole.pixels, w, h).unwrap();
+        match tree {
+            Some(tree) => render_split(tree, split, PNG_SCALE, true, &mut pixmap),
+            None => glyphs::draw(&split.items, PNG_SCALE, &mut pixmap),
+        }
+        encode_png(&mut whole, w, h).unwrap()
+    }
+
+    #[test]
+    fn shapes_left_to_usvg_drawn_in_bands_give_the_pixels_drawn_whole() {
+        // Pseudo-random markers as a swimmer plot draws them (triangles, diamonds and arrow
+        // heads, filled, outlined or both, in either paint order; crosses and shafts 1 to 4
+        // units wide) on whole, half and other units, between bars and texts, on white and
+        // on a colour, over bands of 81 rows that cut through them. One figure in three also
+        // has one kind of shape that is not drawn from coverage (translucent, dashed, round,
+        // a hairline, past the image), which sends it whole: the same bytes either way.
+        let mut random = super::super::test_random(0x2545_f491_4f6c_dd1d);
+        let mut next = |n: u64| random() % n;
+        let (mut in_bands, mut whole) = (0, 0);
+        let odd_ones = [
+            r#" opacity="0.5""#,
+            r#" stroke-dasharray="3 2""#,
+            r#" stroke-linejoin="round""#,
+            r#" stroke-linecap="round""#,
+            "thin",
+            "past",
+        ];
+        for case in 0..180 {
+            let odd = (next(3) == 0).then(|| odd_ones[next(6) as usize]);
+            let background = if next(2) == 0 {
+                0xFFFFFF
+            } else {
+                next(1 << 24)
+            };
+            let mut body = String::from(
+                r##"<rect x="60" y="20" width="100" height="12" fill="#56B4E9" opacity="1" stroke="none"/><text x="10" y="30" font-size="12" fill="#4D4D4D">ALTN-1003</text>"##,
+            );
+            let colour = |v: u64| format!("#{:06X}", v & 0xff_ffff);
+            let at = |n: u64, next: &mut dyn FnMut(u64) -> u64| match next(6) {
+                0 => next(n) as f64 + 0.5,
+                1 => next(n) as f64 + next(1000) as f64 / 1000.0,
+                _ => next(n) as f64,
+            };
+            let shapes = 10 + next(10);
+            let odd_at = next(shapes);
+            for k in 0..shapes {
+                let (x, y) = (12.0 + at(170, &mut next), 12.0 + at(270, &mut next));
+                let d = 3.0 + next(6) as f64;
+                let (fill, line) = (colour(next(1 << 24)), colour(next(1 << 24)));
+                let mut width = [1.0, 1.5, 2.0, 3.0, 4.0][next(5) as usize];
+                let (extra, past) = match odd.filter(|_| k == odd_at) {
+                    Some("past") => ("", 30.0),
+                    Some("thin") => {
+                        width = 0.25;
+                        ("", 0.0)
+                    }
+                    Some(extra) => (extra, 0.0),
+                    None => ("", 0.0),
+                };
+                // The odd shape is a line.
+                let kind = if past + width < 1.0 || !extra.is_empty() || past > 0.0 {
+                    5
+                } else {
+                    next(6)
+                };
+                match kind {
+                    0 => body.push_str(&format!(
+                        r#"<rect x="{x}" y="{y}" width="{}" height="{}" fill="{fill}" opacity="1" stroke="none"/>"#,
+                        (next(60) as f64).min(195.0 - x),
+                        next(12)
+                    )),
+                    1 => body.push_str(&format!(
+                        r#"<text x="{x}" y="{y}" font-size="12" fill="{fill}">ALTN-{k}</text>"#
+                    )),
+                    2 | 3 => {
+                        let x = x - past;
+                        let points = if next(2) == 0 {
+                            format!("{x},{} {},{} {},{}", y - d, x + d, y + d, x - d, y + d)
+                        } else {
+                            format!("{x},{} {},{y} {x},{} {},{y}", y - d, x + d, y + d, x - d)
+                        };
+                        let stroke = match next(3) {
+                            0 => "stroke=\"none\"".to_string(),
+                            _ => format!(r#"stroke="{line}" stroke-width="{width}""#),
+                        };
+                        let order = ["", r#" paint-order="stroke""#][next(2) as usize];
+                        body.push_str(&format!(
+                            r#"<polygon fill="{fill}" {stroke}{order}{extra} points="{points}"/>"#
+                        ));
+                    }
+                    _ => {
+                        let (x1, y1) = (x + at(40, &mut next) - 20.0, y + at(40, &mut next) - 20.0);
+                        let (x1, y1) = (x1.clamp(12.0, 180.0) - past, y1.clamp(12.0, 288.0));
+                        body.push_str(&format!(
+                            r#"<polyline fill="none" stroke="{line}" stroke-width="{width}"{extra} points="{x},{y} {x1},{y1} {},{y1}"/>"#,
+                            x1 + d
+                        ));
+                    }
+                }
+            }
+            let svg = format!(
+                r#"<svg width="200" height="300" xmlns="http://www.w3.org/2000/svg"><rect x="0" y="0" width="200" height="300" fill="{}" opacity="1" stroke="none"/>{body}</svg>"#,
+                colour(background)
+            );
+            let png = figure_png(&svg).unwrap();
+            assert!(png == drawn_whole(&svg), "case {case}: {svg}");
+            // Without an odd shape, in bands; with one, whole unless its coverage is certain
+            // after all (a round cap or join whose curves tiny-skia would not cut).
+            let banded = drawn_in_bands(&svg);
+            assert!(banded || odd.is_some(), "case {case}: {svg}");
+            (in_bands, whole) = (in_bands + usize::from(banded), whole + usize::from(!banded));
+        }
+        assert!(
+            in_bands > 120 && whole > 40,
+            "{in_bands} in bands, {whole} whole"
+        );
     }
 
     #[test]
