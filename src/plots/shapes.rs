@@ -11,7 +11,9 @@
 //! rule, stroked without dashes and wider than a hairline. Anything else leaves the figure to
 //! resvg whole.
 
-use resvg::tiny_skia::{PathStroker, Transform};
+use std::borrow::Cow;
+
+use resvg::tiny_skia::{self, PathStroker, Transform};
 use resvg::usvg::{FillRule, Node, Paint, Tree};
 
 use super::glyphs::{self, Banded};
@@ -96,12 +98,15 @@ fn shapes(
                 return None;
             }
             let fill_first = path.paint_order() == resvg::usvg::PaintOrder::FillAndStroke;
-            if fill_first {
-                fill(path, transform, width, height, out)?;
-            }
-            stroke(path, transform, width, height, out)?;
-            if !fill_first {
-                fill(path, transform, width, height, out)?;
+            for filled in [fill_first, !fill_first] {
+                let shape = match filled {
+                    true => fill(path)?,
+                    false => stroke(path, transform)?,
+                };
+                if let Some((outline, colour)) = shape {
+                    let mask = glyphs::coverage(&outline, transform, width, height)?;
+                    out.push(Banded::covered(colour, mask));
+                }
             }
             Some(())
         }
@@ -117,41 +122,32 @@ fn opaque(paint: &Paint, opacity: resvg::usvg::Opacity) -> Option<[u8; 3]> {
     }
 }
 
-/// resvg's `fill_path`: nothing for a path without a fill or with a flat bounding box.
-fn fill(
-    path: &resvg::usvg::Path,
-    transform: Transform,
-    width: u32,
-    height: u32,
-    out: &mut Vec<Banded<'_>>,
-) -> Option<()> {
+/// What resvg's `fill_path` fills for `path`: its data, in its colour; nothing (`Some(None)`)
+/// without a fill or with a flat bounding box.
+fn fill(path: &resvg::usvg::Path) -> Option<Option<(Cow<'_, tiny_skia::Path>, [u8; 3])>> {
     let Some(fill) = path.fill() else {
-        return Some(());
+        return Some(None);
     };
     let bounds = path.data().bounds();
     if bounds.width() == 0.0 || bounds.height() == 0.0 {
-        return Some(());
+        return Some(None);
     }
     if fill.rule() != FillRule::NonZero {
         return None;
     }
     let colour = opaque(fill.paint(), fill.opacity())?;
-    let mask = glyphs::coverage(path.data(), transform, width, height)?;
-    out.push(Banded::covered(colour, mask));
-    Some(())
+    Some(Some((Cow::Borrowed(path.data()), colour)))
 }
 
-/// resvg's `stroke_path` through tiny-skia's: the outline at the transform's resolution, filled
-/// by the non-zero rule.
+/// What resvg's `stroke_path` fills for `path` drawn with `transform`, through tiny-skia's:
+/// the outline at the transform's resolution (filled by the non-zero rule), in its colour;
+/// nothing (`Some(None)`) without a stroke.
 fn stroke(
     path: &resvg::usvg::Path,
     transform: Transform,
-    width: u32,
-    height: u32,
-    out: &mut Vec<Banded<'_>>,
-) -> Option<()> {
+) -> Option<Option<(Cow<'_, tiny_skia::Path>, [u8; 3])>> {
     let Some(stroke) = path.stroke() else {
-        return Some(());
+        return Some(None);
     };
     let colour = opaque(stroke.paint(), stroke.opacity())?;
     let stroke = stroke.to_tiny_skia();
@@ -165,7 +161,5 @@ fn stroke(
     let outline = path
         .data()
         .stroke(&stroke, PathStroker::compute_resolution_scale(&transform))?;
-    let mask = glyphs::coverage(&outline, transform, width, height)?;
-    out.push(Banded::covered(colour, mask));
-    Some(())
+    Some(Some((Cow::Owned(outline), colour)))
 }
