@@ -672,42 +672,26 @@ enum BandedItem<'a> {
     Coverage([u8; 3], GlyphMask),
 }
 
-/// `items` ready to be drawn band by band ([`draw_band`]) on an image `width` × `height`, or
-/// `None` when a text filled as a path cannot be ([`coverage`]).
-pub(super) fn prepare_bands(
-    items: &[Taken],
-    scale: f32,
-    width: u32,
-    height: u32,
-) -> Option<Vec<Banded<'_>>> {
-    let face = face()?;
-    let mut out = Vec::with_capacity(items.len());
-    for taken in items {
-        push_banded(face, taken, scale, (width, height), &mut out)?;
-    }
-    Some(out)
-}
-
-/// [`prepare_bands`] of a split figure whose `tree` (usvg's, of the SVG left) still paints
-/// shapes over its background: those shapes become coverage ([`super::shapes`]) in their
-/// place among the items, as [`super::png`]'s `render_split` interleaves them. `None` when a
-/// shape or an item cannot be drawn so, or the shapes would take more memory than drawing
-/// the image whole.
-pub(super) fn prepare_bands_with_tree<'a>(
+/// The items of `split` ready to be drawn band by band ([`draw_band`]) on an image `width` ×
+/// `height`, with the shapes its `tree` (usvg's, of the SVG left) still paints over the
+/// background, if any, as coverage ([`super::shapes`]) in their place among the items, as
+/// [`super::png`]'s `render_split` interleaves them. `None` when an item or a shape cannot be
+/// drawn so ([`coverage`]), or the shapes would take more memory than drawing the image whole.
+pub(super) fn prepare_bands<'a>(
     split: &'a Split,
-    tree: &resvg::usvg::Tree,
+    tree: Option<&resvg::usvg::Tree>,
     scale: f32,
     width: u32,
     height: u32,
 ) -> Option<Vec<Banded<'a>>> {
     let face = face()?;
-    if !super::shapes::small_enough(tree, scale, width, height) {
+    if tree.is_some_and(|tree| !super::shapes::small_enough(tree, scale, width, height)) {
         return None;
     }
     let root = Transform::from_scale(scale, scale);
     let mut out = Vec::with_capacity(split.items.len());
     let mut items = &split.items[..];
-    for node in tree.root().children() {
+    for node in tree.into_iter().flat_map(|tree| tree.root().children()) {
         // Its colour fills the band before anything is drawn.
         if node.id() == BACKGROUND_ID {
             continue;
@@ -1228,7 +1212,7 @@ Title &amp; more
                 2.0,
                 &mut PixmapMut::from_bytes(&mut whole, w, h).unwrap(),
             );
-            let Some(items) = prepare_bands(&split.items, 2.0, w, h) else {
+            let Some(items) = prepare_bands(&split, None, 2.0, w, h) else {
                 refused += 1;
                 continue;
             };

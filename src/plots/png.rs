@@ -110,13 +110,7 @@ fn rasterise(svg: &str, mut scale: f32, fit: bool, glyph_text: bool) -> Result<V
         scale = MAX_SIDE / side * (1.0 - 1e-6);
         (drawing, _) = take_at(scale)?;
     }
-    let (w, h) = ((size.0 * scale).ceil(), (size.1 * scale).ceil());
-    if w > MAX_SIDE || h > MAX_SIDE {
-        return Err(PlotError::InvalidInput(format!(
-            "a PNG of {w} x {h} pixels is too large; use a smaller scale"
-        )));
-    }
-    let (w, h) = (w.max(1.0) as u32, h.max(1.0) as u32);
+    let (w, h) = pixel_size(size, scale)?;
     let len = (w as usize)
         .checked_mul(h as usize)
         .and_then(|n| n.checked_mul(4))
@@ -215,7 +209,7 @@ fn covering(drawing: &Drawing, scale: f32, width: u32, height: u32) -> Option<Ba
 
 /// What is drawn a band of rows at a time ([`rasterise_banded`]), and over which background
 /// colour: a split figure over an opaque background whose items, and shapes left to usvg if
-/// any ([`glyphs::prepare_bands_with_tree`]), can all be drawn so.
+/// any ([`glyphs::prepare_bands`]), can all be drawn so.
 fn in_bands<'a>(
     drawing: &'a Drawing,
     scale: f32,
@@ -226,10 +220,7 @@ fn in_bands<'a>(
     let Drawing::Split(split, tree) = drawing else {
         return None;
     };
-    let items = match tree {
-        None => glyphs::prepare_bands(&split.items, scale, width, height),
-        Some(tree) => glyphs::prepare_bands_with_tree(split, tree, scale, width, height),
-    }?;
+    let items = glyphs::prepare_bands(split, tree.as_ref(), scale, width, height)?;
     Some((items, colour))
 }
 
@@ -237,15 +228,25 @@ fn in_bands<'a>(
 /// (unless its rows would be stored rather than compressed): a test keeps this crate's
 /// figures on that path, but for the spider plot, whose long lines are drawn whole.
 pub fn drawn_in_bands(svg: &str) -> bool {
-    let Ok((drawing, (w, h))) = take(svg, PNG_SCALE, true, &options()) else {
+    let Ok((drawing, size)) = take(svg, PNG_SCALE, true, &options()) else {
         return false;
     };
-    let (w, h) = ((w * PNG_SCALE).ceil(), (h * PNG_SCALE).ceil());
-    if w > MAX_SIDE || h > MAX_SIDE {
+    let Ok((w, h)) = pixel_size(size, PNG_SCALE) else {
         return false;
+    };
+    in_bands(&drawing, PNG_SCALE, w, h).is_some()
+}
+
+/// The image's width and height in pixels for a root of `size` at `scale` (at least one
+/// each); an error past [`MAX_SIDE`].
+fn pixel_size(size: (f32, f32), scale: f32) -> Result<(u32, u32), PlotError> {
+    let (w, h) = ((size.0 * scale).ceil(), (size.1 * scale).ceil());
+    if w > MAX_SIDE || h > MAX_SIDE {
+        return Err(PlotError::InvalidInput(format!(
+            "a PNG of {w} x {h} pixels is too large; use a smaller scale"
+        )));
     }
-    let (w, h) = (w.max(1.0), h.max(1.0));
-    in_bands(&drawing, PNG_SCALE, w as u32, h as u32).is_some()
+    Ok((w.max(1.0) as u32, h.max(1.0) as u32))
 }
 
 /// What a figure is drawn from: usvg's tree of the whole SVG, or the SVG split
@@ -676,7 +677,7 @@ mod tests {
             );
             let split = glyphs::split(&svg, PNG_SCALE).expect("texts and boxes taken out");
             let (w, h) = (400, 600);
-            let items = glyphs::prepare_bands(&split.items, PNG_SCALE, w, h).expect("in bands");
+            let items = glyphs::prepare_bands(&split, None, PNG_SCALE, w, h).expect("in bands");
             let banded = rasterise_banded(&mut Scratch::default(), &items, colour, w, h)
                 .unwrap()
                 .expect("compressed");
@@ -699,11 +700,11 @@ mod tests {
     /// draws a split figure that cannot be drawn in bands.
     fn drawn_whole(svg: &str) -> Vec<u8> {
         let options = options();
-        let (drawing, (w, h)) = take(svg, PNG_SCALE, true, &options).unwrap();
+        let (drawing, size) = take(svg, PNG_SCALE, true, &options).unwrap();
         let Drawing::Split(split, tree) = &drawing else {
             panic!("split");
         };
-        let (w, h) = ((w * PNG_SCALE).ceil() as u32, (h * PNG_SCALE).ceil() as u32);
+        let (w, h) = pixel_size(size, PNG_SCALE).unwrap();
         let [r, g, b] = covering(&drawing, PNG_SCALE, w, h)
             .expect("background")
             .colour;

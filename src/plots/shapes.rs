@@ -52,18 +52,15 @@ pub(super) fn small_enough(tree: &Tree, scale: f32, width: u32, height: u32) -> 
         if node.id() == glyphs::BACKGROUND_ID {
             continue;
         }
-        let Some(bbox) = node.abs_layer_bounding_box() else {
-            continue;
-        };
-        match node {
-            Node::Group(group) => {
-                for child in group.children() {
-                    if let Some(b) = child.abs_layer_bounding_box() {
-                        area += (b.width() * scale + 2.0) * (b.height() * scale + 2.0);
-                    }
-                }
+        let mut add = |node: &Node| {
+            if let Some(b) = node.abs_layer_bounding_box() {
+                area += (b.width() * scale + 2.0) * (b.height() * scale + 2.0);
             }
-            _ => area += (bbox.width() * scale + 2.0) * (bbox.height() * scale + 2.0),
+        };
+        // A run group's box would also hold the space between its shapes: each is summed.
+        match node {
+            Node::Group(group) => group.children().iter().for_each(add),
+            _ => add(node),
         }
         if area > limit {
             return false;
