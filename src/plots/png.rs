@@ -153,8 +153,7 @@ fn rasterise(svg: &str, mut scale: f32, fit: bool, glyph_text: bool) -> Result<V
             }
             // Nothing left paints but a background the pixels do not already hold.
             Drawing::Split(split, None) if split.background.is_some() && !filled => {
-                let tree = Tree::from_str(&split.svg, &options)
-                    .map_err(|e| PlotError::Raster(e.to_string()))?;
+                let tree = parse(&split.svg, &options)?;
                 render_split(&tree, split, scale, false, &mut pixmap)
             }
             Drawing::Split(split, None) => glyphs::draw(&split.items, scale, &mut pixmap),
@@ -182,20 +181,22 @@ fn take(
     glyph_text: bool,
     options: &Options,
 ) -> Result<(Drawing, (f32, f32)), PlotError> {
-    let parse = |source: &str| {
-        Tree::from_str(source, options).map_err(|e| PlotError::Raster(e.to_string()))
-    };
     let Some(split) = glyph_text.then(|| glyphs::split(svg, scale)).flatten() else {
-        let tree = parse(svg)?;
+        let tree = parse(svg, options)?;
         let size = (tree.size().width(), tree.size().height());
         return Ok((Drawing::Whole(tree), size));
     };
     if let Some(size) = split.only_taken {
         return Ok((Drawing::Split(split, None), size));
     }
-    let tree = parse(&split.svg)?;
+    let tree = parse(&split.svg, options)?;
     let size = (tree.size().width(), tree.size().height());
     Ok((Drawing::Split(split, Some(tree)), size))
+}
+
+/// usvg's tree of `source`.
+fn parse(source: &str, options: &Options) -> Result<Tree, PlotError> {
+    Tree::from_str(source, options).map_err(|e| PlotError::Raster(e.to_string()))
 }
 
 /// A split figure's background when it covers every pixel of the `width` × `height` image.
