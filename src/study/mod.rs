@@ -28,65 +28,34 @@ pub struct LoadedStudy {
     templates: Templates,
 }
 
-/// The study's templates, parsed off the build's path.
+/// The study's templates, parsed while the data load.
 ///
-/// A config's own templates (`output.templates`) are parsed while the data load, and a build
-/// stops on their error before it writes anything. The built-in templates alone cannot fail
-/// (tests parse them), so they are made ready (their trees read, as parsed ahead, then
-/// sandboxed) on a thread of their own while the cohorts are analysed and their figures
-/// drawn (docs/PERFORMANCE.md), and the first document waits for them.
+/// Parsed on the calling thread while the pool loads the data (docs/PERFORMANCE.md): the
+/// built-ins' trees are read as parsed ahead, then sandboxed, in about a millisecond, less than
+/// the load, and a thread of their own would cost its start and its own fresh memory. A
+/// config's own templates (`output.templates`) are parsed the same way, and a build stops on
+/// their error before it writes anything.
 struct Templates {
     /// The templates folder, to parse again and report the error of templates that failed.
     dir: Option<PathBuf>,
     /// Built-ins the config's documents cannot reach, left unparsed.
     skip: Vec<&'static str>,
-    /// The parsed templates, once known (`None`: they did not parse).
-    parsed: std::sync::OnceLock<Option<Renderer>>,
-    /// The thread parsing the built-ins, until the first document joins it.
-    parsing: std::sync::Mutex<Option<std::thread::JoinHandle<Option<Renderer>>>>,
+    /// The parsed templates (`None`: they did not parse).
+    parsed: Option<Renderer>,
 }
 
 impl Templates {
-    /// Parses the templates of `dir` now, or with no folder starts parsing the built-ins.
-    fn start(dir: Option<PathBuf>, skip: Vec<&'static str>) -> Templates {
-        let parsed = std::sync::OnceLock::new();
-        let mut parsing = None;
-        match &dir {
-            Some(dir) => {
-                let _ = parsed.set(timing::stage("templates", || {
-                    Renderer::without(Some(dir), &skip).ok()
-                }));
-            }
-            None => {
-                let skip = skip.clone();
-                parsing = std::thread::Builder::new()
-                    .name("templates".to_string())
-                    .spawn(move || {
-                        timing::stage("templates", || Renderer::without(None, &skip).ok())
-                    })
-                    .ok();
-            }
-        }
-        Templates {
-            dir,
-            skip,
-            parsed,
-            parsing: std::sync::Mutex::new(parsing),
-        }
+    /// Parses the templates of `dir`, or with no folder the built-ins.
+    fn parse(dir: Option<PathBuf>, skip: Vec<&'static str>) -> Templates {
+        let parsed = timing::stage("templates", || {
+            Renderer::without(dir.as_deref(), &skip).ok()
+        });
+        Templates { dir, skip, parsed }
     }
 
-    /// The parsed templates (waiting for the thread if it is still at work), or the error
-    /// they give when parsed again.
+    /// The parsed templates, or the error they give when parsed again.
     fn get(&self) -> Result<&Renderer> {
-        let parsed = self.parsed.get_or_init(|| {
-            let thread = self.parsing.lock().ok().and_then(|mut t| t.take());
-            match thread.map(std::thread::JoinHandle::join) {
-                Some(Ok(parsed)) => parsed,
-                // No thread could be started, or it panicked: parsed here instead.
-                _ => Renderer::without(self.dir.as_deref(), &self.skip).ok(),
-            }
-        });
-        match parsed {
+        match &self.parsed {
             Some(renderer) => Ok(renderer),
             None => Err(Renderer::without(self.dir.as_deref(), &self.skip)
                 .err()
@@ -141,14 +110,15 @@ pub fn load_study(mut config: LoadedConfig) -> Result<LoadedStudy> {
         poster: crate::documents::slides::poster::PosterSpec::of(&config.config.output),
         ..crate::documents::Assets::default()
     };
-    let (data, templates) = rayon::join(
-        || timing::stage("load", || load::load_study(&config)),
-        || {
-            let skip = crate::documents::render::unreachable_builtins(&config.config);
-            Templates::start(template_dir(&config), skip)
-        },
-    );
-    let mut data = data?;
+    // The data load on the pool while this thread parses the templates.
+    let mut data = None;
+    let templates = rayon::in_place_scope(|scope| {
+        scope.spawn(|_| data = Some(timing::stage("load", || load::load_study(&config))));
+        let skip = crate::documents::render::unreachable_builtins(&config.config);
+        Templates::parse(template_dir(&config), skip)
+    });
+    let mut data =
+        data.ok_or_else(|| Error::Internal("the data load did not run".to_string()))??;
     crate::study::fits::fit_to_data(&mut config, &data)?;
     let cut_rules = crate::study::fits::cut_rules(&config, &data)?;
     if let Some(reference) = &config.config.output.docx_reference {
@@ -209,7 +179,7 @@ impl LoadedStudy {
     }
 
     /// The error of the config's own templates (`output.templates`), if any, so that a build
-    /// stops on it before writing anything; the built-ins are not waited for.
+    /// stops on it before writing anything (the built-ins cannot fail: tests parse them).
     pub fn check_own_templates(&self) -> Result<()> {
         match self.templates.dir {
             Some(_) => self.check_templates(),
