@@ -69,6 +69,14 @@ enum Drawing {
 }
 
 impl CohortFigures {
+    /// `other`'s figures after these.
+    fn append(&mut self, other: CohortFigures) {
+        self.files.extend(other.files);
+        self.inline.extend(other.inline);
+        self.notes.extend(other.notes);
+        self.png_pending.extend(other.png_pending);
+    }
+
     /// Rasterises, in parallel (rasterising dominates the cost of a small build): the figures
     /// whose PNG files are asked for, and with `pngs.kept` every other figure that a document
     /// embeds (its landscape drawing when it has one, else the figure), so no document
@@ -726,32 +734,48 @@ pub fn cohort_drawings(
             .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
             .unwrap_or_default()
     };
-    let mut figs = CohortFigures::default();
-    km_figures(
-        analysis,
-        arms,
-        settings,
-        output,
-        pngs,
-        &unit_title,
-        &mut figs,
-    )?;
-    forest_figures(results, settings, &mut figs, png)?;
-    ae_dot_figures(results, settings, &mut figs, png)?;
-    tumour_figures(analysis, arms, &unit_title, &mut figs, png)?;
-    ae_bar_figure(results, settings, output, &mut figs, png)?;
     // Each figure described from the results it shows, in its SVG (inline and file) too.
-    for fig in &mut figs.inline {
-        fig.alt = alt::alt_text(&fig.name, results, settings);
-        fig.svg = alt::accessible(&fig.svg, &fig.caption, &fig.alt);
-        if let Some(wide) = &fig.wide_svg {
-            fig.wide_svg = Some(alt::accessible(wide, &fig.caption, &fig.alt));
+    let described = |mut figs: CohortFigures| {
+        for fig in &mut figs.inline {
+            fig.alt = alt::alt_text(&fig.name, results, settings);
+            fig.svg = alt::accessible(&fig.svg, &fig.caption, &fig.alt);
+            if let Some(wide) = &fig.wide_svg {
+                fig.wide_svg = Some(alt::accessible(wide, &fig.caption, &fig.alt));
+            }
+            let path = format!("{cohort}/figures/{}.svg", fig.name);
+            if let Some(file) = figs.files.iter_mut().find(|f| f.path == path) {
+                file.bytes = fig.svg.clone().into_bytes().into();
+            }
         }
-        let path = format!("{cohort}/figures/{}.svg", fig.name);
-        if let Some(file) = figs.files.iter_mut().find(|f| f.path == path) {
-            file.bytes = fig.svg.clone().into_bytes().into();
-        }
-    }
+        figs
+    };
+    // The Kaplan–Meier figures and the others drawn at once (the last cohort of a build draws
+    // while the other core would wait), then put in the order a serial drawing gives.
+    let (km, others) = rayon::join(
+        || {
+            let mut figs = CohortFigures::default();
+            km_figures(
+                analysis,
+                arms,
+                settings,
+                output,
+                pngs,
+                &unit_title,
+                &mut figs,
+            )
+            .map(|()| described(figs))
+        },
+        || {
+            let mut figs = CohortFigures::default();
+            forest_figures(results, settings, &mut figs, png)?;
+            ae_dot_figures(results, settings, &mut figs, png)?;
+            tumour_figures(analysis, arms, &unit_title, &mut figs, png)?;
+            ae_bar_figure(results, settings, output, &mut figs, png)?;
+            Ok(described(figs))
+        },
+    );
+    let mut figs = km?;
+    figs.append(others?);
     Ok(figs)
 }
 
