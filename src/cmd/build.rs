@@ -48,6 +48,9 @@ pub(super) fn build_command(
     diff_previous: bool,
 ) -> Result<ExitCode> {
     use rayon::prelude::*;
+    // The pool's threads start while the configs are read, not when the load first needs
+    // them (about a millisecond; already started, as in tests, it is left as it is).
+    let _ = rayon::ThreadPoolBuilder::new().build_global();
     let parsed = load_configs(configs, &opts)?;
     let loaded: Vec<(PathBuf, Result<crate::study::LoadedStudy>)> = parsed
         .into_par_iter()
