@@ -516,7 +516,7 @@ struct Cache {
     shaped: FxHashMap<String, Arc<[Shaped]>>,
     /// Shaping plans by the segment properties rustybuzz guesses for a text (making one is
     /// most of shaping a short label).
-    plans: Vec<(PlanKey, ShapePlan)>,
+    plans: Vec<(PlanKey, Arc<ShapePlan>)>,
     outlines: FxHashMap<u16, Option<Arc<(Path, Rect)>>>,
     masks: FxHashMap<(u16, u32, u8, u8), Option<Arc<GlyphMask>>>,
     /// Bytes of coverage in `masks`.
@@ -535,6 +535,20 @@ fn cache() -> &'static Mutex<Cache> {
     CACHE.get_or_init(Mutex::default)
 }
 
+/// `cache`, locked. It is held only to look up and to insert: shaping a text or rasterising
+/// a glyph under it kept the other threads waiting (about 5 ms of a worker's time a build);
+/// what they make is the same whichever thread makes it first.
+fn lock(cache: &Mutex<Cache>) -> std::sync::MutexGuard<'_, Cache> {
+    cache
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The build's cache, locked ([`lock`]).
+fn locked() -> std::sync::MutexGuard<'static, Cache> {
+    lock(cache())
+}
+
 /// The embedded font, parsed once.
 fn face() -> Option<&'static Face<'static>> {
     static FACE: OnceLock<Option<Face<'static>>> = OnceLock::new();
@@ -550,23 +564,41 @@ type PlanKey = (
 );
 
 /// Shapes `text` as usvg does (rustybuzz, default features, segment properties guessed), with
-/// the plan `rustybuzz::shape` would make kept in `plans` for texts of the same properties.
-fn shape(face: &Face<'static>, text: &str, plans: &mut Vec<(PlanKey, ShapePlan)>) -> Arc<[Shaped]> {
+/// the plan `rustybuzz::shape` would make kept in `cache` for texts of the same properties;
+/// shaped once and kept there.
+fn shaped(cache: &Mutex<Cache>, face: &Face<'static>, text: &str) -> Arc<[Shaped]> {
+    if let Some(s) = lock(cache).shaped.get(text) {
+        return s.clone();
+    }
     let mut buffer = UnicodeBuffer::new();
     buffer.push_str(text);
     buffer.set_direction(rustybuzz::Direction::LeftToRight);
     buffer.guess_segment_properties();
     let key = (buffer.direction(), buffer.script(), buffer.language());
-    let at = match plans.iter().position(|(k, _)| *k == key) {
-        Some(at) => at,
-        None => {
-            let plan = ShapePlan::new(face, key.0, Some(key.1), key.2.as_ref(), &[]);
-            plans.push((key, plan));
-            plans.len() - 1
-        }
+    let known = |plans: &[(PlanKey, Arc<ShapePlan>)]| {
+        plans
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, plan)| plan.clone())
     };
-    let output = rustybuzz::shape_with_plan(face, &plans[at].1, buffer);
-    output
+    let found = known(&lock(cache).plans);
+    let plan = found.unwrap_or_else(|| {
+        let plan = Arc::new(ShapePlan::new(
+            face,
+            key.0,
+            Some(key.1),
+            key.2.as_ref(),
+            &[],
+        ));
+        // Another thread may have made the same plan meanwhile: one is kept.
+        let mut cache = lock(cache);
+        known(&cache.plans).unwrap_or_else(|| {
+            cache.plans.push((key.clone(), plan.clone()));
+            plan
+        })
+    });
+    let output = rustybuzz::shape_with_plan(face, &plan, buffer);
+    let shaped: Arc<[Shaped]> = output
         .glyph_infos()
         .iter()
         .zip(output.glyph_positions())
@@ -576,7 +608,12 @@ fn shape(face: &Face<'static>, text: &str, plans: &mut Vec<(PlanKey, ShapePlan)>
             advance: pos.x_advance,
             offset: (pos.x_offset, pos.y_offset),
         })
-        .collect()
+        .collect();
+    lock(cache)
+        .shaped
+        .entry(text.to_string())
+        .or_insert(shaped)
+        .clone()
 }
 
 struct Outline(PathBuilder);
@@ -943,21 +980,13 @@ fn place_text(face: &Face<'static>, text: &PlainText, scale: f32) -> Option<Plac
     if text.text.is_empty() {
         return None;
     }
-    // The cache is locked to look up (or make) what the text needs, not while drawing.
-    let mut cache = cache()
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if cache.full() {
-        *cache = Cache::default();
-    }
-    let shaped = match cache.shaped.get(&text.text) {
-        Some(s) => s.clone(),
-        None => {
-            let s = shape(face, &text.text, &mut cache.plans);
-            cache.shaped.insert(text.text.clone(), s.clone());
-            s
+    {
+        let mut cache = locked();
+        if cache.full() {
+            *cache = Cache::default();
         }
-    };
+    }
+    let shaped = shaped(cache(), face, &text.text);
     // User units per font unit.
     let sx = text.size / face.units_per_em() as f32;
     // Glyph origins in user units as usvg places them: clusters (glyphs sharing a cluster
@@ -994,6 +1023,7 @@ fn place_text(face: &Face<'static>, text: &PlainText, scale: f32) -> Option<Plac
         // Rotated text (axis titles, one or two a figure) and very large text: all glyphs in
         // one path, filled as resvg fills a text's outlines.
         let mut all = PathBuilder::new();
+        let mut cache = locked();
         for &(id, gx, gy) in &origins {
             let Some(outline) = glyph_outline(&mut cache, face, id) else {
                 continue;
@@ -1010,33 +1040,56 @@ fn place_text(face: &Face<'static>, text: &PlainText, scale: f32) -> Option<Plac
         return all.finish().map(|path| Placed::Path(path, transform));
     }
 
+    // Each glyph's mask and where it goes: looked up under the lock, the glyphs not yet seen
+    // rasterised outside it, then kept.
     let mut placed = Vec::with_capacity(origins.len());
-    for &(id, gx, gy) in &origins {
-        let qx = ((x0 + gx) * scale * SUBPIXEL).round();
-        let qy = ((y0 + gy) * scale * SUBPIXEL).round();
-        // Far outside any image (a pixmap side is at most 16 384 pixels): nothing to draw.
-        if !(qx.abs() < 1e7 && qy.abs() < 1e7) {
-            continue;
-        }
-        let (qx, qy) = (qx as i64, qy as i64);
-        let step = SUBPIXEL as i64;
-        let (fx, fy) = (qx.rem_euclid(step) as u8, qy.rem_euclid(step) as u8);
-        let key = (id, k.to_bits(), fx, fy);
-        let mask = match cache.masks.get(&key) {
-            Some(m) => m.clone(),
-            None => {
-                let m = glyph_outline(&mut cache, face, id).and_then(|o| rasterise(&o, k, fx, fy));
-                cache.mask_bytes += m.as_ref().map_or(0, |m| m.coverage.len());
-                cache.masks.insert(key, m.clone());
-                m
+    let mut missing = Vec::new();
+    {
+        let mut cache = locked();
+        for &(id, gx, gy) in &origins {
+            let qx = ((x0 + gx) * scale * SUBPIXEL).round();
+            let qy = ((y0 + gy) * scale * SUBPIXEL).round();
+            // Far outside any image (a pixmap side is at most 16 384 pixels): nothing to draw.
+            if !(qx.abs() < 1e7 && qy.abs() < 1e7) {
+                continue;
             }
-        };
-        if let Some(mask) = mask {
-            placed.push((mask, qx.div_euclid(step), qy.div_euclid(step)));
+            let (qx, qy) = (qx as i64, qy as i64);
+            let step = SUBPIXEL as i64;
+            let (fx, fy) = (qx.rem_euclid(step) as u8, qy.rem_euclid(step) as u8);
+            let key = (id, k.to_bits(), fx, fy);
+            let at = (qx.div_euclid(step), qy.div_euclid(step));
+            match cache.masks.get(&key) {
+                Some(mask) => placed.push((mask.clone(), at)),
+                None => {
+                    missing.push((placed.len(), key, glyph_outline(&mut cache, face, id)));
+                    placed.push((None, at));
+                }
+            }
         }
     }
-    drop(cache);
-    Some(Placed::Masks(placed))
+    if !missing.is_empty() {
+        let made: Vec<_> = missing
+            .into_iter()
+            .map(|(i, key, outline)| {
+                let (_, _, fx, fy) = key;
+                (i, key, outline.and_then(|o| rasterise(&o, k, fx, fy)))
+            })
+            .collect();
+        let mut cache = locked();
+        for (i, key, mask) in made {
+            if !cache.masks.contains_key(&key) {
+                cache.mask_bytes += mask.as_ref().map_or(0, |m| m.coverage.len());
+                cache.masks.insert(key, mask.clone());
+            }
+            placed[i].0 = mask;
+        }
+    }
+    Some(Placed::Masks(
+        placed
+            .into_iter()
+            .filter_map(|(mask, (x, y))| mask.map(|m| (m, x, y)))
+            .collect(),
+    ))
 }
 
 fn glyph_outline(cache: &mut Cache, face: &Face<'static>, id: u16) -> Option<Arc<(Path, Rect)>> {
@@ -1449,7 +1502,7 @@ Title &amp; more
     #[test]
     fn kept_plans_shape_as_rustybuzz_does() {
         let face = face().expect("the embedded font");
-        let mut plans = Vec::new();
+        let cache = Mutex::default();
         let texts = [
             "Median 12.3 months",
             "γ-GT ≥ 3",
@@ -1468,7 +1521,7 @@ Title &amp; more
             buffer.push_str(text);
             buffer.set_direction(rustybuzz::Direction::LeftToRight);
             let fresh = rustybuzz::shape(face, &[], buffer);
-            let kept = shape(face, text, &mut plans);
+            let kept = shaped(&cache, face, text);
             let ids: Vec<u16> = fresh
                 .glyph_infos()
                 .iter()
@@ -1487,11 +1540,8 @@ Title &amp; more
             );
         }
         // Latin, Greek, Han and Common texts: a plan each, not one per text.
-        assert!(
-            (2..texts.len()).contains(&plans.len()),
-            "{} plans",
-            plans.len()
-        );
+        let plans = lock(&cache).plans.len();
+        assert!((2..texts.len()).contains(&plans), "{plans} plans");
     }
 
     #[test]
@@ -1499,7 +1549,7 @@ Title &amp; more
         let face = face().expect("the embedded font");
         // Kerned pairs shape narrower than their glyphs' own advances.
         let advance = |text: &str| -> i32 {
-            shape(face, text, &mut Vec::new())
+            shaped(&Mutex::default(), face, text)
                 .iter()
                 .map(|g| g.advance)
                 .sum()
@@ -1508,8 +1558,8 @@ Title &amp; more
         assert!(advance("AV") < alone('A') + alone('V'));
         assert!(advance("To") < alone('T') + alone('o'));
         // One glyph per character for Latin text, in order.
-        let shaped = shape(face, "R/M non-SCCHN", &mut Vec::new());
-        assert_eq!(shaped.len(), 13);
-        assert!(shaped.windows(2).all(|w| w[0].cluster < w[1].cluster));
+        let latin = shaped(&Mutex::default(), face, "R/M non-SCCHN");
+        assert_eq!(latin.len(), 13);
+        assert!(latin.windows(2).all(|w| w[0].cluster < w[1].cluster));
     }
 }
