@@ -5,7 +5,7 @@ This machine's speed drifts by up to x1.5 within an hour (a VM whose memory the 
 reclaims), so binaries are compared run by run, alternating, never one series after the
 other. Usage:
 
-    bench/ab.py N CONFIG OUT_DIR BINARY_A BINARY_B [...]
+    bench/ab.py [--gap SECONDS] N CONFIG OUT_DIR BINARY_A BINARY_B [...]
 
 e.g. build the base commit into another target dir, then
     bench/ab.py 20 config/altn-ak105-ii-01.yaml /dev/shm/ab /tmp/readout-base target/release/readout
@@ -13,6 +13,11 @@ e.g. build the base commit into another target dir, then
 Prints min and median wall time of N runs of `BINARY build CONFIG --out OUT_DIR --quiet`
 for each binary, their user+system CPU time (mean; system time alone in brackets: on this
 VM mostly the kernel zeroing fresh pages) and median peak RSS. Installs nothing.
+
+`--gap SECONDS` sleeps before each run. On this VM memory a process frees is handed back to
+the host about 2 s later, and a huge page touched after that costs 2-6 ms instead of 0.2 ms:
+runs 3 s apart measure a build as a user running it now and then sees it, back-to-back runs
+(the default) the build with the machine's memory still warm.
 """
 import os
 import statistics
@@ -22,17 +27,22 @@ import time
 
 
 def main() -> int:
-    if len(sys.argv) < 6:
+    args = sys.argv[1:]
+    gap = 0.0
+    if args[:1] == ["--gap"] and len(args) > 1:
+        gap, args = float(args[1]), args[2:]
+    if len(args) < 5:
         print(__doc__)
         return 2
-    n, config, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-    binaries = sys.argv[4:]
+    n, config, out = int(args[0]), args[1], args[2]
+    binaries = args[3:]
     wall = {b: [] for b in binaries}
     cpu = {b: [] for b in binaries}
     system = {b: [] for b in binaries}
     rss = {b: [] for b in binaries}
     for _ in range(n):
         for b in binaries:
+            time.sleep(gap)
             t = time.perf_counter()
             child = subprocess.Popen([b, "build", config, "--out", out, "--quiet"])
             _, status, usage = os.wait4(child.pid, 0)

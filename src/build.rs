@@ -243,11 +243,13 @@ pub fn build_cutoff(
         });
     }
     let output = &cfg.config.output;
-    let (study_figures, notes) = figures::study_km_figures(
-        &curves,
-        (study.formats.needs().png_files, output.figure_titles),
-        &cfg.analysis_for_study(),
-    )?;
+    let (study_figures, notes) = timing::stage("study figures", || {
+        figures::study_km_figures(
+            &curves,
+            (study.formats.needs().png_files, output.figure_titles),
+            &cfg.analysis_for_study(),
+        )
+    })?;
     sink.put(study_figures)?;
     let warnings: Vec<crate::diagnostic::Diagnostic> =
         cut.warnings.iter().chain(&notes).cloned().collect();
@@ -278,7 +280,7 @@ pub fn build_cutoff(
         path: "results.json".to_string(),
         bytes: to_json(&results)?.into(),
     }])?;
-    let manifest = manifest_of(study, plan, sink)?;
+    let manifest = timing::stage("manifest", || manifest_of(study, plan, sink))?;
     sink.put(vec![OutputFile {
         path: "manifest.json".to_string(),
         bytes: to_json(&manifest)?.into(),
@@ -407,7 +409,7 @@ fn build_folders(
             let sink = FolderSink::staging(&target);
             let cutoff = build_cutoff(study, p, &sink)?;
             let path = if cutoff.has_files {
-                sink.finish()?;
+                timing::stage("folder swapped in", || sink.finish())?;
                 Some(target)
             } else {
                 None

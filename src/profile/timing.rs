@@ -9,8 +9,8 @@ fn enabled() -> bool {
     *ON.get_or_init(|| std::env::var_os("READOUT_PROFILE").is_some_and(|v| v != "0"))
 }
 
-/// Runs `f`, printing `label`, its wall time and when it started (since the first timed
-/// stage began: where a stage waits on another shows) when profiling is on.
+/// Runs `f`, printing `label`, its wall time, when it started (since the first timed stage
+/// began: where a stage waits on another shows) and on which thread, when profiling is on.
 pub fn stage<T>(label: &str, f: impl FnOnce() -> T) -> T {
     if !enabled() {
         return f();
@@ -20,9 +20,10 @@ pub fn stage<T>(label: &str, f: impl FnOnce() -> T) -> T {
     let first = *FIRST.get_or_init(|| start);
     let out = f();
     eprintln!(
-        "[profile] {label}: {:.1} ms from {:.1} ms{}",
+        "[profile] {label}: {:.1} ms from {:.1} ms on {:?}{}",
         start.elapsed().as_secs_f64() * 1e3,
         start.duration_since(first).as_secs_f64() * 1e3,
+        std::thread::current().id(),
         memory()
     );
     out
