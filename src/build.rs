@@ -323,12 +323,13 @@ pub fn dry_build(study: &LoadedStudy, opts: &BuildOptions) -> Result<Vec<BuiltFo
     Ok(folders)
 }
 
-/// What refuses a config before any cut-off is built: `--strict` without a conference, and
-/// the cohorts' arms against the data ([`crate::cohort::check_arms`]).
+/// What refuses a config before any cut-off is built: `--strict` without a conference, the
+/// cohorts' arms against the data ([`crate::cohort::check_arms`]) and templates that did not
+/// parse.
 fn check_before_build(study: &LoadedStudy, opts: &BuildOptions) -> Result<()> {
     check_strict(study, opts)?;
     crate::cohort::check_arms(study)?;
-    study.check_own_templates()
+    study.check_templates()
 }
 
 /// `--strict` measures abstracts against `output.conference`: without one it has nothing to

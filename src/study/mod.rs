@@ -30,7 +30,7 @@ pub struct LoadedStudy {
 
 /// The study's templates, parsed while the data load.
 ///
-/// Parsed on the calling thread while the pool loads the data (docs/PERFORMANCE.md): the
+/// Parsed by the loading thread while another takes the data load (docs/PERFORMANCE.md): the
 /// built-ins' trees are read as parsed ahead, then sandboxed, in about a millisecond, less than
 /// the load, and a thread of their own would cost its start and its own fresh memory. A
 /// config's own templates (`output.templates`) are parsed the same way, and a build stops on
@@ -110,15 +110,16 @@ pub fn load_study(mut config: LoadedConfig) -> Result<LoadedStudy> {
         poster: crate::documents::slides::poster::PosterSpec::of(&config.config.output),
         ..crate::documents::Assets::default()
     };
-    // The data load on the pool while this thread parses the templates.
-    let mut data = None;
-    let templates = rayon::in_place_scope(|scope| {
-        scope.spawn(|_| data = Some(timing::stage("load", || load::load_study(&config))));
-        let skip = crate::documents::render::unreachable_builtins(&config.config);
-        Templates::parse(template_dir(&config), skip)
-    });
-    let mut data =
-        data.ok_or_else(|| Error::Internal("the data load did not run".to_string()))??;
+    // The templates on this thread (a worker of the build's pool), the data load left for
+    // the other to take.
+    let (templates, data) = rayon::join(
+        || {
+            let skip = crate::documents::render::unreachable_builtins(&config.config);
+            Templates::parse(template_dir(&config), skip)
+        },
+        || timing::stage("load", || load::load_study(&config)),
+    );
+    let mut data = data?;
     crate::study::fits::fit_to_data(&mut config, &data)?;
     let cut_rules = crate::study::fits::cut_rules(&config, &data)?;
     if let Some(reference) = &config.config.output.docx_reference {
@@ -173,18 +174,10 @@ pub fn load_study(mut config: LoadedConfig) -> Result<LoadedStudy> {
 }
 
 impl LoadedStudy {
-    /// The error a build would give for the study's templates, if any.
+    /// The error a build would give for the study's templates, if any (they are parsed with
+    /// the data, so a build stops on it before writing anything).
     pub fn check_templates(&self) -> Result<()> {
         self.renderer().map(|_| ())
-    }
-
-    /// The error of the config's own templates (`output.templates`), if any, so that a build
-    /// stops on it before writing anything (the built-ins cannot fail: tests parse them).
-    pub fn check_own_templates(&self) -> Result<()> {
-        match self.templates.dir {
-            Some(_) => self.check_templates(),
-            None => Ok(()),
-        }
     }
 
     /// The study's templates; when they did not parse, the error they give.
