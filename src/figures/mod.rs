@@ -95,8 +95,11 @@ impl CohortFigures {
                 jobs.push((i, Drawing::Landscape));
             }
         }
+        // One figure a task: the pool's split stops halving once a worker is busy elsewhere,
+        // which left a cohort's last figures to one worker while the other waited.
         let rendered: Vec<Result<Vec<u8>>> = jobs
             .par_iter()
+            .with_max_len(1)
             .map(|&(i, drawing)| {
                 let figure = &self.inline[i];
                 let (svg, what) = match drawing {
