@@ -7,7 +7,7 @@
 //! numbered per document.
 
 use std::fmt::Write as _;
-use std::io::{Cursor, Write as _};
+use std::io::Cursor;
 
 use crate::documents::render::DocumentContext;
 use crate::documents::report::{self, Block};
@@ -877,41 +877,12 @@ fn zip_parts(
     parts: &[(&str, Vec<&[u8]>)],
     pictures: &[crate::figures::Png],
 ) -> zip::result::ZipResult<Vec<u8>> {
-    let mut out = zip::ZipWriter::new(Cursor::new(Vec::with_capacity(zip_capacity(
-        parts
-            .iter()
-            .map(|(_, pieces)| pieces.iter().map(|p| p.len()).sum()),
-        pictures.iter().map(|png| png.len()),
-    ))));
-    let options = |method| {
-        zip::write::SimpleFileOptions::default()
-            .compression_method(method)
-            .last_modified_time(zip::DateTime::default())
-    };
-    for (name, pieces) in parts {
-        out.start_file(*name, options(zip::CompressionMethod::Deflated))?;
-        for piece in pieces {
-            out.write_all(piece)?;
-        }
-    }
-    for (i, png) in pictures.iter().enumerate() {
-        let name = format!("word/media/image{}.png", i + 1);
-        out.start_file(name, options(zip::CompressionMethod::Stored))?;
-        out.write_all(png)?;
-    }
-    Ok(out.finish()?.into_inner())
-}
-
-/// Room for a zip archive of parts deflated (at most their size, as XML is) and pictures
-/// stored, with each entry's headers: the archive is then written without being grown and
-/// copied as it goes, a copy of every picture each time.
-pub(crate) fn zip_capacity(
-    deflated: impl Iterator<Item = usize>,
-    stored: impl Iterator<Item = usize>,
-) -> usize {
-    // A local header and a central directory entry, with the name: well under 256 bytes.
-    const ENTRY: usize = 256;
-    deflated.chain(stored).map(|n| n + ENTRY).sum::<usize>() + ENTRY
+    let pictures: Vec<(String, &[u8])> = pictures
+        .iter()
+        .enumerate()
+        .map(|(i, png)| (format!("word/media/image{}.png", i + 1), &png[..]))
+        .collect();
+    super::archive::archive(parts, &pictures)
 }
 
 /// The styles part a Word file takes from `output.docx_reference`.

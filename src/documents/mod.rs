@@ -10,6 +10,7 @@
 //! | `abstract.docx`, `report.docx` | `docx` | [`docx`] |
 //! | `index.html` (cut-off folder) | `html` | `index.html` |
 
+mod archive;
 pub mod ard;
 pub mod conference;
 pub mod docx;

@@ -3,7 +3,6 @@
 //! time: the same deck for the same results, byte for byte.
 
 use std::fmt::Write as _;
-use std::io::{Cursor, Write};
 
 use super::house::ns;
 use super::template::{escape, SlideTemplate};
@@ -182,27 +181,13 @@ pub fn package(
         parts.push((format!("ppt/slides/_rels/slide{n}.xml.rels"), text(rels)));
     }
 
-    let mut out = zip::ZipWriter::new(Cursor::new(Vec::with_capacity(
-        crate::documents::docx::zip_capacity(
-            parts.iter().map(|(_, bytes)| bytes.len()),
-            media.iter().map(|(_, png)| png.len()),
-        ),
-    )));
-    let options = |method| {
-        zip::write::SimpleFileOptions::default()
-            .compression_method(method)
-            .last_modified_time(zip::DateTime::default())
-    };
-    for (name, bytes) in &parts {
-        out.start_file(name.as_str(), options(zip::CompressionMethod::Deflated))?;
-        out.write_all(bytes)?;
-    }
-    for (name, png) in media {
-        out.start_file(
-            format!("ppt/media/{name}"),
-            options(zip::CompressionMethod::Stored),
-        )?;
-        out.write_all(png)?;
-    }
-    Ok(out.finish()?.into_inner())
+    let parts: Vec<crate::documents::archive::Part<'_>> = parts
+        .iter()
+        .map(|(name, bytes)| (name.as_str(), vec![&bytes[..]]))
+        .collect();
+    let media: Vec<(String, &[u8])> = media
+        .iter()
+        .map(|(name, png)| (format!("ppt/media/{name}"), &png[..]))
+        .collect();
+    crate::documents::archive::archive(&parts, &media)
 }
