@@ -156,9 +156,8 @@ pub fn package(
             r#"{DECLARATION}<a:tblStyleLst xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" def="{{5C22544A-7EE6-4342-B048-85BDC9FD1C3A}}"/>"#
         )),
     ));
-    for (path, bytes) in &template.parts {
-        parts.push((path.clone(), bytes.clone()));
-    }
+    // The template's parts (masters, layouts, themes, their pictures) go here, read in place.
+    let template_at = parts.len();
     for (n, slide) in slides.iter().enumerate() {
         let n = n + 1;
         parts.push((
@@ -181,8 +180,11 @@ pub fn package(
         parts.push((format!("ppt/slides/_rels/slide{n}.xml.rels"), text(rels)));
     }
 
-    let parts: Vec<crate::documents::archive::Part<'_>> = parts
+    let (before, after) = parts.split_at(template_at);
+    let parts: Vec<crate::documents::archive::Part<'_>> = before
         .iter()
+        .chain(&template.parts)
+        .chain(after)
         .map(|(name, bytes)| (name.as_str(), vec![&bytes[..]]))
         .collect();
     let media: Vec<(String, &[u8])> = media
