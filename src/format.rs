@@ -88,7 +88,7 @@ pub fn fmt_limit(x: Option<f64>, d: usize, percent: bool) -> String {
 /// A number quoted in a message as it was written, short: Rust's shortest round-trip form, in
 /// scientific notation past 1e15 (`1e308`, never a 309-digit number).
 pub fn short_number(x: f64) -> String {
-    if x.is_finite() && x.abs() < 1e15 {
+    if x.is_finite() && x.abs() < 1e15 && (x == 0.0 || x.abs() >= 1e-6) {
         format!("{x}")
     } else {
         format!("{x:e}")

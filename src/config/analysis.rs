@@ -184,7 +184,7 @@ pub struct SpecialInterest {
     /// How documents name it ("infections", "cytokine release syndrome").
     pub label: String,
     /// The preferred terms (`AEDECOD`, compared without case) it holds.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::written::null_is_default")]
     pub terms: Vec<String>,
     /// A system organ class (`AEBODSYS`, compared without case) whose every term it holds.
     #[serde(default)]
@@ -236,11 +236,8 @@ pub fn default_tte_params() -> IndexMap<String, TteParam> {
 }
 
 /// One endpoint of `tte_params`: its ADTTE PARAMCD, or the PARAMCD and the endpoint in words.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(
-    untagged,
-    expecting = "a PARAMCD, or { paramcd: PARAMCD, label: \"words\", censor: assessment | cutoff, competing: { column: COLUMN, values: [...] } }"
-)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
 pub enum TteParam {
     /// `PFS: PFS`.
     Code(String),
@@ -260,6 +257,35 @@ pub enum TteParam {
         #[serde(default)]
         competing: Option<Competing>,
     },
+}
+
+impl<'de> Deserialize<'de> for TteParam {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        /// The mapping form, its keys checked.
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Labelled {
+            paramcd: String,
+            #[serde(default)]
+            label: Option<String>,
+            #[serde(default)]
+            censor: Option<CensorAt>,
+            #[serde(default)]
+            competing: Option<Competing>,
+        }
+        super::written::short_or_full(
+            d,
+            "a PARAMCD, or { paramcd: PARAMCD, label: \"words\", censor: assessment | cutoff, \
+             competing: { column: COLUMN, values: [...] } }",
+            TteParam::Code,
+            |l: Labelled| TteParam::Labelled {
+                paramcd: l.paramcd,
+                label: l.label,
+                censor: l.censor,
+                competing: l.competing,
+            },
+        )
+    }
 }
 
 /// `tte_params.<E>.competing`: which events (CNSR 0) are competing ones.
@@ -301,6 +327,14 @@ impl TteParam {
     pub fn paramcd(&self) -> &str {
         match self {
             TteParam::Code(code) | TteParam::Labelled { paramcd: code, .. } => code,
+        }
+    }
+
+    /// Its competing events, when it has them.
+    pub fn competing(&self) -> Option<&Competing> {
+        match self {
+            TteParam::Labelled { competing, .. } => competing.as_ref(),
+            TteParam::Code(_) => None,
         }
     }
 }

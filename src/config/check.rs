@@ -142,6 +142,7 @@ pub(super) fn validate(path: &Path, config: &StudyConfig) -> Result<()> {
         }
     }
     keep(check_analysis(path, "analysis", &config.analysis));
+    keep(check_rmst_tau(path, config));
     keep(check_disposition(path, &config.data));
     keep(check_filters(path, &config.data));
     keep(check_vocabulary(path, config));
@@ -378,6 +379,26 @@ fn check_arms(path: &Path, i: usize, cohort: &CohortConfig) -> Result<()> {
             ));
         }
     }
+    for (arm, names) in &arms.labels {
+        let (label, short) = names.names();
+        for (what, name) in [("label", label), ("short", short)] {
+            if name.trim().is_empty() || name.chars().count() > MAX_ARM_NAME_CHARS {
+                return Err(config_error(
+                    path,
+                    &key(&format!("arms.labels.{arm}.{what}")),
+                    format!(
+                        "{}; expected 1 to {MAX_ARM_NAME_CHARS} characters that name the arm in \
+                         documents",
+                        if name.trim().is_empty() {
+                            format!("{what:?} is empty or blank")
+                        } else {
+                            format!("{} characters", name.chars().count())
+                        }
+                    ),
+                ));
+            }
+        }
+    }
     if let Some(order) = &arms.order {
         let texts: Vec<String> = order.iter().map(Scalar::as_text).collect();
         if let Some(twice) = texts
@@ -403,6 +424,9 @@ fn check_arms(path: &Path, i: usize, cohort: &CohortConfig) -> Result<()> {
     Ok(())
 }
 
+/// The longest arm label or short name: it goes into sentences, legends and table headers.
+const MAX_ARM_NAME_CHARS: usize = 120;
+
 /// The longest window in days a config may set (confirmation, SD, missed visits, iUPD).
 const MAX_WINDOW_DAYS: i64 = 36_525;
 
@@ -417,9 +441,23 @@ fn check_analysis(path: &Path, key: &str, a: &AnalysisConfig) -> Result<()> {
 
 /// The adverse events of special interest: each with a label and events to find.
 fn check_ae_groups(path: &Path, key: &str, a: &AnalysisConfig, errors: &mut Vec<Error>) {
-    for (i, group) in a.ae_special_interest.iter().flatten().enumerate() {
+    let groups: Vec<&SpecialInterest> = a.ae_special_interest.iter().flatten().collect();
+    for (i, group) in groups.iter().enumerate() {
         let at = format!("key `{key}.ae_special_interest[{i}]`: ");
         let label = group.label.trim();
+        if let Some(k) = groups[..i]
+            .iter()
+            .position(|g| crate::model::text::eq_without_case(g.label.trim(), label))
+        {
+            errors.push(config_error(
+                path,
+                &at,
+                format!(
+                    "the label {label:?} is also group {k}'s; expected a label per group (documents \
+                     tell the groups apart by it)"
+                ),
+            ));
+        }
         if label.is_empty() || label.chars().count() > 80 {
             errors.push(config_error(
                 path,
@@ -595,6 +633,77 @@ fn check_times(path: &Path, key: &str, a: &AnalysisConfig, errors: &mut Vec<Erro
             ));
         }
     }
+}
+
+/// `rmst_tau` as each cohort resolves it: a horizon per endpoint names an endpoint of the
+/// cohort without competing events (else it was ignored and the default used without a word),
+/// and every horizon is at least a day and prints as more than 0 at the cohort's decimals.
+fn check_rmst_tau(path: &Path, config: &StudyConfig) -> Result<()> {
+    let mut errors: Vec<Error> = Vec::new();
+    let mut said = std::collections::BTreeSet::new();
+    for (i, cohort) in config.cohorts.iter().enumerate() {
+        let a = cohort.analysis.resolve(&config.analysis);
+        let Some(tau) = &a.rmst_tau else { continue };
+        let key = if cohort.analysis.rmst_tau.is_some() {
+            format!("cohorts[{i}].analysis.rmst_tau")
+        } else {
+            "analysis.rmst_tau".to_string()
+        };
+        let horizons: Vec<(String, f64)> = match tau {
+            RmstTau::All(t) => vec![(key.clone(), *t)],
+            RmstTau::ByEndpoint(m) => m.iter().map(|(e, t)| (format!("{key}.{e}"), *t)).collect(),
+        };
+        // Half the last printed decimal: a smaller τ prints as 0.
+        let printed = 0.5 * 10f64.powi(-(a.time_decimals.min(MAX_DECIMALS) as i32));
+        let day = 1.0 / a.time_unit.days();
+        for (at, t) in &horizons {
+            if t.is_finite() && *t > 0.0 && (*t < day || *t < printed) && said.insert(at.clone()) {
+                errors.push(config_error(
+                    path,
+                    &format!("key `{at}`: "),
+                    format!(
+                        "{} {} is shorter than a day or prints as 0 at {} decimal(s); expected \
+                         the horizon of the restricted mean, e.g. 12 months",
+                        crate::format::short_number(*t),
+                        a.time_unit.name(),
+                        a.time_decimals
+                    ),
+                ));
+            }
+        }
+        let RmstTau::ByEndpoint(by) = tau else {
+            continue;
+        };
+        for endpoint in by.keys() {
+            let at = format!("{key}.{endpoint}");
+            let problem = if a.tte_competing.contains_key(endpoint) {
+                format!(
+                    "`{endpoint}` has competing events: its incidence has no restricted mean \
+                     survival time"
+                )
+            } else if !a.tte_params.contains_key(endpoint) {
+                let known: Vec<&str> = a
+                    .tte_params
+                    .keys()
+                    .filter(|e| !a.tte_competing.contains_key(*e))
+                    .map(String::as_str)
+                    .collect();
+                let near = super::read::nearest(endpoint, known.iter().copied())
+                    .map_or(String::new(), |k| format!("; did you mean `{k}`?"));
+                format!(
+                    "`{endpoint}` is not an endpoint of cohort `{}`; expected one of {}{near}",
+                    cohort.id,
+                    known.join(", ")
+                )
+            } else {
+                continue;
+            };
+            if said.insert(at.clone()) {
+                errors.push(config_error(path, &format!("key `{at}`: "), problem));
+            }
+        }
+    }
+    Error::all(errors)
 }
 
 /// The endpoints: their names, PARAMCDs, competing events and labels, and the follow-up's.

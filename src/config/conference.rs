@@ -201,18 +201,23 @@ pub struct CustomLimit {
     #[serde(default)]
     pub limit: Option<usize>,
     /// chars | chars_no_spaces | words. Default: chars.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::written::null_is_default")]
     pub counts: CountUnit,
     /// Whether the title counts. Default: true.
-    #[serde(default = "yes")]
+    #[serde(default = "yes", deserialize_with = "null_is_yes")]
     pub title: bool,
     /// The sections' names. Default: Background, Methods, Results, Conclusions.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::written::null_is_default")]
     pub sections: SectionNames,
 }
 
 fn yes() -> bool {
     true
+}
+
+/// `title: null` counts the title, as leaving the key out.
+fn null_is_yes<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    Ok(Option::deserialize(d)?.unwrap_or_else(yes))
 }
 
 /// `output.conference`: a known conference by name, or a rule of one's own.

@@ -6,18 +6,26 @@ use serde::{Deserialize, Serialize};
 use crate::criteria::{Category, Confirmation, Criteria, Kind, Rule, BUILT_IN};
 
 /// `analysis.response_criteria` as written: a built-in set's name, or a set of one's own.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(
-    untagged,
-    expecting = "one of recist1.1, irecist, lugano, imwg, rano, as-given, or a mapping with \
-                 name, categories, responders, progression (and optionally disease_control, \
-                 not_evaluable, confirmation, response_rate, report_dcr)"
-)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
 pub enum CriteriaConfig {
     /// A built-in set.
     Name(String),
     /// A set of the config's own.
     Own(OwnCriteria),
+}
+
+impl<'de> Deserialize<'de> for CriteriaConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        super::written::short_or_full(
+            d,
+            "one of recist1.1, irecist, lugano, imwg, rano, as-given, or a mapping with \
+             name, categories, responders, progression (and optionally disease_control, \
+             not_evaluable, confirmation, response_rate, report_dcr)",
+            CriteriaConfig::Name,
+            CriteriaConfig::Own,
+        )
+    }
 }
 
 /// A criteria set defined in the config.

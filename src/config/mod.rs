@@ -12,6 +12,7 @@ mod criteria;
 mod nesting;
 mod read;
 mod schema;
+mod written;
 
 pub use analysis::*;
 pub use check::{cohort_id_problem, study_id_problem, MAX_AE_TOP_N, MAX_ID_CHARS};

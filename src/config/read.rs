@@ -246,7 +246,18 @@ fn deserialize(text: &str) -> std::result::Result<StudyConfig, Box<Problem>> {
         // A syntax error deep in a value ends the path in `?` segments (no key was read yet).
         let key = key.trim_end_matches(".?");
         let key = if key == "." || key == "?" { "" } else { key };
-        let message = plain_yaml_message(&strip_yaml_location(&inner.to_string()));
+        let message = strip_yaml_location(&inner.to_string());
+        // serde_yaml starts a nested value's message with its path, which the key part says;
+        // the path may hold any characters (an arm's value as a key).
+        let parent = key.rsplit_once('.').map_or("", |(p, _)| p);
+        let message = match message
+            .strip_prefix(parent)
+            .and_then(|m| m.strip_prefix(": "))
+        {
+            Some(rest) if !parent.is_empty() => rest.to_string(),
+            _ => message,
+        };
+        let message = plain_yaml_message(&message);
         Box::new(Problem {
             key: key.to_string(),
             place: inner.location().map(|l| (l.line(), l.column())),
@@ -477,28 +488,31 @@ pub(crate) fn nearest<'a>(
         .map(|(_, k)| k)
 }
 
-/// Levenshtein distance in characters.
+/// Edit distance in characters, two neighbours swapped counting as one edit (`lable` is one
+/// slip from `label`): the optimal string alignment distance.
 fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row.first().copied().unwrap_or(0);
-        if let Some(first) = row.first_mut() {
-            *first = i + 1;
-        }
-        for (j, cb) in b.iter().enumerate() {
-            let above = row.get(j + 1).copied().unwrap_or(0);
-            let left = row.get(j).copied().unwrap_or(0);
-            let value = (above + 1)
-                .min(left + 1)
-                .min(diagonal + usize::from(ca != *cb));
-            diagonal = above;
-            if let Some(cell) = row.get_mut(j + 1) {
-                *cell = value;
+    // Three rows: two back (for a swap), the previous and the current.
+    let mut two_back: Vec<usize> = vec![0; b.len() + 1];
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    let mut current: Vec<usize> = vec![0; b.len() + 1];
+    for i in 1..=a.len() {
+        current[0] = i;
+        for j in 1..=b.len() {
+            let substitution = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (previous[j] + 1)
+                .min(current[j - 1] + 1)
+                .min(previous[j - 1] + substitution);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(two_back[j - 2] + 1);
             }
+            current[j] = d;
         }
+        std::mem::swap(&mut two_back, &mut previous);
+        std::mem::swap(&mut previous, &mut current);
     }
-    row.last().copied().unwrap_or(0)
+    previous[b.len()]
 }
 
 /// serde's "unknown field `x`, expected one of `a`, `b`" (or variant) with the nearest named.
@@ -507,8 +521,16 @@ fn did_you_mean(message: &str) -> Option<String> {
         .strip_prefix("unknown field `")
         .or_else(|| message.strip_prefix("unknown variant `"))?;
     let (given, rest) = rest.split_once('`')?;
-    let list = rest.split_once("expected one of ")?.1;
-    let known = list.split(", ").map(|k| k.trim_matches('`'));
+    // serde lists three or more as "expected one of `a`, `b`, `c`", two as "expected `a` or
+    // `b`", one as "expected `a`".
+    let list = rest
+        .split_once("expected one of ")
+        .or_else(|| rest.split_once("expected "))?
+        .1;
+    let known = list
+        .split(", ")
+        .flat_map(|k| k.split(" or "))
+        .map(|k| k.trim_matches('`'));
     nearest(given, known).map(|k| format!("{message}; did you mean `{k}`?"))
 }
 

@@ -27,12 +27,12 @@ pub struct StudyConfig {
     #[serde(default, deserialize_with = "crate::model::date_serde::list")]
     pub cutoffs: Vec<Date>,
     /// Analysis conventions; every key has a default.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::written::null_is_default")]
     pub analysis: AnalysisConfig,
     /// The cohorts to report; at least one.
     pub cohorts: Vec<CohortConfig>,
     /// Where and how to write documents.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::written::null_is_default")]
     pub output: OutputConfig,
 }
 
@@ -61,13 +61,13 @@ pub struct Study {
     #[serde(default)]
     pub primary_endpoint: Option<String>,
     /// Secondary endpoints in words. Default: none.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::written::null_is_default")]
     pub secondary_endpoints: Vec<String>,
     /// The authors, as the poster's title band names them. Default: none.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::written::null_is_default")]
     pub authors: Vec<String>,
     /// Their affiliations, in order, under the authors. Default: none.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::written::null_is_default")]
     pub affiliations: Vec<String>,
 }
 
@@ -125,7 +125,11 @@ pub struct DataFiles {
     /// Row filters per dataset, applied as each file is read (before any of its rows is
     /// interpreted): `{ adrs: { RSEVAL: INVESTIGATOR }, adex: { PARCAT1: [VELATAMAB] } }`; a
     /// row is kept when every named column holds one of its values. Default: every row.
-    #[serde(default, rename = "where")]
+    #[serde(
+        default,
+        deserialize_with = "super::written::null_is_default",
+        rename = "where"
+    )]
     pub filters: IndexMap<String, IndexMap<String, FilterValues>>,
     /// ADSL flag column (`Y` = in) of the efficacy population, over which response and
     /// time-to-event endpoints are computed, e.g. `SAFFL` when ADTTE covers the safety
@@ -178,11 +182,8 @@ pub struct DispositionConfig {
 }
 
 /// One disposition level: its status column, or the status with a reason and a label.
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(
-    untagged,
-    expecting = "an ADSL column, or { status: COLUMN, reason: COLUMN, label: \"words\" }"
-)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
 pub enum DispositionLevelConfig {
     /// `treatment: EOTSTT`.
     Status(String),
@@ -199,6 +200,32 @@ pub enum DispositionLevelConfig {
         #[serde(default)]
         label: Option<String>,
     },
+}
+
+impl<'de> Deserialize<'de> for DispositionLevelConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        /// The mapping form, its keys checked.
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Full {
+            #[serde(default)]
+            status: Option<String>,
+            #[serde(default)]
+            reason: Option<String>,
+            #[serde(default)]
+            label: Option<String>,
+        }
+        super::written::short_or_full(
+            d,
+            "an ADSL column, or { status: COLUMN, reason: COLUMN, label: \"words\" }",
+            DispositionLevelConfig::Status,
+            |f: Full| DispositionLevelConfig::Full {
+                status: f.status,
+                reason: f.reason,
+                label: f.label,
+            },
+        )
+    }
 }
 
 fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
@@ -262,13 +289,17 @@ pub struct CohortConfig {
     #[serde(default)]
     pub population: Option<String>,
     /// ADSL column = value filters (all must hold). Default: every subject.
-    #[serde(default, rename = "where")]
+    #[serde(
+        default,
+        deserialize_with = "super::written::null_is_default",
+        rename = "where"
+    )]
     pub filter: BTreeMap<String, Scalar>,
     /// Cut-off of this cohort, overriding the study's. Default: the study's.
     #[serde(default, deserialize_with = "crate::model::date_serde::optional")]
     pub cutoff: Option<Date>,
     /// Overrides of any analysis key for this cohort. Default: none.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::written::null_is_default")]
     pub analysis: AnalysisConfig,
     /// Markdown; may use Tera expressions over the results. Default: none.
     #[serde(default)]
@@ -280,7 +311,7 @@ pub struct CohortConfig {
     #[serde(default)]
     pub conclusions: Option<String>,
     /// ADSL columns summarised as baseline characteristics. Default: none.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::written::null_is_default")]
     pub baseline: Vec<BaselineItem>,
     /// The arms of a randomised cohort: each analysed on its own and compared with the
     /// reference (docs/CONFIG.md). Default: none (one arm).
@@ -288,11 +319,11 @@ pub struct CohortConfig {
     pub arms: Option<ArmsConfig>,
     /// ADSL columns whose combined values are the strata of stratified comparisons, each a
     /// column or `{column, label}`. Default: none.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::written::null_is_default")]
     pub strata: Vec<Factor>,
     /// ADSL columns whose values are the subgroups of per-subgroup hazard ratios, each a
     /// column or `{column, label}`. Default: none.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::written::null_is_default")]
     pub subgroups: Vec<Factor>,
 }
 
@@ -310,17 +341,14 @@ pub struct ArmsConfig {
     pub order: Option<Vec<Scalar>>,
     /// How documents name each arm (by its value in the column): `{ label, short }` or the
     /// label alone. Default: the value.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::written::null_is_default")]
     pub labels: IndexMap<String, ArmLabel>,
 }
 
 /// How documents name an arm: `label` in prose (at first mention) and tables, `short` in
 /// legends, table headers, slides and prose after the first mention.
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(
-    untagged,
-    expecting = "the arm's name, or { label: \"words\", short: \"abbreviation\" }"
-)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
 pub enum ArmLabel {
     /// `Placebo: "placebo plus dexamethasone"`.
     Label(String),
@@ -332,6 +360,28 @@ pub enum ArmLabel {
         #[serde(default)]
         short: Option<String>,
     },
+}
+
+impl<'de> Deserialize<'de> for ArmLabel {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        /// The mapping form, its keys checked.
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Full {
+            label: String,
+            #[serde(default)]
+            short: Option<String>,
+        }
+        super::written::short_or_full(
+            d,
+            "the arm's name, or { label: \"words\", short: \"abbreviation\" }",
+            ArmLabel::Label,
+            |f: Full| ArmLabel::Full {
+                label: f.label,
+                short: f.short,
+            },
+        )
+    }
 }
 
 impl ArmLabel {
@@ -357,11 +407,11 @@ pub struct BaselineItem {
     pub label: Option<String>,
     /// Words for coded values in documents (`{ 0: "fully active" }`); the column's CDISC
     /// decodes (SEX, RACE, ETHNIC) otherwise, or the value as written.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::written::null_is_default")]
     pub labels: IndexMap<Code, String>,
     /// The levels' own order in prose (a scale's, a dose's); unlisted levels follow. Default:
     /// ascending when every level is a number, else most frequent first.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::written::null_is_default")]
     pub order: Vec<Scalar>,
 }
 
@@ -391,10 +441,16 @@ pub enum BaselineKind {
 #[serde(deny_unknown_fields)]
 pub struct OutputConfig {
     /// Output folder, relative to the config file. Default: `output`.
-    #[serde(default = "default_output_dir")]
+    #[serde(
+        default = "default_output_dir",
+        deserialize_with = "null_is_default_output_dir"
+    )]
     pub dir: PathBuf,
     /// md | html | docx | pptx | png | dataset-json. Default: [md, html].
-    #[serde(default = "default_formats")]
+    #[serde(
+        default = "default_formats",
+        deserialize_with = "null_is_default_formats"
+    )]
     pub formats: Vec<Format>,
     /// Folder of user templates overriding built-ins by name. Default: none.
     #[serde(default)]
@@ -414,11 +470,14 @@ pub struct OutputConfig {
     pub pptx_reference: Option<PathBuf>,
     /// Whether figures carry their title (journals set the title in the legend, so they
     /// want none in the figure). Default: `true`.
-    #[serde(default = "default_figure_titles")]
+    #[serde(
+        default = "default_figure_titles",
+        deserialize_with = "null_is_default_figure_titles"
+    )]
     pub figure_titles: bool,
     /// The poster's size and references (the `poster` format). Default: the size of
     /// `output.conference`'s preset, else 48 × 36 inches; no references.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::written::null_is_default")]
     pub poster: PosterConfig,
 }
 
@@ -434,7 +493,7 @@ pub struct PosterConfig {
     #[serde(default)]
     pub height: Option<f64>,
     /// References (and a link or QR text), one line each. Default: none.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::written::null_is_default")]
     pub references: Vec<String>,
 }
 
@@ -524,25 +583,18 @@ impl<'de> Deserialize<'de> for Factor {
             #[serde(default)]
             label: Option<String>,
         }
-        #[derive(Deserialize)]
-        #[serde(
-            untagged,
-            expecting = "an ADSL column, or { column: COLUMN, label: \"words\" }"
-        )]
-        enum Written {
-            Column(String),
-            Labelled(Labelled),
-        }
-        Ok(match Written::deserialize(d)? {
-            Written::Column(column) => Factor {
+        super::written::short_or_full(
+            d,
+            "an ADSL column, or { column: COLUMN, label: \"words\" }",
+            |column| Factor {
                 column,
                 label: None,
             },
-            Written::Labelled(l) => Factor {
+            |l: Labelled| Factor {
                 column: l.column,
                 label: l.label,
             },
-        })
+        )
     }
 }
 
@@ -560,4 +612,21 @@ impl CohortConfig {
             .find(|f| f.column == column)
             .and_then(|f| f.label.as_deref())
     }
+}
+
+/// `dir: null` is the default folder, as leaving the key out.
+fn null_is_default_output_dir<'de, D: serde::Deserializer<'de>>(d: D) -> Result<PathBuf, D::Error> {
+    Ok(Option::deserialize(d)?.unwrap_or_else(default_output_dir))
+}
+
+/// `formats: null` is the default formats, as leaving the key out.
+fn null_is_default_formats<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Vec<Format>, D::Error> {
+    Ok(Option::deserialize(d)?.unwrap_or_else(default_formats))
+}
+
+/// `figure_titles: null` is the default, as leaving the key out.
+fn null_is_default_figure_titles<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    Ok(Option::deserialize(d)?.unwrap_or_else(default_figure_titles))
 }

@@ -99,15 +99,12 @@ pub(super) fn safety_results(
     let (mut by_grade, mut by_severity) = (false, false);
     // Per group of special interest, each subject's worst such TEAE.
     let mut of_interest: Vec<BTreeMap<&str, Worst>> = vec![BTreeMap::new(); special_interest.len()];
+    let same = crate::model::text::eq_without_case;
     let holds = |g: &crate::config::SpecialInterest, e: &AdverseEvent| {
-        g.terms
-            .iter()
-            .any(|t| t.trim().eq_ignore_ascii_case(e.term.trim()))
-            || g.body_system.as_deref().is_some_and(|b| {
-                e.soc
-                    .as_deref()
-                    .is_some_and(|s| s.trim().eq_ignore_ascii_case(b.trim()))
-            })
+        g.terms.iter().any(|t| same(t.trim(), e.term.trim()))
+            || g.body_system
+                .as_deref()
+                .is_some_and(|b| e.soc.as_deref().is_some_and(|s| same(s.trim(), b.trim())))
     };
     for e in events {
         if !e.emergent || !safety.contains(e.usubjid.as_str()) {

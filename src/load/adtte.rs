@@ -318,7 +318,10 @@ impl AdtteColumns {
         if cnsr == 0 {
             if let Some((_, column, values)) = self.competing.iter().find(|c| c.0 == paramcd) {
                 let value = row.text(Some(*column))?.trim();
-                if values.iter().any(|v| v.eq_ignore_ascii_case(value)) {
+                if values
+                    .iter()
+                    .any(|v| crate::model::text::eq_without_case(v, value))
+                {
                     cnsr = TteRecord::COMPETING;
                 }
             }

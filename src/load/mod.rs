@@ -353,6 +353,77 @@ fn competing_rules(cfg: &LoadedConfig) -> Result<Vec<CompetingRule>> {
     Ok(competing)
 }
 
+/// A warning per competing-event rule that marked no record: no record of its PARAMCD with
+/// CNSR 0 holds one of its values (misspelt, or held only by censored records), so the
+/// endpoint's incidence is 1 − Kaplan–Meier and Gray's test and Fine–Gray compare no
+/// competing events.
+fn no_competing_events(
+    cfg: &LoadedConfig,
+    path: &Path,
+    tte: &TteTable,
+    rules: &[CompetingRule],
+) -> Vec<Diagnostic> {
+    let mut marked = vec![false; tte.params.len()];
+    for r in tte.records.iter().filter(|r| r.is_competing()) {
+        if let Some(m) = marked.get_mut(r.param as usize) {
+            *m = true;
+        }
+    }
+    let endpoints = |paramcd: &str| -> Vec<String> {
+        let mut names: Vec<String> = std::iter::once(&cfg.config.analysis)
+            .chain(cfg.config.cohorts.iter().map(|c| &c.analysis))
+            .filter_map(|a| a.tte_params.as_ref())
+            .flat_map(|p| p.iter())
+            .filter(|(_, p)| p.paramcd() == paramcd && p.competing().is_some())
+            .map(|(name, _)| name.clone())
+            .collect();
+        names.dedup();
+        names
+    };
+    rules
+        .iter()
+        .filter(|rule| {
+            !tte.params
+                .iter()
+                .zip(&marked)
+                .any(|(p, m)| **p == *rule.paramcd && *m)
+        })
+        .map(|rule| {
+            let names = endpoints(&rule.paramcd);
+            let key = names.first().map_or_else(
+                || "analysis.tte_params".to_string(),
+                |n| format!("analysis.tte_params.{n}.competing"),
+            );
+            Diagnostic::warning(
+                Kind::RuleNotApplied,
+                format!(
+                    "{}: no `{}` record with CNSR 0 has {} {}: {} no competing event, so its \
+                     cumulative incidence is 1 − Kaplan–Meier",
+                    path.display(),
+                    rule.paramcd,
+                    rule.column,
+                    rule.values
+                        .iter()
+                        .map(|v| format!("`{v}`"))
+                        .collect::<Vec<_>>()
+                        .join(" or "),
+                    if names.is_empty() {
+                        "the endpoint has".to_string()
+                    } else {
+                        format!("{} has", names.join(", "))
+                    },
+                ),
+            )
+            .at(crate::diagnostic::Location::Key(key))
+            .hint(format!(
+                "check `competing.values` against the values of {} in {}",
+                rule.column,
+                path.display()
+            ))
+        })
+        .collect()
+}
+
 /// ADSL typed as it is read (part by part when large: it is never held whole), with its
 /// checks, while ADRS, ADAE, ADTR and a small ADTTE are read whole beside it. Returns the study
 /// so far (its subjects moved to `subjects`), the subjects by id, and those tables in that
@@ -531,6 +602,9 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     }
     if let (Some(path), Some(((rows, input), kept))) = (adtte_path, tte?) {
         filtered(&mut study.row_filters, &mut study.warnings, kept);
+        study
+            .warnings
+            .extend(no_competing_events(cfg, &path, &rows, &competing));
         study.tte = rows;
         study.has_adtte = true;
         study.adtte_file = Some(path);

@@ -98,6 +98,19 @@ pub fn escape_controls(text: &str, keep_lines: bool) -> std::borrow::Cow<'_, str
     std::borrow::Cow::Owned(out)
 }
 
+/// Whether two texts are equal without case, for any letters (`DÉCÈS` and `décès`, not only
+/// ASCII ones), as the config's "compared without case" promises; without allocating.
+pub fn eq_without_case(a: &str, b: &str) -> bool {
+    if a.is_ascii() && b.is_ascii() {
+        a.eq_ignore_ascii_case(b)
+    } else {
+        // Upper case folds more than lower case does: both Greek sigmas are Σ, ß is SS.
+        a.chars()
+            .flat_map(char::to_uppercase)
+            .eq(b.chars().flat_map(char::to_uppercase))
+    }
+}
+
 /// `text` escaped for XML content and attributes (Word's and PowerPoint's parts, HTML
 /// attributes), leaving out the characters XML 1.0 cannot hold (C0 controls other than tab,
 /// line feed and carriage return, U+FFFE, U+FFFF; lone surrogates cannot occur in a `str`).
@@ -124,6 +137,16 @@ pub fn escape_xml_into(out: &mut String, text: &str) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn texts_are_compared_without_case_beyond_ascii() {
+        use super::eq_without_case;
+        assert!(eq_without_case("DÉCÈS", "décès"));
+        assert!(eq_without_case("Death", "DEATH"));
+        assert!(!eq_without_case("DÉCÈS", "deces"));
+        assert!(eq_without_case("ΘΆΝΑΤΟΣ", "θάνατος"));
+        assert!(eq_without_case("Straße", "STRASSE"));
+    }
+
     use super::*;
 
     #[test]

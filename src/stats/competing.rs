@@ -153,7 +153,9 @@ pub fn aalen_johansen(time: &[f64], status: &[u8]) -> Result<CumulativeIncidence
         sums.push([g, h, k]);
         cif += surv * step.events as f64 / n;
         surv *= 1.0 - lam;
-        step.estimate = cif;
+        // A sum of probabilities: rounding may take it a few ulps past 1 when every subject
+        // ends with the event of interest (no competing event before it).
+        step.estimate = cif.min(1.0);
         at_risk -= step.events + step.competing + step.censored;
     }
     Ok(CumulativeIncidence {
@@ -680,5 +682,23 @@ mod tests {
         // No event of interest in an arm: no Fine–Gray model.
         let none = fine_gray(&[1.0, 2.0, 3.0], &[1, 2, 0], &[false, true, true], 0.95).unwrap();
         assert!(none.is_none());
+    }
+
+    #[test]
+    fn every_subject_with_the_event_ends_at_exactly_one() {
+        // Without competing events the incidence is 1 − KM; summed step by step over 27
+        // distinct event times it came to 1.0000000000000007, which figures refuse.
+        let time: Vec<f64> = (1..=27).map(f64::from).collect();
+        let fit = aalen_johansen(&time, &[EVENT; 27]).unwrap();
+        let last = fit.steps().last().unwrap().estimate;
+        assert_eq!(last, 1.0);
+        assert!(fit
+            .steps()
+            .iter()
+            .all(|s| (0.0..=1.0).contains(&s.estimate)));
+        // Each step is still 1 − KM (k/27 after the k-th event) to rounding.
+        for (k, s) in fit.steps().iter().enumerate() {
+            assert!((s.estimate - (k + 1) as f64 / 27.0).abs() < 1e-15);
+        }
     }
 }

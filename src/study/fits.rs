@@ -6,7 +6,10 @@ use std::collections::BTreeSet;
 
 use indexmap::IndexMap;
 
-use crate::config::{default_tte_params, AnalysisConfig, LoadedConfig, TteParam};
+use rustc_hash::FxHashSet;
+
+use crate::config::{default_tte_params, AnalysisConfig, LoadedConfig, SpecialInterest, TteParam};
+use crate::diagnostic::{Diagnostic, Kind, Location};
 use crate::error::{Error, Result};
 use crate::load::StudyData;
 
@@ -22,6 +25,82 @@ pub fn listing<'a>(values: impl IntoIterator<Item = &'a str>) -> String {
         text.push_str(&format!(", ... ({} in all)", values.len()));
     }
     text
+}
+
+/// A warning per adverse event of special interest that names what no ADAE record holds: a
+/// term (`AEDECOD`) or class (`AEBODSYS`) misspelt, or not in these data, gives "occurred in
+/// 0/148 (0.0%)", a number the reader should not take as measured.
+pub fn special_interest_unmatched(cfg: &LoadedConfig, data: &StudyData) -> Vec<Diagnostic> {
+    let groups: Vec<(String, &SpecialInterest)> =
+        std::iter::once(("analysis".to_string(), &cfg.config.analysis))
+            .chain(
+                cfg.config
+                    .cohorts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| (format!("cohorts[{i}].analysis"), &c.analysis)),
+            )
+            .flat_map(|(key, a)| {
+                a.ae_special_interest
+                    .iter()
+                    .flatten()
+                    .enumerate()
+                    .map(move |(i, g)| (format!("{key}.ae_special_interest[{i}]"), g))
+            })
+            .collect();
+    if groups.is_empty() || cfg.config.data.adae.is_none() {
+        return Vec::new();
+    }
+    // The distinct terms and classes, upper case (events repeat a few thousand terms).
+    let mut terms: FxHashSet<&str> = FxHashSet::default();
+    let mut classes: FxHashSet<&str> = FxHashSet::default();
+    for e in &data.adverse_events {
+        terms.insert(e.term.trim());
+        if let Some(soc) = &e.soc {
+            classes.insert(soc.trim());
+        }
+    }
+    let held = |set: &FxHashSet<&str>, name: &str| {
+        set.contains(name.trim())
+            || set
+                .iter()
+                .any(|t| crate::model::text::eq_without_case(t, name.trim()))
+    };
+    let mut warnings = Vec::new();
+    for (key, group) in groups {
+        let absent = |names: &mut dyn Iterator<Item = &String>, set: &FxHashSet<&str>| {
+            names
+                .filter(|t| !t.trim().is_empty() && !held(set, t))
+                .map(|t| format!("`{}`", t.trim()))
+                .collect::<Vec<String>>()
+        };
+        let terms_absent = absent(&mut group.terms.iter(), &terms);
+        let class_absent = absent(&mut group.body_system.iter(), &classes);
+        let mut what = Vec::new();
+        if !terms_absent.is_empty() {
+            what.push(format!("AEDECOD {}", terms_absent.join(" or ")));
+        }
+        if !class_absent.is_empty() {
+            what.push(format!("AEBODSYS {}", class_absent.join(" or ")));
+        }
+        if what.is_empty() {
+            continue;
+        }
+        warnings.push(
+            Diagnostic::warning(
+                Kind::RuleNotApplied,
+                format!(
+                    "adverse events of special interest `{}`: no ADAE record has {}; its count \
+                     may be short, or 0 where the data hold such events under another name",
+                    group.label.trim(),
+                    what.join(" or "),
+                ),
+            )
+            .at(Location::Key(key))
+            .hint("spell the terms and classes as ADAE's AEDECOD and AEBODSYS do (case aside)"),
+        );
+    }
+    warnings
 }
 
 /// Checks the config's time-to-event parameters against ADTTE, and drops the default ones

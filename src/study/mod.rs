@@ -121,6 +121,8 @@ pub fn load_study(mut config: LoadedConfig) -> Result<LoadedStudy> {
     );
     let mut data = data?;
     crate::study::fits::fit_to_data(&mut config, &data)?;
+    let unmatched = crate::study::fits::special_interest_unmatched(&config, &data);
+    data.warnings.extend(unmatched);
     let cut_rules = crate::study::fits::cut_rules(&config, &data)?;
     if let Some(reference) = &config.config.output.docx_reference {
         let path = config.base_dir().join(reference);
