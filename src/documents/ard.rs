@@ -87,7 +87,8 @@ pub fn ard_rows(cohort: &Value) -> Vec<[String; 16]> {
         .collect()
 }
 
-/// `ard.csv`: [`COLUMNS`], then the rows.
+/// `ard.csv`: [`COLUMNS`], then the rows, each text a spreadsheet would run as a formula
+/// neutralised (the rule of the CSVs for people; `ard.json` keeps the values as they are).
 pub fn ard_csv(rows: &[[String; 16]]) -> Result<Vec<u8>, String> {
     let mut out = csv::WriterBuilder::new()
         .terminator(csv::Terminator::CRLF)
@@ -95,7 +96,11 @@ pub fn ard_csv(rows: &[[String; 16]]) -> Result<Vec<u8>, String> {
     let e = |e: csv::Error| e.to_string();
     out.write_record(COLUMNS).map_err(e)?;
     for row in rows {
-        out.write_record(row).map_err(e)?;
+        out.write_record(
+            row.iter()
+                .map(|cell| crate::model::text::spreadsheet_safe(cell).into_owned()),
+        )
+        .map_err(e)?;
     }
     out.into_inner().map_err(|e| e.to_string())
 }

@@ -122,10 +122,10 @@ pub fn csv(rows: &[Row], prefix: &str) -> Result<Vec<u8>> {
     for row in rows {
         let e = &row.entry;
         out.write_record([
-            &*spreadsheet_safe(&row.section),
+            &*crate::model::text::spreadsheet_safe(&row.section),
             &row.sentence.to_string(),
-            &*spreadsheet_safe(&row.text),
-            &*spreadsheet_safe(&value_text(&e.value)),
+            &*crate::model::text::spreadsheet_safe(&row.text),
+            &*crate::model::text::spreadsheet_safe(&value_text(&e.value)),
             &format!("{prefix}{}", e.pointer),
             &e.denominator
                 .as_ref()
@@ -137,18 +137,6 @@ pub fn csv(rows: &[Row], prefix: &str) -> Result<Vec<u8>> {
     }
     out.into_inner()
         .map_err(|e| failed(csv::Error::from(e.into_error())))
-}
-
-/// A cell a spreadsheet would run as a formula (text starting with `=`, `+`, `-`, `@`, a tab
-/// or a carriage return, unless it is a plain number) with a `'` before it: the sheet is for
-/// people, who open it in a spreadsheet.
-fn spreadsheet_safe(text: &str) -> std::borrow::Cow<'_, str> {
-    let risky = text.starts_with(['=', '+', '-', '@', '\t', '\r']) && text.parse::<f64>().is_err();
-    if risky {
-        std::borrow::Cow::Owned(format!("'{text}"))
-    } else {
-        std::borrow::Cow::Borrowed(text)
-    }
 }
 
 /// A value as the sheet writes it: a number as results.json has it, a string as it is,

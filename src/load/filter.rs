@@ -3,6 +3,9 @@
 //! is an error; a value no row holds is a warning.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use rustc_hash::FxHashSet;
 
 use indexmap::IndexMap;
 
@@ -20,6 +23,12 @@ pub struct RowFilter {
     conditions: Vec<Condition>,
     kept: usize,
     dropped: usize,
+    /// ADSL's filter: the subjects (`USUBJID`) of the rows it left out, whose rows in the
+    /// other datasets are left out with them.
+    removed: Option<FxHashSet<Box<str>>>,
+    /// Another dataset's filter: the subjects ADSL's filter left out, and how many rows of
+    /// theirs this filter left out.
+    without: Option<(Arc<FxHashSet<Box<str>>>, usize)>,
 }
 
 #[derive(Debug)]
@@ -62,29 +71,64 @@ impl RowFilter {
             .collect();
         RowFilter {
             dataset: dataset.to_string(),
+            removed: (dataset == "adsl").then(FxHashSet::default),
             conditions,
             kept: 0,
             dropped: 0,
+            without: None,
         }
+    }
+
+    /// The same, also leaving out the rows of `subjects` (those ADSL's filter left out).
+    pub(super) fn without_subjects(mut self, subjects: &Arc<FxHashSet<Box<str>>>) -> RowFilter {
+        if !subjects.is_empty() {
+            self.without = Some((Arc::clone(subjects), 0));
+        }
+        self
+    }
+
+    /// The subjects of the ADSL rows left out (empty for another dataset's filter).
+    pub(super) fn take_removed(&mut self) -> FxHashSet<Box<str>> {
+        self.removed.take().unwrap_or_default()
     }
 
     /// Forgets the rows counted so far (a file read anew from its start).
     pub(super) fn restart(&mut self) {
         self.kept = 0;
         self.dropped = 0;
+        if let Some(removed) = &mut self.removed {
+            removed.clear();
+        }
+        if let Some((_, rows)) = &mut self.without {
+            *rows = 0;
+        }
         for c in &mut self.conditions {
             c.hits.iter_mut().for_each(|h| *h = 0);
         }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.conditions.is_empty()
+        self.conditions.is_empty() && self.without.is_none()
     }
 
     /// Keeps the rows of `table` (a whole file or one part of it) the filter keeps.
     pub fn apply(&mut self, table: &mut CsvTable) -> Result<()> {
         if self.is_empty() {
             return Ok(());
+        }
+        // Rows of the subjects ADSL's filter left out go first: they are no row of the study.
+        if let Some((subjects, rows)) = &mut self.without {
+            let id = table.require("USUBJID")?;
+            let mut keep = Vec::with_capacity(table.len());
+            for row in 0..table.len() {
+                keep.push(!subjects.contains(table.cell_text(row, id)?));
+            }
+            *rows += keep.iter().filter(|k| !**k).count();
+            table.retain_rows(&keep);
+            if self.conditions.is_empty() {
+                self.kept += table.len();
+                return Ok(());
+            }
         }
         let mut columns = Vec::with_capacity(self.conditions.len());
         for c in &self.conditions {
@@ -123,6 +167,12 @@ impl RowFilter {
         let kept = keep.iter().filter(|&&k| k).count();
         self.kept += kept;
         self.dropped += keep.len() - kept;
+        if let Some(removed) = &mut self.removed {
+            let id = table.require("USUBJID")?;
+            for (row, _) in keep.iter().enumerate().filter(|(_, k)| !**k) {
+                removed.insert(table.cell_text(row, id)?.into());
+            }
+        }
         table.retain_rows(&keep);
         Ok(())
     }
@@ -132,6 +182,20 @@ impl RowFilter {
     pub fn finish(self, path: &Path) -> Result<(Option<RowsKept>, Vec<Diagnostic>)> {
         if self.is_empty() {
             return Ok((None, Vec::new()));
+        }
+        let left_with_subjects = self.without.as_ref().map_or(0, |(_, rows)| *rows);
+        if self.conditions.is_empty() {
+            // Only ADSL's filter's subjects left out: said when there were rows of theirs.
+            return Ok((
+                (left_with_subjects > 0).then(|| RowsKept {
+                    dataset: self.dataset,
+                    columns: IndexMap::new(),
+                    kept: self.kept,
+                    dropped: left_with_subjects,
+                    of_subjects_left_out: left_with_subjects,
+                }),
+                Vec::new(),
+            ));
         }
         let quoted = |values: &mut dyn Iterator<Item = &str>| {
             values
@@ -172,22 +236,36 @@ impl RowFilter {
         }
         let mut warnings = Vec::new();
         for c in &self.conditions {
-            for (value, _) in c.values.iter().zip(&c.hits).filter(|(_, &h)| h == 0) {
-                warnings.push(
-                    Diagnostic::warning(
-                        Kind::RowFilter,
-                        format!(
-                            "{}: no row has {} = {value:?} (`data.where.{}`); its values: {}",
-                            path.display(),
-                            c.column,
-                            self.dataset,
-                            named(c)
-                        ),
-                    )
-                    .at(file_location(path))
-                    .hint("check the value's spelling and case in the data"),
-                );
+            // One warning per column, naming the first values no row holds.
+            let unmatched: Vec<&str> = c
+                .values
+                .iter()
+                .zip(&c.hits)
+                .filter(|(_, &h)| h == 0)
+                .map(|(v, _)| v.as_str())
+                .collect();
+            if unmatched.is_empty() {
+                continue;
             }
+            let shown = quoted(&mut unmatched.iter().take(VALUES_NAMED).copied());
+            let more = match unmatched.len().saturating_sub(VALUES_NAMED) {
+                0 => String::new(),
+                n => format!(" and {n} more"),
+            };
+            warnings.push(
+                Diagnostic::warning(
+                    Kind::RowFilter,
+                    format!(
+                        "{}: no row has {} = {shown}{more} (`data.where.{}`); its values: {}",
+                        path.display(),
+                        c.column,
+                        self.dataset,
+                        named(c)
+                    ),
+                )
+                .at(file_location(path))
+                .hint("check the value's spelling and case in the data"),
+            );
         }
         let columns: IndexMap<String, Vec<String>> = self
             .conditions
@@ -199,7 +277,8 @@ impl RowFilter {
                 dataset: self.dataset,
                 columns,
                 kept: self.kept,
-                dropped: self.dropped,
+                dropped: self.dropped + left_with_subjects,
+                of_subjects_left_out: left_with_subjects,
             }),
             warnings,
         ))

@@ -186,6 +186,32 @@ fn read_where(cfg: &LoadedConfig, dataset: &str, path: &Path) -> Result<Filtered
     Ok((table, kept))
 }
 
+/// Leaves out of `table` (dataset `dataset`, already filtered by its own `data.where`, which
+/// kept `kept`) the rows of `subjects`, those `data.where.adsl` left out; what was kept says
+/// how many rows went with them.
+fn leave_out_subjects(
+    table: &mut CsvTable,
+    dataset: &str,
+    subjects: &Arc<FxHashSet<Box<str>>>,
+    kept: Option<crate::results::RowsKept>,
+) -> Result<Option<crate::results::RowsKept>> {
+    if subjects.is_empty() {
+        return Ok(kept);
+    }
+    let mut filter = RowFilter::new(dataset, []).without_subjects(subjects);
+    filter.apply(table)?;
+    let (gone, _) = filter.finish(table.path())?;
+    Ok(match (kept, gone) {
+        (Some(mut kept), Some(gone)) => {
+            kept.kept = table.len();
+            kept.dropped += gone.of_subjects_left_out;
+            kept.of_subjects_left_out = gone.of_subjects_left_out;
+            Some(kept)
+        }
+        (kept, gone) => kept.or(gone),
+    })
+}
+
 /// Records what a row filter kept in `row_filters`, and its warnings.
 fn filtered(
     row_filters: &mut Vec<crate::results::RowsKept>,
@@ -432,7 +458,12 @@ fn adsl_and_tables<'s>(
     cfg: &LoadedConfig,
     adtte_in_parts: bool,
     subjects: &'s mut Vec<Subject>,
-) -> Result<(StudyData, KnownSubjects<'s>, Vec<Option<CsvTable>>)> {
+) -> Result<(
+    StudyData,
+    KnownSubjects<'s>,
+    Vec<Option<CsvTable>>,
+    Arc<FxHashSet<Box<str>>>,
+)> {
     use rayon::prelude::*;
     let data = &cfg.config.data;
     let mut study = StudyData::default();
@@ -484,6 +515,7 @@ fn adsl_and_tables<'s>(
         },
     );
     let adsl_input = adsl_input?;
+    let left_out = Arc::new(adsl_filter.take_removed());
     filtered(
         &mut study.row_filters,
         &mut study.warnings,
@@ -503,13 +535,17 @@ fn adsl_and_tables<'s>(
     let known = adsl.check(&adsl_path, subjects)?;
     study.inputs.push(adsl_input);
     let mut read: Vec<Option<CsvTable>> = Vec::with_capacity(files.len());
-    for table in tables {
-        read.push(table?.map(|(table, kept)| {
-            filtered(&mut study.row_filters, &mut study.warnings, kept);
-            table
-        }));
+    for (table, (dataset, _)) in tables.into_iter().zip(&files) {
+        read.push(match table? {
+            Some((mut table, (kept, said))) => {
+                let kept = leave_out_subjects(&mut table, dataset, &left_out, kept)?;
+                filtered(&mut study.row_filters, &mut study.warnings, (kept, said));
+                Some(table)
+            }
+            None => None,
+        });
     }
-    Ok((study, known, read))
+    Ok((study, known, read, left_out))
 }
 
 pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
@@ -522,7 +558,8 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
         .is_some_and(|path| parts_length(path, PART_BYTES).is_some());
     check_openable(cfg)?;
     let mut subjects = Vec::new();
-    let (mut study, known, mut tables) = adsl_and_tables(cfg, adtte_in_parts, &mut subjects)?;
+    let (mut study, known, mut tables, left_out) =
+        adsl_and_tables(cfg, adtte_in_parts, &mut subjects)?;
     let mut take = |i: usize| tables.get_mut(i).and_then(Option::take);
     let (adrs, adtte, adae, adtr) = (take(0), take(1), take(2), take(3));
 
@@ -553,7 +590,8 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
                             (Some(table), _) => read_adtte_with(table, &known, &competing)
                                 .map(|rows| Some(((rows, table.input_file()), (None, Vec::new())))),
                             (None, Some(path)) if adtte_in_parts => {
-                                let mut filter = RowFilter::of(cfg, "adtte");
+                                let mut filter =
+                                    RowFilter::of(cfg, "adtte").without_subjects(&left_out);
                                 let read = read_adtte_file(path, &known, &mut filter, &competing)?;
                                 Ok(Some((read, filter.finish(path)?)))
                             }
@@ -611,8 +649,9 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
         study.inputs.push(input);
     }
     if let Some(file) = &data.adex {
-        let (table, kept) = read_where(cfg, "adex", &cfg.data_path(file))?;
-        filtered(&mut study.row_filters, &mut study.warnings, kept);
+        let (mut table, (kept, said)) = read_where(cfg, "adex", &cfg.data_path(file))?;
+        let kept = leave_out_subjects(&mut table, "adex", &left_out, kept)?;
+        filtered(&mut study.row_filters, &mut study.warnings, (kept, said));
         study.dose = Some(adex::read_adex(&table, &known)?);
         study.inputs.push(table.input_file());
     }

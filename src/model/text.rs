@@ -98,6 +98,20 @@ pub fn escape_controls(text: &str, keep_lines: bool) -> std::borrow::Cow<'_, str
     std::borrow::Cow::Owned(out)
 }
 
+/// A cell a spreadsheet would run as a formula (text starting with `=`, `+`, `-`, `@`, a tab
+/// or a carriage return, unless it is a plain number) with a `'` before it. The rule of every
+/// CSV readout writes for people, who open it in a spreadsheet (the numbers sheet, ard.csv);
+/// data for programs (the derived CSV, Dataset-JSON) keep their values as read
+/// (docs/BAD-INPUT.md, "CSV files and formulas").
+pub fn spreadsheet_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    let risky = text.starts_with(['=', '+', '-', '@', '\t', '\r']) && text.parse::<f64>().is_err();
+    if risky {
+        std::borrow::Cow::Owned(format!("'{text}"))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
 /// Whether two texts are equal without case, for any letters (`DÉCÈS` and `décès`, not only
 /// ASCII ones), as the config's "compared without case" promises; without allocating.
 pub fn eq_without_case(a: &str, b: &str) -> bool {

@@ -73,6 +73,14 @@ pub struct RowsKept {
     pub kept: usize,
     /// Rows left out.
     pub dropped: usize,
+    /// Of them, the rows of subjects `data.where.adsl` left out (for another dataset than
+    /// ADSL): not in the study, so not in any other table either.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub of_subjects_left_out: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl CohortResults {

@@ -143,15 +143,18 @@ fn facts(study: &Study, c: &CohortResults) -> Vec<Fact> {
     }
     // The records `data.where` kept, so the tables say which rows they come from.
     for kept in &c.row_filters {
-        let conditions = kept
+        let mut conditions: Vec<String> = kept
             .columns
             .iter()
             .map(|(column, values)| match &values[..] {
                 [one] => format!("{column} = {one}"),
                 many => format!("{column} in {}", many.join(", ")),
             })
-            .collect::<Vec<_>>()
-            .join(" and ");
+            .collect();
+        if kept.of_subjects_left_out > 0 {
+            conditions.push("the subjects the ADSL filter keeps".to_string());
+        }
+        let conditions = conditions.join(" and ");
         facts.push(Fact {
             label: format!("Records of {}", kept.dataset.to_uppercase()),
             value: format!(
