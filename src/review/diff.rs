@@ -39,6 +39,8 @@ struct ResultsFile {
     study: StudyId,
     #[serde(default)]
     cutoff: Option<Date>,
+    #[serde(default)]
+    time_unit: Option<String>,
     cohorts: Vec<CohortRecord>,
 }
 
@@ -93,10 +95,33 @@ fn read_bor(path: &Path) -> Result<BTreeMap<String, String>> {
             format!("{why}; expected a derived dataset `readout build` wrote"),
         )
     })?;
+    let not_written = |what: String| {
+        Error::data_file(
+            path,
+            format!("{what}; expected a derived dataset `readout build` wrote"),
+        )
+    };
     let mut reader = csv::Reader::from_reader(file);
-    for record in reader.records() {
-        let record = record.map_err(|e| Error::data_file(path, format!("not valid CSV: {e}")))?;
+    let header = reader
+        .headers()
+        .map_err(|e| not_written(format!("not valid CSV: {e}")))?;
+    if header.get(0) != Some("USUBJID") || header.get(1) != Some("BOR") {
+        return Err(not_written(
+            "its first columns are not USUBJID and BOR".to_string(),
+        ));
+    }
+    for (i, record) in reader.records().enumerate() {
+        let record = record.map_err(|e| not_written(format!("not valid CSV: {e}")))?;
         if let (Some(id), Some(bor)) = (record.get(0), record.get(1)) {
+            for cell in [id, bor] {
+                if let Some((_, c)) = crate::error::find_refused_control(cell) {
+                    return Err(not_written(format!(
+                        "line {}: {}",
+                        i + 2,
+                        crate::error::refused_character(c)
+                    )));
+                }
+            }
             out.insert(id.to_string(), bor.to_string());
         }
     }
@@ -425,6 +450,10 @@ const LINES_LISTED: usize = 50;
 /// The records section of a cohort: earlier records corrected, new data per arm, AE changes
 /// per arm and kind, and the deaths, serious and grade 5 AEs since the earlier cut-off.
 fn records_section(md: &mut String, changes: &records::Changes, y: &CohortResults) {
+    if let Some(why) = &changes.left_out {
+        let _ = writeln!(md, "{why}\n");
+        return;
+    }
     let since = changes
         .boundary
         .map_or("the earlier cut-off".to_string(), |d| d.to_string());
@@ -660,6 +689,18 @@ pub fn diff_folders(before: &Path, after: &Path) -> Result<DiffReport> {
             after.display(),
             a.study.id,
             b.study.id
+        )));
+    }
+    // Times of two units are not two numbers to compare ("median 5.6 → 171").
+    if a.time_unit != b.time_unit {
+        let unit = |u: &Option<String>| u.clone().unwrap_or_else(|| "no unit".to_string());
+        return Err(Error::Other(format!(
+            "{} gives times in {} and {} in {}; expected two cut-offs built with one \
+             `analysis.time_unit` (build one again with the other's)",
+            before.display(),
+            unit(&a.time_unit),
+            after.display(),
+            unit(&b.time_unit)
         )));
     }
     // The earlier cut-off comes first: given the other way round, every change would read

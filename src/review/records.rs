@@ -9,23 +9,82 @@ use std::path::Path;
 use crate::error::{Error, Result};
 use crate::model::Date;
 
-/// One row of a records file.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+/// The header `readout build` writes (`write::outputs`), checked before a row is read: a
+/// file of other columns, or of these in another order, is not compared by position.
+const HEADER: [&str; 8] = [
+    "USUBJID", "ARM", "DATASET", "DATE", "ITEM", "VALUE", "SERIOUS", "FATAL",
+];
+
+/// Largest records file compared (a 10^6-subject build writes about 300 MiB); larger ones are
+/// left out of the comparison with a line saying so, rather than held whole.
+pub const MAX_RECORDS_BYTES: u64 = 512 << 20;
+
+/// The dataset a record comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Dataset {
+    /// A death (ADSL `DTHDT`).
+    Adsl,
+    /// A response assessment.
+    Adrs,
+    /// A treatment-emergent adverse event.
+    Adae,
+}
+
+/// One row of a records file, its texts as numbers in the [`Names`] both files share (a file
+/// of millions of rows repeats a few thousand subjects, arms and terms).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Row {
-    subject: String,
-    arm: String,
-    dataset: String,
+    subject: u32,
+    arm: u32,
+    dataset: Dataset,
     date: Option<Date>,
-    item: String,
-    value: String,
+    item: u32,
+    value: u32,
     serious: bool,
     fatal: bool,
 }
 
-/// Reads a records file; `None` when the folder has none (written by an older readout).
-fn read(path: &Path) -> Result<Option<Vec<Row>>> {
-    if std::fs::symlink_metadata(path).is_err() {
-        return Ok(None);
+/// The texts of both files' records, each once.
+#[derive(Default)]
+struct Names {
+    texts: Vec<Box<str>>,
+    numbers: rustc_hash::FxHashMap<Box<str>, u32>,
+}
+
+impl Names {
+    fn number(&mut self, text: &str) -> u32 {
+        if let Some(&n) = self.numbers.get(text) {
+            return n;
+        }
+        // Fewer rows than 2^32 in two files of at most 512 MiB.
+        let n = u32::try_from(self.texts.len()).unwrap_or(u32::MAX);
+        self.texts.push(text.into());
+        self.numbers.insert(text.into(), n);
+        n
+    }
+
+    fn text(&self, n: u32) -> &str {
+        self.texts.get(n as usize).map_or("", |t| t)
+    }
+}
+
+/// What reading a records file gave.
+enum Read {
+    /// The folder has none (written by an older readout).
+    Absent,
+    /// Over [`MAX_RECORDS_BYTES`]: not compared.
+    TooLarge(u64),
+    /// The rows.
+    Rows(Vec<Row>),
+}
+
+/// Reads a records file, its texts numbered in `names`.
+fn read(path: &Path, names: &mut Names) -> Result<Read> {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return Ok(Read::Absent);
+    };
+    if meta.len() > MAX_RECORDS_BYTES {
+        return Ok(Read::TooLarge(meta.len()));
     }
     let file = crate::files::open_regular(path, false).map_err(|why| {
         Error::data_file(
@@ -33,34 +92,75 @@ fn read(path: &Path) -> Result<Option<Vec<Row>>> {
             format!("{why}; expected records `readout build` wrote"),
         )
     })?;
+    let not_written = |what: String| {
+        Error::data_file(
+            path,
+            format!("{what}; expected the records `readout build` wrote"),
+        )
+    };
+    let mut reader = csv::Reader::from_reader(std::io::Read::take(file, MAX_RECORDS_BYTES));
+    let header = reader
+        .headers()
+        .map_err(|e| not_written(format!("not valid CSV: {e}")))?;
+    if header.iter().ne(HEADER) {
+        return Err(not_written(format!(
+            "its header is `{}`, not `{}`",
+            crate::error::escape_controls(&header.iter().collect::<Vec<_>>().join(","), false),
+            HEADER.join(",")
+        )));
+    }
     let mut rows = Vec::new();
-    for (i, record) in csv::Reader::from_reader(file).records().enumerate() {
-        let record = record.map_err(|e| Error::data_file(path, format!("not valid CSV: {e}")))?;
-        let cell = |k: usize| record.get(k).unwrap_or("").to_string();
-        let date = match record.get(3).unwrap_or("") {
+    for (i, record) in reader.records().enumerate() {
+        let record = record.map_err(|e| not_written(format!("not valid CSV: {e}")))?;
+        let line = i + 2;
+        for (k, cell) in record.iter().enumerate() {
+            if let Some((_, c)) = crate::error::find_refused_control(cell) {
+                return Err(not_written(format!(
+                    "line {line}, column {}: {}",
+                    HEADER.get(k).unwrap_or(&"?"),
+                    crate::error::refused_character(c)
+                )));
+            }
+        }
+        let cell = |k: usize| record.get(k).unwrap_or("");
+        let date = match cell(3) {
             "" => None,
             text => Some(Date::parse_from_str(text, "%Y-%m-%d").map_err(|_| {
-                Error::data_file(
-                    path,
-                    format!(
-                        "row {}: DATE `{text}` is not a date; expected YYYY-MM-DD",
-                        i + 2
-                    ),
-                )
+                not_written(format!(
+                    "line {line}: DATE `{text}` is not a date (YYYY-MM-DD)"
+                ))
             })?),
         };
+        let dataset = match cell(2) {
+            "ADSL" => Dataset::Adsl,
+            "ADRS" => Dataset::Adrs,
+            "ADAE" => Dataset::Adae,
+            other => {
+                return Err(not_written(format!(
+                    "line {line}: DATASET `{other}` is not ADSL, ADRS or ADAE"
+                )))
+            }
+        };
+        let flag = |k: usize| match cell(k) {
+            "Y" => Ok(true),
+            "N" | "" => Ok(false),
+            other => Err(not_written(format!(
+                "line {line}: {} `{other}` is not Y, N or empty",
+                HEADER.get(k).unwrap_or(&"?")
+            ))),
+        };
         rows.push(Row {
-            subject: cell(0),
-            arm: cell(1),
-            dataset: cell(2),
+            subject: names.number(cell(0)),
+            arm: names.number(cell(1)),
+            dataset,
             date,
-            item: cell(4),
-            value: cell(5),
-            serious: record.get(6) == Some("Y"),
-            fatal: record.get(7) == Some("Y"),
+            item: names.number(cell(4)),
+            value: names.number(cell(5)),
+            serious: flag(6)?,
+            fatal: flag(7)?,
         });
     }
-    Ok(Some(rows))
+    Ok(Read::Rows(rows))
 }
 
 /// What changed in the records of one cohort, by arm (`""` for a cohort without arms).
@@ -78,6 +178,8 @@ pub struct Changes {
     pub ae: BTreeMap<String, AeChanges>,
     /// New deaths (ADSL DTHDT), new serious AEs and new grade 5 AEs, a line each.
     pub listed: Vec<String>,
+    /// Why the records were not compared (a file over [`MAX_RECORDS_BYTES`]).
+    pub left_out: Option<String>,
 }
 
 /// An arm's AE record changes, by kind.
@@ -95,7 +197,8 @@ pub struct AeChanges {
     pub removed: usize,
 }
 
-/// The rows of both folders' records of `cohort`, compared; `None` when either folder lacks them.
+/// The rows of both folders' records of `cohort`, compared; `None` when either folder lacks
+/// them.
 pub fn compare(
     before: &Path,
     after: &Path,
@@ -109,12 +212,29 @@ pub fn compare(
             .join("records")
             .join(format!("{cohort}.csv"))
     };
-    let (Some(a), Some(b)) = (read(&path(before))?, read(&path(after))?) else {
-        return Ok(None);
+    let mut names = Names::default();
+    let (a, b) = match (
+        read(&path(before), &mut names)?,
+        read(&path(after), &mut names)?,
+    ) {
+        (Read::Rows(a), Read::Rows(b)) => (a, b),
+        (Read::Absent, _) | (_, Read::Absent) => return Ok(None),
+        (Read::TooLarge(bytes), _) | (_, Read::TooLarge(bytes)) => {
+            return Ok(Some(Changes {
+                left_out: Some(format!(
+                    "The records of the cohort were not compared: a records file is {} MiB, \
+                     over the {} MiB readout compares.",
+                    bytes >> 20,
+                    MAX_RECORDS_BYTES >> 20
+                )),
+                ..Changes::default()
+            }))
+        }
     };
     let view = View {
         boundary: cutoff.or_else(|| a.iter().filter_map(|r| r.date).max()),
         arm_name,
+        names: &names,
     };
     let mut changes = Changes {
         boundary: view.boundary,
@@ -126,11 +246,12 @@ pub fn compare(
     Ok(Some(changes))
 }
 
-/// How two folders' records are read against each other: the earlier cut-off, and how a
-/// subject is named.
+/// How two folders' records are read against each other: the earlier cut-off, how a
+/// subject is named, and the records' texts.
 struct View<'a> {
     boundary: Option<Date>,
     arm_name: &'a dyn Fn(&str) -> String,
+    names: &'a Names,
 }
 
 impl View<'_> {
@@ -143,13 +264,30 @@ impl View<'_> {
         }
     }
 
+    /// A text of the records.
+    fn text(&self, n: u32) -> &str {
+        self.names.text(n)
+    }
+
     /// "SUBJ (Vd)", or the subject alone without arms.
     fn who(&self, r: &Row) -> String {
-        if r.arm.is_empty() {
-            r.subject.clone()
+        let subject = self.text(r.subject);
+        let arm = self.text(r.arm);
+        if arm.is_empty() {
+            subject.to_string()
         } else {
-            format!("{} ({})", r.subject, (self.arm_name)(&r.arm))
+            format!("{subject} ({})", (self.arm_name)(arm))
         }
+    }
+
+    /// The subject of `r`, as the changes name it.
+    fn subject(&self, r: &Row) -> String {
+        self.text(r.subject).to_string()
+    }
+
+    /// The arm of `r`, as the changes key it.
+    fn arm(&self, r: &Row) -> String {
+        self.text(r.arm).to_string()
     }
 }
 
@@ -160,18 +298,17 @@ fn shown(d: Option<Date>) -> String {
 
 /// Dates of death new, changed or gone.
 fn deaths(view: &View<'_>, a: &[Row], b: &[Row], changes: &mut Changes) {
-    // Deaths: a date of death that is new, changed or gone.
-    let deaths = |rows: &[Row]| -> BTreeMap<String, Row> {
+    let deaths = |rows: &[Row]| -> BTreeMap<u32, Row> {
         rows.iter()
-            .filter(|r| r.dataset == "ADSL")
-            .map(|r| (r.subject.clone(), r.clone()))
+            .filter(|r| r.dataset == Dataset::Adsl)
+            .map(|r| (r.subject, *r))
             .collect()
     };
     let (dead_a, dead_b) = (deaths(a), deaths(b));
     for (subject, row) in &dead_b {
         match dead_a.get(subject) {
             None if view.earlier(row.date) => {
-                changes.corrected_subjects.insert(subject.clone());
+                changes.corrected_subjects.insert(view.subject(row));
                 changes.corrections.push(format!(
                     "{}: death on {} entered after the earlier cut-off",
                     view.who(row),
@@ -185,7 +322,7 @@ fn deaths(view: &View<'_>, a: &[Row], b: &[Row], changes: &mut Changes) {
                 .listed
                 .push(format!("Death: {} on {}", view.who(row), shown(row.date))),
             Some(old) if old.date != row.date => {
-                changes.corrected_subjects.insert(subject.clone());
+                changes.corrected_subjects.insert(view.subject(row));
                 changes.corrections.push(format!(
                     "{}: date of death {} → {}",
                     view.who(row),
@@ -198,7 +335,7 @@ fn deaths(view: &View<'_>, a: &[Row], b: &[Row], changes: &mut Changes) {
     }
     for (subject, row) in &dead_a {
         if !dead_b.contains_key(subject) {
-            changes.corrected_subjects.insert(subject.clone());
+            changes.corrected_subjects.insert(view.subject(row));
             changes.corrections.push(format!(
                 "{}: death on {} removed",
                 view.who(row),
@@ -211,46 +348,44 @@ fn deaths(view: &View<'_>, a: &[Row], b: &[Row], changes: &mut Changes) {
 /// Response assessments by subject and date: changed, added or removed on or before the
 /// earlier cut-off, new after it.
 fn assessments(view: &View<'_>, a: &[Row], b: &[Row], changes: &mut Changes) {
-    // Response assessments by subject and date.
-    let assessments = |rows: &[Row]| -> BTreeMap<(String, Option<Date>), Vec<Row>> {
+    let assessments = |rows: &[Row]| -> BTreeMap<(u32, Option<Date>), Vec<Row>> {
         let mut map: BTreeMap<_, Vec<Row>> = BTreeMap::new();
-        for r in rows.iter().filter(|r| r.dataset == "ADRS") {
-            map.entry((r.subject.clone(), r.date))
-                .or_default()
-                .push(r.clone());
+        for r in rows.iter().filter(|r| r.dataset == Dataset::Adrs) {
+            map.entry((r.subject, r.date)).or_default().push(*r);
         }
         map
     };
     let (rs_a, rs_b) = (assessments(a), assessments(b));
     let values = |rows: &[Row]| {
         rows.iter()
-            .map(|r| r.value.as_str())
+            .map(|r| view.text(r.value))
             .collect::<Vec<_>>()
             .join("/")
     };
-    for ((subject, day), rows) in &rs_b {
-        let row = &rows[0];
-        match rs_a.get(&(subject.clone(), *day)) {
-            None if view.earlier(*day) => {
-                changes.corrected_subjects.insert(subject.clone());
+    for (key, rows) in &rs_b {
+        let Some(row) = rows.first() else { continue };
+        let day = key.1;
+        match rs_a.get(key) {
+            None if view.earlier(day) => {
+                changes.corrected_subjects.insert(view.subject(row));
                 changes.corrections.push(format!(
                     "{}: response {} on {} added (dated before the earlier cut-off)",
                     view.who(row),
                     values(rows),
-                    shown(*day)
+                    shown(day)
                 ));
             }
             None => {
-                let entry = changes.new_assessments.entry(row.arm.clone()).or_default();
+                let entry = changes.new_assessments.entry(view.arm(row)).or_default();
                 entry.0 += rows.len();
-                entry.1.insert(subject.clone());
+                entry.1.insert(view.subject(row));
             }
             Some(old) if values(old) != values(rows) => {
-                changes.corrected_subjects.insert(subject.clone());
+                changes.corrected_subjects.insert(view.subject(row));
                 changes.corrections.push(format!(
                     "{}: response on {} {} → {}",
                     view.who(row),
-                    shown(*day),
+                    shown(day),
                     values(old),
                     values(rows)
                 ));
@@ -258,14 +393,15 @@ fn assessments(view: &View<'_>, a: &[Row], b: &[Row], changes: &mut Changes) {
             Some(_) => {}
         }
     }
-    for ((subject, day), rows) in &rs_a {
-        if !rs_b.contains_key(&(subject.clone(), *day)) {
-            changes.corrected_subjects.insert(subject.clone());
+    for (key, rows) in &rs_a {
+        let Some(row) = rows.first() else { continue };
+        if !rs_b.contains_key(key) {
+            changes.corrected_subjects.insert(view.subject(row));
             changes.corrections.push(format!(
                 "{}: response {} on {} removed",
-                view.who(&rows[0]),
+                view.who(row),
                 values(rows),
-                shown(*day)
+                shown(key.1)
             ));
         }
     }
@@ -276,47 +412,49 @@ fn assessments(view: &View<'_>, a: &[Row], b: &[Row], changes: &mut Changes) {
 fn adverse_events(view: &View<'_>, a: &[Row], b: &[Row], changes: &mut Changes) {
     // AEs by subject, term and start date; several records of one key are paired in order of
     // grade, so one re-graded record is one change.
-    let events = |rows: &[Row]| -> BTreeMap<(String, String, Option<Date>), Vec<Row>> {
+    let events = |rows: &[Row]| -> BTreeMap<(u32, u32, Option<Date>), Vec<Row>> {
         let mut map: BTreeMap<_, Vec<Row>> = BTreeMap::new();
-        for r in rows.iter().filter(|r| r.dataset == "ADAE") {
-            map.entry((r.subject.clone(), r.item.clone(), r.date))
-                .or_default()
-                .push(r.clone());
+        for r in rows.iter().filter(|r| r.dataset == Dataset::Adae) {
+            map.entry((r.subject, r.item, r.date)).or_default().push(*r);
         }
         for list in map.values_mut() {
-            list.sort();
+            list.sort_by(|x, y| {
+                (view.text(x.value), x.serious, x.fatal).cmp(&(
+                    view.text(y.value),
+                    y.serious,
+                    y.fatal,
+                ))
+            });
         }
         map
     };
     let (ae_a, ae_b) = (events(a), events(b));
-    let grade = |r: &Row| {
-        if r.value.is_empty() {
-            "no grade".to_string()
-        } else {
-            format!("grade {}", r.value)
-        }
+    let grade = |r: &Row| match view.text(r.value) {
+        "" => "no grade".to_string(),
+        g => format!("grade {g}"),
     };
     let empty = Vec::new();
-    let keys: BTreeSet<_> = ae_a.keys().chain(ae_b.keys()).cloned().collect();
+    let keys: BTreeSet<_> = ae_a.keys().chain(ae_b.keys()).copied().collect();
     for key in keys {
         let (old, new) = (
             ae_a.get(&key).unwrap_or(&empty),
             ae_b.get(&key).unwrap_or(&empty),
         );
-        let (subject, term, start) = &key;
+        let (_, term, start) = key;
+        let term = view.text(term);
         for (i, row) in new.iter().enumerate() {
-            let arm = changes.ae.entry(row.arm.clone()).or_default();
+            let arm = changes.ae.entry(view.arm(row)).or_default();
             let is_new = match old.get(i) {
                 Some(before) => {
                     if before.value != row.value {
                         arm.regraded.push(format!(
                             "{}: {term} (started {}) {} → {}",
                             view.who(row),
-                            shown(*start),
+                            shown(start),
                             grade(before),
                             grade(row)
                         ));
-                        changes.corrected_subjects.insert(subject.clone());
+                        changes.corrected_subjects.insert(view.subject(row));
                     }
                     let now = [
                         (row.serious && !before.serious).then_some("serious"),
@@ -326,22 +464,23 @@ fn adverse_events(view: &View<'_>, a: &[Row], b: &[Row], changes: &mut Changes) 
                         arm.upgraded.push(format!(
                             "{}: {term} (started {}) now {what}",
                             view.who(row),
-                            shown(*start)
+                            shown(start)
                         ));
                     }
                     false
                 }
                 None => {
-                    if view.earlier(*start) {
+                    if view.earlier(start) {
                         arm.late += 1;
-                        changes.corrected_subjects.insert(subject.clone());
+                        changes.corrected_subjects.insert(view.subject(row));
                     } else {
                         arm.new += 1;
                     }
                     true
                 }
             };
-            let grade5 = row.value == "5" && old.get(i).is_none_or(|b| b.value != "5");
+            let is_five = |r: &Row| view.text(r.value) == "5";
+            let grade5 = is_five(row) && old.get(i).is_none_or(|b| !is_five(b));
             let serious = row.serious && old.get(i).is_none_or(|b| !b.serious);
             if (is_new && row.serious) || serious || grade5 {
                 let kind = match (row.serious, grade5) {
@@ -353,14 +492,13 @@ fn adverse_events(view: &View<'_>, a: &[Row], b: &[Row], changes: &mut Changes) 
                     "{kind} AE: {}: {term}, {}, started {}",
                     view.who(row),
                     grade(row),
-                    shown(*start)
+                    shown(start)
                 ));
             }
         }
-        if old.len() > new.len() {
-            let row = &old[new.len()];
-            changes.ae.entry(row.arm.clone()).or_default().removed += old.len() - new.len();
-            changes.corrected_subjects.insert(subject.clone());
+        if let Some(row) = old.get(new.len()) {
+            changes.ae.entry(view.arm(row)).or_default().removed += old.len() - new.len();
+            changes.corrected_subjects.insert(view.subject(row));
         }
     }
 }
