@@ -65,6 +65,9 @@ pub enum Kind {
     AbstractLength,
     /// A `data.where` value that no row holds.
     RowFilter,
+    /// A listing or a text cut for a document (preferred terms past `documents::listed`'s
+    /// limit, a text longer than a spreadsheet cell).
+    ListShortened,
     /// Read back from a results.json (kind not recorded there).
     Recorded,
 }

@@ -522,6 +522,10 @@ fn draw_and_render(
     })?;
     // The documents get the drawings and notes as they are before rasterising (which adds
     // PNGs only).
+    // The documents list at most so many preferred terms; the figures drew from all. The
+    // warning is the figure stage's (the documents and the cohort's entry both say it).
+    let (listed, cut) = documents::listed::listed(&analysis.results);
+    figs.notes.extend(cut);
     let (drawn, notes) = (figs.inline.clone(), figs.notes.clone());
     let (rasterised, started) = rayon::join(
         || timing::stage("  rasterise", || figs.rasterise(&cohort.id, pngs)),
@@ -530,7 +534,7 @@ fn draw_and_render(
                 documents::start_documents(
                     cfg,
                     (cohort, place),
-                    &analysis.results,
+                    &listed,
                     settings,
                     (drawn, &notes),
                     study.renderer()?,

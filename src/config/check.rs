@@ -166,6 +166,16 @@ pub(super) fn validate(path: &Path, config: &StudyConfig) -> Result<()> {
                 problem,
             )));
         }
+        if rule.limit.is_none() && rule.sections == crate::config::SectionNames::default() {
+            keep(Err(config_error(
+                path,
+                "key `output.conference`: ",
+                "a rule of one's own that sets neither `limit` nor `sections` checks nothing; \
+                 expected a congress (asco, esmo, ash, eha, aacr, wclc) or { limit: N, counts: \
+                 chars | chars_no_spaces | words }"
+                    .to_string(),
+            )));
+        }
         if rule.limit == Some(0) {
             keep(Err(config_error(
                 path,
@@ -617,6 +627,16 @@ fn check_times(path: &Path, key: &str, a: &AnalysisConfig, errors: &mut Vec<Erro
         let unordered = times.windows(2).any(|w| w[1] <= w[0]);
         if let Some(bad) = not_a_time("km_table_times", times) {
             errors.push(bad);
+        } else if times.first().is_some_and(|t| *t != 0.0) {
+            errors.push(config_error(
+                path,
+                &format!("key `{key}.km_table_times`: "),
+                format!(
+                    "the first time is {}; expected the risk table to start at 0 (the numbers \
+                     at risk when follow-up starts)",
+                    crate::format::short_number(times[0])
+                ),
+            ));
         } else if unordered || times.is_empty() || times.len() > MAX_TABLE_TIMES {
             errors.push(config_error(
                 path,

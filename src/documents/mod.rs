@@ -16,6 +16,7 @@ pub mod conference;
 pub mod docx;
 pub mod formats;
 pub mod lint;
+pub mod listed;
 pub mod numbers;
 pub mod prose;
 pub mod render;
@@ -146,6 +147,8 @@ pub fn start_documents<'a>(
         !figures.is_empty(),
     );
     let mut ctx = DocumentContext {
+        keys: Default::default(),
+        traced: Default::default(),
         study,
         cohort: results,
         warnings,
@@ -158,9 +161,14 @@ pub fn start_documents<'a>(
         top_trae_grade3: render::top_terms(results, 1, "trae_grade3plus", |t| {
             t.trae_grade3plus.unwrap_or(0)
         }),
-        trae_grade3_terms: render::top_terms(results, usize::MAX, "trae_grade3plus", |t| {
-            t.trae_grade3plus.unwrap_or(0)
-        }),
+        // Listed by name when there are at most `ae_terms_listed`: one more tells.
+        trae_grade3_terms: {
+            let mut terms = render::top_terms(results, usize::MAX, "trae_grade3plus", |t| {
+                t.trae_grade3plus.unwrap_or(0)
+            });
+            terms.truncate(analysis.ae_terms_listed.saturating_add(1));
+            terms
+        },
         categories: render::category_counts(results),
         body: String::new(),
         report,
@@ -219,13 +227,7 @@ pub fn start_documents<'a>(
     let rows = crate::profile::timing::stage("  numbers sheet", || {
         traced_rows(renderer, &ctx, &plain, &mut warnings)
     })?;
-    let disagreements = numbers::disagreements(
-        &rows,
-        &serde_json::to_value(results).map_err(|e| Error::Analysis {
-            cohort: cohort.id.clone(),
-            message: format!("results as JSON: {e}"),
-        })?,
-    );
+    let disagreements = numbers::disagreements(&rows, &ctx.traced_results().unwrap_or_default());
     if !disagreements.is_empty() {
         return Err(Error::Analysis {
             cohort: cohort.id.clone(),
@@ -438,8 +440,9 @@ pub struct IndexContext<'a> {
 /// One cohort's row in `index.html`.
 #[derive(Debug, Serialize)]
 pub struct IndexCohort<'a> {
-    /// The cohort's `results.json` entry.
-    pub cohort: &'a CohortRecord,
+    /// The cohort's `results.json` entry, its term listings as the documents list them
+    /// ([`listed`]).
+    pub cohort: std::borrow::Cow<'a, CohortRecord>,
     /// Its documents, in a fixed order.
     pub documents: Vec<Link>,
     /// Its figures.
@@ -504,8 +507,16 @@ pub fn render_index(
                 })
                 .collect();
             figures.sort_by(|a, b| a.href.cmp(&b.href));
+            let cohort = match listed::listed(&c.results).0 {
+                std::borrow::Cow::Borrowed(_) => std::borrow::Cow::Borrowed(c),
+                std::borrow::Cow::Owned(results) => std::borrow::Cow::Owned(CohortRecord {
+                    results,
+                    abstract_length: c.abstract_length.clone(),
+                    decimals: c.decimals.clone(),
+                }),
+            };
             IndexCohort {
-                cohort: c,
+                cohort,
                 documents,
                 figures,
             }

@@ -250,6 +250,7 @@ impl NumbersSheet {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::text::spreadsheet_safe;
 
     fn entry(pointer: &str, value: Value) -> Entry {
         Entry {

@@ -9,7 +9,6 @@
 //! given (a user template that compares a filter's output, for one).
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use serde_json::Value;
 
@@ -36,36 +35,82 @@ pub struct Entry {
 }
 
 /// The context values a traced render can name: by address, their pointer (relative to the
-/// cohort) while the context they point into is alive.
+/// cohort) while the context they point into is alive. Each value is a node naming its parent
+/// and its token, so a context of millions of values costs a few words each, and a pointer is
+/// spelled only when a filter asks for it.
 #[derive(Debug, Default)]
 pub struct Sources {
-    by_address: HashMap<usize, String>,
+    by_address: rustc_hash::FxHashMap<usize, u32>,
+    /// Per node: its parent's node (`u32::MAX` at a root) and its token.
+    nodes: Vec<(u32, Token)>,
+    /// The object keys met, each once ([`Token::Key`] names one by its place).
+    keys: Vec<String>,
+    key_numbers: rustc_hash::FxHashMap<String, u32>,
+    /// The roots' own pointers ([`Token::Root`] names one by its place).
+    roots: Vec<String>,
     /// The cohort's results as JSON: denominators are looked up beside a count.
-    root: Value,
+    root: std::sync::Arc<Value>,
+}
+
+/// A node's place under its parent.
+#[derive(Debug, Clone, Copy)]
+enum Token {
+    /// A root added with its own pointer.
+    Root(u32),
+    /// An object's member by its key.
+    Key(u32),
+    /// An array's element.
+    Index(u32),
 }
 
 impl Sources {
     /// Sources under the cohort's results (`root`, as results.json holds them).
-    pub fn new(root: Value) -> Sources {
+    pub fn new(root: std::sync::Arc<Value>) -> Sources {
         Sources {
-            by_address: HashMap::new(),
             root,
+            ..Sources::default()
         }
+    }
+
+    /// The cohort's results these sources point into.
+    pub fn root(&self) -> std::sync::Arc<Value> {
+        self.root.clone()
     }
 
     /// `value` (a context value) and everything below it, as `pointer` and below.
     pub fn add(&mut self, value: &Value, pointer: &str) {
-        self.by_address
-            .insert(value as *const Value as usize, pointer.to_string());
+        let root = self.root_token(pointer.to_string());
+        self.add_below(value, (u32::MAX, root));
+    }
+
+    fn root_token(&mut self, pointer: String) -> Token {
+        self.roots.push(pointer);
+        Token::Root(u32::try_from(self.roots.len() - 1).unwrap_or(u32::MAX))
+    }
+
+    fn add_below(&mut self, value: &Value, (parent, token): (u32, Token)) {
+        let node = u32::try_from(self.nodes.len()).unwrap_or(u32::MAX);
+        self.nodes.push((parent, token));
+        self.by_address.insert(value as *const Value as usize, node);
         match value {
             Value::Object(map) => {
                 for (key, v) in map {
-                    self.add(v, &format!("{pointer}/{}", escape_token(key)));
+                    let key = match self.key_numbers.get(key.as_str()) {
+                        Some(&k) => k,
+                        None => {
+                            let k = u32::try_from(self.keys.len()).unwrap_or(u32::MAX);
+                            self.keys.push(key.clone());
+                            self.key_numbers.insert(key.clone(), k);
+                            k
+                        }
+                    };
+                    self.add_below(v, (node, Token::Key(key)));
                 }
             }
             Value::Array(items) => {
                 for (i, v) in items.iter().enumerate() {
-                    self.add(v, &format!("{pointer}/{i}"));
+                    let i = u32::try_from(i).unwrap_or(u32::MAX);
+                    self.add_below(v, (node, Token::Index(i)));
                 }
             }
             _ => {}
@@ -74,8 +119,32 @@ impl Sources {
 
     /// Only `value` itself as `pointer`.
     pub fn add_one(&mut self, value: &Value, pointer: String) {
-        self.by_address
-            .insert(value as *const Value as usize, pointer);
+        let token = self.root_token(pointer);
+        let node = u32::try_from(self.nodes.len()).unwrap_or(u32::MAX);
+        self.nodes.push((u32::MAX, token));
+        self.by_address.insert(value as *const Value as usize, node);
+    }
+
+    /// The pointer of the value at `address`, spelled from its node up.
+    fn pointer(&self, address: usize) -> Option<String> {
+        let mut node = *self.by_address.get(&address)?;
+        let mut tokens: Vec<String> = Vec::new();
+        loop {
+            let &(parent, token) = self.nodes.get(node as usize)?;
+            match token {
+                Token::Root(r) => {
+                    let mut pointer = self.roots.get(r as usize)?.clone();
+                    for t in tokens.iter().rev() {
+                        pointer.push('/');
+                        pointer.push_str(t);
+                    }
+                    return Some(pointer);
+                }
+                Token::Key(k) => tokens.push(escape_token(self.keys.get(k as usize)?)),
+                Token::Index(i) => tokens.push(i.to_string()),
+            }
+            node = parent;
+        }
     }
 }
 
@@ -85,7 +154,7 @@ pub fn escape_token(key: &str) -> String {
 }
 
 struct Tracer {
-    sources: Sources,
+    sources: std::sync::Arc<Sources>,
     entries: Vec<Entry>,
 }
 
@@ -95,7 +164,7 @@ thread_local! {
 
 /// Runs `render` with tracing on this thread; returns what it returned and the entries its
 /// marks name. Tracing ends however `render` ends.
-pub fn traced<R>(sources: Sources, render: impl FnOnce() -> R) -> (R, Vec<Entry>) {
+pub fn traced<R>(sources: std::sync::Arc<Sources>, render: impl FnOnce() -> R) -> (R, Vec<Entry>) {
     struct Off;
     impl Drop for Off {
         fn drop(&mut self) {
@@ -126,12 +195,9 @@ pub fn active() -> bool {
 /// The pointer of a context value a filter was handed, while tracing.
 pub fn pointer_of(value: &Value) -> Option<String> {
     TRACER.with(|t| {
-        t.borrow().as_ref().and_then(|t| {
-            t.sources
-                .by_address
-                .get(&(value as *const Value as usize))
-                .cloned()
-        })
+        t.borrow()
+            .as_ref()
+            .and_then(|t| t.sources.pointer(value as *const Value as usize))
     })
 }
 
@@ -392,11 +458,11 @@ mod tests {
     #[test]
     fn marks_name_their_entries_and_strip_to_the_text() {
         let cohort = serde_json::json!({"response": {"orr": {"n": 13, "N": 38, "rate": 0.3421}}});
-        let mut sources = Sources::new(cohort.clone());
+        let mut sources = Sources::new(std::sync::Arc::new(cohort.clone()));
         sources.add(&cohort, "");
         let rate = &cohort["response"]["orr"]["rate"];
         let n = &cohort["response"]["orr"]["n"];
-        let (text, entries) = traced(sources, || {
+        let (text, entries) = traced(std::sync::Arc::new(sources), || {
             format!(
                 "ORR {} ({} of N)",
                 mark_value("34.2%".to_string(), rate, "pct"),
@@ -521,7 +587,7 @@ mod tests {
             denominator: None,
             format: "count",
         };
-        let (marked, _) = traced(Sources::default(), || {
+        let (marked, _) = traced(Default::default(), || {
             mark("38".to_string(), || Some(entry.clone()))
         });
         let html = format!("<p>{marked} pts</p>");

@@ -109,6 +109,42 @@ fn number(token: &str, percent: bool) -> Piece {
 }
 
 /// The Excel number format of a printed number: "0.0%", "#,##0", "0.00".
+/// The most characters a cell holds (Excel's limit).
+const MAX_CELL_CHARS: usize = 32_767;
+
+/// `text` as a cell holds it: cut to Excel's limit with an ellipsis (a text that long is a
+/// label from the data, whose start names it; the report keeps it whole, and
+/// [`longest_text`] says which table had one).
+fn in_cell(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(MAX_CELL_CHARS) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some(_) => {
+            let cut: String = text.chars().take(MAX_CELL_CHARS - 1).collect();
+            std::borrow::Cow::Owned(cut + "…")
+        }
+    }
+}
+
+/// The captions of the report's tables with a text longer than a cell holds, for a warning.
+pub fn cut_tables(report: &Report) -> Vec<String> {
+    captioned(report)
+        .iter()
+        .filter(|t| {
+            std::iter::once(t.caption)
+                .chain(t.notes.iter().copied())
+                .chain(
+                    t.table
+                        .head
+                        .iter()
+                        .chain(&t.table.body)
+                        .flat_map(|r| r.cells.iter().map(|c| c.text.as_str())),
+                )
+                .any(|text| text.chars().nth(MAX_CELL_CHARS).is_some())
+        })
+        .map(|t| t.caption.to_string())
+        .collect()
+}
+
 fn num_format(decimals: usize, percent: bool, grouped: bool) -> String {
     let mut f = String::from(if grouped { "#,##0" } else { "0" });
     if decimals > 0 {
@@ -275,16 +311,16 @@ fn write_table(sheet: &mut Worksheet, t: &Captioned<'_>) -> Result<(), rust_xlsx
         .set_align(FormatAlign::Center)
         .set_align(FormatAlign::Top);
     let mut chars = vec![0usize; start.last().map_or(0, |s| *s as usize + width[columns - 1])];
-    sheet.write_string_with_format(0, 0, t.caption, &bold)?;
+    sheet.write_string_with_format(0, 0, in_cell(t.caption), &bold)?;
     let top = 1u32;
     for (r, (row, places)) in table.head.iter().zip(&head).enumerate() {
         for (cell, (col, span, rows)) in row.cells.iter().zip(places) {
             let (r0, c0) = (top + r as u32, start[*col]);
             let (r1, c1) = (r0 + *rows as u32 - 1, end(*col, *span));
             if r1 > r0 || c1 > c0 {
-                sheet.merge_range(r0, c0, r1, c1, &cell.text, &head_format)?;
+                sheet.merge_range(r0, c0, r1, c1, &in_cell(&cell.text), &head_format)?;
             } else {
-                sheet.write_string_with_format(r0, c0, &cell.text, &head_format)?;
+                sheet.write_string_with_format(r0, c0, in_cell(&cell.text), &head_format)?;
             }
         }
     }
@@ -305,9 +341,16 @@ fn write_table(sheet: &mut Worksheet, t: &Captioned<'_>) -> Result<(), rust_xlsx
                 };
                 let c1 = end(*col, *span);
                 if c1 > c0 {
-                    sheet.merge_range(excel_row, c0, excel_row, c1, &cell.text, format)?;
+                    sheet.merge_range(
+                        excel_row,
+                        c0,
+                        excel_row,
+                        c1,
+                        &in_cell(&cell.text),
+                        format,
+                    )?;
                 } else {
-                    sheet.write_string_with_format(excel_row, c0, &cell.text, format)?;
+                    sheet.write_string_with_format(excel_row, c0, in_cell(&cell.text), format)?;
                 }
                 chars[c0 as usize] = chars[c0 as usize].max(cell.text.chars().count() + 2);
                 continue;
@@ -329,7 +372,7 @@ fn write_table(sheet: &mut Worksheet, t: &Captioned<'_>) -> Result<(), rust_xlsx
                     }
                     Piece::Text(text) => {
                         let right = Format::new().set_align(FormatAlign::Right);
-                        sheet.write_string_with_format(excel_row, c, text, &right)?;
+                        sheet.write_string_with_format(excel_row, c, in_cell(text), &right)?;
                         chars[c as usize] = chars[c as usize].max(text.chars().count() + 1);
                     }
                 }
@@ -338,7 +381,7 @@ fn write_table(sheet: &mut Worksheet, t: &Captioned<'_>) -> Result<(), rust_xlsx
     }
     let below = first_body + table.body.len() as u32 + 1;
     for (row, note) in (below..).zip(&t.notes) {
-        sheet.write_string(row, 0, *note)?;
+        sheet.write_string(row, 0, in_cell(note))?;
     }
     for (c, n) in chars.iter().enumerate() {
         // The label column as wide as its longest label (up to 60), the values at least 8.

@@ -311,7 +311,15 @@ impl AdtteColumns {
         let cnsr = parse_cnsr(cnsr_text).ok_or_else(|| {
             row.error(
                 self.cnsr,
-                format!("`{cnsr_text}` is not a censoring code; expected 0 (event) or a positive integer (censored)"),
+                if parse_cnsr_any(cnsr_text) {
+                    format!(
+                        "`{cnsr_text}` is a censoring code of 2^31 or more, which readout keeps \
+                         for its own use; expected 0 (event) or a positive integer below \
+                         2147483648 (censored)"
+                    )
+                } else {
+                    format!("`{cnsr_text}` is not a censoring code; expected 0 (event) or a positive integer (censored)")
+                },
             )
         })?;
         let mut cnsr = cnsr;
@@ -336,6 +344,12 @@ impl AdtteColumns {
             line,
         })
     }
+}
+
+/// Whether `text` is a whole number from 0, of any size (to say why a large one is refused).
+fn parse_cnsr_any(text: &str) -> bool {
+    let text = text.strip_suffix(".0").unwrap_or(text);
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// `CNSR` is a non-negative integer; SAS exports write it as `1` or `1.0`.

@@ -7,13 +7,13 @@
 use plotters::backend::SVGBackend;
 use plotters::coord::Shift;
 use plotters::drawing::{DrawingArea, IntoDrawingArea};
-use plotters::element::{Circle, PathElement, Polygon, Rectangle, Text};
+use plotters::element::{Circle, DashedPathElement, PathElement, Polygon, Rectangle, Text};
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{Color, FontTransform, RGBColor};
 
 use super::style::{
-    ensure_font, font, line_height, text_width, BLACK, DARK_GREY, LABEL_PX, TICK_PX, TITLE_PX,
-    WHITE,
+    ensure_font, font, line_height, text_width, Dash, BLACK, DARK_GREY, LABEL_PX, TICK_PX,
+    TITLE_PX, WHITE,
 };
 use super::PlotError;
 
@@ -91,6 +91,30 @@ impl<'a> Canvas<'a> {
         self.area
             .draw(&PathElement::new(
                 points.to_vec(),
+                colour.stroke_width(width),
+            ))
+            .map_err(render_err)
+    }
+
+    /// A polyline in a pattern ([`Dash`]): plotters cuts a dashed one into its dashes.
+    pub(crate) fn polyline_dashed(
+        &self,
+        points: &[Px],
+        colour: RGBColor,
+        width: u32,
+        dash: Dash,
+    ) -> Result<(), PlotError> {
+        let Some((on, off)) = dash.pattern() else {
+            return self.polyline(points, colour, width);
+        };
+        if points.len() < 2 {
+            return Ok(());
+        }
+        self.area
+            .draw(&DashedPathElement::new(
+                points.to_vec(),
+                on,
+                off,
                 colour.stroke_width(width),
             ))
             .map_err(render_err)
@@ -467,7 +491,7 @@ pub(crate) fn truncate_to_width(
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Key {
     Swatch(RGBColor),
-    Line(RGBColor),
+    Line(RGBColor, Dash),
     Marker(Marker, RGBColor),
     Arrow,
     /// No key: a continuation line, indented like the entries above it.
@@ -549,7 +573,9 @@ impl Legend {
                     Key::Swatch(c) => {
                         canvas.fill_rect((x + 3, cy - 7), (x + KEY_W - 3, cy + 7), c)?
                     }
-                    Key::Line(c) => canvas.line((x, cy), (x + KEY_W, cy), c, 3)?,
+                    Key::Line(c, dash) => {
+                        canvas.polyline_dashed(&[(x, cy), (x + KEY_W, cy)], c, 3, dash)?
+                    }
                     Key::Marker(m, c) => canvas.marker(m, (x + KEY_W / 2, cy), 6, c)?,
                     Key::Arrow => canvas.arrow_right((x + 2, cy), KEY_W - 4, 8, BLACK)?,
                     Key::Blank => {}

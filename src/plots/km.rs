@@ -9,8 +9,8 @@ use super::canvas::{
     Scale, VAnchor, TICK_LEN,
 };
 use super::style::{
-    line_height, series_colour, text_width, CANVAS_WIDTH, DARK_GREY, GREY, LABEL_PX, PAD, TICK_PX,
-    TITLE_PX,
+    line_height, series_colour, series_dash, text_width, CANVAS_WIDTH, DARK_GREY, GREY, LABEL_PX,
+    PAD, TICK_PX, TITLE_PX,
 };
 use super::{finite, time_axis_title, PlotError};
 
@@ -199,7 +199,7 @@ fn legend_items(
 ) -> Result<Vec<LegendItem>, PlotError> {
     let mut items = Vec::new();
     for (i, s) in series.iter().enumerate() {
-        let key = Key::Line(series_colour(i));
+        let key = Key::Line(series_colour(i), series_dash(i));
         let line = one_line(s);
         if text_width(&line, LABEL_PX)? + LEGEND_KEY_ROOM <= width {
             items.push(LegendItem { key, label: line });
@@ -700,7 +700,7 @@ fn draw_curves(
             .into_iter()
             .map(to_px)
             .collect();
-        c.polyline(&path, series_colour(i), 2)?;
+        c.polyline_dashed(&path, series_colour(i), 2, series_dash(i))?;
         // Marks at least CENSOR_GAP pixels apart along the curve: closer ones overlap into
         // a solid band (thousands of censorings), which shows no single censoring.
         let mut last: Option<(i32, i32)> = None;

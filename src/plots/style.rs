@@ -67,12 +67,46 @@ const SERIES_COLOURS: [RGBColor; 7] = [
     BLACK,
 ];
 
-/// The colour of the `index`-th series (cycling when there are more series than colours).
+/// The colour of the `index`-th series (cycling when there are more series than colours;
+/// [`series_dash`] tells the rounds apart).
 pub(crate) fn series_colour(index: usize) -> RGBColor {
     SERIES_COLOURS
         .get(index % SERIES_COLOURS.len())
         .copied()
         .unwrap_or(BLACK)
+}
+
+/// How the `index`-th series' line is drawn: solid for the first round of colours, dashed for
+/// the second, dotted for the third, so that 21 curves (more than the 20 a figure holds) are
+/// told apart by colour and line together.
+pub(crate) fn series_dash(index: usize) -> Dash {
+    match (index / SERIES_COLOURS.len()) % 3 {
+        0 => Dash::Solid,
+        1 => Dash::Dashed,
+        _ => Dash::Dotted,
+    }
+}
+
+/// A line's pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Dash {
+    /// Unbroken.
+    Solid,
+    /// Dashes of 8 px, 4 px apart.
+    Dashed,
+    /// Dashes of 2 px, 3 px apart.
+    Dotted,
+}
+
+impl Dash {
+    /// Dash and gap lengths in pixels; `None` for a solid line.
+    pub(crate) fn pattern(self) -> Option<(f64, f64)> {
+        match self {
+            Dash::Solid => None,
+            Dash::Dashed => Some((8.0, 4.0)),
+            Dash::Dotted => Some((2.0, 3.0)),
+        }
+    }
 }
 
 /// `colour` lightened towards white, keeping `share` (0 to 1) of it: a paler shade of the

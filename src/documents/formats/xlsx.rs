@@ -16,6 +16,17 @@ impl OutputFormat for Xlsx {
                 message: format!("cannot write tables.xlsx: {e}"),
             }
         })?;
+        let cut = xlsx::cut_tables(&docs.ctx.report);
+        if !cut.is_empty() {
+            docs.warnings.push(crate::diagnostic::Diagnostic::warning(
+                crate::diagnostic::Kind::ListShortened,
+                format!(
+                    "tables.xlsx: a text of more than 32,767 characters (Excel's most in a cell) \
+                     is cut with an ellipsis in {} (the report keeps it whole)",
+                    cut.join("; ")
+                ),
+            ));
+        }
         Ok(vec![OutputFile {
             path: format!("{}/tables.xlsx", docs.dir),
             bytes: bytes.into(),

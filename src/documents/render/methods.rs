@@ -180,7 +180,14 @@ pub struct TermCount {
     /// The key of `by_term` that `n` is (`trae_any`).
     #[serde(skip)]
     pub count: &'static str,
+    /// The terms it stands for: 1 for a term named, more for the terms tied at the end of a
+    /// list too many to name ("25 other terms in 1 patient each"; `term` is then empty).
+    pub tied: usize,
 }
+
+/// How many more terms tied at a list's end than its length are still named; more are
+/// summarised in one entry ([`TermCount::tied`]).
+const TIES_NAMED: usize = 2;
 
 /// A category of the cohort's response criteria with its subject count, for sentences: the
 /// templates read counts from here, never as `bor[code]` (a category's name may hold any
@@ -241,20 +248,32 @@ pub fn top_terms(
             n: count(t),
             index,
             count: key,
+            tied: 1,
         })
         .filter(|t| t.n > 0)
         .collect();
     terms.sort_by(|a, b| b.n.cmp(&a.n).then_with(|| a.term.cmp(&b.term)));
-    let cut = terms
-        .get(limit.saturating_sub(1))
-        .map(|last| last.n)
-        .unwrap_or(0);
+    let Some(cut) = terms.get(limit.saturating_sub(1)).map(|last| last.n) else {
+        return terms;
+    };
+    // The terms above the last place's count, then those tied with it: named while few,
+    // else one entry for them all (60 terms of one patient each are not "most common").
+    let above = terms.iter().take_while(|t| t.n > cut).count();
+    let tied = terms[above..].iter().take_while(|t| t.n == cut).count();
+    if above + tied <= limit + TIES_NAMED {
+        terms.truncate(above + tied);
+        return terms;
+    }
+    let first_tied = terms[above].index;
+    terms.truncate(above);
+    terms.push(TermCount {
+        term: String::new(),
+        n: cut,
+        index: first_tied,
+        count: key,
+        tied,
+    });
     terms
-        .into_iter()
-        .enumerate()
-        .take_while(|(i, t)| *i < limit || t.n == cut)
-        .map(|(_, t)| t)
-        .collect()
 }
 
 /// How responses were assessed and confirmed under criteria other than RECIST 1.1.

@@ -188,6 +188,34 @@ pub struct DocumentContext<'a> {
     /// and `sentences` are read again at each render: the others are fixed by then.
     #[serde(skip)]
     pub tera: std::sync::Mutex<Option<Context>>,
+    /// The names of the context's keys (this struct's fields as serialised).
+    #[serde(skip)]
+    pub keys: std::sync::OnceLock<Vec<String>>,
+    /// The traced renders' context ([`TRACED_ITEMS`]) with its sources, made at the first.
+    #[serde(skip)]
+    pub traced:
+        std::sync::Mutex<Option<(Context, std::sync::Arc<crate::documents::trace::Sources>)>>,
+}
+
+/// The most items of one list the traced renders' context holds. Every value of that context
+/// is indexed by address to name its pointer; a cohort of 10^5 adverse-event terms held
+/// millions. An abstract prints from the lists' heads (the built-in templates from lists
+/// of their own, `top_trae`), so the traced render equals the plain one; a template that
+/// prints beyond the cut renders differently traced, and its numbers are then untraced.
+pub const TRACED_ITEMS: usize = 1000;
+
+/// `value` with every list cut to its first [`TRACED_ITEMS`].
+fn cut_lists(value: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::Array(items) => {
+            Value::Array(items.iter().take(TRACED_ITEMS).map(cut_lists).collect())
+        }
+        Value::Object(map) => {
+            Value::Object(map.iter().map(|(k, v)| (k.clone(), cut_lists(v))).collect())
+        }
+        other => other.clone(),
+    }
 }
 
 impl DocumentContext<'_> {
@@ -202,14 +230,60 @@ impl DocumentContext<'_> {
         let mut made = self.tera.lock().unwrap_or_else(|p| p.into_inner());
         let context = match &mut *made {
             Some(context) => {
-                context.insert("body", &self.body);
-                context.insert("methods_statistics", &self.methods_statistics);
-                context.insert("sentences", &self.sentences);
+                self.current(context);
                 context
             }
-            None => made.insert(Context::from_serialize(self)?),
+            None => {
+                let value = serde_json::to_value(self).map_err(tera::Error::json)?;
+                if let serde_json::Value::Object(map) = &value {
+                    let _ = self.keys.set(map.keys().cloned().collect());
+                }
+                made.insert(Context::from_value(value)?)
+            }
         };
         Ok(f(context))
+    }
+
+    /// Puts the fields that change between renders into `context`.
+    fn current(&self, context: &mut Context) {
+        context.insert("body", &self.body);
+        context.insert("methods_statistics", &self.methods_statistics);
+        context.insert("sentences", &self.sentences);
+    }
+
+    /// Calls `f` with the traced renders' context (this one, its lists cut to
+    /// [`TRACED_ITEMS`]) and the sources of its values, made once, its changing fields current.
+    fn with_traced<R>(
+        &self,
+        f: impl FnOnce(&Context, std::sync::Arc<crate::documents::trace::Sources>) -> R,
+    ) -> tera::Result<R> {
+        let mut traced = self.traced.lock().unwrap_or_else(|p| p.into_inner());
+        if traced.is_none() {
+            let cut = self.with_tera(|full| {
+                let mut cut = Context::new();
+                for key in self.keys.get().into_iter().flatten() {
+                    if let Some(value) = full.get(key) {
+                        cut.insert(key.as_str(), &cut_lists(value));
+                    }
+                }
+                cut
+            })?;
+            let sources = std::sync::Arc::new(trace_sources(&cut, self));
+            *traced = Some((cut, sources));
+        }
+        let Some((context, sources)) = traced.as_mut() else {
+            return Err(tera::Error::msg("the traced context was not made"));
+        };
+        // Replacing existing keys leaves the other values where the sources found them.
+        self.current(context);
+        Ok(f(context, sources.clone()))
+    }
+
+    /// The cohort's results as the traced renders read them (lists cut to [`TRACED_ITEMS`]),
+    /// once a traced render has run.
+    pub fn traced_results(&self) -> Option<std::sync::Arc<serde_json::Value>> {
+        let traced = self.traced.lock().unwrap_or_else(|p| p.into_inner());
+        traced.as_ref().map(|(_, sources)| sources.root())
     }
 }
 
@@ -371,8 +445,7 @@ impl Renderer {
     ) -> Result<(String, Vec<crate::documents::trace::Entry>)> {
         let given = ctx.given_bytes();
         let (text, entries) = ctx
-            .with_tera(|context| {
-                let sources = trace_sources(context, ctx);
+            .with_traced(|context, sources| {
                 crate::documents::trace::traced(sources, || {
                     self.render_context(name, context, ctx.analysis, given, true)
                 })
@@ -564,7 +637,7 @@ fn reaches_other_templates(text: &str) -> bool {
 fn trace_sources(context: &Context, ctx: &DocumentContext<'_>) -> crate::documents::trace::Sources {
     use serde_json::Value;
     let root = context.get("cohort").cloned().unwrap_or_default();
-    let mut sources = crate::documents::trace::Sources::new(root);
+    let mut sources = crate::documents::trace::Sources::new(std::sync::Arc::new(root));
     if let Some(cohort) = context.get("cohort") {
         sources.add(cohort, "");
     }
@@ -784,4 +857,4 @@ fn tidy_message(message: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

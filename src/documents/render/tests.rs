@@ -278,7 +278,7 @@ fn a_text_reaches_other_templates_only_through_its_tags() {
     }
 }
 
-fn dummy_cohort() -> CohortResults {
+pub(crate) fn dummy_cohort() -> CohortResults {
     CohortResults {
         id: "a".into(),
         label: "A".into(),

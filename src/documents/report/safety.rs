@@ -152,6 +152,19 @@ fn term_tables(c: &CohortResults, s: &Safety, columns: &[Column<'_>], f: &Format
                 (t.trae_any, t.trae_grade3plus)
             }),
         ];
+        // Each arm's terms by name, looked up once per row (10^5 terms by a scan each were
+        // 10^10 comparisons).
+        let by_name: Vec<(std::collections::HashMap<&str, &TermCounts>, usize)> = arms
+            .iter()
+            .map(|col| {
+                col.r.safety.as_ref().map_or_else(Default::default, |x| {
+                    (
+                        x.by_term.iter().map(|u| (u.term.as_str(), u)).collect(),
+                        x.total,
+                    )
+                })
+            })
+            .collect();
         for (what, pick) in kinds {
             let rows: Vec<Row> = s
                 .by_term
@@ -162,11 +175,10 @@ fn term_tables(c: &CohortResults, s: &Safety, columns: &[Column<'_>], f: &Format
                         Cell::text(t.term.clone()),
                         Cell::text(t.soc.clone().unwrap_or_default()),
                     ];
-                    cells.extend(arms.iter().flat_map(|col| {
-                        let (n, total) = col.r.safety.as_ref().map_or((None, 0), |x| {
-                            (x.by_term.iter().find(|u| u.term == t.term), x.total)
-                        });
-                        let (any, severe) = n.map_or((0, Some(0)), pick);
+                    cells.extend(by_name.iter().flat_map(|(terms, total)| {
+                        let total = *total;
+                        let (any, severe) =
+                            terms.get(t.term.as_str()).map_or((0, Some(0)), |u| pick(u));
                         [
                             Cell::num(f.count_pct(any, total)),
                             Cell::num(f.maybe_count_pct(severe, total)),

@@ -162,6 +162,16 @@ pub fn poster(
     let margin = scale.emu(1.0);
     let gap = scale.emu(0.75);
     let slides = parse_slides(text);
+    if slides.len() > MAX_POSTER_BLOCKS {
+        return Err(Error::Template {
+            template: "poster.txt".to_string(),
+            message: format!(
+                "the poster would have {} blocks, more than the {MAX_POSTER_BLOCKS} a poster \
+                 holds (a block repeated in a loop?)",
+                slides.len()
+            ),
+        });
+    }
     // About 16 inches a column, fewer when a figure needs more to print its text at MIN_PT
     // (never fewer than 2).
     let widest_figure = slides
@@ -187,18 +197,10 @@ pub fn poster(
     // Its type set smaller (never under 22 pt) until it takes at most a quarter of the height.
     let band_h = match slides.iter().find(|s| s.key == "title") {
         Some(title) => {
-            let mut band = (String::new(), 0);
-            for factor in [1.0, 0.85, 0.7, 0.55, 0.4, 0.3] {
-                let mut xml = String::new();
-                let h = title_band(&mut xml, id, title, &scale, factor, size.0, margin);
-                band = (xml, h);
-                if h <= size.1 / 4 {
-                    break;
-                }
-            }
-            shapes.push_str(&band.0);
+            let (xml, h) = fitted_band(title, id, &scale, (size, margin), warnings);
+            shapes.push_str(&xml);
             id += 1;
-            band.1
+            h
         }
         None => 0,
     };
@@ -326,6 +328,18 @@ fn poster_blocks(
     Ok(blocks)
 }
 
+/// Most blocks a warning names; the rest are counted.
+const LISTED: usize = 20;
+
+/// The first [`LISTED`] of `names`, then how many more.
+fn named(names: &[&str]) -> String {
+    let shown = names[..names.len().min(LISTED)].join("; ");
+    match names.len().saturating_sub(LISTED) {
+        0 => shown,
+        more => format!("{shown}; and {more} more"),
+    }
+}
+
 /// Warnings for what the poster leaves out: figures whose text would print under MIN_PT even
 /// across a whole column, and blocks that do not fit (`placed` `None`).
 fn overfull(blocks: &[Block], placed: &[Option<(u64, u64)>], spec: &PosterSpec) -> Vec<Diagnostic> {
@@ -354,7 +368,7 @@ fn overfull(blocks: &[Block], placed: &[Option<(u64, u64)>], spec: &PosterSpec) 
                     } else {
                         "figures"
                     },
-                    unreadable.join("; "),
+                    named(&unreadable),
                     spec.width,
                     spec.height
                 ),
@@ -366,6 +380,7 @@ fn overfull(blocks: &[Block], placed: &[Option<(u64, u64)>], spec: &PosterSpec) 
         .into_iter()
         .filter(|h| !unreadable.contains(h))
         .collect();
+
     if !left_out.is_empty() {
         warnings.push(
             Diagnostic::warning(
@@ -379,7 +394,7 @@ fn overfull(blocks: &[Block], placed: &[Option<(u64, u64)>], spec: &PosterSpec) 
                     } else {
                         "blocks"
                     },
-                    left_out.join("; "),
+                    named(&left_out),
                     spec.width,
                     spec.height
                 ),
@@ -391,6 +406,110 @@ fn overfull(blocks: &[Block], placed: &[Option<(u64, u64)>], spec: &PosterSpec) 
     }
     warnings
 }
+
+/// Most blocks of a poster (`poster.txt`): a poster holds a few dozen.
+pub const MAX_POSTER_BLOCKS: usize = 200;
+
+/// The title band of `title`, its type set smaller (never under 22 pt) until it takes at most
+/// a quarter of the poster's height; when even the smallest type does not fit, the authors and
+/// affiliations are cut to the first that fit ("et al.", "…") and the title too if it must,
+/// with a warning. Its XML and height.
+fn fitted_band(
+    title: &super::SlideText,
+    id: u32,
+    scale: &Scale,
+    (size, margin): ((u64, u64), u64),
+    warnings: &mut Vec<Diagnostic>,
+) -> (String, u64) {
+    let most = size.1 / 4;
+    let band = |t: &super::SlideText, factor: f64| {
+        let mut xml = String::new();
+        let h = title_band(&mut xml, id, t, scale, factor, size.0, margin);
+        (xml, h)
+    };
+    let mut last = (String::new(), 0);
+    for factor in BAND_FACTORS {
+        last = band(title, factor);
+        if last.1 <= most {
+            return last;
+        }
+    }
+    // The authors' line a list by commas, the affiliations' by semicolons ("1. X; 2. Y"):
+    // keep the first items of each, fewer each round; then the title's first characters.
+    let smallest = BAND_FACTORS[BAND_FACTORS.len() - 1];
+    let lists: Vec<Vec<&str>> = title
+        .lines
+        .iter()
+        .enumerate()
+        .map(|(k, (_, l))| l.split_inclusive(if k == 0 { ',' } else { ';' }).collect())
+        .collect();
+    let mut share = 1.0f64;
+    let mut title_chars = title.title.chars().count();
+    for _ in 0..64 {
+        share *= 0.7;
+        let items_fit = lists.iter().all(|l| (l.len() as f64 * share).ceil() <= 1.0);
+        if items_fit {
+            title_chars = title_chars * 7 / 10;
+        }
+        let mut cut = title.clone();
+        let mut shortened = Vec::new();
+        for (k, ((_, line), items)) in cut.lines.iter_mut().zip(&lists).enumerate() {
+            let keep = ((items.len() as f64 * share).ceil() as usize).max(1);
+            if keep < items.len() {
+                let kept: String = items[..keep].concat();
+                let kept = kept.trim_end_matches([',', ';', ' ']);
+                *line = if k == 0 {
+                    format!("{kept} et al.")
+                } else {
+                    format!("{kept} …")
+                };
+                shortened.push((k, keep, items.len()));
+            }
+        }
+        if title_chars < title.title.chars().count() {
+            cut.title = title
+                .title
+                .chars()
+                .take(title_chars.max(1))
+                .collect::<String>()
+                + "…";
+        }
+        last = band(&cut, smallest);
+        if last.1 <= most || title_chars <= 1 {
+            let what: Vec<String> = shortened
+                .iter()
+                .map(|(k, keep, all)| {
+                    let kind = match k {
+                        0 => "authors".to_string(),
+                        1 => "affiliations".to_string(),
+                        _ => format!("items of its line {}", k + 1),
+                    };
+                    format!("the first {keep} of {all} {kind}")
+                })
+                .chain(
+                    (title_chars < title.title.chars().count())
+                        .then(|| format!("the first {title_chars} characters of the title")),
+                )
+                .collect();
+            warnings.push(
+                Diagnostic::warning(
+                    diagnostic::Kind::PosterOverfull,
+                    format!(
+                        "poster.pptx: the title band names {} to fit a quarter of the \
+                         poster's height with its type at {MIN_PT} pt",
+                        what.join(", ")
+                    ),
+                )
+                .hint("shorten study.authors and study.affiliations, or give a taller poster"),
+            );
+            break;
+        }
+    }
+    last
+}
+
+/// The sizes the title band's type is tried at, from its own down to 30%.
+const BAND_FACTORS: [f64; 6] = [1.0, 0.85, 0.7, 0.55, 0.4, 0.3];
 
 /// The title band across the top, filled with the theme's first accent colour: the title in
 /// large bold type, then each line of the `[title]` block, at `factor` of their sizes (never
