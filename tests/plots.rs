@@ -2031,3 +2031,46 @@ fn ae_dot_plot_draws_each_term_and_refuses_bad_input() {
         ));
     }
 }
+
+/// The polylines of `svg` drawn in `stroke`, each as its points.
+fn polylines_in(svg: &str, stroke: &str) -> Vec<Vec<(f64, f64)>> {
+    let doc = roxmltree::Document::parse(svg).expect("svg");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke") == Some(stroke))
+        .map(|n| {
+            n.attribute("points")
+                .unwrap_or("")
+                .split_whitespace()
+                .filter_map(|p| {
+                    let (x, y) = p.split_once(',')?;
+                    Some((x.parse().ok()?, y.parse().ok()?))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Eight or more curves are told apart by colour and line together: the eighth takes the
+/// first one's colour dashed (legend key and curve), so no two of 20 curves look alike.
+#[test]
+fn curves_past_the_seventh_colour_are_dashed() {
+    let eight = many_arms();
+    let svg = km_plot(&eight, &km_opts()).unwrap();
+    // The first colour (Okabe–Ito blue): one curve solid, one cut into dashes of 8 px.
+    let blue = polylines_in(&svg, "#0072B2");
+    let length = |line: &Vec<(f64, f64)>| {
+        line.windows(2)
+            .map(|w| (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1))
+            .sum::<f64>()
+    };
+    // Dashes are 8 px (the median's drop lines, 6 px; censoring marks, 10 px).
+    let dash = |l: &&Vec<(f64, f64)>| (length(l) - 8.0).abs() < 0.5;
+    let dashes = blue.iter().filter(dash).count();
+    assert!(dashes >= 10, "{dashes} dashes in the first colour");
+    // Seven curves: every one solid.
+    let seven = km_plot(&eight[..7], &km_opts()).unwrap();
+    assert_eq!(
+        polylines_in(&seven, "#0072B2").iter().filter(dash).count(),
+        0
+    );
+}

@@ -19,6 +19,7 @@ mod derive_edge_cases;
 mod disposition;
 mod documents;
 mod example_study;
+mod hostile_fifth;
 mod html;
 mod interaction_reference;
 mod invalid_inputs;
