@@ -29,6 +29,9 @@ pub struct CutRules {
     pub at_assessment: BTreeMap<String, String>,
     /// By ADRS value ([`crate::criteria::Code`]): an adequate assessment.
     pub adequate: Vec<bool>,
+    /// ADSL date columns that do not exist at a cut-off before their date (the start of new
+    /// anticancer therapy, `analysis.censor_at_new_therapy`).
+    pub dates_known_later: Vec<String>,
 }
 
 /// Returns the study data as of `cutoff` (borrowed unchanged when `None`).
@@ -114,6 +117,18 @@ pub fn apply_cutoff<'a>(
         if s.trt_end.is_some_and(|d| d > cutoff) {
             s.trt_end = None; // still on treatment at the cut-off
             s.treated_past_cutoff = true;
+        }
+        // New therapy started after the cut-off was not known at it (docs/CONFIG.md).
+        for column in &rules.dates_known_later {
+            let later = s
+                .columns
+                .get(column)
+                .and_then(crate::model::parse_iso_date)
+                .is_some_and(|d| d > cutoff);
+            if later {
+                s.columns.remove(column);
+                after = true;
+            }
         }
         out.subjects.push(s);
     }

@@ -17,6 +17,8 @@ pub enum Kind {
     AeSeverityAsGrade,
     /// ADAE events with neither grade nor severity.
     AeUngraded,
+    /// ADAE terms or classes spelled in more than one case, counted as one.
+    AeSpelling,
     /// Adverse events without a start date in exposure-adjusted rates.
     AeUndated,
     /// Safety subjects without a known exposure, left out of exposure-adjusted rates.

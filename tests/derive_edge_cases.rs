@@ -674,7 +674,10 @@ fn no_trtsdt_means_no_pfs_os_or_dor() {
     };
     let o = PfsOptions::default();
     assert_eq!(progression_free_survival(&s, &[], &o).unwrap(), None);
-    assert_eq!(overall_survival(&s, &[]).unwrap(), None);
+    assert_eq!(
+        overall_survival(&s, &[], &PfsOptions::default()).unwrap(),
+        None
+    );
     let derived = derive_subject(&s, &[], &DeriveOptions::default()).unwrap();
     assert_eq!(derived.bor.bor, BestResponse::Missing);
     assert_eq!((derived.pfs, derived.os, derived.dor), (None, None, None));
@@ -689,13 +692,17 @@ fn os_death_is_the_event() {
         death: Some(day(99)),
         ..subject()
     };
-    let t = overall_survival(&s, &[]).unwrap().unwrap();
+    let t = overall_survival(&s, &[], &PfsOptions::default())
+        .unwrap()
+        .unwrap();
     assert_eq!((t.days, t.status, t.cnsr), (100.0, Status::Event, 0));
 }
 
 #[test]
 fn os_censored_at_last_known_alive_date() {
-    let t = overall_survival(&subject(), &[]).unwrap().unwrap();
+    let t = overall_survival(&subject(), &[], &PfsOptions::default())
+        .unwrap()
+        .unwrap();
     assert_eq!(
         (t.days, t.status, t.date),
         (366.0, Status::Censored, day(365))
@@ -713,7 +720,9 @@ fn os_lstalvdt_before_trtsdt_censored_at_trtsdt() {
         last_alive: Some(day(-5)),
         ..subject()
     };
-    let t = overall_survival(&s, &[]).unwrap().unwrap();
+    let t = overall_survival(&s, &[], &PfsOptions::default())
+        .unwrap()
+        .unwrap();
     assert_eq!(
         (t.days, t.status, t.date),
         (1.0, Status::Censored, d(START))
@@ -727,12 +736,14 @@ fn os_missing_lstalvdt_uses_latest_known_date() {
         trt_end: Some(day(100)),
         ..subject()
     };
-    let t = overall_survival(&s, &[at(42, "SD"), at(126, "NE")])
+    let t = overall_survival(&s, &[at(42, "SD"), at(126, "NE")], &PfsOptions::default())
         .unwrap()
         .unwrap();
     assert_eq!((t.days, t.date), (127.0, day(126)));
     assert!(t.reason.ends_with("(last assessment)"), "{}", t.reason);
-    let t = overall_survival(&s, &[at(42, "SD")]).unwrap().unwrap();
+    let t = overall_survival(&s, &[at(42, "SD")], &PfsOptions::default())
+        .unwrap()
+        .unwrap();
     assert_eq!((t.days, t.date), (101.0, day(100)));
 }
 
@@ -742,7 +753,7 @@ fn death_before_trtsdt_is_an_error() {
         death: Some(day(-1)),
         ..subject()
     };
-    let err = overall_survival(&s, &[]).unwrap_err();
+    let err = overall_survival(&s, &[], &PfsOptions::default()).unwrap_err();
     assert_eq!(
         err.to_string(),
         "subject S1: death (DTHDT) 2020-12-31 is before the OS origin 2021-01-01"

@@ -518,7 +518,7 @@ fn dsraefl_empty_is_not_available_and_given_is_said_per_arm() {
     let text =
         std::fs::read_to_string(dir.path().join("out/DISP/2021-04-10/all/abstract.txt")).unwrap();
     assert!(
-        text.contains("Adverse events led to discontinuation of the study in 0/2 (0.0%) with B and 1/2 (50.0%) with A."),
+        text.contains("Adverse events were the reason for ending the study in 0/2 (0.0%) with B and 1/2 (50.0%) with A."),
         "{text}"
     );
 }

@@ -231,7 +231,7 @@ fn safety_and_deck_per_arm(text: &str, arms: &[Value], folder: &std::path::Path,
         .expect("count");
     assert!(
         text.contains(&format!(
-            "Adverse events led to discontinuation of treatment in {stopped}/{n_vd_safety} ("
+            "Adverse events were the reason for ending treatment in {stopped}/{n_vd_safety} ("
         )),
         "{text}"
     );

@@ -191,11 +191,36 @@ fn randomised_with(extra: &str) -> (tempfile::TempDir, PathBuf) {
     (dir, config)
 }
 
-/// A horizon past an arm's last time is refused at its key, naming the arm and the longest
-/// horizon allowed; a per-endpoint horizon leaves the other endpoints at their default.
+/// A horizon past an arm's last time (a SAP's τ at an interim) makes that RMST not estimable
+/// with a warning naming τ, the arm and its follow-up as documents round them, and everything
+/// else is built; `rmst_tau_beyond: error` refuses it at its key instead. A per-endpoint
+/// horizon leaves the other endpoints at their default.
 #[test]
-fn rmst_horizon_beyond_follow_up_is_refused_at_its_key() {
+fn rmst_horizon_beyond_follow_up_is_not_estimable_or_refused() {
     let (dir, config) = randomised_with("  rmst_tau: 25\n");
+    let out = dir.path().join("out");
+    let ran = crate::common::readout_command()
+        .args(["build", "--out"])
+        .arg(&out)
+        .arg(&config)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&ran.stderr);
+    assert!(ran.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "endpoint `PFS`: the restricted mean up to τ = 25.0 months is not estimable: \
+             `Placebo + chemo` is followed up to 22.2 months (`analysis.rmst_tau`)"
+        ),
+        "{stderr}"
+    );
+    let results = crate::common::read_json(&out.join("RAND-EXAMPLE/2023-09-29/results.json"));
+    let itt = &results["cohorts"][0];
+    assert!(itt["tte"]["PFS"]["rmst"].is_null());
+    assert!(itt["comparisons"][0]["tte"]["PFS"]["rmst"].is_null());
+    assert!(itt["tte"]["PFS"]["median"]["estimate"].is_number());
+
+    let (dir, config) = randomised_with("  rmst_tau: 25\n  rmst_tau_beyond: error\n");
     let out = dir.path().join("out");
     let ran = crate::common::readout_command()
         .args(["build", "--quiet", "--out"])
@@ -210,7 +235,7 @@ fn rmst_horizon_beyond_follow_up_is_refused_at_its_key() {
             && stderr.contains(
                 "25 months is beyond the follow-up of `Placebo + chemo` for endpoint `PFS`"
             )
-            && stderr.contains("expected at most 22.2"),
+            && stderr.contains("expected at most 22.2,"),
         "{stderr}"
     );
 

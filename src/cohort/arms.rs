@@ -120,11 +120,17 @@ pub fn analyse_arms<'a>(
             .map_or((arm.as_str(), arm.as_str()), |l| l.names());
         let (label, short) = (label.to_string(), short.to_string());
         km.push((arm.clone(), analysis.km));
+        let mut results = analysis.results;
+        // Each arm's safety tables in the cohort's order: all arms together.
+        if let (Some(own), Some(whole)) = (results.safety.as_mut(), pooled.results.safety.as_ref())
+        {
+            crate::endpoints::soc::order_safety_as(own, whole);
+        }
         arms.push(ArmResults {
             arm,
             arm_label: label,
             arm_short: short,
-            results: analysis.results,
+            results,
         });
     }
 
@@ -327,7 +333,7 @@ fn checked_order(
     has_column: &dyn Fn(&str) -> bool,
 ) -> Result<Vec<String>> {
     let column = config.column.as_str();
-    let listing = || crate::study::fits::listing(present.iter().copied());
+    let listing = || crate::format::listing(present.iter().copied());
     let absent = |key: &str, value: &str| {
         refused(
             key,

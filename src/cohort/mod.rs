@@ -215,6 +215,8 @@ pub fn derive_options(a: &crate::config::Analysis) -> DeriveOptions {
         pfs: derive::PfsOptions {
             missed_visit_days: (a.missed_visit_days > 0).then_some(a.missed_visit_days),
             new_therapy: a.new_therapy.clone(),
+            origin: Some(a.origin.column().to_string()),
+            schedule: a.schedule.clone(),
         },
     }
 }

@@ -75,12 +75,16 @@ fn exposure_notes(safety: &[SafetyMember<'_>]) -> Vec<Diagnostic> {
     notes
 }
 
+/// A safety member with an event of a term: its place in the safety list and the start of its
+/// first such event.
+type Having = (u32, Option<Date>);
+
 /// Per term with an event, the safety members who have it (their place in the safety list,
 /// in its order) with the start of their first such event; the terms by the subjects who
 /// have them, most first, then by term. One pass over the events, so that the rows of 10^5
 /// terms cost what their events cost, not terms × events.
-fn terms_by_frequency<'e>(safety: &[SafetyMember<'e>]) -> Vec<(&'e str, Vec<(u32, Option<Date>)>)> {
-    let mut terms: FxHashMap<&str, Vec<(u32, Option<Date>)>> = FxHashMap::default();
+fn terms_by_frequency<'e>(safety: &[SafetyMember<'e>]) -> Vec<(&'e str, Vec<Having>)> {
+    let mut terms: FxHashMap<&str, Vec<Having>> = FxHashMap::default();
     for (place, (_, _, _, own)) in safety.iter().enumerate() {
         let place = u32::try_from(place).unwrap_or(u32::MAX);
         for e in own.iter() {
@@ -96,7 +100,7 @@ fn terms_by_frequency<'e>(safety: &[SafetyMember<'e>]) -> Vec<(&'e str, Vec<(u32
             }
         }
     }
-    let mut terms: Vec<(&str, Vec<(u32, Option<Date>)>)> = terms.into_iter().collect();
+    let mut terms: Vec<(&str, Vec<Having>)> = terms.into_iter().collect();
     terms.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then_with(|| a.0.cmp(b.0)));
     terms
 }
@@ -189,7 +193,7 @@ pub fn compare_ae(
         }
         (x, x_exposed, days)
     };
-    let term_tally = |who: &[(u32, Option<Date>)]| -> Tally {
+    let term_tally = |who: &[Having]| -> Tally {
         let (mut x, mut x_exposed, mut days) = ([0usize; 2], [0usize; 2], exposed);
         for &(place, first) in who {
             let Some(&(m, trt_start, exposure, _)) = safety.get(place as usize) else {

@@ -115,6 +115,141 @@ pub struct AnalysisConfig {
     /// the start of new anticancer therapy, `{ column: NACTDT }` (an ADSL date column).
     /// Default: none (the rule is off).
     pub censor_at_new_therapy: Option<NewTherapy>,
+    /// The protocol's tumour-assessment schedule from the origin, `[{every: 6 weeks, until:
+    /// 48 weeks}, {every: 12 weeks}]`: the missed-visit rule of derived PFS and DoR is judged
+    /// against it (the second scheduled assessment after the last adequate one, plus its
+    /// window), not `missed_visit_days`. Default: none.
+    pub assessment_schedule: Option<Vec<ScheduleEntry>>,
+    /// What a `rmst_tau` past an arm's follow-up gives: `not-estimable` (the RMST of that
+    /// endpoint not estimable, with a warning; everything else built) or `error`. Default:
+    /// not-estimable.
+    pub rmst_tau_beyond: Option<TauBeyond>,
+    /// Day 1 of PFS and OS derived from ADRS and ADSL: `randomisation` (ADSL `RANDDT`),
+    /// `first_dose` (`TRTSDT`) or an ADSL date column. Default: `randomisation` for a cohort
+    /// with arms, `first_dose` without.
+    pub origin: Option<Origin>,
+}
+
+/// One stretch of `analysis.assessment_schedule`.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduleEntry {
+    /// The interval between assessments (`6 weeks`, `42 days`).
+    pub every: Span,
+    /// The time from the origin the stretch ends (the last stretch has none).
+    #[serde(default)]
+    pub until: Option<Span>,
+    /// The visit window either side of a scheduled day. Default: a day per six of the
+    /// interval, rounded up (7 days for 6 weeks, 14 for 12).
+    #[serde(default)]
+    pub window: Option<Span>,
+}
+
+/// A length of time written with its unit: `6 weeks`, `42 days`, `3 months` (30.4375 days,
+/// rounded to a day); a bare number is days.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Span {
+    /// Whole days.
+    pub days: i64,
+}
+
+impl<'de> Deserialize<'de> for Span {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Written {
+            Days(f64),
+            Text(String),
+        }
+        let bad = |what: &str| {
+            serde::de::Error::custom(format!(
+                "`{what}` is not a length of time; expected a number with days, weeks or \
+                 months, e.g. `6 weeks`"
+            ))
+        };
+        let (n, unit) = match Written::deserialize(d)? {
+            Written::Days(n) => (n, 1.0),
+            Written::Text(text) => {
+                let mut words = text.split_whitespace();
+                let n: f64 = words
+                    .next()
+                    .and_then(|w| w.parse().ok())
+                    .ok_or_else(|| bad(&text))?;
+                let unit = match words.next().map(str::to_ascii_lowercase).as_deref() {
+                    None | Some("day" | "days") => 1.0,
+                    Some("week" | "weeks") => 7.0,
+                    Some("month" | "months") => 30.4375,
+                    _ => return Err(bad(&text)),
+                };
+                if words.next().is_some() {
+                    return Err(bad(&text));
+                }
+                (n, unit)
+            }
+        };
+        let days = n * unit;
+        if !(days.is_finite() && (0.0..=36_525.0).contains(&days)) {
+            return Err(serde::de::Error::custom(format!(
+                "{n} is not a length of time readout takes; expected 0 to 100 years"
+            )));
+        }
+        Ok(Span {
+            days: days.round() as i64,
+        })
+    }
+}
+
+/// `analysis.rmst_tau_beyond`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TauBeyond {
+    /// The RMST at that τ is not estimable, with a warning.
+    #[default]
+    NotEstimable,
+    /// The build stops with an error naming the key.
+    Error,
+}
+
+/// `analysis.origin`: the date derived PFS and OS start from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Origin {
+    /// Randomisation (`RANDDT`): an intention-to-treat analysis.
+    Randomisation,
+    /// The first dose (`TRTSDT`): a single-arm or safety-population analysis.
+    FirstDose,
+    /// Another ADSL date column.
+    Column(String),
+}
+
+impl<'de> Deserialize<'de> for Origin {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        Ok(match text.trim().to_ascii_lowercase().as_str() {
+            "randomisation" | "randomization" => Origin::Randomisation,
+            "first_dose" | "first-dose" => Origin::FirstDose,
+            _ => Origin::Column(text.trim().to_string()),
+        })
+    }
+}
+
+impl Origin {
+    /// The ADSL column it reads (`RANDDT`, `TRTSDT` or its own).
+    pub fn column(&self) -> &str {
+        match self {
+            Origin::Randomisation => "RANDDT",
+            Origin::FirstDose => "TRTSDT",
+            Origin::Column(c) => c,
+        }
+    }
+
+    /// The origin in words, for Methods ("randomisation", "the first dose", "RFICDT").
+    pub fn words(&self) -> String {
+        match self {
+            Origin::Randomisation => "randomisation".to_string(),
+            Origin::FirstDose => "the first dose".to_string(),
+            Origin::Column(c) => format!("the date in {c}"),
+        }
+    }
 }
 
 /// `analysis.censor_at_new_therapy`.
@@ -531,6 +666,17 @@ pub struct Analysis {
     pub km_table_times: Option<Vec<f64>>,
     /// The ADSL column of [`AnalysisConfig::censor_at_new_therapy`], if the rule is on.
     pub new_therapy: Option<String>,
+    /// See [`AnalysisConfig::origin`], for the cohort: the config's, else randomisation for a
+    /// cohort with arms and the first dose without (`LoadedConfig::analysis_for` knows the
+    /// arms; resolved without a cohort, the first dose).
+    pub origin: Origin,
+    /// Whether the config named the origin.
+    pub origin_given: bool,
+    /// See [`AnalysisConfig::rmst_tau_beyond`].
+    pub rmst_tau_beyond: TauBeyond,
+    /// See [`AnalysisConfig::assessment_schedule`], as the derivation reads it; `None`
+    /// without one (or one the config check refuses).
+    pub schedule: Option<crate::derive::schedule::Schedule>,
     /// See [`AnalysisConfig::response_criteria`]; an invalid set is refused by the config
     /// check before any analysis, and reads as RECIST 1.1 here.
     pub criteria: std::sync::Arc<crate::criteria::Criteria>,
@@ -683,6 +829,21 @@ impl AnalysisConfig {
                 .as_ref()
                 .or(fallback.censor_at_new_therapy.as_ref())
                 .map(|n| n.column.clone()),
+            origin: self
+                .origin
+                .clone()
+                .or_else(|| fallback.origin.clone())
+                .unwrap_or(Origin::FirstDose),
+            origin_given: self.origin.is_some() || fallback.origin.is_some(),
+            rmst_tau_beyond: self
+                .rmst_tau_beyond
+                .or(fallback.rmst_tau_beyond)
+                .unwrap_or_default(),
+            schedule: self
+                .assessment_schedule
+                .as_ref()
+                .or(fallback.assessment_schedule.as_ref())
+                .and_then(|entries| schedule_of(entries)),
             criteria: std::sync::Arc::new(
                 self.response_criteria
                     .as_ref()
@@ -701,4 +862,20 @@ impl AnalysisConfig {
             ),
         }
     }
+}
+
+/// The derivation's schedule of `analysis.assessment_schedule`; `None` for one it cannot
+/// follow (empty, a zero interval, ends not increasing, a stretch without an end before the
+/// last).
+pub fn schedule_of(entries: &[ScheduleEntry]) -> Option<crate::derive::schedule::Schedule> {
+    crate::derive::schedule::Schedule::new(
+        entries
+            .iter()
+            .map(|e| crate::derive::schedule::Stretch {
+                every: e.every.days,
+                until: e.until.map(|u| u.days),
+                window: e.window.map_or((e.every.days + 5) / 6, |w| w.days),
+            })
+            .collect(),
+    )
 }

@@ -578,8 +578,20 @@ fn check_settings(path: &Path, key: &str, a: &AnalysisConfig, errors: &mut Vec<E
     }
 }
 
-/// The times: landmarks, RMST horizons, the risk table's times.
+/// The times: landmarks, RMST horizons, the risk table's times, the assessment schedule.
 fn check_times(path: &Path, key: &str, a: &AnalysisConfig, errors: &mut Vec<Error>) {
+    if let Some(entries) = &a.assessment_schedule {
+        if super::analysis::schedule_of(entries).is_none() {
+            errors.push(config_error(
+                path,
+                &format!("key `{key}.assessment_schedule`: "),
+                "expected stretches of a positive interval (`every`), each but the last \
+                 ending (`until`) after the one before, e.g. [{ every: 6 weeks, until: 48 \
+                 weeks }, { every: 12 weeks }]"
+                    .to_string(),
+            ));
+        }
+    }
     // At most 1,000 years (the longest time readout reads), in this block's unit, or in days
     // (the loosest bound) when the unit is set elsewhere.
     let most = crate::model::MAX_TIME_DAYS / a.time_unit.map_or(1.0, |u| u.days());

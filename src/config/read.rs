@@ -52,7 +52,33 @@ impl LoadedConfig {
 
     /// Study-level analysis settings resolved for one cohort.
     pub fn analysis_for(&self, cohort: &CohortConfig) -> Analysis {
-        cohort.analysis.resolve(&self.config.analysis)
+        let mut a = cohort.analysis.resolve(&self.config.analysis);
+        // A randomised cohort is analysed from randomisation unless the config says otherwise.
+        if !a.origin_given && cohort.arms.is_some() {
+            a.origin = Origin::Randomisation;
+        }
+        a
+    }
+
+    /// The ADSL date columns derived PFS and OS start from other than TRTSDT (`RANDDT` for a
+    /// randomised cohort, or `analysis.origin`'s column), each with the key that names it
+    /// (study level, else the cohort's).
+    pub fn origin_columns(&self) -> Vec<(String, String)> {
+        let mut columns: Vec<(String, String)> = Vec::new();
+        for (i, cohort) in self.config.cohorts.iter().enumerate() {
+            let a = self.analysis_for(cohort);
+            let column = a.origin.column();
+            if column == "TRTSDT" || columns.iter().any(|(_, c)| c == column) {
+                continue;
+            }
+            let key = if cohort.analysis.origin.is_some() {
+                format!("cohorts[{i}].analysis.origin")
+            } else {
+                "analysis.origin".to_string()
+            };
+            columns.push((key, column.to_string()));
+        }
+        columns
     }
 
     /// The ADSL columns of `analysis.censor_at_new_therapy` (study level, then each cohort's),
@@ -581,12 +607,30 @@ fn plain_yaml_message(message: &str) -> String {
             out.push_str(words);
         }
     }
+    // serde names a struct by its Rust type ("expected struct PosterConfig"); a config
+    // author knows it as a mapping of keys.
+    if let Some(at) = out.rfind("expected struct ") {
+        let name = &out[at + "expected struct ".len()..];
+        if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric()) {
+            out.truncate(at);
+            out.push_str("expected a mapping of keys (`key: value` lines, or `{ key: value }`)");
+        }
+    }
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_struct_is_named_a_mapping() {
+        assert_eq!(
+            plain_yaml_message("invalid type: integer `5`, expected struct PosterConfig"),
+            "invalid type: integer `5`, expected a mapping of keys (`key: value` lines, or \
+             `{ key: value }`)"
+        );
+    }
 
     #[test]
     fn a_near_miss_is_named() {

@@ -11,6 +11,7 @@
 pub mod bor;
 pub mod criteria;
 mod error;
+pub mod schedule;
 mod timeline;
 pub mod tte;
 
@@ -52,9 +53,9 @@ pub struct DerivedSubject {
     /// The BOR as an index into the criteria's categories (RECIST 1.1: CR, PR, SD,
     /// NON-CR/NON-PD, PD, NE; ND and no assessment count as NE).
     pub category: crate::criteria::CategoryIndex,
-    /// PFS from TRTSDT; `None` without TRTSDT.
+    /// PFS from the origin (TRTSDT, or `PfsOptions::origin`); `None` without it.
     pub pfs: Option<TimeToEvent>,
-    /// OS from TRTSDT; `None` without TRTSDT.
+    /// OS from the origin; `None` without it.
     pub os: Option<TimeToEvent>,
     /// DoR from the first counted response; `None` for non-responders.
     pub dor: Option<TimeToEvent>,
@@ -89,9 +90,10 @@ pub fn derive_subject(
             other: stray.usubjid.clone(),
         });
     }
-    let bor = best_overall_response_to_first_pd(subject.trt_start, assessments, &opts.bor)?;
+    let bor =
+        best_overall_response_to_first_pd(sd_reference(subject, opts), assessments, &opts.bor)?;
     let pfs = progression_free_survival(subject, assessments, &opts.pfs)?;
-    let os = overall_survival(subject, assessments)?;
+    let os = overall_survival(subject, assessments, &opts.pfs)?;
     let dor = duration_of_response(subject, assessments, bor.first_response_date, &opts.pfs)?;
     Ok(DerivedSubject {
         usubjid: subject.usubjid.clone(),
@@ -101,6 +103,14 @@ pub fn derive_subject(
         os,
         dor,
     })
+}
+
+/// The date the SD window starts from: TRTSDT, or for a subject never treated the origin of
+/// PFS and OS (randomisation), so that a randomised subject's assessments are read.
+fn sd_reference(subject: &Subject, opts: &DeriveOptions) -> Option<crate::model::Date> {
+    subject
+        .trt_start
+        .or_else(|| tte::origin_of(subject, &opts.pfs).map(|(d, _)| d))
 }
 
 /// A RECIST 1.1 BOR as an index into RECIST 1.1's reported categories.
@@ -149,14 +159,14 @@ pub fn derive_subject_by(
     }
     let outcome = criteria::best_response_by(
         &subject.usubjid,
-        subject.trt_start,
+        sd_reference(subject, opts),
         assessments,
         &opts.bor,
         reading,
     )?;
     let record = &outcome.as_recist;
     let pfs = progression_free_survival(subject, record, &opts.pfs)?;
-    let os = overall_survival(subject, assessments)?;
+    let os = overall_survival(subject, assessments, &opts.pfs)?;
     let dor = duration_of_response(subject, record, outcome.bor.first_response_date, &opts.pfs)?;
     Ok(DerivedSubject {
         usubjid: subject.usubjid.clone(),

@@ -71,6 +71,12 @@ pub struct PfsOptions {
     /// started it before progressing or dying is censored at the last adequate assessment on
     /// or before it. `None` (the default) turns the rule off.
     pub new_therapy: Option<String>,
+    /// The ADSL date column of day 1 of PFS and OS (`RANDDT` in a randomised analysis).
+    /// `None` (the default): TRTSDT.
+    pub origin: Option<String>,
+    /// The protocol's assessment schedule from that origin: when given, "two or more missed
+    /// assessments" is judged against it instead of `missed_visit_days`.
+    pub schedule: Option<super::schedule::Schedule>,
 }
 
 impl Default for PfsOptions {
@@ -78,6 +84,19 @@ impl Default for PfsOptions {
         PfsOptions {
             missed_visit_days: Some(91),
             new_therapy: None,
+            origin: None,
+            schedule: None,
+        }
+    }
+}
+
+/// Day 1 of a subject's PFS and OS, with the column it came from: the column `opts.origin`
+/// names (a date, checked when ADSL was read), else TRTSDT. `None` without that date.
+pub fn origin_of<'o>(subject: &Subject, opts: &'o PfsOptions) -> Option<(Date, &'o str)> {
+    match opts.origin.as_deref() {
+        None | Some("TRTSDT") => subject.trt_start.map(|d| (d, "TRTSDT")),
+        Some(column) => {
+            crate::model::parse_iso_date(subject.columns.get(column)?).map(|d| (d, column))
         }
     }
 }
@@ -173,7 +192,8 @@ impl TimeToEvent {
     }
 }
 
-/// PFS from TRTSDT; `None` without TRTSDT.
+/// PFS from the origin ([`origin_of`]: TRTSDT, or the column the options name); `None`
+/// without it.
 pub fn progression_free_survival(
     subject: &Subject,
     assessments: &[Assessment],
@@ -181,7 +201,7 @@ pub fn progression_free_survival(
 ) -> Result<Option<TimeToEvent>, DeriveError> {
     opts.validate()?;
     let timeline = subject_timeline(subject, assessments)?;
-    let Some(origin) = subject.trt_start else {
+    let Some((origin, label)) = origin_of(subject, opts) else {
         return Ok(None);
     };
     progression_or_death(
@@ -189,7 +209,7 @@ pub fn progression_free_survival(
         &timeline.items,
         Origin {
             endpoint: endpoint::PFS,
-            label: "TRTSDT",
+            label,
             date: origin,
         },
         opts,
@@ -222,13 +242,14 @@ pub fn duration_of_response(
     .map(Some)
 }
 
-/// OS from TRTSDT; `None` without TRTSDT.
+/// OS from the origin ([`origin_of`]); `None` without it.
 pub fn overall_survival(
     subject: &Subject,
     assessments: &[Assessment],
+    opts: &PfsOptions,
 ) -> Result<Option<TimeToEvent>, DeriveError> {
     let timeline = subject_timeline(subject, assessments)?;
-    let Some(origin) = subject.trt_start else {
+    let Some((origin, label)) = origin_of(subject, opts) else {
         return Ok(None);
     };
     if let Some(death) = subject.death {
@@ -244,8 +265,8 @@ pub fn overall_survival(
         Some(alive) if alive < origin => (
             origin,
             format!(
-                "alive: last known alive date (LSTALVDT) {alive} is before TRTSDT {origin}; \
-                 censored at TRTSDT"
+                "alive: last known alive date (LSTALVDT) {alive} is before {label} {origin}; \
+                 censored at {label}"
             ),
         ),
         Some(alive) => (
@@ -253,7 +274,7 @@ pub fn overall_survival(
             format!("alive: censored at the last date known alive {alive}"),
         ),
         None => {
-            let mut latest = (origin, "TRTSDT");
+            let mut latest = (origin, label);
             let candidates = [
                 (subject.trt_end, "TRTEDT"),
                 (timeline.items.last().map(|a| a.date), "last assessment"),
@@ -281,9 +302,9 @@ pub fn overall_survival(
 }
 
 /// The origin of a PFS-like endpoint.
-struct Origin {
+struct Origin<'o> {
     endpoint: &'static str,
-    label: &'static str,
+    label: &'o str,
     date: Date,
 }
 
@@ -301,7 +322,7 @@ fn adequate(r: Response) -> bool {
 fn progression_or_death(
     subject: &Subject,
     items: &[Assessment],
-    origin: Origin,
+    origin: Origin<'_>,
     opts: &PfsOptions,
 ) -> Result<TimeToEvent, DeriveError> {
     let start = origin.date;
@@ -383,8 +404,23 @@ fn progression_or_death(
     };
     let what = what(rule);
     let gap = days_between(anchor, event_date);
-    match opts.missed_visit_days {
-        Some(limit) if gap > limit => {
+    // The schedule's days count from the subject's origin of PFS (DoR's record too).
+    let day_zero = origin_of(subject, opts).map_or(start, |(d, _)| d);
+    let missed = match (&opts.schedule, opts.missed_visit_days) {
+        (Some(schedule), _) => {
+            let latest = schedule.latest_without_two_missed(days_between(day_zero, anchor));
+            (days_between(day_zero, event_date) > latest).then(|| {
+                format!(
+                    "after the second scheduled assessment from it, day {latest} with its window \
+                     (`analysis.assessment_schedule`)"
+                )
+            })
+        }
+        (None, Some(limit)) => (gap > limit).then(|| format!("more than {limit}")),
+        (None, None) => None,
+    };
+    match missed {
+        Some(limit) => {
             let (since, censored) = match last_adequate {
                 Some(a) => (
                     format!(
@@ -404,12 +440,12 @@ fn progression_or_death(
                 anchor,
                 TteRule::MissedAssessments,
                 format!(
-                    "{what} on {event_date} came {gap} days after {since}, more than {limit}: \
-                     two or more missed assessments; {censored}"
+                    "{what} on {event_date} came {gap} days after {since}, {limit}: two or more \
+                     missed assessments; {censored}"
                 ),
             ))
         }
-        _ => Ok(TimeToEvent::new(
+        None => Ok(TimeToEvent::new(
             start,
             event_date,
             rule,
@@ -492,7 +528,9 @@ mod tests {
             death: Some(d("2021-01-01")),
             ..subject()
         };
-        let os = overall_survival(&s, &[]).unwrap().unwrap();
+        let os = overall_survival(&s, &[], &PfsOptions::default())
+            .unwrap()
+            .unwrap();
         assert_eq!(os.days, 1.0);
         assert_eq!(os.status, Status::Event);
         assert_eq!(os.cnsr, 0);
@@ -515,7 +553,7 @@ mod tests {
     fn assessment_of_another_subject_is_an_error() {
         let mut other = a("2021-02-12", "SD");
         other.usubjid = "S2".into();
-        let err = overall_survival(&subject(), &[other]).unwrap_err();
+        let err = overall_survival(&subject(), &[other], &PfsOptions::default()).unwrap_err();
         assert!(err.to_string().contains("S2"), "{err}");
     }
 
@@ -571,7 +609,7 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!((pfs.rule, pfs.date), (TteRule::NewTherapy, d("2021-02-12")));
-        let os = overall_survival(&died, &record).unwrap().unwrap();
+        let os = overall_survival(&died, &record, &opts).unwrap().unwrap();
         assert_eq!((os.rule, os.date), (TteRule::Death, d("2021-04-01")));
     }
 

@@ -512,7 +512,7 @@ pub fn render_index(
                 std::borrow::Cow::Owned(results) => std::borrow::Cow::Owned(CohortRecord {
                     results,
                     abstract_length: c.abstract_length.clone(),
-                    decimals: c.decimals.clone(),
+                    decimals: c.decimals,
                 }),
             };
             IndexCohort {

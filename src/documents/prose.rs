@@ -559,3 +559,14 @@ mod tests {
         );
     }
 }
+
+/// Where a count of discontinuations because of adverse events came from, in words: the
+/// reason for ending (`DCTREAS`), the flag `DSRAEFL`, or the action taken with the study
+/// treatment (`AEACN`).
+pub fn ae_discontinuation_source(source: &str) -> String {
+    match source {
+        "AEACN" => "action taken with the study treatment, AEACN".to_string(),
+        "DSRAEFL" => "flagged in DSRAEFL".to_string(),
+        column => format!("reason for discontinuation, {column}"),
+    }
+}

@@ -27,8 +27,9 @@ pub(crate) enum Piece {
 /// are dropped (the column header says what the cell holds).
 pub(crate) fn pieces(text: &str) -> Vec<Piece> {
     let text = text.trim();
-    // A p-value below what is printed is a bound, not a number.
-    if text.starts_with('<') || text.starts_with("p <") || text.starts_with('>') {
+    // A p-value below what is printed is a bound, not a number; a date or a range of dates
+    // ("March 5, 2021 to August 31, 2022", "2021-03-05") is one text, not its numbers.
+    if text.starts_with(['<', '>', '≤', '≥']) || text.starts_with("p <") || is_date_text(text) {
         return vec![Piece::Text(text.to_string())];
     }
     let chars: Vec<char> = text.chars().collect();
@@ -39,6 +40,25 @@ pub(crate) fn pieces(text: &str) -> Vec<Piece> {
         let minus = (c == '\u{2212}' || c == '-')
             && chars.get(i + 1).is_some_and(char::is_ascii_digit)
             && (i == 0 || matches!(chars[i - 1], ' ' | '(' | '['));
+        // A number after a bound sign ("(< 0.001)") is the bound, as printed.
+        let bound = if c.is_ascii_digit() {
+            let mut k = i;
+            while k > 0 && chars[k - 1] == ' ' {
+                k -= 1;
+            }
+            (k > 0 && matches!(chars[k - 1], '<' | '>' | '≤' | '≥')).then_some(k - 1)
+        } else {
+            None
+        };
+        if let Some(sign) = bound {
+            let mut end = i;
+            while end < chars.len() && (chars[end].is_ascii_digit() || chars[end] == '.') {
+                end += 1;
+            }
+            out.push(Piece::Text(chars[sign..end].iter().collect()));
+            i = end;
+            continue;
+        }
         if c.is_ascii_digit() || minus {
             let start = i;
             i += 1;
@@ -82,6 +102,38 @@ pub(crate) fn pieces(text: &str) -> Vec<Piece> {
     out
 }
 
+/// Whether a cell prints a date: an ISO date (`2021-03-05`) or a month's name followed by a
+/// day ("March 5, 2021").
+fn is_date_text(text: &str) -> bool {
+    const MONTHS: [&str; 12] = [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ];
+    let iso = text.as_bytes().windows(10).any(|w| {
+        w.iter().enumerate().all(|(k, b)| match k {
+            4 | 7 => *b == b'-',
+            _ => b.is_ascii_digit(),
+        })
+    });
+    iso || MONTHS.iter().any(|m| {
+        text.match_indices(m).any(|(at, _)| {
+            text[at + m.len()..]
+                .strip_prefix(' ')
+                .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+        })
+    })
+}
+
 fn number(token: &str, percent: bool) -> Piece {
     let plain: String = token
         .chars()
@@ -108,13 +160,12 @@ fn number(token: &str, percent: bool) -> Piece {
     }
 }
 
-/// The Excel number format of a printed number: "0.0%", "#,##0", "0.00".
 /// The most characters a cell holds (Excel's limit).
 const MAX_CELL_CHARS: usize = 32_767;
 
 /// `text` as a cell holds it: cut to Excel's limit with an ellipsis (a text that long is a
-/// label from the data, whose start names it; the report keeps it whole, and
-/// [`longest_text`] says which table had one).
+/// label from the data, whose start names it; the report keeps it whole, and [`cut_tables`]
+/// says which table had one).
 fn in_cell(text: &str) -> std::borrow::Cow<'_, str> {
     match text.char_indices().nth(MAX_CELL_CHARS) {
         None => std::borrow::Cow::Borrowed(text),
@@ -145,6 +196,7 @@ pub fn cut_tables(report: &Report) -> Vec<String> {
         .collect()
 }
 
+/// The Excel number format of a printed number: "0.0%", "#,##0", "0.00".
 fn num_format(decimals: usize, percent: bool, grouped: bool) -> String {
     let mut f = String::from(if grouped { "#,##0" } else { "0" });
     if decimals > 0 {
@@ -424,6 +476,29 @@ fn shown(pieces: &[Piece]) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::documents::report::Cell;
+
+    #[test]
+    fn bounds_and_dates_stay_as_printed() {
+        let text = |t: &str| Piece::Text(t.to_string());
+        assert_eq!(pieces("< 0.001"), [text("< 0.001")]);
+        assert_eq!(
+            pieces("0.59 (< 0.001)"),
+            [
+                Piece::Number {
+                    value: 0.59,
+                    decimals: 2,
+                    percent: false,
+                    grouped: false
+                },
+                text("< 0.001")
+            ]
+        );
+        assert_eq!(
+            pieces("March 5, 2021 to August 31, 2022"),
+            [text("March 5, 2021 to August 31, 2022")]
+        );
+        assert_eq!(pieces("2021-03-05"), [text("2021-03-05")]);
+    }
 
     #[test]
     fn printed_cells_split_into_their_numbers() {

@@ -81,9 +81,22 @@ fn add_beyond_median(
             (Some(tau), Some((name, last))) => {
                 // A τ equal to the last time, up to the unit's rounding, is within it.
                 if tau * unit > last * (1.0 + 1e-9) {
-                    return Err(tau_beyond(tau_key, endpoint, tau, name, last / unit, a));
+                    if a.rmst_tau_beyond == crate::config::TauBeyond::Error {
+                        return Err(tau_beyond(tau_key, endpoint, tau, name, last / unit, a));
+                    }
+                    let group = results.arm_short(name).to_string();
+                    results.warnings.push(tau_not_estimable(
+                        tau_key,
+                        endpoint,
+                        tau,
+                        &group,
+                        last / unit,
+                        a,
+                    ));
+                    None
+                } else {
+                    Some(tau * unit)
                 }
-                Some(tau * unit)
             }
             (None, Some((_, last))) if last > 0.0 => Some(last),
             _ => None,
@@ -222,10 +235,36 @@ fn tau_beyond(
              time is {} {unit}); the restricted mean needs the curve up to τ: expected at most \
              {}, or a horizon per endpoint (`rmst_tau: {{ {endpoint}: ... }}`)",
             crate::format::short_number(tau),
-            crate::format::short_number(last),
-            crate::format::short_number(last)
+            crate::format::fixed(last, a.time_decimals),
+            crate::format::fixed(last, a.time_decimals)
         ),
     }
+}
+
+/// The warning of an RMST not estimable at an interim: τ past the follow-up of `group`, both
+/// as the documents round times.
+fn tau_not_estimable(
+    at: &TauKey<'_>,
+    endpoint: &str,
+    tau: f64,
+    group: &str,
+    last: f64,
+    a: &Analysis,
+) -> crate::diagnostic::Diagnostic {
+    let unit = a.time_unit.name();
+    let shown = |t: f64| crate::format::fixed(t, a.time_decimals);
+    crate::diagnostic::Diagnostic::warning(
+        crate::diagnostic::Kind::NotEstimable,
+        format!(
+            "endpoint `{endpoint}`: the restricted mean up to τ = {} {unit} is not estimable: \
+             `{group}` is followed up to {} {unit} (`{}`); every other number is given",
+            shown(tau),
+            shown(last),
+            at.key
+        ),
+    )
+    .at(crate::diagnostic::Location::Endpoint(endpoint.to_string()))
+    .hint("give a τ within every arm's follow-up, or `rmst_tau_beyond: error` to stop instead")
 }
 
 /// The risk table's times when `km_table_times` is not given: from 0 by the smallest

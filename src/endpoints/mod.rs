@@ -325,8 +325,13 @@ fn time_to_event(
                 warnings,
             )?,
             _ => {
-                let (missed, new_therapy) =
-                    derived_endpoint(input, efficacy, (endpoint, paramcd), &mut into, warnings);
+                let (missed, new_therapy) = derived_endpoint(
+                    input,
+                    (subjects, efficacy),
+                    (endpoint, paramcd),
+                    &mut into,
+                    warnings,
+                );
                 censored_missed.insert(endpoint.clone(), missed);
                 if a.new_therapy.is_some() && endpoint != endpoint::OS {
                     censored_new_therapy.insert(endpoint.clone(), new_therapy);
@@ -513,7 +518,7 @@ fn adtte_endpoint(
 /// how many the missed-visit rule and the new-therapy rule censored.
 fn derived_endpoint(
     input: &CohortInput<'_, '_>,
-    efficacy: &[u32],
+    (subjects, efficacy): (CohortSubjects<'_>, &[u32]),
     (endpoint, paramcd): (&str, &str),
     into: &mut EndpointValues,
     warnings: &mut Vec<Diagnostic>,
@@ -521,6 +526,7 @@ fn derived_endpoint(
     let a = input.analysis;
     let unit = a.time_unit.days();
     let (mut missed, mut new_therapy) = (0, 0);
+    let mut without: Vec<usize> = Vec::new();
     for &i in efficacy {
         let i = i as usize;
         if let Some(t) = input.derived.get(i).and_then(|d| d.endpoint(endpoint)) {
@@ -528,20 +534,43 @@ fn derived_endpoint(
             into.column[i] = TteValue::new(t.days / unit, t.cnsr != 0);
             missed += usize::from(t.rule == TteRule::MissedAssessments);
             new_therapy += usize::from(t.rule == TteRule::NewTherapy);
+        } else if endpoint != endpoint::DOR && !input.derived.is_empty() {
+            without.push(i);
         }
     }
-    if missed > 0 {
+    if !without.is_empty() {
+        let name = |i: &usize| subjects.get(*i).map_or("?", |s| &*s.usubjid);
         warnings.push(
             Diagnostic::warning(
-                Kind::MissedVisits,
+                Kind::EndpointSubjects,
                 format!(
-                    "endpoint `{endpoint}`: {missed} progression(s) or death(s) came more than \
-                 {} days after the last adequate assessment and were censored there by the \
-                 missed-visit rule (`analysis.missed_visit_days`; docs/CONFIG.md)",
-                    a.missed_visit_days
+                    "endpoint `{endpoint}`: {} left out: no {} date, the origin of the derived \
+                     times",
+                    subject_list("efficacy subject", &without, name),
+                    a.origin.column()
                 ),
             )
             .at(Location::Endpoint(endpoint.to_string())),
+        );
+    }
+    if missed > 0 {
+        let message = if a.schedule.is_some() {
+            format!(
+                "endpoint `{endpoint}`: {missed} progression(s) or death(s) came after two or \
+                 more missed assessments of the protocol's schedule and were censored at the last \
+                 adequate assessment (`analysis.assessment_schedule`; docs/CONFIG.md)"
+            )
+        } else {
+            format!(
+                "endpoint `{endpoint}`: {missed} progression(s) or death(s) came more than \
+                 {} days after the last adequate assessment and were censored there by the \
+                 missed-visit rule (`analysis.missed_visit_days`; docs/CONFIG.md)",
+                a.missed_visit_days
+            )
+        };
+        warnings.push(
+            Diagnostic::warning(Kind::MissedVisits, message)
+                .at(Location::Endpoint(endpoint.to_string())),
         );
     }
     if !crate::model::endpoint::DERIVED.contains(&endpoint) {
@@ -667,6 +696,7 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
         safety: 0,
         efficacy_flag: input.data.efficacy_flag.clone(),
         safety_flag: input.data.safety_flag.clone(),
+        efficacy_untreated: 0,
     };
     let mut enrolment = Enrolment {
         first: None,
@@ -679,6 +709,7 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
     for (i, s) in (0u32..).zip(subjects.iter()) {
         if s.efficacy {
             n.efficacy += 1;
+            n.efficacy_untreated += usize::from(s.trt_start.is_none());
             efficacy.push(i);
         }
         n.safety += usize::from(s.safety);
@@ -714,6 +745,7 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
         Some(response_results(id, a, &efficacy, &derivation, &start)?)
     };
     warnings.extend(response_oddities(&input.derived));
+    warnings.extend(whole_population_notes(&input, &n, response.as_ref()));
 
     let TimeToEventPart {
         tte,
@@ -781,6 +813,53 @@ pub fn analyse_cohort<'m>(input: CohortInput<'_, 'm>) -> Result<CohortAnalysis<'
     })
 }
 
+/// What the reader should know of the efficacy population kept whole: subjects never treated
+/// and subjects without an assessment are in every efficacy analysis (from the origin of
+/// derived times, as non-responders), said with how many they are.
+fn whole_population_notes(
+    input: &CohortInput<'_, '_>,
+    n: &Populations,
+    response: Option<&ResponseResults>,
+) -> Vec<Diagnostic> {
+    let mut notes = Vec::new();
+    let derived = !input.data.has_adtte;
+    let origin = input.analysis.origin.words();
+    if n.efficacy_untreated > 0 {
+        let where_ = if derived {
+            format!(
+                "in PFS and OS from {origin} (PFS censored there without an assessment, OS at \
+                 the last date known alive)"
+            )
+        } else {
+            "in the endpoints ADTTE gives them".to_string()
+        };
+        notes.push(Diagnostic::note(
+            Kind::EndpointSubjects,
+            format!(
+                "{} efficacy subject(s) never treated (no TRTSDT) are analysed {where_}, and \
+                 counted in the response rates' denominators",
+                n.efficacy_untreated
+            ),
+        ));
+    }
+    if let Some(r) = response.filter(|r| r.unassessed > 0) {
+        notes.push(Diagnostic::note(
+            Kind::EndpointSubjects,
+            format!(
+                "{} efficacy subject(s) have no assessment that gives a response: NE, counted \
+                 as non-responders in the response rates{}",
+                r.unassessed,
+                if derived {
+                    format!(", and PFS censored at {origin}")
+                } else {
+                    String::new()
+                }
+            ),
+        ));
+    }
+    notes
+}
+
 /// How many subjects and who: `2 efficacy subjects (S-001, S-003)`, the first
 /// [`NAMES_LISTED`] named and how many more.
 fn subject_list<'n>(what: &str, positions: &[usize], name: impl Fn(&usize) -> &'n str) -> String {
@@ -804,7 +883,7 @@ fn response_results<'d>(
     let ne = crate::criteria::CategoryIndex::at(criteria.not_evaluable());
     let mut bor: IndexMap<String, usize> =
         criteria.reported().map(|c| (c.code.clone(), 0)).collect();
-    let (mut orr_n, mut dcr_n) = (0, 0);
+    let (mut orr_n, mut dcr_n, mut unassessed) = (0, 0, 0);
     let mut per_category = vec![0usize; criteria.categories.len()];
     let mut to_response = Vec::new();
     for &i in efficacy {
@@ -825,6 +904,7 @@ fn response_results<'d>(
         if let Some(n) = per_category.get_mut(usize::from(cat.0)) {
             *n += 1;
         }
+        unassessed += usize::from(d.bor.date.is_none());
         orr_n += usize::from(criteria.is_responder(cat));
         dcr_n += usize::from(criteria.is_control(cat, a.dcr_includes_non_cr_non_pd));
     }
@@ -858,6 +938,7 @@ fn response_results<'d>(
         orr: proportion(id, a, orr_n, total)?,
         dcr: proportion(id, a, dcr_n, total)?,
         bor,
+        unassessed,
         orr_name: criteria.response_rate.clone(),
         dcr_reported: criteria.reports_dcr,
         time_to_response: time_to_response(to_response),

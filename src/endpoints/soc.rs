@@ -222,6 +222,62 @@ pub fn spell_as(part: &mut [SocCount], whole: &[SocCount]) {
     }
 }
 
+/// An arm's classes (and each class's terms) in the order of the cohort's (`whole`): the
+/// tables of every arm list "all arms together" (docs/CONFIG.md, `ae_sort`); what the cohort
+/// lacks (it has all its arms' events) would come last.
+pub fn order_as<T>(part: &mut [T], whole: &[SocCount], name: impl Fn(&T) -> &str) {
+    let places: FxHashMap<String, usize> = whole
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (key(&s.soc), i))
+        .collect();
+    part.sort_by_key(|s| places.get(&key(name(s))).copied().unwrap_or(usize::MAX));
+}
+
+/// Each class's terms of an arm in the order of the cohort's terms of that class.
+pub fn order_terms_as<T>(terms: &mut [T], whole: Option<&SocCount>, name: impl Fn(&T) -> &str) {
+    let Some(whole) = whole else { return };
+    let places: FxHashMap<String, usize> = whole
+        .terms
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (key(&t.term), i))
+        .collect();
+    terms.sort_by_key(|t| places.get(&key(name(t))).copied().unwrap_or(usize::MAX));
+}
+
+/// An arm's safety tables (by class and term, serious, leading to discontinuation, fatal, by
+/// highest grade) each in the order of the cohort's table of its kind (`whole`).
+pub fn order_safety_as(arm: &mut crate::results::Safety, whole: &crate::results::Safety) {
+    fn lists(list: &mut [SocCount], whole: &[SocCount]) {
+        order_as(list, whole, |s| &s.soc);
+        for soc in list.iter_mut() {
+            let of = whole.iter().find(|s| key(&s.soc) == key(&soc.soc));
+            order_terms_as(&mut soc.terms, of, |t| &t.term);
+        }
+    }
+    lists(&mut arm.by_soc, &whole.by_soc);
+    for (part, of) in [
+        (&mut arm.serious_by_soc, &whole.serious_by_soc),
+        (
+            &mut arm.discontinuation_by_soc,
+            &whole.discontinuation_by_soc,
+        ),
+        (&mut arm.fatal_by_soc, &whole.fatal_by_soc),
+    ] {
+        if let (Some(part), Some(of)) = (part.as_mut(), of.as_ref()) {
+            lists(part, of);
+        }
+    }
+    if let Some(graded) = arm.by_soc_grade.as_mut() {
+        order_as(graded, &whole.by_soc, |s| &s.soc);
+        for soc in graded.iter_mut() {
+            let of = whole.by_soc.iter().find(|s| key(&s.soc) == key(&soc.soc));
+            order_terms_as(&mut soc.terms, of, |t| &t.term);
+        }
+    }
+}
+
 /// The classes and terms of `events` with subjects by highest grade, in `sort` order.
 pub fn by_soc_grade<'a>(
     events: impl Iterator<Item = &'a AdverseEvent>,

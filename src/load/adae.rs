@@ -136,3 +136,71 @@ pub(super) fn parse_grade(row: &Row<'_, '_>, column: usize) -> Result<Option<u8>
         )),
     }
 }
+
+/// One spelling per preferred term and per system organ class across the study: `Vomiting`,
+/// `VOMITING` and `vomiting` are one term, spelled as most of its records spell it (ties: the
+/// first in alphabetical order), so that every table, arm, comparison and the ARD name it
+/// once. A note says how many names were respelled.
+pub(super) fn one_spelling(events: &mut [AdverseEvent], path: &Path) -> Option<Diagnostic> {
+    use rustc_hash::FxHashMap;
+    // Per upper-case name: each spelling's records.
+    let mut spellings: FxHashMap<String, FxHashMap<String, usize>> = FxHashMap::default();
+    let mut count = |name: &str| {
+        let key = name.to_uppercase();
+        *spellings
+            .entry(key)
+            .or_default()
+            .entry(name.to_string())
+            .or_default() += 1;
+    };
+    for e in events.iter() {
+        count(&e.term);
+        if let Some(soc) = &e.soc {
+            count(soc);
+        }
+    }
+    // The spelling of each name with more than one.
+    let chosen: FxHashMap<String, String> = spellings
+        .into_iter()
+        .filter(|(_, ways)| ways.len() > 1)
+        .filter_map(|(key, ways)| {
+            let best = ways
+                .into_iter()
+                .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))?;
+            Some((key, best.0))
+        })
+        .collect();
+    if chosen.is_empty() {
+        return None;
+    }
+    let mut respelled = 0usize;
+    let mut respell = |name: &mut String| {
+        if let Some(best) = chosen.get(&name.to_uppercase()) {
+            if name != best {
+                name.clone_from(best);
+                respelled += 1;
+            }
+        }
+    };
+    for e in events.iter_mut() {
+        respell(&mut e.term);
+        if let Some(soc) = e.soc.as_mut() {
+            respell(soc);
+        }
+    }
+    let mut names: Vec<&String> = chosen.values().collect();
+    names.sort();
+    Some(
+        Diagnostic::note(
+            Kind::AeSpelling,
+            format!(
+                "{}: {} preferred term(s) or class(es) spelled in more than one case ({}) are \
+                 counted as one, in their most frequent spelling ({respelled} record(s) respelled)",
+                path.display(),
+                names.len(),
+                crate::format::listing(names.iter().map(|n| n.as_str()))
+            ),
+        )
+        .at(file_location(path)),
+    )
+}

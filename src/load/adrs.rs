@@ -66,7 +66,7 @@ fn choose_param(
         format!(
             "no row has PARAMCD {} ({what}); the file has: {}",
             paramcds.join(" or "),
-            crate::study::fits::listing(present.iter().map(String::as_str))
+            crate::format::listing(present.iter().map(String::as_str))
         ),
     ))
 }

@@ -35,6 +35,8 @@ pub(super) struct AdslReader<'c> {
     /// Columns of the start of new anticancer therapy (`analysis.censor_at_new_therapy`):
     /// dates on or after TRTSDT, checked as read (and kept: name them in `keep`).
     pub(super) new_therapy: &'c [String],
+    /// Date columns the origin of derived times is read from (`RANDDT`): checked as read.
+    pub(super) origins: Vec<String>,
     pub(super) subjects: Vec<Subject>,
     /// The ADSL column the efficacy population was read from (`None`: every subject).
     pub(super) efficacy_column: Option<String>,
@@ -60,6 +62,7 @@ impl<'c> AdslReader<'c> {
             needs_trtsdt,
             keep,
             new_therapy,
+            origins: Vec::new(),
             subjects: Vec::new(),
             efficacy_column: None,
             has_saffl: false,
@@ -96,7 +99,7 @@ impl<'c> AdslReader<'c> {
             table,
             self.efficacy_flag,
             self.keep,
-            self.new_therapy,
+            (self.new_therapy, &self.origins),
             &mut self.subjects,
         )?;
         self.efficacy_column = match self.efficacy_flag {
@@ -169,7 +172,7 @@ pub(super) fn convert_adsl(
     table: &CsvTable,
     efficacy_flag: Option<&str>,
     keep: Option<&FxHashSet<String>>,
-    new_therapy: &[String],
+    (new_therapy, origins): (&[String], &[String]),
     out: &mut Vec<Subject>,
 ) -> Result<(usize, Option<(usize, Error)>)> {
     let kept: Vec<usize> = table
@@ -197,6 +200,7 @@ pub(super) fn convert_adsl(
             .filter_map(|c| table.column(c))
             .collect(),
         new_therapy: new_therapy.iter().filter_map(|c| table.column(c)).collect(),
+        origins: origins.iter().filter_map(|c| table.column(c)).collect(),
         eff: match efficacy_flag {
             Some(name) => Some(table.column(name).ok_or_else(|| Error::Data {
                 file: table.path.clone(),
@@ -236,6 +240,8 @@ pub(super) struct AdslColumns {
     pub(super) doses: Vec<usize>,
     /// Starts of new anticancer therapy, checked when read: dates on or after TRTSDT.
     pub(super) new_therapy: Vec<usize>,
+    /// Origins of derived times (`RANDDT`), checked when read: dates.
+    pub(super) origins: Vec<usize>,
     /// The columns kept in [`Subject::columns`].
     pub(super) kept: Vec<usize>,
 }
@@ -284,6 +290,9 @@ impl AdslColumns {
                     format!("subject `{usubjid}`: treatment end on {end} is before the first dose (TRTSDT {first_dose}); expected TRTEDT on or after TRTSDT"),
                 ));
             }
+        }
+        for &c in &self.origins {
+            row.date(Some(c))?;
         }
         for &c in &self.new_therapy {
             if let (Some(started), Some(first_dose)) = (row.date(Some(c))?, trt_start) {

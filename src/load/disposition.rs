@@ -105,8 +105,16 @@ pub fn levels(headers: &[String], config: &DataFiles) -> Vec<DispositionLevel> {
         return [(Level::Treatment, &d.treatment), (Level::Study, &d.study)]
             .into_iter()
             .filter_map(|(level, given)| {
+                // A status named alone reads the level's conventional reason column, as the
+                // defaults do.
+                let conventional = || match level {
+                    Level::Treatment => first_of(headers, &["DCTREAS"]),
+                    Level::Study => first_of(headers, &["DCSREAS", "DCDECOD", "DCREASCD"]),
+                };
                 Some(match given.as_ref()? {
-                    DispositionLevelConfig::Status(c) => make(level, Some(c.clone()), None, None),
+                    DispositionLevelConfig::Status(c) => {
+                        make(level, Some(c.clone()), conventional(), None)
+                    }
                     DispositionLevelConfig::Full {
                         status,
                         reason,

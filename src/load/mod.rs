@@ -450,6 +450,15 @@ fn no_competing_events(
         .collect()
 }
 
+/// What [`adsl_and_tables`] gives: the study so far, the subjects by id, the other tables read
+/// whole, and the subjects `data.where.adsl` left out.
+type AdslAndTables<'s> = (
+    StudyData,
+    KnownSubjects<'s>,
+    Vec<Option<CsvTable>>,
+    Arc<FxHashSet<Box<str>>>,
+);
+
 /// ADSL typed as it is read (part by part when large: it is never held whole), with its
 /// checks, while ADRS, ADAE, ADTR and a small ADTTE are read whole beside it. Returns the study
 /// so far (its subjects moved to `subjects`), the subjects by id, and those tables in that
@@ -458,12 +467,7 @@ fn adsl_and_tables<'s>(
     cfg: &LoadedConfig,
     adtte_in_parts: bool,
     subjects: &'s mut Vec<Subject>,
-) -> Result<(
-    StudyData,
-    KnownSubjects<'s>,
-    Vec<Option<CsvTable>>,
-    Arc<FxHashSet<Box<str>>>,
-)> {
+) -> Result<AdslAndTables<'s>> {
     use rayon::prelude::*;
     let data = &cfg.config.data;
     let mut study = StudyData::default();
@@ -479,7 +483,9 @@ fn adsl_and_tables<'s>(
     .collect();
     let new_therapy = cfg.new_therapy_columns();
     let new_therapy_names: Vec<String> = new_therapy.iter().map(|(_, c)| c.clone()).collect();
-    let keep = kept_columns(cfg, &new_therapy);
+    let origins = cfg.origin_columns();
+    let mut keep = kept_columns(cfg, &new_therapy);
+    keep.extend(origins.iter().map(|(_, c)| c.clone()));
     // The tables' errors are collected whole, then the first in config order: rayon's collect into a `Result` returns whichever error
     // a thread met first.
     let needs_trtsdt = data.adrs.is_some() || data.adtte.is_none();
@@ -489,6 +495,7 @@ fn adsl_and_tables<'s>(
         needs_trtsdt,
         &new_therapy_names,
     );
+    adsl.origins = origins.iter().map(|(_, c)| c.clone()).collect();
     let mut adsl_filter = RowFilter::of(cfg, "adsl");
     let (adsl_input, tables) = rayon::join(
         || {
@@ -657,6 +664,9 @@ pub fn load_study(cfg: &LoadedConfig) -> Result<StudyData> {
     }
     if let (Some(table), Some((rows, warnings))) = (&adae, adverse_events?) {
         study.adverse_events = rows.0;
+        study
+            .warnings
+            .extend(adae::one_spelling(&mut study.adverse_events, table.path()));
         // A column empty on every row (the CDISC pilot's AEACN) gives no count.
         study.adae_columns = rows.1;
         study.warnings.extend(warnings);

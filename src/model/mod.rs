@@ -348,6 +348,18 @@ impl Columns {
         self.insert_shared(ColumnValue::new(name, value));
     }
 
+    /// Removes a column's value (the list is copied first if other subjects share it).
+    pub fn remove(&mut self, name: &str) {
+        if let Some(list) = self.0.as_mut() {
+            if list.iter().any(|e| &*e.name == name) {
+                Arc::make_mut(list).retain(|e| &*e.name != name);
+            }
+        }
+        if self.0.as_ref().is_some_and(|l| l.is_empty()) {
+            self.0 = None;
+        }
+    }
+
     /// Sets a column's value to a shared entry (replacing the column's value if it has one);
     /// the list is copied first if other subjects share it.
     pub fn insert_shared(&mut self, entry: Arc<ColumnValue>) {

@@ -116,6 +116,10 @@ pub struct Populations {
     pub efficacy_flag: Option<String>,
     /// The ADSL flag of the safety population (`SAFFL`; `null`: every subject).
     pub safety_flag: Option<String>,
+    /// Of the efficacy population, subjects never treated (no `TRTSDT`): in the efficacy
+    /// analyses from their origin (docs/CONFIG.md, `analysis.origin`); absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub efficacy_untreated: usize,
 }
 
 /// When and where subjects were enrolled.
@@ -294,6 +298,10 @@ pub struct ResponseResults {
     pub confirmed: bool,
     /// Subjects per category; subjects without a post-baseline assessment count as NE.
     pub bor: IndexMap<String, usize>,
+    /// Of the efficacy population, subjects without an assessment that gives a response
+    /// (none, or only not done): NE, non-responders in the rates; absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unassessed: usize,
     /// CR + PR (the criteria's responders).
     pub orr: Proportion,
     /// CR + PR + SD (+ NON-CR/NON-PD when configured; the criteria's control categories).

@@ -2,8 +2,6 @@
 //! error listing what they have, so that no abstract is written about an endpoint, a cohort or
 //! a parameter that is not there (`docs/BAD-INPUT.md`, "Config against data").
 
-use std::collections::BTreeSet;
-
 use indexmap::IndexMap;
 
 use rustc_hash::FxHashSet;
@@ -11,21 +9,8 @@ use rustc_hash::FxHashSet;
 use crate::config::{default_tte_params, AnalysisConfig, LoadedConfig, SpecialInterest, TteParam};
 use crate::diagnostic::{Diagnostic, Kind, Location};
 use crate::error::{Error, Result};
+use crate::format::listing;
 use crate::load::StudyData;
-
-/// How many of the values present an error lists.
-const LISTED: usize = 20;
-
-/// `A, B, C` of the first `LISTED` values, then how many in all.
-pub fn listing<'a>(values: impl IntoIterator<Item = &'a str>) -> String {
-    let values: BTreeSet<&str> = values.into_iter().collect();
-    let shown: Vec<&str> = values.iter().take(LISTED).copied().collect();
-    let mut text = shown.join(", ");
-    if values.len() > LISTED {
-        text.push_str(&format!(", ... ({} in all)", values.len()));
-    }
-    text
-}
 
 /// A warning per adverse event of special interest that names what no ADAE record holds: a
 /// term (`AEDECOD`) or class (`AEBODSYS`) misspelt, or not in these data, gives "occurred in
@@ -103,6 +88,65 @@ pub fn special_interest_unmatched(cfg: &LoadedConfig, data: &StudyData) -> Vec<D
     warnings
 }
 
+/// The origin of derived PFS and OS against ADSL's columns: a randomised cohort whose ADSL has
+/// no `RANDDT` is analysed from the first dose, with a warning naming the fallback; a column
+/// `analysis.origin` names that ADSL lacks is an error at that key. Only when PFS and OS are
+/// derived (no ADTTE): ADTTE's times have their own origin.
+pub fn fit_origin(cfg: &mut LoadedConfig, data: &StudyData) -> Result<Vec<Diagnostic>> {
+    use crate::config::Origin;
+    let mut warnings = Vec::new();
+    if data.has_adtte {
+        return Ok(warnings);
+    }
+    let has = |column: &str| data.adsl_headers.iter().any(|h| h == column);
+    for i in 0..cfg.config.cohorts.len() {
+        let Some(cohort) = cfg.config.cohorts.get(i) else {
+            continue;
+        };
+        let origin = cfg.analysis_for(cohort).origin;
+        if matches!(origin, Origin::FirstDose) || has(origin.column()) {
+            continue;
+        }
+        let key = if cohort.analysis.origin.is_some() {
+            format!("cohorts[{i}].analysis.origin")
+        } else {
+            "analysis.origin".to_string()
+        };
+        match origin {
+            Origin::Randomisation => {
+                warnings.push(
+                    Diagnostic::warning(
+                        Kind::RuleNotApplied,
+                        format!(
+                            "cohort `{}`: ADSL has no RANDDT, so PFS and OS derived from ADRS \
+                             and ADSL start at the first dose (TRTSDT), not at randomisation",
+                            cohort.id
+                        ),
+                    )
+                    .at(Location::Key(key))
+                    .hint("name the randomisation date's ADSL column in `analysis.origin`"),
+                );
+                if let Some(c) = cfg.config.cohorts.get_mut(i) {
+                    c.analysis.origin = Some(Origin::FirstDose);
+                }
+            }
+            Origin::Column(column) => {
+                return Err(Error::Config {
+                    file: cfg.path.clone(),
+                    location: format!("key `{key}`: "),
+                    message: format!(
+                        "column `{column}` is not in ADSL; expected `randomisation`, \
+                         `first_dose` or an ADSL date column; its header has: {}",
+                        listing(data.adsl_headers.iter().map(String::as_str))
+                    ),
+                })
+            }
+            Origin::FirstDose => {}
+        }
+    }
+    Ok(warnings)
+}
+
 /// Checks the config's time-to-event parameters against ADTTE, and drops the default ones
 /// ADTTE does not have (a study without DoR in ADTTE reports PFS and OS). Every `PARAMCD` the
 /// config names must be in ADTTE.
@@ -160,7 +204,15 @@ pub fn fit_to_data(cfg: &mut LoadedConfig, data: &StudyData) -> Result<()> {
 /// cut-off is an error: the cut is made once for the study.
 pub fn cut_rules(cfg: &LoadedConfig, data: &StudyData) -> Result<crate::cut::CutRules> {
     use crate::config::CensorAt;
-    let mut rules = crate::cut::CutRules::default();
+    let mut rules = crate::cut::CutRules {
+        dates_known_later: cfg
+            .new_therapy_columns()
+            .into_iter()
+            .map(|(_, column)| column)
+            .collect(),
+        ..crate::cut::CutRules::default()
+    };
+    rules.dates_known_later.dedup();
     let mut kinds: IndexMap<String, (CensorAt, String)> = IndexMap::new();
     let mut sets = Vec::new();
     for (i, cohort) in cfg.config.cohorts.iter().enumerate() {

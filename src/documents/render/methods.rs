@@ -394,6 +394,27 @@ pub fn methods_statistics(a: &Analysis, c: &CohortResults) -> String {
                 .collect();
             (!named.is_empty()).then(|| crate::documents::prose::and_list(&named))
         };
+        // The origin of derived times, when it is not the first dose (the single-arm
+        // convention): a randomised analysis says it measures from randomisation.
+        if !matches!(a.origin, crate::config::Origin::FirstDose) {
+            let named: Vec<String> = c
+                .tte
+                .iter()
+                .filter(|(e, t)| t.source == "derived" && e.as_str() != crate::model::endpoint::DOR)
+                .map(|(_, t)| t.label.clone())
+                .collect();
+            if !named.is_empty() {
+                sentences.push(format!(
+                    "{} {} measured from {} ({}).",
+                    crate::documents::prose::sentence_case(&crate::documents::prose::and_list(
+                        &named
+                    )),
+                    if named.len() == 1 { "was" } else { "were" },
+                    a.origin.words(),
+                    a.origin.column()
+                ));
+            }
+        }
         if let Some(named) = labels(|t| t.censored_new_therapy.is_some()) {
             sentences.push(format!(
                 "For {named}, patients who started new anticancer therapy before progression or death were censored at their last adequate assessment on or before its start."

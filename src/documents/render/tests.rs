@@ -289,6 +289,7 @@ pub(crate) fn dummy_cohort() -> CohortResults {
             safety: 0,
             efficacy_flag: None,
             safety_flag: None,
+            efficacy_untreated: 0,
         },
         enrolment: Enrolment {
             first: None,

@@ -116,7 +116,13 @@ fn level_rows(d: &Disposition, several: bool, columns: &[Column<'_>], f: &Format
         ));
     }
     body.push(row_of(
-        Cell::text("Discontinued because of adverse events"),
+        Cell::text(match &d.discontinued_ae_source {
+            Some(source) => format!(
+                "Discontinued because of adverse events ({})",
+                crate::documents::prose::ae_discontinuation_source(source)
+            ),
+            None => "Discontinued because of adverse events".to_string(),
+        }),
         columns,
         |r| match of(r) {
             Some(d) => d

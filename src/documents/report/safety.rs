@@ -31,10 +31,14 @@ pub(super) fn safety(c: &CohortResults, f: &Formats) -> Option<Section> {
         x.fatal
     }));
     // With ADAE AEACN: what was done with the study treatment.
+    // The action taken with the study treatment (ADAE AEACN), named so: a discontinuation
+    // counted from ADSL's reasons is another count (the disposition table's).
     if s.teae.discontinued.is_some() {
-        summary.push(("Leading to discontinuation", |x| x.discontinued));
-        summary.push(("Leading to dose reduction", |x| x.reduced));
-        summary.push(("Leading to interruption", |x| x.interrupted));
+        summary.push(("Leading to discontinuation (action taken, AEACN)", |x| {
+            x.discontinued
+        }));
+        summary.push(("Leading to dose reduction (AEACN)", |x| x.reduced));
+        summary.push(("Leading to interruption (AEACN)", |x| x.interrupted));
     }
     let columns = columns(c, true);
     let safety_of = |r: &CohortResults| r.safety.clone();
