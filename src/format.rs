@@ -265,6 +265,21 @@ pub fn time_steps(time_unit: &str) -> Vec<f64> {
     steps
 }
 
+/// How many of the values present a message lists.
+const LISTED: usize = 20;
+
+/// `A, B, C` of the first 20 distinct values (sorted), then how many in all: the values an
+/// error or warning names.
+pub fn listing<'a>(values: impl IntoIterator<Item = &'a str>) -> String {
+    let values: std::collections::BTreeSet<&str> = values.into_iter().collect();
+    let shown: Vec<&str> = values.iter().take(LISTED).copied().collect();
+    let mut text = shown.join(", ");
+    if values.len() > LISTED {
+        text.push_str(&format!(", ... ({} in all)", values.len()));
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -326,19 +341,4 @@ mod tests {
         assert_eq!(fmt_n_pct(106, 200, 10), "106/200 (53.0000000000%)");
         assert_eq!(fmt_pct(Some(106.0 / 200.0), 10), "53.0000000000%");
     }
-}
-
-/// How many of the values present a message lists.
-const LISTED: usize = 20;
-
-/// `A, B, C` of the first 20 distinct values (sorted), then how many in all: the values an
-/// error or warning names.
-pub fn listing<'a>(values: impl IntoIterator<Item = &'a str>) -> String {
-    let values: std::collections::BTreeSet<&str> = values.into_iter().collect();
-    let shown: Vec<&str> = values.iter().take(LISTED).copied().collect();
-    let mut text = shown.join(", ");
-    if values.len() > LISTED {
-        text.push_str(&format!(", ... ({} in all)", values.len()));
-    }
-    text
 }

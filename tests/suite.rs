@@ -34,6 +34,7 @@ mod properties;
 mod randomised_example;
 mod row_filters;
 mod safety;
+mod sap_conventions;
 mod sas7bdat;
 mod slides;
 mod stats_props;

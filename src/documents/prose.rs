@@ -359,6 +359,17 @@ pub fn counted_terms_with(terms: &[(String, usize)], count: impl Fn(usize) -> St
     parts.join("; ")
 }
 
+/// Where a count of discontinuations because of adverse events came from, in words: the
+/// reason for ending (`DCTREAS`), the flag `DSRAEFL`, or the action taken with the study
+/// treatment (`AEACN`).
+pub fn ae_discontinuation_source(source: &str) -> String {
+    match source {
+        "AEACN" => "action taken with the study treatment, AEACN".to_string(),
+        "DSRAEFL" => "flagged in DSRAEFL".to_string(),
+        column => format!("reason for discontinuation, {column}"),
+    }
+}
+
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 #[cfg(test)]
 mod tests {
@@ -557,16 +568,5 @@ mod tests {
             baseline_phrase(&age, 3, 1),
             "median age 61 years (range 37–75)"
         );
-    }
-}
-
-/// Where a count of discontinuations because of adverse events came from, in words: the
-/// reason for ending (`DCTREAS`), the flag `DSRAEFL`, or the action taken with the study
-/// treatment (`AEACN`).
-pub fn ae_discontinuation_source(source: &str) -> String {
-    match source {
-        "AEACN" => "action taken with the study treatment, AEACN".to_string(),
-        "DSRAEFL" => "flagged in DSRAEFL".to_string(),
-        column => format!("reason for discontinuation, {column}"),
     }
 }

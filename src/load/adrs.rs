@@ -87,7 +87,9 @@ fn read_rows(
     let c_visit = table.column("AVISIT");
     let mut commas = Vec::new();
     let mut out = Vec::new();
-    let mut per_date: HashSet<(String, Option<Date>)> = HashSet::new();
+    // Each subject's (and date's) first row, to tell a second from it.
+    let mut per_date: std::collections::HashMap<(String, Option<Date>), usize> =
+        std::collections::HashMap::new();
     let mut hint = 0usize;
     for r in 0..table.len() {
         let row = table.row(r, &mut commas);
@@ -122,16 +124,18 @@ fn read_rows(
             },
         };
         let key = (usubjid.to_string(), (!one_per_subject).then_some(date));
-        if !per_date.insert(key) {
+        if let Some(&first) = per_date.get(&key) {
+            let apart = told_apart(table, first, r)?;
             return Err(row.error(
                 c_adt,
                 if one_per_subject {
-                    format!("subject `{usubjid}` has two {chosen} rows; expected one best overall response per subject")
+                    format!("subject `{usubjid}` has two {chosen} rows (lines {} and {}){apart}; expected one best overall response per subject", table.line(first), table.line(r))
                 } else {
-                    format!("subject `{usubjid}` has two overall responses on {date}; expected one per assessment date")
+                    format!("subject `{usubjid}` has two overall responses on {date} (lines {} and {}){apart}; expected one per assessment date", table.line(first), table.line(r))
                 },
             ));
         }
+        per_date.insert(key, r);
         out.push(Assessment {
             usubjid: usubjid.to_string(),
             date,
@@ -141,4 +145,30 @@ fn read_rows(
         });
     }
     Ok(out)
+}
+
+/// The columns that tell readers' or analyses' rows apart, in the order they are looked for.
+const READERS: [&str; 8] = [
+    "PARQUAL", "RSEVAL", "EVAL", "EVALID", "ANL01FL", "ANL02FL", "RSACPTFL", "SRCDOM",
+];
+
+/// What tells two rows of one subject and date apart, with the filter that keeps one: the
+/// first of [`READERS`] whose values differ ("; they differ in RSEVAL (INVESTIGATOR,
+/// INDEPENDENT ASSESSOR): keep one reader's rows with `data.where: { adrs: { RSEVAL:
+/// INVESTIGATOR } }`"), else nothing.
+fn told_apart(table: &CsvTable, first: usize, second: usize) -> Result<String> {
+    for name in READERS {
+        let Some(c) = table.column(name) else {
+            continue;
+        };
+        let (a, b) = (table.cell_text(first, c)?, table.cell_text(second, c)?);
+        if a != b {
+            let keep = if a.is_empty() { b } else { a };
+            return Ok(format!(
+                "; they differ in {name} ({a:?}, {b:?}): keep one reader's or analysis's rows \
+                 with `data.where: {{ adrs: {{ {name}: {keep:?} }} }}`"
+            ));
+        }
+    }
+    Ok(String::new())
 }

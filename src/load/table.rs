@@ -565,7 +565,6 @@ impl CsvTable {
     }
 
     /// The line number of data row `row` (from 0).
-    #[cfg(test)]
     pub(super) fn line(&self, row: usize) -> u64 {
         self.lines.get(row)
     }
