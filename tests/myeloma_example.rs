@@ -106,7 +106,7 @@ fn a_sponsors_trial_builds_as_configured_without_recoding() {
             .filter(|r| r["PARCAT1"] == drug)
             .map(|r| r["AVAL"].parse().expect("dose"))
             .collect();
-        let got = arm["exposure"]["dose"]["CUMDOSE"]["median"]
+        let got = arm["exposure"]["dose"][format!("CUMDOSE, {drug}").as_str()]["median"]
             .as_f64()
             .expect("median dose");
         assert!((got - median(doses)).abs() < 1e-9, "{drug}: {got}");

@@ -104,8 +104,8 @@ fn each_evaluator_and_drug_is_read_by_its_filter() {
         inv["response"]
     );
     assert_eq!(inv["response"]["orr"]["n"], 3);
-    // Velatamab's cumulative doses 100..400: median 250.
-    let dose = &inv["exposure"]["dose"]["CUMDOSE"];
+    // Velatamab's cumulative doses 100..400: median 250, named by its drug.
+    let dose = &inv["exposure"]["dose"]["CUMDOSE, VELATAMAB"];
     assert_eq!(dose["median"].as_f64(), Some(250.0), "{dose}");
     let filters = inv["row_filters"].as_array().expect("row_filters");
     assert_eq!(filters.len(), 2, "{filters:?}");
@@ -137,7 +137,7 @@ fn each_evaluator_and_drug_is_read_by_its_filter() {
         irc["response"]
     );
     assert_eq!(
-        irc["exposure"]["dose"]["CUMDOSE"]["median"].as_f64(),
+        irc["exposure"]["dose"]["CUMDOSE, DEXAMETHASONE"]["median"].as_f64(),
         Some(100.0)
     );
 }

@@ -573,3 +573,187 @@ fn the_starter_config_shows_the_sap_keys() {
         assert!(text.contains(key), "the starter does not show {key}");
     }
 }
+
+/// New anticancer therapy at each boundary, end to end (docs/CONFIG.md,
+/// `censor_at_new_therapy`): an assessment on the day therapy starts counts, a progression on
+/// that day stays an event, a responder's DoR ends at its last assessment before it, and
+/// therapy before any assessment censors at day 1. Expected days counted by hand from TRTSDT
+/// (day 1) and from the first response.
+#[test]
+fn new_therapy_boundaries_end_to_end() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let start: Date = "2022-01-03".parse().expect("date");
+    let day = |n: i64| (start + chrono::Duration::days(n)).to_string();
+    // (subject, new therapy day, assessments as (day, response))
+    let subjects: [(&str, Option<i64>, &[(i64, &str)]); 5] = [
+        (
+            "S1",
+            Some(84),
+            &[(42, "SD"), (84, "PR"), (126, "PR"), (200, "PD")],
+        ),
+        ("S2", Some(126), &[(42, "SD"), (84, "SD"), (126, "PD")]),
+        ("S3", Some(100), &[(42, "PR"), (84, "PR"), (150, "PD")]),
+        ("S4", Some(20), &[(42, "SD"), (84, "PD")]),
+        ("S5", None, &[(42, "PR"), (84, "PR"), (126, "PD")]),
+    ];
+    let mut adsl = "USUBJID,TRTSDT,TRTEDT,LSTALVDT,NACTDT\n".to_string();
+    let mut adrs = "USUBJID,PARAMCD,ADT,AVALC\n".to_string();
+    for (id, nact, record) in &subjects {
+        adsl.push_str(&format!(
+            "{id},{},{},{},{}\n",
+            day(0),
+            day(300),
+            day(400),
+            nact.map(day).unwrap_or_default()
+        ));
+        for (d, r) in record.iter() {
+            adrs.push_str(&format!("{id},OVR,{},{r}\n", day(*d)));
+        }
+    }
+    std::fs::write(tmp.path().join("adsl.csv"), adsl).expect("adsl");
+    std::fs::write(tmp.path().join("adrs.csv"), adrs).expect("adrs");
+    let config = tmp.path().join("study.yaml");
+    std::fs::write(
+        &config,
+        "study: { id: NACT }\ndata: { adsl: adsl.csv, adrs: adrs.csv }\nanalysis:\n  \
+         time_unit: days\n  censor_at_new_therapy: { column: NACTDT }\ncohorts:\n  - id: all\n",
+    )
+    .expect("config");
+    let out = tmp.path().join("out");
+    let run = build(&config, &out, &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let derived =
+        rows(&std::fs::read_to_string(out.join("NACT/no-cutoff/derived/all.csv")).expect("csv"));
+    let of = |id: &str| {
+        derived
+            .iter()
+            .find(|r| r["USUBJID"] == id)
+            .expect("subject")
+    };
+    let time = |r: &Row, e: &str| -> (f64, String) {
+        (
+            r[&format!("{e}_AVAL")].parse().expect("AVAL"),
+            r[&format!("{e}_CNSR")].clone(),
+        )
+    };
+    // S1: the PR on the day therapy starts counts: censored there (day 85); DoR from that PR,
+    // censored on its own day (day 1).
+    assert_eq!(time(of("S1"), "PFS"), (85.0, "1".to_string()));
+    assert_eq!(of("S1")["PFS_EVNTDESC"], "censored: new anticancer therapy");
+    assert_eq!(time(of("S1"), "DOR"), (1.0, "1".to_string()));
+    // S2: a PD on the day therapy starts is an event (day 127).
+    assert_eq!(time(of("S2"), "PFS"), (127.0, "0".to_string()));
+    // S3: a confirmed responder: PFS censored at day 84's PR (day 85); DoR from day 42 to
+    // day 84 (43 days), censored.
+    assert_eq!(time(of("S3"), "PFS"), (85.0, "1".to_string()));
+    assert_eq!(time(of("S3"), "DOR"), (43.0, "1".to_string()));
+    // S4: therapy before any assessment: censored at the origin, day 1.
+    assert_eq!(time(of("S4"), "PFS"), (1.0, "1".to_string()));
+    // S5, no new therapy: PD on day 126 (day 127), DoR from day 42 (85 days), events.
+    assert_eq!(time(of("S5"), "PFS"), (127.0, "0".to_string()));
+    assert_eq!(time(of("S5"), "DOR"), (85.0, "0".to_string()));
+    let results = read_json(&out.join("NACT/no-cutoff/results.json"));
+    assert_eq!(
+        results["cohorts"][0]["tte"]["PFS"]["censored_new_therapy"],
+        3
+    );
+}
+
+/// An ADEX of a combination (one row per subject, parameter and drug in PARCAT1), unfiltered:
+/// each drug's cumulative dose summarised in each arm, named with its unit; the medians
+/// recomputed here from the file over each arm's safety subjects. Subjects the treatment
+/// disposition says are ONGOING count as on treatment, whatever TRTEDT holds.
+#[test]
+fn a_combinations_exposure_is_summarised_per_drug() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data = root().join("data/myeloma-example");
+    let original =
+        std::fs::read_to_string(root().join("config/myeloma-example.yaml")).expect("config");
+    let config = original
+        .replace("../data/myeloma-example", data.to_str().expect("path"))
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("adex: { PARCAT1"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let path = tmp.path().join("study.yaml");
+    std::fs::write(&path, config).expect("config");
+    let out = tmp.path().join("out");
+    let run = build(&path, &out, &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let adsl = rows(&std::fs::read_to_string(data.join("adsl.csv")).expect("adsl"));
+    let adex = rows(&std::fs::read_to_string(data.join("adex.csv")).expect("adex"));
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        }
+    };
+    let results = read_json(
+        &out.join("MM-EXAMPLE")
+            .join(
+                std::fs::read_dir(out.join("MM-EXAMPLE"))
+                    .expect("study")
+                    .flatten()
+                    .map(|e| e.file_name())
+                    .find(|n| !n.to_string_lossy().starts_with('.'))
+                    .expect("cut-off folder"),
+            )
+            .join("results.json"),
+    );
+    let c = &results["cohorts"][0];
+    let mut drugs_seen = 0;
+    for arm in c["arms"].as_array().expect("arms") {
+        let members: BTreeSet<&str> = adsl
+            .iter()
+            .filter(|r| r["ARM"] == arm["arm"].as_str().expect("arm") && r["SAFFL"] == "Y")
+            .map(|r| r["USUBJID"].as_str())
+            .collect();
+        let drugs: BTreeSet<&str> = adex
+            .iter()
+            .filter(|r| members.contains(r["USUBJID"].as_str()) && r["PARAMCD"] == "CUMDOSE")
+            .map(|r| r["PARCAT1"].as_str())
+            .collect();
+        for drug in drugs {
+            drugs_seen += 1;
+            let values: Vec<f64> = adex
+                .iter()
+                .filter(|r| {
+                    members.contains(r["USUBJID"].as_str())
+                        && r["PARAMCD"] == "CUMDOSE"
+                        && r["PARCAT1"] == drug
+                })
+                .map(|r| r["AVAL"].parse().expect("AVAL"))
+                .collect();
+            let key = format!("CUMDOSE, {drug}");
+            let got = arm["exposure"]["dose"][&key]["median"]
+                .as_f64()
+                .expect("median");
+            assert!((got - median(values)).abs() < 1e-9, "{key}: {got}");
+            assert_eq!(arm["exposure"]["dose_units"][&key], "mg");
+        }
+        // Ongoing as the treatment disposition says.
+        let ongoing = adsl
+            .iter()
+            .filter(|r| members.contains(r["USUBJID"].as_str()) && r["EOTSTT"] == "ONGOING")
+            .count() as u64;
+        assert_eq!(arm["exposure"]["ongoing"].as_u64(), Some(ongoing));
+    }
+    assert!(drugs_seen >= 3, "{drugs_seen}");
+    let report = std::fs::read_to_string(
+        out.join("MM-EXAMPLE")
+            .join(
+                std::fs::read_dir(out.join("MM-EXAMPLE"))
+                    .expect("study")
+                    .flatten()
+                    .map(|e| e.file_name())
+                    .find(|n| !n.to_string_lossy().starts_with('.'))
+                    .expect("folder"),
+            )
+            .join("itt/report.html"),
+    )
+    .expect("report");
+    assert!(report.contains("Cumulative dose, DEXAMETHASONE (mg), median (range)"));
+}

@@ -304,12 +304,28 @@ impl<'a> DurationRule<'a> {
             )
     }
 
+    /// Whether the treatment level's status says the subject is still on treatment
+    /// (`ONGOING`): sponsors fill TRTEDT with the last dose so far for them.
+    fn said_ongoing(&self, s: &Subject) -> bool {
+        let Some(level) = self.treatment else {
+            return false;
+        };
+        let status = level
+            .status
+            .as_deref()
+            .and_then(|c| s.columns.get(c))
+            .unwrap_or("");
+        read_status(level, status) == State::Ongoing
+    }
+
     /// The subject's duration.
     pub fn duration(&self, s: &Subject) -> Duration {
         let Some(start) = s.trt_start else {
             return Duration::Missing;
         };
-        let ongoing = s.trt_end.is_none() && !self.ended(s);
+        let ongoing = (s.trt_end.is_none() && !self.ended(s))
+            || s.treated_past_cutoff
+            || self.said_ongoing(s);
         // ADSL's duration is the sponsor's, at their cut: never past this cut-off.
         let limit = self.cutoff.map(|cut| (cut - start).num_days() as f64 + 1.0);
         for c in &self.columns {
@@ -397,29 +413,53 @@ pub(super) fn exposure(
     in_unit.sort_by(f64::total_cmp);
     // Dose, from ADEX when given, else where ADSL gives it: each summarised over the safety
     // subjects with a value.
-    let dose = DOSE_COLUMNS
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| data.dose.is_some() || data.adsl_headers.iter().any(|h| h == *c))
-        .filter_map(|(k, c)| {
-            let value = |s: &Subject| match &data.dose {
-                Some(adex) => adex
-                    .get(&*s.usubjid)
-                    .and_then(|v| v.get(k).copied().flatten()),
-                None => s.columns.get(c)?.trim().parse::<f64>().ok(),
-            };
-            let mut values: Vec<f64> = subjects
+    // Dose, from ADEX when given (per drug for a combination, each named with its unit),
+    // else where ADSL gives it: each summarised over the safety subjects with a value.
+    let mut dose = indexmap::IndexMap::new();
+    let mut units = indexmap::IndexMap::new();
+    let summarise = |value: &dyn Fn(&Subject) -> Option<f64>| {
+        let mut values: Vec<f64> = subjects
+            .iter()
+            .filter(|s| s.safety)
+            .filter_map(value)
+            .filter(|v| v.is_finite())
+            .collect();
+        values.sort_by(f64::total_cmp);
+        continuous_summary(&values)
+    };
+    match &data.dose {
+        Some(adex) => {
+            for (d, drug) in adex.drugs.iter().enumerate() {
+                for (k, c) in DOSE_COLUMNS.iter().enumerate() {
+                    let Some(summary) = summarise(&|s| adex.value(&s.usubjid, d, k)) else {
+                        continue;
+                    };
+                    let key = match drug {
+                        Some(drug) => format!("{c}, {drug}"),
+                        None => c.to_string(),
+                    };
+                    if let Some(unit) = adex.units.get(d).and_then(|u| u[k].clone()) {
+                        units.insert(key.clone(), unit);
+                    }
+                    dose.insert(key, summary);
+                }
+            }
+        }
+        None => {
+            for c in DOSE_COLUMNS
                 .iter()
-                .filter(|s| s.safety)
-                .filter_map(value)
-                .filter(|v| v.is_finite())
-                .collect();
-            values.sort_by(f64::total_cmp);
-            Some((c.to_string(), continuous_summary(&values)?))
-        })
-        .collect();
+                .filter(|c| data.adsl_headers.iter().any(|h| h == *c))
+            {
+                if let Some(summary) = summarise(&|s| s.columns.get(c)?.trim().parse::<f64>().ok())
+                {
+                    dose.insert(c.to_string(), summary);
+                }
+            }
+        }
+    }
     Some(Exposure {
         dose,
+        dose_units: units,
         n: in_unit.len(),
         source: rule.source(),
         duration: continuous_summary(&in_unit)?,

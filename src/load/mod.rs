@@ -125,7 +125,7 @@ pub struct StudyData {
     pub adae_columns: AdaeColumns,
     /// ADEX dose summaries per subject (`CUMDOSE`, `AVGDD`, `RDI` of `adex::ADEX_PARAMS`),
     /// when ADEX is given.
-    pub dose: Option<FxHashMap<String, [Option<f64>; 3]>>,
+    pub dose: Option<adex::Doses>,
     /// ADTR sum-of-diameters rows.
     pub lesions: Vec<LesionSum>,
     /// The files read, with their SHA-256, for the manifest.

@@ -297,6 +297,11 @@ pub struct Exposure {
     pub missing: usize,
     /// Dose where ADSL gives it, by column (`CUMDOSE` cumulative dose, `AVGDD` average daily
     /// dose, `RDI` relative dose intensity in %), over the safety subjects with a value.
+    /// For ADEX of a combination (one row per subject, parameter and drug, the drug in
+    /// `PARCAT1` or `EXTRT`), each summary per drug: `CUMDOSE, VELATAMAB`.
     #[serde(default, skip_serializing_if = "indexmap::IndexMap::is_empty")]
     pub dose: indexmap::IndexMap<String, crate::results::ContinuousSummary>,
+    /// The unit of each dose summary, as ADEX's `AVALU` gives it.
+    #[serde(default, skip_serializing_if = "indexmap::IndexMap::is_empty")]
+    pub dose_units: indexmap::IndexMap<String, String>,
 }

@@ -204,11 +204,25 @@ fn exposure_blocks(
     ];
     let mut body = body;
     for column in e.dose.keys() {
-        let name = match column.as_str() {
-            "CUMDOSE" => "Cumulative dose, median (range)",
-            "AVGDD" => "Average daily dose, median (range)",
-            _ => "Relative dose intensity (%), median (range)",
+        // `CUMDOSE` or `CUMDOSE, DRUG`: the summary, then the drug and the unit where known.
+        let (summary, drug) = column
+            .split_once(", ")
+            .map_or((column.as_str(), None), |(c, d)| (c, Some(d)));
+        let what = match summary {
+            "CUMDOSE" => "Cumulative dose",
+            "AVGDD" => "Average daily dose",
+            _ => "Relative dose intensity",
         };
+        let unit = e
+            .dose_units
+            .get(column)
+            .map(String::as_str)
+            .or((summary == "RDI").then_some("%"));
+        let name = format!(
+            "{what}{}{}, median (range)",
+            drug.map_or(String::new(), |d| format!(", {d}")),
+            unit.map_or(String::new(), |u| format!(" ({u})"))
+        );
         body.push(row_of(Cell::text(name), columns, |r| {
             r.exposure
                 .as_ref()
