@@ -585,7 +585,8 @@ fn new_therapy_boundaries_end_to_end() {
     let start: Date = "2022-01-03".parse().expect("date");
     let day = |n: i64| (start + chrono::Duration::days(n)).to_string();
     // (subject, new therapy day, assessments as (day, response))
-    let subjects: [(&str, Option<i64>, &[(i64, &str)]); 5] = [
+    type Case<'a> = (&'a str, Option<i64>, &'a [(i64, &'a str)]);
+    let subjects: [Case<'_>; 5] = [
         (
             "S1",
             Some(84),
