@@ -483,7 +483,12 @@ fn adsl_and_tables<'s>(
     .collect();
     let new_therapy = cfg.new_therapy_columns();
     let new_therapy_names: Vec<String> = new_therapy.iter().map(|(_, c)| c.clone()).collect();
-    let origins = cfg.origin_columns();
+    // The origin of derived times is read only when they are derived (no ADTTE).
+    let origins = if data.adtte.is_none() {
+        cfg.origin_columns()
+    } else {
+        Vec::new()
+    };
     let mut keep = kept_columns(cfg, &new_therapy);
     keep.extend(origins.iter().map(|(_, c)| c.clone()));
     // The tables' errors are collected whole, then the first in config order: rayon's collect into a `Result` returns whichever error
