@@ -344,6 +344,21 @@ fn check_strict(study: &LoadedStudy, opts: &BuildOptions) -> Result<()> {
                 .to_string(),
         ));
     }
+    // A congress's abstract has a Background: --strict refuses one without.
+    if opts.strict {
+        let cohorts = &study.config.config.cohorts;
+        if let Some((i, c)) = cohorts
+            .iter()
+            .enumerate()
+            .find(|(_, c)| c.background.as_deref().is_none_or(|b| b.trim().is_empty()))
+        {
+            return Err(Error::Other(format!(
+                "key `cohorts[{i}].background`: --strict builds abstracts a congress accepts, \
+                 and cohort `{}` has no Background; add its text",
+                c.id
+            )));
+        }
+    }
     Ok(())
 }
 

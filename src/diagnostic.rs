@@ -65,6 +65,9 @@ pub enum Kind {
     Untraced,
     /// The abstract shortened to fit its conference's limit.
     AbstractLength,
+    /// The abstract lacks what a congress asks of every abstract (a trial registry number,
+    /// a Background).
+    AbstractContent,
     /// A `data.where` value that no row holds.
     RowFilter,
     /// A listing or a text cut for a document (preferred terms past `documents::listed`'s

@@ -81,7 +81,7 @@ fn a_large_derived_csv_is_written_whole_in_pieces() {
         &config,
         "study: { id: LARGE }\ndata: { adsl: adsl.csv, adtte: adtte.csv }\n\
          analysis: { tte_params: { OS: OS }, time_unit: days }\n\
-         output: { formats: [md], conference: asco }\ncohorts:\n  - { id: all }\n",
+         output: { formats: [md], conference: asco }\ncohorts:\n  - { id: all, background: Synthetic. }\n",
     )
     .expect("write");
     let mut written = Vec::new();

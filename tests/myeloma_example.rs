@@ -343,7 +343,7 @@ fn congress_presets_measure_what_their_calls_say() {
     assert!(report.contains(full), "the report keeps the full Methods");
     assert!(asco["warnings"]
         .to_string()
-        .contains("its Methods give the statistics in one sentence"));
+        .contains("to fit it left out: the Methods' statistics in full (one sentence kept)"));
 
     let (eha, text, _) = build("eha");
     let length = &eha["abstract_length"];

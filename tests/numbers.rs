@@ -279,7 +279,9 @@ fn unaccounted(text: &str, rows: &[&Row], cohort: &Value, country: &str) -> Vec<
     ];
     for item in cohort["baseline"].as_array().into_iter().flatten() {
         for level in item["levels"].as_array().into_iter().flatten() {
-            labels.push(level["label"].as_str().unwrap_or("").to_string());
+            let label = level["label"].as_str().unwrap_or("");
+            // Printed with the comparison symbols (">=65" as "≥65").
+            labels.push(label.replace(">=", "≥").replace("<=", "≤"));
         }
         labels.push(item["label"].as_str().unwrap_or("").to_string());
     }

@@ -13,6 +13,7 @@ mod cdisc_pilot;
 mod cli;
 mod comparative_reference;
 mod comparisons_edge;
+mod congress_ready;
 mod criteria;
 mod dataset_json;
 mod derive_edge_cases;

@@ -621,7 +621,7 @@ fn competing_outputs_say_so(out: &std::path::Path, itt: &Value) {
     let pct = |x: &Value| format!("{:.1}%", x.as_f64().unwrap() * 100.0);
     let arm = |k: usize| &itt["arms"][k]["tte"]["TTP"];
     let incidence = format!(
-        "The 12-month cumulative incidence of time to progression was {} (95% CI: {}, {}) with Drug X + chemo vs {} (95% CI: {}, {}) with Placebo + chemo, with {} vs {} events and {} vs {} competing events (subdistribution HR {:.2}, 95% CI: {:.2}, {:.2}; Gray's test p",
+        "The 12-month cumulative incidence of progression was {} (95% CI: {}, {}) with Drug X + chemo vs {} (95% CI: {}, {}) with Placebo + chemo, with {} vs {} events and {} vs {} competing events (subdistribution HR {:.2}, 95% CI: {:.2}, {:.2}; Gray's test p",
         pct(&arm(0)["cif"]["landmarks"][1]["estimate"]),
         pct(&arm(0)["cif"]["landmarks"][1]["lower"]),
         pct(&arm(0)["cif"]["landmarks"][1]["upper"]),
@@ -838,11 +838,12 @@ fn a_single_arm_competing_endpoint_is_reported_by_its_incidence() {
     );
     // No median row for it in the Kaplan–Meier table.
     assert!(!report.contains("<tr><td>TTP</td><td class=\"num\">300</td>"));
-    // The abstract gives its incidence at the latest landmark still followed, no median.
+    // The abstract gives its incidence at one year (`cif_landmark`'s default, still
+    // followed), no median.
     let landmarks = ttp["cif"]["landmarks"].as_array().unwrap();
     let at = landmarks
         .iter()
-        .rposition(|l| l["n_risk"].as_u64() > Some(0))
+        .position(|l| l["time"].as_f64() == Some(12.0) && l["n_risk"].as_u64() > Some(0))
         .unwrap();
     let l = &landmarks[at];
     let sentence = format!(

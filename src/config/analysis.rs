@@ -128,6 +128,28 @@ pub struct AnalysisConfig {
     /// `first_dose` (`TRTSDT`) or an ADSL date column. Default: `randomisation` for a cohort
     /// with arms, `first_dose` without.
     pub origin: Option<Origin>,
+    /// Each endpoint's role, `{ PFS: primary, OS: primary, ORR: secondary }`: what the
+    /// abstract, poster and slides keep first (docs/CONFERENCES.md). Default: for a cohort
+    /// with arms its first time-to-event endpoint primary, without arms ORR; every other
+    /// endpoint secondary.
+    pub endpoints: Option<IndexMap<String, Role>>,
+    /// The landmark of a competing endpoint's cumulative incidence in the abstract, in
+    /// `time_unit` (estimated beside `landmarks`). Default: one year (12 months, 52 weeks,
+    /// 365 days); where an arm is no longer followed then, the latest landmark every arm is.
+    pub cif_landmark: Option<f64>,
+}
+
+/// An endpoint's role in the protocol (`analysis.endpoints`), the order documents keep
+/// content in: primary first, exploratory first to go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// A primary endpoint (two are a dual primary).
+    Primary,
+    /// A secondary endpoint.
+    Secondary,
+    /// An exploratory endpoint.
+    Exploratory,
 }
 
 /// One stretch of `analysis.assessment_schedule`.
@@ -674,6 +696,11 @@ pub struct Analysis {
     pub origin_given: bool,
     /// See [`AnalysisConfig::rmst_tau_beyond`].
     pub rmst_tau_beyond: TauBeyond,
+    /// See [`AnalysisConfig::endpoints`]: the roles the config gives (others by
+    /// [`Analysis::role_of`]).
+    pub endpoint_roles: IndexMap<String, Role>,
+    /// See [`AnalysisConfig::cif_landmark`]: the config's, else one year in `time_unit`.
+    pub cif_landmark: f64,
     /// See [`AnalysisConfig::assessment_schedule`], as the derivation reads it; `None`
     /// without one (or one the config check refuses).
     pub schedule: Option<crate::derive::schedule::Schedule>,
@@ -692,6 +719,29 @@ impl Analysis {
     /// The confidence level in percent, as every document shows it (95 for 0.95).
     pub fn ci_percent(&self) -> f64 {
         ci_percent(self.ci_level)
+    }
+
+    /// An endpoint's role (`ORR`, `DCR` or a time-to-event endpoint): the config's, else
+    /// primary for a cohort with arms' first time-to-event endpoint (`with_arms`) and for ORR
+    /// without arms, else secondary.
+    pub fn role_of(&self, endpoint: &str, with_arms: bool) -> Role {
+        if let Some(role) = self.endpoint_roles.get(endpoint) {
+            return *role;
+        }
+        if !self.endpoint_roles.is_empty() {
+            return Role::Secondary;
+        }
+        let first_tte = self.tte_params.keys().next().map(String::as_str);
+        let primary = if with_arms {
+            first_tte == Some(endpoint)
+        } else {
+            endpoint == "ORR"
+        };
+        if primary {
+            Role::Primary
+        } else {
+            Role::Secondary
+        }
     }
 }
 
@@ -839,6 +889,23 @@ impl AnalysisConfig {
                 .rmst_tau_beyond
                 .or(fallback.rmst_tau_beyond)
                 .unwrap_or_default(),
+            endpoint_roles: self
+                .endpoints
+                .clone()
+                .or_else(|| fallback.endpoints.clone())
+                .unwrap_or_default(),
+            cif_landmark: self.cif_landmark.or(fallback.cif_landmark).unwrap_or(
+                match self
+                    .time_unit
+                    .or(fallback.time_unit)
+                    .unwrap_or(TimeUnit::Months)
+                {
+                    TimeUnit::Days => 365.0,
+                    TimeUnit::Weeks => 52.0,
+                    TimeUnit::Months => 12.0,
+                    TimeUnit::Years => 1.0,
+                },
+            ),
             schedule: self
                 .assessment_schedule
                 .as_ref()

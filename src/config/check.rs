@@ -143,6 +143,7 @@ pub(super) fn validate(path: &Path, config: &StudyConfig) -> Result<()> {
     }
     keep(check_analysis(path, "analysis", &config.analysis));
     keep(check_rmst_tau(path, config));
+    keep(check_roles_and_blocks(path, config));
     keep(check_disposition(path, &config.data));
     keep(check_filters(path, &config.data));
     keep(check_vocabulary(path, config));
@@ -580,6 +581,18 @@ fn check_settings(path: &Path, key: &str, a: &AnalysisConfig, errors: &mut Vec<E
 
 /// The times: landmarks, RMST horizons, the risk table's times, the assessment schedule.
 fn check_times(path: &Path, key: &str, a: &AnalysisConfig, errors: &mut Vec<Error>) {
+    if let Some(t) = a.cif_landmark {
+        if !(t.is_finite() && t > 0.0) {
+            errors.push(config_error(
+                path,
+                &format!("key `{key}.cif_landmark`: "),
+                format!(
+                    "{} is not a time; expected a positive number in time_unit, e.g. 12",
+                    crate::format::short_number(t)
+                ),
+            ));
+        }
+    }
     if let Some(entries) = &a.assessment_schedule {
         if super::analysis::schedule_of(entries).is_none() {
             errors.push(config_error(
@@ -665,6 +678,78 @@ fn check_times(path: &Path, key: &str, a: &AnalysisConfig, errors: &mut Vec<Erro
             ));
         }
     }
+}
+
+/// `analysis.endpoints` names endpoints of the cohort (`ORR`, `DCR` or one of `tte_params`);
+/// `output.abstract` names blocks or endpoints, none both included and excluded.
+fn check_roles_and_blocks(path: &Path, config: &StudyConfig) -> Result<()> {
+    let mut errors: Vec<Error> = Vec::new();
+    let mut said = std::collections::BTreeSet::new();
+    let mut endpoints: Vec<String> = vec!["ORR".into(), "DCR".into()];
+    for (i, cohort) in config.cohorts.iter().enumerate() {
+        let a = cohort.analysis.resolve(&config.analysis);
+        for name in a.tte_params.keys() {
+            if !endpoints.contains(name) {
+                endpoints.push(name.clone());
+            }
+        }
+        let key = if cohort.analysis.endpoints.is_some() {
+            format!("cohorts[{i}].analysis.endpoints")
+        } else {
+            "analysis.endpoints".to_string()
+        };
+        let known: Vec<&str> = ["ORR", "DCR"]
+            .into_iter()
+            .chain(a.tte_params.keys().map(String::as_str))
+            .collect();
+        for name in a.endpoint_roles.keys() {
+            let at = format!("{key}.{name}");
+            if known.contains(&name.as_str()) || !said.insert(at.clone()) {
+                continue;
+            }
+            let near = super::read::nearest(name, known.iter().copied())
+                .map_or(String::new(), |k| format!("; did you mean `{k}`?"));
+            errors.push(config_error(
+                path,
+                &format!("key `{at}`: "),
+                format!(
+                    "`{name}` is not an endpoint of cohort `{}`; expected one of {}{near}",
+                    cohort.id,
+                    known.join(", ")
+                ),
+            ));
+        }
+    }
+    let blocks = &config.output.abstract_blocks;
+    let names: Vec<&str> = super::ABSTRACT_BLOCKS
+        .iter()
+        .map(|(n, _)| *n)
+        .chain(endpoints.iter().map(String::as_str))
+        .collect();
+    for (list, given) in [("include", &blocks.include), ("exclude", &blocks.exclude)] {
+        for (j, name) in given.iter().enumerate() {
+            let at = format!("output.abstract.{list}[{j}]");
+            if !names.contains(&name.as_str()) {
+                let near = super::read::nearest(name, names.iter().copied())
+                    .map_or(String::new(), |k| format!("; did you mean `{k}`?"));
+                errors.push(config_error(
+                    path,
+                    &format!("key `{at}`: "),
+                    format!(
+                        "`{name}` is not a block of the abstract; expected one of {}{near}",
+                        names.join(", ")
+                    ),
+                ));
+            } else if list == "exclude" && blocks.include.contains(name) {
+                errors.push(config_error(
+                    path,
+                    &format!("key `{at}`: "),
+                    format!("`{name}` is both included and excluded; expected one of the two"),
+                ));
+            }
+        }
+    }
+    Error::all(errors)
 }
 
 /// `rmst_tau` as each cohort resolves it: a horizon per endpoint names an endpoint of the

@@ -69,6 +69,9 @@ pub struct Study {
     /// Their affiliations, in order, under the authors. Default: none.
     #[serde(default, deserialize_with = "super::written::null_is_default")]
     pub affiliations: Vec<String>,
+    /// The funding line the abstract ends with ("Funded by ..."). Default: none.
+    #[serde(default)]
+    pub funding: Option<String>,
 }
 
 /// `data:`
@@ -479,6 +482,42 @@ pub struct OutputConfig {
     /// `output.conference`'s preset, else 48 × 36 inches; no references.
     #[serde(default, deserialize_with = "super::written::null_is_default")]
     pub poster: PosterConfig,
+    /// Blocks of the abstract pinned or dropped (`output.abstract: { include, exclude }`),
+    /// without a template of one's own (docs/CONFERENCES.md). Default: none.
+    #[serde(
+        default,
+        rename = "abstract",
+        deserialize_with = "super::written::null_is_default"
+    )]
+    pub abstract_blocks: AbstractBlocks,
+}
+
+/// The blocks `output.abstract` may name besides the endpoints: each the content a step or
+/// the user may leave out, with what it is.
+pub const ABSTRACT_BLOCKS: [(&str, &str); 10] = [
+    ("methods", "the Methods' statistics in full"),
+    ("enrolment", "the enrolment dates and centres"),
+    ("baseline", "the baseline characteristics"),
+    ("followup", "the median follow-up"),
+    ("landmarks", "the landmark rates"),
+    ("rmst", "the restricted mean survival times"),
+    ("rates", "the response criteria's other rates"),
+    ("safety_detail", "the safety beyond its headline"),
+    ("special_interest", "the adverse events of special interest"),
+    ("funding", "the funding line"),
+];
+
+/// `output.abstract: { include: [rmst], exclude: [baseline, DOR] }`: block names (or
+/// endpoint names) the abstract keeps whatever its length, or never prints.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AbstractBlocks {
+    /// Kept through shortening (and printed when off by default, as `rmst`).
+    #[serde(default, deserialize_with = "super::written::null_is_default")]
+    pub include: Vec<String>,
+    /// Never printed.
+    #[serde(default, deserialize_with = "super::written::null_is_default")]
+    pub exclude: Vec<String>,
 }
 
 /// `output.poster: { width, height, references }`: the printed size in inches and the lines of
@@ -508,6 +547,7 @@ impl Default for OutputConfig {
             pptx_reference: None,
             figure_titles: default_figure_titles(),
             poster: PosterConfig::default(),
+            abstract_blocks: AbstractBlocks::default(),
         }
     }
 }

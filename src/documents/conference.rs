@@ -43,6 +43,7 @@ impl LengthRule {
             title_counted: self.title,
             within_limit,
             longest_sentences,
+            left_out: Vec::new(),
         }
     }
 }

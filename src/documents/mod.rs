@@ -21,6 +21,7 @@ pub mod numbers;
 pub mod prose;
 pub mod render;
 pub mod report;
+pub mod shorten;
 pub mod slides;
 pub mod trace;
 pub mod xlsx;
@@ -174,6 +175,7 @@ pub fn start_documents<'a>(
         report,
         arms_compared: render::arms_compared(results),
         sentences: Default::default(),
+        show: shorten::Shown::new(results, analysis, &cfg.config.output.abstract_blocks),
         headings: cfg
             .config
             .output
@@ -191,24 +193,56 @@ pub fn start_documents<'a>(
                 .into_owned();
         Ok((markdown, tidy_text(&renderer.render("abstract.txt", ctx)?)))
     };
+    if ctx.show.methods_short {
+        let short = render::methods_statistics_short(analysis, results);
+        if short.len() < ctx.methods_statistics.len() {
+            ctx.methods_statistics = short;
+        }
+    }
     let (mut markdown, mut plain) = render_abstract(&ctx)?;
     let rule = cfg.config.output.conference.as_ref().and_then(|c| c.rule());
     let mut abstract_length = rule.as_ref().map(|r| r.measure(&plain));
-    // Over the limit: the abstract takes the short Methods statistics (the report keeps the
-    // full ones), when that is shorter; (count before, count after).
-    let mut shortened = None;
-    if let (Some(rule), Some(long)) = (&rule, &abstract_length) {
-        let short = (!long.within_limit)
-            .then(|| render::methods_statistics_short(analysis, results))
-            .filter(|short| short.len() < ctx.methods_statistics.len());
-        if let Some(short) = short {
-            let before = long.count;
-            ctx.methods_statistics = short;
-            (markdown, plain) = render_abstract(&ctx)?;
-            let length = rule.measure(&plain);
-            shortened = Some((before, length.count));
-            abstract_length = Some(length);
+    // Over the limit: the steps of `shorten::Step::ORDER` in turn, each kept only when it
+    // shortens the abstract, until it fits (docs/CONFERENCES.md, "Shortening").
+    let mut left_out: Vec<&'static str> = Vec::new();
+    let mut before = None;
+    if let (Some(rule), Some(mut length)) = (&rule, abstract_length.clone()) {
+        let include = &cfg.config.output.abstract_blocks.include;
+        let long_methods = ctx.methods_statistics.clone();
+        let short_methods = render::methods_statistics_short(analysis, results);
+        for step in shorten::Step::ORDER {
+            if length.within_limit {
+                break;
+            }
+            let kept = ctx.show.clone();
+            if !step.apply(&mut ctx.show, include) {
+                continue;
+            }
+            let methods = if ctx.show.methods_short && short_methods.len() < long_methods.len() {
+                &short_methods
+            } else {
+                &long_methods
+            };
+            ctx.methods_statistics.clone_from(methods);
+            let (m, p) = render_abstract(&ctx)?;
+            let shorter = rule.measure(&p);
+            if shorter.count < length.count {
+                before.get_or_insert(length.count);
+                left_out.push(step.describe());
+                (markdown, plain, length) = (m, p, shorter);
+            } else {
+                ctx.show = kept;
+            }
         }
+        // The text rendered last is the one kept: its plan and Methods are the context's.
+        let methods = if ctx.show.methods_short && short_methods.len() < long_methods.len() {
+            short_methods
+        } else {
+            long_methods
+        };
+        ctx.methods_statistics = methods;
+        length.left_out = left_out.iter().map(|s| s.to_string()).collect();
+        abstract_length = Some(length);
     }
     // The abstract's counts and percentages read back and checked against each other: a
     // template or config text that prints a wrong pair fails the build; the message lists
@@ -223,7 +257,8 @@ pub fn start_documents<'a>(
             ),
         });
     }
-    let mut warnings = length_notes(cfg, rule.as_ref(), shortened);
+    let mut warnings = length_notes(cfg, rule.as_ref(), before, abstract_length.as_ref());
+    warnings.extend(missing_parts(cfg, cohort));
     let rows = crate::profile::timing::stage("  numbers sheet", || {
         traced_rows(renderer, &ctx, &plain, &mut warnings)
     })?;
@@ -235,6 +270,21 @@ pub fn start_documents<'a>(
                 "abstract.txt disagrees with results.json (nothing written for this cohort):\n  {}",
                 disagreements.join("\n  ")
             ),
+        });
+    }
+    let mut rows = rows;
+    // What shortening left out, as the sheet's last row: its source is results.json's list.
+    if let (Some(rule), false) = (&rule, left_out.is_empty()) {
+        rows.push(numbers::Row {
+            section: "Note".into(),
+            sentence: 0,
+            text: format!("left out to fit the {} limit", rule.name),
+            entry: trace::Entry {
+                pointer: "/abstract_length/left_out".into(),
+                value: serde_json::Value::String(left_out.join("; ")),
+                denominator: None,
+                format: "note",
+            },
         });
     }
     let dir = &cohort.id;
@@ -300,11 +350,21 @@ fn cohort_texts(
         None => None,
     };
     let heading = study.title.as_deref().unwrap_or(&study.id);
+    // One cohort: the study's title alone (a congress prints no population suffix); several:
+    // each abstract named by its cohort.
+    let alone = cfg.config.cohorts.len() == 1 && study.title.is_some();
+    let suffixed = |label: &str| {
+        if alone {
+            heading.to_string()
+        } else {
+            format!("{heading}: {label}")
+        }
+    };
     Ok(CohortTexts {
         title_markdown: cohort_title
             .clone()
-            .unwrap_or_else(|| format!("{heading}: {}", render::escape_markdown(&label))),
-        title: cohort_title.unwrap_or_else(|| format!("{heading}: {label}")),
+            .unwrap_or_else(|| suffixed(&render::escape_markdown(&label))),
+        title: cohort_title.unwrap_or_else(|| suffixed(&label)),
         population: cohort.population.clone().unwrap_or(label),
         background: text_of("background", &cohort.background)?,
         methods: text_of("methods", &cohort.methods)?,
@@ -313,11 +373,13 @@ fn cohort_texts(
 }
 
 /// Notes on the abstract's length: a named conference without a rule readout can cite, and
-/// an abstract shortened to fit (`shortened`: its count before and after).
+/// an abstract shortened to fit (`before`: its count before the first step; `length`: as
+/// kept, with what it left out).
 fn length_notes(
     cfg: &LoadedConfig,
     rule: Option<&conference::LengthRule>,
-    shortened: Option<(usize, usize)>,
+    before: Option<usize>,
+    length: Option<&AbstractLength>,
 ) -> Vec<Diagnostic> {
     let mut warnings = Vec::new();
     if let (Some(crate::config::ConferenceSpec::Named(conference)), None) =
@@ -333,16 +395,55 @@ fn length_notes(
             ),
         ));
     }
-    if let (Some((before, after)), Some(rule)) = (shortened, rule) {
+    if let (Some(before), Some(rule), Some(length)) = (before, rule, length) {
         warnings.push(Diagnostic::note(
             Kind::AbstractLength,
             format!(
-                "the abstract was over the {} limit ({before} {}): its Methods give the \
-                 statistics in one sentence ({after}); the report has them in full",
+                "the abstract was over the {} limit ({before} {}); to fit it left out: {} \
+                 ({} now; the report keeps everything; `output.abstract.include` pins a block)",
                 rule.name,
-                rule.counts.describe()
+                rule.counts.describe(),
+                length.left_out.join("; "),
+                length.count,
             ),
         ));
+    }
+    warnings
+}
+
+/// What a congress asks of every abstract and the config does not give, when it names a
+/// conference: the trial registry number (ASCO, ESMO and CONSORT for Abstracts require one) and
+/// the Background (`build --strict` refuses an abstract without one).
+fn missing_parts(cfg: &LoadedConfig, cohort: &CohortConfig) -> Vec<Diagnostic> {
+    let mut warnings = Vec::new();
+    if cfg.config.output.conference.is_none() {
+        return warnings;
+    }
+    if cfg.config.study.registry_id.is_none() {
+        warnings.push(
+            Diagnostic::warning(
+                Kind::AbstractContent,
+                "the abstract gives no trial registry number: congresses (ASCO, ESMO) and \
+                 CONSORT for Abstracts require one",
+            )
+            .at(crate::diagnostic::Location::Key("study.registry_id".into())),
+        );
+    }
+    if cohort
+        .background
+        .as_deref()
+        .is_none_or(|b| b.trim().is_empty())
+    {
+        warnings.push(
+            Diagnostic::warning(
+                Kind::AbstractContent,
+                "the abstract has no Background, which every congress's abstract has",
+            )
+            .at(crate::diagnostic::Location::Key(format!(
+                "cohorts.{}.background",
+                cohort.id
+            ))),
+        );
     }
     warnings
 }

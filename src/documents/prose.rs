@@ -260,11 +260,13 @@ pub fn baseline_phrase_at(
                 .split_whitespace()
                 .next()
                 .is_some_and(|w| !w.chars().any(char::is_lowercase));
-            if l.label == l.value && !names && !coded {
+            let word = if l.label == l.value && !names && !coded {
                 in_sentence(&l.label)
             } else {
                 l.label.clone()
-            }
+            };
+            // Coded comparisons as a congress prints them (">=65" as "≥65").
+            word.replace(">=", "≥").replace("<=", "≤")
         })
         .collect();
     let short = words

@@ -1001,8 +1001,13 @@ fn cif_results(
 ) -> std::result::Result<crate::results::CifResults, stats::StatsError> {
     let unit = a.time_unit.days();
     let fit = &data.fit;
-    let landmarks = a
-        .landmarks
+    // The landmarks, and the abstract's (`cif_landmark`) among them in order.
+    let mut times = a.landmarks.clone();
+    if !times.contains(&a.cif_landmark) {
+        times.push(a.cif_landmark);
+        times.sort_by(f64::total_cmp);
+    }
+    let landmarks = times
         .iter()
         .map(|&t| {
             let at = fit.at(t * unit, a.ci_level)?;

@@ -131,6 +131,10 @@ pub struct AbstractLength {
     /// Over the limit: the longest sentences, longest first, to show where to shorten.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub longest_sentences: Vec<SentenceLength>,
+    /// What the abstract left out to fit, in the order of the shortening steps
+    /// (docs/CONFERENCES.md); empty when nothing was.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
 }
 
 impl fmt::Display for AbstractLength {

@@ -182,6 +182,9 @@ pub struct DocumentContext<'a> {
     pub sentences: BTreeMap<String, Vec<String>>,
     /// The abstract's section names (`output.conference.sections`).
     pub headings: crate::config::SectionNames,
+    /// What the abstract shows: blocks and endpoints, as `output.abstract` and the
+    /// shortening to the conference limit leave them (`documents::shorten`).
+    pub show: crate::documents::shorten::Shown,
     /// These fields as Tera's context, serialised at the first render and reused by the
     /// others (serialising the figures and the report for each of a cohort's eight renders
     /// was a tenth of its documents; docs/PERFORMANCE.md). Only `body`, `methods_statistics`
@@ -249,6 +252,7 @@ impl DocumentContext<'_> {
         context.insert("body", &self.body);
         context.insert("methods_statistics", &self.methods_statistics);
         context.insert("sentences", &self.sentences);
+        context.insert("show", &self.show);
     }
 
     /// Calls `f` with the traced renders' context (this one, its lists cut to

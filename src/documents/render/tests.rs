@@ -413,10 +413,13 @@ fn disease_control_names_only_what_was_observed() {
             "orr": {"rate": 0.2, "n": 2, "N": 10, "lower": 0.025, "upper": 0.556},
             "dcr": {"rate": dcr as f64 / 10.0, "n": dcr, "N": 10, "lower": 0.1, "upper": 0.9},
         });
+        let typed: CohortResults = serde_json::from_value(cohort.clone()).expect("results");
+        let show = crate::documents::shorten::Shown::new(&typed, &defaults(), &Default::default());
         let context = serde_json::json!({
             "cohort": cohort,
             "study": {},
             "analysis": serde_json::to_value(defaults()).expect("analysis"),
+            "show": show,
         });
         render(
             include_str!("../../../templates/abstract-results.txt"),

@@ -1,0 +1,322 @@
+//! Congress-ready abstracts (issue 68; docs/CONFERENCES.md, "Roles and shortening"): the
+//! endpoints' roles, blocks pinned or dropped by `output.abstract`, the abstract shortened to
+//! the conference limit in the documented order without losing a primary endpoint's estimate
+//! or the safety headline, what a congress asks of every abstract, the cumulative incidence at
+//! the landmark asked for. The case is the randomised example read as a dual primary phase 3
+//! (PFS and OS primary, ORR secondary, a competing endpoint exploratory, RMST asked, ESMO).
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{build, read_json, refused_by_check, root};
+
+/// The randomised example's config with `edit` applied to its text, in `dir`.
+fn study_config(dir: &Path, edit: &dyn Fn(String) -> String) -> PathBuf {
+    let text = std::fs::read_to_string(root().join("config/rand-example.yaml")).expect("config");
+    let data = root().join("data/rand-example");
+    let text = text
+        .replace(
+            "dir: ../data/rand-example",
+            &format!("dir: {}", data.display()),
+        )
+        .replace("dir: ../output", "dir: output");
+    let path = dir.join("study.yaml");
+    std::fs::write(&path, edit(text)).expect("write config");
+    path
+}
+
+/// The dual primary phase 3 at ESMO's preset: roles, RMST and a competing endpoint, the
+/// study's own Methods wording of its endpoints taken out (the roles say them).
+fn phase3(text: String) -> String {
+    let mut out = String::new();
+    let mut skipping = false;
+    for line in text.lines() {
+        if line.starts_with("  primary_endpoint:") {
+            continue;
+        }
+        if line.starts_with("  secondary_endpoints:") {
+            skipping = true;
+            continue;
+        }
+        if skipping && line.starts_with("    - ") {
+            continue;
+        }
+        skipping = false;
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.replace(
+        "  id: RAND-EXAMPLE\n",
+        "  id: RAND-EXAMPLE\n  registry_id: NCT00000000\n  funding: \"Funded by Example Pharma (synthetic).\"\n",
+    )
+    .replace(
+        "  tte_params: { PFS: PFS, OS: OS }\n",
+        "  tte_params:\n    PFS: PFS\n    OS: OS\n    TTP: { paramcd: PFS, label: \"time to progression\", \
+         competing: { column: EVNTDESC, values: [death] } }\n  \
+         endpoints: { PFS: primary, OS: primary, ORR: secondary, TTP: exploratory }\n  \
+         rmst_in_abstract: true\n",
+    )
+    .replace(
+        "  formats: [md, html, docx, pptx, png, xlsx, ard, poster]\n",
+        "  formats: [md]\n  conference: esmo\n",
+    )
+}
+
+fn cohort_dir(out: &Path) -> PathBuf {
+    out.join("RAND-EXAMPLE/2023-09-29/itt")
+}
+
+/// x to `d` decimals as documents print them (half away from zero on the printed digits).
+fn fixed(x: f64, d: usize) -> String {
+    format!("{:.*}", d, x)
+}
+
+/// Characters other than white space: ESMO's count, title included.
+fn chars_no_spaces(text: &str) -> usize {
+    text.chars().filter(|c| !c.is_whitespace()).count()
+}
+
+#[test]
+fn the_dual_primary_esmo_abstract_fits_with_both_primaries_orr_and_safety() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = study_config(dir.path(), &phase3);
+    let out = dir.path().join("out");
+    let run = build(&config, &out, &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let cohort = cohort_dir(&out);
+    let text = std::fs::read_to_string(cohort.join("abstract.txt")).expect("abstract.txt");
+    assert!(
+        chars_no_spaces(&text) <= 2000,
+        "{}\n{text}",
+        chars_no_spaces(&text)
+    );
+    let results = read_json(&out.join("RAND-EXAMPLE/2023-09-29/results.json"));
+    let c = &results["cohorts"][0];
+    let length = &c["abstract_length"];
+    assert_eq!(
+        length["count"].as_u64(),
+        Some(chars_no_spaces(&text) as u64)
+    );
+    assert_eq!(length["within_limit"], true);
+    // Both primary endpoints' stratified HRs with their CIs, as results.json holds them.
+    for name in ["PFS", "OS"] {
+        let hr = &c["comparisons"][0]["tte"][name]["stratified"]["hr"];
+        let said = format!(
+            "stratified HR {}, 95% CI: {}, {}",
+            fixed(hr["estimate"].as_f64().expect("hr"), 2),
+            fixed(hr["lower"].as_f64().expect("lower"), 2),
+            fixed(hr["upper"].as_f64().expect("upper"), 2)
+        );
+        assert!(text.contains(&said), "{name}: {said}\n{text}");
+    }
+    assert!(text.contains("The dual primary endpoints were progression-free survival (PFS) and overall survival (OS)."));
+    // ORR per arm with n/N, and the safety headline per arm.
+    for arm in c["arms"].as_array().expect("arms") {
+        let orr = &arm["response"]["orr"];
+        let said = format!("({}/{})", orr["n"], orr["N"]);
+        assert!(text.contains(&said), "ORR {said}\n{text}");
+        let s = &arm["safety"];
+        let g3 = format!("{}/{} (", s["trae"]["grade3plus"], s["N"]);
+        assert!(text.contains(&g3), "grade ≥3 TRAEs {g3}\n{text}");
+    }
+    assert!(text.contains("Treatment-related adverse events (TRAEs) occurred in"));
+    assert!(text.contains("Clinical trial information: NCT00000000"));
+    assert!(text.contains("Funding: Funded by Example Pharma (synthetic)."));
+    // The title without the population suffix (one cohort).
+    assert!(text.starts_with("Drug X plus chemotherapy versus placebo plus chemotherapy in advanced solid tumours (RAND-EXAMPLE)\n"));
+    // What was left out: in results.json, in order, and on the terminal; the report keeps it.
+    let left: Vec<&str> = length["left_out"]
+        .as_array()
+        .expect("left_out")
+        .iter()
+        .map(|v| v.as_str().expect("text"))
+        .collect();
+    assert_eq!(
+        left.first(),
+        Some(&"the Methods' statistics in full (one sentence kept)")
+    );
+    assert!(left.contains(
+        &"the exploratory endpoints, RMST, other response rates and AEs of special interest"
+    ));
+    assert!(!text.contains("restricted mean") && !text.contains("cumulative incidence"));
+    assert!(
+        run.stderr
+            .contains("to fit it left out: the Methods' statistics in full"),
+        "{}",
+        run.stderr
+    );
+    // Every number printed still traces to results.json: the sheet names each HR.
+    let sheet = std::fs::read_to_string(cohort.join("abstract-numbers.csv")).expect("sheet");
+    assert!(sheet.contains("/comparisons/0/tte/OS/stratified/hr/estimate"));
+    assert!(sheet.contains("/comparisons/0/tte/PFS/stratified/hr/upper"));
+    let note = sheet.lines().last().expect("rows");
+    assert!(
+        note.starts_with("Note,0,left out to fit the esmo limit,\"the Methods' statistics in full")
+            && note.contains(",/cohorts/0/abstract_length/left_out,,note"),
+        "{note}"
+    );
+}
+
+#[test]
+fn pinned_and_dropped_blocks_without_a_template() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Pinned: the baseline and the RMST stay whatever the length; TTP is always dropped.
+    let config = study_config(dir.path(), &|t| {
+        phase3(t).replace(
+            "  conference: esmo\n",
+            "  conference: esmo\n  abstract: { include: [baseline, rmst], exclude: [TTP] }\n",
+        )
+    });
+    let out = dir.path().join("out");
+    let run = build(&config, &out, &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let text = std::fs::read_to_string(cohort_dir(&out).join("abstract.txt")).expect("abstract");
+    assert!(
+        text.contains("region Europe/Asia/North America: "),
+        "{text}"
+    );
+    assert!(text.contains("The restricted mean"), "{text}");
+    assert!(!text.contains("time to progression") && !text.contains("cumulative incidence"));
+    let results = read_json(&out.join("RAND-EXAMPLE/2023-09-29/results.json"));
+    let left = results["cohorts"][0]["abstract_length"]["left_out"].to_string();
+    assert!(!left.contains("baseline"), "{left}");
+
+    // Without a conference nothing is shortened; an excluded block is still left out.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = study_config(dir.path(), &|t| {
+        phase3(t).replace(
+            "  conference: esmo\n",
+            "  abstract: { exclude: [baseline, OS] }\n",
+        )
+    });
+    let out = dir.path().join("out");
+    let run = build(&config, &out, &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let text = std::fs::read_to_string(cohort_dir(&out).join("abstract.txt")).expect("abstract");
+    assert!(!text.contains("Median overall survival"), "{text}");
+    // No baseline phrase between the randomisation and the arms.
+    assert!(
+        text.contains("North America: 150 to Drug X + chemo"),
+        "{text}"
+    );
+    assert!(text.contains("Median progression-free survival was"));
+    // Unshortened: the medians carry their CIs and the competing endpoint its incidence at
+    // one year (the default landmark), which the example's landmarks [6, 12, 24] hold.
+    assert!(
+        text.contains("The 12-month cumulative incidence of progression was"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_cumulative_incidence_at_the_landmark_asked_for() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = study_config(dir.path(), &|t| {
+        phase3(t)
+            .replace("  conference: esmo\n", "")
+            .replace("  rmst_in_abstract: true\n", "  cif_landmark: 9\n")
+    });
+    let out = dir.path().join("out");
+    let run = build(&config, &out, &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let text = std::fs::read_to_string(cohort_dir(&out).join("abstract.txt")).expect("abstract");
+    let results = read_json(&out.join("RAND-EXAMPLE/2023-09-29/results.json"));
+    let arm = &results["cohorts"][0]["arms"][0];
+    let at9: Vec<&serde_json::Value> = arm["tte"]["TTP"]["cif"]["landmarks"]
+        .as_array()
+        .expect("landmarks")
+        .iter()
+        .filter(|l| l["time"].as_f64() == Some(9.0))
+        .collect();
+    assert_eq!(
+        at9.len(),
+        1,
+        "the landmark asked for is estimated beside the others"
+    );
+    let pct = fixed(100.0 * at9[0]["estimate"].as_f64().expect("estimate"), 1);
+    assert!(
+        text.contains(&format!(
+            "The 9-month cumulative incidence of progression was {pct}%"
+        )),
+        "{pct}\n{text}"
+    );
+}
+
+#[test]
+fn a_congress_abstract_names_its_registry_and_has_a_background() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = study_config(dir.path(), &|t| {
+        let mut kept = String::new();
+        let mut skipping = false;
+        for line in t.lines() {
+            if line.starts_with("    background:") {
+                skipping = true;
+                continue;
+            }
+            if skipping && line.starts_with("      ") {
+                continue;
+            }
+            skipping = false;
+            kept.push_str(line);
+            kept.push('\n');
+        }
+        kept.replace(
+            "  formats: [md, html, docx, pptx, png, xlsx, ard, poster]\n",
+            "  formats: [md]\n  conference: esmo\n",
+        )
+    });
+    let out = dir.path().join("out");
+    let run = build(&config, &out, &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("no trial registry number"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("has no Background"), "{}", run.stderr);
+    let strict = build(&config, &dir.path().join("strict"), &["--strict"]);
+    assert_eq!(strict.code, Some(2), "{}", strict.stderr);
+    assert!(
+        strict.stderr.contains("key `cohorts[0].background`"),
+        "{}",
+        strict.stderr
+    );
+    assert!(!dir.path().join("strict").join("RAND-EXAMPLE").exists());
+}
+
+#[test]
+fn roles_and_blocks_are_checked_at_their_keys() {
+    for (edit, expected) in [
+        (
+            ("  tte_params: { PFS: PFS, OS: OS }\n", "  tte_params: { PFS: PFS, OS: OS }\n  endpoints: { PFS: primary, OSS: primary }\n"),
+            "key `analysis.endpoints.OSS`: `OSS` is not an endpoint of cohort `itt`; expected one of ORR, DCR, PFS, OS; did you mean `OS`?",
+        ),
+        (
+            ("  tte_params: { PFS: PFS, OS: OS }\n", "  tte_params: { PFS: PFS, OS: OS }\n  endpoints: { PFS: primry }\n"),
+            "primry",
+        ),
+        (
+            ("  formats:", "  abstract: { exclude: [basline] }\n  formats:"),
+            "key `output.abstract.exclude[0]`: `basline` is not a block of the abstract; expected one of methods",
+        ),
+        (
+            ("  formats:", "  abstract: { include: [rmst], exclude: [rmst] }\n  formats:"),
+            "key `output.abstract.exclude[0]`: `rmst` is both included and excluded",
+        ),
+        (
+            ("  formats:", "  abstract: { exclud: [rmst] }\n  formats:"),
+            "exclud",
+        ),
+        (
+            ("  tte_params: { PFS: PFS, OS: OS }\n", "  tte_params: { PFS: PFS, OS: OS }\n  cif_landmark: -3\n"),
+            "key `analysis.cif_landmark`: -3 is not a time",
+        ),
+    ] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let config = study_config(dir.path(), &|t| {
+            assert!(t.contains(edit.0));
+            t.replace(edit.0, edit.1)
+        });
+        let said = refused_by_check(&config);
+        assert!(said.contains(expected), "{expected}\n{said}");
+    }
+}
