@@ -320,3 +320,109 @@ fn roles_and_blocks_are_checked_at_their_keys() {
         assert!(said.contains(expected), "{expected}\n{said}");
     }
 }
+
+/// The parts of a .pptx: XML as text, pictures as bytes.
+fn pptx(path: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    use std::io::Read;
+    let mut archive =
+        zip::ZipArchive::new(std::fs::File::open(path).expect("pptx")).expect("a zip archive");
+    (0..archive.len())
+        .map(|i| {
+            let mut part = archive.by_index(i).expect("part");
+            let mut bytes = Vec::new();
+            part.read_to_end(&mut bytes).expect("bytes");
+            (part.name().expect("name").to_string(), bytes)
+        })
+        .collect()
+}
+
+/// A PNG's width in pixels, from its IHDR chunk.
+fn png_width(png: &[u8]) -> u32 {
+    assert_eq!(&png[1..4], b"PNG");
+    u32::from_be_bytes([png[16], png[17], png[18], png[19]])
+}
+
+#[test]
+fn posters_keep_the_primary_endpoints_comparison_safety_and_conclusions() {
+    // ESMO (no size of its own: 48 × 36), ASCO's board, A0 portrait.
+    for (conference, size, k) in [
+        ("esmo", "", 1),
+        ("asco", "", 2),
+        ("esmo", "    width: 33.1\n    height: 46.8\n", 1),
+    ] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let config = study_config(dir.path(), &|t| {
+            phase3(t)
+                .replace(
+                    "  formats: [md]\n  conference: esmo\n",
+                    &format!("  formats: [poster]\n  conference: {conference}\n"),
+                )
+                .replace("    width: 72\n    height: 48\n", size)
+        });
+        let out = dir.path().join("out");
+        let run = build(&config, &out, &[]);
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        let parts = pptx(&cohort_dir(&out).join("poster.pptx"));
+        let slide = String::from_utf8(parts["ppt/slides/slide1.xml"].clone()).expect("xml");
+        let doc = roxmltree::Document::parse(&slide).expect("slide");
+        let texts: Vec<&str> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("t"))
+            .filter_map(|n| n.text())
+            .collect();
+        for heading in ["Comparison of arms", "Safety", "Conclusions"] {
+            assert!(
+                texts.contains(&heading),
+                "{conference} {size}: no {heading}"
+            );
+        }
+        // Both primary endpoints' figures, each printed at 200 dpi or more.
+        for figure in ["km-pfs", "km-os"] {
+            let pic = doc
+                .descendants()
+                .filter(|n| n.has_tag_name("pic"))
+                .find(|p| {
+                    p.descendants()
+                        .any(|d| d.has_tag_name("cNvPr") && d.attribute("name") == Some(figure))
+                })
+                .unwrap_or_else(|| panic!("{conference} {size}: no {figure}"));
+            let cx: f64 = pic
+                .descendants()
+                .find(|d| d.has_tag_name("ext"))
+                .and_then(|e| e.attribute("cx"))
+                .and_then(|c| c.parse().ok())
+                .expect("cx");
+            let printed_inches = cx * k as f64 / 914_400.0;
+            let png = &parts[&format!("ppt/media/readout-{figure}.png")];
+            let dpi = f64::from(png_width(png)) / printed_inches;
+            assert!(
+                dpi >= 200.0,
+                "{conference} {size}: {figure} at {dpi:.0} dpi"
+            );
+        }
+        // The file says how to print it.
+        let core = String::from_utf8(parts["docProps/core.xml"].clone()).expect("xml");
+        let print = if k == 2 {
+            "drawn at 1/2 size: print at 200%"
+        } else {
+            "print at 100%"
+        };
+        assert!(core.contains(print), "{core}");
+        // What left is named, lowest priority first, never a kept block.
+        if run.stderr.contains("poster.pptx leaves out blocks") {
+            let line = run
+                .stderr
+                .lines()
+                .find(|l| l.contains("leaves out blocks"))
+                .expect("line");
+            for kept in [
+                "Progression-free survival;",
+                "Overall survival;",
+                "Safety",
+                "Conclusions",
+            ] {
+                assert!(!line.contains(kept), "{line}");
+            }
+        }
+    }
+}

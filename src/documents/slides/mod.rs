@@ -398,7 +398,7 @@ pub fn deck(
             queue.push_front(next);
         }
     }
-    package::package(&deck.parts, &deck.media, template, &ctx.text.title).map_err(|e| {
+    package::package(&deck.parts, &deck.media, template, (&ctx.text.title, None)).map_err(|e| {
         Error::Analysis {
             cohort: cohort.to_string(),
             message: format!("cannot write slides.pptx: {e}"),

@@ -110,7 +110,7 @@ pub fn package(
     slides: &[SlidePart],
     media: &[(String, crate::figures::Png)],
     template: &SlideTemplate,
-    title: &str,
+    (title, description): (&str, Option<&str>),
 ) -> zip::result::ZipResult<Vec<u8>> {
     let mut parts: Vec<(String, Vec<u8>)> = Vec::new();
     let text = |s: String| s.into_bytes();
@@ -127,8 +127,12 @@ pub fn package(
     parts.push((
         "docProps/core.xml".into(),
         text(format!(
-            r#"{DECLARATION}<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>{}</dc:title><dc:creator>readout</dc:creator></cp:coreProperties>"#,
-            escape(title)
+            r#"{DECLARATION}<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>{}</dc:title>{}<dc:creator>readout</dc:creator></cp:coreProperties>"#,
+            escape(title),
+            description.map_or(String::new(), |d| format!(
+                "<dc:description>{}</dc:description>",
+                escape(d)
+            ))
         )),
     ));
     parts.push((

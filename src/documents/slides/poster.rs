@@ -89,6 +89,9 @@ pub const MIN_PT: f64 = 22.0;
 struct Block {
     heading: String,
     kind: Kind,
+    /// What goes first when the poster is full: 0 is never left out while anything else
+    /// could go ([`priority`]).
+    priority: u8,
 }
 
 enum Kind {
@@ -212,20 +215,71 @@ pub fn poster(
     let attempts = [1.0, 0.85, 0.7]
         .into_iter()
         .flat_map(|tight| (0..7).map(move |i| (tight, 1.0 - 0.1 * f64::from(i))));
-    let mut fitted = None;
-    for (tight, share) in attempts {
-        let scale = Scale { tight, ..scale };
-        let placed = flow(&blocks, &scale, column_w, room, gap, columns, share);
-        let all = placed.iter().all(Option::is_some);
-        fitted = Some((scale, share, placed));
-        if all {
+    let attempts: Vec<(f64, f64)> = attempts.collect();
+    // The blocks of `keep` laid out: the first attempt that places them all, else the last.
+    let layout = |keep: &[bool]| {
+        let kept: Vec<&Block> = blocks
+            .iter()
+            .zip(keep)
+            .filter_map(|(b, k)| k.then_some(b))
+            .collect();
+        let mut fitted = None;
+        for &(tight, share) in &attempts {
+            let scale = Scale { tight, ..scale };
+            let placed = flow(&kept, &scale, column_w, room, gap, columns, share);
+            let all = placed.iter().all(Option::is_some);
+            fitted = Some((scale, share, placed, all));
+            if all {
+                break;
+            }
+        }
+        fitted
+    };
+    // While the blocks do not fit, the lowest-priority one goes (the last of its priority
+    // first); then each block left out is tried again, highest priority first, and kept if
+    // everything still fits: no column stays empty for a block a smaller one made room for.
+    let mut keep = vec![true; blocks.len()];
+    let fits = |keep: &[bool]| layout(keep).is_some_and(|f| f.3);
+    while !fits(&keep) {
+        let Some(i) = (0..blocks.len())
+            .filter(|&i| keep[i] && blocks[i].priority > 0)
+            .max_by_key(|&i| (blocks[i].priority, i))
+        else {
             break;
+        };
+        keep[i] = false;
+    }
+    let mut dropped: Vec<usize> = (0..blocks.len()).filter(|&i| !keep[i]).collect();
+    dropped.sort_by_key(|&i| (blocks[i].priority, i));
+    for i in dropped {
+        keep[i] = true;
+        if !fits(&keep) {
+            keep[i] = false;
         }
     }
     // The last attempt when none fits everything: what does not fit is left out, and said.
-    let Some((scale, figure_share, placed)) = fitted else {
+    let Some((scale, figure_share, kept_placed, _)) = layout(&keep) else {
         return Ok(Vec::new());
     };
+    let mut kept_placed = kept_placed.into_iter();
+    let placed: Vec<Option<(u64, u64)>> = keep
+        .iter()
+        .map(|k| {
+            if *k {
+                kept_placed.next().flatten()
+            } else {
+                None
+            }
+        })
+        .collect();
+    let mut blocks = blocks;
+    sharpened(
+        &mut blocks,
+        &placed,
+        ctx,
+        (&scale, column_w, figure_share),
+        cohort,
+    )?;
     warnings.extend(overfull(&blocks, &placed, spec));
     let mut pictures = Vec::new();
     let mut media = Vec::new();
@@ -249,9 +303,23 @@ pub fn poster(
         layout: template.content_layout.clone(),
         pictures,
     };
-    package::package(&[slide], &media, &template, &ctx.text.title).map_err(|e| Error::Analysis {
-        cohort: cohort.to_string(),
-        message: format!("cannot write poster.pptx: {e}"),
+    // A poster drawn at 1/k says how to print it.
+    let k = spec.scale();
+    let print = format!(
+        "{} x {} inch poster{}",
+        crate::format::short_number(spec.width),
+        crate::format::short_number(spec.height),
+        if k > 1 {
+            format!(", drawn at 1/{k} size: print at {}%", k * 100)
+        } else {
+            ": print at 100%".to_string()
+        }
+    );
+    package::package(&[slide], &media, &template, (&ctx.text.title, Some(&print))).map_err(|e| {
+        Error::Analysis {
+            cohort: cohort.to_string(),
+            message: format!("cannot write poster.pptx: {e}"),
+        }
     })
 }
 
@@ -311,10 +379,12 @@ fn poster_blocks(
         blocks.push(Block {
             heading: slide.title.clone(),
             kind,
+            priority: priority(&slide.key, ctx),
         });
     }
     if !spec.references.is_empty() {
         blocks.push(Block {
+            priority: 2,
             heading: "References".to_string(),
             kind: Kind::Text(
                 spec.references
@@ -326,6 +396,89 @@ fn poster_blocks(
         });
     }
     Ok(blocks)
+}
+
+/// A block's priority on a full poster (docs/OUTPUTS.md, "poster.pptx"): 0 for what the
+/// poster always holds (the primary endpoints' figures, the response of a primary ORR, the
+/// comparison, safety, conclusions), 1 Background and Methods, 2 secondary endpoints, 3
+/// exploratory ones, the baseline table and blocks readout does not know, 4 subgroup forests
+/// and the waterfall.
+fn priority(key: &str, ctx: &DocumentContext<'_>) -> u8 {
+    let role = |name: &str| {
+        ctx.show
+            .endpoints
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, e)| match e.role {
+                crate::config::Role::Primary => 0,
+                crate::config::Role::Secondary => 2,
+                crate::config::Role::Exploratory => 3,
+            })
+    };
+    match key {
+        "comparison" | "safety-overview" | "safety" | "conclusions" => 0,
+        "background" | "methods" => 1,
+        "efficacy" => role("ORR").unwrap_or(2),
+        "waterfall" | "spider" | "swimmer" => 4,
+        _ if key.starts_with("forest-") => 4,
+        _ => key
+            .strip_prefix("km-")
+            .or_else(|| key.strip_prefix("cif-"))
+            .and_then(role)
+            .unwrap_or(3),
+    }
+}
+
+/// The printed resolution every poster figure has at least, in dots per inch.
+pub const MIN_DPI: f64 = 200.0;
+
+/// The placed figures whose PNG would print under [`MIN_DPI`] at their printed width
+/// rasterised again from their SVG at the scale that gives it (in parallel).
+fn sharpened(
+    blocks: &mut [Block],
+    placed: &[Option<(u64, u64)>],
+    ctx: &DocumentContext<'_>,
+    (scale, column_w, share): (&Scale, u64, f64),
+    cohort: &str,
+) -> Result<()> {
+    use rayon::prelude::*;
+    blocks
+        .par_iter_mut()
+        .zip(placed)
+        .filter(|(_, p)| p.is_some())
+        .try_for_each(|(block, _)| {
+            let Kind::Figure {
+                name,
+                png,
+                size,
+                min_share,
+                ..
+            } = &mut block.kind
+            else {
+                return Ok(());
+            };
+            let (cx, _) = figure_size(*size, column_w, share.max(*min_share));
+            let inches = cx as f64 * scale.k / EMU_PER_INCH;
+            let dpi = f64::from(size.0) / inches.max(1e-9);
+            let Some(fig) = ctx.figures.iter().find(|f| f.name == *name) else {
+                return Ok(());
+            };
+            if dpi >= MIN_DPI {
+                return Ok(());
+            }
+            // 1% over, so that rounding to whole pixels never lands under the floor.
+            let factor = (MIN_DPI / dpi * 1.01) as f32;
+            let bytes = crate::plots::svg_to_png(&fig.svg, crate::plots::PNG_SCALE * factor)
+                .map_err(|source| Error::Figure {
+                    cohort: Some(cohort.to_string()),
+                    figure: format!("{name} for poster.pptx"),
+                    source,
+                })?;
+            let sharp: crate::figures::Png = bytes.into();
+            *size = crate::documents::docx::png_size(&sharp).unwrap_or(*size);
+            *png = sharp;
+            Ok(())
+        })
 }
 
 /// Most blocks a warning names; the rest are counted.
@@ -386,9 +539,10 @@ fn overfull(blocks: &[Block], placed: &[Option<(u64, u64)>], spec: &PosterSpec) 
             Diagnostic::warning(
                 diagnostic::Kind::PosterOverfull,
                 format!(
-                    "poster.pptx leaves out {} ({}): they do not fit a {} × {} inch poster even \
-                 with the text at 70% (at least {MIN_PT} pt) and the figures as small as their \
-                 text allows (at least {MIN_PT} pt)",
+                    "poster.pptx leaves out {} ({}), lowest in priority first (the primary \
+                 endpoints, the comparison, safety and conclusions are kept): they do not fit \
+                 a {} × {} inch poster even with the text at 70% (at least {MIN_PT} pt) and \
+                 the figures as small as their text allows (at least {MIN_PT} pt)",
                     if left_out.len() == 1 {
                         "a block"
                     } else {
@@ -617,7 +771,7 @@ fn block_height(block: &Block, scale: &Scale, width: u64, share: f64) -> u64 {
 /// to the next column when it does not fit below the last; a block that fits nowhere (the
 /// last column full, or taller than a column) is left out: `None`.
 fn flow(
-    blocks: &[Block],
+    blocks: &[&Block],
     scale: &Scale,
     width: u64,
     room: u64,
@@ -765,12 +919,14 @@ mod tests {
         let text = |n: usize| Block {
             heading: "Heading".into(),
             kind: Kind::Text(vec![(true, "word ".repeat(n))]),
+            priority: 0,
         };
         let width = scale.emu(10.0);
         let one = block_height(&text(10), &scale, width, 1.0);
         // Longer text wraps onto more lines: a taller block.
         assert!(block_height(&text(200), &scale, width, 1.0) > one);
         let blocks = [text(10), text(10), text(10)];
+        let blocks: Vec<&Block> = blocks.iter().collect();
         // Room for two blocks a column: the third starts the second column at the top.
         let room = 2 * one + scale.emu(0.5);
         let placed = flow(&blocks, &scale, width, room, scale.emu(0.25), 2, 1.0);
