@@ -525,6 +525,25 @@ impl Across {
             right_margin = needed;
             axis = choose(w - right_margin - left)?;
         }
+        // Times given closer than a number's width: the canvas widens until no number of the
+        // table is nearer its neighbour than its own width (up to four times as wide).
+        let mut w = w;
+        if given.is_some() && axis.max > 0.0 {
+            let closest = axis
+                .ticks
+                .windows(2)
+                .map(|p| p[1] - p[0])
+                .fold(f64::INFINITY, f64::min);
+            let label = f64::from(axis.label_width(n_w)? + super::axis::LABEL_GAP);
+            if closest.is_finite() && closest > 0.0 {
+                let plot_w = f64::from(w - right_margin - left);
+                let wanted = (label * axis.max / closest).ceil();
+                if wanted > plot_w {
+                    let widest = f64::from(canvas_width * 4);
+                    w += (wanted - plot_w).min(widest) as i32;
+                }
+            }
+        }
         let right = w - right_margin;
 
         Ok(Across {
@@ -853,6 +872,43 @@ mod tests {
         assert!(w / h < ww / wh, "{w} x {h} against {ww} x {wh}");
         // Both arms and the note are in the legend.
         assert!(wide.contains("Arm A") && wide.contains("HR 0.67"));
+    }
+
+    /// Risk-table times given closer than their numbers are wide: the canvas widens, and no
+    /// number is nearer its neighbour than its own width.
+    #[test]
+    fn given_table_times_never_overlap_their_numbers() {
+        let n = 1_234_567;
+        let table: Vec<KmTableRow> = (0..=24)
+            .map(|t| KmTableRow {
+                time: f64::from(t),
+                at_risk: n,
+                events: 0,
+                censored: 0,
+            })
+            .collect();
+        let s = KmSeries {
+            table,
+            ..series(vec![pt(24.0, 0.5, n, 1, 0)], n)
+        };
+        let svg = km_plot(&[s], &KmPlotOptions::default()).expect("drawn");
+        let printed = format!(">\n{n}\n<");
+        let mut xs: Vec<f64> = Vec::new();
+        let mut from = 0;
+        while let Some(at) = svg[from..].find(&printed) {
+            let end = from + at;
+            let tag = &svg[..end];
+            let start = tag.rfind("<text").expect("a text element");
+            let x_at = tag[start..].find(" x=\"").expect("x") + start + 4;
+            let x: f64 = tag[x_at..].split('"').next().unwrap().parse().expect("x");
+            xs.push(x);
+            from = end + printed.len();
+        }
+        assert_eq!(xs.len(), 25, "every time's number is printed");
+        let width = f64::from(text_width(&n.to_string(), TICK_PX).expect("width"));
+        for pair in xs.windows(2) {
+            assert!(pair[1] - pair[0] >= width, "{pair:?} closer than {width}");
+        }
     }
 
     #[test]
