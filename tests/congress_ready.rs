@@ -426,3 +426,92 @@ fn posters_keep_the_primary_endpoints_comparison_safety_and_conclusions() {
         }
     }
 }
+
+/// The cut-off diff of the dual primary trial: per arm (no pooled efficacy rows), with the RMST
+/// difference, the competing endpoint's incidence, SHR and Gray's test beside medians and HRs,
+/// and an AE entered after the earlier cut-off named with its subject.
+#[test]
+fn the_cutoff_diff_of_a_randomised_trial_is_per_arm_with_rmst_and_incidence() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = root().join("data/rand-example");
+    // The earlier snapshot lacks one AE that started before its cut-off: entered late.
+    let early = dir.path().join("early");
+    std::fs::create_dir(&early).expect("dir");
+    for file in ["adsl.csv", "adrs.csv", "adtte.csv"] {
+        std::fs::copy(data.join(file), early.join(file)).expect("copy");
+    }
+    let adae = std::fs::read_to_string(data.join("adae.csv")).expect("adae");
+    let mut lines: Vec<&str> = adae.lines().collect();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
+    let (start, subject, term) = (col("ASTDT"), col("USUBJID"), col("AEDECOD"));
+    let at = lines
+        .iter()
+        .position(|l| {
+            l.split(',')
+                .nth(start)
+                .is_some_and(|d| d < "2022-06-01" && d > "2022-01-01")
+        })
+        .expect("an AE before the earlier cut-off");
+    let removed: Vec<String> = lines.remove(at).split(',').map(str::to_string).collect();
+    std::fs::write(early.join("adae.csv"), lines.join("\n") + "\n").expect("write");
+    let config_at = |data: &Path, name: &str| {
+        let text = phase3(
+            std::fs::read_to_string(root().join("config/rand-example.yaml")).expect("config"),
+        )
+        .replace(
+            "dir: ../data/rand-example",
+            &format!("dir: {}", data.display()),
+        )
+        .replace("dir: ../output", "dir: output");
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("config");
+        path
+    };
+    let out = dir.path().join("out");
+    let first = build(
+        &config_at(&early, "early.yaml"),
+        &out,
+        &["--cutoff", "2022-06-30"],
+    );
+    assert_eq!(first.code, Some(0), "{}", first.stderr);
+    let second = build(&config_at(&data, "late.yaml"), &out, &[]);
+    assert_eq!(second.code, Some(0), "{}", second.stderr);
+    let study = out.join("RAND-EXAMPLE");
+    let diff = crate::common::readout(&[
+        "diff".as_ref(),
+        study.join("2022-06-30").as_os_str(),
+        study.join("2023-09-29").as_os_str(),
+    ]);
+    assert_eq!(diff.code, Some(0), "{}", diff.stderr);
+    let md = diff.stdout;
+    // Per arm, never pooled, for the efficacy numbers.
+    assert!(md.contains("| Drug X + chemo: PFS median (CI) |"), "{md}");
+    assert!(md.contains("| Placebo + chemo: ORR |"), "{md}");
+    assert!(
+        !md.contains("\n| PFS median (CI) |") && !md.contains("\n| ORR |"),
+        "{md}"
+    );
+    // RMST, incidence, SHR and Gray's test beside medians and HRs.
+    for row in [
+        "| Drug X + chemo: PFS RMST to ",
+        "| Drug X + chemo: TTP cumulative incidence at ",
+        "| Placebo + chemo: TTP competing events |",
+        "| Drug X + chemo vs Placebo + chemo: PFS RMST difference (CI) |",
+        "| Drug X + chemo vs Placebo + chemo: TTP SHR (CI) |",
+        "| Drug X + chemo vs Placebo + chemo: TTP Gray's test |",
+        "| Drug X + chemo vs Placebo + chemo: OS HR (CI) |",
+    ] {
+        assert!(md.contains(row), "{row}\n{md}");
+    }
+    // The late AE, named with its subject and term.
+    let late = md
+        .split("AEs entered late (started on or before")
+        .nth(1)
+        .expect("a late-AE list");
+    let first_line = late.lines().find(|l| l.starts_with("- ")).expect("a line");
+    assert!(
+        first_line.contains(&removed[subject]) && first_line.contains(&removed[term]),
+        "{first_line} ({removed:?})"
+    );
+}

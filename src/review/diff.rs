@@ -302,12 +302,54 @@ fn numbers_rows(md: &mut String, x: &CohortResults, y: &CohortResults, prefix: &
             count(old.map(|o| o.events)),
             count(Some(t.events)),
         );
-        row(
-            md,
-            &format!("{prefix}{endpoint} median (CI)"),
-            estimate(old.map(|o| of(&o.median)), d.time),
-            estimate(Some(of(&t.median)), d.time),
-        );
+        if let Some(cif) = &t.cif {
+            // The incidence at the latest landmark still followed, with the competing events.
+            if let Some(l) = cif.landmarks.iter().rev().find(|l| l.n_risk > 0) {
+                let at = |c: Option<&crate::results::CifResults>| {
+                    c.and_then(|c| c.landmarks.iter().find(|o| o.time == l.time))
+                        .map(|o| {
+                            (
+                                Some(o.estimate * 100.0),
+                                o.lower.map(|v| v * 100.0),
+                                o.upper.map(|v| v * 100.0),
+                            )
+                        })
+                };
+                row(
+                    md,
+                    &format!(
+                        "{prefix}{endpoint} cumulative incidence at {} (CI), %",
+                        fixed(l.time, d.time)
+                    ),
+                    estimate(at(old.and_then(|o| o.cif.as_ref())), d.percent),
+                    estimate(at(Some(cif)), d.percent),
+                );
+            }
+            row(
+                md,
+                &format!("{prefix}{endpoint} competing events"),
+                count(old.and_then(|o| o.cif.as_ref()).map(|c| c.competing)),
+                count(Some(cif.competing)),
+            );
+        } else {
+            row(
+                md,
+                &format!("{prefix}{endpoint} median (CI)"),
+                estimate(old.map(|o| of(&o.median)), d.time),
+                estimate(Some(of(&t.median)), d.time),
+            );
+        }
+        if let Some(r) = &t.rmst {
+            let rmst = |r: Option<&crate::results::RmstResult>| {
+                r.map(|r| (Some(r.estimate), Some(r.lower), Some(r.upper)))
+            };
+            row(
+                md,
+                &format!("{prefix}{endpoint} RMST to {} (CI)", fixed(r.tau, d.time)),
+                estimate(rmst(old.and_then(|o| o.rmst.as_ref())), d.time),
+                estimate(rmst(Some(r)), d.time),
+            );
+        }
     }
 }
 
@@ -339,6 +381,54 @@ fn comparison_rows(md: &mut String, x: &CohortResults, y: &CohortResults, d: Dec
                 old.map_or_else(|| "—".to_string(), logrank_p),
                 logrank_p(t),
             );
+            if t.rmst.is_some() || old.is_some_and(|o| o.rmst.is_some()) {
+                let rmst = |c: Option<&TteComparison>| {
+                    c.and_then(|c| c.rmst.as_ref()).map_or_else(
+                        || "—".to_string(),
+                        |r| {
+                            let e = &r.difference;
+                            format!(
+                                "{} (τ {})",
+                                estimate(
+                                    Some((Some(e.estimate), Some(e.lower), Some(e.upper))),
+                                    d.time
+                                ),
+                                fixed(r.tau, d.time)
+                            )
+                        },
+                    )
+                };
+                row(
+                    md,
+                    &format!("{what}: {endpoint} RMST difference (CI)"),
+                    rmst(old),
+                    rmst(Some(t)),
+                );
+            }
+            if t.fine_gray.is_some() || t.gray.is_some() {
+                let shr = |c: Option<&TteComparison>| match c.and_then(|c| c.fine_gray.as_ref()) {
+                    Some(f) => f.hr.as_ref().map_or("NE".to_string(), |h| {
+                        estimate(Some((Some(h.estimate), Some(h.lower), Some(h.upper))), 2)
+                    }),
+                    None => "—".to_string(),
+                };
+                row(
+                    md,
+                    &format!("{what}: {endpoint} SHR (CI)"),
+                    shr(old),
+                    shr(Some(t)),
+                );
+                let gray = |c: Option<&TteComparison>| {
+                    c.and_then(|c| c.gray.as_ref())
+                        .map_or("—".to_string(), |g| fmt_p(Some(g.p)))
+                };
+                row(
+                    md,
+                    &format!("{what}: {endpoint} Gray's test"),
+                    gray(old),
+                    gray(Some(t)),
+                );
+            }
             // Each subgroup column's test of its interaction with the arm.
             for test in &t.interactions {
                 let before =
@@ -505,6 +595,15 @@ fn records_section(md: &mut String, changes: &records::Changes, y: &CohortResult
         }
         md.push('\n');
     }
+    let late: Vec<String> = changes
+        .ae
+        .values()
+        .flat_map(|a| a.late_lines.iter().cloned())
+        .collect();
+    if !late.is_empty() {
+        let _ = writeln!(md, "AEs entered late (started on or before {since}):\n");
+        list(md, &late);
+    }
     let regraded: Vec<String> = changes
         .ae
         .values()
@@ -543,7 +642,18 @@ fn cohort_section(
         percent: 1,
         time: 1,
     });
-    numbers_rows(md, x, y, "", digits);
+    // A cohort with arms is read per arm (its pooled numbers mix the arms): only its size
+    // pooled.
+    if y.arms.is_empty() {
+        numbers_rows(md, x, y, "", digits);
+    } else {
+        row(
+            md,
+            "N enrolled",
+            count(Some(x.n.enrolled)),
+            count(Some(y.n.enrolled)),
+        );
+    }
     // Each arm's own numbers, as the abstract gives them per arm (an arm only in the later
     // cut-off against nothing).
     for arm in &y.arms {

@@ -189,6 +189,8 @@ pub struct AeChanges {
     pub new: usize,
     /// AEs starting on or before it that the earlier cut-off did not have (entered late).
     pub late: usize,
+    /// Each of those, naming its subject, term and start.
+    pub late_lines: Vec<String>,
     /// AEs whose grade changed.
     pub regraded: Vec<String>,
     /// AEs that became serious or fatal.
@@ -472,6 +474,12 @@ fn adverse_events(view: &View<'_>, a: &[Row], b: &[Row], changes: &mut Changes) 
                 None => {
                     if view.earlier(start) {
                         arm.late += 1;
+                        arm.late_lines.push(format!(
+                            "{}: {term} ({}, started {})",
+                            view.who(row),
+                            grade(row),
+                            shown(start)
+                        ));
                         changes.corrected_subjects.insert(view.subject(row));
                     } else {
                         arm.new += 1;
