@@ -515,3 +515,113 @@ fn the_cutoff_diff_of_a_randomised_trial_is_per_arm_with_rmst_and_incidence() {
         "{first_line} ({removed:?})"
     );
 }
+
+/// Every number of the poster's and the slides' text (tables included) is a number of
+/// results.json as documents print it, or one of the config's own texts: read by an
+/// independent reader, not by readout's tracer.
+#[test]
+fn every_number_on_the_poster_and_slides_comes_from_the_results() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = study_config(dir.path(), &|t| {
+        phase3(t).replace("  formats: [md]\n", "  formats: [md, pptx, poster]\n")
+    });
+    let out = dir.path().join("out");
+    let run = build(&config, &out, &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let results = read_json(&out.join("RAND-EXAMPLE/2023-09-29/results.json"));
+    // The printed forms of every number results.json holds, at the decimals documents use:
+    // counts as they are; times, rates and ratios at 1 or 2 decimals and as percentages at 1;
+    // p-values at 3.
+    let mut printed = std::collections::BTreeSet::new();
+    fn walk(v: &serde_json::Value, key: &str, out: &mut std::collections::BTreeSet<String>) {
+        match v {
+            serde_json::Value::Number(n) => {
+                if let Some(i) = n.as_u64() {
+                    out.insert(i.to_string());
+                }
+                let x = n.as_f64().expect("number");
+                out.insert(fixed(x, 1));
+                out.insert(fixed(x, 2));
+                out.insert(fixed(x * 100.0, 1));
+                if key == "p" || key.starts_with("p_") {
+                    out.insert(fixed(x, 3));
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|i| walk(i, key, out)),
+            serde_json::Value::Object(map) => map.iter().for_each(|(k, i)| walk(i, k, out)),
+            serde_json::Value::String(s) => {
+                // Dates and labels carry numbers of their own ("2023-09-29", ">=65").
+                for w in s.split(|c: char| !c.is_ascii_digit() && c != '.') {
+                    out.insert(w.trim_matches('.').to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    walk(&results["cohorts"][0], "", &mut printed);
+    // The config's own words (regimen, Methods, dates) and the CI level.
+    let text = std::fs::read_to_string(&config).expect("config");
+    for w in text.split(|c: char| !c.is_ascii_digit() && c != '.') {
+        printed.insert(w.trim_matches('.').to_string());
+    }
+    // The CI level and the bound p-values print under ("p < 0.001").
+    printed.insert("95".into());
+    printed.insert("0.001".into());
+    // Percentages of counts as the documents compute them (n/N to one decimal): each count
+    // of results.json over each population size it holds (`N`, `enrolled`, `efficacy`,
+    // `safety`).
+    let (mut counts, mut sizes) = (std::collections::BTreeSet::new(), std::collections::BTreeSet::new());
+    fn integers(
+        v: &serde_json::Value,
+        key: &str,
+        counts: &mut std::collections::BTreeSet<u64>,
+        sizes: &mut std::collections::BTreeSet<u64>,
+    ) {
+        match v {
+            serde_json::Value::Number(n) => {
+                if let Some(i) = n.as_u64() {
+                    counts.insert(i);
+                    if ["N", "enrolled", "efficacy", "safety"].contains(&key) && i > 0 {
+                        sizes.insert(i);
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => {
+                items.iter().for_each(|i| integers(i, key, counts, sizes))
+            }
+            serde_json::Value::Object(map) => {
+                map.iter().for_each(|(k, i)| integers(i, k, counts, sizes))
+            }
+            _ => {}
+        }
+    }
+    integers(&results["cohorts"][0], "", &mut counts, &mut sizes);
+    for n in &counts {
+        for d in &sizes {
+            if n <= d {
+                printed.insert(crate::common::percent_text(*n, *d));
+            }
+        }
+    }
+    for file in ["slides.pptx", "poster.pptx"] {
+        let parts = pptx(&cohort_dir(&out).join(file));
+        let mut unaccounted = std::collections::BTreeSet::new();
+        for (name, bytes) in &parts {
+            if !(name.starts_with("ppt/slides/slide") && name.ends_with(".xml")) {
+                continue;
+            }
+            let xml = String::from_utf8(bytes.clone()).expect("xml");
+            let doc = roxmltree::Document::parse(&xml).expect("slide");
+            for t in doc.descendants().filter(|n| n.has_tag_name("t")) {
+                let text = t.text().unwrap_or("");
+                for w in text.split(|c: char| !c.is_ascii_digit() && c != '.') {
+                    let w = w.trim_matches('.');
+                    if !w.is_empty() && !printed.contains(w) {
+                        unaccounted.insert(format!("{w} in {text:?}"));
+                    }
+                }
+            }
+        }
+        assert!(unaccounted.is_empty(), "{file}: {unaccounted:#?}");
+    }
+}
