@@ -570,7 +570,10 @@ fn every_number_on_the_poster_and_slides_comes_from_the_results() {
     // Percentages of counts as the documents compute them (n/N to one decimal): each count
     // of results.json over each population size it holds (`N`, `enrolled`, `efficacy`,
     // `safety`).
-    let (mut counts, mut sizes) = (std::collections::BTreeSet::new(), std::collections::BTreeSet::new());
+    let (mut counts, mut sizes) = (
+        std::collections::BTreeSet::new(),
+        std::collections::BTreeSet::new(),
+    );
     fn integers(
         v: &serde_json::Value,
         key: &str,
@@ -623,5 +626,53 @@ fn every_number_on_the_poster_and_slides_comes_from_the_results() {
             }
         }
         assert!(unaccounted.is_empty(), "{file}: {unaccounted:#?}");
+    }
+}
+
+/// ASH asks for title lettering of at least 1.5 inches: the poster's title is set at 151 pt
+/// printed or more (capitals of 108 pt), whatever else its band holds; other congresses keep
+/// the 88 pt title.
+#[test]
+fn the_ash_poster_title_meets_its_lettering_rule() {
+    for (conference, least) in [("ash", 151.0), ("asco", 88.0)] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let config = study_config(dir.path(), &|t| {
+            phase3(t).replace(
+                "  formats: [md]\n  conference: esmo\n",
+                &format!("  formats: [poster]\n  conference: {conference}\n"),
+            )
+        });
+        let out = dir.path().join("out");
+        let run = build(&config, &out, &[]);
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        let parts = pptx(&cohort_dir(&out).join("poster.pptx"));
+        let slide = String::from_utf8(parts["ppt/slides/slide1.xml"].clone()).expect("xml");
+        let doc = roxmltree::Document::parse(&slide).expect("slide");
+        let band = doc
+            .descendants()
+            .find(|n| n.has_tag_name("cNvPr") && n.attribute("name") == Some("Title band"))
+            .and_then(|n| n.ancestors().find(|a| a.has_tag_name("sp")))
+            .expect("the title band");
+        let size: f64 = band
+            .descendants()
+            .find(|n| n.has_tag_name("rPr"))
+            .and_then(|r| r.attribute("sz"))
+            .and_then(|s| s.parse().ok())
+            .expect("the title's size");
+        let presentation = String::from_utf8(parts["ppt/presentation.xml"].clone()).expect("xml");
+        let drawn_in: f64 = presentation
+            .split("sldSz cx=\"")
+            .nth(1)
+            .and_then(|s| s.split('"').next())
+            .and_then(|s| s.parse::<f64>().ok())
+            .expect("slide width")
+            / 914_400.0;
+        // The printed size: the drawn one times the print scale (the example's poster is 72
+        // inches wide, `output.poster`).
+        let printed_pt = size / 100.0 * 72.0 / drawn_in;
+        assert!(printed_pt >= least - 0.5, "{conference}: {printed_pt} pt");
+        if conference == "asco" {
+            assert!(printed_pt < 100.0, "{printed_pt}");
+        }
     }
 }

@@ -30,6 +30,9 @@ pub struct PosterSpec {
     pub height: f64,
     /// Lines of the references block.
     pub references: Vec<String>,
+    /// The smallest printed size of the title the congress asks for, in points (ASH's
+    /// lettering of 1.5 inches); 0 where none is cited.
+    pub title_min_pt: f64,
 }
 
 impl Default for PosterSpec {
@@ -38,6 +41,7 @@ impl Default for PosterSpec {
             width: DEFAULT_SIZE.0,
             height: DEFAULT_SIZE.1,
             references: Vec::new(),
+            title_min_pt: 0.0,
         }
     }
 }
@@ -49,15 +53,21 @@ const DEFAULT_SIZE: (f64, f64) = (48.0, 36.0);
 impl PosterSpec {
     /// `output.poster`, each size missing from it taken from the congress, else the default.
     pub fn of(output: &OutputConfig) -> PosterSpec {
-        let preset = match &output.conference {
-            Some(ConferenceSpec::Named(c)) => c.poster_size(),
+        let named = match &output.conference {
+            Some(ConferenceSpec::Named(c)) => Some(*c),
             _ => None,
-        }
-        .unwrap_or(DEFAULT_SIZE);
+        };
+        let preset = named.and_then(|c| c.poster_size()).unwrap_or(DEFAULT_SIZE);
         PosterSpec {
             width: output.poster.width.unwrap_or(preset.0),
             height: output.poster.height.unwrap_or(preset.1),
             references: output.poster.references.clone(),
+            // Capitals 1.5 inches tall: 108 pt of cap height, at Arial's 0.716 em.
+            title_min_pt: if named == Some(crate::config::Conference::Ash) {
+                ASH_TITLE_PT
+            } else {
+                0.0
+            },
         }
     }
 
@@ -69,6 +79,10 @@ impl PosterSpec {
             .max(1.0) as u64
     }
 }
+
+/// ASH's title lettering of at least 1.5 inches, as a font size: 108 pt capitals over Arial's
+/// cap height of 0.716 em.
+const ASH_TITLE_PT: f64 = 151.0;
 
 /// PowerPoint's largest slide side, in inches.
 const MAX_SLIDE_INCHES: f64 = 56.0;
@@ -129,6 +143,9 @@ struct Scale {
     k: f64,
     /// How much the blocks' text is set smaller to fit (1: not at all), never under 22 pt.
     tight: f64,
+    /// The title's printed size at most and, where the congress sets a lettering rule, at
+    /// least ([`PosterSpec::title_pt`]).
+    title: (f64, f64),
 }
 
 impl Scale {
@@ -160,6 +177,7 @@ pub fn poster(
     let scale = Scale {
         k: spec.scale() as f64,
         tight: 1.0,
+        title: (TITLE_PT.max(spec.title_min_pt), spec.title_min_pt),
     };
     let size = (scale.emu(spec.width), scale.emu(spec.height));
     let margin = scale.emu(1.0);
@@ -683,8 +701,8 @@ fn title_band(
     let text_w = inner - 2 * inset;
     let mut paragraphs = String::new();
     let mut height = 2 * inset;
-    let mut add = |text: &str, pt: f64, bold: bool| {
-        let size = scale.font((pt * factor).max(MIN_PT));
+    let mut add = |text: &str, pt: f64, bold: bool, least: f64| {
+        let size = scale.font((pt * factor).max(MIN_PT).max(least));
         height += wrapped_lines(text, size, text_w) as u64 * line_emu(size);
         let _ = write!(
             paragraphs,
@@ -692,10 +710,10 @@ fn title_band(
             coloured_run(text, Some(size), bold, Some("bg1"))
         );
     };
-    add(&title.title, TITLE_PT, true);
+    add(&title.title, scale.title.0, true, scale.title.1);
     for (i, (_, line)) in title.lines.iter().enumerate() {
         let pt = if i == 0 { AUTHORS_PT } else { AFFILIATIONS_PT };
-        add(line, pt, false);
+        add(line, pt, false, 0.0);
     }
     let _ = write!(
         shapes,
@@ -895,11 +913,19 @@ mod tests {
 
     #[test]
     fn printed_sizes_are_divided_by_the_scale_and_none_is_under_22_pt() {
-        let half = Scale { k: 2.0, tight: 1.0 };
+        let half = Scale {
+            k: 2.0,
+            tight: 1.0,
+            title: (TITLE_PT, 0.0),
+        };
         assert_eq!(half.font(44.0), 2200);
         assert_eq!(half.emu(2.0), 914_400);
         // Set tighter, text stops at 22 pt printed.
-        let tight = Scale { k: 2.0, tight: 0.5 };
+        let tight = Scale {
+            k: 2.0,
+            tight: 0.5,
+            title: (TITLE_PT, 0.0),
+        };
         assert_eq!(tight.text(BODY_PT), 1100);
         for pt in [
             TITLE_PT,
@@ -915,7 +941,11 @@ mod tests {
 
     #[test]
     fn blocks_flow_down_the_columns_and_refuse_what_does_not_fit() {
-        let scale = Scale { k: 1.0, tight: 1.0 };
+        let scale = Scale {
+            k: 1.0,
+            tight: 1.0,
+            title: (TITLE_PT, 0.0),
+        };
         let text = |n: usize| Block {
             heading: "Heading".into(),
             kind: Kind::Text(vec![(true, "word ".repeat(n))]),
