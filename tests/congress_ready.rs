@@ -676,3 +676,57 @@ fn the_ash_poster_title_meets_its_lettering_rule() {
         }
     }
 }
+
+/// Slides a presenter shows: every table's text at 14 pt or more, the largest of 20 to 14 pt
+/// at which it fits; the RMST difference (asked for) on the PFS and OS slides.
+#[test]
+fn slide_tables_fill_the_slide_and_the_rmst_is_on_its_slide() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = study_config(dir.path(), &|t| {
+        phase3(t).replace("  formats: [md]\n", "  formats: [pptx]\n")
+    });
+    let out = dir.path().join("out");
+    let run = build(&config, &out, &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let results = read_json(&out.join("RAND-EXAMPLE/2023-09-29/results.json"));
+    let parts = pptx(&cohort_dir(&out).join("slides.pptx"));
+    let mut tables = 0;
+    let mut largest = 0;
+    let mut rmst_said = Vec::new();
+    for (name, bytes) in &parts {
+        if !(name.starts_with("ppt/slides/slide") && name.ends_with(".xml")) {
+            continue;
+        }
+        let xml = String::from_utf8(bytes.clone()).expect("xml");
+        let doc = roxmltree::Document::parse(&xml).expect("slide");
+        for tbl in doc.descendants().filter(|n| n.has_tag_name("tbl")) {
+            tables += 1;
+            for r in tbl.descendants().filter(|n| n.has_tag_name("rPr")) {
+                let sz: u32 = r.attribute("sz").and_then(|s| s.parse().ok()).expect("sz");
+                assert!(sz >= 1400, "{name}: a table cell at {} pt", sz / 100);
+                largest = largest.max(sz);
+            }
+        }
+        let text: String = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("t"))
+            .filter_map(|n| n.text())
+            .collect::<Vec<_>>()
+            .join(" ");
+        if let Some(at) = text.find("RMST difference up to") {
+            rmst_said.push(text[at..].chars().take(80).collect::<String>());
+        }
+    }
+    assert!(tables >= 5, "{tables} tables");
+    assert_eq!(largest, 2000, "short tables are set at 20 pt");
+    // The PFS and OS slides each give the RMST difference of results.json.
+    assert_eq!(rmst_said.len(), 2, "{rmst_said:?}");
+    for (said, name) in rmst_said.iter().zip(["PFS", "OS"]) {
+        let r = &results["cohorts"][0]["comparisons"][0]["tte"][name]["rmst"];
+        let d = fixed(r["difference"]["estimate"].as_f64().expect("estimate"), 1);
+        assert!(
+            said.contains(&format!("months {d} months (95% CI")),
+            "{name}: {said}"
+        );
+    }
+}

@@ -98,6 +98,19 @@ fn table_font(columns: usize, rows: usize) -> (u32, u64) {
     }
 }
 
+/// Whether the table's numbers stay on one line at `size` in `width`.
+fn numbers_fit(table: &Table, size: u32, width: u64) -> bool {
+    let needed = number_widths(&table.head, &table.body, grid_width(table), size);
+    needed.iter().sum::<u64>() <= width
+}
+
+/// The type sizes a slide's table is tried at, largest first (hundredths of a point): the
+/// largest at which it fits the slide whole.
+const TABLE_SIZES: [u32; 4] = [2000, 1800, 1600, 1400];
+
+/// The smallest type of a slide's table: one that does not fit at it goes on over slides.
+const MIN_TABLE_SIZE: u32 = 1400;
+
 /// The most rows of a table set in large type on a slide.
 const SHORT_TABLE_ROWS: usize = 8;
 
@@ -290,15 +303,30 @@ pub fn deck(
         let layout = template.content_layout.clone();
         let mut overflow = None;
         if let Some(table) = slide_table(ctx, &slide.key) {
-            let columns = grid_width(&table);
-            let (_, row_h) = table_font(columns, table.head.len() + table.body.len());
             let text_h = if slide.lines.is_empty() {
                 0
             } else {
                 frame.height / 6
             };
-            let rows_fit = ((frame.height - text_h) / row_h) as usize;
-            let per_slide = rows_fit.saturating_sub(table.head.len()).max(3);
+            let room = frame.height - text_h;
+            // The largest type, 20 pt down to 14, at which the whole table fits the slide;
+            // else 14 pt over as many slides as it takes, rows shared evenly.
+            let height_at = |size: u32, body: &[Row]| {
+                table_sized(0, &table.head, body, (0, 0, frame.width), Some(size)).1
+            };
+            let fitting = TABLE_SIZES.iter().copied().find(|&size| {
+                numbers_fit(&table, size, frame.width) && height_at(size, &table.body) <= room
+            });
+            let size = fitting.unwrap_or(MIN_TABLE_SIZE);
+            let per_slide = if fitting.is_some() {
+                table.body.len().max(1)
+            } else {
+                let head_h = height_at(size, &[]);
+                let row_h = (height_at(size, &table.body).saturating_sub(head_h)
+                    / table.body.len().max(1) as u64)
+                    .max(1);
+                (room.saturating_sub(head_h) / row_h).max(3) as usize
+            };
             let chunks: Vec<&[Row]> = if table.body.is_empty() {
                 vec![&[]]
             } else {
@@ -332,7 +360,7 @@ pub fn deck(
                     frame.top + if lines.is_empty() { 0 } else { text_h },
                     frame.width,
                 );
-                shapes.push_str(&table_frame(4, &table.head, body, at));
+                shapes.push_str(&table_sized(4, &table.head, body, at, Some(size)).0);
                 deck.push(package::SlidePart {
                     xml: slide_xml(&shapes),
                     layout: layout.clone(),
@@ -722,14 +750,86 @@ fn place<'a>(row: &'a Row, below: &mut [usize], rows_left: usize) -> Vec<(usize,
     placed
 }
 
-/// A PowerPoint table of the header rows and `body` at (x, y) `width` wide: columns as wide as
-/// their longest text, a rule above and below the header and below the last row.
-fn table_frame(id: u32, head: &[Row], body: &[Row], at: (u64, u64, u64)) -> String {
-    table_sized(id, head, body, at, None).0
+/// Cell padding left and right, in EMU.
+const CELL_PADDING: u64 = 2 * 91_440;
+
+/// The width a cell of numbers ("148 (100.0%)", "0.59 (0.45–0.76)") needs on one line at
+/// `size`, in EMU; `None` for a cell of words, which may wrap.
+fn number_width(text: &str, size: u32) -> Option<u64> {
+    if !text.chars().any(|c| c.is_ascii_digit()) || text.chars().count() > 24 {
+        return None;
+    }
+    let pt = crate::plots::text_em(text) * f64::from(size) / 100.0 * ARIAL_PER_DEJAVU;
+    Some((pt * EMU_PER_PT as f64).ceil() as u64 + CELL_PADDING + EMU_PER_PT)
 }
 
-/// [`table_frame`] with its text at `font` (hundredths of a point) when given, each row as
-/// tall as its most wrapped cell (measured with the figures' font); and the table's height.
+/// Each column's widest number at `size` on one line, in EMU (0 for a column of words).
+fn number_widths(head: &[Row], body: &[Row], columns: usize, size: u32) -> Vec<u64> {
+    let mut needed = vec![0u64; columns];
+    let mut below = vec![0usize; columns];
+    let rows: Vec<&Row> = head.iter().chain(body).collect();
+    for (i, row) in rows.iter().enumerate() {
+        for (col, cell, _) in place(row, &mut below, rows.len() - i) {
+            if cell.colspan <= 1 {
+                if let (Some(n), Some(w)) = (number_width(&cell.text, size), needed.get_mut(col)) {
+                    *w = (*w).max(n);
+                }
+            }
+        }
+        below.iter_mut().for_each(|b| *b = b.saturating_sub(1));
+    }
+    needed
+}
+
+/// Each column's width in a table `width` wide at `size`: first what its numbers need to stay
+/// on one line, then the rest shared by the columns' longest texts (`chars`); when the numbers
+/// alone need more than the width, shared by `chars` alone.
+fn column_widths(
+    head: &[Row],
+    body: &[Row],
+    columns: usize,
+    chars: &[usize],
+    (width, size): (u64, u32),
+) -> Vec<u64> {
+    let needed = number_widths(head, body, columns, size);
+    let total: u64 = chars.iter().map(|c| *c as u64).sum::<u64>().max(1);
+    let shared =
+        |room: u64| -> Vec<u64> { chars.iter().map(|c| room * *c as u64 / total).collect() };
+    let reserved: u64 = needed.iter().sum();
+    if reserved >= width {
+        return shared(width);
+    }
+    // Each column at least its numbers' width, the rest by text length.
+    let mut widths = shared(width);
+    for _ in 0..columns {
+        let short: u64 = widths
+            .iter()
+            .zip(&needed)
+            .map(|(w, n)| n.saturating_sub(*w))
+            .sum();
+        if short == 0 {
+            break;
+        }
+        let spare: Vec<u64> = widths
+            .iter()
+            .zip(&needed)
+            .map(|(w, n)| w.saturating_sub(*n))
+            .collect();
+        let spare_total: u64 = spare.iter().sum::<u64>().max(1);
+        for ((w, n), sp) in widths.iter_mut().zip(&needed).zip(&spare) {
+            if *w < *n {
+                *w = *n;
+            } else {
+                *w -= (short * sp).div_ceil(spare_total).min(*sp);
+            }
+        }
+    }
+    widths
+}
+
+/// A table's graphic frame at (x, y), `width` wide, with its text at `font` (hundredths of a
+/// point) when given, each row as tall as its most wrapped cell (measured with the figures'
+/// font), columns of numbers wide enough for them on one line; and the table's height.
 fn table_sized(
     id: u32,
     head: &[Row],
@@ -764,11 +864,7 @@ fn table_sized(
             below.iter_mut().for_each(|b| *b = b.saturating_sub(1));
         }
     }
-    let total: usize = chars.iter().sum();
-    let widths: Vec<u64> = chars
-        .iter()
-        .map(|c| width * *c as u64 / total.max(1) as u64)
-        .collect();
+    let widths = column_widths(head, body, columns, &chars, (width, size));
     let mut grid = String::new();
     for w in &widths {
         let _ = write!(grid, r#"<a:gridCol w="{w}"/>"#);
@@ -1071,7 +1167,7 @@ mod tests {
             class: None,
             cells: vec![cell("Rash", 1, 1), cell("1", 1, 1), cell("0", 1, 1)],
         }];
-        let xml = table_frame(4, &head, &body, (0, 0, 3_000_000));
+        let xml = table_sized(4, &head, &body, (0, 0, 3_000_000), None).0;
         let wrapped = format!("<r {}>{xml}</r>", house::ns!());
         let doc = roxmltree::Document::parse(&wrapped).unwrap();
         let rows: Vec<_> = doc
