@@ -718,6 +718,41 @@ fn slide_tables_fill_the_slide_and_the_rmst_is_on_its_slide() {
         }
     }
     assert!(tables >= 5, "{tables} tables");
+    // Each Kaplan–Meier picture takes at least 60% of the slide's width, and its risk table
+    // (16 px type in the drawing, rasterised at 2 pixels a px) prints at 12 pt or more.
+    let presentation = String::from_utf8(parts["ppt/presentation.xml"].clone()).expect("xml");
+    let slide_w: f64 = presentation
+        .split("sldSz cx=\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .and_then(|s| s.parse().ok())
+        .expect("slide width");
+    for figure in ["km-pfs", "km-os"] {
+        let slide = parts
+            .iter()
+            .filter(|(n, _)| n.starts_with("ppt/slides/slide") && n.ends_with(".xml"))
+            .map(|(_, b)| String::from_utf8(b.clone()).expect("xml"))
+            .find(|x| x.contains(&format!("name=\"{figure}\"")))
+            .expect("the figure's slide");
+        let doc = roxmltree::Document::parse(&slide).expect("slide");
+        let cx: f64 = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("pic"))
+            .flat_map(|p| p.descendants())
+            .find(|d| d.has_tag_name("ext"))
+            .and_then(|e| e.attribute("cx"))
+            .and_then(|c| c.parse().ok())
+            .expect("cx");
+        assert!(
+            cx / slide_w >= 0.6,
+            "{figure}: {:.0}% of the width",
+            100.0 * cx / slide_w
+        );
+        let png = &parts[&format!("ppt/media/readout-{figure}.png")];
+        let drawing_px = f64::from(png_width(png)) / 2.0;
+        let risk_pt = 16.0 * (cx / 12_700.0) / drawing_px;
+        assert!(risk_pt >= 12.0, "{figure}: risk table at {risk_pt:.1} pt");
+    }
     assert_eq!(largest, 2000, "short tables are set at 20 pt");
     // The PFS and OS slides each give the RMST difference of results.json.
     assert_eq!(rmst_said.len(), 2, "{rmst_said:?}");

@@ -874,7 +874,15 @@ fn km_figures(
         };
         let drawn = plots::km_plot(&series, &opts);
         let wide = (pngs.wide && drawn.is_ok())
-            .then(|| plots::km_plot(&series, &KmPlotOptions { wide: true, ..opts }))
+            .then(|| {
+                // The slide's own title names it: the landscape drawing has none.
+                let wide = KmPlotOptions {
+                    wide: true,
+                    title: String::new(),
+                    ..opts
+                };
+                plots::km_plot(&series, &wide)
+            })
             .transpose()
             .map_err(|source| Error::Figure {
                 cohort: Some(cohort.to_string()),

@@ -167,7 +167,7 @@ fn table_row(s: &KmSeries, t: f64) -> Option<KmTableRow> {
 
 const PLOT_H: i32 = 300;
 /// Width of the plot's canvas (before the legend beside it) of a landscape figure.
-const WIDE_CANVAS_WIDTH: i32 = 860;
+const WIDE_CANVAS_WIDTH: i32 = 520;
 /// Width of the risk-table labels (in % of the canvas) that narrows the plot rather than
 /// widening the canvas.
 const RISK_LABEL_BUDGET_PCT: i32 = 32;

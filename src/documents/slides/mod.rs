@@ -209,13 +209,25 @@ fn figure_place(frame: &Frame, (w, h): (u32, u32), lines: usize) -> FigurePlace 
             words: None,
         };
     }
+    // A landscape figure across the slide with the words under it, unless the figure is
+    // larger on the left at the frame's height with the words beside (a quarter of the width
+    // at least): a Kaplan–Meier figure's risk table is read from the back of the room.
+    let beside = fit(frame.width * 75 / 100, frame.height);
     if w / h > 1.6 {
         // About a third of an inch a line at 16 pt, at most two fifths of the frame.
         let words_h = (LINE_EMU * lines as u64 + gap).min(frame.height * 2 / 5);
         let (cx, cy) = fit(frame.width, frame.height - words_h - gap);
+        if cx >= beside.0 {
+            return FigurePlace {
+                picture: (frame.left + (frame.width - cx) / 2, frame.top, cx, cy),
+                words: Some((frame.left, frame.top + cy + gap, frame.width, words_h)),
+            };
+        }
+        let (cx, cy) = beside;
+        let x = frame.left + cx + gap;
         return FigurePlace {
-            picture: (frame.left + (frame.width - cx) / 2, frame.top, cx, cy),
-            words: Some((frame.left, frame.top + cy + gap, frame.width, words_h)),
+            picture: (frame.left, frame.top, cx, cy),
+            words: Some((x, frame.top, frame.left + frame.width - x, frame.height)),
         };
     }
     let (cx, cy) = fit(frame.width * 62 / 100, frame.height);
@@ -1083,10 +1095,15 @@ mod tests {
         let (x, _, w, h) = alone.picture;
         assert!(w == frame.width || h == frame.height, "{alone:?}");
         assert_eq!(x - frame.left, (frame.width - w) / 2);
-        // Many lines under a landscape figure take at most two fifths of the frame.
+        // Many lines with a landscape figure: under it they would take two fifths of the
+        // frame, so the figure goes on the left at three quarters of the width, larger, and
+        // the words beside it.
         let crowded = figure_place(&frame, (1180, 470), 40);
-        assert!(crowded.words.expect("words").3 <= frame.height * 2 / 5);
-        assert!(inside(crowded.picture));
+        let words = crowded.words.expect("words");
+        assert_eq!(crowded.picture.2, frame.width * 75 / 100);
+        assert!(crowded.picture.2 > wide.picture.2 * 3 / 4, "{crowded:?}");
+        assert_eq!(words.0, crowded.picture.0 + crowded.picture.2 + frame.width / 40);
+        assert!(inside(crowded.picture) && inside(words));
     }
 
     #[test]
