@@ -27,23 +27,8 @@ fn study_config(dir: &Path, edit: &dyn Fn(String) -> String) -> PathBuf {
 /// The dual primary phase 3 at ESMO's preset: roles, RMST and a competing endpoint, the
 /// study's own Methods wording of its endpoints taken out (the roles say them).
 fn phase3(text: String) -> String {
-    let mut out = String::new();
-    let mut skipping = false;
-    for line in text.lines() {
-        if line.starts_with("  primary_endpoint:") {
-            continue;
-        }
-        if line.starts_with("  secondary_endpoints:") {
-            skipping = true;
-            continue;
-        }
-        if skipping && line.starts_with("    - ") {
-            continue;
-        }
-        skipping = false;
-        out.push_str(line);
-        out.push('\n');
-    }
+    let out = without_key(&text, "  primary_endpoint:", "    ");
+    let out = without_key(&out, "  secondary_endpoints:", "    - ");
     out.replace(
         "  id: RAND-EXAMPLE\n",
         "  id: RAND-EXAMPLE\n  registry_id: NCT00000000\n  funding: \"Funded by Example Pharma (synthetic).\"\n",
@@ -59,6 +44,25 @@ fn phase3(text: String) -> String {
         "  formats: [md, html, docx, pptx, png, xlsx, ard, poster]\n",
         "  formats: [md]\n  conference: esmo\n",
     )
+}
+
+/// `text` without the line starting `key` and the lines after it starting `continued`.
+fn without_key(text: &str, key: &str, continued: &str) -> String {
+    let mut out = String::new();
+    let mut skipping = false;
+    for line in text.lines() {
+        if line.starts_with(key) {
+            skipping = true;
+            continue;
+        }
+        if skipping && line.starts_with(continued) {
+            continue;
+        }
+        skipping = false;
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
 }
 
 fn cohort_dir(out: &Path) -> PathBuf {
@@ -245,20 +249,7 @@ fn the_cumulative_incidence_at_the_landmark_asked_for() {
 fn a_congress_abstract_names_its_registry_and_has_a_background() {
     let dir = tempfile::tempdir().expect("tempdir");
     let config = study_config(dir.path(), &|t| {
-        let mut kept = String::new();
-        let mut skipping = false;
-        for line in t.lines() {
-            if line.starts_with("    background:") {
-                skipping = true;
-                continue;
-            }
-            if skipping && line.starts_with("      ") {
-                continue;
-            }
-            skipping = false;
-            kept.push_str(line);
-            kept.push('\n');
-        }
+        let kept = without_key(&t, "    background:", "      ");
         kept.replace(
             "  formats: [md, html, docx, pptx, png, xlsx, ard, poster]\n",
             "  formats: [md]\n  conference: esmo\n",

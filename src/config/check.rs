@@ -680,6 +680,12 @@ fn check_times(path: &Path, key: &str, a: &AnalysisConfig, errors: &mut Vec<Erro
     }
 }
 
+/// "; did you mean `X`?" for the known name nearest `given`, or nothing.
+fn near_suffix(given: &str, known: &[&str]) -> String {
+    super::read::nearest(given, known.iter().copied())
+        .map_or(String::new(), |k| format!("; did you mean `{k}`?"))
+}
+
 /// `analysis.endpoints` names endpoints of the cohort (`ORR`, `DCR` or one of `tte_params`);
 /// `output.abstract` names blocks or endpoints, none both included and excluded.
 fn check_roles_and_blocks(path: &Path, config: &StudyConfig) -> Result<()> {
@@ -707,8 +713,7 @@ fn check_roles_and_blocks(path: &Path, config: &StudyConfig) -> Result<()> {
             if known.contains(&name.as_str()) || !said.insert(at.clone()) {
                 continue;
             }
-            let near = super::read::nearest(name, known.iter().copied())
-                .map_or(String::new(), |k| format!("; did you mean `{k}`?"));
+            let near = near_suffix(name, &known);
             errors.push(config_error(
                 path,
                 &format!("key `{at}`: "),
@@ -730,8 +735,7 @@ fn check_roles_and_blocks(path: &Path, config: &StudyConfig) -> Result<()> {
         for (j, name) in given.iter().enumerate() {
             let at = format!("output.abstract.{list}[{j}]");
             if !names.contains(&name.as_str()) {
-                let near = super::read::nearest(name, names.iter().copied())
-                    .map_or(String::new(), |k| format!("; did you mean `{k}`?"));
+                let near = near_suffix(name, &names);
                 errors.push(config_error(
                     path,
                     &format!("key `{at}`: "),
@@ -805,8 +809,7 @@ fn check_rmst_tau(path: &Path, config: &StudyConfig) -> Result<()> {
                     .filter(|e| !a.tte_competing.contains_key(*e))
                     .map(String::as_str)
                     .collect();
-                let near = super::read::nearest(endpoint, known.iter().copied())
-                    .map_or(String::new(), |k| format!("; did you mean `{k}`?"));
+                let near = near_suffix(endpoint, &known);
                 format!(
                     "`{endpoint}` is not an endpoint of cohort `{}`; expected one of {}{near}",
                     cohort.id,

@@ -1102,7 +1102,10 @@ mod tests {
         let words = crowded.words.expect("words");
         assert_eq!(crowded.picture.2, frame.width * 75 / 100);
         assert!(crowded.picture.2 > wide.picture.2 * 3 / 4, "{crowded:?}");
-        assert_eq!(words.0, crowded.picture.0 + crowded.picture.2 + frame.width / 40);
+        assert_eq!(
+            words.0,
+            crowded.picture.0 + crowded.picture.2 + frame.width / 40
+        );
         assert!(inside(crowded.picture) && inside(words));
     }
 
