@@ -139,6 +139,7 @@ fn smallest_text(svg: &str) -> Option<(f64, f64)> {
 }
 
 /// Sizes of the drawing, in EMU and hundredths of a point of the file.
+#[derive(Clone, Copy)]
 struct Scale {
     k: f64,
     /// How much the blocks' text is set smaller to fit (1: not at all), never under 22 pt.
@@ -233,20 +234,29 @@ pub fn poster(
     let attempts = [1.0, 0.85, 0.7]
         .into_iter()
         .flat_map(|tight| (0..7).map(move |i| (tight, 1.0 - 0.1 * f64::from(i))));
-    let attempts: Vec<(f64, f64)> = attempts.collect();
+    // Each attempt with every block's height measured once: the layouts below only add.
+    let attempts: Vec<(Scale, f64, Vec<u64>)> = attempts
+        .map(|(tight, share)| {
+            let scale = Scale { tight, ..scale };
+            let heights = blocks
+                .iter()
+                .map(|b| block_height(b, &scale, column_w, share))
+                .collect();
+            (scale, share, heights)
+        })
+        .collect();
     // The blocks of `keep` laid out: the first attempt that places them all, else the last.
     let layout = |keep: &[bool]| {
-        let kept: Vec<&Block> = blocks
-            .iter()
-            .zip(keep)
-            .filter_map(|(b, k)| k.then_some(b))
-            .collect();
         let mut fitted = None;
-        for &(tight, share) in &attempts {
-            let scale = Scale { tight, ..scale };
-            let placed = flow(&kept, &scale, column_w, room, gap, columns, share);
+        for (scale, share, heights) in &attempts {
+            let kept: Vec<u64> = heights
+                .iter()
+                .zip(keep)
+                .filter_map(|(h, k)| k.then_some(*h))
+                .collect();
+            let placed = flow(&kept, room, gap, columns);
             let all = placed.iter().all(Option::is_some);
-            fitted = Some((scale, share, placed, all));
+            fitted = Some((*scale, *share, placed, all));
             if all {
                 break;
             }
@@ -788,19 +798,10 @@ fn block_height(block: &Block, scale: &Scale, width: u64, share: f64) -> u64 {
 /// Each block's column and top (from the top of the columns), filled in order, a block moved
 /// to the next column when it does not fit below the last; a block that fits nowhere (the
 /// last column full, or taller than a column) is left out: `None`.
-fn flow(
-    blocks: &[&Block],
-    scale: &Scale,
-    width: u64,
-    room: u64,
-    gap: u64,
-    columns: u64,
-    share: f64,
-) -> Vec<Option<(u64, u64)>> {
-    let mut placed = Vec::with_capacity(blocks.len());
+fn flow(heights: &[u64], room: u64, gap: u64, columns: u64) -> Vec<Option<(u64, u64)>> {
+    let mut placed = Vec::with_capacity(heights.len());
     let (mut column, mut y) = (0u64, 0u64);
-    for block in blocks {
-        let h = block_height(block, scale, width, share);
+    for &h in heights {
         if y > 0 && y + h > room && column + 1 < columns {
             column += 1;
             y = 0;
@@ -955,16 +956,15 @@ mod tests {
         let one = block_height(&text(10), &scale, width, 1.0);
         // Longer text wraps onto more lines: a taller block.
         assert!(block_height(&text(200), &scale, width, 1.0) > one);
-        let blocks = [text(10), text(10), text(10)];
-        let blocks: Vec<&Block> = blocks.iter().collect();
+        let heights = [one; 3];
         // Room for two blocks a column: the third starts the second column at the top.
         let room = 2 * one + scale.emu(0.5);
-        let placed = flow(&blocks, &scale, width, room, scale.emu(0.25), 2, 1.0);
+        let placed = flow(&heights, room, scale.emu(0.25), 2);
         assert_eq!(placed[0], Some((0, 0)));
         assert_eq!(placed[1].map(|p| p.0), Some(0));
         assert_eq!(placed[2], Some((1, 0)));
         // One column of that room holds two; the third is left out.
-        let one_column = flow(&blocks, &scale, width, room, scale.emu(0.25), 1, 1.0);
+        let one_column = flow(&heights, room, scale.emu(0.25), 1);
         assert_eq!(one_column.iter().filter(|p| p.is_some()).count(), 2);
         assert_eq!(one_column[2], None);
     }
