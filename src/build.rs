@@ -350,7 +350,7 @@ fn check_strict(study: &LoadedStudy, opts: &BuildOptions) -> Result<()> {
         if let Some((i, c)) = cohorts
             .iter()
             .enumerate()
-            .find(|(_, c)| c.background.as_deref().is_none_or(|b| b.trim().is_empty()))
+            .find(|(_, c)| !c.has_background())
         {
             return Err(Error::Other(format!(
                 "key `cohorts[{i}].background`: --strict builds abstracts a congress accepts, \

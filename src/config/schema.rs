@@ -639,6 +639,13 @@ impl<'de> Deserialize<'de> for Factor {
 }
 
 impl CohortConfig {
+    /// Whether the cohort gives its abstract a Background (text that is not blank).
+    pub fn has_background(&self) -> bool {
+        self.background
+            .as_deref()
+            .is_some_and(|b| !b.trim().is_empty())
+    }
+
     /// The strata columns, in order.
     pub fn strata_columns(&self) -> Vec<String> {
         self.strata.iter().map(|f| f.column.clone()).collect()

@@ -193,23 +193,28 @@ pub fn start_documents<'a>(
                 .into_owned();
         Ok((markdown, tidy_text(&renderer.render("abstract.txt", ctx)?)))
     };
-    if ctx.show.methods_short {
-        let short = render::methods_statistics_short(analysis, results);
-        if short.len() < ctx.methods_statistics.len() {
-            ctx.methods_statistics = short;
-        }
-    }
-    let (mut markdown, mut plain) = render_abstract(&ctx)?;
     let rule = cfg.config.output.conference.as_ref().and_then(|c| c.rule());
+    // The Methods' statistics in full, or with `show.methods_short` in one sentence when that
+    // is shorter (made the first time it is asked for).
+    let long_methods = ctx.methods_statistics.clone();
+    let short_methods = std::cell::OnceCell::new();
+    let methods_for = |show: &shorten::Shown| {
+        let short = show
+            .methods_short
+            .then(|| {
+                short_methods.get_or_init(|| render::methods_statistics_short(analysis, results))
+            })
+            .filter(|short| short.len() < long_methods.len());
+        short.unwrap_or(&long_methods).clone()
+    };
+    ctx.methods_statistics = methods_for(&ctx.show);
+    let (mut markdown, mut plain) = render_abstract(&ctx)?;
     let mut abstract_length = rule.as_ref().map(|r| r.measure(&plain));
     // Over the limit: the steps of `shorten::Step::ORDER` in turn, each kept only when it
     // shortens the abstract, until it fits (docs/CONFERENCES.md, "Shortening").
-    let mut left_out: Vec<&'static str> = Vec::new();
     let mut before = None;
-    if let (Some(rule), Some(mut length)) = (&rule, abstract_length.clone()) {
+    if let (Some(rule), Some(length)) = (&rule, &mut abstract_length) {
         let include = &cfg.config.output.abstract_blocks.include;
-        let long_methods = ctx.methods_statistics.clone();
-        let short_methods = render::methods_statistics_short(analysis, results);
         for step in shorten::Step::ORDER {
             if length.within_limit {
                 break;
@@ -218,31 +223,20 @@ pub fn start_documents<'a>(
             if !step.apply(&mut ctx.show, include) {
                 continue;
             }
-            let methods = if ctx.show.methods_short && short_methods.len() < long_methods.len() {
-                &short_methods
-            } else {
-                &long_methods
-            };
-            ctx.methods_statistics.clone_from(methods);
+            ctx.methods_statistics = methods_for(&ctx.show);
             let (m, p) = render_abstract(&ctx)?;
-            let shorter = rule.measure(&p);
+            let mut shorter = rule.measure(&p);
             if shorter.count < length.count {
                 before.get_or_insert(length.count);
-                left_out.push(step.describe());
-                (markdown, plain, length) = (m, p, shorter);
+                shorter.left_out = std::mem::take(&mut length.left_out);
+                shorter.left_out.push(step.describe().to_string());
+                (markdown, plain, *length) = (m, p, shorter);
             } else {
                 ctx.show = kept;
             }
         }
-        // The text rendered last is the one kept: its plan and Methods are the context's.
-        let methods = if ctx.show.methods_short && short_methods.len() < long_methods.len() {
-            short_methods
-        } else {
-            long_methods
-        };
-        ctx.methods_statistics = methods;
-        length.left_out = left_out.iter().map(|s| s.to_string()).collect();
-        abstract_length = Some(length);
+        // The text kept is the one its plan renders: the Methods of that plan.
+        ctx.methods_statistics = methods_for(&ctx.show);
     }
     // The abstract's counts and percentages read back and checked against each other: a
     // template or config text that prints a wrong pair fails the build; the message lists
@@ -259,7 +253,7 @@ pub fn start_documents<'a>(
     }
     let mut warnings = length_notes(cfg, rule.as_ref(), before, abstract_length.as_ref());
     warnings.extend(missing_parts(cfg, cohort));
-    let rows = crate::profile::timing::stage("  numbers sheet", || {
+    let mut rows = crate::profile::timing::stage("  numbers sheet", || {
         traced_rows(renderer, &ctx, &plain, &mut warnings)
     })?;
     let disagreements = numbers::disagreements(&rows, &ctx.traced_results().unwrap_or_default());
@@ -272,16 +266,16 @@ pub fn start_documents<'a>(
             ),
         });
     }
-    let mut rows = rows;
     // What shortening left out, as the sheet's last row: its source is results.json's list.
-    if let (Some(rule), false) = (&rule, left_out.is_empty()) {
+    let shortened = abstract_length.as_ref().filter(|l| !l.left_out.is_empty());
+    if let (Some(rule), Some(length)) = (&rule, shortened) {
         rows.push(numbers::Row {
             section: "Note".into(),
             sentence: 0,
             text: format!("left out to fit the {} limit", rule.name),
             entry: trace::Entry {
                 pointer: "/abstract_length/left_out".into(),
-                value: serde_json::Value::String(left_out.join("; ")),
+                value: serde_json::Value::String(length.left_out.join("; ")),
                 denominator: None,
                 format: "note",
             },
@@ -429,11 +423,7 @@ fn missing_parts(cfg: &LoadedConfig, cohort: &CohortConfig) -> Vec<Diagnostic> {
             .at(crate::diagnostic::Location::Key("study.registry_id".into())),
         );
     }
-    if cohort
-        .background
-        .as_deref()
-        .is_none_or(|b| b.trim().is_empty())
-    {
+    if !cohort.has_background() {
         warnings.push(
             Diagnostic::warning(
                 Kind::AbstractContent,
