@@ -46,6 +46,29 @@ fn phase3(text: String) -> String {
     )
 }
 
+/// A build of the randomised example whose config `edit` makes (in a folder of its own, kept
+/// while this lives), which must succeed.
+struct Built {
+    dir: tempfile::TempDir,
+    config: PathBuf,
+    out: PathBuf,
+    stderr: String,
+}
+
+fn built(edit: &dyn Fn(String) -> String) -> Built {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = study_config(dir.path(), edit);
+    let out = dir.path().join("out");
+    let run = build(&config, &out, &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    Built {
+        dir,
+        config,
+        out,
+        stderr: run.stderr,
+    }
+}
+
 /// `text` without the line starting `key` and the lines after it starting `continued`.
 fn without_key(text: &str, key: &str, continued: &str) -> String {
     let mut out = String::new();
@@ -81,19 +104,15 @@ fn chars_no_spaces(text: &str) -> usize {
 
 #[test]
 fn the_dual_primary_esmo_abstract_fits_with_both_primaries_orr_and_safety() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let config = study_config(dir.path(), &phase3);
-    let out = dir.path().join("out");
-    let run = build(&config, &out, &[]);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
-    let cohort = cohort_dir(&out);
+    let b = built(&phase3);
+    let cohort = cohort_dir(&b.out);
     let text = std::fs::read_to_string(cohort.join("abstract.txt")).expect("abstract.txt");
     assert!(
         chars_no_spaces(&text) <= 2000,
         "{}\n{text}",
         chars_no_spaces(&text)
     );
-    let results = read_json(&out.join("RAND-EXAMPLE/2023-09-29/results.json"));
+    let results = read_json(&b.out.join("RAND-EXAMPLE/2023-09-29/results.json"));
     let c = &results["cohorts"][0];
     let length = &c["abstract_length"];
     assert_eq!(
@@ -143,10 +162,10 @@ fn the_dual_primary_esmo_abstract_fits_with_both_primaries_orr_and_safety() {
     ));
     assert!(!text.contains("restricted mean") && !text.contains("cumulative incidence"));
     assert!(
-        run.stderr
+        b.stderr
             .contains("to fit it left out: the Methods' statistics in full"),
         "{}",
-        run.stderr
+        b.stderr
     );
     // Every number printed still traces to results.json: the sheet names each HR.
     let sheet = std::fs::read_to_string(cohort.join("abstract-numbers.csv")).expect("sheet");
@@ -162,40 +181,32 @@ fn the_dual_primary_esmo_abstract_fits_with_both_primaries_orr_and_safety() {
 
 #[test]
 fn pinned_and_dropped_blocks_without_a_template() {
-    let dir = tempfile::tempdir().expect("tempdir");
     // Pinned: the baseline and the RMST stay whatever the length; TTP is always dropped.
-    let config = study_config(dir.path(), &|t| {
+    let b = built(&|t| {
         phase3(t).replace(
             "  conference: esmo\n",
             "  conference: esmo\n  abstract: { include: [baseline, rmst], exclude: [TTP] }\n",
         )
     });
-    let out = dir.path().join("out");
-    let run = build(&config, &out, &[]);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
-    let text = std::fs::read_to_string(cohort_dir(&out).join("abstract.txt")).expect("abstract");
+    let text = std::fs::read_to_string(cohort_dir(&b.out).join("abstract.txt")).expect("abstract");
     assert!(
         text.contains("region Europe/Asia/North America: "),
         "{text}"
     );
     assert!(text.contains("The restricted mean"), "{text}");
     assert!(!text.contains("time to progression") && !text.contains("cumulative incidence"));
-    let results = read_json(&out.join("RAND-EXAMPLE/2023-09-29/results.json"));
+    let results = read_json(&b.out.join("RAND-EXAMPLE/2023-09-29/results.json"));
     let left = results["cohorts"][0]["abstract_length"]["left_out"].to_string();
     assert!(!left.contains("baseline"), "{left}");
 
     // Without a conference nothing is shortened; an excluded block is still left out.
-    let dir = tempfile::tempdir().expect("tempdir");
-    let config = study_config(dir.path(), &|t| {
+    let b = built(&|t| {
         phase3(t).replace(
             "  conference: esmo\n",
             "  abstract: { exclude: [baseline, OS] }\n",
         )
     });
-    let out = dir.path().join("out");
-    let run = build(&config, &out, &[]);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
-    let text = std::fs::read_to_string(cohort_dir(&out).join("abstract.txt")).expect("abstract");
+    let text = std::fs::read_to_string(cohort_dir(&b.out).join("abstract.txt")).expect("abstract");
     assert!(!text.contains("Median overall survival"), "{text}");
     // No baseline phrase between the randomisation and the arms.
     assert!(
@@ -213,17 +224,13 @@ fn pinned_and_dropped_blocks_without_a_template() {
 
 #[test]
 fn the_cumulative_incidence_at_the_landmark_asked_for() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let config = study_config(dir.path(), &|t| {
+    let b = built(&|t| {
         phase3(t)
             .replace("  conference: esmo\n", "")
             .replace("  rmst_in_abstract: true\n", "  cif_landmark: 9\n")
     });
-    let out = dir.path().join("out");
-    let run = build(&config, &out, &[]);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
-    let text = std::fs::read_to_string(cohort_dir(&out).join("abstract.txt")).expect("abstract");
-    let results = read_json(&out.join("RAND-EXAMPLE/2023-09-29/results.json"));
+    let text = std::fs::read_to_string(cohort_dir(&b.out).join("abstract.txt")).expect("abstract");
+    let results = read_json(&b.out.join("RAND-EXAMPLE/2023-09-29/results.json"));
     let arm = &results["cohorts"][0]["arms"][0];
     let at9: Vec<&serde_json::Value> = arm["tte"]["TTP"]["cif"]["landmarks"]
         .as_array()
@@ -247,31 +254,27 @@ fn the_cumulative_incidence_at_the_landmark_asked_for() {
 
 #[test]
 fn a_congress_abstract_names_its_registry_and_has_a_background() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let config = study_config(dir.path(), &|t| {
+    let b = built(&|t| {
         let kept = without_key(&t, "    background:", "      ");
         kept.replace(
             "  formats: [md, html, docx, pptx, png, xlsx, ard, poster]\n",
             "  formats: [md]\n  conference: esmo\n",
         )
     });
-    let out = dir.path().join("out");
-    let run = build(&config, &out, &[]);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert!(
-        run.stderr.contains("no trial registry number"),
+        b.stderr.contains("no trial registry number"),
         "{}",
-        run.stderr
+        b.stderr
     );
-    assert!(run.stderr.contains("has no Background"), "{}", run.stderr);
-    let strict = build(&config, &dir.path().join("strict"), &["--strict"]);
+    assert!(b.stderr.contains("has no Background"), "{}", b.stderr);
+    let strict = build(&b.config, &b.dir.path().join("strict"), &["--strict"]);
     assert_eq!(strict.code, Some(2), "{}", strict.stderr);
     assert!(
         strict.stderr.contains("key `cohorts[0].background`"),
         "{}",
         strict.stderr
     );
-    assert!(!dir.path().join("strict").join("RAND-EXAMPLE").exists());
+    assert!(!b.dir.path().join("strict").join("RAND-EXAMPLE").exists());
 }
 
 #[test]
@@ -341,8 +344,7 @@ fn posters_keep_the_primary_endpoints_comparison_safety_and_conclusions() {
         ("asco", "", 2),
         ("esmo", "    width: 33.1\n    height: 46.8\n", 1),
     ] {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let config = study_config(dir.path(), &|t| {
+        let b = built(&|t| {
             phase3(t)
                 .replace(
                     "  formats: [md]\n  conference: esmo\n",
@@ -350,10 +352,7 @@ fn posters_keep_the_primary_endpoints_comparison_safety_and_conclusions() {
                 )
                 .replace("    width: 72\n    height: 48\n", size)
         });
-        let out = dir.path().join("out");
-        let run = build(&config, &out, &[]);
-        assert_eq!(run.code, Some(0), "{}", run.stderr);
-        let parts = pptx(&cohort_dir(&out).join("poster.pptx"));
+        let parts = pptx(&cohort_dir(&b.out).join("poster.pptx"));
         let slide = String::from_utf8(parts["ppt/slides/slide1.xml"].clone()).expect("xml");
         let doc = roxmltree::Document::parse(&slide).expect("slide");
         let texts: Vec<&str> = doc
@@ -400,8 +399,8 @@ fn posters_keep_the_primary_endpoints_comparison_safety_and_conclusions() {
         };
         assert!(core.contains(print), "{core}");
         // What left is named, lowest priority first, never a kept block.
-        if run.stderr.contains("poster.pptx leaves out blocks") {
-            let line = run
+        if b.stderr.contains("poster.pptx leaves out blocks") {
+            let line = b
                 .stderr
                 .lines()
                 .find(|l| l.contains("leaves out blocks"))
@@ -512,14 +511,8 @@ fn the_cutoff_diff_of_a_randomised_trial_is_per_arm_with_rmst_and_incidence() {
 /// independent reader, not by readout's tracer.
 #[test]
 fn every_number_on_the_poster_and_slides_comes_from_the_results() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let config = study_config(dir.path(), &|t| {
-        phase3(t).replace("  formats: [md]\n", "  formats: [md, pptx, poster]\n")
-    });
-    let out = dir.path().join("out");
-    let run = build(&config, &out, &[]);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
-    let results = read_json(&out.join("RAND-EXAMPLE/2023-09-29/results.json"));
+    let b = built(&|t| phase3(t).replace("  formats: [md]\n", "  formats: [md, pptx, poster]\n"));
+    let results = read_json(&b.out.join("RAND-EXAMPLE/2023-09-29/results.json"));
     // The printed forms of every number results.json holds, at the decimals documents use:
     // counts as they are; times, rates and ratios at 1 or 2 decimals and as percentages at 1;
     // p-values at 3.
@@ -551,7 +544,7 @@ fn every_number_on_the_poster_and_slides_comes_from_the_results() {
     }
     walk(&results["cohorts"][0], "", &mut printed);
     // The config's own words (regimen, Methods, dates) and the CI level.
-    let text = std::fs::read_to_string(&config).expect("config");
+    let text = std::fs::read_to_string(&b.config).expect("config");
     for w in text.split(|c: char| !c.is_ascii_digit() && c != '.') {
         printed.insert(w.trim_matches('.').to_string());
     }
@@ -598,7 +591,7 @@ fn every_number_on_the_poster_and_slides_comes_from_the_results() {
         }
     }
     for file in ["slides.pptx", "poster.pptx"] {
-        let parts = pptx(&cohort_dir(&out).join(file));
+        let parts = pptx(&cohort_dir(&b.out).join(file));
         let mut unaccounted = std::collections::BTreeSet::new();
         for (name, bytes) in &parts {
             if !(name.starts_with("ppt/slides/slide") && name.ends_with(".xml")) {
@@ -626,17 +619,13 @@ fn every_number_on_the_poster_and_slides_comes_from_the_results() {
 #[test]
 fn the_ash_poster_title_meets_its_lettering_rule() {
     for (conference, least) in [("ash", 151.0), ("asco", 88.0)] {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let config = study_config(dir.path(), &|t| {
+        let b = built(&|t| {
             phase3(t).replace(
                 "  formats: [md]\n  conference: esmo\n",
                 &format!("  formats: [poster]\n  conference: {conference}\n"),
             )
         });
-        let out = dir.path().join("out");
-        let run = build(&config, &out, &[]);
-        assert_eq!(run.code, Some(0), "{}", run.stderr);
-        let parts = pptx(&cohort_dir(&out).join("poster.pptx"));
+        let parts = pptx(&cohort_dir(&b.out).join("poster.pptx"));
         let slide = String::from_utf8(parts["ppt/slides/slide1.xml"].clone()).expect("xml");
         let doc = roxmltree::Document::parse(&slide).expect("slide");
         let band = doc
@@ -672,15 +661,9 @@ fn the_ash_poster_title_meets_its_lettering_rule() {
 /// at which it fits; the RMST difference (asked for) on the PFS and OS slides.
 #[test]
 fn slide_tables_fill_the_slide_and_the_rmst_is_on_its_slide() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let config = study_config(dir.path(), &|t| {
-        phase3(t).replace("  formats: [md]\n", "  formats: [pptx]\n")
-    });
-    let out = dir.path().join("out");
-    let run = build(&config, &out, &[]);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
-    let results = read_json(&out.join("RAND-EXAMPLE/2023-09-29/results.json"));
-    let parts = pptx(&cohort_dir(&out).join("slides.pptx"));
+    let b = built(&|t| phase3(t).replace("  formats: [md]\n", "  formats: [pptx]\n"));
+    let results = read_json(&b.out.join("RAND-EXAMPLE/2023-09-29/results.json"));
+    let parts = pptx(&cohort_dir(&b.out).join("slides.pptx"));
     let mut tables = 0;
     let mut largest = 0;
     let mut rmst_said = Vec::new();
