@@ -280,9 +280,165 @@ pub fn listing<'a>(values: impl IntoIterator<Item = &'a str>) -> String {
     text
 }
 
+/// Words of prose that stay in lower case when a coded value in capitals is phrased; any other
+/// capitalised word of four letters or fewer is taken for an abbreviation (ALK, ECOG, NOS).
+const COMMON_WORDS: &[&str] = &[
+    "A", "AN", "THE", "OF", "AND", "OR", "NOT", "NO", "YES", "IN", "ON", "AT", "TO", "BY", "FOR",
+    "WITH", "NON", "ALL", "ANY", "NONE", "HIGH", "LOW", "MALE", "LATE", "ONE", "TWO", "WILD",
+    "TYPE", "LINE", "BONE", "LUNG", "SKIN", "LEFT", "BOTH", "ONLY", "PRE", "POST", "LESS", "MORE",
+    "THAN", "OVER", "NEW", "OLD", "MILD", "FULL", "PART", "EVER", "DONE", "LOST", "DEAD", "LIFE",
+    "SIDE", "REST", "ELSE", "SOME", "BEST", "NEAR", "FAR", "SAME", "PAST", "USED",
+];
+
+/// Places a region or country code names, written with a capital in prose.
+const PLACES: &[&str] = &[
+    "EUROPE",
+    "ASIA",
+    "AFRICA",
+    "AMERICA",
+    "AMERICAS",
+    "AUSTRALIA",
+    "OCEANIA",
+    "PACIFIC",
+    "ANTARCTICA",
+    "CARIBBEAN",
+    "SCANDINAVIA",
+    "NORDICS",
+    "BALTICS",
+    "JAPAN",
+    "CHINA",
+    "KOREA",
+    "TAIWAN",
+    "INDIA",
+    "CANADA",
+    "MEXICO",
+    "BRAZIL",
+    "ARGENTINA",
+    "RUSSIA",
+    "GERMANY",
+    "FRANCE",
+    "SPAIN",
+    "ITALY",
+    "POLAND",
+    "TURKEY",
+    "ISRAEL",
+    "ZEALAND",
+    "KINGDOM",
+    "STATES",
+    "EAST",
+    "EUROPEAN",
+    "ASIAN",
+    "AFRICAN",
+    "AMERICAN",
+    "JAPANESE",
+    "CHINESE",
+    "KOREAN",
+    "HISPANIC",
+    "LATINO",
+    "CAUCASIAN",
+];
+
+/// Compass and qualifying words that take a capital before a place ("North America",
+/// "Asia Pacific", "Western Europe", "Middle East", "United States").
+const BEFORE_PLACES: &[&str] = &[
+    "NORTH",
+    "SOUTH",
+    "EAST",
+    "WEST",
+    "NORTHERN",
+    "SOUTHERN",
+    "EASTERN",
+    "WESTERN",
+    "CENTRAL",
+    "LATIN",
+    "MIDDLE",
+    "UNITED",
+    "NEW",
+    "SOUTHEAST",
+    "NORTHEAST",
+    "SOUTHWEST",
+    "NORTHWEST",
+];
+
+/// A coded value as prose prints it: a value written in capitals ("REST OF WORLD", "NEVER",
+/// "TRANSFORMED FL") in lower case but for places and abbreviations ("rest of world", "never",
+/// "transformed FL", "North America"); "ROW" is "rest of world"; ">=65" is "≥65". A value
+/// with any lower-case letter is otherwise the user's own wording and kept.
+pub fn phrase_code(value: &str) -> String {
+    if value.contains(">=") || value.contains("<=") {
+        return phrase_code(&value.replace(">=", "≥").replace("<=", "≤"));
+    }
+    let trimmed = value.trim();
+    if trimmed.chars().any(char::is_lowercase) || !trimmed.chars().any(char::is_alphabetic) {
+        return value.to_string();
+    }
+    if matches!(trimmed, "ROW" | "ROTW" | "REST OF THE WORLD") {
+        return "rest of world".to_string();
+    }
+    let words: Vec<&str> = trimmed.split(' ').collect();
+    let is_place = |w: Option<&&str>| w.is_some_and(|w| PLACES.contains(w));
+    words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let letters = w.chars().filter(|c| c.is_alphabetic()).count();
+            let vowel = w.chars().any(|c| "AEIOU".contains(c));
+            let before_place = BEFORE_PLACES.contains(w)
+                && (is_place(words.get(i + 1))
+                    || BEFORE_PLACES.contains(words.get(i + 1).unwrap_or(&"")));
+            if PLACES.contains(w)
+                || before_place
+                || (*w == "EAST" && i > 0 && words[i - 1] == "MIDDLE")
+            {
+                let mut chars = w.chars();
+                chars.next().map_or_else(String::new, |first| {
+                    first.to_string() + &chars.as_str().to_lowercase()
+                })
+            } else if w.chars().any(|c| c.is_ascii_digit())
+                || !vowel
+                || (letters <= 4 && !COMMON_WORDS.contains(w))
+            {
+                (*w).to_string()
+            } else {
+                w.to_lowercase()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn coded_values_in_capitals_read_as_prose() {
+        let cases = [
+            ("EUROPE", "Europe"),
+            ("REST OF WORLD", "rest of world"),
+            ("ROW", "rest of world"),
+            ("NORTH AMERICA", "North America"),
+            ("ASIA PACIFIC", "Asia Pacific"),
+            ("MIDDLE EAST", "Middle East"),
+            ("FORMER", "former"),
+            ("NEVER", "never"),
+            ("CURRENT SMOKER", "current smoker"),
+            ("TRANSFORMED FL", "transformed FL"),
+            ("DLBCL NOS", "DLBCL NOS"),
+            ("EGFR MUTANT", "EGFR mutant"),
+            ("PD-L1 >=50%", "PD-L1 ≥50%"),
+            (">=65", "≥65"),
+            ("<=1 prior line", "≤1 prior line"),
+            ("HIGH", "high"),
+            ("Europe", "Europe"),
+            ("Rest of World", "Rest of World"),
+            ("III", "III"),
+            ("0", "0"),
+        ];
+        for (code, words) in cases {
+            assert_eq!(phrase_code(code), words, "{code}");
+        }
+    }
 
     #[test]
     fn p_values_read_as_journals_print_them() {

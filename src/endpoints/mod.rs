@@ -1276,7 +1276,8 @@ pub fn ordered_levels(
         .collect()
 }
 
-/// A level's words: the config's `labels`, else the column's CDISC decode, else the value.
+/// A level's words: the config's `labels`, else the column's CDISC decode, else the value
+/// phrased ([`crate::format::phrase_code`]).
 fn decode(item: &BaselineItem, value: &str) -> String {
     if let Some(label) = item.labels.get(&crate::config::Code(value.to_string())) {
         return label.clone();
@@ -1290,7 +1291,8 @@ fn decode(item: &BaselineItem, value: &str) -> String {
     match value {
         "Y" => "Yes".to_string(),
         "N" => "No".to_string(),
-        _ => value.to_string(),
+        // A code in capitals in words ("REST OF WORLD": "rest of world"; docs/OUTPUTS.md).
+        _ => crate::format::phrase_code(value),
     }
 }
 
