@@ -398,6 +398,23 @@ fn posters_keep_the_primary_endpoints_comparison_safety_and_conclusions() {
             "print at 100%"
         };
         assert!(core.contains(print), "{core}");
+        // And its notes page: "Print at 200% = 95 × 47 in".
+        let rels =
+            String::from_utf8(parts["ppt/slides/_rels/slide1.xml.rels"].clone()).expect("rels");
+        assert!(rels.contains("../notesSlides/notesSlide1.xml"), "{rels}");
+        let notes =
+            String::from_utf8(parts["ppt/notesSlides/notesSlide1.xml"].clone()).expect("notes");
+        let page = if conference == "asco" {
+            "95 × 47"
+        } else if size.is_empty() {
+            "48 × 36"
+        } else {
+            "33.1 × 46.8"
+        };
+        assert!(
+            notes.contains(&format!("Print at {}% = {page} in", k * 100)),
+            "{notes}"
+        );
         // What left is named, lowest priority first, never a kept block.
         if b.stderr.contains("poster.pptx leaves out blocks") {
             let line = b
@@ -701,7 +718,8 @@ fn slide_tables_fill_the_slide_and_the_rmst_is_on_its_slide() {
         .and_then(|s| s.split('"').next())
         .and_then(|s| s.parse().ok())
         .expect("slide width");
-    for figure in ["km-pfs", "km-os"] {
+    // The competing endpoint's incidence too, in its landscape drawing with KMunicate's table.
+    for figure in ["km-pfs", "km-os", "cif-ttp"] {
         let slide = parts
             .iter()
             .filter(|(n, _)| n.starts_with("ppt/slides/slide") && n.ends_with(".xml"))
@@ -728,6 +746,22 @@ fn slide_tables_fill_the_slide_and_the_rmst_is_on_its_slide() {
         assert!(risk_pt >= 12.0, "{figure}: risk table at {risk_pt:.1} pt");
     }
     assert_eq!(largest, 2000, "short tables are set at 20 pt");
+    // A slide of a few words sets them large rather than leave the slide near empty.
+    let conclusions = parts
+        .iter()
+        .filter(|(n, _)| n.starts_with("ppt/slides/slide") && n.ends_with(".xml"))
+        .map(|(_, b)| String::from_utf8(b.clone()).expect("xml"))
+        .find(|x| x.contains(">Conclusions<"))
+        .expect("the conclusions slide");
+    let sizes: Vec<u32> = conclusions
+        .split("sz=\"")
+        .skip(1)
+        .filter_map(|s| s.split('"').next()?.parse().ok())
+        .collect();
+    assert!(
+        !sizes.is_empty() && sizes.iter().all(|s| *s >= 2400),
+        "{sizes:?}"
+    );
     // The PFS and OS slides each give the RMST difference of results.json.
     assert_eq!(rmst_said.len(), 2, "{rmst_said:?}");
     for (said, name) in rmst_said.iter().zip(["PFS", "OS"]) {
@@ -737,5 +771,139 @@ fn slide_tables_fill_the_slide_and_the_rmst_is_on_its_slide() {
             said.contains(&format!("months {d} months (95% CI")),
             "{name}: {said}"
         );
+    }
+}
+
+/// Coded values a congress prints in words: a region coded in capitals ("EUROPE", "REST OF
+/// WORLD") reads "Europe", "rest of world" in the abstract's baseline and the report's table;
+/// ">=65" reads "≥65" there and in the forest plot.
+#[test]
+fn coded_values_read_as_words() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("data");
+    std::fs::create_dir(&data).expect("data dir");
+    for entry in std::fs::read_dir(root().join("data/rand-example")).expect("data") {
+        let path = entry.expect("entry").path();
+        let name = path.file_name().expect("name").to_owned();
+        std::fs::copy(&path, data.join(name)).expect("copy");
+    }
+    let adsl = std::fs::read_to_string(data.join("adsl.csv")).expect("adsl");
+    let adsl = adsl
+        .replace(",Europe,", ",EUROPE,")
+        .replace(",Asia,", ",ASIA,")
+        .replace(",North America,", ",REST OF WORLD,");
+    std::fs::write(data.join("adsl.csv"), adsl).expect("write adsl");
+    let original = root().join("data/rand-example").display().to_string();
+    let copy = data.display().to_string();
+    let b = built(&|t| {
+        t.replace(&original, &copy).replace(
+            "  formats: [md, html, docx, pptx, png, xlsx, ard, poster]\n",
+            "  formats: [md, html]\n",
+        )
+    });
+    let cohort = cohort_dir(&b.out);
+    let text = std::fs::read_to_string(cohort.join("abstract.txt")).expect("abstract");
+    assert!(
+        text.contains("region Europe/Asia/rest of world: 37.3%/36.3%/26.3%"),
+        "{text}"
+    );
+    assert!(text.contains("age group <65/≥65 years"), "{text}");
+    let report = std::fs::read_to_string(cohort.join("report.html")).expect("report");
+    for words in ["Rest of world", "Europe", "≥65"] {
+        assert!(report.contains(&format!(">{words}<")), "{words}");
+    }
+    for code in ["REST OF WORLD", "EUROPE", "&gt;=65"] {
+        assert!(!report.contains(code), "{code} printed as coded");
+    }
+    let forest =
+        std::fs::read_to_string(cohort.join("figures/forest-pfs.svg")).expect("forest plot");
+    assert!(forest.contains("≥65"), "forest");
+    assert!(!forest.contains("&gt;=65"), "forest prints >=65");
+}
+
+/// The texts of an SVG drawing by line: (y, texts in x order), top to bottom.
+fn svg_lines(svg: &str) -> Vec<(i64, Vec<String>)> {
+    let doc = roxmltree::Document::parse(svg).expect("svg");
+    let mut lines: std::collections::BTreeMap<i64, Vec<(i64, String)>> = Default::default();
+    for t in doc.descendants().filter(|n| n.has_tag_name("text")) {
+        let at = |name| {
+            t.attribute(name)
+                .and_then(|v| v.parse::<f64>().ok())
+                .map_or(0, |v| v.round() as i64)
+        };
+        let text: String = t
+            .descendants()
+            .filter(|d| d.is_text())
+            .filter_map(|d| d.text())
+            .collect();
+        lines
+            .entry(at("y"))
+            .or_default()
+            .push((at("x"), text.trim().to_string()));
+    }
+    lines
+        .into_iter()
+        .map(|(y, mut texts)| {
+            texts.sort();
+            (y, texts.into_iter().map(|t| t.1).collect())
+        })
+        .collect()
+}
+
+/// Morris et al. (2019): a band on each arm's curve; the cumulative incidence in KMunicate's
+/// form, its table's counts (competing events in a row of their own) those of results.json.
+#[test]
+fn each_arm_has_its_band_and_the_incidence_its_kmunicate_table() {
+    let b = built(&phase3);
+    let figures = cohort_dir(&b.out).join("figures");
+    for figure in ["km-pfs.svg", "km-os.svg", "cif-ttp.svg"] {
+        let svg = std::fs::read_to_string(figures.join(figure)).expect("figure");
+        for colour in ["#0072B2", "#D55E00"] {
+            assert!(
+                svg.contains(&format!("<polygon fill-opacity=\"0.18\" fill=\"{colour}\"")),
+                "{figure}: no band in {colour}"
+            );
+        }
+    }
+    let results = read_json(&b.out.join("RAND-EXAMPLE/2023-09-29/results.json"));
+    let svg = std::fs::read_to_string(figures.join("cif-ttp.svg")).expect("figure");
+    let lines = svg_lines(&svg);
+    for (name, pick) in [
+        ("At risk", "at_risk"),
+        ("Censored", "censored"),
+        ("Events", "events"),
+        ("Competing", "competing"),
+    ] {
+        let drawn: Vec<&Vec<String>> = lines
+            .iter()
+            // A row of the table: its name and numbers (the legend's "Censored" has none).
+            .filter(|(_, t)| t.len() > 1 && t.first().map(String::as_str) == Some(name))
+            .map(|(_, t)| t)
+            .collect();
+        assert_eq!(drawn.len(), 2, "{name}: a row per arm");
+        for (row, arm) in drawn.iter().zip(0..) {
+            let table = results["cohorts"][0]["arms"][arm]["tte"]["TTP"]["cif"]["risk_table"]
+                .as_array()
+                .expect("the incidence's risk table");
+            let expected: Vec<String> = table
+                .iter()
+                .map(|r| r[pick].as_u64().expect("count").to_string())
+                .collect();
+            assert_eq!(row[1..].to_vec(), expected, "{name} of arm {arm}");
+        }
+    }
+    // Competing events so far plus censored so far are the Kaplan–Meier table's censored.
+    let arm = &results["cohorts"][0]["arms"][1]["tte"]["TTP"];
+    for (cif, km) in arm["cif"]["risk_table"]
+        .as_array()
+        .expect("cif")
+        .iter()
+        .zip(arm["risk_table"].as_array().expect("km"))
+    {
+        assert_eq!(
+            cif["competing"].as_u64().unwrap() + cif["censored"].as_u64().unwrap(),
+            km["censored"].as_u64().unwrap()
+        );
+        assert_eq!(cif["at_risk"], km["at_risk"]);
     }
 }

@@ -446,8 +446,8 @@ pub fn analyse_whole<'a>(
     };
     let results = crate::endpoints::beyond::beyond_median(
         pooled.results,
-        &pooled.km,
-        &arm_km,
+        (&pooled.km, &arm_km),
+        (&pooled.competing, &arm_competing),
         &settings,
         &tau_key,
     )?;

@@ -8,7 +8,7 @@ use indexmap::IndexMap;
 use crate::config::Analysis;
 use crate::error::{Error, Result};
 use crate::results::{
-    CohortResults, Contrast, RiskTableRow, RmstComparison, RmstResult, TteResults,
+    CifRiskRow, CohortResults, Contrast, RiskTableRow, RmstComparison, RmstResult, TteResults,
 };
 use crate::stats::{self, KaplanMeier};
 
@@ -33,12 +33,13 @@ pub type ArmKm = [(String, IndexMap<String, KaplanMeier>)];
 /// [`add_beyond_median`]. The last step of the analysis stage.
 pub fn beyond_median(
     mut results: CohortResults,
-    cohort_km: &IndexMap<String, KaplanMeier>,
-    arm_km: &ArmKm,
+    (cohort_km, arm_km): (&IndexMap<String, KaplanMeier>, &ArmKm),
+    (cohort_cr, arm_cr): (&IndexMap<String, super::CompetingData>, &ArmCompeting),
     a: &Analysis,
     tau_key: &TauKey<'_>,
 ) -> Result<CohortResults> {
     add_beyond_median(&mut results, cohort_km, arm_km, a, tau_key)?;
+    add_cif_tables(&mut results, (cohort_cr, arm_cr), a);
     Ok(results)
 }
 
@@ -150,6 +151,52 @@ fn add_beyond_median(
         }
     }
     compare_rmst(results, a)
+}
+
+/// Each cumulative incidence's risk table, at the times of its endpoint's Kaplan–Meier table
+/// (the cohort's times, for every arm alike).
+fn add_cif_tables(
+    results: &mut CohortResults,
+    (cohort_cr, arm_cr): (&IndexMap<String, super::CompetingData>, &ArmCompeting),
+    a: &Analysis,
+) {
+    let unit = a.time_unit.days();
+    let fill = |tte: &mut TteResults, data: Option<&super::CompetingData>, times: &[f64]| {
+        let (Some(cif), Some(data)) = (tte.cif.as_mut(), data) else {
+            return;
+        };
+        let days: Vec<f64> = times.iter().map(|t| t * unit).collect();
+        cif.risk_table = data
+            .fit
+            .risk_table(&days)
+            .into_iter()
+            .zip(times)
+            .map(|(r, &time)| CifRiskRow {
+                time,
+                at_risk: r.at_risk,
+                events: r.events,
+                competing: r.competing,
+                censored: r.censored,
+            })
+            .collect();
+    };
+    let endpoints: Vec<String> = results.tte.keys().cloned().collect();
+    for endpoint in endpoints {
+        let Some(tte) = results.tte.get_mut(&endpoint) else {
+            continue;
+        };
+        let times: Vec<f64> = tte.risk_table.iter().map(|r| r.time).collect();
+        fill(tte, cohort_cr.get(&endpoint), &times);
+        for arm in &mut results.arms {
+            let data = arm_cr
+                .iter()
+                .find(|(name, _)| *name == arm.arm)
+                .and_then(|(_, by)| by.get(&endpoint));
+            if let Some(tte) = arm.results.tte.get_mut(&endpoint) {
+                fill(tte, data, &times);
+            }
+        }
+    }
 }
 
 /// Each comparison's RMST difference and ratio, from the two arms' RMST at one τ.

@@ -1022,6 +1022,8 @@ fn cif_results(
         })
         .collect::<std::result::Result<Vec<_>, stats::StatsError>>()?;
     Ok(crate::results::CifResults {
+        // Filled with the Kaplan–Meier table, at its times (beyond::beyond_median).
+        risk_table: Vec::new(),
         competing: data
             .status
             .iter()

@@ -238,45 +238,78 @@ fn incidence_figure(
     endpoint: &str,
     settings: &Analysis,
     (output, unit_title): (&crate::config::OutputConfig, &str),
-    (figs, png): (&mut CohortFigures, bool),
+    (figs, pngs): (&mut CohortFigures, PngUse),
 ) -> Result<()> {
     let results = &analysis.results;
     let cohort = results.id.as_str();
     let unit = settings.time_unit.days();
-    let series_of = |data: &crate::endpoints::CompetingData, label: &str| {
+    let (png, wide_wanted) = (pngs.files, pngs.wide);
+    // Each curve with its pointwise band and KMunicate's table (Morris et al. 2019), the
+    // competing events in a row of their own (docs/OUTPUTS.md).
+    let series_of = |data: &crate::endpoints::CompetingData,
+                     label: &str,
+                     summary: Option<&crate::results::TteResults>| {
         let fit = &data.fit;
+        let band = fit
+            .band(settings.ci_level)
+            .map_err(|source| Error::Statistics {
+                cohort: cohort.to_string(),
+                what: format!("cumulative incidence band of {endpoint}"),
+                source,
+            })?;
         let points = fit
             .steps()
             .iter()
-            .map(|s| KmPoint {
+            .zip(band)
+            .map(|(s, (lower, upper))| KmPoint {
                 time: s.time / unit,
                 surv: s.estimate,
-                lower: None,
-                upper: None,
+                lower,
+                upper,
                 n_risk: s.n_risk,
                 n_event: s.events,
                 n_censor: s.censored,
             })
             .collect();
-        KmSeries {
+        let table = summary
+            .and_then(|t| t.cif.as_ref())
+            .map(|c| {
+                c.risk_table
+                    .iter()
+                    .map(|r| plots::KmTableRow {
+                        time: r.time,
+                        at_risk: r.at_risk,
+                        events: r.events,
+                        censored: r.censored,
+                        competing: Some(r.competing),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok::<_, Error>(KmSeries {
             label: label.to_string(),
             points: thin_steps(points),
             n: fit.n(),
             median: None,
             median_label: String::new(),
-            table: Vec::new(),
-        }
+            table,
+        })
     };
     let mut series = Vec::new();
     for (arm, by) in arms.competing {
         if let Some(data) = by.get(endpoint) {
-            series.push(series_of(data, results.arm_short(arm)));
+            let summary = results
+                .arms
+                .iter()
+                .find(|a| &a.arm == arm)
+                .and_then(|a| a.results.tte.get(endpoint));
+            series.push(series_of(data, results.arm_short(arm), summary)?);
         }
     }
     let arms_drawn = !series.is_empty();
     if !arms_drawn {
         if let Some(data) = analysis.competing.get(endpoint) {
-            series.push(series_of(data, &results.label));
+            series.push(series_of(data, &results.label, results.tte.get(endpoint))?);
         }
     }
     let note: Vec<String> = results
@@ -300,18 +333,19 @@ fn incidence_figure(
         title: figure_title(output, format!("{title}: {}", results.label)),
         y_label: "Cumulative incidence".to_string(),
         time_unit: unit_title.to_string(),
-        show_ci: false,
+        show_ci: true,
         tick_step: None,
         x_max: None,
         note,
         wide: false,
-        kmunicate: false,
+        kmunicate: true,
         incidence: true,
     };
     let caption = format!(
-        "Cumulative incidence of {}{} (Aalen–Johansen), other events competing{}; number at risk below the axis.",
+        "Cumulative incidence of {}{} (Aalen–Johansen) with pointwise {}% CIs, other events competing{}; numbers at risk, censored, with the event and with a competing event so far below the axis (KMunicate).",
         title.to_lowercase(),
         if arms_drawn { " by arm" } else { "" },
+        settings.ci_percent(),
         if arms_drawn {
             "; subdistribution hazard ratio from a Fine–Gray model, Gray's test p"
         } else {
@@ -319,13 +353,39 @@ fn incidence_figure(
         }
     );
     let drawn = plots::km_plot(&series, &opts);
-    figs.add(
-        cohort,
-        &format!("cif-{}", endpoint.to_ascii_lowercase()),
-        caption,
-        drawn,
-        png,
-    )
+    let name = format!("cif-{}", endpoint.to_ascii_lowercase());
+    let wide = wide_drawing(&series, &opts, drawn.is_ok() && wide_wanted, cohort, &name)?;
+    figs.add(cohort, &name, caption, drawn, png)?;
+    if let Some(figure) = figs.inline.last_mut().filter(|_| wide.is_some()) {
+        figure.wide_svg = wide;
+    }
+    Ok(())
+}
+
+/// The landscape drawing of a Kaplan–Meier or incidence figure for slides, when `wanted`: no
+/// title (the slide's own names it), the legend beside the plot.
+fn wide_drawing(
+    series: &[KmSeries],
+    opts: &KmPlotOptions,
+    wanted: bool,
+    cohort: &str,
+    name: &str,
+) -> Result<Option<String>> {
+    if !wanted {
+        return Ok(None);
+    }
+    let wide = KmPlotOptions {
+        wide: true,
+        title: String::new(),
+        ..opts.clone()
+    };
+    plots::km_plot(series, &wide)
+        .map(Some)
+        .map_err(|source| Error::Figure {
+            cohort: Some(cohort.to_string()),
+            figure: format!("{name} for slides"),
+            source,
+        })
 }
 
 /// What the table under a KM plot gives, for its caption.
@@ -347,6 +407,7 @@ fn table_of(tte: &crate::results::TteResults) -> Vec<plots::KmTableRow> {
             at_risk: r.at_risk,
             events: r.events,
             censored: r.censored,
+            competing: None,
         })
         .collect()
 }
@@ -807,7 +868,7 @@ fn km_figures(
                 endpoint,
                 settings,
                 (output, unit_title),
-                (figs, png),
+                (figs, pngs),
             )?;
             continue;
         }
@@ -849,7 +910,8 @@ fn km_figures(
             title: figure_title(output, format!("{title}: {}", results.label)),
             y_label: km_y_label(endpoint),
             time_unit: unit_title.to_string(),
-            show_ci: !arms_drawn,
+            // Each arm's band too, as KMunicate (Morris et al. 2019) recommends.
+            show_ci: true,
             tick_step: None,
             x_max: None,
             note,
@@ -859,8 +921,10 @@ fn km_figures(
         };
         let caption = if arms_drawn {
             format!(
-                "Kaplan–Meier estimates of {} by arm; hazard ratio from a Cox model, log-rank p; {} below the axis.",
+                "Kaplan–Meier estimates of {} by arm with pointwise {}% CIs ({}); hazard ratio from a Cox model, log-rank p; {} below the axis.",
                 title.to_lowercase(),
+                settings.ci_percent(),
+                settings.km_ci.name(),
                 table_words(settings)
             )
         } else {
@@ -873,29 +937,9 @@ fn km_figures(
             )
         };
         let drawn = plots::km_plot(&series, &opts);
-        let wide = (pngs.wide && drawn.is_ok())
-            .then(|| {
-                // The slide's own title names it: the landscape drawing has none.
-                let wide = KmPlotOptions {
-                    wide: true,
-                    title: String::new(),
-                    ..opts
-                };
-                plots::km_plot(&series, &wide)
-            })
-            .transpose()
-            .map_err(|source| Error::Figure {
-                cohort: Some(cohort.to_string()),
-                figure: format!("km-{} for slides", endpoint.to_ascii_lowercase()),
-                source,
-            })?;
-        figs.add(
-            cohort,
-            &format!("km-{}", endpoint.to_ascii_lowercase()),
-            caption,
-            drawn,
-            png,
-        )?;
+        let name = format!("km-{}", endpoint.to_ascii_lowercase());
+        let wide = wide_drawing(&series, &opts, pngs.wide && drawn.is_ok(), cohort, &name)?;
+        figs.add(cohort, &name, caption, drawn, png)?;
         if let Some(figure) = figs.inline.last_mut().filter(|_| wide.is_some()) {
             figure.wide_svg = wide;
         }

@@ -64,6 +64,8 @@ pub struct KmTableRow {
     pub events: usize,
     /// Censored so far.
     pub censored: usize,
+    /// Competing events so far (a cumulative incidence's table); `None` for a survival curve.
+    pub competing: Option<usize>,
 }
 
 /// How to draw a Kaplan–Meier figure.
@@ -134,11 +136,21 @@ pub fn number_at_risk(series: &KmSeries, t: f64) -> usize {
 
 /// The rows of a KMunicate table under each series' name, and what each counts.
 type Pick = fn(&KmTableRow) -> usize;
-const KMUNICATE_ROWS: [(&str, Pick); 3] = [
+const KMUNICATE_ROWS: [(&str, Pick); 4] = [
     ("At risk", |r| r.at_risk),
     ("Censored", |r| r.censored),
     ("Events", |r| r.events),
+    ("Competing", |r| r.competing.unwrap_or(0)),
 ];
+
+/// The KMunicate rows drawn: the competing events' only under a cumulative incidence.
+fn kmunicate_rows(opts: &KmPlotOptions) -> &'static [(&'static str, Pick)] {
+    if opts.incidence {
+        &KMUNICATE_ROWS
+    } else {
+        &KMUNICATE_ROWS[..3]
+    }
+}
 /// How far a KMunicate row's name is set in from its series' name.
 const KMUNICATE_INDENT: i32 = 12;
 
@@ -166,6 +178,10 @@ fn table_row(s: &KmSeries, t: f64) -> Option<KmTableRow> {
 }
 
 const PLOT_H: i32 = 300;
+/// The plot of a landscape figure with a KMunicate table (for slides): lower and wider, so
+/// that the whole prints at the height of a slide with its numbers at 12 pt.
+const WIDE_KMUNICATE_PLOT_H: i32 = 160;
+const WIDE_KMUNICATE_CANVAS_WIDTH: i32 = 570;
 /// Width of the plot's canvas (before the legend beside it) of a landscape figure.
 const WIDE_CANVAS_WIDTH: i32 = 520;
 /// Width of the risk-table labels (in % of the canvas) that narrows the plot rather than
@@ -451,7 +467,9 @@ impl Across {
             .max()
             .unwrap_or(0);
 
-        let canvas_width = if opts.wide {
+        let canvas_width = if opts.wide && opts.kmunicate {
+            WIDE_KMUNICATE_CANVAS_WIDTH
+        } else if opts.wide {
             WIDE_CANVAS_WIDTH
         } else {
             CANVAS_WIDTH
@@ -478,7 +496,7 @@ impl Across {
             risk_label_w = risk_label_w.max(text_width(l, TICK_PX)?);
         }
         if opts.kmunicate {
-            for (name, _) in KMUNICATE_ROWS {
+            for (name, _) in kmunicate_rows(opts) {
                 risk_label_w = risk_label_w.max(text_width(name, TICK_PX)? + KMUNICATE_INDENT);
             }
         }
@@ -603,7 +621,7 @@ impl KmLayout {
         // Below the plot: tick labels, the axis title, the number-at-risk heading and rows.
         let row_h = line_height(TICK_PX) + 4;
         let rows_per_series = if opts.kmunicate {
-            1 + KMUNICATE_ROWS.len()
+            1 + kmunicate_rows(opts).len()
         } else {
             1
         };
@@ -630,9 +648,15 @@ impl KmLayout {
                 legend_items(series, &opts.note, any_censored, SIDE_LEGEND_W)?,
                 SIDE_LEGEND_W,
             )?;
-            let plot_h = PLOT_H
-                .max(side.height())
-                .max(((y + below_grown) * 3 + 1) / 2);
+            // A slide's KMunicate table is as tall as the curves: they are drawn lower so
+            // that its numbers print at a size read from the back of the room.
+            let plot_h = if opts.wide && opts.kmunicate {
+                WIDE_KMUNICATE_PLOT_H.max(side.height())
+            } else {
+                PLOT_H
+                    .max(side.height())
+                    .max(((y + below_grown) * 3 + 1) / 2)
+            };
             (side, (w, y), y, plot_h, w + SIDE_LEGEND_W + PAD)
         } else {
             let plot_top = y + above.height() + 10;
@@ -798,7 +822,7 @@ fn draw_risk_table(
                 Anchor::Start,
                 VAnchor::Center,
             )?;
-            for (name, pick) in KMUNICATE_ROWS {
+            for (name, pick) in kmunicate_rows(opts) {
                 draw_row(cy(), name, series_colour(i), &|t| {
                     table_row(s, t).map_or(0, |r| pick(&r))
                 })?;
@@ -885,6 +909,7 @@ mod tests {
                 at_risk: n,
                 events: 0,
                 censored: 0,
+                competing: None,
             })
             .collect();
         let s = KmSeries {

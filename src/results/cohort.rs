@@ -429,9 +429,29 @@ pub struct CifResults {
     pub competing: usize,
     /// The incidence at the landmark times.
     pub landmarks: Vec<CifLandmark>,
+    /// At risk, events of interest, competing events and censored so far at the times of the
+    /// figure's table (those of the endpoint's `risk_table`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub risk_table: Vec<CifRiskRow>,
     /// The first time the incidence reaches 0.5 (`null`: it does not); its interval is `null`
     /// (R defines no quantile interval of a multi-state curve: docs/OUTPUTS.md).
     pub median: Estimate,
+}
+
+/// One time of a cumulative incidence's risk table, in the analysis unit.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct CifRiskRow {
+    /// Time in the analysis unit.
+    pub time: f64,
+    /// Subjects whose time is ≥ `time`.
+    pub at_risk: usize,
+    /// Events of interest at or before `time`.
+    pub events: usize,
+    /// Competing events at or before `time`.
+    pub competing: usize,
+    /// Censored at or before `time`.
+    pub censored: usize,
 }
 
 /// The cumulative incidence at a time.

@@ -15,9 +15,10 @@ pub use arms::{
     TestUsed, TteComparison,
 };
 pub use cohort::{
-    BaselineSummary, CategoryUsed, CifLandmark, CifResults, CohortResults, ContinuousSummary,
-    CriteriaUsed, Enrolment, Estimate, FollowUp, LandmarkRate, LevelCount, Populations, Proportion,
-    ResponseResults, RiskTableRow, RmstResult, RowsKept, TimeRange, TimeToResponse, TteResults,
+    BaselineSummary, CategoryUsed, CifLandmark, CifResults, CifRiskRow, CohortResults,
+    ContinuousSummary, CriteriaUsed, Enrolment, Estimate, FollowUp, LandmarkRate, LevelCount,
+    Populations, Proportion, ResponseResults, RiskTableRow, RmstResult, RowsKept, TimeRange,
+    TimeToResponse, TteResults,
 };
 pub use record::{
     AbstractLength, CohortFailure, CohortRecord, Decimals, SentenceLength, StudyHeader,

@@ -49,6 +49,21 @@ pub struct CumulativeIncidence {
     sums: Vec<[f64; 3]>,
 }
 
+/// One time of a cumulative incidence's risk table.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct CifRiskRow {
+    /// The time.
+    pub time: f64,
+    /// Subjects whose time is ≥ `time`.
+    pub at_risk: usize,
+    /// Events of interest at or before `time`.
+    pub events: usize,
+    /// Competing events at or before `time`.
+    pub competing: usize,
+    /// Censorings at or before `time`.
+    pub censored: usize,
+}
+
 /// The cumulative incidence at a time with its interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct CifAt {
@@ -64,6 +79,22 @@ pub struct CifAt {
     pub lower: Option<f64>,
     /// Upper limit (log scale, at most 1); `None` where the incidence is 0.
     pub upper: Option<f64>,
+}
+
+/// An interval's lower and upper limits; `None` where there is none.
+pub type Limits = (Option<f64>, Option<f64>);
+
+/// The interval of an incidence on the log scale (at most 1); none where it is 0.
+fn log_limits(estimate: f64, std_err: f64, z: f64) -> Limits {
+    if estimate > 0.0 {
+        let w = z * std_err / estimate;
+        (
+            Some(estimate * (-w).exp()),
+            Some((estimate * w.exp()).min(1.0)),
+        )
+    } else {
+        (None, None)
+    }
 }
 
 fn check(time: &[f64], status: &[u8]) -> Result<(), StatsError> {
@@ -226,6 +257,90 @@ impl CumulativeIncidence {
         sum.sqrt()
     }
 
+    /// The standard error at every step, as [`Self::std_err_at`] gives each but in one pass:
+    /// each earlier step's derivative is linear in the incidence at the step asked for, so
+    /// the sums of its square's parts run along the steps (for a figure's band at any size).
+    pub fn std_errs(&self) -> Vec<f64> {
+        let (mut s0, mut s1, mut s2) = (0.0, 0.0, 0.0);
+        let mut out = Vec::with_capacity(self.steps.len());
+        for (at, s) in self.steps.iter().enumerate() {
+            let [g, h, kk] = self.sums[at];
+            let (fj, n) = (s.estimate, s.n_risk as f64);
+            let beyond = kk - h;
+            let classes = [
+                (s.censored, 0.0, 0.0),
+                (s.events, 1.0, 1.0),
+                (s.competing, 1.0, 0.0),
+            ];
+            let mut sum = s0 + 2.0 * fj * s1 + fj * fj * s2;
+            for (count, _, interest) in classes {
+                let u = beyond + interest * self.before[at] / n;
+                sum += count as f64 * u * u;
+            }
+            let later = s.n_risk - s.events - s.competing - s.censored;
+            sum += later as f64 * beyond * beyond;
+            out.push(sum.max(0.0).sqrt());
+            // This step's terms for the steps after it: u = a + b·F(later step).
+            let lam = (s.events + s.competing) as f64 / n;
+            let next_kk = self.sums.get(at + 1).map_or(kk, |x| x[2]);
+            let next_f = self.steps.get(at + 1).map_or(fj, |x| x.estimate);
+            for (count, any, interest) in classes {
+                if count == 0 {
+                    continue;
+                }
+                let leave = if lam < 1.0 {
+                    any / (n * (1.0 - lam))
+                } else {
+                    0.0
+                };
+                let a = leave * fj + next_kk - g * next_f + interest * self.before[at] / n - h;
+                let b = g - leave;
+                let c = count as f64;
+                s0 += c * a * a;
+                s1 += c * a * b;
+                s2 += c * b * b;
+            }
+        }
+        out
+    }
+
+    /// At risk, and events of interest, competing events and censorings so far, at each of
+    /// `times` (as [`crate::stats::km::KaplanMeier::risk_table`] counts them).
+    pub fn risk_table(&self, times: &[f64]) -> Vec<CifRiskRow> {
+        let step = |k: usize| {
+            self.steps
+                .get(k)
+                .map(|s| (s.time, s.n_risk, [s.events, s.competing, s.censored]))
+        };
+        crate::stats::rmst::tabulate(self.n, step, times)
+            .into_iter()
+            .map(
+                |(time, at_risk, [events, competing, censored])| CifRiskRow {
+                    time,
+                    at_risk,
+                    events,
+                    competing,
+                    censored,
+                },
+            )
+            .collect()
+    }
+
+    /// The pointwise interval at `level` at every step (log scale, as [`Self::at`]): the
+    /// band of a figure.
+    ///
+    /// # Errors
+    /// [`StatsError::InvalidLevel`].
+    pub fn band(&self, level: f64) -> Result<Vec<Limits>, StatsError> {
+        let z = z_for_level(level)?;
+        Ok(self
+            .steps
+            .iter()
+            .zip(self.std_errs())
+            .map(|(s, se)| log_limits(s.estimate, se, z))
+            .collect())
+    }
+
     /// The incidence at `t` with its SE and interval at `level`, as
     /// `summary(fit, times = t, extend = TRUE)`.
     ///
@@ -245,15 +360,7 @@ impl CumulativeIncidence {
             Some(j) => (self.steps[j].estimate, self.std_err_at(j)),
             None => (0.0, 0.0),
         };
-        let (lower, upper) = if estimate > 0.0 {
-            let w = z * std_err / estimate;
-            (
-                Some(estimate * (-w).exp()),
-                Some((estimate * w.exp()).min(1.0)),
-            )
-        } else {
-            (None, None)
-        };
+        let (lower, upper) = log_limits(estimate, std_err, z);
         Ok(CifAt {
             time: t,
             n_risk,
@@ -700,5 +807,42 @@ mod tests {
         for (k, s) in fit.steps().iter().enumerate() {
             assert!((s.estimate - (k + 1) as f64 / 27.0).abs() < 1e-15);
         }
+    }
+
+    #[test]
+    fn the_band_in_one_pass_equals_each_step_on_its_own() {
+        // 200 subjects with ties, censoring and both kinds of event, from a fixed sequence.
+        let mut x: u64 = 12_345;
+        let mut next = || {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            x >> 33
+        };
+        let (mut time, mut status) = (Vec::new(), Vec::new());
+        for _ in 0..200 {
+            time.push((next() % 60) as f64 / 2.0);
+            status.push((next() % 3) as u8);
+        }
+        let fit = aalen_johansen(&time, &status).unwrap();
+        let all = fit.std_errs();
+        assert_eq!(all.len(), fit.steps().len());
+        for (at, se) in all.iter().enumerate() {
+            let one = fit.std_err_at(at);
+            assert!(
+                (se - one).abs() <= 1e-12 + 1e-9 * one,
+                "step {at}: {se} vs {one}"
+            );
+        }
+        let band = fit.band(0.95).unwrap();
+        for (s, (lower, upper)) in fit.steps().iter().zip(&band) {
+            let at = fit.at(s.time, 0.95).unwrap();
+            assert_eq!(
+                (at.lower.is_some(), at.upper.is_some()),
+                (lower.is_some(), upper.is_some())
+            );
+            if let (Some(l), Some(a)) = (lower, at.lower) {
+                assert!((l - a).abs() < 1e-9);
+            }
+        }
+        assert!(all.iter().any(|se| *se > 0.01));
     }
 }

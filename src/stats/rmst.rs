@@ -107,37 +107,58 @@ impl KaplanMeier {
     /// those whose time is ≥ t (0 past the last time), events and censorings at times ≤ t.
     pub fn risk_table(&self, times: &[f64]) -> Vec<RiskRow> {
         let steps = self.steps();
-        let (mut events, mut censored, mut k) = (0, 0, 0);
-        let mut sorted: Vec<(usize, f64)> = times.iter().copied().enumerate().collect();
-        sorted.sort_by(|a, b| a.1.total_cmp(&b.1));
-        let mut out = vec![None; times.len()];
-        for (at, t) in sorted {
-            while let Some(s) = steps.get(k).filter(|s| s.time <= t) {
-                events += s.n_event;
-                censored += s.n_censor;
-                k += 1;
-            }
-            let at_risk = match steps.get(k) {
-                Some(s) => s.n_risk,
-                None if steps.is_empty() => self.n(),
-                None => 0,
-            };
-            // At a step's own time its subjects are still at risk (time ≥ t).
-            let at_risk = match k.checked_sub(1).and_then(|j| steps.get(j)) {
-                Some(s) if s.time == t => s.n_risk,
-                _ => at_risk,
-            };
-            if let Some(slot) = out.get_mut(at) {
-                *slot = Some(RiskRow {
-                    time: t,
-                    at_risk,
-                    events,
-                    censored,
-                });
-            }
-        }
-        out.into_iter().flatten().collect()
+        let step = |k: usize| {
+            steps
+                .get(k)
+                .map(|s| (s.time, s.n_risk, [s.n_event, s.n_censor, 0]))
+        };
+        tabulate(self.n(), step, times)
+            .into_iter()
+            .map(|(time, at_risk, [events, censored, _])| RiskRow {
+                time,
+                at_risk,
+                events,
+                censored,
+            })
+            .collect()
     }
+}
+
+/// At risk and counts so far at each of `times` (in their order), from `n` subjects and the
+/// `k`-th distinct time's (time, at risk, counts) for k = 0, 1, ...: at risk those whose time is
+/// ≥ t (0 past the last time), each count summed over the times ≤ t. The risk table of a
+/// Kaplan–Meier curve and of a cumulative incidence.
+pub(crate) fn tabulate(
+    n: usize,
+    step: impl Fn(usize) -> Option<(f64, usize, [usize; 3])>,
+    times: &[f64],
+) -> Vec<(f64, usize, [usize; 3])> {
+    let (mut counts, mut k) = ([0; 3], 0);
+    let mut sorted: Vec<(usize, f64)> = times.iter().copied().enumerate().collect();
+    sorted.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let mut out = vec![None; times.len()];
+    for (at, t) in sorted {
+        while let Some((_, _, c)) = step(k).filter(|s| s.0 <= t) {
+            for (sum, c) in counts.iter_mut().zip(c) {
+                *sum += c;
+            }
+            k += 1;
+        }
+        let at_risk = match step(k) {
+            Some(s) => s.1,
+            None if k == 0 => n,
+            None => 0,
+        };
+        // At a step's own time its subjects are still at risk (time ≥ t).
+        let at_risk = match k.checked_sub(1).and_then(&step) {
+            Some(s) if s.0 == t => s.1,
+            _ => at_risk,
+        };
+        if let Some(slot) = out.get_mut(at) {
+            *slot = Some((t, at_risk, counts));
+        }
+    }
+    out.into_iter().flatten().collect()
 }
 
 /// One row of a risk table (KMunicate: at risk, events and censored so far).

@@ -238,6 +238,10 @@ fn figure_place(frame: &Frame, (w, h): (u32, u32), lines: usize) -> FigurePlace 
     }
 }
 
+/// The sizes the words of a slide without a figure or table are set in, largest first: 28 pt
+/// down to the house's 20.
+const BODY_SIZES: [u32; 3] = [2800, 2400, 2000];
+
 /// Height of one bullet line of 16 pt, with its spacing, in EMU.
 const LINE_EMU: u64 = 330_000;
 
@@ -309,6 +313,7 @@ pub fn deck(
                 xml: title_slide(&slide, template.title_placeholder),
                 layout: template.title_layout.clone(),
                 pictures: Vec::new(),
+                notes: None,
             })?;
             continue;
         }
@@ -377,6 +382,7 @@ pub fn deck(
                     xml: slide_xml(&shapes),
                     layout: layout.clone(),
                     pictures: Vec::new(),
+                    notes: None,
                 })?;
             }
             if let Some(next) = overflow {
@@ -420,10 +426,11 @@ pub fn deck(
                 }
             }
             None => {
-                // The layout's body: measured at the house's 20 pt in the frame.
-                let (_, fit) = fit_words(&slide.lines, (frame.width, frame.height), &[2000]);
+                // The layout's body, its words as large as fit (a few lines of conclusions
+                // fill the slide rather than sit at its top), at least the house's 20 pt.
+                let (size, fit) = fit_words(&slide.lines, (frame.width, frame.height), &BODY_SIZES);
                 let fit = if slide.lines.is_empty() { 0 } else { fit };
-                shapes.push_str(&body_placeholder(&slide.lines[..fit]));
+                shapes.push_str(&body_placeholder(&slide.lines[..fit], size));
                 if fit < slide.lines.len() {
                     overflow = Some(continued(&slide, &slide.lines[fit..]));
                 }
@@ -433,6 +440,7 @@ pub fn deck(
             xml: slide_xml(&shapes),
             layout,
             pictures,
+            notes: None,
         })?;
         if let Some(next) = overflow {
             queue.push_front(next);
@@ -687,8 +695,8 @@ fn title_slide(slide: &SlideText, title: &str) -> String {
     slide_xml(&shapes)
 }
 
-/// The layout's body placeholder with the lines (bullets as the layout draws them).
-fn body_placeholder(lines: &[(bool, String)]) -> String {
+/// The layout's body placeholder with the lines at `size` (bullets as the layout draws them).
+fn body_placeholder(lines: &[(bool, String)], size: u32) -> String {
     let mut body = String::new();
     for (bullet, line) in lines {
         let ppr = if *bullet {
@@ -696,7 +704,7 @@ fn body_placeholder(lines: &[(bool, String)]) -> String {
         } else {
             r#"<a:pPr marL="0" indent="0"><a:buNone/></a:pPr>"#
         };
-        let _ = write!(body, "<a:p>{ppr}{}</a:p>", run(line, None, false));
+        let _ = write!(body, "<a:p>{ppr}{}</a:p>", run(line, Some(size), false));
     }
     if body.is_empty() {
         body.push_str(r#"<a:p><a:endParaRPr lang="en-GB"/></a:p>"#);

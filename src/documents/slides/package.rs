@@ -17,6 +17,36 @@ pub struct SlidePart {
     pub layout: String,
     /// Each picture's file name under `ppt/media/`; `rId{k+2}` in the slide.
     pub pictures: Vec<String>,
+    /// The slide's notes (the poster's print scale), a paragraph a line; `None` for none.
+    pub notes: Option<String>,
+}
+
+/// The notes master and its theme (readout's own), when a slide has notes.
+const NOTES_MASTER: &str = "ppt/notesMasters/notesMaster1.xml";
+const NOTES_THEME: &str = "ppt/theme/themeReadoutNotes.xml";
+
+/// The notes master: the slide's picture above, the notes' body below, on a portrait page.
+fn notes_master() -> String {
+    format!(
+        r#"{DECLARATION}<p:notesMaster {}><p:cSld><p:spTree><p:nvGrpSpPr><p:cNvPr id="1" name=""/><p:cNvGrpSpPr/><p:nvPr/></p:nvGrpSpPr><p:grpSpPr/><p:sp><p:nvSpPr><p:cNvPr id="2" name="Slide Image Placeholder 1"/><p:cNvSpPr><a:spLocks noGrp="1" noRot="1" noChangeAspect="1"/></p:cNvSpPr><p:nvPr><p:ph type="sldImg" idx="2"/></p:nvPr></p:nvSpPr><p:spPr><a:xfrm><a:off x="685800" y="685800"/><a:ext cx="5486400" cy="3429000"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom><a:noFill/></p:spPr></p:sp><p:sp><p:nvSpPr><p:cNvPr id="3" name="Notes Placeholder 2"/><p:cNvSpPr><a:spLocks noGrp="1"/></p:cNvSpPr><p:nvPr><p:ph type="body" sz="quarter" idx="1"/></p:nvPr></p:nvSpPr><p:spPr><a:xfrm><a:off x="685800" y="4400550"/><a:ext cx="5486400" cy="3600450"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></p:spPr><p:txBody><a:bodyPr/><a:lstStyle/><a:p><a:endParaRPr lang="en-GB"/></a:p></p:txBody></p:sp></p:spTree></p:cSld><p:clrMap bg1="lt1" tx1="dk1" bg2="lt2" tx2="dk2" accent1="accent1" accent2="accent2" accent3="accent3" accent4="accent4" accent5="accent5" accent6="accent6" hlink="hlink" folHlink="folHlink"/><p:notesStyle><a:lvl1pPr marL="0" algn="l"><a:defRPr sz="1200"><a:solidFill><a:schemeClr val="tx1"/></a:solidFill><a:latin typeface="+mn-lt"/></a:defRPr></a:lvl1pPr></p:notesStyle></p:notesMaster>"#,
+        ns!()
+    )
+}
+
+/// A slide's notes page: its picture and the notes, a paragraph a line.
+fn notes_slide(notes: &str) -> String {
+    let mut paragraphs = String::new();
+    for line in notes.lines() {
+        let _ = write!(
+            paragraphs,
+            r#"<a:p><a:r><a:rPr lang="en-GB" dirty="0"/><a:t>{}</a:t></a:r></a:p>"#,
+            escape(line)
+        );
+    }
+    format!(
+        r#"{DECLARATION}<p:notes {}><p:cSld><p:spTree><p:nvGrpSpPr><p:cNvPr id="1" name=""/><p:cNvGrpSpPr/><p:nvPr/></p:nvGrpSpPr><p:grpSpPr/><p:sp><p:nvSpPr><p:cNvPr id="2" name="Slide Image Placeholder 1"/><p:cNvSpPr><a:spLocks noGrp="1" noRot="1" noChangeAspect="1"/></p:cNvSpPr><p:nvPr><p:ph type="sldImg"/></p:nvPr></p:nvSpPr><p:spPr/></p:sp><p:sp><p:nvSpPr><p:cNvPr id="3" name="Notes Placeholder 2"/><p:cNvSpPr><a:spLocks noGrp="1"/></p:cNvSpPr><p:nvPr><p:ph type="body" idx="1"/></p:nvPr></p:nvSpPr><p:spPr/><p:txBody><a:bodyPr/><a:lstStyle/>{paragraphs}</p:txBody></p:sp></p:spTree></p:cSld><p:clrMapOvr><a:masterClrMapping/></p:clrMapOvr></p:notes>"#,
+        ns!()
+    )
 }
 
 /// `../slideLayouts/x.xml` from `ppt/slides/`.
@@ -26,7 +56,7 @@ fn from_slides(path: &str) -> String {
 
 /// `[Content_Types].xml`: the package's defaults, the template's parts, the deck's own and
 /// each of its `slides`.
-fn content_types(template: &SlideTemplate, slides: usize) -> String {
+fn content_types(template: &SlideTemplate, slides: usize, notes: &[usize]) -> String {
     let mut types = format!(
         r#"{DECLARATION}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Default Extension="png" ContentType="image/png"/>"#
     );
@@ -43,12 +73,24 @@ fn content_types(template: &SlideTemplate, slides: usize) -> String {
             r#"<Override PartName="/ppt/slides/slide{n}.xml" ContentType="{CT}.presentationml.slide+xml"/>"#
         );
     }
+    if !notes.is_empty() {
+        let _ = write!(
+            types,
+            r#"<Override PartName="/{NOTES_MASTER}" ContentType="{CT}.presentationml.notesMaster+xml"/><Override PartName="/{NOTES_THEME}" ContentType="{CT}.theme+xml"/>"#
+        );
+    }
+    for n in notes {
+        let _ = write!(
+            types,
+            r#"<Override PartName="/ppt/notesSlides/notesSlide{n}.xml" ContentType="{CT}.presentationml.notesSlide+xml"/>"#
+        );
+    }
     types.push_str("</Types>");
     types
 }
 
 /// `ppt/presentation.xml` (masters, slides, size) and its relationships, for `slides` slides.
-fn presentation(template: &SlideTemplate, slides: usize) -> (String, String) {
+fn presentation(template: &SlideTemplate, slides: usize, notes: bool) -> (String, String) {
     let mut rels = String::new();
     let mut masters = String::new();
     let mut k = 0;
@@ -63,6 +105,19 @@ fn presentation(template: &SlideTemplate, slides: usize) -> (String, String) {
             masters,
             r#"<p:sldMasterId id="{}" r:id="rId{k}"/>"#,
             2_147_483_648u64 + 1000 * i as u64
+        );
+    }
+    let mut notes_masters = String::new();
+    if notes {
+        k += 1;
+        let _ = write!(
+            rels,
+            r#"<Relationship Id="rId{k}" Type="{REL}/notesMaster" Target="{}"/>"#,
+            NOTES_MASTER.trim_start_matches("ppt/")
+        );
+        let _ = write!(
+            notes_masters,
+            r#"<p:notesMasterIdLst><p:notesMasterId r:id="rId{k}"/></p:notesMasterIdLst>"#
         );
     }
     let mut list = String::new();
@@ -96,7 +151,7 @@ fn presentation(template: &SlideTemplate, slides: usize) -> (String, String) {
     let (cx, cy) = template.size;
     (
         format!(
-            r#"{DECLARATION}<p:presentation {} saveSubsetFonts="1"><p:sldMasterIdLst>{masters}</p:sldMasterIdLst><p:sldIdLst>{list}</p:sldIdLst><p:sldSz cx="{cx}" cy="{cy}"/><p:notesSz cx="6858000" cy="9144000"/></p:presentation>"#,
+            r#"{DECLARATION}<p:presentation {} saveSubsetFonts="1"><p:sldMasterIdLst>{masters}</p:sldMasterIdLst>{notes_masters}<p:sldIdLst>{list}</p:sldIdLst><p:sldSz cx="{cx}" cy="{cy}"/><p:notesSz cx="6858000" cy="9144000"/></p:presentation>"#,
             ns!()
         ),
         format!(
@@ -115,7 +170,10 @@ pub fn package(
     let mut parts: Vec<(String, Vec<u8>)> = Vec::new();
     let text = |s: String| s.into_bytes();
 
-    let types = content_types(template, slides.len());
+    let noted: Vec<usize> = (1..=slides.len())
+        .filter(|n| slides[n - 1].notes.is_some())
+        .collect();
+    let types = content_types(template, slides.len(), &noted);
     parts.push(("[Content_Types].xml".into(), text(types)));
 
     parts.push((
@@ -143,7 +201,7 @@ pub fn package(
         )),
     ));
 
-    let (presentation, rels) = presentation(template, slides.len());
+    let (presentation, rels) = presentation(template, slides.len(), !noted.is_empty());
     parts.push(("ppt/presentation.xml".into(), text(presentation)));
     parts.push(("ppt/_rels/presentation.xml.rels".into(), text(rels)));
     parts.push((
@@ -180,8 +238,35 @@ pub fn package(
                 escape(name)
             );
         }
+        if let Some(notes) = &slide.notes {
+            let _ = write!(
+                rels,
+                r#"<Relationship Id="rId{}" Type="{REL}/notesSlide" Target="../notesSlides/notesSlide{n}.xml"/>"#,
+                slide.pictures.len() + 2
+            );
+            parts.push((
+                format!("ppt/notesSlides/notesSlide{n}.xml"),
+                text(notes_slide(notes)),
+            ));
+            parts.push((
+                format!("ppt/notesSlides/_rels/notesSlide{n}.xml.rels"),
+                text(format!(
+                    r#"{DECLARATION}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="{REL}/notesMaster" Target="../notesMasters/notesMaster1.xml"/><Relationship Id="rId2" Type="{REL}/slide" Target="../slides/slide{n}.xml"/></Relationships>"#
+                )),
+            ));
+        }
         rels.push_str("</Relationships>");
         parts.push((format!("ppt/slides/_rels/slide{n}.xml.rels"), text(rels)));
+    }
+    if !noted.is_empty() {
+        parts.push((NOTES_MASTER.into(), text(notes_master())));
+        parts.push((
+            "ppt/notesMasters/_rels/notesMaster1.xml.rels".into(),
+            text(format!(
+                r#"{DECLARATION}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="{REL}/theme" Target="../theme/themeReadoutNotes.xml"/></Relationships>"#
+            )),
+        ));
+        parts.push((NOTES_THEME.into(), text(super::house::THEME.to_string())));
     }
 
     let (before, after) = parts.split_at(template_at);

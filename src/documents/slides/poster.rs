@@ -326,23 +326,35 @@ pub fn poster(
     }
     let mut template = template.clone();
     template.size = size;
-    let slide = package::SlidePart {
-        xml: super::slide_xml(&shapes),
-        layout: template.content_layout.clone(),
-        pictures,
-    };
-    // A poster drawn at 1/k says how to print it.
+    // A poster drawn at 1/k says how to print it, in its properties and its notes.
     let k = spec.scale();
-    let print = format!(
-        "{} x {} inch poster{}",
+    let (w, h) = (
         crate::format::short_number(spec.width),
         crate::format::short_number(spec.height),
+    );
+    let print = format!(
+        "{w} x {h} inch poster{}",
         if k > 1 {
             format!(", drawn at 1/{k} size: print at {}%", k * 100)
         } else {
             ": print at 100%".to_string()
         }
     );
+    let notes = format!(
+        "Print at {}% = {w} × {h} in{}.",
+        k * 100,
+        if k > 1 {
+            format!(" (drawn at 1/{k} size, as PowerPoint's largest slide allows)")
+        } else {
+            String::new()
+        }
+    );
+    let slide = package::SlidePart {
+        xml: super::slide_xml(&shapes),
+        layout: template.content_layout.clone(),
+        pictures,
+        notes: Some(notes),
+    };
     package::package(&[slide], &media, &template, (&ctx.text.title, Some(&print))).map_err(|e| {
         Error::Analysis {
             cohort: cohort.to_string(),
