@@ -907,3 +907,49 @@ fn each_arm_has_its_band_and_the_incidence_its_kmunicate_table() {
         assert_eq!(cif["at_risk"], km["at_risk"]);
     }
 }
+
+/// A poster short of room shows the baseline table in its short form (a line a
+/// characteristic, as the abstract phrases it) before leaving it out, and says so.
+#[test]
+fn a_full_poster_shortens_the_baseline_before_it_leaves() {
+    let b = built(&|t| {
+        phase3(t)
+            .replace("  formats: [md]\n", "  formats: [poster]\n")
+            .replace(
+                "    width: 72\n    height: 48\n",
+                "    width: 42\n    height: 48\n",
+            )
+    });
+    assert!(
+        b.stderr
+            .contains("poster.pptx shows Patients in short form"),
+        "{}",
+        b.stderr
+    );
+    let results = read_json(&b.out.join("RAND-EXAMPLE/2023-09-29/results.json"));
+    let sex = results["cohorts"][0]["baseline"]
+        .as_array()
+        .expect("baseline")
+        .iter()
+        .find(|x| x["column"] == "SEX")
+        .expect("SEX")
+        .clone();
+    let rate = |value: &str| {
+        let level = sex["levels"]
+            .as_array()
+            .expect("levels")
+            .iter()
+            .find(|l| l["value"] == value)
+            .expect("level");
+        fixed(100.0 * level["rate"].as_f64().expect("rate"), 1)
+    };
+    let parts = pptx(&cohort_dir(&b.out).join("poster.pptx"));
+    let slide = String::from_utf8(parts["ppt/slides/slide1.xml"].clone()).expect("xml");
+    let line = format!("Male/female: {}%/{}%", rate("M"), rate("F"));
+    assert!(slide.contains(&line), "{line}");
+    assert!(slide.contains(">Patients<"), "the block keeps its heading");
+    assert!(
+        !slide.contains(">Characteristic<"),
+        "the full table is not drawn"
+    );
+}

@@ -106,6 +106,58 @@ struct Block {
     /// What goes first when the poster is full: 0 is never left out while anything else
     /// could go ([`priority`]).
     priority: u8,
+    /// A shorter form it takes before it leaves (the baseline table as one line an item).
+    compact: Option<Kind>,
+}
+
+/// Each block's height whole and in its short form (the same without one).
+type Heights = Vec<(u64, u64)>;
+
+/// Each block's form: while the blocks do not `fit`, the lowest-priority one takes its short
+/// form, else goes (the last of its priority first); then each block shortened or left out
+/// is tried again, highest priority first, whole then short, and kept so if everything still
+/// fits: no column stays empty for a block a smaller one made room for.
+fn choose_forms(blocks: &[Block], fits: impl Fn(&[Form]) -> bool) -> Vec<Form> {
+    let mut forms = vec![Form::Full; blocks.len()];
+    while !fits(&forms) {
+        let Some(i) = (0..blocks.len())
+            .filter(|&i| forms[i] != Form::Out && blocks[i].priority > 0)
+            .max_by_key(|&i| (blocks[i].priority, i))
+        else {
+            break;
+        };
+        forms[i] = if forms[i] == Form::Full && blocks[i].compact.is_some() {
+            Form::Compact
+        } else {
+            Form::Out
+        };
+    }
+    let mut changed: Vec<usize> = (0..blocks.len())
+        .filter(|&i| forms[i] != Form::Full)
+        .collect();
+    changed.sort_by_key(|&i| (blocks[i].priority, i));
+    for i in changed {
+        let was = forms[i];
+        for form in [Form::Full, Form::Compact] {
+            if form == was || (form == Form::Compact && blocks[i].compact.is_none()) {
+                break;
+            }
+            forms[i] = form;
+            if fits(&forms) {
+                break;
+            }
+            forms[i] = was;
+        }
+    }
+    forms
+}
+
+/// How a block is on the poster.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Form {
+    Full,
+    Compact,
+    Out,
 }
 
 enum Kind {
@@ -234,25 +286,37 @@ pub fn poster(
     let attempts = [1.0, 0.85, 0.7]
         .into_iter()
         .flat_map(|tight| (0..7).map(move |i| (tight, 1.0 - 0.1 * f64::from(i))));
-    // Each attempt with every block's height measured once: the layouts below only add.
-    let attempts: Vec<(Scale, f64, Vec<u64>)> = attempts
+    // Each attempt with every block's height (and its short form's) measured once: the
+    // layouts below only add.
+    let attempts: Vec<(Scale, f64, Heights)> = attempts
         .map(|(tight, share)| {
             let scale = Scale { tight, ..scale };
             let heights = blocks
                 .iter()
-                .map(|b| block_height(b, &scale, column_w, share))
+                .map(|b| {
+                    let full = block_height(b, &scale, column_w, share);
+                    let short = b.compact.as_ref().map_or(full, |kind| {
+                        heading_height(b, &scale, column_w)
+                            + kind_height(kind, &scale, column_w, share)
+                    });
+                    (full, short)
+                })
                 .collect();
             (scale, share, heights)
         })
         .collect();
-    // The blocks of `keep` laid out: the first attempt that places them all, else the last.
-    let layout = |keep: &[bool]| {
+    // The blocks in `forms` laid out: the first attempt that places them all, else the last.
+    let layout = |forms: &[Form]| {
         let mut fitted = None;
         for (scale, share, heights) in &attempts {
             let kept: Vec<u64> = heights
                 .iter()
-                .zip(keep)
-                .filter_map(|(h, k)| k.then_some(*h))
+                .zip(forms)
+                .filter_map(|(h, f)| match f {
+                    Form::Full => Some(h.0),
+                    Form::Compact => Some(h.1),
+                    Form::Out => None,
+                })
                 .collect();
             let placed = flow(&kept, room, gap, columns);
             let all = placed.iter().all(Option::is_some);
@@ -263,37 +327,16 @@ pub fn poster(
         }
         fitted
     };
-    // While the blocks do not fit, the lowest-priority one goes (the last of its priority
-    // first); then each block left out is tried again, highest priority first, and kept if
-    // everything still fits: no column stays empty for a block a smaller one made room for.
-    let mut keep = vec![true; blocks.len()];
-    let fits = |keep: &[bool]| layout(keep).is_some_and(|f| f.3);
-    while !fits(&keep) {
-        let Some(i) = (0..blocks.len())
-            .filter(|&i| keep[i] && blocks[i].priority > 0)
-            .max_by_key(|&i| (blocks[i].priority, i))
-        else {
-            break;
-        };
-        keep[i] = false;
-    }
-    let mut dropped: Vec<usize> = (0..blocks.len()).filter(|&i| !keep[i]).collect();
-    dropped.sort_by_key(|&i| (blocks[i].priority, i));
-    for i in dropped {
-        keep[i] = true;
-        if !fits(&keep) {
-            keep[i] = false;
-        }
-    }
+    let forms = choose_forms(&blocks, |forms: &[Form]| layout(forms).is_some_and(|f| f.3));
     // The last attempt when none fits everything: what does not fit is left out, and said.
-    let Some((scale, figure_share, kept_placed, _)) = layout(&keep) else {
+    let Some((scale, figure_share, kept_placed, _)) = layout(&forms) else {
         return Ok(Vec::new());
     };
     let mut kept_placed = kept_placed.into_iter();
-    let placed: Vec<Option<(u64, u64)>> = keep
+    let placed: Vec<Option<(u64, u64)>> = forms
         .iter()
-        .map(|k| {
-            if *k {
+        .map(|f| {
+            if *f != Form::Out {
                 kept_placed.next().flatten()
             } else {
                 None
@@ -301,6 +344,26 @@ pub fn poster(
         })
         .collect();
     let mut blocks = blocks;
+    // The blocks shortened are drawn in their short form, and said.
+    let mut shortened = Vec::new();
+    for (block, form) in blocks.iter_mut().zip(&forms) {
+        if *form == Form::Compact {
+            if let Some(kind) = block.compact.take() {
+                block.kind = kind;
+                shortened.push(block.heading.clone());
+            }
+        }
+    }
+    if !shortened.is_empty() {
+        warnings.push(Diagnostic::note(
+            diagnostic::Kind::PosterOverfull,
+            format!(
+                "poster.pptx shows {} in short form (the baseline as one line an item) to keep \
+                 higher-priority blocks; the report has the full table",
+                shortened.join(", ")
+            ),
+        ));
+    }
     sharpened(
         &mut blocks,
         &placed,
@@ -416,15 +479,21 @@ fn poster_blocks(
             }
             Kind::Text(slide.lines.clone())
         };
+        let compact = (slide.key == "patients")
+            .then(|| baseline_lines(ctx, &slide.lines))
+            .filter(|lines| !lines.is_empty())
+            .map(Kind::Text);
         blocks.push(Block {
             heading: slide.title.clone(),
             kind,
             priority: priority(&slide.key, ctx),
+            compact,
         });
     }
     if !spec.references.is_empty() {
         blocks.push(Block {
             priority: 2,
+            compact: None,
             heading: "References".to_string(),
             kind: Kind::Text(
                 spec.references
@@ -436,6 +505,24 @@ fn poster_blocks(
         });
     }
     Ok(blocks)
+}
+
+/// The baseline table's short form: the block's own lines, then each characteristic as the
+/// abstract phrases it ("Median age 61 years (range 33–84)", "Male/female: 59.0%/41.0%").
+fn baseline_lines(ctx: &DocumentContext<'_>, lines: &[(bool, String)]) -> Vec<(bool, String)> {
+    let items = &ctx.cohort.baseline;
+    let mut out = lines.to_vec();
+    for b in items {
+        let phrase = crate::documents::prose::baseline_phrase(b, 3, ctx.analysis.percent_decimals);
+        let mut chars = phrase.chars();
+        if let Some(first) = chars.next() {
+            out.push((true, first.to_uppercase().chain(chars).collect()));
+        }
+    }
+    if out.len() == lines.len() {
+        return Vec::new();
+    }
+    out
 }
 
 /// A block's priority on a full poster (docs/OUTPUTS.md, "poster.pptx"): 0 for what the
@@ -774,7 +861,12 @@ fn figure_size((w, h): (u32, u32), width: u64, share: f64) -> (u64, u64) {
 
 /// Each block's height in a column `width` wide.
 fn block_height(block: &Block, scale: &Scale, width: u64, share: f64) -> u64 {
-    let body = match &block.kind {
+    heading_height(block, scale, width) + kind_height(&block.kind, scale, width, share)
+}
+
+/// The height of a block's body of `kind` in a column `width` wide.
+fn kind_height(kind: &Kind, scale: &Scale, width: u64, share: f64) -> u64 {
+    match kind {
         Kind::Text(lines) => text_height(lines, scale, width),
         Kind::Table(t) => {
             table_sized(
@@ -803,8 +895,7 @@ fn block_height(block: &Block, scale: &Scale, width: u64, share: f64) -> u64 {
             };
             figure_size(*size, width, share.max(*min_share)).1 + words
         }
-    };
-    heading_height(block, scale, width) + body
+    }
 }
 
 /// Each block's column and top (from the top of the columns), filled in order, a block moved
@@ -963,6 +1054,7 @@ mod tests {
             heading: "Heading".into(),
             kind: Kind::Text(vec![(true, "word ".repeat(n))]),
             priority: 0,
+            compact: None,
         };
         let width = scale.emu(10.0);
         let one = block_height(&text(10), &scale, width, 1.0);
@@ -979,5 +1071,53 @@ mod tests {
         let one_column = flow(&heights, room, scale.emu(0.25), 1);
         assert_eq!(one_column.iter().filter(|p| p.is_some()).count(), 2);
         assert_eq!(one_column[2], None);
+    }
+
+    /// The lowest priority shortens before it leaves, leaves before a higher one; what was
+    /// shortened or left out comes back whole, or short, when it fits again.
+    #[test]
+    fn blocks_shorten_then_leave_by_priority_and_come_back_when_they_fit() {
+        let block = |priority: u8, compact: bool| Block {
+            heading: String::new(),
+            kind: Kind::Text(Vec::new()),
+            priority,
+            compact: compact.then(|| Kind::Text(Vec::new())),
+        };
+        // Heights whole and short; a poster of `room`.
+        let blocks = [
+            block(0, false),
+            block(2, false),
+            block(3, true),
+            block(4, false),
+        ];
+        let heights = [(5, 5), (4, 4), (6, 2), (3, 3)];
+        let fits_in = |room: u64| {
+            move |forms: &[Form]| {
+                forms
+                    .iter()
+                    .zip(heights)
+                    .map(|(f, h)| match f {
+                        Form::Full => h.0,
+                        Form::Compact => h.1,
+                        Form::Out => 0,
+                    })
+                    .sum::<u64>()
+                    <= room
+            }
+        };
+        use Form::{Compact, Full, Out};
+        assert_eq!(choose_forms(&blocks, fits_in(18)), [Full; 4]);
+        // The forest-like block (4) goes first, then the table shortens.
+        assert_eq!(choose_forms(&blocks, fits_in(15)), [Full, Full, Full, Out]);
+        assert_eq!(
+            choose_forms(&blocks, fits_in(12)),
+            [Full, Full, Compact, Out]
+        );
+        // Out of room for the short table: it goes.
+        assert_eq!(choose_forms(&blocks, fits_in(9)), [Full, Full, Out, Out]);
+        // Less: the priority-2 block goes too, and the table comes back short in its room.
+        assert_eq!(choose_forms(&blocks, fits_in(8)), [Full, Out, Compact, Out]);
+        // Priority 0 never goes.
+        assert_eq!(choose_forms(&blocks, fits_in(1)), [Full, Out, Out, Out]);
     }
 }
