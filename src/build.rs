@@ -470,7 +470,9 @@ fn write_derived(
     timing::stage("  derived csv", || {
         let mut file = sink.create(&format!("derived/{}.csv", cohort.id))?;
         derived.write_csv(&at.data.subjects, &mut |piece| file.write(piece))?;
-        file.finish()?;
+        file.finish()
+    })?;
+    timing::stage("  records csv", || {
         let path = format!("derived/records/{}.csv", cohort.id);
         let mut file = sink.create(&path)?;
         derived.write_records_csv(

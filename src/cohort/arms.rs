@@ -57,7 +57,9 @@ pub fn analyse_arms<'a>(
         arm_values,
         strata_of,
         stratum_numbers,
-    } = MemberArms::of(pooled.members.len(), member, column, cohort);
+    } = crate::profile::timing::stage("    member arms", || {
+        MemberArms::of(pooled.members.len(), member, column, cohort)
+    });
     if arm_names.len() > usize::from(u16::MAX) {
         return Err(refused(
             "arms.column",
@@ -81,8 +83,11 @@ pub fn analyse_arms<'a>(
         ));
     }
     let reference = config.reference.as_text();
-    let order = checked_order(config, cohort, &present, &refused, &|name: &str| {
-        (0..pooled.members.len()).any(|i| member(i).is_some_and(|s| s.columns.get(name).is_some()))
+    let order = crate::profile::timing::stage("    arms checked", || {
+        checked_order(config, cohort, &present, &refused, &|name: &str| {
+            (0..pooled.members.len())
+                .any(|i| member(i).is_some_and(|s| s.columns.get(name).is_some()))
+        })
     })?;
     let without = (0..pooled.members.len())
         .filter(|&i| arm_of(i).is_none())

@@ -36,9 +36,11 @@ pub struct DispositionLevel {
 }
 
 /// Every ADSL column disposition and exposure may read (kept per subject when present).
-pub const COLUMNS: [&str; 14] = [
+/// TRTSDT is not one: each subject has it as `trt_start`, and a date kept among the columns
+/// gave nearly every subject a list of its own (docs/PERFORMANCE.md).
+pub const COLUMNS: [&str; 13] = [
     "EOSSTT", "EOTSTT", "EOSDT", "DCDECOD", "DCSREAS", "DCTREAS", "DCREASCD", "DSRAEFL", "TRTDURD",
-    "TRTDUR", "CUMDOSE", "AVGDD", "RDI", "TRTSDT",
+    "TRTDUR", "CUMDOSE", "AVGDD", "RDI",
 ];
 
 /// The first of `names` that ADSL has.

@@ -613,3 +613,27 @@ fn avalu_units_convert_to_days() {
         .to_string();
     assert!(err.contains("`FORTNIGHT` is not a time unit"), "{err}");
 }
+
+/// The randomised example's subjects share their lists of ADSL columns by value, and TRTSDT
+/// is not among them: kept as a column, a date different for nearly every subject gave each
+/// subject a list of its own, and the arms' per-list look-ups cost 2 s at 10^7
+/// (docs/PERFORMANCE.md).
+#[test]
+fn subjects_share_their_column_lists_by_value() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cfg = crate::config::load(&root.join("config/rand-example.yaml")).expect("config");
+    let study = load_study(&cfg).expect("loaded");
+    let lists: std::collections::HashSet<usize> =
+        study.subjects.iter().map(|s| s.columns.list_id()).collect();
+    let values: std::collections::HashSet<String> = study
+        .subjects
+        .iter()
+        .map(|s| format!("{:?}", s.columns))
+        .collect();
+    assert!(study.subjects.len() >= 300);
+    // One list per distinct set of values (one parallel job reads 300 rows).
+    assert_eq!(lists.len(), values.len());
+    // TRTSDT is each subject's `trt_start`, not one of its columns.
+    assert!(study.subjects.iter().all(|s| s.columns.get("TRTSDT").is_none()));
+    assert!(study.subjects.iter().any(|s| s.trt_start.is_some()));
+}

@@ -80,16 +80,16 @@ impl DerivedRows<'_> {
     }
 
     /// `derived/<cohort>.csv`: one row per subject with the derived values (docs/OUTPUTS.md),
-    /// quoted as the `csv` crate would (only fields with a comma, quote or line end). Written
-    /// field by field into a buffer, given to `write` each `DERIVED_PIECE` bytes, so a cohort
-    /// of millions is never one buffer.
+    /// quoted as the `csv` crate would (only fields with a comma, quote or line end). Rows are
+    /// formatted in batches of [`DERIVED_BATCH`] in parallel, a few batches at a time, and given
+    /// to `write` in order: a cohort of millions is never one buffer.
     pub fn write_csv(
         &self,
         subjects: &[Subject],
-        write: &mut dyn FnMut(&[u8]) -> Result<()>,
+        write: &mut (dyn FnMut(&[u8]) -> Result<()> + Send),
     ) -> Result<()> {
-        let endpoints = &self.endpoints;
-        let mut out = Vec::with_capacity(DERIVED_PIECE + 4096);
+        use rayon::prelude::*;
+        let mut out = Vec::new();
         for (i, field) in self.fields().iter().enumerate() {
             if i > 0 {
                 out.push(b',');
@@ -97,10 +97,43 @@ impl DerivedRows<'_> {
             csv_field(&mut out, &field.name());
         }
         out.push(b'\n');
+        write(&out)?;
+        let n = self.members.len();
+        let group = DERIVED_BATCH * rayon::current_num_threads().max(1) * 2;
+        let format = |start: usize| -> Vec<Vec<u8>> {
+            let end = (start + group).min(n);
+            (start..end)
+                .step_by(DERIVED_BATCH)
+                .collect::<Vec<_>>()
+                .into_par_iter()
+                .map(|from| self.csv_rows(subjects, from..(from + DERIVED_BATCH).min(end)))
+                .collect()
+        };
+        // Each group written (and hashed by the sink) while the next is formatted.
+        let mut pending: Vec<Vec<u8>> = Vec::new();
+        for start in (0..n).step_by(group) {
+            let (written, next) = rayon::join(
+                || pending.iter().try_for_each(|piece| write(piece)),
+                || format(start),
+            );
+            written?;
+            pending = next;
+        }
+        pending.iter().try_for_each(|piece| write(piece))
+    }
+
+    /// The CSV rows of members `rows` (positions in the cohort), in order.
+    fn csv_rows(&self, subjects: &[Subject], rows: std::ops::Range<usize>) -> Vec<u8> {
+        let endpoints = &self.endpoints;
+        let mut out = Vec::with_capacity(rows.len() * 64);
         let mut number = String::new();
+        // Times are whole days over a unit: a cohort has a few thousand distinct values, each
+        // formatted once (formatting is the CSV's largest cost).
         let mut formatted: FxHashMap<u64, Box<str>> = FxHashMap::default();
-        let mut arms: FxHashMap<usize, Option<&str>> = FxHashMap::default();
-        for (i, &member) in self.members.iter().enumerate() {
+        for i in rows {
+            let Some(&member) = self.members.get(i) else {
+                break;
+            };
             let subject = subjects.get(member as usize);
             let derived = self.derived.get(i);
             let bor = derived.map(|d| &d.bor);
@@ -115,8 +148,6 @@ impl DerivedRows<'_> {
             for (k, _) in endpoints.keys().enumerate() {
                 match self.tte_value(k, i) {
                     Some((aval, censored)) => {
-                        // Times are whole days over a unit: a cohort has a few thousand distinct
-                        // values, each formatted once (formatting is the CSV's largest cost).
                         let text = formatted.entry(aval.to_bits()).or_insert_with(|| {
                             number.clear();
                             let _ = write!(number, ",{aval},");
@@ -146,21 +177,12 @@ impl DerivedRows<'_> {
             out.extend_from_slice(if efficacy { b",Y" } else { b",N" });
             if let Some(column) = &self.arm_column {
                 out.push(b',');
-                // Looked up once per shared list of ADSL columns (a handful for millions).
-                let arm = subject.and_then(|s| {
-                    *arms
-                        .entry(s.columns.list_id())
-                        .or_insert_with(|| s.columns.get(column))
-                });
+                let arm = subject.and_then(|s| s.columns.get(column));
                 csv_field(&mut out, arm.unwrap_or(""));
             }
             out.push(b'\n');
-            if out.len() >= DERIVED_PIECE {
-                write(&out)?;
-                out.clear();
-            }
         }
-        write(&out)
+        out
     }
 }
 
@@ -265,6 +287,9 @@ fn spill(out: &mut Vec<u8>, write: &mut dyn FnMut(&[u8]) -> Result<()>) -> Resul
 
 /// Bytes of the derived CSV given to the file at a time.
 const DERIVED_PIECE: usize = 1 << 20;
+
+/// Rows of the derived CSV formatted by one parallel job (about 2 MB).
+const DERIVED_BATCH: usize = 32_768;
 
 /// A column of the derived datasets, in their order ([`DerivedRows::fields`]).
 enum Field<'a> {
