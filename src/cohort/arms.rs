@@ -274,18 +274,18 @@ pub fn check_arms(study: &LoadedStudy) -> Result<()> {
     let mut errors = Vec::new();
     for cohort in &study.config.config.cohorts {
         let Some(config) = &cohort.arms else { continue };
-        let members: Vec<&Subject> = super::cohort_members(cohort, subjects)
-            .iter()
-            .filter_map(|&i| subjects.get(i as usize))
-            .collect();
+        let positions = super::cohort_members(cohort, subjects);
         // A cohort of nobody has its own error, at each cut-off.
-        if members.is_empty() {
+        if positions.is_empty() {
             continue;
         }
+        let members = || positions.iter().filter_map(|&i| subjects.get(i as usize));
         let refused = refusal(study, cohort);
         let column = config.column.as_str();
-        let present: BTreeSet<&str> = members
-            .iter()
+        // The arms of the members' column lists (shared by value: a few thousand for millions).
+        let mut lists = rustc_hash::FxHashSet::default();
+        let present: BTreeSet<&str> = members()
+            .filter(|s| lists.insert(s.columns.list_id()))
             .filter_map(|s| s.columns.get(column))
             .collect();
         if present.is_empty() {
@@ -295,7 +295,7 @@ pub fn check_arms(study: &LoadedStudy) -> Result<()> {
             ));
             continue;
         }
-        let has_column = |name: &str| members.iter().any(|s| s.columns.get(name).is_some());
+        let has_column = |name: &str| members().any(|s| s.columns.get(name).is_some());
         if let Err(e) = checked_order(config, cohort, &present, &refused, &has_column) {
             errors.push(e);
         }

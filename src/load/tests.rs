@@ -634,6 +634,9 @@ fn subjects_share_their_column_lists_by_value() {
     // One list per distinct set of values (one parallel job reads 300 rows).
     assert_eq!(lists.len(), values.len());
     // TRTSDT is each subject's `trt_start`, not one of its columns.
-    assert!(study.subjects.iter().all(|s| s.columns.get("TRTSDT").is_none()));
+    assert!(study
+        .subjects
+        .iter()
+        .all(|s| s.columns.get("TRTSDT").is_none()));
     assert!(study.subjects.iter().any(|s| s.trt_start.is_some()));
 }

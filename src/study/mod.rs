@@ -120,12 +120,14 @@ pub fn load_study(mut config: LoadedConfig) -> Result<LoadedStudy> {
         || timing::stage("load", || load::load_study(&config)),
     );
     let mut data = data?;
-    crate::study::fits::fit_to_data(&mut config, &data)?;
-    let unmatched = crate::study::fits::special_interest_unmatched(&config, &data);
-    data.warnings.extend(unmatched);
-    let origin = crate::study::fits::fit_origin(&mut config, &data)?;
-    data.warnings.extend(origin);
-    let cut_rules = crate::study::fits::cut_rules(&config, &data)?;
+    let cut_rules = timing::stage("config fitted to the data", || {
+        crate::study::fits::fit_to_data(&mut config, &data)?;
+        let unmatched = crate::study::fits::special_interest_unmatched(&config, &data);
+        data.warnings.extend(unmatched);
+        let origin = crate::study::fits::fit_origin(&mut config, &data)?;
+        data.warnings.extend(origin);
+        crate::study::fits::cut_rules(&config, &data)
+    })?;
     if let Some(reference) = &config.config.output.docx_reference {
         let path = config.base_dir().join(reference);
         let refused = |message: String| reference_error(&config, "docx_reference", &path, message);
