@@ -65,13 +65,14 @@ fn example_study() -> Option<readout::study::LoadedStudy> {
 fn derive_and_analyse(c: &mut Criterion) {
     let Some(study) = example_study() else { return };
     let plans = build::plan(&study.config, &BuildOptions::default());
-    let renderer = readout::documents::render::Renderer::new(None).ok();
     let mut group = c.benchmark_group("example_study");
     group.sample_size(20);
     group.bench_function("derive_and_analyse_all_cohorts", |b| {
         b.iter(|| {
             for plan in &plans {
-                let Ok(cut) = readout::cut::apply_cutoff(&study.data, plan.cutoff) else {
+                let Ok(cut) =
+                    readout::cut::apply_cutoff(&study.data, plan.cutoff, &study.cut_rules)
+                else {
                     continue;
                 };
                 let at = readout::cohort::CutData::new(&cut, plan.cutoff);
@@ -83,20 +84,18 @@ fn derive_and_analyse(c: &mut Criterion) {
             }
         })
     });
-    if let Some(renderer) = &renderer {
-        group.bench_function(
-            "build_all_cutoffs_in_memory_with_figures_and_documents",
-            |b| {
-                b.iter(|| {
-                    for plan in &plans {
-                        let sink = readout::write::FolderSink::in_memory();
-                        black_box(build::build_cutoff(&study, plan, renderer, &sink).ok());
-                        black_box(sink.into_files());
-                    }
-                })
-            },
-        );
-    }
+    group.bench_function(
+        "build_all_cutoffs_in_memory_with_figures_and_documents",
+        |b| {
+            b.iter(|| {
+                for plan in &plans {
+                    let sink = readout::write::FolderSink::in_memory();
+                    black_box(build::build_cutoff(&study, plan, &sink).ok());
+                    black_box(sink.into_files());
+                }
+            })
+        },
+    );
     group.finish();
 }
 
@@ -104,7 +103,7 @@ fn figures(c: &mut Criterion) {
     let Some(study) = example_study() else { return };
     let plans = build::plan(&study.config, &BuildOptions::default());
     let Some(plan) = plans.first() else { return };
-    let Ok(cut) = readout::cut::apply_cutoff(&study.data, plan.cutoff) else {
+    let Ok(cut) = readout::cut::apply_cutoff(&study.data, plan.cutoff, &study.cut_rules) else {
         return;
     };
     let at = readout::cohort::CutData::new(&cut, plan.cutoff);
@@ -129,6 +128,7 @@ fn figures(c: &mut Criterion) {
                     &Default::default(),
                     &settings,
                     &Default::default(),
+                    Default::default(),
                 )
                 .ok(),
             )
@@ -140,6 +140,7 @@ fn figures(c: &mut Criterion) {
             &Default::default(),
             &settings,
             &Default::default(),
+            Default::default(),
         ),
         readout::documents::render::Renderer::new(None),
     ) else {
@@ -165,12 +166,13 @@ fn figures(c: &mut Criterion) {
             black_box(
                 readout::documents::render_documents(
                     &study.config,
-                    cohort,
+                    (cohort, 0),
                     &analysis.results,
                     &settings,
-                    &figs.inline,
+                    (&figs.inline, &[]),
                     &renderer,
-                    &formats,
+                    &study.assets,
+                    &readout::documents::formats::Formats::of(&formats),
                 )
                 .ok(),
             )
