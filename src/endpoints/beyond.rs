@@ -38,19 +38,25 @@ pub fn beyond_median(
     a: &Analysis,
     tau_key: &TauKey<'_>,
 ) -> Result<CohortResults> {
-    add_beyond_median(&mut results, cohort_km, arm_km, a, tau_key)?;
-    add_cif_tables(&mut results, (cohort_cr, arm_cr), a);
+    add_beyond_median(
+        &mut results,
+        (cohort_km, arm_km),
+        (cohort_cr, arm_cr),
+        a,
+        tau_key,
+    )?;
     Ok(results)
 }
 
-/// Adds `rmst` and `risk_table` to every endpoint of `results` and of its arms, and `rmst`
-/// to the comparisons. `cohort_km`: the cohort's curves by endpoint (days); `arm_km`: each
-/// arm's. τ is `analysis.rmst_tau`, else the shortest of the arms' (or the cohort's) longest
+/// Adds `rmst` and `risk_table` to every endpoint of `results` and of its arms (and a
+/// cumulative incidence's `risk_table`, at the same times, from `cohort_cr` and `arm_cr`), and
+/// `rmst` to the comparisons. `cohort_km`: the cohort's curves by endpoint (days); `arm_km`:
+/// each arm's. τ is `analysis.rmst_tau`, else the shortest of the arms' (or the cohort's) longest
 /// times; a τ past an arm's last time is refused, naming the key.
 fn add_beyond_median(
     results: &mut CohortResults,
-    cohort_km: &IndexMap<String, KaplanMeier>,
-    arm_km: &ArmKm,
+    (cohort_km, arm_km): (&IndexMap<String, KaplanMeier>, &ArmKm),
+    (cohort_cr, arm_cr): (&IndexMap<String, super::CompetingData>, &ArmCompeting),
     a: &Analysis,
     tau_key: &TauKey<'_>,
 ) -> Result<()> {
@@ -106,7 +112,11 @@ fn add_beyond_median(
             Some(t) => t.clone(),
             None => default_table_times(fit.max_time().unwrap_or(0.0) / unit, a),
         };
-        let describe = |f: &KaplanMeier, tte: &mut TteResults| -> Result<()> {
+        let days: Vec<f64> = times.iter().map(|t| t * unit).collect();
+        let describe = |f: &KaplanMeier,
+                        cr: Option<&super::CompetingData>,
+                        tte: &mut TteResults|
+         -> Result<()> {
             if let Some(tau) = tau {
                 let r = f
                     .rmst(tau)
@@ -123,7 +133,6 @@ fn add_beyond_median(
                     upper,
                 });
             }
-            let days: Vec<f64> = times.iter().map(|t| t * unit).collect();
             tte.risk_table = f
                 .risk_table(&days)
                 .into_iter()
@@ -135,68 +144,48 @@ fn add_beyond_median(
                     censored: row.censored,
                 })
                 .collect();
+            if let (Some(cif), Some(cr)) = (tte.cif.as_mut(), cr) {
+                cif.risk_table = cr
+                    .fit
+                    .risk_table(&days)
+                    .into_iter()
+                    .zip(&times)
+                    .map(|(r, &time)| CifRiskRow {
+                        time,
+                        at_risk: r.at_risk,
+                        events: r.events,
+                        competing: r.competing,
+                        censored: r.censored,
+                    })
+                    .collect();
+            }
             Ok(())
         };
         if let Some(tte) = results.tte.get_mut(endpoint) {
-            describe(fit, tte)?;
+            describe(fit, cohort_cr.get(endpoint), tte)?;
         }
         for arm in &mut results.arms {
-            let fit = arm_km
-                .iter()
-                .find(|(name, _)| *name == arm.arm)
-                .and_then(|(_, fits)| fits.get(endpoint));
+            let (fit, cr) = (
+                of_arm(arm_km, &arm.arm, endpoint),
+                of_arm(arm_cr, &arm.arm, endpoint),
+            );
             if let (Some(fit), Some(tte)) = (fit, arm.results.tte.get_mut(endpoint)) {
-                describe(fit, tte)?;
+                describe(fit, cr, tte)?;
             }
         }
     }
     compare_rmst(results, a)
 }
 
-/// Each cumulative incidence's risk table, at the times of its endpoint's Kaplan–Meier table
-/// (the cohort's times, for every arm alike).
-fn add_cif_tables(
-    results: &mut CohortResults,
-    (cohort_cr, arm_cr): (&IndexMap<String, super::CompetingData>, &ArmCompeting),
-    a: &Analysis,
-) {
-    let unit = a.time_unit.days();
-    let fill = |tte: &mut TteResults, data: Option<&super::CompetingData>, times: &[f64]| {
-        let (Some(cif), Some(data)) = (tte.cif.as_mut(), data) else {
-            return;
-        };
-        let days: Vec<f64> = times.iter().map(|t| t * unit).collect();
-        cif.risk_table = data
-            .fit
-            .risk_table(&days)
-            .into_iter()
-            .zip(times)
-            .map(|(r, &time)| CifRiskRow {
-                time,
-                at_risk: r.at_risk,
-                events: r.events,
-                competing: r.competing,
-                censored: r.censored,
-            })
-            .collect();
-    };
-    let endpoints: Vec<String> = results.tte.keys().cloned().collect();
-    for endpoint in endpoints {
-        let Some(tte) = results.tte.get_mut(&endpoint) else {
-            continue;
-        };
-        let times: Vec<f64> = tte.risk_table.iter().map(|r| r.time).collect();
-        fill(tte, cohort_cr.get(&endpoint), &times);
-        for arm in &mut results.arms {
-            let data = arm_cr
-                .iter()
-                .find(|(name, _)| *name == arm.arm)
-                .and_then(|(_, by)| by.get(&endpoint));
-            if let Some(tte) = arm.results.tte.get_mut(&endpoint) {
-                fill(tte, data, &times);
-            }
-        }
-    }
+/// Arm `arm`'s value for `endpoint` in a list of each arm's values by endpoint.
+fn of_arm<'m, T>(
+    by: &'m [(String, IndexMap<String, T>)],
+    arm: &str,
+    endpoint: &str,
+) -> Option<&'m T> {
+    by.iter()
+        .find(|(name, _)| name == arm)
+        .and_then(|(_, by)| by.get(endpoint))
 }
 
 /// Each comparison's RMST difference and ratio, from the two arms' RMST at one τ.

@@ -271,21 +271,7 @@ fn incidence_figure(
                 n_censor: s.censored,
             })
             .collect();
-        let table = summary
-            .and_then(|t| t.cif.as_ref())
-            .map(|c| {
-                c.risk_table
-                    .iter()
-                    .map(|r| plots::KmTableRow {
-                        time: r.time,
-                        at_risk: r.at_risk,
-                        events: r.events,
-                        censored: r.censored,
-                        competing: Some(r.competing),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let table = summary.map(cif_table_of).unwrap_or_default();
         Ok::<_, Error>(KmSeries {
             label: label.to_string(),
             points: thin_steps(points),
@@ -396,6 +382,22 @@ fn table_words(settings: &Analysis) -> &'static str {
             "numbers at risk, censored and with an event so far (KMunicate)"
         }
     }
+}
+
+/// An endpoint's cumulative-incidence risk table as the plot prints it (KMunicate's rows with
+/// the competing events); empty without one.
+fn cif_table_of(tte: &crate::results::TteResults) -> Vec<plots::KmTableRow> {
+    tte.cif
+        .iter()
+        .flat_map(|c| &c.risk_table)
+        .map(|r| plots::KmTableRow {
+            time: r.time,
+            at_risk: r.at_risk,
+            events: r.events,
+            censored: r.censored,
+            competing: Some(r.competing),
+        })
+        .collect()
 }
 
 /// An endpoint's risk table as the KM plot prints it.

@@ -81,6 +81,16 @@ pub struct CifAt {
     pub upper: Option<f64>,
 }
 
+/// A step's subjects by how they leave: (how many, 1 for any event, 1 for the event of
+/// interest), censored, with the event and with a competing event.
+fn classes(s: &CifStep) -> [(usize, f64, f64); 3] {
+    [
+        (s.censored, 0.0, 0.0),
+        (s.events, 1.0, 1.0),
+        (s.competing, 1.0, 0.0),
+    ]
+}
+
 /// An interval's lower and upper limits; `None` where there is none.
 pub type Limits = (Option<f64>, Option<f64>);
 
@@ -225,11 +235,7 @@ impl CumulativeIncidence {
         for (m, s) in self.steps.iter().enumerate().take(at + 1) {
             let n = s.n_risk as f64;
             let lam = (s.events + s.competing) as f64 / n;
-            let classes = [
-                (s.censored, 0.0, 0.0),
-                (s.events, 1.0, 1.0),
-                (s.competing, 1.0, 0.0),
-            ];
+            let classes = classes(s);
             for (count, any, interest) in classes {
                 if count == 0 {
                     continue;
@@ -267,11 +273,7 @@ impl CumulativeIncidence {
             let [g, h, kk] = self.sums[at];
             let (fj, n) = (s.estimate, s.n_risk as f64);
             let beyond = kk - h;
-            let classes = [
-                (s.censored, 0.0, 0.0),
-                (s.events, 1.0, 1.0),
-                (s.competing, 1.0, 0.0),
-            ];
+            let classes = classes(s);
             let mut sum = s0 + 2.0 * fj * s1 + fj * fj * s2;
             for (count, _, interest) in classes {
                 let u = beyond + interest * self.before[at] / n;
