@@ -330,6 +330,24 @@ fn pptx(path: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
         .collect()
 }
 
+/// Each slide's part name and XML, in the package's order.
+fn slide_xmls(parts: &std::collections::BTreeMap<String, Vec<u8>>) -> Vec<(&str, String)> {
+    parts
+        .iter()
+        .filter(|(n, _)| n.starts_with("ppt/slides/slide") && n.ends_with(".xml"))
+        .map(|(n, b)| (n.as_str(), String::from_utf8(b.clone()).expect("xml")))
+        .collect()
+}
+
+/// The XML of the first slide that contains `text`.
+fn slide_with(parts: &std::collections::BTreeMap<String, Vec<u8>>, text: &str) -> String {
+    slide_xmls(parts)
+        .into_iter()
+        .map(|(_, xml)| xml)
+        .find(|x| x.contains(text))
+        .unwrap_or_else(|| panic!("no slide with {text}"))
+}
+
 /// A PNG's width in pixels, from its IHDR chunk.
 fn png_width(png: &[u8]) -> u32 {
     assert_eq!(&png[1..4], b"PNG");
@@ -610,11 +628,7 @@ fn every_number_on_the_poster_and_slides_comes_from_the_results() {
     for file in ["slides.pptx", "poster.pptx"] {
         let parts = pptx(&cohort_dir(&b.out).join(file));
         let mut unaccounted = std::collections::BTreeSet::new();
-        for (name, bytes) in &parts {
-            if !(name.starts_with("ppt/slides/slide") && name.ends_with(".xml")) {
-                continue;
-            }
-            let xml = String::from_utf8(bytes.clone()).expect("xml");
+        for (_, xml) in slide_xmls(&parts) {
             let doc = roxmltree::Document::parse(&xml).expect("slide");
             for t in doc.descendants().filter(|n| n.has_tag_name("t")) {
                 let text = t.text().unwrap_or("");
@@ -684,11 +698,7 @@ fn slide_tables_fill_the_slide_and_the_rmst_is_on_its_slide() {
     let mut tables = 0;
     let mut largest = 0;
     let mut rmst_said = Vec::new();
-    for (name, bytes) in &parts {
-        if !(name.starts_with("ppt/slides/slide") && name.ends_with(".xml")) {
-            continue;
-        }
-        let xml = String::from_utf8(bytes.clone()).expect("xml");
+    for (name, xml) in slide_xmls(&parts) {
         let doc = roxmltree::Document::parse(&xml).expect("slide");
         for tbl in doc.descendants().filter(|n| n.has_tag_name("tbl")) {
             tables += 1;
@@ -720,12 +730,7 @@ fn slide_tables_fill_the_slide_and_the_rmst_is_on_its_slide() {
         .expect("slide width");
     // The competing endpoint's incidence too, in its landscape drawing with KMunicate's table.
     for figure in ["km-pfs", "km-os", "cif-ttp"] {
-        let slide = parts
-            .iter()
-            .filter(|(n, _)| n.starts_with("ppt/slides/slide") && n.ends_with(".xml"))
-            .map(|(_, b)| String::from_utf8(b.clone()).expect("xml"))
-            .find(|x| x.contains(&format!("name=\"{figure}\"")))
-            .expect("the figure's slide");
+        let slide = slide_with(&parts, &format!("name=\"{figure}\""));
         let doc = roxmltree::Document::parse(&slide).expect("slide");
         let cx: f64 = doc
             .descendants()
@@ -747,12 +752,7 @@ fn slide_tables_fill_the_slide_and_the_rmst_is_on_its_slide() {
     }
     assert_eq!(largest, 2000, "short tables are set at 20 pt");
     // A slide of a few words sets them large rather than leave the slide near empty.
-    let conclusions = parts
-        .iter()
-        .filter(|(n, _)| n.starts_with("ppt/slides/slide") && n.ends_with(".xml"))
-        .map(|(_, b)| String::from_utf8(b.clone()).expect("xml"))
-        .find(|x| x.contains(">Conclusions<"))
-        .expect("the conclusions slide");
+    let conclusions = slide_with(&parts, ">Conclusions<");
     let sizes: Vec<u32> = conclusions
         .split("sz=\"")
         .skip(1)
