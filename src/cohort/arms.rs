@@ -94,13 +94,20 @@ pub fn analyse_arms<'a>(
         .count();
     let mut warnings = arm_warnings(present.len(), column, &reference, without);
 
+    let number_of = |name: &str| {
+        arm_names
+            .iter()
+            .position(|n| *n == Some(name))
+            .map(|k| k as u16)
+    };
+
     // Each arm analysed as a cohort of its own, the arms side by side.
     let analysed: Vec<(String, CohortAnalysis<'a>)> = {
         use rayon::prelude::*;
         order
             .par_iter()
             .map(|arm| {
-                let (positions, derived) = arm_members(pooled, |i| arm_of(i) == Some(arm));
+                let (positions, derived) = arm_members(pooled, &arm_values, number_of(arm));
                 let analysis = crate::profile::timing::stage("    arm", || {
                     analyse_derived(
                         at,
@@ -144,12 +151,6 @@ pub fn analyse_arms<'a>(
     let ae_index = compare::safety::ae_index(&at.data.adverse_events);
     let rule = crate::endpoints::disposition::DurationRule::of(at.data, at.cutoff);
     let duration = |s: &Subject| rule.days(s);
-    let number_of = |name: &str| {
-        arm_names
-            .iter()
-            .position(|n| *n == Some(name))
-            .map(|k| k as u16)
-    };
     for arm in order.iter().filter(|a| **a != reference) {
         let members: Vec<Member> = crate::profile::timing::stage("    two arms", || {
             match (number_of(arm), number_of(&reference)) {
@@ -308,21 +309,22 @@ pub fn check_arms(study: &LoadedStudy) -> Result<()> {
 /// arm, so they are derived once.
 fn arm_members(
     pooled: &CohortAnalysis<'_>,
-    in_arm: impl Fn(usize) -> bool,
+    arm_values: &[u16],
+    number: Option<u16>,
 ) -> (Vec<u32>, Vec<DerivedSubject>) {
-    let picked: Vec<usize> = (0..pooled.members.len()).filter(|&i| in_arm(i)).collect();
-    let positions = picked
-        .iter()
-        .filter_map(|&i| pooled.members.get(i).copied())
-        .collect();
-    let derived = if pooled.derived.is_empty() {
-        Vec::new()
-    } else {
-        picked
-            .iter()
-            .filter_map(|&i| pooled.derived.get(i).cloned())
-            .collect()
+    let Some(number) = number else {
+        return (Vec::new(), Vec::new());
     };
+    // Counted first so that each list is allocated once, at its size (10^7 members at scale).
+    let count = arm_values.iter().filter(|&&k| k == number).count();
+    let mut positions = Vec::with_capacity(count);
+    let mut derived = Vec::with_capacity(if pooled.derived.is_empty() { 0 } else { count });
+    for (i, (&k, &position)) in arm_values.iter().zip(pooled.members.iter()).enumerate() {
+        if k == number {
+            positions.push(position);
+            derived.extend(pooled.derived.get(i).cloned());
+        }
+    }
     (positions, derived)
 }
 
