@@ -274,6 +274,7 @@ pub fn build_cutoff(
         readout_version: env!("CARGO_PKG_VERSION"),
         cohorts: analyses.iter().collect(),
         warnings: &warnings,
+        diagnostics: crate::diagnostic::records(&warnings),
         failures: &failures,
     };
     sink.put(vec![OutputFile {

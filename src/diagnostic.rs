@@ -1,8 +1,8 @@
 //! Warnings as data (docs/ARCHITECTURE.md, "Diagnostics"): what a stage wants the reader to
 //! know, with its kind, severity, where it points (a file and line, a config key, an
 //! endpoint) and the subjects it names, carried beside the results instead of printed. The
-//! front end prints them once; results.json keeps each as its text; two of one kind about the
-//! same subjects are one.
+//! front end prints them once; results.json keeps each as its text (`warnings`) and whole
+//! (`diagnostics`, [`Record`]); two of one kind about the same subjects are one.
 
 use std::fmt;
 
@@ -11,6 +11,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// What a diagnostic is about: one variant per thing a stage can warn of, so a reader (or a
 /// test) can tell them apart without reading the words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Kind {
     /// ADAE events without a CTCAE grade, whose severity was used.
@@ -73,12 +74,15 @@ pub enum Kind {
     /// A listing or a text cut for a document (preferred terms past `documents::listed`'s
     /// limit, a text longer than a spreadsheet cell).
     ListShortened,
-    /// Read back from a results.json (kind not recorded there).
+    /// Read back from a results.json that did not record its kind (or of a kind this
+    /// version does not know).
+    #[serde(other)]
     Recorded,
 }
 
 /// How much it matters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// A number may be other than the reader thinks.
@@ -123,6 +127,16 @@ pub struct Diagnostic {
     pub message: String,
     /// What to do about it, if anything.
     pub hints: Vec<String>,
+}
+
+impl Kind {
+    /// Its name as results.json writes it (`not-estimable`).
+    pub fn name(self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
+    }
 }
 
 impl Diagnostic {
@@ -203,6 +217,146 @@ impl<'de> Deserialize<'de> for Diagnostic {
     }
 }
 
+/// `results.json` → `diagnostics[]` (docs/OUTPUTS.md): a diagnostic whole, as other tools
+/// and `readout diff` read it back; `warnings[]` keeps the same ones as text, in the same order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Record {
+    /// What it is about (`not-estimable`, `strata`, ...).
+    pub kind: Kind,
+    /// `warning` (a number may be other than the reader thinks) or `note`.
+    pub severity: Severity,
+    /// Where it points; `null` for the data as a whole.
+    #[serde(default)]
+    pub location: Option<Place>,
+    /// The subjects it names (the first few).
+    #[serde(default)]
+    pub subjects: Vec<String>,
+    /// What it says, as `warnings[]` has it.
+    pub message: String,
+    /// What to do about it.
+    #[serde(default)]
+    pub hints: Vec<String>,
+}
+
+/// `diagnostics[].location`: a data file (with its line and column when known), a config
+/// key or an endpoint; only the fields that apply are written.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Place {
+    /// A data file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// Its line (observation for SAS files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    /// Its column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<String>,
+    /// A config key (`analysis.missed_visit_days`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    /// An endpoint of `tte_params`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+}
+
+impl From<&Location> for Option<Place> {
+    fn from(location: &Location) -> Option<Place> {
+        match location {
+            Location::None => None,
+            Location::File { path, line, column } => Some(Place {
+                file: Some(path.clone()),
+                line: *line,
+                column: column.clone(),
+                ..Place::default()
+            }),
+            Location::Key(key) => Some(Place {
+                key: Some(key.clone()),
+                ..Place::default()
+            }),
+            Location::Endpoint(endpoint) => Some(Place {
+                endpoint: Some(endpoint.clone()),
+                ..Place::default()
+            }),
+        }
+    }
+}
+
+impl From<Option<Place>> for Location {
+    fn from(place: Option<Place>) -> Location {
+        match place {
+            None => Location::None,
+            Some(Place {
+                file: Some(path),
+                line,
+                column,
+                ..
+            }) => Location::File { path, line, column },
+            Some(Place { key: Some(key), .. }) => Location::Key(key),
+            Some(Place {
+                endpoint: Some(endpoint),
+                ..
+            }) => Location::Endpoint(endpoint),
+            Some(_) => Location::None,
+        }
+    }
+}
+
+impl From<&Diagnostic> for Record {
+    fn from(d: &Diagnostic) -> Record {
+        Record {
+            kind: d.kind,
+            severity: d.severity,
+            location: (&d.location).into(),
+            subjects: d.subjects.clone(),
+            message: d.message.clone(),
+            hints: d.hints.clone(),
+        }
+    }
+}
+
+impl From<Record> for Diagnostic {
+    fn from(r: Record) -> Diagnostic {
+        Diagnostic {
+            kind: r.kind,
+            severity: r.severity,
+            location: r.location.into(),
+            subjects: r.subjects,
+            message: r.message,
+            hints: r.hints,
+        }
+    }
+}
+
+/// Each of `list` whole, for `diagnostics[]`.
+pub fn records(list: &[Diagnostic]) -> Vec<Record> {
+    list.iter().map(Record::from).collect()
+}
+
+/// What changed between two lists of diagnostics (two cut-offs' `diagnostics[]`): those of
+/// `after` that `before` does not say, and those of `before` that `after` no longer says
+/// ([`Diagnostic`]'s kind, place and subjects, or words when naming no subject).
+pub fn changes<'d>(
+    before: &'d [Diagnostic],
+    after: &'d [Diagnostic],
+) -> (Vec<&'d Diagnostic>, Vec<&'d Diagnostic>) {
+    // A results.json that did not record kinds is compared by words.
+    let same = |a: &Diagnostic, b: &Diagnostic| {
+        if a.kind == Kind::Recorded || b.kind == Kind::Recorded {
+            a.message == b.message
+        } else {
+            a.same_as(b)
+        }
+    };
+    let missing_from = |list: &'d [Diagnostic], other: &'d [Diagnostic]| {
+        list.iter()
+            .filter(|d| !other.iter().any(|o| same(o, d)))
+            .collect()
+    };
+    (missing_from(after, before), missing_from(before, after))
+}
+
 /// What to send with a bug report.
 pub const REPORT: &str = "The inputs are not at fault; please report it to the readout project \
                           with the command line, the config (and, if you can, the data or a \
@@ -261,5 +415,65 @@ mod tests {
         );
         let back: Diagnostic = serde_json::from_str("\"text\"").unwrap();
         assert_eq!((back.kind, back.message.as_str()), (Kind::Recorded, "text"));
+    }
+
+    #[test]
+    fn a_record_keeps_kind_severity_place_subjects_and_hints() {
+        let places = [
+            Location::None,
+            Location::File {
+                path: "data/adsl.csv".into(),
+                line: Some(7),
+                column: Some("TRTSDT".into()),
+            },
+            Location::File {
+                path: "data/adae.xpt".into(),
+                line: None,
+                column: None,
+            },
+            Location::Key("analysis.missed_visit_days".into()),
+            Location::Endpoint("PFS".into()),
+        ];
+        for place in places {
+            let d = Diagnostic::note(Kind::Strata, "few events")
+                .at(place.clone())
+                .subjects(["S1", "S2"])
+                .hint("merge strata");
+            let json = serde_json::to_value(Record::from(&d)).unwrap();
+            assert_eq!(json["kind"], "strata");
+            assert_eq!(json["severity"], "note");
+            let back: Record = serde_json::from_value(json).unwrap();
+            assert_eq!(Diagnostic::from(back), d);
+        }
+        let json = serde_json::to_value(Record::from(
+            &Diagnostic::warning(Kind::NotEstimable, "x").at(Location::Key("k".into())),
+        ))
+        .unwrap();
+        assert_eq!(json["location"], serde_json::json!({ "key": "k" }));
+        // A kind from a later version reads as one not recorded.
+        let later: Record = serde_json::from_str(
+            r#"{"kind": "no-such-kind", "severity": "warning", "message": "m"}"#,
+        )
+        .unwrap();
+        assert_eq!((later.kind, later.location), (Kind::Recorded, None));
+    }
+
+    #[test]
+    fn changes_are_by_kind_and_subjects_or_by_words_when_not_recorded() {
+        let a = Diagnostic::warning(Kind::ResponseOddity, "S1: CR then PR").subjects(["S1"]);
+        let b = Diagnostic::warning(Kind::Strata, "1 stratum holds one arm");
+        let reworded = Diagnostic {
+            message: "S1: CR, then PR".into(),
+            ..a.clone()
+        };
+        let after = [reworded, b.clone()];
+        let (new, gone) = changes(std::slice::from_ref(&a), &after);
+        assert_eq!((new, gone), (vec![&b], vec![]));
+        // Read from an earlier results.json: compared by words.
+        let old = Diagnostic::warning(Kind::Recorded, "1 stratum holds one arm");
+        let (new, gone) = changes(std::slice::from_ref(&old), std::slice::from_ref(&b));
+        assert!(new.is_empty() && gone.is_empty());
+        let (new, gone) = changes(std::slice::from_ref(&old), std::slice::from_ref(&a));
+        assert_eq!((new, gone), (vec![&a], vec![&old]));
     }
 }

@@ -8,7 +8,10 @@ fn leaves(v: &serde_json::Value, pointer: String, out: &mut Vec<String>) {
     match v {
         serde_json::Value::Object(map) => {
             for (k, x) in map {
-                if pointer.is_empty() && (k == "decimals" || k == "abstract_length") {
+                // Not statistics: print settings, the abstract's length, warnings' places.
+                if pointer.is_empty()
+                    && (k == "decimals" || k == "abstract_length" || k == "diagnostics")
+                {
                     continue;
                 }
                 leaves(

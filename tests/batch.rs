@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::common::{build_quietly, readout_command, root, Run};
 
@@ -145,6 +145,22 @@ fn diff_between_two_cutoffs_shows_the_known_changes() {
         assert!(md.contains(line), "diff lacks {line:?}:\n{md}");
     }
     assert!(study.join("diff-2021-03-01-to-2021-04-30.html").is_file());
+    // The early cut-off's note on subjects without a response is kept whole in results.json,
+    // and the diff says by kind that the later cut-off no longer gives it.
+    let note = &early["cohorts"][0]["diagnostics"][0];
+    assert_eq!(
+        (&note["kind"], &note["severity"], &note["location"]),
+        (&json!("endpoint-subjects"), &json!("note"), &Value::Null)
+    );
+    assert_eq!(note["message"], early["cohorts"][0]["warnings"][0]);
+    assert_eq!(late["cohorts"][0]["diagnostics"], json!([]));
+    assert!(
+        md.contains(
+            "Warnings no longer given (1):\n\n- `endpoint-subjects`: 2 efficacy subject(s) have \
+             no assessment that gives a response"
+        ),
+        "{md}"
+    );
 
     // The diff command prints the same report.
     let output = readout()

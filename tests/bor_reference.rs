@@ -59,6 +59,11 @@ fn date_text(d: Option<Date>) -> String {
     d.map(|d| d.to_string()).unwrap_or_default()
 }
 
+/// The derivation's oddities in words.
+fn words(oddities: &[readout::derive::Oddity]) -> Vec<String> {
+    oddities.iter().map(ToString::to_string).collect()
+}
+
 // ------------------------------------------------------------------------------------------
 // admiralonco reference cases
 
@@ -171,11 +176,15 @@ fn run_case(case: &Case) -> (Vec<String>, usize) {
             let result = match case.function.as_str() {
                 "derive_param_confirmed_resp" => {
                     let r = confirmed_response(&own, &opts)?;
-                    (r.code().to_string(), date_text(r.date), r.warnings)
+                    (r.code().to_string(), date_text(r.date), words(&r.warnings))
                 }
                 "derive_param_confirmed_bor" | "derive_param_bor" => {
                     let r = best_overall_response(date(cell(row, "TRTSDT")), &own, &opts)?;
-                    (r.bor.code().to_string(), date_text(r.date), r.warnings)
+                    (
+                        r.bor.code().to_string(),
+                        date_text(r.date),
+                        words(&r.warnings),
+                    )
                 }
                 other => panic!("{}: unknown function {other}", case.name),
             };

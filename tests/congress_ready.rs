@@ -953,3 +953,45 @@ fn a_full_poster_shortens_the_baseline_before_it_leaves() {
         "the full table is not drawn"
     );
 }
+
+/// results.json keeps every warning whole beside its words: `diagnostics[]` has one entry per
+/// `warnings[]` entry, in order, with its kind, severity, place and hints (docs/OUTPUTS.md).
+#[test]
+fn warnings_keep_their_kind_place_and_hint_in_the_results() {
+    // A competing value no record has: a warning at the endpoint's key, with a hint.
+    let run = built(&|text| phase3(text).replace("values: [death]", "values: [no such event]"));
+    let results: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(cohort_dir(&run.out).join("../results.json")).expect("results"),
+    )
+    .expect("json");
+    let mut lists = vec![&results];
+    lists.extend(results["cohorts"].as_array().expect("cohorts"));
+    let mut kinds = Vec::new();
+    for list in lists {
+        let words = list["warnings"].as_array().expect("warnings");
+        let whole = list["diagnostics"].as_array().expect("diagnostics");
+        assert_eq!(words.len(), whole.len(), "{list}");
+        for (text, d) in words.iter().zip(whole) {
+            assert_eq!(&d["message"], text);
+            assert!(["warning", "note"].contains(&d["severity"].as_str().expect("severity")));
+            kinds.push(d["kind"].as_str().expect("kind").to_string());
+        }
+    }
+    assert!(!kinds.iter().any(|k| k == "recorded"), "{kinds:?}");
+    let competing = results["diagnostics"]
+        .as_array()
+        .expect("study diagnostics")
+        .iter()
+        .find(|d| d["kind"] == "rule-not-applied")
+        .expect("the competing rule's warning");
+    assert_eq!(
+        competing["location"],
+        serde_json::json!({ "key": "analysis.tte_params.TTP.competing" })
+    );
+    assert!(
+        competing["hints"][0].as_str().is_some_and(
+            |h| h.starts_with("check `competing.values` against the values of EVNTDESC")
+        ),
+        "{competing}"
+    );
+}

@@ -114,7 +114,11 @@ fn irecist_confirmed_progression_is_dated_at_the_first_iupd_of_its_run() {
     assert_eq!(bor, "iCPD");
     assert_eq!(pfs(&d), (Status::Event, day(42)));
     assert_eq!(
-        d.bor.warnings,
+        d.bor
+            .warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
         [
             "iCPD on 2021-05-07 is 84 days after the iUPD on 2021-02-12, outside the 28 to 56 \
           days iRECIST allows for confirmation; counted as recorded"

@@ -122,7 +122,10 @@ fn cr_then_pr_warns_and_confirms_neither() {
     assert_eq!(out.bor, BestResponse::StableDisease);
     assert_eq!(out.date, Some(day(42)));
     assert_eq!(
-        out.warnings,
+        out.warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
         ["CR on 2021-02-22 followed by PR on 2021-04-06"]
     );
     assert!(
@@ -440,7 +443,10 @@ fn same_date_same_response_counted_once_with_warning() {
     .unwrap();
     assert_eq!(out.bor, BestResponse::PartialResponse);
     assert_eq!(
-        out.warnings,
+        out.warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
         ["two PR assessments on 2021-02-12; counted once"]
     );
 }

@@ -31,7 +31,7 @@ use std::fmt;
 use serde::{Serialize, Serializer};
 
 use super::timeline::{add_days, days_between, Timeline};
-use super::DeriveError;
+use super::{DeriveError, Oddity};
 use crate::model::{Assessment, Date, Response};
 
 /// A subject's best overall response.
@@ -179,7 +179,7 @@ pub struct BorOutcome {
     /// Why, in words, with dates.
     pub reason: String,
     /// Oddities in the data that did not stop the derivation (e.g. a CR followed by a PR).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Oddity>,
 }
 
 /// Whether a subject has a confirmed objective response (admiralonco
@@ -193,7 +193,7 @@ pub struct ConfirmedResponse {
     /// Why, in words, with dates.
     pub reason: String,
     /// Oddities in the data that did not stop the derivation.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Oddity>,
 }
 
 impl ConfirmedResponse {
@@ -543,14 +543,17 @@ fn unconfirmed_summary(
 
 /// admiralonco warns ("Dataset contains CR records followed by PR") when a PR follows a CR:
 /// under RECIST 1.1 a PR after a CR implies the lesions came back, which is usually PD.
-fn cr_followed_by_pr(items: &[Assessment]) -> Option<String> {
+fn cr_followed_by_pr(items: &[Assessment]) -> Option<Oddity> {
     let cr = items
         .iter()
         .find(|a| a.response == Response::CompleteResponse)?;
     let pr = items
         .iter()
         .find(|a| a.response == Response::PartialResponse && a.date > cr.date)?;
-    Some(format!("CR on {} followed by PR on {}", cr.date, pr.date))
+    Some(Oddity::CrThenPr {
+        cr: cr.date,
+        pr: pr.date,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -687,7 +690,7 @@ fn fallback_reason(
     }
 }
 
-fn no_assessment_outcome(opts: &BorOptions, reason: &str, warnings: Vec<String>) -> BorOutcome {
+fn no_assessment_outcome(opts: &BorOptions, reason: &str, warnings: Vec<Oddity>) -> BorOutcome {
     let (bor, reason) = if opts.missing_as_ne {
         (
             BestResponse::NotEvaluable,

@@ -17,7 +17,7 @@
 
 use super::bor::{best_overall_response, BestResponse, BorOptions, BorOutcome};
 use super::timeline::{add_days, days_between};
-use super::DeriveError;
+use super::{DeriveError, Oddity};
 use crate::criteria::{CategoryIndex, Confirmation, Criteria, Kind, Rule, Vocabulary};
 use crate::model::{Assessment, Date, Response};
 
@@ -173,7 +173,7 @@ fn irecist(
     let mut pending: Option<usize> = None;
     let mut confirmed: Option<(usize, usize)> = None; // (first iUPD, iCPD)
     let mut notes: Vec<String> = Vec::new();
-    let mut warnings: Vec<String> = Vec::new();
+    let mut warnings: Vec<Oddity> = Vec::new();
     for (i, it) in items.iter().enumerate() {
         match it.kind {
             Kind::UnconfirmedProgression => {
@@ -189,13 +189,13 @@ fn irecist(
                 if let (Some(u), Some((min, max))) = (last_iupd, criteria.iupd_window) {
                     let gap = days_between(u.a.date, it.a.date);
                     if gap < min || gap > max {
-                        warnings.push(format!(
-                            "{} on {} is {gap} days after the iUPD on {}, outside the {min} to \
-                             {max} days iRECIST allows for confirmation; counted as recorded",
-                            reading.code(it.cat),
-                            it.a.date,
-                            u.a.date
-                        ));
+                        warnings.push(Oddity::ConfirmedOutsideWindow {
+                            code: reading.code(it.cat).to_string(),
+                            date: it.a.date,
+                            iupd: u.a.date,
+                            gap,
+                            window: (min, max),
+                        });
                     }
                 }
                 match pending {
@@ -205,11 +205,10 @@ fn irecist(
                         reading.code(it.cat),
                         it.a.date
                     )),
-                    None => warnings.push(format!(
-                        "{} on {} without an earlier iUPD; counted as progression on that date",
-                        reading.code(it.cat),
-                        it.a.date
-                    )),
+                    None => warnings.push(Oddity::ConfirmedWithoutUnconfirmed {
+                        code: reading.code(it.cat).to_string(),
+                        date: it.a.date,
+                    }),
                 }
                 confirmed = Some((pending.unwrap_or(i), i));
                 break;

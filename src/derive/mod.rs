@@ -11,6 +11,7 @@
 pub mod bor;
 pub mod criteria;
 mod error;
+mod oddity;
 pub mod schedule;
 mod timeline;
 pub mod tte;
@@ -25,6 +26,7 @@ pub use bor::{
     ConfirmedResponse,
 };
 pub use error::DeriveError;
+pub use oddity::Oddity;
 pub use tte::{
     duration_of_response, overall_survival, progression_free_survival, PfsOptions, TimeToEvent,
     TteRule,

@@ -3,7 +3,7 @@
 
 use chrono::TimeDelta;
 
-use super::DeriveError;
+use super::{DeriveError, Oddity};
 use crate::model::{Assessment, Date};
 
 /// One subject's assessments, sorted by date, at most one per date.
@@ -14,7 +14,7 @@ pub(crate) struct Timeline {
     /// Sorted by `ADT`, one per date.
     pub(crate) items: Vec<Assessment>,
     /// Notes about the input (collapsed duplicates).
-    pub(crate) warnings: Vec<String>,
+    pub(crate) warnings: Vec<Oddity>,
 }
 
 impl Timeline {
@@ -47,11 +47,10 @@ impl Timeline {
                             second: a.response.code().to_string(),
                         });
                     }
-                    warnings.push(format!(
-                        "two {} assessments on {}; counted once",
-                        a.response.code(),
-                        a.date
-                    ));
+                    warnings.push(Oddity::Repeated {
+                        response: a.response.code(),
+                        date: a.date,
+                    });
                 }
                 _ => items.push(a),
             }

@@ -604,6 +604,7 @@ pub fn render_index(
                     results,
                     abstract_length: c.abstract_length.clone(),
                     decimals: c.decimals,
+                    diagnostics: c.diagnostics.clone(),
                 }),
             };
             IndexCohort {

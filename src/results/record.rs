@@ -26,6 +26,8 @@ pub struct StudyResults<'a> {
     pub cohorts: Vec<&'a CohortRecord>,
     /// Non-fatal data problems found while loading.
     pub warnings: &'a [crate::diagnostic::Diagnostic],
+    /// The same, each whole: kind, severity, location, subjects, hints.
+    pub diagnostics: Vec<crate::diagnostic::Record>,
     /// Cohorts that could not be built at this cut-off.
     pub failures: &'a [CohortFailure],
 }
@@ -57,6 +59,10 @@ pub struct CohortRecord {
     /// `time_decimals`), so that `readout diff` prints the numbers as the abstract does.
     #[serde(default)]
     pub decimals: Option<Decimals>,
+    /// The cohort's `warnings`, each whole (kind, severity, location, subjects, hints); empty
+    /// when read from a results.json of an earlier version.
+    #[serde(default)]
+    pub diagnostics: Vec<crate::diagnostic::Record>,
 }
 
 impl CohortRecord {
@@ -72,12 +78,23 @@ impl CohortRecord {
         let mut warnings = results.warnings;
         crate::diagnostic::extend_unique(&mut warnings, later);
         CohortRecord {
+            diagnostics: crate::diagnostic::records(&warnings),
             results: CohortResults {
                 warnings,
                 ..results
             },
             abstract_length,
             decimals: Some(decimals),
+        }
+    }
+
+    /// The cohort's warnings with their kinds, as read back from results.json (from
+    /// `diagnostics`, else the text of `warnings`, of no recorded kind).
+    pub fn typed_warnings(&self) -> Vec<crate::diagnostic::Diagnostic> {
+        if self.diagnostics.is_empty() {
+            self.results.warnings.clone()
+        } else {
+            self.diagnostics.iter().cloned().map(Into::into).collect()
         }
     }
 }

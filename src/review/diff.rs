@@ -779,7 +779,36 @@ fn cohort_section(
         }
         md.push('\n');
     }
+    warnings_section(md, x_record, y_record);
     Ok(())
+}
+
+/// The cohort's warnings that are new at the later cut-off and those it no longer has, each
+/// with its kind (`diagnostics[]` of results.json; by words for a results.json without it).
+fn warnings_section(md: &mut String, x: &CohortRecord, y: &CohortRecord) {
+    let (before, after) = (x.typed_warnings(), y.typed_warnings());
+    let (new, gone) = crate::diagnostic::changes(&before, &after);
+    if new.is_empty() && gone.is_empty() {
+        let _ = writeln!(md, "No warning new or gone.\n");
+        return;
+    }
+    for (list, title) in [(new, "New warnings"), (gone, "Warnings no longer given")] {
+        if list.is_empty() {
+            continue;
+        }
+        let _ = writeln!(md, "{title} ({}):\n", list.len());
+        for d in list.iter().take(NAMES_LISTED) {
+            match d.kind {
+                crate::diagnostic::Kind::Recorded => writeln!(md, "- {}", esc(&d.message)),
+                kind => writeln!(md, "- `{}`: {}", kind.name(), esc(&d.message)),
+            }
+            .ok();
+        }
+        if list.len() > NAMES_LISTED {
+            let _ = writeln!(md, "- and {} more", list.len() - NAMES_LISTED);
+        }
+        md.push('\n');
+    }
 }
 
 /// Compares two cut-off folders and writes `diff-<A>-to-<B>.md/.html` in B's parent folder.
