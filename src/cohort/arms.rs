@@ -13,7 +13,7 @@ use super::{analyse_derived, cohort_index, CutData};
 use crate::compare::{self, Member};
 use crate::config::{Analysis, ArmsConfig, CohortConfig};
 use crate::derive::DerivedSubject;
-use crate::endpoints::{CohortAnalysis, Members};
+use crate::endpoints::{beyond, CohortAnalysis, Members};
 use crate::error::{Error, Result};
 use crate::model::Subject;
 use crate::results::{ArmResults, Comparison};
@@ -32,6 +32,8 @@ pub struct ArmsOutcome {
     pub km: Vec<(String, IndexMap<String, stats::KaplanMeier>)>,
     /// Each arm's times and statuses of the endpoints with competing events.
     pub competing: Vec<(String, IndexMap<String, crate::endpoints::CompetingData>)>,
+    /// Where each endpoint is read beyond its median, the same for the cohort and its arms.
+    pub horizons: beyond::Horizons,
 }
 
 /// Analyses each arm and compares each with the reference, from the cohort's analysis.
@@ -146,6 +148,45 @@ pub fn analyse_arms<'a>(
         });
     }
 
+    // Survival beyond the median at horizons common to every arm, once each arm's curve is
+    // fitted: each arm's RMST and risk tables, then their contrasts in the comparisons.
+    let competing_endpoint = |endpoint: &str| {
+        pooled
+            .results
+            .tte
+            .get(endpoint)
+            .is_some_and(|t| t.cif.is_some())
+    };
+    let arm_short = |arm: &str| {
+        arms.iter()
+            .find(|a: &&ArmResults| a.arm == arm && !a.arm_short.is_empty())
+            .map_or(arm, |a| a.arm_short.as_str())
+            .to_string()
+    };
+    let (horizons, notes) = beyond::horizons(
+        (&pooled.results.label, &pooled.km),
+        &km,
+        &competing_endpoint,
+        &arm_short,
+        settings,
+        &super::tau_key(study, cohort),
+    )?;
+    warnings.extend(notes);
+    for (arm, (fits, incidence)) in arms.iter_mut().zip(km.iter().zip(&competing)) {
+        beyond::describe(
+            &mut arm.results.tte,
+            (&fits.1, &incidence.1),
+            &horizons,
+            settings,
+            &cohort.id,
+        )?;
+    }
+    let arm_rmst = |arm: &str, endpoint: &str| {
+        arms.iter()
+            .find(|a| a.arm == arm)
+            .and_then(|a| a.results.tte.get(endpoint)?.rmst)
+    };
+
     let stratum_names = stratum_names(&stratum_numbers, cohort);
     let mut comparisons = Vec::new();
     let ae_index = compare::safety::ae_index(&at.data.adverse_events);
@@ -166,8 +207,15 @@ pub fn analyse_arms<'a>(
             reference: &reference,
             strata: &stratum_names,
         };
-        let mut comparison =
-            compare::compare_pair(&two, &names, pooled, cohort, settings, &mut warnings)?;
+        let mut comparison = compare::compare_pair(
+            &two,
+            &names,
+            pooled,
+            &arm_rmst,
+            cohort,
+            settings,
+            &mut warnings,
+        )?;
         if !at.data.adverse_events.is_empty() {
             comparison.safety = crate::profile::timing::stage("    ae comparison", || {
                 compare::safety::compare_ae(
@@ -189,6 +237,7 @@ pub fn analyse_arms<'a>(
         warnings,
         km,
         competing,
+        horizons,
     })
 }
 

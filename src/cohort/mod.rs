@@ -408,9 +408,10 @@ pub struct Analysed<'a> {
     pub settings: Analysis,
 }
 
-/// The analysis stage: the cohort's endpoints, then its arms compared (from the cohort's
-/// derivations), then survival beyond the median over every curve, composed into one
-/// finished set of results before any figure or document reads them.
+/// The analysis stage: the cohort's endpoints, then its arms analysed and compared (from the
+/// cohort's derivations; survival beyond the median at horizons over every arm's curve), then
+/// the cohort's own survival beyond the median at those horizons: one finished set of
+/// results before any figure or document reads them.
 pub fn analyse_whole<'a>(
     study: &'a LoadedStudy,
     at: &'a CutData<'a>,
@@ -419,8 +420,27 @@ pub fn analyse_whole<'a>(
     let cfg = &study.config;
     let settings = cfg.analysis_for(cohort);
     let pooled = timing::stage("  analyse", || analyse(study, at, cohort))?;
-    let (pooled, arm_km, arm_competing) = match &cohort.arms {
-        None => (pooled, Vec::new(), Vec::new()),
+    let (mut pooled, arm_km, arm_competing, horizons) = match &cohort.arms {
+        None => {
+            let competing = |endpoint: &str| {
+                pooled
+                    .results
+                    .tte
+                    .get(endpoint)
+                    .is_some_and(|t| t.cif.is_some())
+            };
+            let (horizons, notes) = crate::endpoints::beyond::horizons(
+                (&pooled.results.label, &pooled.km),
+                &[],
+                &competing,
+                &|arm: &str| arm.to_string(),
+                &settings,
+                &tau_key(study, cohort),
+            )?;
+            let mut pooled = pooled;
+            pooled.results.warnings.extend(notes);
+            (pooled, Vec::new(), Vec::new(), horizons)
+        }
         Some(arms) => {
             let outcome = timing::stage("  arms", || {
                 analyse_arms(study, at, cohort, arms, &pooled, &settings)
@@ -434,29 +454,37 @@ pub fn analyse_whole<'a>(
                 ..pooled.results
             };
             let pooled = CohortAnalysis { results, ..pooled };
-            (pooled, outcome.km, outcome.competing)
+            (pooled, outcome.km, outcome.competing, outcome.horizons)
         }
     };
-    let tau_key = crate::endpoints::beyond::TauKey {
-        file: &cfg.path,
-        key: match cohort.analysis.rmst_tau {
-            Some(_) => format!("cohorts[{}].analysis.rmst_tau", cohort_index(study, cohort)),
-            None => "analysis.rmst_tau".to_string(),
-        },
-    };
-    let results = crate::endpoints::beyond::beyond_median(
-        pooled.results,
-        (&pooled.km, &arm_km),
-        (&pooled.competing, &arm_competing),
+    // The cohort's own RMST and risk tables, at its arms' horizons.
+    crate::endpoints::beyond::describe(
+        &mut pooled.results.tte,
+        (&pooled.km, &pooled.competing),
+        &horizons,
         &settings,
-        &tau_key,
+        &cohort.id,
     )?;
     Ok(Analysed {
-        analysis: CohortAnalysis { results, ..pooled },
+        analysis: pooled,
         arm_km,
         arm_competing,
         settings,
     })
+}
+
+/// Where the cohort's `rmst_tau` is set: its own key, else the study's (for errors).
+fn tau_key<'a>(
+    study: &'a LoadedStudy,
+    cohort: &CohortConfig,
+) -> crate::endpoints::beyond::TauKey<'a> {
+    crate::endpoints::beyond::TauKey {
+        file: &study.config.path,
+        key: match cohort.analysis.rmst_tau {
+            Some(_) => format!("cohorts[{}].analysis.rmst_tau", cohort_index(study, cohort)),
+            None => "analysis.rmst_tau".to_string(),
+        },
+    }
 }
 
 /// What drawing and writing an analysed cohort gives.

@@ -1,7 +1,8 @@
 //! Each arm of a randomised cohort compared with the reference arm, on those two arms'
 //! subjects (as study reports compare arms pairwise): for every time-to-event endpoint the
 //! Cox hazard ratio and the log-rank test, stratified too when the cohort has strata, the
-//! hazard ratio within each subgroup and each subgroup column's interaction test (`tte.rs`); for ORR and DCR the difference of
+//! hazard ratio within each subgroup and each subgroup column's interaction test (`tte.rs`),
+//! and the RMST difference and ratio at the arms' common τ; for ORR and DCR the difference of
 //! proportions, the odds ratio, and the test `response_test` names (`response.rs`). The
 //! cohort stage hands the members down (docs/ARCHITECTURE.md); the numbers go to
 //! `results.json` (docs/OUTPUTS.md).
@@ -13,7 +14,7 @@ use crate::config::{Analysis, CohortConfig, CoxTies};
 use crate::endpoints::CohortAnalysis;
 use crate::error::{Error, Result};
 use crate::model::Subject;
-use crate::results::Comparison;
+use crate::results::{Comparison, Contrast, RmstComparison, RmstResult, TteComparison};
 use crate::stats::{self, Ties};
 
 mod response;
@@ -95,10 +96,12 @@ pub struct PairNames<'a> {
 /// Compares the arm `names.arm` with `names.reference` on their members `two` (from the
 /// cohort's analysis `pooled`), with the cohort's strata and subgroups; what the reader should
 /// know (an estimate left out) goes to `warnings`.
+#[allow(clippy::too_many_arguments)]
 pub fn compare_pair(
     two: &TwoArms<'_>,
     names: &PairNames<'_>,
     pooled: &CohortAnalysis<'_>,
+    arm_rmst: &dyn Fn(&str, &str) -> Option<RmstResult>,
     cohort: &CohortConfig,
     settings: &Analysis,
     warnings: &mut Vec<Diagnostic>,
@@ -128,7 +131,13 @@ pub fn compare_pair(
                 warnings,
             )
         })? {
-            tte.insert(endpoint.clone(), compared);
+            let rmst = match (arm_rmst(arm, endpoint), arm_rmst(reference, endpoint)) {
+                (Some(x), Some(y)) => Some(rmst_contrast(x, y, settings.ci_level).map_err(
+                    statistics_error(cohort, format!("{label}: {endpoint} RMST comparison")),
+                )?),
+                _ => None,
+            };
+            tte.insert(endpoint.clone(), TteComparison { rmst, ..compared });
         }
     }
     let response = if pooled.derived.is_empty() {
@@ -149,6 +158,31 @@ pub fn compare_pair(
         tte,
         response,
         safety: None,
+    })
+}
+
+/// The arm's RMST against the reference's at their common τ: the difference and the ratio.
+fn rmst_contrast(
+    arm: RmstResult,
+    reference: RmstResult,
+    level: f64,
+) -> std::result::Result<RmstComparison, stats::StatsError> {
+    let of = |r: RmstResult| stats::Rmst {
+        tau: r.tau,
+        estimate: r.estimate,
+        se: r.se,
+    };
+    let contrast = stats::rmst_contrast(&of(arm), &of(reference), level)?;
+    let plain = |c: stats::Contrast| Contrast {
+        estimate: c.estimate,
+        lower: c.lower,
+        upper: c.upper,
+        p: c.p,
+    };
+    Ok(RmstComparison {
+        tau: arm.tau,
+        difference: plain(contrast.difference),
+        ratio: contrast.ratio.map(plain),
     })
 }
 

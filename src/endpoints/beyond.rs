@@ -1,16 +1,16 @@
 //! Survival beyond the median (docs/OUTPUTS.md): each endpoint's restricted mean survival
-//! time and risk table for the cohort and its arms, and the arms' RMST compared. They need
-//! every arm's curve at once (one τ, one set of table times for all), so they complete the
-//! cohort's results once its arms are analysed, within the analysis stage.
+//! time and risk table for the cohort and its arms. They need every arm's curve at once (one
+//! τ, one set of table times for all): [`horizons`] decides them once the arms' curves are
+//! fitted, and [`describe`] fills each group's results as they are made; `compare/` contrasts
+//! the arms' RMST.
 
 use indexmap::IndexMap;
 
 use crate::config::Analysis;
+use crate::diagnostic::Diagnostic;
 use crate::error::{Error, Result};
-use crate::results::{
-    CifRiskRow, CohortResults, Contrast, RiskTableRow, RmstComparison, RmstResult, TteResults,
-};
-use crate::stats::{self, KaplanMeier};
+use crate::results::{CifRiskRow, RiskTableRow, RmstResult, TteResults};
+use crate::stats::KaplanMeier;
 
 /// Most intervals of the default risk-table times.
 const TABLE_INTERVALS: f64 = 8.0;
@@ -29,48 +29,40 @@ pub type ArmCompeting = [(String, IndexMap<String, super::CompetingData>)];
 /// Each arm's Kaplan–Meier fits by endpoint.
 pub type ArmKm = [(String, IndexMap<String, KaplanMeier>)];
 
-/// The cohort's results (its arms analysed) completed with survival beyond the median: see
-/// [`add_beyond_median`]. The last step of the analysis stage.
-pub fn beyond_median(
-    mut results: CohortResults,
-    (cohort_km, arm_km): (&IndexMap<String, KaplanMeier>, &ArmKm),
-    (cohort_cr, arm_cr): (&IndexMap<String, super::CompetingData>, &ArmCompeting),
-    a: &Analysis,
-    tau_key: &TauKey<'_>,
-) -> Result<CohortResults> {
-    add_beyond_median(
-        &mut results,
-        (cohort_km, arm_km),
-        (cohort_cr, arm_cr),
-        a,
-        tau_key,
-    )?;
-    Ok(results)
+/// Where an endpoint is read beyond its median, the same for the cohort and each of its arms:
+/// the RMST's horizon τ (days; `None`: no RMST) and the risk table's times (in the analysis
+/// unit, and in days).
+#[derive(Debug, Clone)]
+pub struct Horizon {
+    tau: Option<f64>,
+    times: Vec<f64>,
+    days: Vec<f64>,
 }
 
-/// Adds `rmst` and `risk_table` to every endpoint of `results` and of its arms (and a
-/// cumulative incidence's `risk_table`, at the same times, from `cohort_cr` and `arm_cr`), and
-/// `rmst` to the comparisons. `cohort_km`: the cohort's curves by endpoint (days); `arm_km`:
-/// each arm's. τ is `analysis.rmst_tau`, else the shortest of the arms' (or the cohort's) longest
-/// times; a τ past an arm's last time is refused, naming the key.
-fn add_beyond_median(
-    results: &mut CohortResults,
-    (cohort_km, arm_km): (&IndexMap<String, KaplanMeier>, &ArmKm),
-    (cohort_cr, arm_cr): (&IndexMap<String, super::CompetingData>, &ArmCompeting),
+/// Each endpoint's [`Horizon`], by endpoint.
+pub type Horizons = IndexMap<String, Horizon>;
+
+/// The horizons of the endpoints of `cohort_km` (the cohort's curves by endpoint, in days),
+/// and the warnings of an RMST not estimable. τ is `analysis.rmst_tau`, else the shortest of
+/// the arms' (`arm_km`, named in warnings by `arm_short`) or, without arms, the cohort's longest
+/// times; none for an endpoint with competing events (`competing`: the area under 1 − KM is not
+/// a mean time to the event). A τ past an arm's last time is refused, naming the key, or left
+/// out with a warning (`rmst_tau_beyond`).
+pub fn horizons(
+    (cohort_label, cohort_km): (&str, &IndexMap<String, KaplanMeier>),
+    arm_km: &ArmKm,
+    competing: &dyn Fn(&str) -> bool,
+    arm_short: &dyn Fn(&str) -> String,
     a: &Analysis,
     tau_key: &TauKey<'_>,
-) -> Result<()> {
+) -> Result<(Horizons, Vec<Diagnostic>)> {
     let unit = a.time_unit.days();
-    let id = results.id.clone();
-    let stats_err = |what: &str, e| Error::Statistics {
-        cohort: id.clone(),
-        what: what.to_string(),
-        source: e,
-    };
+    let mut horizons = Horizons::new();
+    let mut warnings = Vec::new();
     for (endpoint, fit) in cohort_km {
         // The groups τ must lie within: the arms with a curve of this endpoint, else the cohort.
         let groups: Vec<(&str, &KaplanMeier)> = if arm_km.is_empty() {
-            vec![(results.label.as_str(), fit)]
+            vec![(cohort_label, fit)]
         } else {
             arm_km
                 .iter()
@@ -80,10 +72,8 @@ fn add_beyond_median(
         let shortest = groups
             .iter()
             .filter_map(|(name, f)| Some((*name, f.max_time()?)))
-            .min_by(|x, y| x.1.total_cmp(&y.1));
-        // With competing events the area under 1 − KM is not a mean time to the event.
-        let competing = results.tte.get(endpoint).is_some_and(|t| t.cif.is_some());
-        let shortest = shortest.filter(|_| !competing);
+            .min_by(|x, y| x.1.total_cmp(&y.1))
+            .filter(|_| !competing(endpoint));
         let tau = match (a.rmst_tau.as_ref().and_then(|t| t.of(endpoint)), shortest) {
             (Some(tau), Some((name, last))) => {
                 // A τ equal to the last time, up to the unit's rounding, is within it.
@@ -91,8 +81,12 @@ fn add_beyond_median(
                     if a.rmst_tau_beyond == crate::config::TauBeyond::Error {
                         return Err(tau_beyond(tau_key, endpoint, tau, name, last / unit, a));
                     }
-                    let group = results.arm_short(name).to_string();
-                    results.warnings.push(tau_not_estimable(
+                    let group = if arm_km.is_empty() {
+                        name.to_string()
+                    } else {
+                        arm_short(name)
+                    };
+                    warnings.push(tau_not_estimable(
                         tau_key,
                         endpoint,
                         tau,
@@ -112,135 +106,76 @@ fn add_beyond_median(
             Some(t) => t.clone(),
             None => default_table_times(fit.max_time().unwrap_or(0.0) / unit, a),
         };
-        let days: Vec<f64> = times.iter().map(|t| t * unit).collect();
-        let describe = |f: &KaplanMeier,
-                        cr: Option<&super::CompetingData>,
-                        tte: &mut TteResults|
-         -> Result<()> {
-            if let Some(tau) = tau {
-                let r = f
-                    .rmst(tau)
-                    .map_err(|e| stats_err(&format!("RMST of {endpoint}"), e))?
-                    .scaled(unit);
-                let (lower, upper) = r
-                    .interval(a.ci_level)
-                    .map_err(|e| stats_err("RMST interval", e))?;
-                tte.rmst = Some(RmstResult {
-                    tau: tau_in_unit(a, endpoint, r.tau),
-                    estimate: r.estimate,
-                    se: r.se,
-                    lower,
-                    upper,
-                });
-            }
-            tte.risk_table = f
-                .risk_table(&days)
-                .into_iter()
-                .zip(&times)
-                .map(|(row, &time)| RiskTableRow {
-                    time,
-                    at_risk: row.at_risk,
-                    events: row.events,
-                    censored: row.censored,
-                })
-                .collect();
-            if let (Some(cif), Some(cr)) = (tte.cif.as_mut(), cr) {
-                cif.risk_table = cr
-                    .fit
-                    .risk_table(&days)
-                    .into_iter()
-                    .zip(&times)
-                    .map(|(r, &time)| CifRiskRow {
-                        time,
-                        at_risk: r.at_risk,
-                        events: r.events,
-                        competing: r.competing,
-                        censored: r.censored,
-                    })
-                    .collect();
-            }
-            Ok(())
-        };
-        if let Some(tte) = results.tte.get_mut(endpoint) {
-            describe(fit, cohort_cr.get(endpoint), tte)?;
-        }
-        for arm in &mut results.arms {
-            let (fit, cr) = (
-                of_arm(arm_km, &arm.arm, endpoint),
-                of_arm(arm_cr, &arm.arm, endpoint),
-            );
-            if let (Some(fit), Some(tte)) = (fit, arm.results.tte.get_mut(endpoint)) {
-                describe(fit, cr, tte)?;
-            }
-        }
+        let days = times.iter().map(|t| t * unit).collect();
+        horizons.insert(endpoint.clone(), Horizon { tau, times, days });
     }
-    compare_rmst(results, a)
+    Ok((horizons, warnings))
 }
 
-/// Arm `arm`'s value for `endpoint` in a list of each arm's values by endpoint.
-fn of_arm<'m, T>(
-    by: &'m [(String, IndexMap<String, T>)],
-    arm: &str,
-    endpoint: &str,
-) -> Option<&'m T> {
-    by.iter()
-        .find(|(name, _)| name == arm)
-        .and_then(|(_, by)| by.get(endpoint))
-}
-
-/// Each comparison's RMST difference and ratio, from the two arms' RMST at one τ.
-fn compare_rmst(results: &mut CohortResults, a: &Analysis) -> Result<()> {
-    let id = results.id.clone();
+/// Fills `rmst` and `risk_table` of each endpoint of `tte` that has a curve in `km` (days) and
+/// a horizon, and the cumulative incidence's `risk_table` at the same times from `competing`.
+/// `cohort`: the cohort's id, for errors.
+pub fn describe(
+    tte: &mut IndexMap<String, TteResults>,
+    (km, competing): (
+        &IndexMap<String, KaplanMeier>,
+        &IndexMap<String, super::CompetingData>,
+    ),
+    horizons: &Horizons,
+    a: &Analysis,
+    cohort: &str,
+) -> Result<()> {
+    let unit = a.time_unit.days();
     let stats_err = |what: &str, e| Error::Statistics {
-        cohort: id.clone(),
+        cohort: cohort.to_string(),
         what: what.to_string(),
         source: e,
     };
-    let rmst_of = |arm: &str, endpoint: &str| {
-        results
-            .arms
-            .iter()
-            .find(|r| r.arm == arm)
-            .and_then(|r| r.results.tte.get(endpoint)?.rmst)
-    };
-    let mut compared = Vec::new();
-    for (k, c) in results.comparisons.iter().enumerate() {
-        for endpoint in c.tte.keys() {
-            let (Some(x), Some(y)) = (rmst_of(&c.arm, endpoint), rmst_of(&c.reference, endpoint))
-            else {
-                continue;
-            };
-            let of = |r: RmstResult| stats::Rmst {
-                tau: r.tau,
+    for (endpoint, results) in tte.iter_mut() {
+        let (Some(fit), Some(horizon)) = (km.get(endpoint), horizons.get(endpoint)) else {
+            continue;
+        };
+        if let Some(tau) = horizon.tau {
+            let r = fit
+                .rmst(tau)
+                .map_err(|e| stats_err(&format!("RMST of {endpoint}"), e))?
+                .scaled(unit);
+            let (lower, upper) = r
+                .interval(a.ci_level)
+                .map_err(|e| stats_err("RMST interval", e))?;
+            results.rmst = Some(RmstResult {
+                tau: tau_in_unit(a, endpoint, r.tau),
                 estimate: r.estimate,
                 se: r.se,
-            };
-            let contrast = stats::rmst_contrast(&of(x), &of(y), a.ci_level)
-                .map_err(|e| stats_err("RMST comparison", e))?;
-            let plain = |c: stats::Contrast| Contrast {
-                estimate: c.estimate,
-                lower: c.lower,
-                upper: c.upper,
-                p: c.p,
-            };
-            compared.push((
-                k,
-                endpoint.clone(),
-                RmstComparison {
-                    tau: x.tau,
-                    difference: plain(contrast.difference),
-                    ratio: contrast.ratio.map(plain),
-                },
-            ));
+                lower,
+                upper,
+            });
         }
-    }
-    for (k, endpoint, rmst) in compared {
-        if let Some(t) = results
-            .comparisons
-            .get_mut(k)
-            .and_then(|c| c.tte.get_mut(&endpoint))
-        {
-            t.rmst = Some(rmst);
+        results.risk_table = fit
+            .risk_table(&horizon.days)
+            .into_iter()
+            .zip(&horizon.times)
+            .map(|(row, &time)| RiskTableRow {
+                time,
+                at_risk: row.at_risk,
+                events: row.events,
+                censored: row.censored,
+            })
+            .collect();
+        if let (Some(cif), Some(cr)) = (results.cif.as_mut(), competing.get(endpoint)) {
+            cif.risk_table = cr
+                .fit
+                .risk_table(&horizon.days)
+                .into_iter()
+                .zip(&horizon.times)
+                .map(|(r, &time)| CifRiskRow {
+                    time,
+                    at_risk: r.at_risk,
+                    events: r.events,
+                    competing: r.competing,
+                    censored: r.censored,
+                })
+                .collect();
         }
     }
     Ok(())

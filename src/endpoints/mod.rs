@@ -1022,7 +1022,7 @@ fn cif_results(
         })
         .collect::<std::result::Result<Vec<_>, stats::StatsError>>()?;
     Ok(crate::results::CifResults {
-        // Filled with the Kaplan–Meier table, at its times (beyond::beyond_median).
+        // Filled with the Kaplan–Meier table, at its times (beyond::describe).
         risk_table: Vec::new(),
         competing: data
             .status
