@@ -409,7 +409,9 @@ fn pilot_documents_follow_its_data() {
     }
     assert!(readout::documents::lint::check_proportions(&text).is_empty());
     let report = std::fs::read_to_string(folder.join("report.html")).expect("report");
-    assert!(report.contains("<td>Severe</td>") && !report.contains("Fatal (grade 5)"));
+    assert!(
+        report.contains("<th scope=\"row\">Severe</th>") && !report.contains("Fatal (grade 5)")
+    );
 
     let tmp = tempfile::tempdir().expect("temp dir");
     let config = tmp.path().join("study.yaml");

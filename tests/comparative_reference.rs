@@ -457,7 +457,7 @@ fn randomised_documents_read_the_comparisons() {
         "<td class=\"num\">0.59 (0.43–0.82)</td>",
         "<td class=\"num\">0.57 (0.41–0.80)</td>",
         "<td class=\"num\">1.87 (1.03–3.39)</td>",
-        "<td class=\"level\">SUBGRP: &lt;65</td>",
+        "<th scope=\"row\" class=\"level\">SUBGRP: &lt;65</th>",
         "<td class=\"num\">0.66 (0.42–1.03)</td>",
     ] {
         assert!(report.contains(cell), "`{cell}` missing from report.html");

@@ -1050,7 +1050,7 @@ fn arm_labels_name_the_arms_long_once_then_short() {
     assert!(!km.contains("Velatamab") && !km.contains("\nDrug\n"));
     let report = std::fs::read_to_string(folder.join("itt/report.html")).expect("report");
     assert!(
-        report.contains("<th class=\"num\">Vd (N = "),
+        report.contains("<th scope=\"col\" class=\"num\">Vd (N = "),
         "report headers take the short name: {report}"
     );
     assert!(

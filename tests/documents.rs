@@ -317,7 +317,7 @@ fn html_documents_parse_as_html5_and_escape_data_strings() {
 
     // Tables: baseline n (%), response with ORR/DCR CIs, time to event, landmarks.
     let cells = |css: &str| -> Vec<String> { doc.select(css).iter().map(text).collect() };
-    let baseline = cells("#baseline td").join("|");
+    let baseline = cells("#baseline tbody th, #baseline tbody td").join("|");
     assert!(
         baseline.contains("Age, years, median (range)|59.5 (47–73)"),
         "{baseline}"
@@ -326,7 +326,7 @@ fn html_documents_parse_as_html5_and_escape_data_strings() {
         baseline.contains("Pleura & <other>|2 (25.0%)"),
         "{baseline}"
     );
-    let response = cells("#response td").join("|");
+    let response = cells("#response tbody th, #response tbody td").join("|");
     assert!(
         response.contains("Complete response (CR)|1 (12.5%)"),
         "{response}"
@@ -339,7 +339,7 @@ fn html_documents_parse_as_html5_and_escape_data_strings() {
         response.contains("Disease control rate|6 (75.0%)|34.9%, 96.8%"),
         "{response}"
     );
-    let tte = cells("#time-to-event td").join("|");
+    let tte = cells("#time-to-event tbody th, #time-to-event tbody td").join("|");
     assert!(tte.contains("OS|8|2 (25.0%)|NR (5.0, NE)"), "{tte}");
     assert!(tte.contains("OS|6 months|"), "{tte}");
     assert!(tte.contains("87.5%|38.7%, 98.1%"), "{tte}");
@@ -918,7 +918,10 @@ fn words_follow_the_data_severity_grades_and_endpoints() {
         assert!(!text.contains(absent), "`{absent}` in {text}");
     }
     let report = read(&folder, "report.html");
-    assert!(report.contains("<td>Severe</td>") && report.contains("<td>Fatal</td>"));
+    assert!(
+        report.contains("<th scope=\"row\">Severe</th>")
+            && report.contains("<th scope=\"row\">Fatal</th>")
+    );
     assert!(
         !report.contains("Grade ≥") && !report.contains("grade 5"),
         "{report}"
@@ -946,7 +949,9 @@ fn words_follow_the_data_severity_grades_and_endpoints() {
     );
     assert!(!text.contains("severe"), "{text}");
     let report = read(&folder, "report.html");
-    assert!(report.contains("<td>Grade ≥3</td>") && report.contains("Fatal (grade 5)"));
+    assert!(
+        report.contains("<th scope=\"row\">Grade ≥3</th>") && report.contains("Fatal (grade 5)")
+    );
 }
 
 /// Populations that differ from the enrolled set are named with their flag: efficacy numbers
@@ -972,11 +977,15 @@ fn the_population_of_each_number_is_named() {
     );
     let report = read(&folder, "report.html");
     assert!(
-        report.contains("<td>Efficacy population (EFFFL = Y)</td><td class=\"num\">2</td>"),
+        report.contains(
+            "<th scope=\"row\">Efficacy population (EFFFL = Y)</th><td class=\"num\">2</td>"
+        ),
         "{report}"
     );
     assert!(
-        report.contains("<td>Safety population (SAFFL = Y)</td><td class=\"num\">2</td>"),
+        report.contains(
+            "<th scope=\"row\">Safety population (SAFFL = Y)</th><td class=\"num\">2</td>"
+        ),
         "{report}"
     );
 }

@@ -140,7 +140,9 @@ fn a_sponsors_trial_builds_as_configured_without_recoding() {
         "at-risk rows"
     );
     let report = std::fs::read_to_string(folder.join("itt/report.html")).expect("report");
-    assert!(report.contains(&format!("<th class=\"num\">Vd (N = {n_vd})</th>")));
+    assert!(report.contains(&format!(
+        "<th scope=\"col\" class=\"num\">Vd (N = {n_vd})</th>"
+    )));
 
     // IMWG: overall response rate, its rates per arm, no DCR.
     assert!(text.contains("The overall response rate counted sCR, CR, VGPR and PR."));
@@ -171,12 +173,12 @@ fn a_sponsors_trial_builds_as_configured_without_recoding() {
     assert!(text.contains(&format!("high-risk cytogenetics {high_risk}/240 [")));
     let ecog = |level: &str| {
         report
-            .find(&format!("<td class=\"level\">{level}</td>"))
+            .find(&format!("<th scope=\"row\" class=\"level\">{level}</th>"))
             .unwrap_or_else(|| panic!("ECOG {level} row"))
     };
     assert!(ecog("0") < ecog("1") && ecog("1") < ecog("2"));
-    assert!(report.contains("<td class=\"level\">Yes</td>"));
-    assert!(!report.contains("<td class=\"level\">Y</td>"));
+    assert!(report.contains("<th scope=\"row\" class=\"level\">Yes</th>"));
+    assert!(!report.contains("<th scope=\"row\" class=\"level\">Y</th>"));
 
     safety_and_deck_per_arm(&text, arms, &folder, &adsl);
 }

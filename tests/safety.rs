@@ -315,7 +315,7 @@ fn tables_by_class_and_term_per_arm_and_in_total() {
     let table = &report[teae..];
     let row = |label: &str| {
         let at = table
-            .find(&format!(">{label}</td>"))
+            .find(&format!(">{label}</th>"))
             .unwrap_or_else(|| panic!("{label}"));
         table[at..].split("</tr>").next().unwrap().to_string()
     };

@@ -15,6 +15,7 @@ mod comparative_reference;
 mod comparisons_edge;
 mod congress_ready;
 mod criteria;
+mod csr_tables;
 mod dataset_json;
 mod derive_edge_cases;
 mod disposition;

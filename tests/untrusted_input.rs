@@ -733,7 +733,10 @@ fn a_baseline_item_of_60000_levels_is_summarised_whole() {
     // Every percentage of the sentence is 0.0 at one decimal: none is printed with decimals.
     assert!(text.contains("V59999 1/60000 [0%]"), "{}", &text[..300]);
     let report = std::fs::read_to_string(folder.join("all/report.html")).expect("report");
-    assert_eq!(report.matches("<td class=\"level\">").count(), n);
+    assert_eq!(
+        report.matches("<th scope=\"row\" class=\"level\">").count(),
+        n
+    );
 }
 
 /// The private-use characters readout marks its own numbers with (U+E000–U+E002) truncated

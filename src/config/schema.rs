@@ -490,6 +490,24 @@ pub struct OutputConfig {
         deserialize_with = "super::written::null_is_default"
     )]
     pub abstract_blocks: AbstractBlocks,
+    /// How the report's tables and figures are numbered: `sequential` (Table 1, 2, ...) or
+    /// `csr` (by ICH E3 section 14: Table 14.1.1, 14.2.1, 14.3.1.1). Default: `sequential`.
+    #[serde(default, deserialize_with = "super::written::null_is_default")]
+    pub numbering: Numbering,
+}
+
+/// `output.numbering`: how the report's tables and figures are numbered (docs/OUTPUTS.md,
+/// "Numbering").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Numbering {
+    /// 1, 2, 3 in report order, tables and figures each.
+    #[default]
+    Sequential,
+    /// By the ICH E3 section of a study report's tables and figures: 14.1 subjects
+    /// (populations, disposition, baseline), 14.2 efficacy, 14.3.1 adverse events, 14.3.2
+    /// deaths and serious adverse events; numbered in order within each.
+    Csr,
 }
 
 /// The blocks `output.abstract` may name besides the endpoints: each the content a step or
@@ -548,6 +566,7 @@ impl Default for OutputConfig {
             figure_titles: default_figure_titles(),
             poster: PosterConfig::default(),
             abstract_blocks: AbstractBlocks::default(),
+            numbering: Numbering::default(),
         }
     }
 }

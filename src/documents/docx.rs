@@ -9,6 +9,7 @@
 use std::fmt::Write as _;
 use std::io::Cursor;
 
+use crate::config::Numbering;
 use crate::documents::render::DocumentContext;
 use crate::documents::report::{self, Block};
 use crate::error::{Error, Result};
@@ -29,6 +30,7 @@ pub fn abstract_docx(plain: &str, cohort: &str, styles: Option<&[u8]>) -> Result
         .filter(|p| !p.is_empty());
     if let Some(title) = paragraphs.next() {
         body.paragraph(Para::style("Title"), &[Span::plain(&title)]);
+        body.title = Some(title);
     }
     for text in paragraphs {
         body.paragraph(Para::default(), &labelled(&text));
@@ -46,6 +48,9 @@ pub fn redline_docx(
 ) -> Result<Vec<u8>> {
     let mut body = Body {
         revision_date: date.map(|d| format!("{d}T00:00:00Z")),
+        title: paragraphs
+            .first()
+            .map(|pieces| pieces.iter().map(|(_, text)| text.as_str()).collect()),
         ..Body::default()
     };
     for (i, pieces) in paragraphs.iter().enumerate() {
@@ -110,6 +115,7 @@ pub fn report_docx(
             ctx.study.id, cutoff, ctx.cohort.label
         )),
         own_running: own_running.clone(),
+        title: Some(ctx.text.title.clone()),
         ..Body::default()
     };
     body.paragraph(Para::default(), &[Span::plain(&report.kicker)]);
@@ -123,6 +129,31 @@ pub fn report_docx(
     }
     let headings: Vec<&str> = report.sections.iter().map(|s| s.heading.as_str()).collect();
     body.contents(&headings);
+    let numbering = report.numbering;
+    // The Lists of Tables and of Figures, Word's TOC fields over the captions' SEQ fields.
+    let tables: Vec<&str> = report
+        .sections
+        .iter()
+        .flat_map(|s| &s.blocks)
+        .filter_map(|b| match b {
+            Block::Caption { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let figures: Vec<String> = figure_captions(ctx).collect();
+    for (heading, label, entries) in [
+        ("List of Tables", "Table", tables),
+        (
+            "List of Figures",
+            "Figure",
+            figures.iter().map(String::as_str).collect(),
+        ),
+    ] {
+        if !entries.is_empty() {
+            body.list_of(heading, label, &entries);
+        }
+    }
+    let table_fields = seq_fields("Table");
     for (i, section) in report.sections.iter().enumerate() {
         body.paragraph(
             Para {
@@ -145,19 +176,23 @@ pub fn report_docx(
                     title = text;
                 }
                 // Kept with the table below it.
-                Block::Caption { text } => {
+                Block::Caption {
+                    text,
+                    number,
+                    title: own,
+                } => {
                     body.paragraph(
                         Para {
                             keep_next: true,
                             ..Para::style("Caption")
                         },
-                        &[Span::bold(text)],
+                        &caption_spans(("Table", number, own), &table_fields, numbering),
                     );
                     title = text;
                 }
                 Block::Paragraph { text } => body.paragraph(Para::default(), &[Span::plain(text)]),
                 Block::Note { text } => {
-                    body.paragraph(Para::style("Caption"), &[Span::plain(text)])
+                    body.paragraph(Para::style("TableNote"), &[Span::plain(text)])
                 }
                 Block::List { items } => {
                     for item in items {
@@ -174,6 +209,7 @@ pub fn report_docx(
 
 /// The cohort's figures as PNG pictures, each with its numbered caption.
 fn add_figures(body: &mut Body, ctx: &DocumentContext<'_>, cohort: &str) -> Result<()> {
+    let figure_fields = seq_fields("Figure");
     for (i, fig) in ctx.figures.iter().enumerate() {
         // The figure's PNG when the build made one (at the same scale), else drawn here.
         let png = match &fig.png {
@@ -198,10 +234,34 @@ fn add_figures(body: &mut Body, ctx: &DocumentContext<'_>, cohort: &str) -> Resu
             &fig.alt
         };
         body.picture(png, fit_page(w, h), &fig.name, alt);
-        let caption = format!("Figure {}. {}", i + 1, fig.caption);
-        body.paragraph(Para::style("Caption"), &[Span::plain(&caption)]);
+        let number = figure_number(ctx, i);
+        body.paragraph(
+            Para::style("Caption"),
+            &caption_spans(
+                ("Figure", &number, &fig.caption),
+                &figure_fields,
+                ctx.report.numbering,
+            ),
+        );
     }
     Ok(())
+}
+
+/// The number of the report's figure `i` (from 0), as `output.numbering` gives it.
+fn figure_number(ctx: &DocumentContext<'_>, i: usize) -> String {
+    ctx.report
+        .figure_numbers
+        .get(i)
+        .cloned()
+        .unwrap_or_else(|| (i + 1).to_string())
+}
+
+/// Each figure's caption as the report prints it ("Figure 2. ...").
+fn figure_captions<'c>(ctx: &'c DocumentContext<'_>) -> impl Iterator<Item = String> + 'c {
+    ctx.figures
+        .iter()
+        .enumerate()
+        .map(|(i, f)| format!("Figure {}. {}", figure_number(ctx, i), f.caption))
 }
 
 /// A paragraph's properties: its style, right alignment (numbers), indentation (levels).
@@ -236,6 +296,8 @@ struct Span<'a> {
     size: Option<u32>,
     /// A tracked change: the run inserted or deleted ([`Revision`]).
     revision: Option<Revision>,
+    /// A field whose instruction this is (` SEQ Table \* ARABIC `), its last result `text`.
+    field: Option<&'a str>,
 }
 
 /// Whether a run of a redline is kept, inserted or deleted.
@@ -254,6 +316,7 @@ impl<'a> Span<'a> {
             bold: false,
             size: None,
             revision: None,
+            field: None,
         }
     }
 
@@ -263,6 +326,42 @@ impl<'a> Span<'a> {
             ..Span::plain(text)
         }
     }
+
+    /// The same as the last result of the field `instruction`.
+    fn field(self, instruction: &'a str) -> Span<'a> {
+        Span {
+            field: Some(instruction),
+            ..self
+        }
+    }
+}
+
+/// A caption's runs in bold: `label` ("Table", "Figure"), its number as a SEQ field Word
+/// counts and its List of Tables or Figures finds (a section number such as 14.3.1.2 written
+/// out, with a hidden SEQ field beside it), then the title.
+fn caption_spans<'a>(
+    (label, number, title): (&'a str, &'a str, &'a str),
+    instructions: &'a [String; 2],
+    numbering: Numbering,
+) -> Vec<Span<'a>> {
+    let [counted, hidden] = instructions;
+    let number = match numbering {
+        Numbering::Sequential => vec![Span::bold(number).field(counted)],
+        Numbering::Csr => vec![Span::bold(number), Span::bold("").field(hidden)],
+    };
+    let mut spans = vec![Span::bold(label), Span::bold(" ")];
+    spans.extend(number);
+    spans.push(Span::bold(". "));
+    spans.push(Span::bold(title));
+    spans
+}
+
+/// The SEQ fields of a caption of `label`: counted, and hidden beside a number written out.
+fn seq_fields(label: &str) -> [String; 2] {
+    [
+        format!(" SEQ {label} \\* ARABIC "),
+        format!(" SEQ {label} \\h "),
+    ]
 }
 
 /// The body of `word/document.xml` as it is written, and the pictures it refers to.
@@ -279,6 +378,8 @@ struct Body {
     /// The reference document's own header and footer parts, used instead of readout's
     /// ([`reference_running`]).
     own_running: [Option<std::sync::Arc<[u8]>>; 2],
+    /// The document's title, for its properties (`dc:title`).
+    title: Option<String>,
 }
 
 impl Body {
@@ -318,6 +419,11 @@ impl Body {
                 let open = self.revision_tag(revision, false);
                 self.xml.push_str(&open);
             }
+            if let Some(instruction) = span.field {
+                self.xml.push_str("<w:fldSimple w:instr=\"");
+                escape_into(&mut self.xml, instruction);
+                self.xml.push_str("\">");
+            }
             self.xml.push_str("<w:r>");
             if span.bold || span.size.is_some() {
                 self.xml.push_str("<w:rPr>");
@@ -339,6 +445,9 @@ impl Body {
             let _ = write!(self.xml, "<{text} xml:space=\"preserve\">");
             escape_into(&mut self.xml, span.text);
             let _ = write!(self.xml, "</{text}></w:r>");
+            if span.field.is_some() {
+                self.xml.push_str("</w:fldSimple>");
+            }
             match span.revision {
                 Some(Revision::Inserted) => self.xml.push_str("</w:ins>"),
                 Some(Revision::Deleted) => self.xml.push_str("</w:del>"),
@@ -386,6 +495,35 @@ impl Body {
             r#"<w:p><w:r><w:fldChar w:fldCharType="end" /></w:r></w:p>"#,
             r#"</w:sdtContent></w:sdt>"#
         ));
+    }
+
+    /// A List of Tables or of Figures after the contents: Word's TOC field over the captions
+    /// of `label` (their SEQ fields), marked to be updated when the document opens (Word then
+    /// adds the page numbers); its `entries` written already, for readers that show a field's
+    /// last result as it is.
+    fn list_of(&mut self, heading: &str, label: &str, entries: &[&str]) {
+        self.xml
+            .push_str(r#"<w:p><w:pPr><w:pStyle w:val="TOCHeading" /></w:pPr><w:r><w:t>"#);
+        escape_into(&mut self.xml, heading);
+        self.xml.push_str("</w:t></w:r></w:p>");
+        for (i, entry) in entries.iter().enumerate() {
+            self.xml
+                .push_str(r#"<w:p><w:pPr><w:pStyle w:val="TableofFigures" /></w:pPr>"#);
+            if i == 0 {
+                let _ = write!(
+                    self.xml,
+                    r#"<w:r><w:fldChar w:fldCharType="begin" w:dirty="true" /></w:r><w:r><w:instrText xml:space="preserve"> TOC \h \z \c "{label}" </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate" /></w:r>"#
+                );
+            }
+            self.xml.push_str(r#"<w:r><w:t xml:space="preserve">"#);
+            escape_into(&mut self.xml, entry);
+            self.xml.push_str("</w:t></w:r>");
+            if i + 1 == entries.len() {
+                self.xml
+                    .push_str(r#"<w:r><w:fldChar w:fldCharType="end" /></w:r>"#);
+            }
+            self.xml.push_str("</w:p>");
+        }
     }
 
     /// The opening tag of a tracked change (`<w:ins w:id=.. w:author="readout" w:date=..>`),
@@ -498,10 +636,9 @@ impl Body {
                     std::borrow::Cow::Borrowed(c.text.as_str())
                 };
                 let text = Span {
-                    text: &unbroken,
                     bold: head,
                     size: Some(18),
-                    revision: None,
+                    ..Span::plain(&unbroken)
                 };
                 self.paragraph(para, &[text]);
                 self.xml.push_str("</w:tc>");
@@ -693,11 +830,28 @@ const PACKAGE_RELATIONSHIPS: &str = concat!(
     r#"</Relationships>"#
 );
 
-/// Core properties with no dates or author: the same inputs give the same bytes.
-const CORE_PROPERTIES: &str = concat!(
-    r#"<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" "#,
-    r#"xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:creator>readout</dc:creator></cp:coreProperties>"#
-);
+/// The language Word files declare (`dc:language`, and the house style's `w:lang`), as the
+/// decks do.
+const LANGUAGE: &str = "en-GB";
+
+/// Core properties: the title, the language, readout as the creator; no dates, so that the
+/// same inputs give the same bytes.
+fn core_properties(title: Option<&str>) -> String {
+    let mut xml = String::from(concat!(
+        r#"<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" "#,
+        r#"xmlns:dc="http://purl.org/dc/elements/1.1/">"#
+    ));
+    if let Some(title) = title {
+        xml.push_str("<dc:title>");
+        escape_into(&mut xml, title);
+        xml.push_str("</dc:title>");
+    }
+    let _ = write!(
+        xml,
+        "<dc:language>{LANGUAGE}</dc:language><dc:creator>readout</dc:creator></cp:coreProperties>"
+    );
+    xml
+}
 
 const SETTINGS: &str = concat!(
     r#"<w:settings xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">"#,
@@ -743,7 +897,7 @@ const FOOTER: &str = concat!(
 const HOUSE_STYLES: &str = concat!(
     r#"<w:styles xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">"#,
     r#"<w:docDefaults><w:rPrDefault><w:rPr><w:rFonts w:ascii="Arial" w:hAnsi="Arial" w:eastAsia="Arial" w:cs="Arial" />"#,
-    r#"<w:sz w:val="20" /><w:szCs w:val="20" /></w:rPr></w:rPrDefault><w:pPrDefault /></w:docDefaults>"#,
+    r#"<w:sz w:val="20" /><w:szCs w:val="20" /><w:lang w:val="en-GB" /></w:rPr></w:rPrDefault><w:pPrDefault /></w:docDefaults>"#,
     r#"<w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal" /><w:qFormat /></w:style>"#,
     r#"<w:style w:type="paragraph" w:styleId="Title"><w:name w:val="Title" /><w:basedOn w:val="Normal" /><w:qFormat />"#,
     r#"<w:pPr><w:spacing w:after="240" /></w:pPr><w:rPr><w:b /><w:bCs /><w:sz w:val="32" /><w:szCs w:val="32" /></w:rPr></w:style>"#,
@@ -759,6 +913,10 @@ const HOUSE_STYLES: &str = concat!(
     r#"<w:pPr><w:spacing w:after="60" /></w:pPr></w:style>"#,
     r#"<w:style w:type="paragraph" w:styleId="Caption"><w:name w:val="caption" /><w:basedOn w:val="Normal" /><w:qFormat />"#,
     r#"<w:rPr><w:i /><w:iCs /><w:sz w:val="18" /><w:szCs w:val="18" /></w:rPr></w:style>"#,
+    r#"<w:style w:type="paragraph" w:styleId="TableNote"><w:name w:val="Table Note" /><w:basedOn w:val="Normal" /><w:qFormat />"#,
+    r#"<w:pPr><w:spacing w:after="120" /></w:pPr><w:rPr><w:sz w:val="16" /><w:szCs w:val="16" /></w:rPr></w:style>"#,
+    r#"<w:style w:type="paragraph" w:styleId="TableofFigures"><w:name w:val="table of figures" /><w:basedOn w:val="Normal" /><w:next w:val="Normal" />"#,
+    r#"<w:pPr><w:spacing w:after="60" /></w:pPr></w:style>"#,
     r#"<w:style w:type="table" w:default="1" w:styleId="TableNormal"><w:name w:val="Normal Table" />"#,
     r#"<w:tblPr><w:tblInd w:w="0" w:type="dxa" /><w:tblCellMar><w:top w:w="0" w:type="dxa" /><w:left w:w="108" w:type="dxa" />"#,
     r#"<w:bottom w:w="0" w:type="dxa" /><w:right w:w="108" w:type="dxa" /></w:tblCellMar></w:tblPr></w:style>"#,
@@ -812,6 +970,7 @@ fn package(body: Body, cohort: &str, file: &str, styles: Option<&[u8]>) -> Resul
     }
     relationships.push_str("</Relationships>");
     let declaration = XML_DECLARATION.as_bytes();
+    let core = core_properties(body.title.as_deref());
     let styles = match styles {
         Some(reference) => vec![reference],
         None => vec![declaration, HOUSE_STYLES.as_bytes()],
@@ -828,10 +987,7 @@ fn package(body: Body, cohort: &str, file: &str, styles: Option<&[u8]>) -> Resul
             "_rels/.rels",
             vec![declaration, PACKAGE_RELATIONSHIPS.as_bytes()],
         ),
-        (
-            "docProps/core.xml",
-            vec![declaration, CORE_PROPERTIES.as_bytes()],
-        ),
+        ("docProps/core.xml", vec![declaration, core.as_bytes()]),
         (
             "word/document.xml",
             vec![
@@ -1125,6 +1281,7 @@ mod tests {
     #[test]
     fn the_package_holds_well_formed_parts() {
         let table = report::Table {
+            caption: None,
             class: None,
             head: vec![
                 report::Row {

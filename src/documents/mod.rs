@@ -145,7 +145,10 @@ pub fn start_documents<'a>(
         (results, &warnings),
         analysis,
         &methods_statistics,
-        !figures.is_empty(),
+        (
+            &figures.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(),
+            cfg.config.output.numbering,
+        ),
     );
     let mut ctx = DocumentContext {
         keys: Default::default(),

@@ -223,7 +223,7 @@ fn captioned(report: &Report) -> Vec<Captioned<'_>> {
         let mut last_was_table = false;
         for block in &section.blocks {
             match block {
-                Block::Caption { text } | Block::Subheading { text } => caption = text,
+                Block::Caption { text, .. } | Block::Subheading { text } => caption = text,
                 Block::Table(table) => out.push(Captioned {
                     caption,
                     table,

@@ -57,6 +57,7 @@ pub(super) fn populations(c: &CohortResults) -> Section {
         id: "populations",
         heading: "Populations".to_string(),
         blocks: vec![Block::Table(Table {
+            caption: None,
             class: (columns.len() > 2).then_some("wide"),
             head: vec![column_header("Population", &columns, |col| {
                 col.name.clone()
@@ -306,6 +307,7 @@ pub(super) fn response(c: &CohortResults, f: &Formats) -> Option<Section> {
             id: "response",
             heading,
             blocks: vec![Block::Table(Table {
+                caption: None,
                 class: None,
                 head: vec![header(&[
                     "Best overall response",
@@ -370,6 +372,7 @@ pub(super) fn response(c: &CohortResults, f: &Formats) -> Option<Section> {
         id: "response",
         heading,
         blocks: vec![Block::Table(Table {
+            caption: None,
             class: (columns.len() > 2).then_some("wide"),
             head: vec![column_header("Best overall response", &columns, |col| {
                 let n = col.r.response.as_ref().map_or(0, |x| x.orr.total);
@@ -430,6 +433,7 @@ pub(super) fn time_to_event(c: &CohortResults, f: &Formats) -> Option<Section> {
         heading: "Time-to-event endpoints".to_string(),
         blocks: [
             Block::Table(Table {
+                caption: None,
                 class: Some("wide"),
                 head: vec![header(&[
                     "Endpoint",
@@ -446,6 +450,7 @@ pub(super) fn time_to_event(c: &CohortResults, f: &Formats) -> Option<Section> {
                 text: "Landmark rates (Kaplan–Meier)".to_string(),
             },
             Block::Table(Table {
+                caption: None,
                 class: None,
                 head: vec![header(&[
                     "Endpoint",
@@ -499,6 +504,7 @@ fn incidence_table(c: &CohortResults, f: &Formats) -> Vec<Block> {
             text: "Cumulative incidence with competing events (Aalen–Johansen)".to_string(),
         },
         Block::Table(Table {
+            caption: None,
             class: None,
             head: vec![header(&[
                 "Endpoint",
@@ -535,6 +541,7 @@ fn rmst_table(c: &CohortResults, f: &Formats) -> Vec<Block> {
             text: "Restricted mean survival time".to_string(),
         },
         Block::Table(Table {
+            caption: None,
             class: None,
             head: vec![header(&[
                 "Endpoint",
@@ -569,6 +576,7 @@ pub(super) fn time_to_event_by_arm(c: &CohortResults, f: &Formats) -> Option<Sec
         heading: "Time-to-event endpoints".to_string(),
         blocks: vec![
             Block::Table(Table {
+                caption: None,
                 class: (columns.len() > 2).then_some("wide"),
                 head: vec![column_header("", &columns, |col| {
                     let n = c

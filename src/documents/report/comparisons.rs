@@ -45,6 +45,7 @@ pub(super) fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
                 text: "Hazard ratios by subgroup (unstratified)".to_string(),
             });
             blocks.push(Block::Table(Table {
+                caption: None,
                 class: Some("wide"),
                 head: vec![header_row],
                 body: subgroups,
@@ -147,6 +148,7 @@ fn ae_table(
             text: "Adverse events".to_string(),
         },
         Block::Table(Table {
+            caption: None,
             class: Some("wide"),
             head: vec![header(&["Adverse event", &arm, &reference, &diff])],
             body: incidence,
@@ -158,6 +160,7 @@ fn ae_table(
             ),
         },
         Block::Table(Table {
+            caption: None,
             class: Some("wide"),
             head: vec![header(&["Adverse event", &eair, &eair_ref])],
             body: rates,
@@ -214,6 +217,7 @@ fn tte_table(c: &CohortResults, x: &Comparison, f: &Formats) -> Block {
         })
         .collect();
     Block::Table(Table {
+        caption: None,
         class: None,
         head: vec![header(&labels)],
         body,
@@ -263,6 +267,7 @@ fn response_tables(c: &CohortResults, r: &ResponseComparison, f: &Formats) -> Ve
             text: "Response rates".to_string(),
         },
         Block::Table(Table {
+            caption: None,
             class: Some("wide"),
             head: vec![header(&labels)],
             body,

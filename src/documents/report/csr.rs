@@ -161,10 +161,11 @@ pub(super) fn tables(c: &CohortResults, f: &Formats, o: &CsrOptions) -> Vec<Bloc
                 format!("{}, n (%)", col.header)
             })
         }));
-        blocks.push(Block::Caption {
-            text: format!("{title} by system organ class and preferred term, safety population"),
-        });
+        blocks.push(Block::caption(format!(
+            "{title} by system organ class and preferred term, safety population"
+        )));
         blocks.push(Block::Table(Table {
+            caption: None,
             class: Some(if columns.len() > 2 {
                 "terms wide"
             } else {
@@ -245,13 +246,12 @@ fn common(columns: &[Col], total: &Safety, f: &Formats, o: &CsrOptions) -> Vec<B
     let pct = crate::format::fmt_plain(o.common_pct);
     let of = if columns.len() > 1 { " in any arm" } else { "" };
     vec![
-        Block::Caption {
-            text: format!(
-                "Treatment-emergent adverse events in at least {pct}% of subjects{of}, by \
-                 preferred term, safety population"
-            ),
-        },
+        Block::caption(format!(
+            "Treatment-emergent adverse events in at least {pct}% of subjects{of}, by \
+             preferred term, safety population"
+        )),
         Block::Table(Table {
+            caption: None,
             class: Some("terms"),
             head: vec![Row::of(head)],
             body,

@@ -23,6 +23,7 @@ pub(super) fn disposition(c: &CohortResults, f: &Formats) -> Option<Section> {
         }
         let n_of = |r: &CohortResults| r.disposition.as_ref().map_or(0, |d| d.total);
         blocks.push(Block::Table(Table {
+            caption: None,
             class: (columns.len() > 2).then_some("wide"),
             head: vec![column_header("Disposition", &columns, |col| {
                 format!("{}, n (%), N = {}", col.name, n_of(col.r))
@@ -238,6 +239,7 @@ fn exposure_blocks(
         }));
     }
     let table = Block::Table(Table {
+        caption: None,
         class: (columns.len() > 2).then_some("wide"),
         head: vec![column_header("Exposure", columns, |col| {
             let n = col.r.n.safety;

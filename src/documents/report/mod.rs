@@ -30,7 +30,7 @@ pub fn cohort_report(
     (c, warnings): (&CohortResults, &[crate::diagnostic::Diagnostic]),
     analysis: &Analysis,
     methods_statistics: &str,
-    has_figures: bool,
+    (figures, numbering): (&[&str], crate::config::Numbering),
 ) -> Report {
     let f = Formats {
         pd: analysis.percent_decimals,
@@ -74,7 +74,7 @@ pub fn cohort_report(
             }],
         });
     }
-    if has_figures {
+    if !figures.is_empty() {
         sections.push(Section {
             id: "figures",
             heading: "Figures".to_string(),
@@ -85,11 +85,15 @@ pub fn cohort_report(
         Some(registry) => format!("Cohort report · {} ({registry})", study.id),
         None => format!("Cohort report · {}", study.id),
     };
-    notes::number_tables(&mut sections, |id| notes::population(id, c));
+    let mut tables = notes::Counter::new(numbering);
+    notes::number_tables(&mut sections, &mut tables, |id| notes::population(id, c));
+    let mut numbers = notes::Counter::new(numbering);
     Report {
         kicker,
         facts,
         sections,
+        figure_numbers: figures.iter().map(|name| numbers.figure(name)).collect(),
+        numbering,
     }
 }
 
@@ -185,6 +189,7 @@ fn baseline(c: &CohortResults, f: &Formats) -> Option<Section> {
         id: "baseline",
         heading: "Baseline characteristics".to_string(),
         blocks: vec![Block::Table(Table {
+            caption: None,
             class: (columns.len() > 2).then_some("wide"),
             head: vec![Row::of(head)],
             body: baseline_rows(&c.baseline, &columns, f),

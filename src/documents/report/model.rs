@@ -12,6 +12,10 @@ pub struct Report {
     pub facts: Vec<Fact>,
     /// The sections, in order.
     pub sections: Vec<Section>,
+    /// Each figure's number (`3`, `14.2.1`), in the order of the figures.
+    pub figure_numbers: Vec<String>,
+    /// How tables and figures are numbered (`output.numbering`).
+    pub numbering: crate::config::Numbering,
 }
 
 /// A label and its value, under the title.
@@ -51,11 +55,15 @@ pub enum Block {
         text: String,
     },
     /// A table's number and title, above it ("Table 3. Treatment-emergent adverse events by
-    /// system organ class and preferred term, safety population"); numbered in order when the
-    /// report is assembled.
+    /// system organ class and preferred term, safety population"); numbered by
+    /// `output.numbering` when the report is assembled.
     Caption {
-        /// Its text.
+        /// Its text: "Table", the number and the title.
         text: String,
+        /// The number alone (`3`, `14.3.1.2`); empty until numbered.
+        number: String,
+        /// The title alone.
+        title: String,
     },
     /// A note in small print (abbreviations, how the data were graded).
     Note {
@@ -76,6 +84,8 @@ pub enum Block {
 pub struct Table {
     /// Layout class (`wide`: many numeric columns; `terms`: a long list of terms).
     pub class: Option<&'static str>,
+    /// Its caption's text ("Table 3. ..."), once numbered: HTML's `<caption>`.
+    pub caption: Option<String>,
     /// Header rows.
     pub head: Vec<Row>,
     /// Body rows.
@@ -104,6 +114,18 @@ pub struct Cell {
     pub colspan: u32,
     /// Rows spanned.
     pub rowspan: u32,
+}
+
+impl Block {
+    /// A table's caption, `title` until the report is numbered.
+    pub(super) fn caption(title: impl Into<String>) -> Block {
+        let title = title.into();
+        Block::Caption {
+            text: title.clone(),
+            number: String::new(),
+            title,
+        }
+    }
 }
 
 impl Cell {

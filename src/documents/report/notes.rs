@@ -3,6 +3,7 @@
 //! a footnote with the population it counts and the abbreviations its cells use that no note
 //! under it explains already.
 
+use crate::config::Numbering;
 use crate::model::endpoint;
 use crate::results::CohortResults;
 
@@ -37,10 +38,79 @@ const LABELS: &[(&str, &str)] = &[
 /// Abbreviations read in number cells.
 const NUMBERS: &[(&str, &str)] = &[("NE", "not estimable"), ("NR", "not reached")];
 
-/// Captions every table, numbers the captions in order, and adds each table's footnote
+/// The numbers of a report's tables, or of its figures, by `output.numbering`: in order, or
+/// in order within the ICH E3 section a table's or figure's subject belongs to.
+pub(super) struct Counter {
+    numbering: Numbering,
+    counts: std::collections::BTreeMap<&'static str, usize>,
+}
+
+impl Counter {
+    pub(super) fn new(numbering: Numbering) -> Counter {
+        Counter {
+            numbering,
+            counts: Default::default(),
+        }
+    }
+
+    /// The next number of a table or figure in the CSR section `csr` (`14.2`).
+    fn next(&mut self, csr: &'static str) -> String {
+        let key = match self.numbering {
+            Numbering::Sequential => "",
+            Numbering::Csr => csr,
+        };
+        let n = self.counts.entry(key).or_default();
+        *n += 1;
+        match self.numbering {
+            Numbering::Sequential => n.to_string(),
+            Numbering::Csr => format!("{csr}.{n}"),
+        }
+    }
+
+    /// The next number of a table of report section `section` titled `title`.
+    pub(super) fn table(&mut self, section: &str, title: &str) -> String {
+        self.next(csr_section(section, title))
+    }
+
+    /// The next number of the figure `name` (`km-pfs`, `ae-soc`).
+    pub(super) fn figure(&mut self, name: &str) -> String {
+        let section = if name.starts_with("ae") {
+            "safety"
+        } else {
+            "response"
+        };
+        self.next(csr_section(section, name))
+    }
+}
+
+/// The ICH E3 section 14 number of a table of report section `section` titled `title`:
+/// 14.1 the subjects (populations, disposition and exposure, baseline), 14.3.1 adverse events
+/// (the safety section's tables, and any titled by adverse events or their incidence rates),
+/// 14.3.2 deaths and serious adverse events, 14.2 efficacy (the rest).
+fn csr_section(section: &str, title: &str) -> &'static str {
+    let title = title.to_lowercase();
+    let serious = ["serious", "fatal", "death"]
+        .iter()
+        .any(|w| title.contains(w));
+    let adverse_events = ["adverse event", "teae", "trae", "incidence rate"]
+        .iter()
+        .any(|w| title.contains(w));
+    if section == "safety" || adverse_events {
+        return if serious { "14.3.2" } else { "14.3.1" };
+    }
+    match section {
+        "populations" | "disposition" | "baseline" => "14.1",
+        _ => "14.2",
+    }
+}
+
+/// Captions every table, numbers the captions (`counter`), and adds each table's footnote
 /// (`population`: what a section's tables count, by its id).
-pub(super) fn number_tables(sections: &mut [Section], population: impl Fn(&str) -> Option<String>) {
-    let mut number = 0;
+pub(super) fn number_tables(
+    sections: &mut [Section],
+    counter: &mut Counter,
+    population: impl Fn(&str) -> Option<String>,
+) {
     for section in sections {
         let population = population(section.id);
         let old = std::mem::take(&mut section.blocks);
@@ -61,16 +131,21 @@ pub(super) fn number_tables(sections: &mut [Section], population: impl Fn(&str) 
                             Some(rest) => format!("{}, by {rest}", section.heading),
                             None => text,
                         };
-                        *last = Block::Caption { text };
+                        *last = Block::caption(text);
                     }
                 }
-                _ => blocks.push(Block::Caption {
-                    text: section.heading.clone(),
-                }),
+                _ => blocks.push(Block::caption(section.heading.clone())),
             }
-            if let Some(Block::Caption { text }) = blocks.last_mut() {
-                number += 1;
-                *text = format!("Table {number}. {text}");
+            let mut table = table;
+            if let Some(Block::Caption {
+                text,
+                number,
+                title,
+            }) = blocks.last_mut()
+            {
+                *number = counter.table(section.id, title);
+                *text = format!("Table {number}. {title}");
+                table.caption = Some(text.clone());
             }
             // The notes under the table, up to the next table, say what they explain already.
             let explained: String = {
@@ -203,6 +278,7 @@ mod tests {
             ..Cell::text(text)
         };
         Table {
+            caption: None,
             class: None,
             head: vec![Row::of(head.iter().map(|h| cell(h, false)).collect())],
             body: body
@@ -291,22 +367,22 @@ mod tests {
                         text: "By term".into(),
                     },
                     Block::Table(t.clone()),
-                    Block::Caption {
-                        text: "Own title".into(),
-                    },
+                    Block::caption("Own title"),
                     Block::Table(t),
                     Block::Paragraph { text: "p".into() },
                 ],
             },
         ];
-        number_tables(&mut sections, |id| {
-            (id == "other").then(|| "All (N = 3).".into())
-        });
+        number_tables(
+            &mut sections,
+            &mut Counter::new(Numbering::Sequential),
+            |id| (id == "other").then(|| "All (N = 3).".into()),
+        );
         let captions: Vec<&str> = sections
             .iter()
             .flat_map(|s| &s.blocks)
             .filter_map(|b| match b {
-                Block::Caption { text } => Some(text.as_str()),
+                Block::Caption { text, .. } => Some(text.as_str()),
                 _ => None,
             })
             .collect();

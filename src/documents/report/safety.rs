@@ -77,6 +77,7 @@ pub(super) fn safety(c: &CohortResults, f: &Formats) -> Option<Section> {
     // Two columns per arm: more than three arms and the total set small and close.
     let dense = columns.len() > 3;
     blocks.push(Block::Table(Table {
+        caption: None,
         class: match (columns.len() > 1, dense) {
             (_, true) => Some("wide dense"),
             (true, false) => Some("wide"),
@@ -114,6 +115,7 @@ fn term_tables(c: &CohortResults, s: &Safety, columns: &[Column<'_>], f: &Format
     if c.arms.is_empty() {
         blocks.push(subheading("By preferred term"));
         blocks.push(Block::Table(Table {
+            caption: None,
             class: Some("terms wide"),
             head: vec![
                 Row::of(vec![
@@ -208,6 +210,7 @@ fn term_tables(c: &CohortResults, s: &Safety, columns: &[Column<'_>], f: &Format
                 .collect();
             blocks.push(subheading(what));
             blocks.push(Block::Table(Table {
+                caption: None,
                 class: Some(if arms.len() > 2 {
                     "terms wide dense"
                 } else {

@@ -509,7 +509,7 @@ fn slide_table(ctx: &DocumentContext<'_>, key: &str) -> Option<Table> {
 fn captioned(ctx: &DocumentContext<'_>, title: &str) -> Option<Table> {
     let blocks: Vec<&Block> = ctx.report.sections.iter().flat_map(|s| &s.blocks).collect();
     blocks.windows(2).find_map(|pair| match pair {
-        [Block::Caption { text }, Block::Table(t)]
+        [Block::Caption { text, .. }, Block::Table(t)]
             if text
                 .split_once(". ")
                 .is_some_and(|(_, rest)| rest.starts_with(title)) =>
@@ -637,6 +637,7 @@ fn ae_table(ctx: &DocumentContext<'_>) -> Option<Table> {
         });
     }
     Some(Table {
+        caption: None,
         class: None,
         head,
         body,
@@ -858,6 +859,7 @@ fn table_sized(
     font: Option<u32>,
 ) -> (String, u64) {
     let whole = Table {
+        caption: None,
         class: None,
         head: head.to_vec(),
         body: body.to_vec(),

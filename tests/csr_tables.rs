@@ -1,0 +1,275 @@
+//! Tables and Word files a medical writer files (issue 70; docs/OUTPUTS.md, "Numbering and
+//! captions"): tables and figures numbered in order or by ICH E3 section 14, captions as Word
+//! SEQ fields with a List of Tables and a List of Figures after the Contents, notes under
+//! tables in a style of their own, the Word files' title and language, and HTML tables with
+//! their `<caption>` and `<th scope>`. Read from the written files (XML and HTML parsed) of the
+//! randomised example.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{build, root};
+use crate::html::{attr, select_in, text, Html};
+
+/// The randomised example built into `dir` with `output.formats: [html, docx]` and the extra
+/// `output` keys `extra`; the cohort's folder.
+fn built(dir: &Path, extra: &str) -> PathBuf {
+    let text = std::fs::read_to_string(root().join("config/rand-example.yaml")).expect("config");
+    let data = root().join("data/rand-example");
+    let text = text
+        .replace(
+            "dir: ../data/rand-example",
+            &format!("dir: {}", data.display()),
+        )
+        .replace("dir: ../output", "dir: output")
+        .replace(
+            "  formats: [md, html, docx, pptx, png, xlsx, ard, poster]\n",
+            &format!("  formats: [html, docx]\n{extra}"),
+        );
+    let config = dir.join("study.yaml");
+    std::fs::write(&config, text).expect("config");
+    let out = dir.join("out");
+    let run = build(&config, &out, &["--quiet"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    out.join("RAND-EXAMPLE/2023-09-29/itt")
+}
+
+/// A part of a Word file, as text.
+fn part(docx: &Path, name: &str) -> String {
+    let file = std::fs::File::open(docx).expect("a .docx");
+    let mut archive = zip::ZipArchive::new(file).expect("zip");
+    let mut xml = String::new();
+    std::io::Read::read_to_string(&mut archive.by_name(name).expect(name), &mut xml).expect("xml");
+    xml
+}
+
+const W: &str = "http://schemas.openxmlformats.org/wordprocessingml/2006/main";
+
+/// A paragraph of document.xml: its style, its text (fields' results included), and the
+/// instructions of its simple fields.
+#[derive(Debug)]
+struct Para {
+    style: String,
+    text: String,
+    fields: Vec<String>,
+    /// A complex field's instruction (`TOC ...`) that begins in it.
+    begins: Option<String>,
+}
+
+fn paragraphs(xml: &str) -> Vec<Para> {
+    let doc = roxmltree::Document::parse(xml).expect("document.xml is XML");
+    doc.descendants()
+        .filter(|n| n.has_tag_name((W, "p")))
+        .map(|p| {
+            let style = p
+                .descendants()
+                .find(|n| n.has_tag_name((W, "pStyle")))
+                .and_then(|n| n.attribute((W, "val")))
+                .unwrap_or("")
+                .to_string();
+            let text = p
+                .descendants()
+                .filter(|n| n.has_tag_name((W, "t")))
+                .filter_map(|n| n.text())
+                .collect();
+            let fields = p
+                .descendants()
+                .filter(|n| n.has_tag_name((W, "fldSimple")))
+                .filter_map(|n| n.attribute((W, "instr")).map(str::to_string))
+                .collect();
+            let begins = p
+                .descendants()
+                .find(|n| n.has_tag_name((W, "instrText")))
+                .and_then(|n| n.text().map(str::to_string));
+            Para {
+                style,
+                text,
+                fields,
+                begins,
+            }
+        })
+        .collect()
+}
+
+/// The entries of the list headed `heading` (a TOC field over the captions of `label`).
+fn list_entries<'p>(paras: &'p [Para], heading: &str, label: &str) -> Vec<&'p str> {
+    let at = paras
+        .iter()
+        .position(|p| p.style == "TOCHeading" && p.text == heading)
+        .unwrap_or_else(|| panic!("no {heading}"));
+    let first = &paras[at + 1];
+    assert_eq!(
+        first.begins.as_deref(),
+        Some(format!(" TOC \\h \\z \\c \"{label}\" ").as_str())
+    );
+    paras[at + 1..]
+        .iter()
+        .take_while(|p| p.style == "TableofFigures")
+        .map(|p| p.text.as_str())
+        .collect()
+}
+
+#[test]
+fn word_captions_are_seq_fields_listed_after_the_contents() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let folder = built(dir.path(), "");
+    let docx = folder.join("report.docx");
+    let paras = paragraphs(&part(&docx, "word/document.xml"));
+    let captions: Vec<&Para> = paras.iter().filter(|p| p.style == "Caption").collect();
+    let tables: Vec<&&Para> = captions
+        .iter()
+        .filter(|p| p.text.starts_with("Table "))
+        .collect();
+    let figures: Vec<&&Para> = captions
+        .iter()
+        .filter(|p| p.text.starts_with("Figure "))
+        .collect();
+    assert!(tables.len() > 10 && figures.len() > 5);
+    // Only captions in the Caption style: a table's notes have their own.
+    assert_eq!(tables.len() + figures.len(), captions.len());
+    assert!(paras
+        .iter()
+        .any(|p| p.style == "TableNote" && p.text.starts_with("Efficacy population (N = ")));
+    // Each caption's number is a SEQ field counted in order.
+    for (label, list) in [("Table", &tables), ("Figure", &figures)] {
+        for (i, p) in list.iter().enumerate() {
+            assert_eq!(p.fields, [format!(" SEQ {label} \\* ARABIC ")], "{p:?}");
+            assert!(p.text.starts_with(&format!("{label} {}. ", i + 1)), "{p:?}");
+        }
+    }
+    // The lists after the contents hold every caption, in order.
+    let contents = paras
+        .iter()
+        .position(|p| p.text == "Contents")
+        .expect("contents");
+    let list_at = paras
+        .iter()
+        .position(|p| p.text == "List of Tables")
+        .expect("list of tables");
+    assert!(contents < list_at);
+    let listed = list_entries(&paras, "List of Tables", "Table");
+    let table_texts: Vec<&str> = tables.iter().map(|p| p.text.as_str()).collect();
+    assert_eq!(listed, table_texts);
+    let listed = list_entries(&paras, "List of Figures", "Figure");
+    let figure_texts: Vec<&str> = figures.iter().map(|p| p.text.as_str()).collect();
+    assert_eq!(listed, figure_texts);
+
+    // The title and language, as the decks declare theirs.
+    let core = part(&docx, "docProps/core.xml");
+    let core = roxmltree::Document::parse(&core).expect("core.xml");
+    let dc = |name: &str| {
+        core.descendants()
+            .find(|n| n.has_tag_name(("http://purl.org/dc/elements/1.1/", name)))
+            .and_then(|n| n.text())
+            .map(str::to_string)
+    };
+    let html = std::fs::read_to_string(folder.join("report.html")).expect("report.html");
+    let h1 = text(&Html::parse(&html).select("h1")[0]);
+    assert_eq!(dc("title").as_deref(), Some(h1.as_str()));
+    assert_eq!(dc("language").as_deref(), Some("en-GB"));
+    let styles = part(&docx, "word/styles.xml");
+    assert!(
+        styles.contains("<w:rPrDefault><w:rPr>") && styles.contains("<w:lang w:val=\"en-GB\" />")
+    );
+    let abstract_core = part(&folder.join("abstract.docx"), "docProps/core.xml");
+    let abstract_txt = std::fs::read_to_string(folder.join("abstract.txt")).expect("abstract");
+    let first = abstract_txt
+        .split("\n\n")
+        .next()
+        .expect("title")
+        .replace('\n', " ");
+    assert!(
+        abstract_core.contains(&format!("<dc:title>{}</dc:title>", first.trim())),
+        "{abstract_core}"
+    );
+}
+
+#[test]
+fn html_tables_have_their_caption_and_header_scopes() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let folder = built(dir.path(), "");
+    let html = std::fs::read_to_string(folder.join("report.html")).expect("report.html");
+    let doc = Html::parse(&html);
+    let tables = doc.select("table");
+    assert!(tables.len() > 10);
+    for (i, table) in tables.iter().enumerate() {
+        let caption = select_in(table, "caption");
+        assert_eq!(caption.len(), 1, "table {i}");
+        assert!(
+            text(&caption[0]).starts_with(&format!("Table {}. ", i + 1)),
+            "{}",
+            text(&caption[0])
+        );
+        for th in select_in(table, "thead th") {
+            assert_eq!(attr(&th, "scope").as_deref(), Some("col"));
+        }
+        for row in select_in(table, "tbody tr") {
+            let cells = select_in(&row, "th, td");
+            assert_eq!(attr(&cells[0], "scope").as_deref(), Some("row"));
+            assert!(cells[1..].iter().all(|c| attr(c, "scope").is_none()));
+        }
+    }
+    // No caption printed twice beside its table.
+    assert!(!html.contains("<p class=\"caption\">"));
+}
+
+#[test]
+fn csr_numbering_numbers_by_ich_e3_section() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let folder = built(dir.path(), "  numbering: csr\n");
+    let html = std::fs::read_to_string(folder.join("report.html")).expect("report.html");
+    let doc = Html::parse(&html);
+    let captions: Vec<String> = doc.select("caption").iter().map(text).collect();
+    let number_of = |title: &str| -> String {
+        let caption = captions
+            .iter()
+            .find(|c| c.contains(title))
+            .unwrap_or_else(|| panic!("{title}: {captions:?}"));
+        caption["Table ".len()..]
+            .split_once(". ")
+            .expect("number")
+            .0
+            .to_string()
+    };
+    assert!(number_of("Baseline characteristics").starts_with("14.1."));
+    assert!(number_of("Best overall response").starts_with("14.2."));
+    assert!(number_of("Hazard ratios by subgroup").starts_with("14.2."));
+    assert!(number_of("Exposure-adjusted incidence rates").starts_with("14.3.1."));
+    assert!(
+        number_of("Treatment-emergent adverse events by system organ class").starts_with("14.3.1.")
+    );
+    assert!(number_of("Serious treatment-emergent adverse events").starts_with("14.3.2."));
+    // Within each section, 1, 2, 3 in report order.
+    let mut seen: std::collections::BTreeMap<String, Vec<usize>> = Default::default();
+    for c in &captions {
+        let number = c["Table ".len()..].split_once(". ").expect("number").0;
+        let (section, n) = number.rsplit_once('.').expect("a section number");
+        seen.entry(section.to_string())
+            .or_default()
+            .push(n.parse().expect("a count"));
+    }
+    assert!(seen
+        .keys()
+        .all(|s| ["14.1", "14.2", "14.3.1", "14.3.2"].contains(&s.as_str())));
+    for counts in seen.values() {
+        assert_eq!(*counts, (1..=counts.len()).collect::<Vec<_>>(), "{seen:?}");
+    }
+    let figures: Vec<String> = doc.select("figcaption").iter().map(text).collect();
+    assert!(
+        figures.iter().any(|f| f.starts_with("Figure 14.2.1. ")),
+        "{figures:?}"
+    );
+    assert!(
+        figures.iter().any(|f| f.starts_with("Figure 14.3.1.1. ")),
+        "{figures:?}"
+    );
+    // In Word the number is written out, a hidden SEQ field beside it for the lists.
+    let paras = paragraphs(&part(&folder.join("report.docx"), "word/document.xml"));
+    let first = paras
+        .iter()
+        .find(|p| p.style == "Caption" && p.text.starts_with("Table 14."))
+        .expect("a CSR caption");
+    assert_eq!(first.fields, [" SEQ Table \\h "]);
+    let listed = list_entries(&paras, "List of Tables", "Table");
+    assert_eq!(listed.len(), captions.len());
+    assert!(listed.iter().zip(&captions).all(|(a, b)| a == b));
+}
