@@ -273,3 +273,111 @@ fn csr_numbering_numbers_by_ich_e3_section() {
     assert_eq!(listed.len(), captions.len());
     assert!(listed.iter().zip(&captions).all(|(a, b)| a == b));
 }
+
+/// Each table of report.html with its caption, header cells and the notes that follow it (up
+/// to the next table).
+fn tables_with_notes(html: &str) -> Vec<(String, Vec<String>, String)> {
+    let doc = Html::parse(html);
+    let mut out: Vec<(String, Vec<String>, String)> = Vec::new();
+    for element in doc.select("div.table, p.note") {
+        if attr(&element, "class").as_deref() == Some("table") {
+            let caption = select_in(&element, "caption")
+                .first()
+                .map(text)
+                .unwrap_or_default();
+            let head = select_in(&element, "thead th").iter().map(text).collect();
+            out.push((caption, head, String::new()));
+        } else if let Some(last) = out.last_mut() {
+            last.2.push_str(&text(&element));
+            last.2.push(' ');
+        }
+    }
+    out
+}
+
+#[test]
+fn every_table_says_its_population_source_and_each_arm_its_n() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let folder = built(dir.path(), "");
+    let html = std::fs::read_to_string(folder.join("report.html")).expect("report.html");
+    let results: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(folder.join("../results.json")).expect("results"),
+    )
+    .expect("json");
+    let cohort = &results["cohorts"][0];
+    let arms: Vec<&str> = cohort["arms"]
+        .as_array()
+        .expect("arms")
+        .iter()
+        .map(|a| a["arm_short"].as_str().expect("short"))
+        .collect();
+    let tables = tables_with_notes(&html);
+    assert!(tables.len() > 10);
+    let version = env!("CARGO_PKG_VERSION");
+    for (caption, head, notes) in &tables {
+        let ae = ["adverse event", "TEAE", "TRAE", "incidence rate"]
+            .iter()
+            .any(|w| caption.to_lowercase().contains(&w.to_lowercase()));
+        // Its source: the datasets, the version, the config, the cut-off.
+        let datasets = if ae { "ADAE, ADSL" } else { "" };
+        assert!(
+            notes.contains(&format!(
+                "ADSL; readout {version}, study.yaml, cut-off 2023-09-29."
+            )) && notes.contains(&format!("Source: {datasets}")),
+            "{caption}: {notes}"
+        );
+        // Its population, but for the table of the populations.
+        if !caption.ends_with(". Populations") {
+            let population = if ae {
+                format!("Safety population (N = {}).", cohort["n"]["safety"])
+            } else {
+                "population (N = ".to_string()
+            };
+            assert!(
+                notes.contains(&population) || notes.contains("All enrolled subjects (N = "),
+                "{caption}: {notes}"
+            );
+        }
+        // Every arm that heads columns says its N.
+        for cell in head {
+            if arms.iter().any(|a| cell.contains(a)) {
+                assert!(cell.contains("(N = "), "{caption}: `{cell}`");
+            }
+        }
+    }
+    // The TEAE and TRAE tables by term, the EAIR and the subgroups name each arm with its N.
+    for title in [
+        "TEAEs by preferred term",
+        "TRAEs by preferred term",
+        "Exposure-adjusted incidence rates",
+        "Hazard ratios by subgroup",
+    ] {
+        let (_, head, _) = tables
+            .iter()
+            .find(|(c, _, _)| c.contains(title))
+            .unwrap_or_else(|| panic!("{title}"));
+        for arm in &arms {
+            assert!(
+                head.iter().any(|h| h.contains(arm) && h.contains("(N = ")),
+                "{title}: {head:?}"
+            );
+        }
+    }
+    // Notes where they belong: the risk difference and EAIR under the adverse-event tables,
+    // the interaction test under the subgroups, neither elsewhere.
+    let notes_of = |title: &str| {
+        &tables
+            .iter()
+            .find(|(c, _, _)| c.contains(title))
+            .unwrap_or_else(|| panic!("{title}"))
+            .2
+    };
+    assert!(notes_of("Exposure-adjusted incidence rates").contains("EAIR: exposure-adjusted"));
+    let subgroups = notes_of("Hazard ratios by subgroup");
+    assert!(subgroups.contains("Interaction p:") && !subgroups.contains("EAIR"));
+    let eair_notes = tables
+        .iter()
+        .filter(|(_, _, n)| n.contains("EAIR: exposure-adjusted"))
+        .count();
+    assert_eq!(eair_notes, 1);
+}

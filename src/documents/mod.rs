@@ -121,6 +121,28 @@ impl StartedDocuments<'_> {
     }
 }
 
+/// Where the report's tables come from: the datasets the config gives, and its file's name.
+fn provenance(cfg: &LoadedConfig) -> crate::documents::report::Provenance {
+    let data = &cfg.config.data;
+    let given = [
+        ("ADAE", data.adae.is_some()),
+        ("ADEX", data.adex.is_some()),
+        ("ADRS", data.adrs.is_some()),
+        ("ADTR", data.adtr.is_some()),
+        ("ADTTE", data.adtte.is_some()),
+    ];
+    crate::documents::report::Provenance {
+        datasets: given
+            .into_iter()
+            .filter_map(|(name, on)| on.then_some(name))
+            .collect(),
+        config: cfg
+            .path
+            .file_name()
+            .map_or(String::new(), |n| n.to_string_lossy().into_owned()),
+    }
+}
+
 /// [`render_documents`] up to the formats that embed the figures' PNGs, which
 /// [`StartedDocuments::finish`] writes once they are rasterised; the figures are drawn (SVG).
 #[allow(clippy::too_many_arguments)]
@@ -149,6 +171,7 @@ pub fn start_documents<'a>(
             &figures.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(),
             cfg.config.output.numbering,
         ),
+        &provenance(cfg),
     );
     let mut ctx = DocumentContext {
         keys: Default::default(),

@@ -60,7 +60,7 @@ pub(super) fn populations(c: &CohortResults) -> Section {
             caption: None,
             class: (columns.len() > 2).then_some("wide"),
             head: vec![column_header("Population", &columns, |col| {
-                col.name.clone()
+                format!("{} (N = {})", col.name, col.r.n.enrolled)
             })],
             body,
         })],
@@ -311,7 +311,7 @@ pub(super) fn response(c: &CohortResults, f: &Formats) -> Option<Section> {
                 class: None,
                 head: vec![header(&[
                     "Best overall response",
-                    &format!("n (%), N = {total}"),
+                    &format!("N = {total}, n (%)"),
                     &format!("{}% CI", f.level),
                 ])],
                 body,
@@ -376,7 +376,7 @@ pub(super) fn response(c: &CohortResults, f: &Formats) -> Option<Section> {
             class: (columns.len() > 2).then_some("wide"),
             head: vec![column_header("Best overall response", &columns, |col| {
                 let n = col.r.response.as_ref().map_or(0, |x| x.orr.total);
-                format!("{}, n (%), N = {n}", col.name)
+                format!("{} (N = {n}), n (%)", col.name)
             })],
             body,
         })],

@@ -31,15 +31,35 @@ pub(super) fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
         if let Some(r) = &x.response {
             blocks.extend(response_tables(c, r, f));
         }
+        // Each group of tables with the notes that explain it, right under it.
+        if !x.tte.is_empty() || x.response.is_some() {
+            blocks.push(Block::Note {
+                text: COMPARISON_NOTE.to_string(),
+            });
+        }
         let subgroups = subgroup_rows(c, x);
         if let Some(s) = &x.safety {
             let names = (c.arm_short(&x.arm), c.arm_short(&x.reference));
             blocks.extend(ae_table(names, s, f, AE_ROWS));
+            blocks.push(Block::Note { text: ae_note(s) });
         }
         if !subgroups.is_empty() {
             let hr = format!("HR ({}% CI)", f.level);
-            let arm = format!("Events/N, {}", c.arm_short(&x.arm));
-            let reference = format!("Events/N, {}", c.arm_short(&x.reference));
+            // Each arm's size in the efficacy population its subgroups divide.
+            let arm_n = |arm: &str| {
+                c.arms
+                    .iter()
+                    .find(|a| a.arm == arm)
+                    .map_or(String::new(), |a| {
+                        format!(" (N = {})", a.results.n.efficacy)
+                    })
+            };
+            let arm = format!("Events/N, {}{}", c.arm_short(&x.arm), arm_n(&x.arm));
+            let reference = format!(
+                "Events/N, {}{}",
+                c.arm_short(&x.reference),
+                arm_n(&x.reference)
+            );
             let header_row = header(&["Subgroup", &arm, &reference, &hr, "Interaction p"]);
             blocks.push(Block::Subheading {
                 text: "Hazard ratios by subgroup (unstratified)".to_string(),
@@ -50,10 +70,11 @@ pub(super) fn comparisons(c: &CohortResults, f: &Formats) -> Option<Section> {
                 head: vec![header_row],
                 body: subgroups,
             }));
+            blocks.push(Block::Note {
+                text: subgroup_note(x),
+            });
         }
     }
-    let note = comparisons_note(c);
-    blocks.push(Block::Note { text: note });
     let heading = match c.comparisons.as_slice() {
         [x] => format!(
             "Comparison of arms: {} vs {}",
@@ -130,17 +151,19 @@ fn ae_table(
             ])
         })
         .collect();
-    let arm = format!("{arm_name}, n (%), N = {}", s.total);
-    let reference = format!("{reference_name}, n (%), N = {}", s.total_reference);
+    let arm = format!("{arm_name} (N = {}), n (%)", s.total);
+    let reference = format!("{reference_name} (N = {}), n (%)", s.total_reference);
     let diff = format!("Risk difference, % ({}% CI)", f.level);
     let eair = format!(
-        "{} ({} patient-years)",
+        "{} (N = {}; {} patient-years)",
         arm_name,
+        s.total,
         crate::format::fixed(s.patient_years, 1)
     );
     let eair_ref = format!(
-        "{} ({} patient-years)",
+        "{} (N = {}; {} patient-years)",
         reference_name,
+        s.total_reference,
         crate::format::fixed(s.patient_years_reference, 1)
     );
     vec![
@@ -330,39 +353,42 @@ fn subgroup_rows(c: &CohortResults, x: &Comparison) -> Vec<Row> {
     subgroups
 }
 
-/// The note under the comparisons: the abbreviations and methods the tables use.
-fn comparisons_note(c: &CohortResults) -> String {
-    let mut note = "HR: hazard ratio of the arm to the reference (Cox model); NE: not estimable (an arm without events). Differences are arm minus reference; all p-values two-sided.".to_string();
-    if c.comparisons.iter().any(|x| {
-        x.tte
-            .values()
-            .any(|t| t.fine_gray.is_some() && !t.subgroups.is_empty())
-    }) {
+/// The note under a comparison's hazard ratios and response tables: their abbreviations.
+const COMPARISON_NOTE: &str = "HR: hazard ratio of the arm to the reference (Cox model); NE: \
+    not estimable (an arm without events). Differences are arm minus reference; all p-values \
+    two-sided.";
+
+/// The note under a comparison's adverse-event tables: what they count, the risk difference's
+/// interval and the EAIR.
+fn ae_note(s: &crate::results::AeComparison) -> String {
+    format!(
+        "Adverse events: treatment-emergent, each subject once; risk difference (arm minus \
+         reference) with the {} interval; EAIR: exposure-adjusted incidence rate per 100 \
+         patient-years (subjects with the event over the time to their first event, or over the \
+         whole treatment for the others), exact Poisson interval.",
+        s.method.interval_name()
+    )
+}
+
+/// The note under a comparison's subgroup table: the subdistribution hazard ratios, when
+/// there are any, and the interaction tests (within the strata when the cohort has strata).
+fn subgroup_note(x: &Comparison) -> String {
+    let mut note = "HR: hazard ratio of the arm to the reference (Cox model); NE: not \
+                    estimable."
+        .to_string();
+    if x.tte
+        .values()
+        .any(|t| t.fine_gray.is_some() && !t.subgroups.is_empty())
+    {
         note.push_str(" SHR: subdistribution hazard ratio (Fine–Gray model, other events competing; events are events of interest); the interaction of the arm with a subgroup is tested for hazard ratios only.");
     }
-    if let Some(x) = c.comparisons.iter().find(|x| x.safety.is_some()) {
-        if let Some(s) = &x.safety {
-            note.push_str(&format!(
-                " Adverse events: treatment-emergent, each subject once; risk difference with the {} interval; EAIR: exposure-adjusted incidence rate per 100 patient-years (subjects with the event over the time to their first event, or over the whole treatment for the others), exact Poisson interval.",
-                s.method.interval_name()
-            ));
-        }
-    }
-    // The interaction tests, when a comparison has subgroups: within the strata when the
-    // cohort has strata (docs/OUTPUTS.md).
-    let with_subgroups = c
-        .comparisons
-        .iter()
-        .find(|x| x.tte.values().any(|t| !t.subgroups.is_empty()));
-    if let Some(x) = with_subgroups {
-        let within = if x.tte.values().any(|t| t.stratified.is_some()) {
-            " within the strata"
-        } else {
-            ""
-        };
-        note.push_str(&format!(
-            " Interaction p: likelihood-ratio test of the arm \u{d7} subgroup interaction in the Cox model{within}."
-        ));
-    }
+    let within = if x.tte.values().any(|t| t.stratified.is_some()) {
+        " within the strata"
+    } else {
+        ""
+    };
+    note.push_str(&format!(
+        " Interaction p: likelihood-ratio test of the arm \u{d7} subgroup interaction in the Cox model{within}."
+    ));
     note
 }

@@ -26,7 +26,7 @@ pub(super) fn disposition(c: &CohortResults, f: &Formats) -> Option<Section> {
             caption: None,
             class: (columns.len() > 2).then_some("wide"),
             head: vec![column_header("Disposition", &columns, |col| {
-                format!("{}, n (%), N = {}", col.name, n_of(col.r))
+                format!("{} (N = {}), n (%)", col.name, n_of(col.r))
             })],
             body,
         }));
@@ -243,7 +243,7 @@ fn exposure_blocks(
         class: (columns.len() > 2).then_some("wide"),
         head: vec![column_header("Exposure", columns, |col| {
             let n = col.r.n.safety;
-            format!("{} (safety, N = {n})", col.name)
+            format!("{} (N = {n})", col.name)
         })],
         body,
     });

@@ -20,6 +20,7 @@ pub use cohort::response_label;
 use cohort::{baseline_rows, populations, response, time_to_event, time_to_event_by_arm};
 use comparisons::comparisons;
 pub use model::*;
+pub use notes::Provenance;
 use safety::safety;
 use table::*;
 
@@ -31,6 +32,7 @@ pub fn cohort_report(
     analysis: &Analysis,
     methods_statistics: &str,
     (figures, numbering): (&[&str], crate::config::Numbering),
+    provenance: &Provenance,
 ) -> Report {
     let f = Formats {
         pd: analysis.percent_decimals,
@@ -86,7 +88,12 @@ pub fn cohort_report(
         None => format!("Cohort report · {}", study.id),
     };
     let mut tables = notes::Counter::new(numbering);
-    notes::number_tables(&mut sections, &mut tables, |id| notes::population(id, c));
+    notes::number_tables(&mut sections, &mut tables, |id, title| {
+        (
+            notes::population(id, title, c),
+            Some(notes::source(id, title, c, provenance)),
+        )
+    });
     let mut numbers = notes::Counter::new(numbering);
     Report {
         kicker,

@@ -104,15 +104,15 @@ fn csr_section(section: &str, title: &str) -> &'static str {
     }
 }
 
-/// Captions every table, numbers the captions (`counter`), and adds each table's footnote
-/// (`population`: what a section's tables count, by its id).
+/// Captions every table, numbers the captions (`counter`), and adds each table's footnote:
+/// `said(section id, title)` gives what a table counts (its population) and where it comes
+/// from (its source), each a sentence.
 pub(super) fn number_tables(
     sections: &mut [Section],
     counter: &mut Counter,
-    population: impl Fn(&str) -> Option<String>,
+    said: impl Fn(&str, &str) -> (Option<String>, Option<String>),
 ) {
     for section in sections {
-        let population = population(section.id);
         let old = std::mem::take(&mut section.blocks);
         let mut blocks = Vec::with_capacity(old.len() + 4);
         let mut old = old.into_iter().peekable();
@@ -157,7 +157,18 @@ pub(super) fn number_tables(
                 }
                 notes
             };
-            let footnote = footnote(&table, population.as_deref(), &explained);
+            let title = match blocks.last() {
+                Some(Block::Caption { title, .. }) => title.as_str(),
+                _ => "",
+            };
+            let (population, source) = said(section.id, title);
+            let footnote = footnote(&table, population.as_deref(), &explained).map_or(
+                source.clone(),
+                |text| match &source {
+                    Some(source) => Some(format!("{text} {source}")),
+                    None => Some(text),
+                },
+            );
             blocks.push(Block::Table(table));
             if let Some(text) = footnote {
                 blocks.push(Block::Note { text });
@@ -167,15 +178,80 @@ pub(super) fn number_tables(
     }
 }
 
-/// The population a section's tables count, as a footnote says it.
-pub(super) fn population(section: &str, c: &CohortResults) -> Option<String> {
-    let (name, n) = match section {
-        "baseline" => ("All enrolled subjects", c.n.enrolled),
-        "response" | "time-to-event" => ("Efficacy population", c.n.efficacy),
-        "safety" => ("Safety population", c.n.safety),
-        _ => return None,
+/// Whether a table is of adverse events: of the safety section, or titled by them.
+fn of_adverse_events(section: &str, title: &str) -> bool {
+    csr_section(section, title).starts_with("14.3")
+}
+
+/// The population a table of report section `section` titled `title` counts, as a footnote
+/// says it; none for the table of the populations themselves.
+pub(super) fn population(section: &str, title: &str, c: &CohortResults) -> Option<String> {
+    let exposure = title.to_lowercase().contains("exposure");
+    let (name, n) = if of_adverse_events(section, title) || (section == "disposition" && exposure) {
+        ("Safety population", c.n.safety)
+    } else {
+        match section {
+            "baseline" | "disposition" => ("All enrolled subjects", c.n.enrolled),
+            "response" | "time-to-event" | "follow-up" | "comparisons" => {
+                ("Efficacy population", c.n.efficacy)
+            }
+            _ => return None,
+        }
     };
     Some(format!("{name} (N = {n})."))
+}
+
+/// Where a report's tables come from: the datasets the config gives (`ADSL`, `ADAE`, ...),
+/// the config file's name, and the cut-off.
+pub struct Provenance {
+    /// The datasets given, in upper case.
+    pub datasets: Vec<&'static str>,
+    /// The config file's name (without its folder).
+    pub config: String,
+}
+
+/// A table's source, as its footnote says it: "Source: ADAE, ADSL; readout 0.1.0,
+/// study.yaml, cut-off 2023-09-29." Adverse-event tables read ADAE; response tables ADRS;
+/// time-to-event tables ADTTE, or ADRS for times derived from the responses; exposure ADEX
+/// when given; all ADSL.
+pub(super) fn source(
+    section: &str,
+    title: &str,
+    c: &CohortResults,
+    provenance: &Provenance,
+) -> String {
+    let given = |name: &'static str| provenance.datasets.contains(&name).then_some(name);
+    let lower = title.to_lowercase();
+    let mut datasets: Vec<&'static str> = Vec::new();
+    if of_adverse_events(section, title) {
+        datasets.extend(given("ADAE"));
+    } else if lower.contains("exposure") {
+        datasets.extend(given("ADEX"));
+    } else if section == "response" || lower.contains("response") {
+        datasets.extend(given("ADRS"));
+    } else if matches!(section, "time-to-event" | "follow-up" | "comparisons") {
+        for t in c.tte.values() {
+            let name = if t.source == "ADTTE" { "ADTTE" } else { "ADRS" };
+            if !datasets.contains(&name) {
+                datasets.extend(given(name));
+            }
+        }
+        if section == "comparisons" && c.response.is_some() && !lower.contains("hazard") {
+            datasets.extend(given("ADRS").filter(|d| !datasets.contains(d)));
+        }
+    }
+    datasets.sort_unstable();
+    datasets.push("ADSL");
+    let cutoff = match c.cutoff {
+        Some(d) => format!("cut-off {d}"),
+        None => "no cut-off".to_string(),
+    };
+    format!(
+        "Source: {}; readout {}, {}, {cutoff}.",
+        datasets.join(", "),
+        env!("CARGO_PKG_VERSION"),
+        provenance.config
+    )
 }
 
 /// A table's footnote: its population, then the abbreviations its cells use that `explained`
@@ -376,7 +452,7 @@ mod tests {
         number_tables(
             &mut sections,
             &mut Counter::new(Numbering::Sequential),
-            |id| (id == "other").then(|| "All (N = 3).".into()),
+            |id, _| ((id == "other").then(|| "All (N = 3).".into()), None),
         );
         let captions: Vec<&str> = sections
             .iter()

@@ -200,10 +200,9 @@ fn term_tables(c: &CohortResults, s: &Safety, columns: &[Column<'_>], f: &Format
                 Cell::text("Preferred term").span(1, 2),
                 Cell::text("System organ class").span(1, 2),
             ];
-            top.extend(
-                arms.iter()
-                    .map(|col| Cell::num(col.name.clone()).span(2, 1)),
-            );
+            top.extend(arms.iter().zip(&by_name).map(|(col, (_, total))| {
+                Cell::num(format!("{} (N = {total})", col.name)).span(2, 1)
+            }));
             let grades = arms
                 .iter()
                 .flat_map(|_| [Cell::num(g.any()), Cell::num(g.severe())])
