@@ -381,3 +381,121 @@ fn every_table_says_its_population_source_and_each_arm_its_n() {
         .count();
     assert_eq!(eair_notes, 1);
 }
+
+/// The leading count of "12 (8.1%)".
+fn count(cell: &str) -> usize {
+    cell.split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+#[test]
+fn term_tables_sort_by_their_own_counts_arms_together() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let folder = built(dir.path(), "");
+    let html = std::fs::read_to_string(folder.join("report.html")).expect("report.html");
+    let doc = Html::parse(&html);
+    for title in ["TEAEs by preferred term", "TRAEs by preferred term"] {
+        let table = doc
+            .select("table")
+            .into_iter()
+            .find(|t| {
+                select_in(t, "caption")
+                    .first()
+                    .is_some_and(|c| text(c).contains(title))
+            })
+            .unwrap_or_else(|| panic!("{title}"));
+        // Term, class, then each arm's any-grade and severe counts: the arms' any summed.
+        let rows: Vec<(usize, String)> = select_in(&table, "tbody tr")
+            .iter()
+            .map(|row| {
+                let cells: Vec<String> = select_in(row, "th, td").iter().map(text).collect();
+                let total = cells[2..].iter().step_by(2).map(|c| count(c)).sum();
+                (total, cells[0].clone())
+            })
+            .collect();
+        assert!(rows.len() > 5, "{title}");
+        for pair in rows.windows(2) {
+            assert!(
+                pair[0].0 > pair[1].0 || (pair[0].0 == pair[1].0 && pair[0].1 <= pair[1].1),
+                "{title}: {pair:?}"
+            );
+        }
+    }
+}
+
+/// The captions of a report.html, without their numbers.
+fn titles(html: &str) -> Vec<String> {
+    Html::parse(html)
+        .select("caption, figcaption")
+        .iter()
+        .map(|c| {
+            let caption = text(c);
+            caption
+                .split_once(". ")
+                .map_or(caption.clone(), |(_, t)| t.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn every_title_is_unique_in_the_report() {
+    // Three arms: each comparison's tables repeat, each told apart by its pair of arms.
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let arms = ["Drug X", "Drug Y", "Placebo"];
+    let mut adsl = String::from("USUBJID,ARM,TRTSDT,SAFFL,SEX\n");
+    let mut adtte = String::from("USUBJID,PARAMCD,AVAL,CNSR\n");
+    let mut adae = String::from("USUBJID,AEBODSYS,AEDECOD,AETOXGR,AESER,AEREL\n");
+    for i in 0..90 {
+        let date = format!("2021-{:02}-{:02}", 1 + i % 12, 1 + i % 27);
+        adsl.push_str(&format!(
+            "S{i},{},{date},Y,{}\n",
+            arms[i % 3],
+            ["M", "F"][i % 2]
+        ));
+        adtte.push_str(&format!("S{i},OS,{},{}\n", 10 + (i * 37) % 890, i % 2));
+        adae.push_str(&format!("S{i},Blood,Anaemia,{},N,Y\n", 1 + i % 4));
+    }
+    for (name, text) in [("adsl.csv", adsl), ("adtte.csv", adtte), ("adae.csv", adae)] {
+        std::fs::write(tmp.path().join(name), text).expect("data");
+    }
+    let config = tmp.path().join("study.yaml");
+    std::fs::write(
+        &config,
+        "study: { id: T3 }\ndata: { adsl: adsl.csv, adtte: adtte.csv, adae: adae.csv }\n\
+         analysis: { tte_params: { OS: OS }, followup: OS }\ncohorts:\n  - id: all\n    \
+         arms: { column: ARM, reference: Placebo }\n    subgroups: [SEX]\n\
+         output: { formats: [html] }\n",
+    )
+    .expect("config");
+    let out = tmp.path().join("out");
+    let run = build(&config, &out, &["--quiet"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let three = std::fs::read_to_string(out.join("T3/no-cutoff/all/report.html")).expect("html");
+    // A study with both a disposition and an exposure table.
+    let myeloma = tmp.path().join("mm");
+    let run = build(
+        &root().join("config/myeloma-example.yaml"),
+        &myeloma,
+        &["--quiet"],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let mm = std::fs::read_to_string(myeloma.join("MM-EXAMPLE/2024-06-28/itt/report.html"))
+        .expect("html");
+    for (html, at_least) in [(&three, 8), (&mm, 10)] {
+        let titles = titles(html);
+        assert!(titles.len() >= at_least, "{titles:?}");
+        let unique: std::collections::BTreeSet<&String> = titles.iter().collect();
+        assert_eq!(unique.len(), titles.len(), "{titles:?}");
+    }
+    let three = titles(&three);
+    assert!(
+        three
+            .iter()
+            .any(|t| t.starts_with("Adverse events, Drug Y vs Placebo")),
+        "{three:?}"
+    );
+    let mm = titles(&mm);
+    assert!(mm.contains(&"Disposition".to_string()) && mm.contains(&"Exposure".to_string()));
+}

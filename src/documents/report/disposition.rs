@@ -22,6 +22,10 @@ pub(super) fn disposition(c: &CohortResults, f: &Formats) -> Option<Section> {
             sources.push(level_sources(d));
         }
         let n_of = |r: &CohortResults| r.disposition.as_ref().map_or(0, |d| d.total);
+        // Each table its own title when the section holds both.
+        if c.exposure.is_some() {
+            blocks.push(Block::caption("Disposition"));
+        }
         blocks.push(Block::Table(Table {
             caption: None,
             class: (columns.len() > 2).then_some("wide"),
@@ -35,6 +39,9 @@ pub(super) fn disposition(c: &CohortResults, f: &Formats) -> Option<Section> {
         });
     }
     if let Some(e) = &c.exposure {
+        if !levels.is_empty() {
+            blocks.push(Block::caption("Exposure"));
+        }
         blocks.extend(exposure_blocks(e, &columns, f));
     }
     Some(Section {

@@ -39,6 +39,7 @@ pub fn cohort_report(
         td: analysis.time_decimals,
         level: fmt_plain(analysis.ci_percent()),
         unit: analysis.time_unit.name(),
+        ae_sort: analysis.ae_sort,
     };
     let facts = facts(study, c);
     let mut sections = vec![populations(c)];

@@ -112,12 +112,25 @@ pub(super) fn number_tables(
     counter: &mut Counter,
     said: impl Fn(&str, &str) -> (Option<String>, Option<String>),
 ) {
+    // Titles used so far: a title met again takes the subheading it falls under ("Adverse
+    // events, B vs A"), else its count, so that no two tables share one.
+    let mut used: std::collections::HashMap<String, usize> = Default::default();
     for section in sections {
+        let mut context: Option<String> = None;
         let old = std::mem::take(&mut section.blocks);
         let mut blocks = Vec::with_capacity(old.len() + 4);
         let mut old = old.into_iter().peekable();
         while let Some(block) = old.next() {
             let Block::Table(table) = block else {
+                // The pair of arms a comparison's tables fall under ("B vs A"), else the last
+                // subheading.
+                if let Block::Subheading { text } = &block {
+                    if text.contains(" vs ")
+                        || !context.as_deref().is_some_and(|c| c.contains(" vs "))
+                    {
+                        context = Some(text.clone());
+                    }
+                }
                 blocks.push(block);
                 continue;
             };
@@ -143,6 +156,16 @@ pub(super) fn number_tables(
                 title,
             }) = blocks.last_mut()
             {
+                let seen = used.entry(title.clone()).or_default();
+                *seen += 1;
+                if *seen > 1 {
+                    *title = match &context {
+                        Some(under) if !title.contains(under.as_str()) => {
+                            format!("{title}, {under}")
+                        }
+                        _ => format!("{title} ({seen})"),
+                    };
+                }
                 *number = counter.table(section.id, title);
                 *text = format!("Table {number}. {title}");
                 table.caption = Some(text.clone());

@@ -103,6 +103,27 @@ pub(super) fn safety(c: &CohortResults, f: &Formats) -> Option<Section> {
     })
 }
 
+/// The terms of a table by its own displayed count (`count`: the first column's, then the
+/// next's; the arms together), most first, then by name; by name alone under
+/// `analysis.ae_sort: alphabetical`.
+fn sorted_terms<'t>(
+    terms: &'t [TermCounts],
+    count: impl Fn(&TermCounts) -> (usize, usize),
+    f: &Formats,
+) -> Vec<&'t TermCounts> {
+    let mut sorted: Vec<&TermCounts> = terms.iter().collect();
+    match f.ae_sort {
+        crate::config::AeSort::Frequency => sorted.sort_by(|a, b| {
+            let (x, y) = (count(a), count(b));
+            y.0.cmp(&x.0)
+                .then(y.1.cmp(&x.1))
+                .then_with(|| a.term.cmp(&b.term))
+        }),
+        crate::config::AeSort::Alphabetical => sorted.sort_by(|a, b| a.term.cmp(&b.term)),
+    }
+    sorted
+}
+
 /// The adverse events by preferred term: one table without arms, else a TEAE and a TRAE table
 /// with each arm's any-grade and severe counts.
 fn term_tables(c: &CohortResults, s: &Safety, columns: &[Column<'_>], f: &Formats) -> Vec<Block> {
@@ -131,9 +152,8 @@ fn term_tables(c: &CohortResults, s: &Safety, columns: &[Column<'_>], f: &Format
                     Cell::num(g.severe()),
                 ]),
             ],
-            body: s
-                .by_term
-                .iter()
+            body: sorted_terms(&s.by_term, |t| (t.teae_any, t.trae_any), f)
+                .into_iter()
                 .map(|t| {
                     Row::of(vec![
                         Cell::text(t.term.clone()),
@@ -172,9 +192,8 @@ fn term_tables(c: &CohortResults, s: &Safety, columns: &[Column<'_>], f: &Format
             })
             .collect();
         for (what, pick) in kinds {
-            let rows: Vec<Row> = s
-                .by_term
-                .iter()
+            let rows: Vec<Row> = sorted_terms(&s.by_term, |t| (pick(t).0, 0), f)
+                .into_iter()
                 .filter(|t| pick(t).0 > 0)
                 .map(|t| {
                     let mut cells = vec![

@@ -30,6 +30,8 @@ pub(super) struct Formats {
     pub(super) td: usize,
     pub(super) level: String,
     pub(super) unit: &'static str,
+    /// How terms are ordered (`analysis.ae_sort`).
+    pub(super) ae_sort: crate::config::AeSort,
 }
 
 impl Formats {
