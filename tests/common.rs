@@ -263,3 +263,18 @@ pub fn refused_by_check(config: &Path) -> String {
         .code(2)
         .stderr()
 }
+
+/// The randomised example's config with `edit` applied to its text, in `dir`.
+pub fn rand_example_config(dir: &Path, edit: &dyn Fn(String) -> String) -> PathBuf {
+    let text = std::fs::read_to_string(root().join("config/rand-example.yaml")).expect("config");
+    let data = root().join("data/rand-example");
+    let text = text
+        .replace(
+            "dir: ../data/rand-example",
+            &format!("dir: {}", data.display()),
+        )
+        .replace("dir: ../output", "dir: output");
+    let path = dir.join("study.yaml");
+    std::fs::write(&path, edit(text)).expect("write config");
+    path
+}

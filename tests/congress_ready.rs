@@ -7,22 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{build, read_json, refused_by_check, root};
-
-/// The randomised example's config with `edit` applied to its text, in `dir`.
-fn study_config(dir: &Path, edit: &dyn Fn(String) -> String) -> PathBuf {
-    let text = std::fs::read_to_string(root().join("config/rand-example.yaml")).expect("config");
-    let data = root().join("data/rand-example");
-    let text = text
-        .replace(
-            "dir: ../data/rand-example",
-            &format!("dir: {}", data.display()),
-        )
-        .replace("dir: ../output", "dir: output");
-    let path = dir.join("study.yaml");
-    std::fs::write(&path, edit(text)).expect("write config");
-    path
-}
+use crate::common::{build, rand_example_config, read_json, refused_by_check, root};
 
 /// The dual primary phase 3 at ESMO's preset: roles, RMST and a competing endpoint, the
 /// study's own Methods wording of its endpoints taken out (the roles say them).
@@ -57,7 +42,7 @@ struct Built {
 
 fn built(edit: &dyn Fn(String) -> String) -> Built {
     let dir = tempfile::tempdir().expect("tempdir");
-    let config = study_config(dir.path(), edit);
+    let config = rand_example_config(dir.path(), edit);
     let out = dir.path().join("out");
     let run = build(&config, &out, &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
@@ -306,7 +291,7 @@ fn roles_and_blocks_are_checked_at_their_keys() {
         ),
     ] {
         let dir = tempfile::tempdir().expect("tempdir");
-        let config = study_config(dir.path(), &|t| {
+        let config = rand_example_config(dir.path(), &|t| {
             assert!(t.contains(edit.0));
             t.replace(edit.0, edit.1)
         });

@@ -7,26 +7,18 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{build, root};
+use crate::common::{build, rand_example_config, root};
 use crate::html::{attr, select_in, text, Html};
 
 /// The randomised example built into `dir` with `output.formats: [html, docx]` and the extra
 /// `output` keys `extra`; the cohort's folder.
 fn built(dir: &Path, extra: &str) -> PathBuf {
-    let text = std::fs::read_to_string(root().join("config/rand-example.yaml")).expect("config");
-    let data = root().join("data/rand-example");
-    let text = text
-        .replace(
-            "dir: ../data/rand-example",
-            &format!("dir: {}", data.display()),
-        )
-        .replace("dir: ../output", "dir: output")
-        .replace(
+    let config = rand_example_config(dir, &|text| {
+        text.replace(
             "  formats: [md, html, docx, pptx, png, xlsx, ard, poster]\n",
             &format!("  formats: [html, docx]\n{extra}"),
-        );
-    let config = dir.join("study.yaml");
-    std::fs::write(&config, text).expect("config");
+        )
+    });
     let out = dir.join("out");
     let run = build(&config, &out, &["--quiet"]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
