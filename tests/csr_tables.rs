@@ -491,3 +491,66 @@ fn every_title_is_unique_in_the_report() {
     let mm = titles(&mm);
     assert!(mm.contains(&"Disposition".to_string()) && mm.contains(&"Exposure".to_string()));
 }
+
+#[test]
+fn word_class_and_total_rows_are_bold_and_terms_are_not() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let folder = built(dir.path(), "");
+    let results: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(folder.join("../results.json")).expect("results"),
+    )
+    .expect("json");
+    let soc = &results["cohorts"][0]["safety"]["by_soc"][0];
+    let (class, term) = (
+        soc["soc"].as_str().expect("class"),
+        soc["terms"][0]["term"].as_str().expect("term"),
+    );
+    let xml = part(&folder.join("report.docx"), "word/document.xml");
+    let doc = roxmltree::Document::parse(&xml).expect("xml");
+    let table = doc
+        .descendants()
+        .filter(|n| n.has_tag_name((W, "tbl")))
+        .find(|t| {
+            t.descendants()
+                .find(|n| n.has_tag_name((W, "tblCaption")))
+                .and_then(|n| n.attribute((W, "val")))
+                .is_some_and(|c| c.contains(". Treatment-emergent adverse events by system organ"))
+        })
+        .expect("the TEAE table by class and term");
+    // Each body row's first cell: its text, and whether every run of the row is bold.
+    let rows: Vec<(String, bool)> = table
+        .children()
+        .filter(|n| n.has_tag_name((W, "tr")))
+        .filter(|r| !r.descendants().any(|n| n.has_tag_name((W, "tblHeader"))))
+        .map(|r| {
+            let first: String = r
+                .descendants()
+                .find(|n| n.has_tag_name((W, "tc")))
+                .map(|c| {
+                    c.descendants()
+                        .filter(|n| n.has_tag_name((W, "t")))
+                        .filter_map(|n| n.text())
+                        .collect()
+                })
+                .unwrap_or_default();
+            let runs: Vec<_> = r
+                .descendants()
+                .filter(|n| n.has_tag_name((W, "r")))
+                .collect();
+            let bold = !runs.is_empty()
+                && runs
+                    .iter()
+                    .all(|run| run.descendants().any(|n| n.has_tag_name((W, "b"))));
+            (first, bold)
+        })
+        .collect();
+    let row = |label: &str| {
+        rows.iter()
+            .find(|(first, _)| first == label)
+            .unwrap_or_else(|| panic!("{label}: {rows:?}"))
+            .1
+    };
+    assert!(row("Any TEAE"), "the total row");
+    assert!(row(class), "{class}");
+    assert!(!row(term), "{term}");
+}

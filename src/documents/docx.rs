@@ -600,6 +600,8 @@ impl Body {
         let last_head = t.head.len().saturating_sub(1);
         for (r, row) in t.head.iter().chain(&t.body).enumerate() {
             let head = r < t.head.len();
+            // Header rows, a class's row above its terms and a total row in bold, as in HTML.
+            let bold = head || matches!(row.class, Some("group" | "total"));
             // No row split across pages; header rows repeated atop each page the table spans.
             if head {
                 self.xml
@@ -636,7 +638,7 @@ impl Body {
                     std::borrow::Cow::Borrowed(c.text.as_str())
                 };
                 let text = Span {
-                    bold: head,
+                    bold,
                     size: Some(18),
                     ..Span::plain(&unbroken)
                 };
