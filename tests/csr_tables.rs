@@ -554,3 +554,152 @@ fn word_class_and_total_rows_are_bold_and_terms_are_not() {
     assert!(row(class), "{class}");
     assert!(!row(term), "{term}");
 }
+
+#[test]
+fn class_and_term_rows_agree_with_hand_counts() {
+    // A MedDRA-shaped ADAE counted by hand: arm A (S1–S3), arm B (S4–S6), every subject in
+    // the safety population. S1: Anaemia twice, Nausea; S2: Anaemia, Neutropenia; S4: Nausea,
+    // Vomiting twice; S5: Anaemia.
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let mut adsl = String::from("USUBJID,ARM,TRTSDT,SAFFL\n");
+    let mut adtte = String::from("USUBJID,PARAMCD,AVAL,CNSR\n");
+    for i in 1..=6 {
+        let arm = if i <= 3 { "A" } else { "B" };
+        adsl.push_str(&format!("S{i},{arm},2021-01-0{i},Y\n"));
+        adtte.push_str(&format!("S{i},OS,{},{}\n", 100 * i, i % 2));
+    }
+    let blood = "Blood and lymphatic system disorders";
+    let gastro = "Gastrointestinal disorders";
+    let mut adae = String::from("USUBJID,AEBODSYS,AEDECOD,AETOXGR,AESER,AEREL\n");
+    for (subject, class, term) in [
+        ("S1", blood, "Anaemia"),
+        ("S1", blood, "Anaemia"),
+        ("S1", gastro, "Nausea"),
+        ("S2", blood, "Anaemia"),
+        ("S2", blood, "Neutropenia"),
+        ("S4", gastro, "Nausea"),
+        ("S4", gastro, "Vomiting"),
+        ("S4", gastro, "Vomiting"),
+        ("S5", blood, "Anaemia"),
+    ] {
+        adae.push_str(&format!("{subject},{class},{term},1,N,Y\n"));
+    }
+    for (name, text) in [("adsl.csv", adsl), ("adtte.csv", adtte), ("adae.csv", adae)] {
+        std::fs::write(tmp.path().join(name), text).expect("data");
+    }
+    let config = tmp.path().join("study.yaml");
+    std::fs::write(
+        &config,
+        "study: { id: AE6 }\ndata: { adsl: adsl.csv, adtte: adtte.csv, adae: adae.csv }\n\
+         analysis: { tte_params: { OS: OS }, followup: OS, ae_events: true }\ncohorts:\n  \
+         - id: all\n    arms: { column: ARM, reference: B }\noutput: { formats: [html] }\n",
+    )
+    .expect("config");
+    let out = tmp.path().join("out");
+    let run = build(&config, &out, &["--quiet"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let folder = out.join("AE6/no-cutoff");
+    let results: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(folder.join("results.json")).expect("results"),
+    )
+    .expect("json");
+    let cohort = &results["cohorts"][0];
+    // (class or term, subjects, events) of a by_soc list, in its order.
+    let listed = |safety: &serde_json::Value| -> Vec<(String, u64, u64)> {
+        let mut out = Vec::new();
+        for soc in safety["by_soc"].as_array().expect("by_soc") {
+            out.push((
+                soc["soc"].as_str().expect("soc").to_string(),
+                soc["subjects"].as_u64().expect("n"),
+                soc["events"].as_u64().expect("events"),
+            ));
+            for t in soc["terms"].as_array().expect("terms") {
+                out.push((
+                    t["term"].as_str().expect("term").to_string(),
+                    t["subjects"].as_u64().expect("n"),
+                    t["events"].as_u64().expect("events"),
+                ));
+            }
+        }
+        out
+    };
+    let row = |name: &str, n: u64, e: u64| (name.to_string(), n, e);
+    assert_eq!(
+        listed(&cohort["safety"]),
+        [
+            row(blood, 3, 5),
+            row("Anaemia", 3, 4),
+            row("Neutropenia", 1, 1),
+            row(gastro, 2, 4),
+            row("Nausea", 2, 2),
+            row("Vomiting", 1, 2),
+        ]
+    );
+    let arm = |name: &str| {
+        cohort["arms"]
+            .as_array()
+            .expect("arms")
+            .iter()
+            .find(|a| a["arm"] == name)
+            .expect("arm")["safety"]
+            .clone()
+    };
+    assert_eq!(
+        listed(&arm("A")),
+        [
+            row(blood, 2, 4),
+            row("Anaemia", 2, 3),
+            row("Neutropenia", 1, 1),
+            row(gastro, 1, 1),
+            row("Nausea", 1, 1),
+        ]
+    );
+    assert_eq!(
+        listed(&arm("B")),
+        [
+            row(blood, 1, 1),
+            row("Anaemia", 1, 1),
+            row(gastro, 1, 3),
+            row("Nausea", 1, 1),
+            row("Vomiting", 1, 2),
+        ]
+    );
+    // The report's table: each arm's and the total's "n (%) [events]", N = 3, 3 and 6.
+    let html = std::fs::read_to_string(folder.join("all/report.html")).expect("report");
+    let doc = Html::parse(&html);
+    let table = doc
+        .select("table")
+        .into_iter()
+        .find(|t| {
+            select_in(t, "caption")
+                .first()
+                .is_some_and(|c| text(c).contains(". Treatment-emergent adverse events by system"))
+        })
+        .expect("the TEAE table");
+    let rows: Vec<Vec<String>> = select_in(&table, "tbody tr")
+        .iter()
+        .map(|r| select_in(r, "th, td").iter().map(text).collect())
+        .collect();
+    let cells = |label: &str| -> Vec<String> {
+        rows.iter()
+            .find(|r| r[0] == label)
+            .unwrap_or_else(|| panic!("{label}: {rows:?}"))[1..]
+            .to_vec()
+    };
+    assert_eq!(
+        cells("Any TEAE"),
+        ["2 (66.7%) [5]", "2 (66.7%) [4]", "4 (66.7%) [9]"]
+    );
+    assert_eq!(
+        cells(blood),
+        ["2 (66.7%) [4]", "1 (33.3%) [1]", "3 (50.0%) [5]"]
+    );
+    assert_eq!(
+        cells("Anaemia"),
+        ["2 (66.7%) [3]", "1 (33.3%) [1]", "3 (50.0%) [4]"]
+    );
+    assert_eq!(
+        cells("Vomiting"),
+        ["0 (0.0%)", "1 (33.3%) [2]", "1 (16.7%) [2]"]
+    );
+}
