@@ -150,13 +150,6 @@ pub fn analyse_arms<'a>(
 
     // Survival beyond the median at horizons common to every arm, once each arm's curve is
     // fitted: each arm's RMST and risk tables, then their contrasts in the comparisons.
-    let competing_endpoint = |endpoint: &str| {
-        pooled
-            .results
-            .tte
-            .get(endpoint)
-            .is_some_and(|t| t.cif.is_some())
-    };
     let arm_short = |arm: &str| {
         arms.iter()
             .find(|a: &&ArmResults| a.arm == arm && !a.arm_short.is_empty())
@@ -164,9 +157,8 @@ pub fn analyse_arms<'a>(
             .to_string()
     };
     let (horizons, notes) = beyond::horizons(
-        (&pooled.results.label, &pooled.km),
+        (&pooled.results.label, &pooled.km, &pooled.results.tte),
         &km,
-        &competing_endpoint,
         &arm_short,
         settings,
         &super::tau_key(study, cohort),

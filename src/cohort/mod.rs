@@ -422,17 +422,9 @@ pub fn analyse_whole<'a>(
     let pooled = timing::stage("  analyse", || analyse(study, at, cohort))?;
     let (mut pooled, arm_km, arm_competing, horizons) = match &cohort.arms {
         None => {
-            let competing = |endpoint: &str| {
-                pooled
-                    .results
-                    .tte
-                    .get(endpoint)
-                    .is_some_and(|t| t.cif.is_some())
-            };
             let (horizons, notes) = crate::endpoints::beyond::horizons(
-                (&pooled.results.label, &pooled.km),
+                (&pooled.results.label, &pooled.km, &pooled.results.tte),
                 &[],
-                &competing,
                 &|arm: &str| arm.to_string(),
                 &settings,
                 &tau_key(study, cohort),

@@ -42,16 +42,19 @@ pub struct Horizon {
 /// Each endpoint's [`Horizon`], by endpoint.
 pub type Horizons = IndexMap<String, Horizon>;
 
-/// The horizons of the endpoints of `cohort_km` (the cohort's curves by endpoint, in days),
-/// and the warnings of an RMST not estimable. τ is `analysis.rmst_tau`, else the shortest of
+/// The horizons of the endpoints of `cohort_km` (the cohort's curves by endpoint, in days; its
+/// results `cohort_tte`), and the warnings of an RMST not estimable. τ is `analysis.rmst_tau`, else the shortest of
 /// the arms' (`arm_km`, named in warnings by `arm_short`) or, without arms, the cohort's longest
-/// times; none for an endpoint with competing events (`competing`: the area under 1 − KM is not
-/// a mean time to the event). A τ past an arm's last time is refused, naming the key, or left
+/// times; none for an endpoint with competing events (the area under 1 − KM is not a mean time
+/// to the event). A τ past an arm's last time is refused, naming the key, or left
 /// out with a warning (`rmst_tau_beyond`).
 pub fn horizons(
-    (cohort_label, cohort_km): (&str, &IndexMap<String, KaplanMeier>),
+    (cohort_label, cohort_km, cohort_tte): (
+        &str,
+        &IndexMap<String, KaplanMeier>,
+        &IndexMap<String, TteResults>,
+    ),
     arm_km: &ArmKm,
-    competing: &dyn Fn(&str) -> bool,
     arm_short: &dyn Fn(&str) -> String,
     a: &Analysis,
     tau_key: &TauKey<'_>,
@@ -73,7 +76,7 @@ pub fn horizons(
             .iter()
             .filter_map(|(name, f)| Some((*name, f.max_time()?)))
             .min_by(|x, y| x.1.total_cmp(&y.1))
-            .filter(|_| !competing(endpoint));
+            .filter(|_| cohort_tte.get(endpoint).is_none_or(|t| t.cif.is_none()));
         let tau = match (a.rmst_tau.as_ref().and_then(|t| t.of(endpoint)), shortest) {
             (Some(tau), Some((name, last))) => {
                 // A τ equal to the last time, up to the unit's rounding, is within it.
