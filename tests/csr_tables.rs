@@ -7,8 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{build, rand_example_config, root};
+use crate::common::{build, rand_example_config, read_json, root};
 use crate::html::{attr, select_in, text, Html};
+use markup5ever_rcdom::Handle;
 
 /// The randomised example built into `dir` with `output.formats: [html, docx]` and the extra
 /// `output` keys `extra`; the cohort's folder.
@@ -23,6 +24,32 @@ fn built(dir: &Path, extra: &str) -> PathBuf {
     let run = build(&config, &out, &["--quiet"]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     out.join("RAND-EXAMPLE/2023-09-29/itt")
+}
+
+/// A study of `files` (name, text) and `config` written into `dir` and built (it must
+/// succeed); the output folder.
+fn built_study<const N: usize>(dir: &Path, files: [(&str, String); N], config: &str) -> PathBuf {
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).expect("data");
+    }
+    let path = dir.join("study.yaml");
+    std::fs::write(&path, config).expect("config");
+    let out = dir.join("out");
+    let run = build(&path, &out, &["--quiet"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    out
+}
+
+/// The table of report.html whose caption holds `title`.
+fn captioned(doc: &Html, title: &str) -> Handle {
+    doc.select("table")
+        .into_iter()
+        .find(|t| {
+            select_in(t, "caption")
+                .first()
+                .is_some_and(|c| text(c).contains(title))
+        })
+        .unwrap_or_else(|| panic!("no table captioned {title}"))
 }
 
 /// A part of a Word file, as text.
@@ -292,10 +319,7 @@ fn every_table_says_its_population_source_and_each_arm_its_n() {
     let dir = tempfile::tempdir().expect("tmp");
     let folder = built(dir.path(), "");
     let html = std::fs::read_to_string(folder.join("report.html")).expect("report.html");
-    let results: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(folder.join("../results.json")).expect("results"),
-    )
-    .expect("json");
+    let results = read_json(&folder.join("../results.json"));
     let cohort = &results["cohorts"][0];
     let arms: Vec<&str> = cohort["arms"]
         .as_array()
@@ -389,15 +413,7 @@ fn term_tables_sort_by_their_own_counts_arms_together() {
     let html = std::fs::read_to_string(folder.join("report.html")).expect("report.html");
     let doc = Html::parse(&html);
     for title in ["TEAEs by preferred term", "TRAEs by preferred term"] {
-        let table = doc
-            .select("table")
-            .into_iter()
-            .find(|t| {
-                select_in(t, "caption")
-                    .first()
-                    .is_some_and(|c| text(c).contains(title))
-            })
-            .unwrap_or_else(|| panic!("{title}"));
+        let table = captioned(&doc, title);
         // Term, class, then each arm's any-grade and severe counts: the arms' any summed.
         let rows: Vec<(usize, String)> = select_in(&table, "tbody tr")
             .iter()
@@ -449,21 +465,14 @@ fn every_title_is_unique_in_the_report() {
         adtte.push_str(&format!("S{i},OS,{},{}\n", 10 + (i * 37) % 890, i % 2));
         adae.push_str(&format!("S{i},Blood,Anaemia,{},N,Y\n", 1 + i % 4));
     }
-    for (name, text) in [("adsl.csv", adsl), ("adtte.csv", adtte), ("adae.csv", adae)] {
-        std::fs::write(tmp.path().join(name), text).expect("data");
-    }
-    let config = tmp.path().join("study.yaml");
-    std::fs::write(
-        &config,
+    let out = built_study(
+        tmp.path(),
+        [("adsl.csv", adsl), ("adtte.csv", adtte), ("adae.csv", adae)],
         "study: { id: T3 }\ndata: { adsl: adsl.csv, adtte: adtte.csv, adae: adae.csv }\n\
          analysis: { tte_params: { OS: OS }, followup: OS }\ncohorts:\n  - id: all\n    \
          arms: { column: ARM, reference: Placebo }\n    subgroups: [SEX]\n\
          output: { formats: [html] }\n",
-    )
-    .expect("config");
-    let out = tmp.path().join("out");
-    let run = build(&config, &out, &["--quiet"]);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    );
     let three = std::fs::read_to_string(out.join("T3/no-cutoff/all/report.html")).expect("html");
     // A study with both a disposition and an exposure table.
     let myeloma = tmp.path().join("mm");
@@ -496,10 +505,7 @@ fn every_title_is_unique_in_the_report() {
 fn word_class_and_total_rows_are_bold_and_terms_are_not() {
     let dir = tempfile::tempdir().expect("tmp");
     let folder = built(dir.path(), "");
-    let results: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(folder.join("../results.json")).expect("results"),
-    )
-    .expect("json");
+    let results = read_json(&folder.join("../results.json"));
     let soc = &results["cohorts"][0]["safety"]["by_soc"][0];
     let (class, term) = (
         soc["soc"].as_str().expect("class"),
@@ -584,25 +590,15 @@ fn class_and_term_rows_agree_with_hand_counts() {
     ] {
         adae.push_str(&format!("{subject},{class},{term},1,N,Y\n"));
     }
-    for (name, text) in [("adsl.csv", adsl), ("adtte.csv", adtte), ("adae.csv", adae)] {
-        std::fs::write(tmp.path().join(name), text).expect("data");
-    }
-    let config = tmp.path().join("study.yaml");
-    std::fs::write(
-        &config,
+    let out = built_study(
+        tmp.path(),
+        [("adsl.csv", adsl), ("adtte.csv", adtte), ("adae.csv", adae)],
         "study: { id: AE6 }\ndata: { adsl: adsl.csv, adtte: adtte.csv, adae: adae.csv }\n\
          analysis: { tte_params: { OS: OS }, followup: OS, ae_events: true }\ncohorts:\n  \
          - id: all\n    arms: { column: ARM, reference: B }\noutput: { formats: [html] }\n",
-    )
-    .expect("config");
-    let out = tmp.path().join("out");
-    let run = build(&config, &out, &["--quiet"]);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    );
     let folder = out.join("AE6/no-cutoff");
-    let results: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(folder.join("results.json")).expect("results"),
-    )
-    .expect("json");
+    let results = read_json(&folder.join("results.json"));
     let cohort = &results["cohorts"][0];
     // (class or term, subjects, events) of a by_soc list, in its order.
     let listed = |safety: &serde_json::Value| -> Vec<(String, u64, u64)> {
@@ -667,15 +663,7 @@ fn class_and_term_rows_agree_with_hand_counts() {
     // The report's table: each arm's and the total's "n (%) [events]", N = 3, 3 and 6.
     let html = std::fs::read_to_string(folder.join("all/report.html")).expect("report");
     let doc = Html::parse(&html);
-    let table = doc
-        .select("table")
-        .into_iter()
-        .find(|t| {
-            select_in(t, "caption")
-                .first()
-                .is_some_and(|c| text(c).contains(". Treatment-emergent adverse events by system"))
-        })
-        .expect("the TEAE table");
+    let table = captioned(&doc, ". Treatment-emergent adverse events by system");
     let rows: Vec<Vec<String>> = select_in(&table, "tbody tr")
         .iter()
         .map(|r| select_in(r, "th, td").iter().map(text).collect())
